@@ -1,0 +1,4 @@
+export * from './errors.js';
+export * from './limits.js';
+export * from './routes.js';
+export type * from './types.js';

@@ -1,0 +1,30 @@
+/** Paths of the API, relative to its base URL. */
+
+export const API_VERSION_PREFIX = '/v1';
+
+export const routes = {
+  upload: () => '/v1/upload',
+  files: () => '/v1/files',
+  file: (id: string) => `/v1/files/${encodeURIComponent(id)}`,
+  sign: () => '/v1/uploads/sign',
+  uploadState: (id: string) => `/v1/uploads/${encodeURIComponent(id)}`,
+  complete: (id: string) => `/v1/uploads/${encodeURIComponent(id)}/complete`,
+  part: (id: string, partNumber: number) =>
+    `/v1/uploads/${encodeURIComponent(id)}/parts/${partNumber}`,
+} as const;
+
+/** Headers a browser may send to the API; the CORS preflight allows exactly these. */
+export const ALLOWED_REQUEST_HEADERS = [
+  'Authorization',
+  'Content-Type',
+  'X-Filename',
+  'X-Metadata',
+];
+export const EXPOSED_RESPONSE_HEADERS = ['Retry-After', 'ETag'];
+export const ALLOWED_METHODS = ['GET', 'POST', 'PUT', 'DELETE'];
+
+export const SECRET_KEY_PREFIX = 'sk_live_';
+export const PUBLISHABLE_KEY_PREFIX = 'pk_live_';
+
+/** The paging cursor: `<createdAt>_<id>`. Clients treat it as opaque. */
+export const CURSOR_PATTERN = /^(\d{1,16})_([A-Za-z0-9_-]{1,128})$/;

@@ -1,0 +1,88 @@
+/** Shapes on the wire. The service produces exactly these; the client returns exactly these. */
+
+export type FileStatus = 'pending' | 'ready';
+export type FileMetadata = Record<string, string>;
+
+/** A file as `GET /v1/files`, `GET /v1/files/:id` and `complete` return it. */
+export interface FileRecord {
+  id: string;
+  name: string;
+  mime: string;
+  size: number;
+  /** Milliseconds since the Unix epoch; for multi-step uploads, when sign was called. */
+  createdAt: number;
+  status: FileStatus;
+  visibility: 'public';
+  /** `{cdn_url}/<id>/<encoded name>`; answers 404 until the file is ready. */
+  url: string;
+  metadata: FileMetadata;
+}
+
+export interface FileListResponse {
+  files: FileRecord[];
+  /** Opaque; `null` exactly when no more files remain. */
+  nextCursor: string | null;
+}
+
+/** `POST /v1/upload` answer (note `type` here, `mime` in the file record). */
+export interface UploadResponse {
+  id: string;
+  url: string;
+  name: string;
+  size: number;
+  type: string;
+}
+
+export interface SignRequest {
+  name: string;
+  size: number;
+  /** Defaults to `application/octet-stream`. */
+  type?: string;
+  metadata?: FileMetadata;
+}
+
+export interface SignedPart {
+  partNumber: number;
+  size: number;
+  method: 'PUT';
+  /** The URL is the credential: no Authorization header is sent with it. */
+  url: string;
+  /** Headers the PUT must carry exactly; they are part of the signature. */
+  headers: Record<string, string>;
+}
+
+export interface SignResponse {
+  id: string;
+  expiresAt: number;
+  partSize: number;
+  parts: SignedPart[];
+}
+
+export interface PartUploadResponse {
+  partNumber: number;
+  size: number;
+  etag: string;
+}
+
+export interface CompleteRequest {
+  parts?: { partNumber: number; etag: string }[];
+}
+
+/** One part of `GET /v1/uploads/:id`: `etag` is null until the part has arrived whole. */
+export interface UploadPartState {
+  partNumber: number;
+  size: number;
+  etag: string | null;
+  /** Freshly signed for a pending upload, so a client can resume after its URLs expired. */
+  method?: 'PUT';
+  url?: string;
+  headers?: Record<string, string>;
+}
+
+export interface UploadState {
+  id: string;
+  status: FileStatus;
+  expiresAt: number;
+  partSize: number;
+  parts: UploadPartState[];
+}

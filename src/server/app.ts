@@ -1,0 +1,136 @@
+import multipart from '@fastify/multipart';
+import Fastify, {
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+} from 'fastify';
+import { API_ERRORS } from '../api/errors.js';
+import { MAX_ONE_REQUEST_BYTES } from '../api/limits.js';
+import {
+  ALLOWED_METHODS,
+  ALLOWED_REQUEST_HEADERS,
+  EXPOSED_RESPONSE_HEADERS,
+} from '../api/routes.js';
+import type { ServiceContext } from './context.js';
+import { ServiceError } from './errors.js';
+import { serverOptions } from './http-options.js';
+import { completeUploadHandler } from './routes/complete-upload.js';
+import { deleteFileHandler } from './routes/delete-file.js';
+import { getFileHandler } from './routes/get-file.js';
+import { listFilesHandler } from './routes/list-files.js';
+import { putPartHandler } from './routes/put-part.js';
+import { signUploadHandler } from './routes/sign-upload.js';
+import { uploadHandler } from './routes/upload.js';
+import { uploadStateHandler } from './routes/upload-state.js';
+
+/** A request whose body was left unread may have megabytes still in flight. */
+const LINGER_MS = 2_000;
+
+/**
+ * The API: routing, CORS, and the one place that turns anything thrown into a response.
+ * Bodies are never parsed by the framework: uploads stream straight to storage, and the
+ * few JSON handlers read their own small bodies.
+ */
+export async function buildApiApp(ctx: ServiceContext): Promise<FastifyInstance> {
+  const app = Fastify({ ...serverOptions(ctx.config), loggerInstance: ctx.log });
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', (_request, _payload, done) => done(null));
+  await app.register(multipart, {
+    limits: {
+      // One byte over the cap, so our own counter (which knows the exact limit and the
+      // documented error) trips first.
+      fileSize: MAX_ONE_REQUEST_BYTES + 1,
+      files: 4,
+      fields: 20,
+      fieldSize: 64 * 1024,
+      parts: 30,
+      headerPairs: 50,
+    },
+  });
+
+  app.addHook('onRequest', async (request, reply) => {
+    const origin = request.headers.origin;
+    if (origin !== undefined) reply.header('Access-Control-Allow-Origin', origin);
+    reply.header('Vary', 'Origin');
+    reply.header('Access-Control-Expose-Headers', EXPOSED_RESPONSE_HEADERS.join(', '));
+  });
+
+  // A preflight carries no key, so it is answered alike for every origin; the real
+  // request is where the allowlist is enforced.
+  app.options('*', async (_request, reply) => {
+    reply
+      .code(204)
+      .header('Access-Control-Allow-Methods', ALLOWED_METHODS.join(', '))
+      .header('Access-Control-Allow-Headers', ALLOWED_REQUEST_HEADERS.join(', '))
+      .header('Access-Control-Max-Age', '600')
+      .send();
+  });
+
+  const bind =
+    <R extends FastifyRequest>(
+      handler: (ctx: ServiceContext, request: R, reply: FastifyReply) => Promise<void>,
+    ) =>
+    (request: R, reply: FastifyReply) =>
+      handler(ctx, request, reply);
+
+  app.post('/v1/upload', bind(uploadHandler));
+  app.get('/v1/files', bind(listFilesHandler));
+  app.get('/v1/files/:id', bind(getFileHandler));
+  app.delete('/v1/files/:id', bind(deleteFileHandler));
+  app.post('/v1/uploads/sign', bind(signUploadHandler));
+  app.get('/v1/uploads/:id', bind(uploadStateHandler));
+  app.post('/v1/uploads/:id/complete', bind(completeUploadHandler));
+  app.put('/v1/uploads/:id/parts/:partNumber', bind(putPartHandler));
+
+  app.setNotFoundHandler((request, reply) => {
+    sendError(
+      request,
+      reply,
+      new ServiceError('not_found', `No route ${request.method} ${request.url.split('?')[0]}.`),
+    );
+  });
+  app.setErrorHandler((error, request, reply) => {
+    sendError(request, reply, toServiceError(error, request));
+  });
+  return app;
+}
+
+function toServiceError(error: unknown, request: FastifyRequest): ServiceError {
+  if (error instanceof ServiceError) return error;
+  const fastifyError = error as Partial<FastifyError>;
+  const status = fastifyError.statusCode;
+  if (status !== undefined && status >= 400 && status < 500) {
+    // The framework's own 4xx (a bad URL, a bad header value): the client's mistake.
+    return new ServiceError('invalid_request', fastifyError.message);
+  }
+  if (request.raw.destroyed || request.raw.errored) {
+    // The client went away mid-request; nobody will read this answer.
+    return new ServiceError('invalid_request', 'The request was cut off.');
+  }
+  request.log.error({ err: error }, 'request failed');
+  return new ServiceError('internal_error', API_ERRORS.internal_error.message);
+}
+
+function sendError(request: FastifyRequest, reply: FastifyReply, error: ServiceError): void {
+  if (!request.raw.complete && !request.raw.destroyed) lingerThenClose(request, reply);
+  reply.code(error.status).headers(error.headers).send(error.toBody());
+}
+
+/**
+ * Refusing a body before reading all of it (a 413 from Content-Length, a bad key on an
+ * upload): closing at once would make the kernel reset the connection while the client is
+ * still sending, and the client might never see the answer. So, like a web server's
+ * lingering close, the rest is read and dropped for a moment; a client that keeps sending
+ * past that is cut off.
+ */
+function lingerThenClose(request: FastifyRequest, reply: FastifyReply): void {
+  const raw = request.raw;
+  reply.raw.once('finish', () => {
+    if (raw.complete || raw.destroyed) return;
+    raw.resume();
+    const timer = setTimeout(() => raw.socket?.destroy(), LINGER_MS);
+    timer.unref();
+    raw.once('end', () => clearTimeout(timer));
+  });
+}

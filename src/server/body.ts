@@ -1,0 +1,88 @@
+import type { Readable } from 'node:stream';
+import type { FastifyRequest } from 'fastify';
+import { fail, ServiceError } from './errors.js';
+
+/** `Content-Length` as a number; undefined when absent (a chunked body). */
+export function contentLength(request: FastifyRequest): number | undefined {
+  const raw = request.headers['content-length'];
+  if (raw === undefined) return undefined;
+  // Node already rejects malformed values; this keeps the type honest.
+  if (!/^\d+$/.test(raw)) fail('invalid_request', 'Content-Length is not a number.');
+  return Number(raw);
+}
+
+/**
+ * The request body as chunks. Stopping early (a limit, a bad byte count) must not destroy
+ * the request: that would reset the connection before the error answer goes out.
+ */
+export function bodyChunks(body: Readable): AsyncIterable<Buffer> {
+  return body.iterator({ destroyOnReturn: false });
+}
+
+/**
+ * Passes bytes through while counting them, failing the stream the moment `max` would be
+ * exceeded, so an oversized chunked body is refused without storing what lies past it.
+ */
+export async function* limitBytes(
+  source: AsyncIterable<Buffer>,
+  max: number,
+  tooMany: () => ServiceError,
+): AsyncGenerator<Buffer> {
+  let seen = 0;
+  for await (const chunk of source) {
+    seen += chunk.length;
+    if (seen > max) throw tooMany();
+    yield chunk;
+  }
+}
+
+/** Like `limitBytes`, and also fails when the source ends short of `exact` bytes. */
+export async function* exactBytes(
+  source: AsyncIterable<Buffer>,
+  exact: number,
+  mismatch: () => ServiceError,
+): AsyncGenerator<Buffer> {
+  let seen = 0;
+  for await (const chunk of limitBytes(source, exact, mismatch)) {
+    seen += chunk.length;
+    yield chunk;
+  }
+  if (seen !== exact) throw mismatch();
+}
+
+const JSON_LIMIT = 64 * 1024;
+
+/**
+ * Reads a small JSON body. Bodies are never parsed by the framework (uploads stream), so
+ * handlers that want JSON ask for it here. An empty body reads as `undefined`.
+ */
+export async function readJson(request: FastifyRequest): Promise<unknown> {
+  const type = request.headers['content-type'];
+  if (type !== undefined && !/^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(type)) {
+    fail('invalid_request', 'The body must be JSON (Content-Type: application/json).');
+  }
+  const length = contentLength(request);
+  if (length !== undefined && length > JSON_LIMIT) {
+    fail('invalid_request', `The JSON body is larger than ${JSON_LIMIT / 1024} KiB.`);
+  }
+  const chunks: Buffer[] = [];
+  for await (const chunk of limitBytes(
+    bodyChunks(request.raw),
+    JSON_LIMIT,
+    () =>
+      new ServiceError('invalid_request', `The JSON body is larger than ${JSON_LIMIT / 1024} KiB.`),
+  )) {
+    chunks.push(chunk);
+  }
+  const text = Buffer.concat(chunks).toString('utf8');
+  if (text.trim() === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    fail('invalid_request', 'The body is not valid JSON.');
+  }
+}
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

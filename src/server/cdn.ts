@@ -1,0 +1,145 @@
+import type { Readable } from 'node:stream';
+import { create as contentDisposition } from 'content-disposition';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import fresh from 'fresh';
+import rangeParser from 'range-parser';
+import { API_ERRORS } from '../api/errors.js';
+import type { ServiceContext } from './context.js';
+import type { FileRow } from './db/metadata-store.js';
+import { serverOptions } from './http-options.js';
+import { mediaEssence } from './media-type.js';
+
+/**
+ * Types a browser may render in place. Everything else (HTML, SVG, XML, JavaScript and
+ * anything unknown) could run script in the CDN's origin, so it is served as an
+ * attachment under a sandboxing CSP.
+ */
+function isSafeInline(mime: string): boolean {
+  const essence = mediaEssence(mime);
+  if (essence === 'image/svg+xml') return false;
+  return (
+    /^(image|audio|video)\/[\w.+-]+$/.test(essence) ||
+    essence === 'application/pdf' ||
+    essence === 'text/plain'
+  );
+}
+
+/** Files are immutable and ids never reused, so the id is a strong validator. */
+function etagOf(row: FileRow): string {
+  return `"${row.id}"`;
+}
+
+/**
+ * The CDN: `GET`/`HEAD` `/<id>` and `/<id>/<anything>` on its own origin, so a served
+ * file can never act as the API's origin. Routing is on the id alone.
+ */
+export function buildCdnApp(ctx: ServiceContext): FastifyInstance {
+  const app = Fastify({
+    ...serverOptions(ctx.config),
+    loggerInstance: ctx.log,
+    exposeHeadRoutes: false,
+  });
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', (_request, _payload, done) => done(null));
+
+  const serve = (request: FastifyRequest<{ Params: { id: string } }>, reply: FastifyReply) =>
+    serveFile(ctx, request, reply);
+  app.route({ method: ['GET', 'HEAD'], url: '/:id', handler: serve });
+  app.route({ method: ['GET', 'HEAD'], url: '/:id/*', handler: serve });
+  app.setNotFoundHandler((_request, reply) => notFound(reply));
+  app.setErrorHandler((error, request, reply) => {
+    request.log.error({ err: error }, 'CDN request failed');
+    reply
+      .code(500)
+      .header('Cache-Control', 'no-store')
+      .send({ error: { code: 'internal_error', message: API_ERRORS.internal_error.message } });
+  });
+  return app;
+}
+
+function notFound(reply: FastifyReply): FastifyReply {
+  return reply
+    .code(404)
+    .header('Cache-Control', 'no-store')
+    .header('Access-Control-Allow-Origin', '*')
+    .send({ error: { code: 'not_found', message: 'No file at this address.' } });
+}
+
+async function serveFile(
+  ctx: ServiceContext,
+  request: FastifyRequest<{ Params: { id: string } }>,
+  reply: FastifyReply,
+): Promise<FastifyReply> {
+  const row = await ctx.db.getLiveFile(request.params.id);
+  if (row?.status !== 'ready') return notFound(reply);
+
+  const etag = etagOf(row);
+  const lastModified = new Date(row.createdAt).toUTCString();
+  if (fresh(request.headers, { etag, 'last-modified': lastModified })) {
+    return reply
+      .code(304)
+      .headers(fileHeaders(row, etag, lastModified))
+      .send();
+  }
+
+  let range: { start: number; end: number } | undefined;
+  const rangeHeader = request.headers.range;
+  if (
+    typeof rangeHeader === 'string' &&
+    rangeApplies(request.headers['if-range'], etag, lastModified)
+  ) {
+    const parsed = rangeParser(row.size, rangeHeader, { combine: true });
+    if (parsed === -1) {
+      return reply
+        .code(416)
+        .headers(fileHeaders(row, etag, lastModified))
+        .header('Content-Range', `bytes */${row.size}`)
+        .send();
+    }
+    // Malformed ranges and several ranges at once are ignored: the whole file is an answer.
+    if (parsed !== -2 && parsed.type === 'bytes' && parsed.length === 1 && parsed[0]) {
+      range = { start: parsed[0].start, end: parsed[0].end };
+    }
+  }
+
+  let stream: Readable | null = null;
+  if (request.method === 'GET') {
+    stream = await ctx.blobs.get(row.id, range);
+    // Deleted between the lookup and the open: it is gone, say so.
+    if (!stream) return notFound(reply);
+  }
+  reply
+    .headers(fileHeaders(row, etag, lastModified))
+    .header('Content-Length', String(range ? range.end - range.start + 1 : row.size));
+  if (range) {
+    reply.code(206).header('Content-Range', `bytes ${range.start}-${range.end}/${row.size}`);
+  }
+  return reply.send(stream ?? undefined);
+}
+
+function fileHeaders(row: FileRow, etag: string, lastModified: string): Record<string, string> {
+  const inline = isSafeInline(row.mime);
+  return {
+    'Content-Type': row.mime,
+    ETag: etag,
+    'Last-Modified': lastModified,
+    'Cache-Control': 'public, max-age=31536000, immutable',
+    'Accept-Ranges': 'bytes',
+    'X-Content-Type-Options': 'nosniff',
+    'Access-Control-Allow-Origin': '*',
+    'Cross-Origin-Resource-Policy': 'cross-origin',
+    'Content-Disposition': contentDisposition(row.name, { type: inline ? 'inline' : 'attachment' }),
+    ...(inline ? {} : { 'Content-Security-Policy': 'sandbox' }),
+  };
+}
+
+/** `If-Range` with a validator that no longer matches means "send the whole thing". */
+function rangeApplies(
+  ifRange: string | string[] | undefined,
+  etag: string,
+  lastModified: string,
+): boolean {
+  if (ifRange === undefined) return true;
+  if (typeof ifRange !== 'string') return false;
+  return ifRange.trim() === etag || ifRange.trim() === lastModified;
+}

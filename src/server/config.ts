@@ -1,0 +1,140 @@
+import { resolve } from 'node:path';
+import { MIN_PART_SIZE, PLANS, type Plan } from '../api/limits.js';
+import { PUBLISHABLE_KEY_PREFIX, SECRET_KEY_PREFIX } from '../api/routes.js';
+
+/** Where the demo page is served from (`npm start`): allowed by default so it just works. */
+export const DEMO_ORIGINS = ['http://localhost:5173', 'http://127.0.0.1:5173'];
+
+export interface ServiceConfig {
+  host: string;
+  /** 0 picks a free port (tests). */
+  apiPort: number;
+  cdnPort: number;
+  /** Public base URLs; derived from the bound ports when not given. */
+  apiUrl: string | undefined;
+  cdnUrl: string | undefined;
+  dataDir: string;
+  /** Settings of the default project; undefined leaves what is stored alone. */
+  secretKey: string | undefined;
+  publishableKey: string | undefined;
+  allowedOrigins: string[] | undefined;
+  plan: Plan | undefined;
+  rateLimitPerMinute: number;
+  uploadUrlTtlSeconds: number;
+  /** Part size of multi-step uploads; the service raises it for files that need more. */
+  partSize: number;
+  /** A connection with no bytes moving for this long is cut (not a cap on slow uploads). */
+  idleTimeoutSeconds: number;
+  /** How long past its expiry an abandoned pending upload is kept before it is removed. */
+  pendingGraceSeconds: number;
+  sweepIntervalSeconds: number;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+}
+
+export class ConfigError extends Error {
+  constructor(variable: string, problem: string) {
+    super(`${variable}: ${problem}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+/** Reads the `FILEHOST_*` variables of decisions.md; every one is optional. */
+export function configFromEnv(env: Env = process.env): ServiceConfig {
+  const read = (name: string) => {
+    const value = env[name]?.trim();
+    return value === '' ? undefined : value;
+  };
+  const secretKey = read('FILEHOST_SECRET_KEY');
+  if (secretKey !== undefined && !secretKey.startsWith(SECRET_KEY_PREFIX)) {
+    throw new ConfigError('FILEHOST_SECRET_KEY', `must start with ${SECRET_KEY_PREFIX}`);
+  }
+  const publishableKey = read('FILEHOST_PUBLISHABLE_KEY');
+  if (publishableKey !== undefined && !publishableKey.startsWith(PUBLISHABLE_KEY_PREFIX)) {
+    throw new ConfigError('FILEHOST_PUBLISHABLE_KEY', `must start with ${PUBLISHABLE_KEY_PREFIX}`);
+  }
+  const plan = read('FILEHOST_PLAN');
+  if (plan !== undefined && !PLANS.includes(plan as Plan)) {
+    throw new ConfigError('FILEHOST_PLAN', `must be one of ${PLANS.join(', ')}`);
+  }
+  const origins = read('FILEHOST_ALLOWED_ORIGINS');
+  return {
+    host: read('FILEHOST_HOST') ?? '127.0.0.1',
+    apiPort: integer(env, 'FILEHOST_API_PORT', 8787, 0, 65535),
+    cdnPort: integer(env, 'FILEHOST_CDN_PORT', 8788, 0, 65535),
+    apiUrl: baseUrl(env, 'FILEHOST_API_URL'),
+    cdnUrl: baseUrl(env, 'FILEHOST_CDN_URL'),
+    dataDir: resolve(read('FILEHOST_DATA_DIR') ?? '.filehost'),
+    secretKey,
+    publishableKey,
+    allowedOrigins: origins === undefined ? undefined : parseOrigins(origins),
+    plan: plan as Plan | undefined,
+    rateLimitPerMinute: integer(env, 'FILEHOST_RATE_LIMIT', 600, 1, 1_000_000),
+    uploadUrlTtlSeconds: integer(env, 'FILEHOST_UPLOAD_URL_TTL', 3600, 1, 7 * 24 * 3600),
+    partSize: integer(env, 'FILEHOST_PART_SIZE', 8 * 1024 * 1024, MIN_PART_SIZE, 5 * 1024 ** 3),
+    idleTimeoutSeconds: integer(env, 'FILEHOST_IDLE_TIMEOUT', 60, 1, 3600),
+    pendingGraceSeconds: integer(env, 'FILEHOST_PENDING_GRACE', 24 * 3600, 0, 30 * 24 * 3600),
+    sweepIntervalSeconds: integer(env, 'FILEHOST_SWEEP_INTERVAL', 60, 1, 24 * 3600),
+    logLevel: logLevel(read('FILEHOST_LOG_LEVEL') ?? 'info'),
+  };
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name]?.trim();
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(name, `"${raw}" is not a whole number`);
+  const value = Number(raw);
+  if (value < min || value > max) throw new ConfigError(name, `must be from ${min} to ${max}`);
+  return value;
+}
+
+function baseUrl(env: Env, name: string): string | undefined {
+  const raw = env[name]?.trim();
+  if (!raw) return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(name, `"${raw}" is not a URL`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ConfigError(name, 'must be an http or https URL');
+  }
+  return url.href.replace(/\/+$/, '');
+}
+
+/** Origins compare exactly (scheme, host, port), so they are normalized the way browsers send them. */
+export function parseOrigins(raw: string): string[] {
+  return raw
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '')
+    .map((item) => {
+      let url: URL;
+      try {
+        url = new URL(item);
+      } catch {
+        throw new ConfigError(
+          'allowed origins',
+          `"${item}" is not an origin like https://example.com`,
+        );
+      }
+      if (url.origin === 'null' || url.pathname.length > 1 || url.search || url.hash) {
+        throw new ConfigError(
+          'allowed origins',
+          `"${item}" must be a bare origin like https://example.com`,
+        );
+      }
+      return url.origin;
+    });
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+function logLevel(raw: string): ServiceConfig['logLevel'] {
+  if (!(LOG_LEVELS as readonly string[]).includes(raw)) {
+    throw new ConfigError('FILEHOST_LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`);
+  }
+  return raw as ServiceConfig['logLevel'];
+}

@@ -1,0 +1,53 @@
+/**
+ * Schema migrations, applied in order; `PRAGMA user_version` records how many ran.
+ * Append only: a shipped migration is never edited.
+ */
+export const SQLITE_MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE projects (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    plan TEXT NOT NULL CHECK (plan IN ('free', 'paid')),
+    allowed_origins TEXT NOT NULL DEFAULT '[]',
+    created_at INTEGER NOT NULL
+  );
+  CREATE TABLE api_keys (
+    id TEXT PRIMARY KEY,
+    project_id TEXT NOT NULL REFERENCES projects (id),
+    kind TEXT NOT NULL CHECK (kind IN ('secret', 'publishable')),
+    hash TEXT NOT NULL UNIQUE,
+    hint TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    revoked_at INTEGER
+  );
+  CREATE INDEX api_keys_project ON api_keys (project_id);
+  CREATE TABLE files (
+    id TEXT PRIMARY KEY,
+    project_id TEXT NOT NULL REFERENCES projects (id),
+    name TEXT NOT NULL,
+    mime TEXT NOT NULL,
+    size INTEGER NOT NULL,
+    created_at INTEGER NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('receiving', 'pending', 'ready', 'deleted')),
+    metadata TEXT NOT NULL DEFAULT '{}',
+    part_size INTEGER,
+    storage_upload_id TEXT,
+    expires_at INTEGER,
+    deleted_at INTEGER,
+    purged INTEGER NOT NULL DEFAULT 0
+  );
+  -- Keyset paging: (created_at, id) descending within a project, visible rows only.
+  CREATE INDEX files_listing ON files (project_id, created_at DESC, id DESC)
+    WHERE status IN ('pending', 'ready');
+  CREATE INDEX files_pending_expiry ON files (expires_at) WHERE status = 'pending';
+  CREATE INDEX files_unpurged ON files (deleted_at) WHERE status = 'deleted' AND purged = 0;
+  CREATE INDEX files_receiving ON files (created_at) WHERE status = 'receiving';
+  CREATE TABLE upload_parts (
+    file_id TEXT NOT NULL REFERENCES files (id) ON DELETE CASCADE,
+    part_number INTEGER NOT NULL,
+    size INTEGER NOT NULL,
+    etag TEXT NOT NULL,
+    PRIMARY KEY (file_id, part_number)
+  ) WITHOUT ROWID;
+  `,
+];

@@ -1,0 +1,37 @@
+import { API_ERRORS, type ApiErrorBody, type ApiErrorCode } from '../api/errors.js';
+
+/**
+ * The one error type handlers throw. The error mapper in `app.ts` turns it into the
+ * documented JSON body; anything else thrown becomes `internal_error`.
+ */
+export class ServiceError extends Error {
+  readonly code: ApiErrorCode;
+  readonly status: number;
+  readonly extra: Record<string, unknown>;
+  readonly headers: Record<string, string>;
+
+  constructor(
+    code: ApiErrorCode,
+    message?: string,
+    options: { extra?: Record<string, unknown>; headers?: Record<string, string> } = {},
+  ) {
+    super(message ?? API_ERRORS[code].message);
+    this.name = 'ServiceError';
+    this.code = code;
+    this.status = API_ERRORS[code].status;
+    this.extra = options.extra ?? {};
+    this.headers = options.headers ?? {};
+  }
+
+  toBody(): ApiErrorBody {
+    return { error: { code: this.code, message: this.message, ...this.extra } };
+  }
+}
+
+export function fail(
+  code: ApiErrorCode,
+  message?: string,
+  options?: ConstructorParameters<typeof ServiceError>[2],
+): never {
+  throw new ServiceError(code, message, options);
+}

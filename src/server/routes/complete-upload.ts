@@ -1,0 +1,80 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { authenticate } from '../auth.js';
+import { isPlainObject, readJson } from '../body.js';
+import type { ServiceContext } from '../context.js';
+import { fail } from '../errors.js';
+import { partLayout, toFileRecord } from '../records.js';
+import { BlobBusyError } from '../storage/blob-store.js';
+
+/**
+ * `POST /v1/uploads/:id/complete`: checks every part arrived whole (and, if the client
+ * lists its ETags, that they are the parts it sent), then makes the file `ready`.
+ * Completing a ready file answers the same record again.
+ */
+export async function completeUploadHandler(
+  ctx: ServiceContext,
+  request: FastifyRequest<{ Params: { id: string } }>,
+  reply: FastifyReply,
+): Promise<void> {
+  const caller = await authenticate(ctx, request);
+  const claimed = parseClaimedParts(await readJson(request));
+  const row = await ctx.db.getVisibleFile(caller.project.id, request.params.id);
+  if (!row) fail('not_found', 'No upload with this id.');
+  if (row.status === 'ready' || row.partSize === null) {
+    reply.send(toFileRecord(ctx, row));
+    return;
+  }
+
+  const layout = partLayout(row.size, row.partSize);
+  const held = new Map((await ctx.db.listParts(row.id)).map((part) => [part.partNumber, part]));
+  const missingParts = layout
+    .filter((part) => held.get(part.partNumber)?.size !== part.size)
+    .map((part) => part.partNumber);
+  const mismatchedParts = claimed
+    .filter((part) => held.get(part.partNumber)?.etag !== part.etag)
+    .map((part) => part.partNumber);
+  if (missingParts.length > 0 || mismatchedParts.length > 0) {
+    fail(
+      'upload_incomplete',
+      missingParts.length > 0
+        ? `${missingParts.length} of ${layout.length} parts have not arrived whole.`
+        : 'Some ETags do not match the parts the service holds.',
+      { extra: { missingParts, mismatchedParts } },
+    );
+  }
+
+  try {
+    await ctx.blobs.completeMultipart(row.id, row.storageUploadId ?? row.id, layout);
+  } catch (error) {
+    if (error instanceof BlobBusyError) {
+      fail('upload_incomplete', 'A part is still being uploaded; complete once it has finished.', {
+        extra: { missingParts: [], mismatchedParts: [] },
+      });
+    }
+    throw error;
+  }
+  await ctx.db.markReady(row.id, 'pending', {});
+  const now = await ctx.db.getVisibleFile(caller.project.id, row.id);
+  if (!now) fail('not_found', 'The upload was cancelled.');
+  reply.send(toFileRecord(ctx, now));
+}
+
+function parseClaimedParts(body: unknown): { partNumber: number; etag: string }[] {
+  if (body === undefined) return [];
+  if (!isPlainObject(body)) fail('invalid_request', 'The body must be a JSON object.');
+  if (body.parts === undefined) return [];
+  if (!Array.isArray(body.parts)) fail('invalid_request', 'parts must be an array.');
+  return body.parts.map((part: unknown) => {
+    if (
+      !isPlainObject(part) ||
+      !Number.isSafeInteger(part.partNumber) ||
+      typeof part.etag !== 'string'
+    ) {
+      fail(
+        'invalid_request',
+        'Each of parts must be { "partNumber": <integer>, "etag": "<string>" }.',
+      );
+    }
+    return { partNumber: part.partNumber as number, etag: part.etag };
+  });
+}

@@ -1,0 +1,24 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { authenticate } from '../auth.js';
+import type { ServiceContext } from '../context.js';
+import { fail } from '../errors.js';
+import { purge } from '../sweeper.js';
+
+/**
+ * `DELETE /v1/files/:id` (secret key): the row is marked first, so the file stops being
+ * listed and served at once; then the bytes go. If removing them fails, the sweeper
+ * finishes the job. On a pending upload this is how it is cancelled.
+ */
+export async function deleteFileHandler(
+  ctx: ServiceContext,
+  request: FastifyRequest<{ Params: { id: string } }>,
+  reply: FastifyReply,
+): Promise<void> {
+  const caller = await authenticate(ctx, request, { secretOnly: true });
+  const row = await ctx.db.markDeleted(caller.project.id, request.params.id, ctx.now());
+  if (!row) fail('not_found', 'No file with this id.');
+  await purge(ctx, row).catch((error: unknown) => {
+    request.log.warn({ err: error, id: row.id }, 'bytes not removed yet; the sweeper retries');
+  });
+  reply.code(204).send();
+}
