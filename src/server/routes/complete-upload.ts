@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { authenticate } from '../auth.js';
 import { isPlainObject, readJson } from '../body.js';
 import type { ServiceContext } from '../context.js';
+import { crashPoint } from '../crash-points.js';
 import { fail } from '../errors.js';
 import { partLayout, toFileRecord } from '../records.js';
 import { BlobBusyError } from '../storage/blob-store.js';
@@ -53,6 +54,7 @@ export async function completeUploadHandler(
     }
     throw error;
   }
+  crashPoint('complete:renamed');
   await ctx.db.markReady(row.id, 'pending', {});
   const now = await ctx.db.getVisibleFile(caller.project.id, row.id);
   if (!now) fail('not_found', 'The upload was cancelled.');

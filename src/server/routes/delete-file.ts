@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { authenticate } from '../auth.js';
 import type { ServiceContext } from '../context.js';
+import { crashPoint } from '../crash-points.js';
 import { fail } from '../errors.js';
 import { purge } from '../sweeper.js';
 
@@ -17,6 +18,7 @@ export async function deleteFileHandler(
   const caller = await authenticate(ctx, request, { secretOnly: true });
   const row = await ctx.db.markDeleted(caller.project.id, request.params.id, ctx.now());
   if (!row) fail('not_found', 'No file with this id.');
+  crashPoint('delete:marked');
   await purge(ctx, row).catch((error: unknown) => {
     request.log.warn({ err: error, id: row.id }, 'bytes not removed yet; the sweeper retries');
   });

@@ -4,6 +4,7 @@ import type { UploadResponse } from '../../api/types.js';
 import { authenticate } from '../auth.js';
 import { bodyChunks, contentLength, limitBytes } from '../body.js';
 import type { ServiceContext } from '../context.js';
+import { crashPoint } from '../crash-points.js';
 import { fail, ServiceError } from '../errors.js';
 import { mediaEssence, normalizeMediaType } from '../media-type.js';
 import { parseMetadataJson } from '../metadata.js';
@@ -79,6 +80,7 @@ export async function uploadHandler(
       ? { ...rawMeta, metadata: headerMetadata, ...(await storeRaw(ctx, id, request)) }
       : await storeMultipart(ctx, id, request, headerMetadata);
     if (received.size === 0) fail('empty_body');
+    crashPoint('upload:stored');
     const made = await ctx.db.markReady(id, 'receiving', { ...received, createdAt: ctx.now() });
     if (!made) throw new Error(`Upload row ${id} left the receiving state`);
   } catch (error) {

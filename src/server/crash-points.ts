@@ -1,0 +1,12 @@
+/**
+ * Fault injection for the crash tests: with `FILEHOST_CRASH_AT=<name>` the process kills
+ * itself with SIGKILL at that point, exactly as a power cut or an OOM kill would stop it.
+ * Unset (always, outside those tests) it does nothing.
+ */
+export type CrashPoint = 'upload:stored' | 'complete:renamed' | 'delete:marked';
+
+const armed = process.env.FILEHOST_CRASH_AT;
+
+export function crashPoint(name: CrashPoint): void {
+  if (armed === name) process.kill(process.pid, 'SIGKILL');
+}

@@ -1,0 +1,208 @@
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createKey, createProject } from '../../src/server/admin.js';
+import { configFromEnv, type ServiceConfig } from '../../src/server/config.js';
+import type { Project } from '../../src/server/db/metadata-store.js';
+import { type RunningService, startService } from '../../src/server/service.js';
+
+/** The page origin the test project allows. */
+export const ALLOWED_ORIGIN = 'http://allowed.test:5173';
+export const OTHER_ORIGIN = 'http://evil.test';
+
+export interface TestService {
+  service: RunningService;
+  apiUrl: string;
+  cdnUrl: string;
+  secretKey: string;
+  publishableKey: string;
+  dataDir: string;
+  /** fetch against the API with a key (secret by default) and optional Origin. */
+  api(path: string, init?: ApiInit): Promise<Response>;
+  /** A second project with its own keys, for isolation tests. */
+  otherProject(): Promise<{ project: Project; secretKey: string; publishableKey: string }>;
+  close(): Promise<void>;
+}
+
+export interface ApiInit extends Omit<RequestInit, 'headers'> {
+  key?: string | null;
+  origin?: string;
+  headers?: Record<string, string>;
+}
+
+/**
+ * A real service on free loopback ports with its own temporary data directory; each test
+ * file (or test) builds its own and closes it.
+ */
+export async function startTestService(env: Record<string, string> = {}): Promise<TestService> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'filehost-test-'));
+  const config: ServiceConfig = {
+    ...configFromEnv({
+      FILEHOST_DATA_DIR: dataDir,
+      FILEHOST_ALLOWED_ORIGINS: ALLOWED_ORIGIN,
+      FILEHOST_LOG_LEVEL: 'silent',
+      ...env,
+    }),
+    apiPort: 0,
+    cdnPort: 0,
+  };
+  const service = await startService(config);
+  const { secretKey, publishableKey } = service.defaultProject;
+  const api = (path: string, init: ApiInit = {}) => {
+    const { key = secretKey, origin, headers = {}, ...rest } = init;
+    return fetch(`${service.apiUrl}${path}`, {
+      ...rest,
+      // A streamed body (to test chunked uploads) needs half-duplex in Node's fetch.
+      ...(rest.body instanceof ReadableStream ? ({ duplex: 'half' } as RequestInit) : {}),
+      headers: {
+        ...(key === null ? {} : { Authorization: `Bearer ${key}` }),
+        ...(origin ? { Origin: origin } : {}),
+        ...headers,
+      },
+    });
+  };
+  return {
+    service,
+    apiUrl: service.apiUrl,
+    cdnUrl: service.cdnUrl,
+    secretKey,
+    publishableKey,
+    dataDir,
+    api,
+    async otherProject() {
+      const db = service.context.db;
+      const project = await createProject(db, {
+        name: 'Other',
+        plan: 'free',
+        allowedOrigins: [ALLOWED_ORIGIN],
+      });
+      return {
+        project,
+        secretKey: (await createKey(db, project.id, 'secret')).key,
+        publishableKey: (await createKey(db, project.id, 'publishable')).key,
+      };
+    },
+    async close() {
+      await service.close();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Asserts the status and the whole documented error body (message: any non-empty text). */
+export async function expectError(
+  response: Response,
+  status: number,
+  code: string,
+  extra: Record<string, unknown> = {},
+): Promise<{ code: string; message: string; [key: string]: unknown }> {
+  const text = await response.text();
+  assert.equal(
+    response.status,
+    status,
+    `expected ${status} ${code}, got ${response.status}: ${text}`,
+  );
+  assert.match(response.headers.get('content-type') ?? '', /^application\/json/);
+  const body = JSON.parse(text) as { error: { code: string; message: string } };
+  assert.equal(body.error.code, code, text);
+  assert.equal(typeof body.error.message, 'string');
+  assert.ok(body.error.message.length > 0);
+  for (const [key, value] of Object.entries(extra)) {
+    assert.deepEqual((body.error as Record<string, unknown>)[key], value, `error.${key}`);
+  }
+  return body.error;
+}
+
+export async function json<T>(response: Response, status = 200): Promise<T> {
+  const text = await response.text();
+  assert.equal(response.status, status, text);
+  return JSON.parse(text) as T;
+}
+
+/** Deterministic bytes of a given size, so every byte of a round trip can be compared. */
+export function patternBytes(size: number, seed = 1): Uint8Array<ArrayBuffer> {
+  const bytes = new Uint8Array(size);
+  let state = seed >>> 0 || 1;
+  for (let index = 0; index < size; index++) {
+    state = (state * 1103515245 + 12345) >>> 0;
+    bytes[index] = state >>> 24;
+  }
+  return bytes;
+}
+
+export interface ChildService {
+  apiUrl: string;
+  cdnUrl: string;
+  secretKey: string;
+  publishableKey: string;
+  process: ChildProcess;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  output(): string;
+}
+
+/**
+ * The service as its own process (`src/server/main.ts`, as `npm run server` runs it), for
+ * tests that kill it for real and start it again on the same data directory.
+ */
+export async function spawnService(env: Record<string, string>): Promise<ChildService> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server/main.ts'], {
+    env: {
+      ...process.env,
+      FILEHOST_API_PORT: '0',
+      FILEHOST_CDN_PORT: '0',
+      FILEHOST_LOG_LEVEL: 'warn',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (chunk) => {
+    output += chunk;
+  });
+  child.stderr?.on('data', (chunk) => {
+    output += chunk;
+  });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  const deadline = Date.now() + 30_000;
+  while (!/Secret key\s+\S+/.test(output)) {
+    if (child.exitCode !== null || Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`The service did not start:\n${output}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  const pick = (label: string) => {
+    const match = new RegExp(`${label}\\s+(\\S+)`).exec(output);
+    if (!match?.[1]) throw new Error(`No ${label} in:\n${output}`);
+    return match[1];
+  };
+  return {
+    apiUrl: pick('API'),
+    cdnUrl: pick('CDN'),
+    secretKey: pick('Secret key'),
+    publishableKey: pick('Publishable key'),
+    process: child,
+    exited,
+    output: () => output,
+  };
+}
+
+/** Every file under the blob store's folders: what "nothing of it is kept" is checked against. */
+export async function storedFiles(dataDir: string): Promise<string[]> {
+  const { readdir } = await import('node:fs/promises');
+  const entries = await readdir(join(dataDir, 'storage'), { recursive: true, withFileTypes: true });
+  return entries
+    .filter((entry) => entry.isFile())
+    .map((entry) => join(entry.parentPath ?? entry.path, entry.name))
+    .sort();
+}
+
+/** Compares a downloaded body with the bytes that were sent, without printing megabytes. */
+export function assertSameBytes(actual: ArrayBuffer, expected: Uint8Array): void {
+  assert.equal(actual.byteLength, expected.length, 'byte count');
+  assert.ok(Buffer.from(actual).equals(expected), 'bytes differ');
+}
