@@ -42,7 +42,7 @@ export async function startTestService(env: Record<string, string> = {}): Promis
     ...configFromEnv({
       FILEHOST_DATA_DIR: dataDir,
       FILEHOST_ALLOWED_ORIGINS: ALLOWED_ORIGIN,
-      FILEHOST_LOG_LEVEL: 'silent',
+      FILEHOST_LOG_LEVEL: process.env.FILEHOST_TEST_LOG_LEVEL ?? 'silent',
       ...env,
     }),
     apiPort: 0,

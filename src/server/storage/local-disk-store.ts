@@ -55,7 +55,6 @@ export class LocalDiskBlobStore implements BlobStore {
     const target = this.#blobPath(key);
     const temporary = join(this.#root, 'tmp', `${key}.${randomBytes(6).toString('hex')}`);
     let size = 0;
-    const fd = await openFd(temporary, 'wx', 0o644);
     try {
       await pipeline(
         source,
@@ -65,15 +64,13 @@ export class LocalDiskBlobStore implements BlobStore {
             yield chunk;
           }
         },
-        writeStreamAt(fd, 0),
+        fileWriter(temporary, 'wx', 0),
       );
-      await fsyncFd(fd);
+      await syncFile(temporary);
     } catch (error) {
-      await closeFd(fd);
       await rm(temporary, { force: true });
       throw error;
     }
-    await closeFd(fd);
     await mkdir(dirname(target), { recursive: true });
     await rename(temporary, target);
     await syncDirectory(dirname(target));
@@ -144,13 +141,7 @@ export class LocalDiskBlobStore implements BlobStore {
     };
     parts.set(part.partNumber, writer);
     try {
-      let fd: number;
-      try {
-        fd = await openFd(this.#partialPath(key), 'r+');
-      } catch (error) {
-        if (isMissing(error)) throw new BlobNotFoundError(key);
-        throw error;
-      }
+      const path = this.#partialPath(key);
       const hash = createHash('sha256');
       try {
         await pipeline(
@@ -161,12 +152,14 @@ export class LocalDiskBlobStore implements BlobStore {
               yield chunk;
             }
           },
-          writeStreamAt(fd, part.offset),
+          // 'r+' never creates: a part for an upload that is gone fails with ENOENT.
+          fileWriter(path, 'r+', part.offset),
           { signal: writer.abort.signal },
         );
-        await fsyncFd(fd);
-      } finally {
-        await closeFd(fd);
+        await syncFile(path);
+      } catch (error) {
+        if (isMissing(error)) throw new BlobNotFoundError(key);
+        throw error;
       }
       return { etag: `"${hash.digest('hex').slice(0, 32)}"` };
     } finally {
@@ -269,22 +262,23 @@ async function syncDirectory(path: string): Promise<void> {
   }
 }
 
-// Plain numeric descriptors rather than FileHandle: on Node 20 a FileHandle whose write
-// stream has finished never answers a following `sync()`, and durability needs that fsync.
-const openFd = promisify(openCallback) as (
-  path: string,
-  flags: string,
-  mode?: number,
-) => Promise<number>;
+// The write stream owns its descriptor (a failed pipeline closes it), so durability is a
+// separate fsync once it has finished: on Linux fsync flushes the file, whichever
+// descriptor wrote it. (A FileHandle's stream would be neater, but on Node 20 a FileHandle
+// whose write stream has finished never answers a following `sync()`.)
+const openFd = promisify(openCallback) as (path: string, flags: string) => Promise<number>;
 const fsyncFd = promisify(fsync);
 const closeFd = promisify(close);
 
-function writeStreamAt(fd: number, start: number) {
-  return createWriteStream('', {
-    fd,
-    start,
-    autoClose: false,
-    emitClose: false,
-    highWaterMark: WRITE_BUFFER,
-  });
+function fileWriter(path: string, flags: 'wx' | 'r+', start: number) {
+  return createWriteStream(path, { flags, start, mode: 0o644, highWaterMark: WRITE_BUFFER });
+}
+
+async function syncFile(path: string): Promise<void> {
+  const fd = await openFd(path, 'r+');
+  try {
+    await fsyncFd(fd);
+  } finally {
+    await closeFd(fd);
+  }
 }
