@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createKey, createProject } from '../../src/server/admin.js';
@@ -205,4 +206,34 @@ export async function storedFiles(dataDir: string): Promise<string[]> {
 export function assertSameBytes(actual: ArrayBuffer, expected: Uint8Array): void {
   assert.equal(actual.byteLength, expected.length, 'byte count');
   assert.ok(Buffer.from(actual).equals(expected), 'bytes differ');
+}
+
+/** A request through `node:http`, for bodies fetch will not send (a lying Content-Length). */
+export function rawHttp(
+  baseUrl: string,
+  options: {
+    method: string;
+    path: string;
+    headers: Record<string, string>;
+    body?: Buffer;
+    end?: boolean;
+  },
+): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+  const url = new URL(options.path, baseUrl);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method: options.method, headers: options.headers }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk) => {
+        body += chunk;
+      });
+      res.on('end', () => {
+        req.destroy();
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body });
+      });
+    });
+    req.on('error', reject);
+    if (options.body) req.write(options.body);
+    if (options.end !== false) req.end();
+  });
 }

@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { request as httpRequest } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import type { FileRecord, UploadResponse } from '../../src/api/types.js';
 import {
@@ -9,6 +8,7 @@ import {
   json,
   OTHER_ORIGIN,
   patternBytes,
+  rawHttp,
   startTestService,
   storedFiles,
   type TestService,
@@ -320,35 +320,5 @@ function streamOf(chunks: Uint8Array[]): ReadableStream<Uint8Array> & { duplex?:
       if (next) controller.enqueue(next);
       else controller.close();
     },
-  });
-}
-
-/** A request through `node:http`, for bodies fetch will not send (a lying Content-Length). */
-export function rawHttp(
-  baseUrl: string,
-  options: {
-    method: string;
-    path: string;
-    headers: Record<string, string>;
-    body?: Buffer;
-    end?: boolean;
-  },
-): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
-  const url = new URL(options.path, baseUrl);
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { method: options.method, headers: options.headers }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk) => {
-        body += chunk;
-      });
-      res.on('end', () => {
-        req.destroy();
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body });
-      });
-    });
-    req.on('error', reject);
-    if (options.body) req.write(options.body);
-    if (options.end !== false) req.end();
   });
 }
