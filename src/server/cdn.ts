@@ -75,7 +75,14 @@ async function serveFile(
 
   const etag = etagOf(row);
   const lastModified = new Date(row.createdAt).toUTCString();
-  if (fresh(request.headers, { etag, 'last-modified': lastModified })) {
+  // Only the validators are passed: `fresh` reads `Cache-Control: no-cache` as "never
+  // 304", but fetch() adds exactly that to every request with If-None-Match, and this
+  // server is the origin the revalidation is meant to reach.
+  const validators = {
+    'if-none-match': request.headers['if-none-match'],
+    'if-modified-since': request.headers['if-modified-since'],
+  };
+  if (fresh(validators, { etag, 'last-modified': lastModified })) {
     return reply
       .code(304)
       .headers(fileHeaders(row, etag, lastModified))

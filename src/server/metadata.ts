@@ -21,6 +21,10 @@ export function validateMetadata(value: unknown, source: string): FileMetadata {
     if (key.length === 0 || key.length > METADATA_MAX_KEY_LENGTH) {
       fail('invalid_request', `${source} keys must be 1 to ${METADATA_MAX_KEY_LENGTH} characters.`);
     }
+    if (key === '__proto__') {
+      // A legal JSON key, but one that turns into a prototype in most JavaScript clients.
+      fail('invalid_request', `${source} may not use the key "__proto__".`);
+    }
     if (typeof item !== 'string') {
       fail('invalid_request', `${source} value of "${key}" must be a string.`);
     }

@@ -1,0 +1,183 @@
+import assert from 'node:assert/strict';
+import { connect } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import type { SignResponse } from '../../src/api/types.js';
+import {
+  expectError,
+  json,
+  startTestService,
+  storedFiles,
+  type TestService,
+} from '../helpers/service.js';
+
+/** Sends raw bytes and returns whatever the server answers before closing. */
+function rawExchange(url: string, payload: string | Buffer, options: { keepOpenMs?: number } = {}) {
+  const { hostname, port } = new URL(url);
+  return new Promise<{ text: string; closedAfterMs: number }>((resolve, reject) => {
+    const started = Date.now();
+    const socket = connect(Number(port), hostname === 'localhost' ? '127.0.0.1' : hostname);
+    let text = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk) => {
+      text += chunk;
+    });
+    socket.on('error', reject);
+    socket.on('close', () => resolve({ text, closedAfterMs: Date.now() - started }));
+    socket.write(payload);
+    if (options.keepOpenMs === undefined) socket.end();
+  });
+}
+
+describe('bad input: documented 4xx, never a 500, a hang or a kept half file', () => {
+  let t: TestService;
+  before(async () => {
+    t = await startTestService({ FILEHOST_IDLE_TIMEOUT: '1' });
+  });
+  after(() => t.close());
+
+  it('answers malformed HTTP with the JSON error shape', async () => {
+    for (const payload of [
+      'GARBAGE\r\n\r\n',
+      'GET /v1/files HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n',
+      'POST /v1/upload HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n',
+      'POST /v1/upload HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n',
+      `GET /v1/files HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+    ]) {
+      const { text } = await rawExchange(t.apiUrl, payload);
+      assert.match(text, /^HTTP\/1\.1 400 /, payload.slice(0, 60));
+      const body = JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4));
+      assert.equal(body.error.code, 'invalid_request');
+    }
+  });
+
+  it('cuts a stalled upload after the idle timeout and keeps nothing of it', async () => {
+    const before = await storedFiles(t.dataDir);
+    const head = [
+      'POST /v1/upload HTTP/1.1',
+      'Host: localhost',
+      `Authorization: Bearer ${t.secretKey}`,
+      'Content-Type: application/octet-stream',
+      'Content-Length: 1000000',
+      '',
+      '',
+    ].join('\r\n');
+    const { closedAfterMs } = await rawExchange(
+      t.apiUrl,
+      Buffer.concat([Buffer.from(head), Buffer.alloc(1000)]),
+      {
+        keepOpenMs: 5_000,
+      },
+    );
+    assert.ok(closedAfterMs >= 900 && closedAfterMs < 4_000, `closed after ${closedAfterMs} ms`);
+    // Give the handler a moment to clean up after the cut.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    assert.deepEqual(await storedFiles(t.dataDir), before);
+    const list = await json<{ files: unknown[] }>(await t.api('/v1/files'));
+    assert.equal(list.files.length, 0);
+  });
+
+  it('does not cut a slow upload that keeps moving', async () => {
+    const chunks = 6;
+    let sent = 0;
+    const body = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        if (sent === chunks) {
+          controller.close();
+          return;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 400));
+        sent++;
+        controller.enqueue(new Uint8Array(1000).fill(sent));
+      },
+    });
+    // 6 chunks, 0.4 s apart: 2.4 s in all, well past the 1 s idle timeout.
+    const response = await t.api('/v1/upload', { method: 'POST', body });
+    const stored = await json<{ size: number }>(response, 201);
+    assert.equal(stored.size, 6000);
+  });
+
+  it('answers absurd or hostile JSON with invalid_request', async () => {
+    const sign = (body: string) =>
+      t.api('/v1/uploads/sign', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body,
+      });
+    for (const body of [
+      '{"size": 1e999}',
+      '{"size": "1"}',
+      '{"__proto__": {"size": 1}}',
+      '{"size": 10, "metadata": {"__proto__": "x"}}',
+      `{"size": 10, "name": ${JSON.stringify('a'.repeat(10))}, "metadata": ${'['.repeat(5000)}`,
+      'null',
+      'true',
+      '\u0000',
+    ]) {
+      const response = await sign(body);
+      assert.equal(response.status, 400, body.slice(0, 40));
+      await response.arrayBuffer();
+    }
+  });
+
+  it('survives every kind of cursor and id, unknown methods and odd paths without a 500', async () => {
+    const probes = [
+      '/v1/files?cursor=%00',
+      '/v1/files?cursor=%E0%A4%A',
+      '/v1/files?limit=%FF',
+      '/v1/files/%00',
+      '/v1/files/..%2F..%2Fetc%2Fpasswd',
+      '/v1/uploads/%2e%2e/complete',
+      `/v1/files?cursor=${'9'.repeat(5000)}_x`,
+    ];
+    for (const path of probes) {
+      const response = await t.api(path);
+      assert.ok(response.status >= 400 && response.status < 500, `${path}: ${response.status}`);
+      await response.arrayBuffer();
+    }
+  });
+
+  it('keeps working after a client disconnects mid-part', async () => {
+    const signed = await json<SignResponse>(
+      await t.api('/v1/uploads/sign', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ name: 'a', size: 100_000 }),
+      }),
+      201,
+    );
+    const part = signed.parts[0] as SignResponse['parts'][number];
+    const url = new URL(part.url);
+    const head = [
+      `PUT ${url.pathname}${url.search} HTTP/1.1`,
+      'Host: localhost',
+      'Content-Type: application/octet-stream',
+      'Content-Length: 100000',
+      '',
+      '',
+    ].join('\r\n');
+    const { hostname, port } = new URL(t.apiUrl);
+    await new Promise<void>((resolve) => {
+      const socket = connect(Number(port), hostname === 'localhost' ? '127.0.0.1' : hostname);
+      socket.write(Buffer.concat([Buffer.from(head), Buffer.alloc(30_000)]), () => {
+        socket.destroy();
+        resolve();
+      });
+    });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await expectError(
+      await t.api(`/v1/uploads/${signed.id}/complete`, { method: 'POST' }),
+      409,
+      'upload_incomplete',
+      { missingParts: [1], mismatchedParts: [] },
+    );
+    const resent = await fetch(part.url, {
+      method: 'PUT',
+      headers: part.headers,
+      body: new Uint8Array(100_000),
+    });
+    assert.equal(resent.status, 200);
+    const done = await t.api(`/v1/uploads/${signed.id}/complete`, { method: 'POST' });
+    assert.equal(done.status, 200);
+    await done.arrayBuffer();
+  });
+});
