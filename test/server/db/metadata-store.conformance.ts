@@ -1,0 +1,256 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { FileRow, MetadataStore, Project } from '../../../src/server/db/metadata-store.js';
+import { hashKey, newId } from '../../../src/server/secrets.js';
+
+/**
+ * The contract every MetadataStore keeps. A new implementation (PostgreSQL, say) calls
+ * this with a factory and must pass it unchanged.
+ */
+export function metadataStoreConformance(
+  name: string,
+  create: () => Promise<{ store: MetadataStore; cleanup: () => Promise<void> }>,
+): void {
+  const withStore = (fn: (store: MetadataStore, project: Project) => Promise<void>) => async () => {
+    const { store, cleanup } = await create();
+    try {
+      const project: Project = {
+        id: newId('prj_'),
+        name: 'P',
+        plan: 'free',
+        allowedOrigins: ['https://a.test'],
+        createdAt: 1,
+      };
+      await store.createProject(project);
+      await fn(store, project);
+    } finally {
+      await store.close();
+      await cleanup();
+    }
+  };
+
+  const file = (projectId: string, overrides: Partial<FileRow> = {}): FileRow => ({
+    id: newId(),
+    projectId,
+    name: 'a.txt',
+    mime: 'text/plain',
+    size: 3,
+    createdAt: 1_700_000_000_000,
+    status: 'ready',
+    metadata: { user: 'u1' },
+    partSize: null,
+    storageUploadId: null,
+    expiresAt: null,
+    deletedAt: null,
+    ...overrides,
+  });
+
+  describe(`MetadataStore conformance: ${name}`, () => {
+    it(
+      'stores projects and updates their plan and origins',
+      withStore(async (store, project) => {
+        assert.deepEqual(await store.getProject(project.id), project);
+        const updated = await store.updateProject(project.id, {
+          plan: 'paid',
+          allowedOrigins: ['https://b.test', 'http://localhost:5173'],
+        });
+        assert.deepEqual(updated, {
+          ...project,
+          plan: 'paid',
+          allowedOrigins: ['https://b.test', 'http://localhost:5173'],
+        });
+        assert.deepEqual(await store.getProject(project.id), updated);
+        assert.equal(await store.updateProject('prj_missing', { plan: 'paid' }), null);
+        assert.deepEqual(
+          (await store.listProjects()).map((p) => p.id),
+          [project.id],
+        );
+      }),
+    );
+
+    it(
+      'finds live keys by hash with their project; revoked keys are not found',
+      withStore(async (store, project) => {
+        const row = {
+          id: newId('key_'),
+          projectId: project.id,
+          kind: 'secret' as const,
+          hash: hashKey('sk_live_x'),
+          hint: 'sk_live_…x',
+          createdAt: 2,
+          revokedAt: null,
+        };
+        await store.addKey(row);
+        const found = await store.findKeyByHash(row.hash);
+        assert.deepEqual(found, { key: row, project });
+        assert.equal(await store.findKeyByHash(hashKey('other')), null);
+        assert.equal(await store.revokeKey(row.id, 5), true);
+        assert.equal(await store.revokeKey(row.id, 6), false);
+        assert.equal(await store.findKeyByHash(row.hash), null);
+        assert.deepEqual(await store.listKeys(project.id), [{ ...row, revokedAt: 5 }]);
+      }),
+    );
+
+    it(
+      'shows pending and ready files only, and only to their project',
+      withStore(async (store, project) => {
+        const other: Project = { ...project, id: newId('prj_') };
+        await store.createProject(other);
+        const ready = file(project.id);
+        const pending = file(project.id, { status: 'pending', partSize: 5, expiresAt: 9 });
+        const receiving = file(project.id, { status: 'receiving' });
+        for (const row of [ready, pending, receiving]) await store.insertFile(row);
+        assert.deepEqual(await store.getVisibleFile(project.id, ready.id), ready);
+        assert.deepEqual(await store.getVisibleFile(project.id, pending.id), pending);
+        assert.equal(await store.getVisibleFile(project.id, receiving.id), null);
+        assert.equal(await store.getVisibleFile(other.id, ready.id), null);
+        assert.deepEqual(await store.getLiveFile(receiving.id), receiving);
+        const listed = await store.listFiles(project.id, null, 10);
+        assert.deepEqual(new Set(listed.map((row) => row.id)), new Set([ready.id, pending.id]));
+        assert.deepEqual(await store.listFiles(other.id, null, 10), []);
+      }),
+    );
+
+    it(
+      'lists newest first, then by id in byte order, strictly after a position',
+      withStore(async (store, project) => {
+        const ids = ['A', 'B', 'Z', '_', 'a', 'b', '-', '0'].map((c) => `${c}${newId().slice(1)}`);
+        const rows = ids.map((id, index) =>
+          file(project.id, { id, createdAt: 1000 + (index % 2) }),
+        );
+        for (const row of rows) await store.insertFile(row);
+        const expected = [...rows]
+          .sort(
+            (a, b) =>
+              b.createdAt - a.createdAt || Buffer.compare(Buffer.from(b.id), Buffer.from(a.id)),
+          )
+          .map((row) => row.id);
+        assert.deepEqual(
+          (await store.listFiles(project.id, null, 100)).map((row) => row.id),
+          expected,
+        );
+        const third = (await store.listFiles(project.id, null, 3)).at(-1) as FileRow;
+        const rest = await store.listFiles(
+          project.id,
+          { createdAt: third.createdAt, id: third.id },
+          100,
+        );
+        assert.deepEqual(
+          rest.map((row) => row.id),
+          expected.slice(3),
+        );
+        // A position is not a reference: a deleted or never-existing row still works.
+        const gone = await store.listFiles(project.id, { createdAt: 1001, id: '~' }, 100);
+        assert.deepEqual(
+          gone.map((row) => row.id),
+          expected,
+        );
+      }),
+    );
+
+    it(
+      'moves rows to ready only from the expected state',
+      withStore(async (store, project) => {
+        const receiving = file(project.id, { status: 'receiving', size: 0, name: 'upload' });
+        await store.insertFile(receiving);
+        assert.equal(await store.markReady(receiving.id, 'pending', {}), false);
+        assert.equal(
+          await store.markReady(receiving.id, 'receiving', {
+            name: 'b.png',
+            mime: 'image/png',
+            size: 9,
+            metadata: { k: 'v' },
+            createdAt: 5,
+          }),
+          true,
+        );
+        assert.deepEqual(await store.getVisibleFile(project.id, receiving.id), {
+          ...receiving,
+          status: 'ready',
+          name: 'b.png',
+          mime: 'image/png',
+          size: 9,
+          metadata: { k: 'v' },
+          createdAt: 5,
+        });
+        assert.equal(await store.markReady(receiving.id, 'receiving', {}), false);
+      }),
+    );
+
+    it(
+      'deletes: gone from reads at once, queued for purging until marked purged',
+      withStore(async (store, project) => {
+        const row = file(project.id);
+        await store.insertFile(row);
+        assert.equal(await store.markDeleted('prj_other', row.id, 7), null);
+        assert.deepEqual(await store.markDeleted(project.id, row.id, 7), row);
+        assert.equal(await store.markDeleted(project.id, row.id, 8), null);
+        assert.equal(await store.getVisibleFile(project.id, row.id), null);
+        assert.equal(await store.getLiveFile(row.id), null);
+        assert.deepEqual(await store.listFiles(project.id, null, 10), []);
+        assert.deepEqual(
+          (await store.listDeletedUnpurged(10)).map((r) => r.id),
+          [row.id],
+        );
+        await store.markPurged(row.id);
+        assert.deepEqual(await store.listDeletedUnpurged(10), []);
+      }),
+    );
+
+    it(
+      'discards receiving rows and lists them for recovery',
+      withStore(async (store, project) => {
+        const row = file(project.id, { status: 'receiving' });
+        await store.insertFile(row);
+        assert.deepEqual(
+          (await store.listReceiving(10)).map((r) => r.id),
+          [row.id],
+        );
+        await store.discardReceiving(row.id);
+        assert.deepEqual(await store.listReceiving(10), []);
+        assert.equal(await store.getLiveFile(row.id), null);
+      }),
+    );
+
+    it(
+      'finds and expires abandoned pending uploads, extends live ones',
+      withStore(async (store, project) => {
+        const old = file(project.id, { status: 'pending', partSize: 5, expiresAt: 100 });
+        const live = file(project.id, { status: 'pending', partSize: 5, expiresAt: 100 });
+        await store.insertFile(old);
+        await store.insertFile(live);
+        await store.extendExpiry(live.id, 1000);
+        await store.setStorageUploadId(old.id, 'upload-1');
+        assert.deepEqual(
+          (await store.listExpiredPending(500, 10)).map((r) => r.id),
+          [old.id],
+        );
+        assert.equal(await store.expirePending(old.id, 600), true);
+        assert.equal(await store.expirePending(old.id, 600), false);
+        assert.equal(await store.getLiveFile(old.id), null);
+        assert.deepEqual(
+          (await store.listDeletedUnpurged(10)).map((r) => [r.id, r.storageUploadId]),
+          [[old.id, 'upload-1']],
+        );
+        assert.equal((await store.getLiveFile(live.id))?.expiresAt, 1000);
+      }),
+    );
+
+    it(
+      'records, replaces, clears and lists parts in order',
+      withStore(async (store, project) => {
+        const row = file(project.id, { status: 'pending', partSize: 5 });
+        await store.insertFile(row);
+        await store.putPart(row.id, { partNumber: 2, size: 5, etag: '"b"' });
+        await store.putPart(row.id, { partNumber: 1, size: 5, etag: '"a"' });
+        await store.putPart(row.id, { partNumber: 2, size: 5, etag: '"c"' });
+        assert.deepEqual(await store.listParts(row.id), [
+          { partNumber: 1, size: 5, etag: '"a"' },
+          { partNumber: 2, size: 5, etag: '"c"' },
+        ]);
+        await store.clearPart(row.id, 1);
+        assert.deepEqual(await store.listParts(row.id), [{ partNumber: 2, size: 5, etag: '"c"' }]);
+      }),
+    );
+  });
+}
