@@ -6,6 +6,7 @@ import type {
   SignResponse,
   UploadState,
 } from '../../src/api/types.js';
+import { sweep } from '../../src/server/sweeper.js';
 import {
   ALLOWED_ORIGIN,
   assertSameBytes,
@@ -15,6 +16,7 @@ import {
   patternBytes,
   rawHttp,
   startTestService,
+  storedFiles,
   type TestService,
 } from '../helpers/service.js';
 
@@ -429,5 +431,35 @@ describe('multi-step upload: sign, PUT parts, complete', () => {
       201,
     );
     await expectError(await t.api(`/v1/uploads/${single.id}`), 404, 'not_found');
+  });
+
+  it('removes abandoned pending uploads with their bytes after expiry plus grace', async () => {
+    const short = await startTestService({
+      FILEHOST_UPLOAD_URL_TTL: '1',
+      FILEHOST_PENDING_GRACE: '0',
+    });
+    try {
+      const before = await storedFiles(short.dataDir);
+      const signed = await json<SignResponse>(
+        await short.api('/v1/uploads/sign', {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify({ name: 'left.bin', size: 10 }),
+        }),
+        201,
+      );
+      const part = signed.parts[0] as SignResponse['parts'][number];
+      await json(
+        await fetch(part.url, { method: 'PUT', headers: part.headers, body: patternBytes(10) }),
+      );
+      assert.equal((await storedFiles(short.dataDir)).length, before.length + 1);
+      assert.deepEqual(await sweep(short.service.context), { expired: 0, purged: 0 });
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+      assert.deepEqual(await sweep(short.service.context), { expired: 1, purged: 1 });
+      await expectError(await short.api(`/v1/files/${signed.id}`), 404, 'not_found');
+      assert.deepEqual(await storedFiles(short.dataDir), before);
+    } finally {
+      await short.close();
+    }
   });
 });
