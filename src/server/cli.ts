@@ -1,0 +1,127 @@
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { PLANS, type Plan } from '../api/limits.js';
+import { createKey, createProject } from './admin.js';
+import { ConfigError, configFromEnv, parseOrigins } from './config.js';
+import type { MetadataStore } from './db/metadata-store.js';
+import { SqliteMetadataStore } from './db/sqlite-store.js';
+
+const USAGE = `Manage projects and keys of a filehost data directory (FILEHOST_DATA_DIR).
+
+  npm run admin -- projects list
+  npm run admin -- projects create --name NAME [--plan free|paid] [--origins URL,URL]
+  npm run admin -- projects set PROJECT_ID [--name NAME] [--plan free|paid] [--origins URL,URL]
+  npm run admin -- keys list PROJECT_ID
+  npm run admin -- keys create PROJECT_ID --kind secret|publishable
+  npm run admin -- keys revoke KEY_ID
+
+A new key is printed once and never again: only its hash is stored.
+Changes apply at once, also to a running service.`;
+
+class UsageError extends Error {}
+
+async function run(args: string[], db: MetadataStore): Promise<string> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      name: { type: 'string' },
+      plan: { type: 'string' },
+      origins: { type: 'string' },
+      kind: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  const [group, action, target] = positionals;
+  if (values.help || !group) return USAGE;
+  const plan = values.plan === undefined ? undefined : parsePlan(values.plan);
+  const origins = values.origins === undefined ? undefined : parseOrigins(values.origins);
+
+  if (group === 'projects' && action === 'list') {
+    const projects = await db.listProjects();
+    if (projects.length === 0) return 'No projects yet: `npm run server` creates a default one.';
+    return projects
+      .map(
+        (p) =>
+          `${p.id}  ${p.name}  (${p.plan})  origins: ${p.allowedOrigins.join(', ') || '(none)'}`,
+      )
+      .join('\n');
+  }
+  if (group === 'projects' && action === 'create') {
+    if (!values.name) throw new UsageError('projects create needs --name');
+    const project = await createProject(db, {
+      name: values.name,
+      plan: plan ?? 'free',
+      allowedOrigins: origins ?? [],
+    });
+    const secret = await createKey(db, project.id, 'secret');
+    const publishable = await createKey(db, project.id, 'publishable');
+    return [
+      `Created ${project.id} (${project.plan}), origins: ${project.allowedOrigins.join(', ') || '(none)'}`,
+      `  Publishable key  ${publishable.key}`,
+      `  Secret key       ${secret.key}`,
+      'Keep the secret key on servers only. Neither key is shown again.',
+    ].join('\n');
+  }
+  if (group === 'projects' && action === 'set') {
+    if (!target) throw new UsageError('projects set needs a PROJECT_ID');
+    const updated = await db.updateProject(target, {
+      ...(values.name ? { name: values.name } : {}),
+      ...(plan ? { plan } : {}),
+      ...(origins ? { allowedOrigins: origins } : {}),
+    });
+    if (!updated) throw new UsageError(`No project ${target}`);
+    return `${updated.id}  ${updated.name}  (${updated.plan})  origins: ${updated.allowedOrigins.join(', ') || '(none)'}`;
+  }
+  if (group === 'keys' && action === 'list') {
+    if (!target) throw new UsageError('keys list needs a PROJECT_ID');
+    const keys = await db.listKeys(target);
+    return keys
+      .map(
+        (k) =>
+          `${k.id}  ${k.kind.padEnd(11)}  ${k.hint}  created ${new Date(k.createdAt).toISOString()}${k.revokedAt ? `  REVOKED ${new Date(k.revokedAt).toISOString()}` : ''}`,
+      )
+      .join('\n');
+  }
+  if (group === 'keys' && action === 'create') {
+    if (!target) throw new UsageError('keys create needs a PROJECT_ID');
+    if (values.kind !== 'secret' && values.kind !== 'publishable') {
+      throw new UsageError('keys create needs --kind secret or --kind publishable');
+    }
+    if (!(await db.getProject(target))) throw new UsageError(`No project ${target}`);
+    const { key, row } = await createKey(db, target, values.kind);
+    return `${row.id}  ${row.kind}\n  ${key}\nThis is the only time the key is shown.`;
+  }
+  if (group === 'keys' && action === 'revoke') {
+    if (!target) throw new UsageError('keys revoke needs a KEY_ID');
+    if (!(await db.revokeKey(target, Date.now()))) throw new UsageError(`No live key ${target}`);
+    return `Revoked ${target}`;
+  }
+  throw new UsageError(`Unknown command: ${positionals.join(' ')}`);
+}
+
+function parsePlan(value: string): Plan {
+  if (!PLANS.includes(value as Plan)) throw new UsageError(`--plan must be ${PLANS.join(' or ')}`);
+  return value as Plan;
+}
+
+async function main(): Promise<void> {
+  const config = configFromEnv();
+  await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
+  const db = new SqliteMetadataStore(join(config.dataDir, 'filehost.db'));
+  try {
+    console.log(await run(process.argv.slice(2), db));
+  } finally {
+    await db.close();
+  }
+}
+
+main().catch((error: unknown) => {
+  if (error instanceof UsageError || error instanceof ConfigError) {
+    console.error(`${error.message}\n\n${USAGE}`);
+  } else {
+    console.error(error instanceof Error ? error.message : error);
+  }
+  process.exit(1);
+});

@@ -1,0 +1,74 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { promisify } from 'node:util';
+import { ALLOWED_ORIGIN, spawnService } from '../helpers/service.js';
+
+const run = promisify(execFile);
+
+describe('npm run admin (project and key management)', () => {
+  let dataDir: string;
+  before(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'filehost-cli-'));
+  });
+  after(() => rm(dataDir, { recursive: true, force: true }));
+
+  const admin = async (...args: string[]) =>
+    (
+      await run(process.execPath, ['--import', 'tsx', 'src/server/cli.ts', ...args], {
+        env: { ...process.env, FILEHOST_DATA_DIR: dataDir },
+      })
+    ).stdout;
+
+  it('creates a project whose keys work on a running service, and revokes them', async () => {
+    const created = await admin(
+      'projects',
+      'create',
+      '--name',
+      'Shop',
+      '--origins',
+      ALLOWED_ORIGIN,
+    );
+    const projectId = /Created (prj_\S+)/.exec(created)?.[1];
+    const secret = /Secret key\s+(sk_live_\S+)/.exec(created)?.[1];
+    const publishable = /Publishable key\s+(pk_live_\S+)/.exec(created)?.[1];
+    assert.ok(projectId && secret && publishable, created);
+    assert.match(await admin('projects', 'list'), new RegExp(`${projectId}\\s+Shop\\s+\\(free\\)`));
+
+    const service = await spawnService({ FILEHOST_DATA_DIR: dataDir });
+    try {
+      const list = () =>
+        fetch(`${service.apiUrl}/v1/files`, {
+          headers: { Authorization: `Bearer ${publishable}`, Origin: ALLOWED_ORIGIN },
+        });
+      assert.equal((await list()).status, 200);
+      await admin('projects', 'set', projectId, '--origins', 'https://elsewhere.test');
+      assert.equal((await list()).status, 403, 'origins apply to the running service at once');
+
+      const keys = await admin('keys', 'list', projectId);
+      const keyId = /(key_\S+)\s+publishable/.exec(keys)?.[1];
+      assert.ok(keyId, keys);
+      assert.ok(!keys.includes(publishable), 'keys are never shown again');
+      await admin('keys', 'revoke', keyId);
+      assert.equal((await list()).status, 401);
+    } finally {
+      service.process.kill('SIGTERM');
+      const exit = await service.exited;
+      assert.equal(exit.code, 0, 'stops cleanly on SIGTERM');
+      assert.match(service.output(), /filehost stopped/);
+    }
+  });
+
+  it('explains a wrong command and exits non-zero', async () => {
+    await assert.rejects(
+      admin('keys', 'create', 'prj_x', '--kind', 'nope'),
+      (error: { stderr: string }) => {
+        assert.match(error.stderr, /--kind secret or --kind publishable/);
+        return true;
+      },
+    );
+  });
+});
