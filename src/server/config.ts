@@ -76,7 +76,7 @@ export function configFromEnv(env: Env = process.env): ServiceConfig {
     idleTimeoutSeconds: integer(env, 'FILEHOST_IDLE_TIMEOUT', 60, 1, 3600),
     pendingGraceSeconds: integer(env, 'FILEHOST_PENDING_GRACE', 24 * 3600, 0, 30 * 24 * 3600),
     sweepIntervalSeconds: integer(env, 'FILEHOST_SWEEP_INTERVAL', 60, 1, 24 * 3600),
-    logLevel: logLevel(read('FILEHOST_LOG_LEVEL') ?? 'info'),
+    logLevel: logLevel(read('FILEHOST_LOG_LEVEL') ?? 'warn'),
   };
 }
 
@@ -137,4 +137,17 @@ function logLevel(raw: string): ServiceConfig['logLevel'] {
     throw new ConfigError('FILEHOST_LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`);
   }
   return raw as ServiceConfig['logLevel'];
+}
+
+/** One line for a person when the service cannot start, instead of a stack trace. */
+export function describeStartError(error: unknown): string {
+  if (error instanceof ConfigError) return `Configuration error: ${error.message}`;
+  const failure = error as NodeJS.ErrnoException & { port?: number; address?: string };
+  if (failure?.code === 'EADDRINUSE') {
+    return `Port ${failure.port} on ${failure.address} is already in use (another filehost, or another program). Stop it, or choose other ports with FILEHOST_API_PORT and FILEHOST_CDN_PORT.`;
+  }
+  if (error instanceof Error && /in use by another filehost service/.test(error.message)) {
+    return `${error.message} Stop it first, or use another FILEHOST_DATA_DIR.`;
+  }
+  return error instanceof Error ? (error.stack ?? error.message) : String(error);
 }

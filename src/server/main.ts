@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { ConfigError, configFromEnv } from './config.js';
+import { configFromEnv, describeStartError } from './config.js';
 import { startService } from './service.js';
 
 /** `npm run server`: the reference service, configured by `FILEHOST_*` variables. */
@@ -36,6 +36,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  console.error(error instanceof ConfigError ? `Configuration error: ${error.message}` : error);
+  console.error(describeStartError(error));
   process.exit(1);
 });

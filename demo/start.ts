@@ -1,0 +1,59 @@
+import { existsSync } from 'node:fs';
+import { createServer } from 'vite';
+import { configFromEnv, describeStartError } from '../src/server/config.js';
+import { startService } from '../src/server/service.js';
+
+/**
+ * `npm start`: the reference service and the demo page in one process. The page gets the
+ * API address and the publishable key through Vite's `VITE_*` variables; the secret key
+ * is never handed to it.
+ */
+async function main(): Promise<void> {
+  if (existsSync('.env')) process.loadEnvFile('.env');
+  const config = configFromEnv();
+  const service = await startService(config);
+  const { project, publishableKey, secretKey } = service.defaultProject;
+  process.env.VITE_FILEHOST_API_URL = service.apiUrl;
+  process.env.VITE_FILEHOST_PUBLISHABLE_KEY = publishableKey;
+
+  const vite = await createServer({ logLevel: 'warn' });
+  await vite.listen();
+  const demoUrl = vite.resolvedUrls?.local[0] ?? 'http://localhost:5173/';
+  const demoOrigin = new URL(demoUrl).origin;
+  console.log(
+    [
+      '',
+      `  Demo             ${demoUrl}   <- open this`,
+      '',
+      `  API              ${service.apiUrl}`,
+      `  CDN              ${service.cdnUrl}`,
+      `  Data             ${config.dataDir}`,
+      `  Project          ${project.id} (${project.plan} plan)`,
+      `  Publishable key  ${publishableKey}`,
+      `  Secret key       ${secretKey}   (server-side only: never put it in a web page)`,
+      '',
+      'Press Ctrl+C to stop.',
+    ].join('\n'),
+  );
+  if (!project.allowedOrigins.includes(demoOrigin)) {
+    console.warn(
+      `\nWarning: ${demoOrigin} is not among the project's allowed origins (${project.allowedOrigins.join(', ')}); the demo's requests will be refused with origin_not_allowed.`,
+    );
+  }
+
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    await vite.close();
+    await service.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}
+
+main().catch((error: unknown) => {
+  console.error(describeStartError(error));
+  process.exit(1);
+});
