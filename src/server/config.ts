@@ -72,7 +72,7 @@ export function configFromEnv(env: Env = process.env): ServiceConfig {
     plan: plan as Plan | undefined,
     rateLimitPerMinute: integer(env, 'FILEHOST_RATE_LIMIT', 600, 1, 1_000_000),
     uploadUrlTtlSeconds: integer(env, 'FILEHOST_UPLOAD_URL_TTL', 3600, 1, 7 * 24 * 3600),
-    partSize: integer(env, 'FILEHOST_PART_SIZE', 8 * 1024 * 1024, MIN_PART_SIZE, 5 * 1024 ** 3),
+    partSize: integer(env, 'FILEHOST_PART_SIZE', 16 * 1024 * 1024, MIN_PART_SIZE, 5 * 1024 ** 3),
     idleTimeoutSeconds: integer(env, 'FILEHOST_IDLE_TIMEOUT', 60, 1, 3600),
     pendingGraceSeconds: integer(env, 'FILEHOST_PENDING_GRACE', 24 * 3600, 0, 30 * 24 * 3600),
     sweepIntervalSeconds: integer(env, 'FILEHOST_SWEEP_INTERVAL', 60, 1, 24 * 3600),

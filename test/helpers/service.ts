@@ -147,8 +147,11 @@ export interface ChildService {
  * The service as its own process (`src/server/main.ts`, as `npm run server` runs it), for
  * tests that kill it for real and start it again on the same data directory.
  */
-export async function spawnService(env: Record<string, string>): Promise<ChildService> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server/main.ts'], {
+export async function spawnService(
+  env: Record<string, string>,
+  nodeArgs: string[] = [],
+): Promise<ChildService> {
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'src/server/main.ts'], {
     env: {
       ...process.env,
       FILEHOST_API_PORT: '0',

