@@ -240,14 +240,9 @@ async function main(): Promise<void> {
     for (const count of [1_000, 1_000_000]) {
       const dataDir = join(dir, `list-${count}`);
       const seed = await spawnService({ FILEHOST_DATA_DIR: dataDir, FILEHOST_LOG_LEVEL: 'error' });
-      const projectId =
-        ((await (
-          await fetch(`${seed.apiUrl}/v1/files?limit=1`, {
-            headers: { Authorization: `Bearer ${seed.secretKey}` },
-          })
-        ).json()) as FileListResponse,
-        JSON.parse(await readFile(join(dataDir, 'default-project.json'), 'utf8'))
-          .projectId as string);
+      const { projectId } = JSON.parse(
+        await readFile(join(dataDir, 'default-project.json'), 'utf8'),
+      ) as { projectId: string };
       seed.process.kill('SIGTERM');
       await seed.exited;
       const started = Date.now();
