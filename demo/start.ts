@@ -1,6 +1,5 @@
-import { existsSync } from 'node:fs';
 import { createServer } from 'vite';
-import { configFromEnv, describeStartError } from '../src/server/config.js';
+import { runUntilSignal } from '../src/server/run.js';
 import { startService } from '../src/server/service.js';
 
 /**
@@ -8,9 +7,7 @@ import { startService } from '../src/server/service.js';
  * API address and the publishable key through Vite's `VITE_*` variables; the secret key
  * is never handed to it.
  */
-async function main(): Promise<void> {
-  if (existsSync('.env')) process.loadEnvFile('.env');
-  const config = configFromEnv();
+runUntilSignal(async (config) => {
   const service = await startService(config);
   const { project, publishableKey, secretKey } = service.defaultProject;
   process.env.VITE_FILEHOST_API_URL = service.apiUrl;
@@ -41,19 +38,10 @@ async function main(): Promise<void> {
     );
   }
 
-  let stopping = false;
-  const stop = async () => {
-    if (stopping) return;
-    stopping = true;
-    await vite.close();
-    await service.close();
-    process.exit(0);
+  return {
+    stop: async () => {
+      await vite.close();
+      await service.close();
+    },
   };
-  process.on('SIGINT', stop);
-  process.on('SIGTERM', stop);
-}
-
-main().catch((error: unknown) => {
-  console.error(describeStartError(error));
-  process.exit(1);
 });

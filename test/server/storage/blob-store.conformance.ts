@@ -36,6 +36,20 @@ export function blobStoreConformance(
     throw new Error('source failed');
   }
 
+  /** A part body that sends its first half, then waits until released: a write in progress. */
+  function paused(first: string, second: string) {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    async function* source() {
+      yield Buffer.from(first);
+      await gate;
+      yield Buffer.from(second);
+    }
+    return { source: source(), release };
+  }
+
   const read = async (store: BlobStore, key: string, range?: { start: number; end: number }) => {
     const stream = await store.get(key, range);
     return stream ? text(stream) : null;
@@ -133,16 +147,8 @@ export function blobStoreConformance(
         const key = newId();
         const uploadId = await store.createMultipart(key, 4);
         const part = { partNumber: 1, offset: 0, size: 4 };
-        let release!: () => void;
-        const gate = new Promise<void>((resolve) => {
-          release = resolve;
-        });
-        async function* slow() {
-          yield Buffer.from('ss');
-          await gate;
-          yield Buffer.from('ss');
-        }
-        const older = store.writePart(key, uploadId, part, slow());
+        const { source, release } = paused('ss', 'ss');
+        const older = store.writePart(key, uploadId, part, source);
         await new Promise((resolve) => setTimeout(resolve, 20));
         const newer = store.writePart(key, uploadId, part, chunks('nnnn'));
         release();
@@ -159,16 +165,8 @@ export function blobStoreConformance(
         const key = newId();
         const uploadId = await store.createMultipart(key, 4);
         const part = { partNumber: 1, offset: 0, size: 4 };
-        let release!: () => void;
-        const gate = new Promise<void>((resolve) => {
-          release = resolve;
-        });
-        async function* slow() {
-          yield Buffer.from('ab');
-          await gate;
-          yield Buffer.from('cd');
-        }
-        const writing = store.writePart(key, uploadId, part, slow());
+        const { source, release } = paused('ab', 'cd');
+        const writing = store.writePart(key, uploadId, part, source);
         await new Promise((resolve) => setTimeout(resolve, 20));
         await assert.rejects(store.completeMultipart(key, uploadId, [part]), BlobBusyError);
         release();
@@ -184,16 +182,8 @@ export function blobStoreConformance(
         const key = newId();
         const uploadId = await store.createMultipart(key, 4);
         const part = { partNumber: 1, offset: 0, size: 4 };
-        let release!: () => void;
-        const gate = new Promise<void>((resolve) => {
-          release = resolve;
-        });
-        async function* slow() {
-          yield Buffer.from('ab');
-          await gate;
-          yield Buffer.from('cd');
-        }
-        const writing = store.writePart(key, uploadId, part, slow());
+        const { source, release } = paused('ab', 'cd');
+        const writing = store.writePart(key, uploadId, part, source);
         await new Promise((resolve) => setTimeout(resolve, 20));
         const aborting = store.abortMultipart(key, uploadId);
         release();
