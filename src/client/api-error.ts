@@ -1,0 +1,82 @@
+import { type ApiErrorCode, isApiErrorCode } from '../api/errors.js';
+
+/** Codes the client adds for failures that never reached an answer from the service. */
+export type ClientErrorCode = ApiErrorCode | 'network_error' | 'unexpected_response';
+
+/**
+ * Every failure of a client call: the service's documented error (`status`, `code`,
+ * `message`, any extra fields) or a network failure (`status` 0, `network_error`).
+ */
+export class ApiError extends Error {
+  readonly status: number;
+  readonly code: ClientErrorCode;
+  /** Seconds to wait before retrying, from `Retry-After` (429), else null. */
+  readonly retryAfter: number | null;
+  /** Extra fields of the error body, e.g. `limit` of `too_large` or `origin` of `origin_not_allowed`. */
+  readonly details: Readonly<Record<string, unknown>>;
+
+  constructor(
+    status: number,
+    code: ClientErrorCode,
+    message: string,
+    options: {
+      retryAfter?: number | null;
+      details?: Record<string, unknown>;
+      cause?: unknown;
+    } = {},
+  ) {
+    super(message, { cause: options.cause });
+    this.name = 'ApiError';
+    this.status = status;
+    this.code = code;
+    this.retryAfter = options.retryAfter ?? null;
+    this.details = options.details ?? {};
+  }
+
+  /** Builds the error from a non-2xx answer, reading the documented JSON body when there is one. */
+  static fromBody(status: number, bodyText: string, retryAfterHeader: string | null): ApiError {
+    const retryAfter = parseRetryAfter(retryAfterHeader);
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(bodyText);
+    } catch {
+      parsed = undefined;
+    }
+    const error = (parsed as { error?: Record<string, unknown> } | undefined)?.error;
+    if (error && isApiErrorCode(error.code) && typeof error.message === 'string') {
+      const { code, message, ...details } = error;
+      return new ApiError(status, code, message, { retryAfter, details });
+    }
+    return new ApiError(
+      status,
+      'unexpected_response',
+      `The service answered ${status} without a readable error.`,
+      {
+        retryAfter,
+      },
+    );
+  }
+
+  static network(cause: unknown): ApiError {
+    return new ApiError(0, 'network_error', 'The service could not be reached (network error).', {
+      cause,
+    });
+  }
+}
+
+function parseRetryAfter(value: string | null): number | null {
+  if (value === null) return null;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds) && seconds >= 0) return seconds;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? null : Math.max(0, Math.ceil((date - Date.now()) / 1000));
+}
+
+/**
+ * Whether trying again can help: network loss, 408, 429 and 5xx. Never 400/401/403/404/409/413:
+ * the same request would get the same answer.
+ */
+export function isTransient(error: unknown): boolean {
+  if (!(error instanceof ApiError)) return false;
+  return error.status === 0 || error.status === 408 || error.status === 429 || error.status >= 500;
+}

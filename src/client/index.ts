@@ -1,0 +1,14 @@
+export { API_ERRORS, type ApiErrorCode } from '../api/errors.js';
+export type * from '../api/types.js';
+export { ApiError, type ClientErrorCode, isTransient } from './api-error.js';
+export {
+  blobSource,
+  type CallOptions,
+  FilehostClient,
+  type FilehostClientOptions,
+  type UploadBody,
+  type UploadFileOptions,
+  type UploadProgress,
+  type UploadSource,
+} from './client.js';
+export { type RetryOptions, retryDelayMs, withRetry } from './retry.js';

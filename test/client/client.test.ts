@@ -1,0 +1,301 @@
+import assert from 'node:assert/strict';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { ApiError, FilehostClient, retryDelayMs, withRetry } from '../../src/client/index.js';
+import { fileSource } from '../../src/client/node.js';
+import {
+  ALLOWED_ORIGIN,
+  assertSameBytes,
+  patternBytes,
+  startTestService,
+  type TestService,
+} from '../helpers/service.js';
+
+const MiB = 1024 * 1024;
+
+describe('FilehostClient against the real service', () => {
+  let t: TestService;
+  let client: FilehostClient;
+  let dir: string;
+  before(async () => {
+    t = await startTestService({ FILEHOST_PART_SIZE: String(5 * MiB) });
+    client = new FilehostClient({ endpoint: t.apiUrl, apiKey: t.secretKey });
+    dir = await mkdtemp(join(tmpdir(), 'filehost-client-'));
+  });
+  after(async () => {
+    await t.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  /** A fetch that records every request it passes on. */
+  function recordingFetch(
+    log: { method: string; url: string }[],
+    intercept?: (
+      url: string,
+      init: RequestInit | undefined,
+      count: number,
+    ) => Promise<Response | undefined>,
+  ) {
+    let count = 0;
+    return async (input: string | URL | Request, init?: RequestInit) => {
+      const url = String(input);
+      log.push({ method: init?.method ?? 'GET', url });
+      const answer = await intercept?.(url, init, count++);
+      return answer ?? fetch(input, init);
+    };
+  }
+
+  it('uploads in one request and reads the file back', async () => {
+    const bytes = patternBytes(1234);
+    const uploaded = await client.upload(bytes, {
+      name: 'notes ü.txt',
+      type: 'text/plain',
+      metadata: { user: 'u1' },
+    });
+    assert.equal(uploaded.name, 'notes ü.txt');
+    assert.equal(uploaded.size, 1234);
+    const record = await client.getFile(uploaded.id);
+    assert.deepEqual(record.metadata, { user: 'u1' });
+    assert.equal(record.status, 'ready');
+    assertSameBytes(await (await fetch(record.url)).arrayBuffer(), bytes);
+    await client.deleteFile(uploaded.id);
+    await assert.rejects(client.getFile(uploaded.id), (error: unknown) => {
+      assert.ok(error instanceof ApiError);
+      assert.equal(error.status, 404);
+      assert.equal(error.code, 'not_found');
+      return true;
+    });
+  });
+
+  it('uploads a file from disk as a stream through the multi-step flow, with progress', async () => {
+    const bytes = patternBytes(12 * MiB + 77, 5);
+    const path = join(dir, 'video.bin');
+    await writeFile(path, bytes);
+    const progress: number[] = [];
+    const log: { method: string; url: string }[] = [];
+    const recording = new FilehostClient({
+      endpoint: t.apiUrl,
+      apiKey: t.secretKey,
+      fetch: recordingFetch(log),
+    });
+    const record = await recording.uploadFile(await fileSource(path, 'video/mp4'), {
+      metadata: { album: 'a' },
+      onProgress: ({ bytesUploaded, bytesTotal }) => {
+        assert.equal(bytesTotal, bytes.length);
+        progress.push(bytesUploaded);
+      },
+    });
+    assert.equal(record.status, 'ready');
+    assert.equal(record.name, 'video.bin');
+    assert.equal(record.mime, 'video/mp4');
+    assert.deepEqual(record.metadata, { album: 'a' });
+    assert.equal(log.filter((entry) => entry.method === 'PUT').length, 3);
+    assert.equal(progress.at(-1), bytes.length);
+    // Byte-level: many reports, and never more than the total.
+    assert.ok(progress.length > 10, `${progress.length} progress reports`);
+    assert.ok(progress.every((value) => value <= bytes.length));
+    assertSameBytes(await (await fetch(record.url)).arrayBuffer(), bytes);
+  });
+
+  it('resumes an upload by sending only the parts the service does not hold', async () => {
+    const bytes = patternBytes(11 * MiB, 8);
+    const signed = await client.sign({ name: 'resume.bin', size: bytes.length });
+    const first = signed.parts[0];
+    assert.ok(first);
+    await client.uploadPart(first, bytes.subarray(0, first.size));
+    const log: { method: string; url: string }[] = [];
+    const resuming = new FilehostClient({
+      endpoint: t.apiUrl,
+      apiKey: t.secretKey,
+      fetch: recordingFetch(log),
+    });
+    const record = await resuming.uploadFile(
+      { size: bytes.length, slice: (start, end) => new Blob([bytes.subarray(start, end)]) },
+      { resumeUploadId: signed.id },
+    );
+    const puts = log
+      .filter((entry) => entry.method === 'PUT')
+      .map((entry) => new URL(entry.url).pathname);
+    assert.deepEqual(puts.sort(), [
+      `/v1/uploads/${signed.id}/parts/2`,
+      `/v1/uploads/${signed.id}/parts/3`,
+    ]);
+    assertSameBytes(await (await fetch(record.url)).arrayBuffer(), bytes);
+  });
+
+  it('retries a part after a network failure, and only that part', async () => {
+    const bytes = patternBytes(6 * MiB, 9);
+    const log: { method: string; url: string }[] = [];
+    let failed = false;
+    const flaky = new FilehostClient({
+      endpoint: t.apiUrl,
+      apiKey: t.secretKey,
+      fetch: recordingFetch(log, async (url, init) => {
+        if (!failed && init?.method === 'PUT' && url.includes('/parts/2')) {
+          failed = true;
+          throw new TypeError('fetch failed');
+        }
+        return undefined;
+      }),
+    });
+    const record = await flaky.uploadFile(
+      { size: bytes.length, slice: (start, end) => new Blob([bytes.subarray(start, end)]) },
+      { name: 'flaky.bin' },
+    );
+    const puts = log
+      .filter((entry) => entry.method === 'PUT')
+      .map((entry) => new URL(entry.url).pathname.split('/').at(-1));
+    assert.deepEqual(puts.sort(), ['1', '2', '2']);
+    assertSameBytes(await (await fetch(record.url)).arrayBuffer(), bytes);
+  });
+
+  it('signs again when a part URL has expired', async () => {
+    const short = await startTestService({ FILEHOST_UPLOAD_URL_TTL: '1' });
+    try {
+      const log: { method: string; url: string }[] = [];
+      let delayed = false;
+      const slow = new FilehostClient({
+        endpoint: short.apiUrl,
+        apiKey: short.secretKey,
+        fetch: recordingFetch(log, async (_url, init) => {
+          if (!delayed && init?.method === 'PUT') {
+            delayed = true;
+            await new Promise((resolve) => setTimeout(resolve, 1200));
+          }
+          return undefined;
+        }),
+      });
+      const record = await slow.uploadFile(
+        { size: 10, slice: () => 'abcdefghij' },
+        { name: 'late.txt' },
+      );
+      assert.equal(record.status, 'ready');
+      assert.deepEqual(
+        log.map(
+          (entry) =>
+            `${entry.method} ${new URL(entry.url).pathname.replace(/\/uploads\/(?!sign$)[^/]+/, '/uploads/:id')}`,
+        ),
+        [
+          'POST /v1/uploads/sign',
+          'PUT /v1/uploads/:id/parts/1',
+          'GET /v1/uploads/:id',
+          'PUT /v1/uploads/:id/parts/1',
+          'POST /v1/uploads/:id/complete',
+        ],
+      );
+    } finally {
+      await short.close();
+    }
+  });
+
+  it('lists page by page and iterates over every file', async () => {
+    const other = await t.otherProject();
+    const scoped = new FilehostClient({ endpoint: t.apiUrl, apiKey: other.secretKey });
+    const ids: string[] = [];
+    for (let index = 0; index < 7; index++) ids.unshift((await scoped.upload(`file ${index}`)).id);
+    const page = await scoped.listFiles({ limit: 3 });
+    assert.deepEqual(
+      page.files.map((file) => file.id),
+      ids.slice(0, 3),
+    );
+    assert.ok(page.nextCursor);
+    const all: string[] = [];
+    for await (const file of scoped.iterateFiles({ pageSize: 2 })) all.push(file.id);
+    assert.deepEqual(all, ids);
+  });
+
+  it('reports the service errors with status, code, message and details', async () => {
+    const browserKey = new FilehostClient({ endpoint: t.apiUrl, apiKey: t.publishableKey });
+    await assert.rejects(browserKey.listFiles(), (error: unknown) => {
+      assert.ok(error instanceof ApiError);
+      assert.equal(error.status, 403);
+      assert.equal(error.code, 'origin_not_allowed');
+      assert.deepEqual(error.details, { origin: null });
+      return true;
+    });
+    await assert.rejects(client.sign({ name: 'big', size: 200_000_000 }), (error: unknown) => {
+      assert.ok(error instanceof ApiError);
+      assert.equal(error.code, 'too_large');
+      assert.deepEqual(error.details, { limit: 100_000_000 });
+      return true;
+    });
+    const unknown = new FilehostClient({ endpoint: t.apiUrl, apiKey: 'pk_live_nope' });
+    await assert.rejects(unknown.listFiles(), { code: 'invalid_key', status: 401 });
+    const offline = new FilehostClient({ endpoint: 'http://127.0.0.1:9', apiKey: t.secretKey });
+    await assert.rejects(offline.listFiles(), { code: 'network_error', status: 0 });
+  });
+
+  it('carries Retry-After on rate_limited, and the retry policy waits that long', async () => {
+    const limited = await startTestService({ FILEHOST_RATE_LIMIT: '1' });
+    try {
+      const browser = new FilehostClient({
+        endpoint: limited.apiUrl,
+        apiKey: limited.publishableKey,
+        fetch: (input, init) =>
+          fetch(input, {
+            ...init,
+            headers: { ...(init?.headers as Record<string, string>), Origin: ALLOWED_ORIGIN },
+          }),
+      });
+      await browser.listFiles();
+      const error = await browser.listFiles().catch((caught: unknown) => caught);
+      assert.ok(error instanceof ApiError);
+      assert.equal(error.code, 'rate_limited');
+      assert.equal(error.status, 429);
+      assert.ok(error.retryAfter !== null && error.retryAfter >= 1 && error.retryAfter <= 60);
+      assert.equal(retryDelayMs(error, 0), error.retryAfter * 1000);
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it('retries only what can succeed later', async () => {
+    let calls = 0;
+    await assert.rejects(
+      withRetry(async () => {
+        calls++;
+        throw new ApiError(403, 'invalid_signature', 'no');
+      }),
+    );
+    assert.equal(calls, 1);
+    calls = 0;
+    const value = await withRetry(
+      async () => {
+        calls++;
+        if (calls < 3) throw new ApiError(503, 'internal_error', 'later');
+        return 'ok';
+      },
+      { baseDelayMs: 1 },
+    );
+    assert.equal(value, 'ok');
+    assert.equal(calls, 3);
+  });
+
+  it('stops at once when aborted', async () => {
+    const controller = new AbortController();
+    controller.abort(new Error('user cancelled'));
+    await assert.rejects(client.listFiles({}, { signal: controller.signal }), /user cancelled/);
+  });
+
+  it('refuses a secret key in a browser, and bad options anywhere', () => {
+    const globals = globalThis as Record<string, unknown>;
+    globals.window = {};
+    globals.document = {};
+    try {
+      assert.throws(
+        () => new FilehostClient({ endpoint: t.apiUrl, apiKey: t.secretKey }),
+        /secret key \(sk_live_…\) must never be used in a web page/,
+      );
+      assert.doesNotThrow(
+        () => new FilehostClient({ endpoint: t.apiUrl, apiKey: t.publishableKey }),
+      );
+    } finally {
+      delete globals.window;
+      delete globals.document;
+    }
+    assert.throws(() => new FilehostClient({ endpoint: 'localhost:8787', apiKey: 'x' }), TypeError);
+    assert.throws(() => new FilehostClient({ endpoint: t.apiUrl, apiKey: '' }), TypeError);
+  });
+});
