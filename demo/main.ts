@@ -1,19 +1,20 @@
 /**
- * The minimal demo: a one-request upload and a paged list, straight against the API with
- * the publishable key. The <file-uploader> and <file-list> elements replace this page's
- * hand-written parts as they land.
+ * The demo: <file-uploader> against the local service, and a paged list of the project's
+ * files (which <file-list> replaces when it lands).
  */
+import '../src/index.js';
 import type { ApiErrorBody } from '../src/api/errors.js';
 import type { FileListResponse, FileRecord } from '../src/api/types.js';
 
 const apiUrl = import.meta.env.VITE_FILEHOST_API_URL as string;
 const key = import.meta.env.VITE_FILEHOST_PUBLISHABLE_KEY as string;
 
-const input = document.querySelector<HTMLInputElement>('#file-input');
-const status = document.querySelector<HTMLParagraphElement>('#status');
+const uploader = document.querySelector('file-uploader');
 const list = document.querySelector<HTMLUListElement>('#files');
 const more = document.querySelector<HTMLButtonElement>('#more');
-if (!input || !status || !list || !more) throw new Error('demo markup is missing');
+if (!uploader || !list || !more) throw new Error('demo markup is missing');
+uploader.endpoint = apiUrl;
+uploader.apiKey = key;
 
 const sizeFormat = new Intl.NumberFormat(undefined, { maximumFractionDigits: 1 });
 const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
@@ -63,8 +64,10 @@ async function loadPage(reset: boolean): Promise<void> {
     headers: { Authorization: `Bearer ${key}` },
   });
   if (!response.ok) {
-    status!.textContent = `Could not list files: ${await readError(response)}`;
-    status!.className = 'error';
+    const error = document.createElement('li');
+    error.className = 'empty';
+    error.textContent = `Could not list files: ${await readError(response)}`;
+    list!.replaceChildren(error);
     return;
   }
   const page = (await response.json()) as FileListResponse;
@@ -80,30 +83,7 @@ async function loadPage(reset: boolean): Promise<void> {
   more!.hidden = cursor === null;
 }
 
-input.addEventListener('change', async () => {
-  const files = [...(input.files ?? [])];
-  input.value = '';
-  for (const [index, file] of files.entries()) {
-    status.className = '';
-    status.textContent = `Uploading ${file.name} (${index + 1} of ${files.length})…`;
-    const response = await fetch(`${apiUrl}/v1/upload`, {
-      method: 'POST',
-      headers: {
-        Authorization: `Bearer ${key}`,
-        'Content-Type': file.type || 'application/octet-stream',
-        'X-Filename': encodeURIComponent(file.name),
-      },
-      body: file,
-    });
-    if (!response.ok) {
-      status.textContent = `${file.name} was not uploaded: ${await readError(response)}`;
-      status.className = 'error';
-      return;
-    }
-  }
-  status.textContent = files.length === 1 ? 'Uploaded.' : `Uploaded ${files.length} files.`;
-  await loadPage(true);
-});
+uploader.addEventListener('upload-complete', () => loadPage(true));
 
 more.addEventListener('click', () => loadPage(false));
 void loadPage(true);

@@ -1,0 +1,297 @@
+import { css } from 'lit';
+
+/**
+ * Public custom properties are read once, on :host, into private `--_*` tokens with
+ * defaults for light and dark; every rule below reads only the private tokens.
+ */
+export const styles = css`
+  :host {
+    --_accent: var(--file-uploader-accent, #2563eb);
+    --_on-accent: var(--file-uploader-on-accent, #ffffff);
+    --_text: var(--file-uploader-text, #0f172a);
+    --_muted: var(--file-uploader-muted, #475569);
+    --_background: var(--file-uploader-background, #ffffff);
+    --_surface: var(--file-uploader-surface, #f8fafc);
+    --_border: var(--file-uploader-border, #cbd5e1);
+    --_error: var(--file-uploader-error, #b91c1c);
+    --_success: var(--file-uploader-success, #15803d);
+    --_radius: var(--file-uploader-radius, 0.75rem);
+    --_gap: var(--file-uploader-gap, 0.75rem);
+    --_font: var(--file-uploader-font, inherit);
+    --_focus: var(--file-uploader-focus-ring, 0 0 0 3px color-mix(in srgb, var(--_accent) 45%, transparent));
+
+    display: block;
+    box-sizing: border-box;
+    font: var(--_font);
+    color: var(--_text);
+    min-width: 0;
+  }
+
+  @media (prefers-color-scheme: dark) {
+    :host {
+      --_accent: var(--file-uploader-accent, #60a5fa);
+      --_on-accent: var(--file-uploader-on-accent, #0b1220);
+      --_text: var(--file-uploader-text, #e2e8f0);
+      --_muted: var(--file-uploader-muted, #94a3b8);
+      --_background: var(--file-uploader-background, #0f172a);
+      --_surface: var(--file-uploader-surface, #111c31);
+      --_border: var(--file-uploader-border, #334155);
+      --_error: var(--file-uploader-error, #fca5a5);
+      --_success: var(--file-uploader-success, #86efac);
+    }
+  }
+
+  :host([hidden]) {
+    display: none;
+  }
+
+  *,
+  *::before,
+  *::after {
+    box-sizing: inherit;
+  }
+
+  .base {
+    display: grid;
+    gap: var(--_gap);
+    /* Narrow or wide is the element's own width, not the window's. */
+    container-type: inline-size;
+  }
+
+  .dropzone {
+    display: grid;
+    justify-items: center;
+    gap: 0.35rem;
+    padding: 1.5rem 1rem;
+    border: 2px dashed var(--_border);
+    border-radius: var(--_radius);
+    background: var(--_surface);
+    text-align: center;
+    transition:
+      border-color 120ms ease,
+      background-color 120ms ease;
+  }
+
+  :host([dragging]) .dropzone {
+    border-color: var(--_accent);
+    border-style: solid;
+    background: color-mix(in srgb, var(--_accent) 12%, var(--_surface));
+  }
+
+  :host([disabled]) .dropzone {
+    opacity: 0.6;
+  }
+
+  .icon {
+    width: 2rem;
+    height: 2rem;
+    color: var(--_accent);
+  }
+
+  .prompt {
+    margin: 0;
+    font-size: 1rem;
+  }
+
+  .hint {
+    margin: 0;
+    font-size: 0.85rem;
+    color: var(--_muted);
+  }
+
+  button {
+    font: inherit;
+    cursor: pointer;
+    border-radius: calc(var(--_radius) / 1.5);
+  }
+
+  button:focus-visible,
+  a:focus-visible {
+    outline: none;
+    box-shadow: var(--_focus);
+  }
+
+  button:disabled {
+    cursor: not-allowed;
+  }
+
+  .browse {
+    padding: 0.1rem 0.25rem;
+    border: none;
+    background: none;
+    color: var(--_accent);
+    font-weight: 600;
+    text-decoration: underline;
+    text-underline-offset: 0.2em;
+  }
+
+  .summary {
+    display: flex;
+    flex-wrap: wrap;
+    align-items: center;
+    gap: 0.5rem 1rem;
+    font-size: 0.9rem;
+    color: var(--_muted);
+  }
+
+  .summary .bar {
+    flex: 1 1 10rem;
+  }
+
+  .action {
+    padding: 0.35rem 0.75rem;
+    border: 1px solid var(--_border);
+    background: var(--_background);
+    color: var(--_text);
+    font-size: 0.875rem;
+  }
+
+  .action.primary {
+    border-color: var(--_accent);
+    background: var(--_accent);
+    color: var(--_on-accent);
+  }
+
+  ul {
+    list-style: none;
+    margin: 0;
+    padding: 0;
+    display: grid;
+    gap: 0.5rem;
+  }
+
+  .file {
+    display: grid;
+    grid-template-columns: 2.5rem minmax(0, 1fr) auto;
+    align-items: center;
+    gap: 0.75rem;
+    padding: 0.6rem 0.75rem;
+    border: 1px solid var(--_border);
+    border-radius: var(--_radius);
+    background: var(--_background);
+  }
+
+  .file[data-status='failed'],
+  .file[data-status='rejected'] {
+    border-color: color-mix(in srgb, var(--_error) 60%, var(--_border));
+  }
+
+  .thumbnail {
+    width: 2.5rem;
+    height: 2.5rem;
+    border-radius: calc(var(--_radius) / 2);
+    background: var(--_surface);
+    display: grid;
+    place-items: center;
+    overflow: hidden;
+    color: var(--_muted);
+  }
+
+  .thumbnail img {
+    width: 100%;
+    height: 100%;
+    object-fit: cover;
+  }
+
+  .thumbnail svg {
+    width: 1.4rem;
+    height: 1.4rem;
+  }
+
+  .info {
+    display: grid;
+    gap: 0.2rem;
+    min-width: 0;
+  }
+
+  .name {
+    font-weight: 600;
+    overflow: hidden;
+    text-overflow: ellipsis;
+    white-space: nowrap;
+    unicode-bidi: plaintext;
+  }
+
+  .name a {
+    color: inherit;
+  }
+
+  .meta {
+    font-size: 0.825rem;
+    color: var(--_muted);
+  }
+
+  .file[data-status='done'] .state {
+    color: var(--_success);
+  }
+
+  .error {
+    margin: 0;
+    font-size: 0.825rem;
+    color: var(--_error);
+    overflow-wrap: anywhere;
+  }
+
+  .code {
+    font-family: ui-monospace, monospace;
+    font-size: 0.75rem;
+    opacity: 0.8;
+  }
+
+  .bar {
+    height: 0.375rem;
+    border-radius: 999px;
+    background: color-mix(in srgb, var(--_border) 60%, transparent);
+    overflow: hidden;
+  }
+
+  .bar > span {
+    display: block;
+    height: 100%;
+    width: calc(var(--fraction, 0) * 100%);
+    background: var(--_accent);
+    border-radius: inherit;
+    transition: width 150ms linear;
+  }
+
+  .file[data-status='done'] .bar > span {
+    background: var(--_success);
+  }
+
+  .file[data-status='failed'] .bar > span {
+    background: var(--_error);
+  }
+
+  .actions {
+    display: flex;
+    gap: 0.35rem;
+  }
+
+  .visually-hidden {
+    position: absolute;
+    width: 1px;
+    height: 1px;
+    margin: -1px;
+    padding: 0;
+    overflow: hidden;
+    clip: rect(0 0 0 0);
+    white-space: nowrap;
+    border: 0;
+  }
+
+  @container (max-width: 26rem) {
+    .file {
+      grid-template-columns: 2.5rem minmax(0, 1fr);
+    }
+    .actions {
+      grid-column: 2;
+    }
+  }
+
+  @media (prefers-reduced-motion: reduce) {
+    .dropzone,
+    .bar > span {
+      transition: none;
+    }
+  }
+`;

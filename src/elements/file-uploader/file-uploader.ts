@@ -1,0 +1,588 @@
+import { html, LitElement, nothing, type PropertyValues, svg } from 'lit';
+import { repeat } from 'lit/directives/repeat.js';
+import type { FileMetadata, FileRecord } from '../../api/types.js';
+import { emit } from '../shared/events.js';
+import { formatBytes, formatCount, formatPercent, localeOf } from '../shared/format.js';
+import type { UploadFailure } from './failure.js';
+import { styles } from './file-uploader.styles.js';
+import { type FileUploaderStrings, mergeStrings } from './strings.js';
+import { type FileSummary, type FileView, UploadController } from './upload-controller.js';
+
+export type { FailureCode, FailureStep, UploadFailure } from './failure.js';
+export type { FileUploaderStrings } from './strings.js';
+export type { FileSummary, FileView } from './upload-controller.js';
+
+export interface FileUploaderEventMap {
+  /** Files were added by the user (picked, dropped or pasted) and passed the checks. */
+  'file-add': CustomEvent<{ files: FileSummary[] }>;
+  /** A file's upload started (sign, then bytes). */
+  'upload-start': CustomEvent<{ file: FileSummary }>;
+  /** Bytes of a file went out. */
+  'upload-progress': CustomEvent<{ file: FileSummary; bytesUploaded: number; bytesTotal: number }>;
+  /** A file is uploaded: the service answered `ready`; `record.url` is live on the CDN. */
+  'upload-success': CustomEvent<{ file: FileSummary; record: FileRecord }>;
+  /** A file failed for good (after any automatic retries), or was refused before upload. */
+  'upload-error': CustomEvent<{ file: FileSummary } & UploadFailure>;
+  /** Nothing is uploading any more: what succeeded and what failed since the last time. */
+  'upload-complete': CustomEvent<{
+    successful: FileRecord[];
+    failed: { file: FileSummary; failure: UploadFailure }[];
+  }>;
+}
+
+declare global {
+  interface HTMLElementEventMap extends FileUploaderEventMap {}
+  interface HTMLElementTagNameMap {
+    'file-uploader': FileUploaderElement;
+  }
+}
+
+const jsonConverter = {
+  fromAttribute(value: string | null): FileMetadata {
+    if (!value) return {};
+    try {
+      const parsed: unknown = JSON.parse(value);
+      if (parsed && typeof parsed === 'object' && !Array.isArray(parsed))
+        return parsed as FileMetadata;
+    } catch {
+      // Reported below, where the element can say which attribute is wrong.
+    }
+    console.warn('<file-uploader>: the metadata attribute must be a JSON object of strings.');
+    return {};
+  },
+  toAttribute(value: FileMetadata): string {
+    return JSON.stringify(value);
+  },
+};
+
+const optionalNumber = {
+  fromAttribute(value: string | null): number | null {
+    if (value === null || value.trim() === '') return null;
+    const number = Number(value);
+    return Number.isFinite(number) && number > 0 ? number : null;
+  },
+  toAttribute(value: number | null): string | null {
+    return value === null ? null : String(value);
+  },
+};
+
+/**
+ * File uploads for any page: pick, drop or paste files and they are uploaded to filehost
+ * with a publishable key, with progress, retries and errors in plain words.
+ *
+ * @summary Uploads files to filehost (sign, PUT the bytes, complete) through Uppy.
+ *
+ * @fires file-add - Files were added and passed the checks. `detail.files`.
+ * @fires upload-start - A file's upload started. `detail.file`.
+ * @fires upload-progress - Bytes went out. `detail.file`, `detail.bytesUploaded`, `detail.bytesTotal`.
+ * @fires upload-success - A file is ready on the CDN. `detail.file`, `detail.record` (with `url`).
+ * @fires upload-error - A file failed or was refused. `detail.code`, `detail.status`, `detail.message`, `detail.step`.
+ * @fires upload-complete - Nothing is uploading any more. `detail.successful`, `detail.failed`.
+ *
+ * @csspart base - The wrapper of everything.
+ * @csspart dropzone - The area files are dropped on.
+ * @csspart browse-button - The button that opens the file picker.
+ * @csspart hint - The line about accepted files.
+ * @csspart total - The summary of all files with the total progress.
+ * @csspart list - The list of files.
+ * @csspart file - One file in the list.
+ * @csspart thumbnail - A file's preview or icon.
+ * @csspart name - A file's name (a link once uploaded).
+ * @csspart progress - A progress bar.
+ * @csspart error - A file's error message.
+ * @csspart action - A button of a file (retry, cancel, remove) or of the summary.
+ *
+ * @cssprop --file-uploader-accent - Buttons, links, progress. Default #2563eb (dark: #60a5fa).
+ * @cssprop --file-uploader-on-accent - Text on the accent color.
+ * @cssprop --file-uploader-text - Text color.
+ * @cssprop --file-uploader-muted - Secondary text.
+ * @cssprop --file-uploader-background - Background of file rows.
+ * @cssprop --file-uploader-surface - Background of the drop zone.
+ * @cssprop --file-uploader-border - Borders.
+ * @cssprop --file-uploader-error - Error text and bars.
+ * @cssprop --file-uploader-success - Finished files.
+ * @cssprop --file-uploader-radius - Corner radius. Default 0.75rem.
+ * @cssprop --file-uploader-gap - Space between the parts. Default 0.75rem.
+ * @cssprop --file-uploader-font - Font shorthand. Default inherit.
+ * @cssprop --file-uploader-focus-ring - The focus indicator (a box-shadow).
+ */
+export class FileUploaderElement extends LitElement {
+  static override styles = styles;
+  static formAssociated = true;
+  static override shadowRootOptions = { ...LitElement.shadowRootOptions, delegatesFocus: true };
+
+  static override properties = {
+    endpoint: { type: String },
+    apiKey: { type: String, attribute: 'api-key' },
+    multiple: { type: Boolean, reflect: true },
+    accept: { type: String },
+    maxFileSize: { attribute: 'max-file-size', converter: optionalNumber },
+    maxFiles: { attribute: 'max-files', converter: optionalNumber },
+    metadata: { converter: jsonConverter },
+    disabled: { type: Boolean, reflect: true },
+    noAutoUpload: { type: Boolean, attribute: 'no-auto-upload' },
+    name: { type: String, reflect: true },
+    required: { type: Boolean, reflect: true },
+    formValue: { type: String, attribute: 'form-value' },
+    strings: { attribute: false },
+    uploading: { type: Boolean, reflect: true },
+    dragging: { type: Boolean, reflect: true },
+    _announcement: { state: true },
+  };
+
+  /** Base URL of the filehost API, e.g. `http://localhost:8787`. */
+  declare endpoint: string;
+  /** The publishable key (`pk_live_…`). A secret key is refused: it must never be in a page. */
+  declare apiKey: string;
+  /** Accept several files. Default false: one file, and a new one replaces it. */
+  declare multiple: boolean;
+  /** Like `<input accept>`: extensions and media types, comma-separated. */
+  declare accept: string;
+  /** Largest file accepted, in bytes; checked before anything is sent. */
+  declare maxFileSize: number | null;
+  /** Most files accepted (with `multiple`). */
+  declare maxFiles: number | null;
+  /** Metadata stored with every file (JSON object of strings in the attribute). */
+  declare metadata: FileMetadata;
+  declare disabled: boolean;
+  /** Do not start uploading as soon as files are chosen; an Upload button starts them. */
+  declare noAutoUpload: boolean;
+  /** Form field name: the form gets one entry per uploaded file. */
+  declare name: string;
+  /** The form cannot be submitted until at least one file is uploaded. */
+  declare required: boolean;
+  /** What the form gets per file: `url` (default) or `id`. */
+  declare formValue: 'url' | 'id';
+  /** Replaces any of the texts (see `FileUploaderStrings`). */
+  declare strings: Partial<FileUploaderStrings>;
+  /** Reflected while files are uploading. */
+  declare uploading: boolean;
+  /** Reflected while files are dragged over the element. */
+  declare dragging: boolean;
+  declare _announcement: string;
+
+  readonly #internals: ElementInternals | null;
+  readonly #controller: UploadController;
+  #dragDepth = 0;
+  #formDisabled = false;
+
+  constructor() {
+    super();
+    this.endpoint = '';
+    this.apiKey = '';
+    this.multiple = false;
+    this.accept = '';
+    this.maxFileSize = null;
+    this.maxFiles = null;
+    this.metadata = {};
+    this.disabled = false;
+    this.noAutoUpload = false;
+    this.name = '';
+    this.required = false;
+    this.formValue = 'url';
+    this.strings = {};
+    this.uploading = false;
+    this.dragging = false;
+    this._announcement = '';
+    this.#internals = typeof this.attachInternals === 'function' ? this.attachInternals() : null;
+    this.#controller = new UploadController(this, this.#settings(), {
+      added: (files) => {
+        emit(this, 'file-add', { files });
+        this.#announce(this.texts.announceAdded(formatCount(files.length, localeOf(this))));
+      },
+      started: (file) => emit(this, 'upload-start', { file }),
+      progress: (file, bytesUploaded, bytesTotal) =>
+        emit(this, 'upload-progress', { file, bytesUploaded, bytesTotal }),
+      succeeded: (file, record) => {
+        emit(this, 'upload-success', { file, record });
+        this.#announce(this.texts.announceDone(file.name));
+      },
+      failed: (file, failure) => {
+        emit(this, 'upload-error', { file, ...failure });
+        this.#announce(this.texts.announceFailed(file.name, failure.message));
+      },
+      allDone: (result) => {
+        emit(this, 'upload-complete', result);
+        const locale = localeOf(this);
+        this.#announce(
+          this.texts.announceAllDone(
+            formatCount(result.successful.length, locale),
+            formatCount(result.failed.length, locale),
+          ),
+        );
+      },
+    });
+    this.addEventListener('paste', this.#onPaste);
+  }
+
+  /** The language numbers and sizes are written in: the nearest `lang`, else the browser's. */
+  get locale(): string {
+    return localeOf(this);
+  }
+
+  /** The texts in use: the defaults with `strings` laid over them. */
+  get texts(): FileUploaderStrings {
+    return mergeStrings(this.strings);
+  }
+
+  /** Every file in the list, with its status, progress, error and (once uploaded) its record. */
+  get files(): FileView[] {
+    return this.#controller.files;
+  }
+
+  /** The records of the uploaded files, in the order they were added. */
+  get value(): FileRecord[] {
+    return this.#controller.records;
+  }
+
+  get form(): HTMLFormElement | null {
+    return this.#internals?.form ?? null;
+  }
+
+  get validity(): ValidityState | undefined {
+    return this.#internals?.validity;
+  }
+
+  get validationMessage(): string {
+    return this.#internals?.validationMessage ?? '';
+  }
+
+  checkValidity(): boolean {
+    return this.#internals?.checkValidity() ?? true;
+  }
+
+  reportValidity(): boolean {
+    return this.#internals?.reportValidity() ?? true;
+  }
+
+  /** Adds files as if the user had chosen them. */
+  addFiles(files: Iterable<File>): void {
+    if (this.disabled || this.#formDisabled) return;
+    let list = [...files];
+    if (list.length === 0) return;
+    if (!this.multiple) {
+      // One file: a new choice replaces what was there.
+      list = list.slice(0, 1);
+      this.#controller.clear();
+    }
+    this.#controller.addFiles(list);
+  }
+
+  /** Starts files waiting to upload (with `no-auto-upload`). */
+  upload(): void {
+    this.#controller.uploadAll();
+  }
+
+  retry(id: string): void {
+    this.#controller.retry(id);
+  }
+
+  /** Cancels an upload, or removes a file from the list. */
+  removeFile(id: string): void {
+    this.#controller.remove(id);
+  }
+
+  /** Cancels every upload still running. */
+  cancelAll(): void {
+    this.#controller.cancelAll();
+  }
+
+  /** Opens the file picker. */
+  browse(): void {
+    if (this.disabled || this.#formDisabled) return;
+    this.renderRoot.querySelector<HTMLInputElement>('input[type=file]')?.click();
+  }
+
+  formResetCallback(): void {
+    this.#controller.clear();
+  }
+
+  formDisabledCallback(disabled: boolean): void {
+    this.#formDisabled = disabled;
+    this.requestUpdate();
+  }
+
+  override willUpdate(changed: PropertyValues<this>): void {
+    const settingsChanged = [
+      'endpoint',
+      'apiKey',
+      'metadata',
+      'maxFileSize',
+      'maxFiles',
+      'accept',
+      'noAutoUpload',
+      'multiple',
+    ].some((key) => changed.has(key as keyof FileUploaderElement));
+    if (settingsChanged) this.#controller.configure(this.#settings());
+    this.uploading = this.#controller.busy;
+  }
+
+  override updated(): void {
+    this.#syncForm();
+  }
+
+  #settings() {
+    const accept = this.accept
+      .split(',')
+      .map((item) => item.trim())
+      .filter(Boolean);
+    return {
+      endpoint: this.endpoint,
+      apiKey: this.apiKey,
+      metadata: this.metadata,
+      maxFileSize: this.maxFileSize,
+      maxFiles: this.multiple ? this.maxFiles : 1,
+      accept: accept.length > 0 ? accept : null,
+      autoUpload: !this.noAutoUpload,
+    };
+  }
+
+  #syncForm(): void {
+    const internals = this.#internals;
+    if (!internals) return;
+    const records = this.#controller.records;
+    if (this.name) {
+      const data = new FormData();
+      for (const record of records)
+        data.append(this.name, this.formValue === 'id' ? record.id : record.url);
+      internals.setFormValue(records.length > 0 ? data : null);
+    } else {
+      internals.setFormValue(null);
+    }
+    const anchor = this.renderRoot.querySelector<HTMLElement>('.browse') ?? undefined;
+    if (this.#controller.busy) {
+      internals.setValidity({ customError: true }, this.texts.formUploading, anchor);
+    } else if (this.required && records.length === 0) {
+      internals.setValidity({ valueMissing: true }, this.texts.formRequired, anchor);
+    } else {
+      internals.setValidity({});
+    }
+  }
+
+  #announce(text: string): void {
+    // The same sentence twice in a row must still be read out: vary it invisibly.
+    this._announcement = this._announcement === text ? `${text}\u00a0` : text;
+  }
+
+  #onPick = (event: Event): void => {
+    const input = event.target as HTMLInputElement;
+    this.addFiles(input.files ?? []);
+    input.value = '';
+  };
+
+  #onPaste = (event: ClipboardEvent): void => {
+    const files = [...(event.clipboardData?.files ?? [])];
+    if (files.length === 0) return;
+    event.preventDefault();
+    this.addFiles(files);
+  };
+
+  #onDragEnter = (event: DragEvent): void => {
+    if (!hasFiles(event) || this.disabled) return;
+    event.preventDefault();
+    this.#dragDepth++;
+    this.dragging = true;
+  };
+
+  #onDragOver = (event: DragEvent): void => {
+    if (!hasFiles(event) || this.disabled) return;
+    event.preventDefault();
+    if (event.dataTransfer) event.dataTransfer.dropEffect = 'copy';
+  };
+
+  #onDragLeave = (): void => {
+    this.#dragDepth = Math.max(0, this.#dragDepth - 1);
+    if (this.#dragDepth === 0) this.dragging = false;
+  };
+
+  #onDrop = (event: DragEvent): void => {
+    if (!hasFiles(event)) return;
+    event.preventDefault();
+    this.#dragDepth = 0;
+    this.dragging = false;
+    this.addFiles(event.dataTransfer?.files ?? []);
+  };
+
+  #hint(): string {
+    const t = this.texts;
+    const locale = localeOf(this);
+    const parts: string[] = [];
+    if (this.accept)
+      parts.push(
+        t.hintTypes(
+          this.accept
+            .split(',')
+            .map((a) => a.trim())
+            .join(', '),
+        ),
+      );
+    if (this.maxFileSize) parts.push(t.hintMaxSize(formatBytes(this.maxFileSize, locale)));
+    if (this.multiple && this.maxFiles)
+      parts.push(t.hintMaxFiles(formatCount(this.maxFiles, locale)));
+    parts.push(t.hintPaste);
+    return parts.join(' ');
+  }
+
+  #statusText(file: FileView): string {
+    const t = this.texts;
+    const locale = localeOf(this);
+    switch (file.status) {
+      case 'queued':
+        return t.queued;
+      case 'preparing':
+        return t.preparing;
+      case 'uploading':
+        return t.uploading(formatPercent(file.fraction, locale));
+      case 'finishing':
+        return t.finishing;
+      case 'done':
+        return t.done;
+      case 'retrying':
+        return t.retrying(
+          formatCount(Math.max(1, Math.ceil(((file.retryAt ?? 0) - Date.now()) / 1000)), locale),
+        );
+      default:
+        return '';
+    }
+  }
+
+  #renderFile(file: FileView) {
+    const t = this.texts;
+    const locale = localeOf(this);
+    const finished =
+      file.status === 'done' || file.status === 'failed' || file.status === 'rejected';
+    const showBar = !['rejected', 'failed', 'queued'].includes(file.status);
+    const statusText = this.#statusText(file);
+    return html`
+      <li part="file" class="file" data-status=${file.status}>
+        <span part="thumbnail" class="thumbnail" aria-hidden="true">
+          ${file.thumbnail ? html`<img src=${file.thumbnail} alt="" />` : fileIcon}
+        </span>
+        <div class="info">
+          <span part="name" class="name" title=${file.name}>
+            ${
+              file.record
+                ? html`<a href=${file.record.url} target="_blank" rel="noopener noreferrer"
+                    aria-label=${t.openFile(file.name)}>${file.name}</a>`
+                : file.name
+            }
+          </span>
+          <span class="meta">
+            ${formatBytes(file.size, locale)}${statusText ? html` · <span class="state">${statusText}</span>` : nothing}
+          </span>
+          ${
+            showBar
+              ? html`<div part="progress" class="bar" role="progressbar" aria-label=${file.name}
+                  aria-valuemin="0" aria-valuemax="100" aria-valuenow=${Math.round(file.fraction * 100)}
+                  style="--fraction: ${file.fraction}"><span></span></div>`
+              : nothing
+          }
+          ${
+            file.failure
+              ? html`<p part="error" class="error">
+                  ${file.failure.message} <span class="code">(${file.failure.code})</span>
+                </p>`
+              : nothing
+          }
+        </div>
+        <div class="actions">
+          ${
+            file.status === 'failed'
+              ? html`<button part="action" class="action" type="button" aria-label=${t.retryLabel(file.name)}
+                  @click=${() => this.retry(file.id)}>${t.retry}</button>`
+              : nothing
+          }
+          <button part="action" class="action" type="button"
+            aria-label=${finished ? t.removeLabel(file.name) : t.cancelLabel(file.name)}
+            @click=${() => this.removeFile(file.id)}>${finished ? t.remove : t.cancel}</button>
+        </div>
+      </li>
+    `;
+  }
+
+  #renderSummary(files: FileView[]) {
+    const t = this.texts;
+    const locale = localeOf(this);
+    const counted = files.filter((file) => file.status !== 'rejected' && file.status !== 'failed');
+    const total = counted.reduce((sum, file) => sum + file.size, 0);
+    const sent = counted.reduce((sum, file) => sum + file.bytesUploaded, 0);
+    const fraction = total > 0 ? sent / total : 0;
+    const done = files.filter((file) => file.status === 'done').length;
+    const queued = files.some((file) => file.status === 'queued');
+    return html`
+      <div part="total" class="summary">
+        <span>${t.total(formatCount(done, locale), formatCount(counted.length, locale), formatPercent(fraction, locale))}</span>
+        <div part="progress" class="bar" role="progressbar" aria-label=${t.total(formatCount(done, locale), formatCount(counted.length, locale), formatPercent(fraction, locale))}
+          aria-valuemin="0" aria-valuemax="100" aria-valuenow=${Math.round(fraction * 100)}
+          style="--fraction: ${fraction}"><span></span></div>
+        ${
+          queued
+            ? html`<button part="action" class="action primary" type="button" @click=${() => this.upload()}>${t.upload}</button>`
+            : nothing
+        }
+        ${
+          this.uploading
+            ? html`<button part="action" class="action" type="button" @click=${() => this.cancelAll()}>${t.cancelAll}</button>`
+            : nothing
+        }
+      </div>
+    `;
+  }
+
+  override render() {
+    const t = this.texts;
+    const files = this.#controller.files;
+    const disabled = this.disabled || this.#formDisabled;
+    return html`
+      <div part="base" class="base">
+        <div
+          part="dropzone"
+          class="dropzone"
+          @dragenter=${this.#onDragEnter}
+          @dragover=${this.#onDragOver}
+          @dragleave=${this.#onDragLeave}
+          @drop=${this.#onDrop}
+        >
+          ${uploadIcon}
+          <p class="prompt">
+            ${
+              this.dragging
+                ? t.dropHere
+                : html`${t.dropzone}
+              <button part="browse-button" class="browse" type="button" ?disabled=${disabled}
+                aria-describedby="hint" @click=${() => this.browse()}>${t.browse}</button>`
+            }
+          </p>
+          <p part="hint" id="hint" class="hint">${this.#hint()}</p>
+          <input type="file" hidden tabindex="-1" ?multiple=${this.multiple} accept=${this.accept || nothing}
+            ?disabled=${disabled} @change=${this.#onPick} />
+        </div>
+        ${files.length > 0 ? this.#renderSummary(files) : nothing}
+        ${
+          files.length > 0
+            ? html`<ul part="list" aria-label=${t.fileListLabel}>
+                ${repeat(
+                  files,
+                  (file) => file.id,
+                  (file) => this.#renderFile(file),
+                )}
+              </ul>`
+            : nothing
+        }
+        <div class="visually-hidden" role="status" aria-live="polite" aria-atomic="true">${this._announcement}</div>
+      </div>
+    `;
+  }
+}
+
+function hasFiles(event: DragEvent): boolean {
+  return [...(event.dataTransfer?.types ?? [])].includes('Files');
+}
+
+const uploadIcon = svg`<svg class="icon" viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="1.8"
+  stroke-linecap="round" stroke-linejoin="round" aria-hidden="true"><path d="M12 16V4m0 0 4.5 4.5M12 4 7.5 8.5"/>
+  <path d="M4 15v3a2 2 0 0 0 2 2h12a2 2 0 0 0 2-2v-3"/></svg>`;
+
+const fileIcon = svg`<svg viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="1.8"
+  stroke-linecap="round" stroke-linejoin="round" aria-hidden="true"><path d="M14 3H7a2 2 0 0 0-2 2v14a2 2 0 0 0 2 2h10a2 2 0 0 0 2-2V8z"/>
+  <path d="M14 3v5h5"/></svg>`;

@@ -1,0 +1,165 @@
+import {
+  BasePlugin,
+  type Body,
+  EventManager,
+  type Meta,
+  type PluginOpts,
+  type Uppy,
+  type UppyFile,
+} from '@uppy/core';
+import { fetcher, filterFilesToUpload, TaskQueue } from '@uppy/core/utils';
+import { missingParts, type PlannedPart, type UploadPlan } from './upload-plan.js';
+
+export interface MultipartUploadOptions extends PluginOpts {
+  /** The plan the sign step made for a file; files with one part are left to XHRUpload. */
+  getPlan: (fileId: string) => UploadPlan | undefined;
+  /** Fetches fresh part URLs (after `url_expired`); resolves with the updated plan. */
+  refreshPlan: (fileId: string) => Promise<UploadPlan>;
+  /** Which failed part requests are worth another try (network, 408, 429, 5xx). */
+  shouldRetry: (xhr: XMLHttpRequest) => boolean;
+  /**
+   * Parts in flight at once, across files. Default 4: fills a typical link while keeping
+   * what a dropped connection loses small.
+   */
+  limit?: number;
+}
+
+/**
+ * Uppy uploader for files that sign into several parts. Parts go out in parallel (each
+ * PUT through Uppy's own XHR `fetcher`, so progress and per-request retries behave as in
+ * XHRUpload), each part is retried on its own, progress is summed per file, and only the
+ * parts the service does not yet hold are sent, which is what makes a retry a resume.
+ * Files with a single part are skipped here and PUT by XHRUpload.
+ */
+export class MultipartUpload<M extends Meta, B extends Body> extends BasePlugin<
+  MultipartUploadOptions,
+  M,
+  B
+> {
+  readonly #queue: TaskQueue;
+
+  constructor(uppy: Uppy<M, B>, options: MultipartUploadOptions) {
+    super(uppy, options);
+    if (typeof options?.getPlan !== 'function') {
+      throw new TypeError('MultipartUpload: the `getPlan` option must be a function.');
+    }
+    if (typeof options.refreshPlan !== 'function') {
+      throw new TypeError('MultipartUpload: the `refreshPlan` option must be a function.');
+    }
+    this.id = options.id ?? 'MultipartUpload';
+    this.type = 'uploader';
+    this.#queue = new TaskQueue({ concurrency: options.limit ?? 4 });
+  }
+
+  override install(): void {
+    this.uppy.addUploader(this.#upload);
+  }
+
+  override uninstall(): void {
+    this.uppy.removeUploader(this.#upload);
+  }
+
+  #upload = async (fileIDs: string[]): Promise<void> => {
+    const files = filterFilesToUpload(this.uppy.getFilesByIds(fileIDs)).filter(
+      (file) => (this.opts.getPlan(file.id)?.parts.length ?? 0) > 1,
+    );
+    if (files.length === 0) return;
+    this.uppy.emit('upload-start', files);
+    await Promise.allSettled(files.map((file) => this.#uploadFile(file)));
+  };
+
+  async #uploadFile(file: UppyFile<M, B>): Promise<void> {
+    const events = new EventManager(this.uppy);
+    const controller = new AbortController();
+    events.onFileRemove(file.id, () => controller.abort());
+    events.onCancelAll(file.id, () => controller.abort());
+    const plan = this.opts.getPlan(file.id) as UploadPlan;
+    const sent = new Map<number, number>(
+      plan.parts.map((p) => [p.partNumber, p.etag ? p.size : 0]),
+    );
+    const report = () => {
+      const current = this.uppy.getFile(file.id);
+      if (!current) return;
+      this.uppy.emit('upload-progress', current, {
+        uploadStarted: current.progress.uploadStarted ?? Date.now(),
+        bytesUploaded: [...sent.values()].reduce((sum, bytes) => sum + bytes, 0),
+        bytesTotal: file.size,
+      });
+    };
+    report();
+    try {
+      await Promise.all(
+        missingParts(plan).map((part) =>
+          this.#queue.add((signal) =>
+            this.#sendPart(
+              file,
+              part,
+              plan,
+              sent,
+              report,
+              AbortSignal.any([signal, controller.signal]),
+            ),
+          ),
+        ),
+      );
+      const current = this.uppy.getFile(file.id);
+      if (current) {
+        this.uppy.emit('upload-success', current, {
+          status: 200,
+          body: {
+            parts: plan.parts.map(({ partNumber, etag }) => ({ partNumber, etag })),
+          } as unknown as B,
+          uploadURL: undefined,
+        });
+      }
+    } catch (error) {
+      if (controller.signal.aborted || (error as Error).name === 'AbortError') return;
+      const current = this.uppy.getFile(file.id);
+      if (current) {
+        this.uppy.emit('upload-error', current, error as Error, undefined);
+      }
+    } finally {
+      events.remove();
+    }
+  }
+
+  async #sendPart(
+    file: UppyFile<M, B>,
+    part: PlannedPart,
+    plan: UploadPlan,
+    sent: Map<number, number>,
+    report: () => void,
+    signal: AbortSignal,
+  ): Promise<void> {
+    const start = (part.partNumber - 1) * plan.partSize;
+    const body = (file.data as Blob).slice(start, start + part.size);
+    const put = (target: PlannedPart) =>
+      fetcher(target.url, {
+        method: 'PUT',
+        body,
+        headers: target.headers,
+        signal,
+        shouldRetry: this.opts.shouldRetry,
+        onUploadProgress: (event) => {
+          sent.set(part.partNumber, event.loaded);
+          report();
+        },
+      });
+    let xhr: XMLHttpRequest;
+    try {
+      xhr = await put(part);
+    } catch (error) {
+      const request = (error as { request?: XMLHttpRequest }).request;
+      if (request?.status !== 403 || !/"url_expired"/.test(request.responseText)) throw error;
+      // The signed URL ran out (a long upload, a laptop asleep): sign again and resend.
+      const fresh = await this.opts.refreshPlan(file.id);
+      const renewed = fresh.parts.find((p) => p.partNumber === part.partNumber) ?? part;
+      sent.set(part.partNumber, 0);
+      xhr = await put(renewed);
+    }
+    const answer = JSON.parse(xhr.responseText) as { etag: string };
+    part.etag = answer.etag;
+    sent.set(part.partNumber, part.size);
+    report();
+  }
+}

@@ -1,0 +1,59 @@
+/**
+ * Numbers, sizes and dates in the page's language: the nearest `lang` attribute, then the
+ * document's, then the browser's.
+ */
+export function localeOf(element: Element): string {
+  const tagged = element.closest('[lang]')?.getAttribute('lang');
+  if (tagged) return tagged;
+  if (typeof document !== 'undefined' && document.documentElement.lang) {
+    return document.documentElement.lang;
+  }
+  return typeof navigator !== 'undefined' ? navigator.language : 'en';
+}
+
+const UNITS = ['byte', 'kilobyte', 'megabyte', 'gigabyte', 'terabyte'] as const;
+
+/** Decimal units (kB, MB, GB), as file managers and the plan limits speak of them. */
+export function formatBytes(bytes: number, locale: string): string {
+  let value = bytes;
+  let unit = 0;
+  while (Math.abs(value) >= 1000 && unit < UNITS.length - 1) {
+    value /= 1000;
+    unit++;
+  }
+  // "B" reads better than Intl's "byte" and is the same in every language.
+  if (unit === 0) return `${new Intl.NumberFormat(locale).format(value)} B`;
+  return new Intl.NumberFormat(locale, {
+    style: 'unit',
+    unit: UNITS[unit],
+    unitDisplay: 'short',
+    maximumFractionDigits: value < 10 ? 1 : 0,
+  }).format(value);
+}
+
+export function formatPercent(fraction: number, locale: string): string {
+  return new Intl.NumberFormat(locale, { style: 'percent', maximumFractionDigits: 0 }).format(
+    Math.max(0, Math.min(1, fraction)),
+  );
+}
+
+export function formatCount(count: number, locale: string): string {
+  return new Intl.NumberFormat(locale).format(count);
+}
+
+/** "in 30 seconds", "2 minutes ago": relative time for the near past and future. */
+export function formatRelative(timestamp: number, now: number, locale: string): string {
+  const seconds = Math.round((timestamp - now) / 1000);
+  const format = new Intl.RelativeTimeFormat(locale, { numeric: 'auto' });
+  const abs = Math.abs(seconds);
+  if (abs < 60) return format.format(seconds, 'second');
+  if (abs < 3600) return format.format(Math.round(seconds / 60), 'minute');
+  if (abs < 86_400) return format.format(Math.round(seconds / 3600), 'hour');
+  return format.format(Math.round(seconds / 86_400), 'day');
+}
+
+export function formatDateTime(timestamp: number, locale: string): string {
+  return new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short' }).format(
+    timestamp,
+  );
+}

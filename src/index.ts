@@ -1,0 +1,17 @@
+/**
+ * The script-tag entry: registers `<file-uploader>` and exports the element classes, the
+ * typed client and the types of the API.
+ */
+import './elements/file-uploader/register.js';
+
+export * from './client/index.js';
+export type {
+  FailureCode,
+  FailureStep,
+  FileSummary,
+  FileUploaderEventMap,
+  FileUploaderStrings,
+  FileView,
+  UploadFailure,
+} from './elements/file-uploader/file-uploader.js';
+export { FileUploaderElement } from './elements/file-uploader/file-uploader.js';

@@ -1,0 +1,562 @@
+import { aTimeout, expect, fixture, html, waitUntil } from '@open-wc/testing';
+import { sendKeys } from '@web/test-runner-commands';
+import '../../src/elements/file-uploader/register.js';
+import type { FileRecord } from '../../src/api/types.js';
+import type {
+  FileUploaderElement,
+  UploadFailure,
+} from '../../src/elements/file-uploader/file-uploader.js';
+import {
+  bytes,
+  file,
+  network,
+  next,
+  pick,
+  png,
+  project,
+  sameBytes,
+  text,
+  transferOf,
+} from './helpers.js';
+
+const MiB = 1024 * 1024;
+
+async function uploader(
+  p: { endpoint: string; publishableKey: string },
+  extra: Partial<FileUploaderElement> = {},
+): Promise<FileUploaderElement> {
+  const element = await fixture<FileUploaderElement>(
+    html`<file-uploader endpoint=${p.endpoint} api-key=${p.publishableKey} multiple></file-uploader>`,
+  );
+  Object.assign(element, extra);
+  await element.updateComplete;
+  return element;
+}
+
+function shadow(element: HTMLElement, selector: string): HTMLElement {
+  const found = element.shadowRoot?.querySelector<HTMLElement>(selector);
+  if (!found) throw new Error(`no ${selector}`);
+  return found;
+}
+
+function statuses(element: FileUploaderElement): string[] {
+  return element.files.map((f) => f.status);
+}
+
+describe('<file-uploader>', () => {
+  afterEach(() => network('restore'));
+
+  describe('uploading', () => {
+    it('uploads one file: events in order, the record, and the same bytes on the CDN', async () => {
+      const p = await project();
+      const element = await uploader(p);
+      const content = bytes(2048, 3);
+      const seen: string[] = [];
+      for (const type of [
+        'file-add',
+        'upload-start',
+        'upload-success',
+        'upload-complete',
+      ] as const) {
+        element.addEventListener(type, () => seen.push(type));
+      }
+      const done = next(element, 'upload-complete');
+      pick(element, [new File([content], 'hello.txt', { type: 'text/plain' })]);
+      const result = await done;
+      expect(seen).to.deep.equal(['file-add', 'upload-start', 'upload-success', 'upload-complete']);
+      expect(result.failed).to.deep.equal([]);
+      const [record] = result.successful as [FileRecord];
+      expect(record.status).to.equal('ready');
+      expect(record.name).to.equal('hello.txt');
+      expect(record.mime).to.equal('text/plain');
+      expect(record.url.startsWith(p.cdnUrl)).to.equal(true);
+      expect(await sameBytes(record.url, content)).to.equal(true);
+      expect(statuses(element)).to.deep.equal(['done']);
+      const link = shadow(element, '.name a') as HTMLAnchorElement;
+      expect(link.href).to.equal(record.url);
+      expect(link.target).to.equal('_blank');
+      expect(link.rel).to.equal('noopener noreferrer');
+      await expect(element).to.be.accessible();
+    });
+
+    it('uploads many files at once, each to its own record', async () => {
+      const p = await project();
+      const element = await uploader(p);
+      const files = Array.from({ length: 6 }, (_, i) =>
+        file(`f${i}.bin`, 1000 + i * 100, 'application/octet-stream', i + 1),
+      );
+      const done = next(element, 'upload-complete');
+      pick(element, files);
+      const { successful, failed } = await done;
+      expect(failed).to.have.length(0);
+      expect(successful.map((r) => r.name).sort()).to.deep.equal(files.map((f) => f.name).sort());
+      for (const [index, f] of files.entries()) {
+        const record = successful.find((r) => r.name === f.name) as FileRecord;
+        expect(await sameBytes(record.url, bytes(f.size, index + 1))).to.equal(true);
+      }
+      expect(text(element)).to.contain('6 of 6 uploaded');
+    });
+
+    it('sends a multi-part file part by part, in parallel, with progress summed per file', async () => {
+      const p = await project();
+      const element = await uploader(p);
+      await network('log');
+      const content = bytes(12 * MiB + 5, 7);
+      const progress: number[] = [];
+      element.addEventListener('upload-progress', (event) => {
+        expect(event.detail.bytesTotal).to.equal(content.length);
+        progress.push(event.detail.bytesUploaded);
+      });
+      const success = next(element, 'upload-success', 60_000);
+      pick(element, [new File([content], 'big.bin')]);
+      const { record } = await success;
+      expect(record.size).to.equal(content.length);
+      expect(await sameBytes(record.url, content)).to.equal(true);
+      const log = (await network('log')) as string[];
+      const puts = log.filter(
+        (line) => line.startsWith('PUT') && line.includes(`/uploads/${record.id}/parts/`),
+      );
+      expect(
+        puts.map((line) => new URL(line.slice(4)).pathname.split('/').at(-1)).sort(),
+      ).to.deep.equal(['1', '2', '3']);
+      expect(progress.at(-1)).to.equal(content.length);
+      expect(
+        progress.every((value, i) => i === 0 || value >= (progress[i - 1] as number) - 5 * MiB),
+      ).to.equal(true);
+    });
+
+    it('stores the metadata attribute with every file', async () => {
+      const p = await project();
+      const element = await fixture<FileUploaderElement>(
+        html`<file-uploader endpoint=${p.endpoint} api-key=${p.publishableKey} metadata='{"user":"u42"}'></file-uploader>`,
+      );
+      const success = next(element, 'upload-success');
+      pick(element, [file('m.txt', 10, 'text/plain')]);
+      const { record } = await success;
+      expect(record.metadata).to.deep.equal({ user: 'u42' });
+    });
+
+    it('shows a thumbnail for images', async () => {
+      const p = await project();
+      const element = await uploader(p);
+      const success = next(element, 'upload-success');
+      pick(element, [await png()]);
+      await success;
+      await element.updateComplete;
+      const img = shadow(element, '.thumbnail img') as HTMLImageElement;
+      expect(img.src.startsWith('blob:')).to.equal(true);
+      await waitUntil(() => img.complete && img.naturalWidth === 32, 'thumbnail did not load');
+    });
+
+    it('waits for the Upload button with no-auto-upload', async () => {
+      const p = await project();
+      const element = await uploader(p, { noAutoUpload: true });
+      pick(element, [file('later.txt', 10, 'text/plain')]);
+      await element.updateComplete;
+      await aTimeout(200);
+      expect(statuses(element)).to.deep.equal(['queued']);
+      const success = next(element, 'upload-success');
+      shadow(element, '.action.primary').click();
+      await success;
+      expect(statuses(element)).to.deep.equal(['done']);
+    });
+
+    it('replaces its file when a new one is chosen without multiple', async () => {
+      const p = await project();
+      const element = await fixture<FileUploaderElement>(
+        html`<file-uploader endpoint=${p.endpoint} api-key=${p.publishableKey}></file-uploader>`,
+      );
+      let success = next(element, 'upload-success');
+      pick(element, [file('one.txt', 10, 'text/plain')]);
+      await success;
+      success = next(element, 'upload-success');
+      pick(element, [file('two.txt', 10, 'text/plain')]);
+      await success;
+      expect(element.files.map((f) => f.name)).to.deep.equal(['two.txt']);
+    });
+  });
+
+  describe('adding files', () => {
+    it('takes dropped files and shows the drop state while dragging', async () => {
+      const p = await project();
+      const element = await uploader(p);
+      const zone = shadow(element, '.dropzone');
+      const transfer = transferOf([file('dropped.txt', 10, 'text/plain')]);
+      zone.dispatchEvent(
+        new DragEvent('dragenter', { dataTransfer: transfer, bubbles: true, cancelable: true }),
+      );
+      await element.updateComplete;
+      expect(element.hasAttribute('dragging')).to.equal(true);
+      expect(text(element)).to.contain('Drop the files to upload them');
+      await expect(element).to.be.accessible();
+      const success = next(element, 'upload-success');
+      zone.dispatchEvent(
+        new DragEvent('drop', { dataTransfer: transfer, bubbles: true, cancelable: true }),
+      );
+      await element.updateComplete;
+      expect(element.hasAttribute('dragging')).to.equal(false);
+      expect((await success).record.name).to.equal('dropped.txt');
+    });
+
+    it('takes pasted files', async () => {
+      const p = await project();
+      const element = await uploader(p);
+      const success = next(element, 'upload-success');
+      shadow(element, '.browse').dispatchEvent(
+        new ClipboardEvent('paste', {
+          clipboardData: transferOf([file('pasted.txt', 10, 'text/plain')]),
+          bubbles: true,
+          composed: true,
+          cancelable: true,
+        }),
+      );
+      expect((await success).record.name).to.equal('pasted.txt');
+    });
+
+    it('is operable by keyboard: Tab reaches the browse button, Enter opens the picker', async () => {
+      const p = await project();
+      const before = document.createElement('button');
+      before.textContent = 'before';
+      document.body.prepend(before);
+      try {
+        const element = await uploader(p);
+        const input = shadow(element, 'input[type=file]');
+        let opened = 0;
+        input.addEventListener('click', (event) => {
+          opened++;
+          event.preventDefault();
+        });
+        before.focus();
+        await sendKeys({ press: 'Tab' });
+        expect(element.shadowRoot?.activeElement?.classList.contains('browse')).to.equal(true);
+        await sendKeys({ press: 'Enter' });
+        await sendKeys({ press: 'Space' });
+        expect(opened).to.equal(2);
+
+        const success = next(element, 'upload-success');
+        pick(element, [file('k.txt', 10, 'text/plain')]);
+        await success;
+        await element.updateComplete;
+        // Tab on to the file's link, then its Remove button, and press it.
+        await sendKeys({ press: 'Tab' });
+        expect(element.shadowRoot?.activeElement?.tagName).to.equal('A');
+        await sendKeys({ press: 'Tab' });
+        expect(element.shadowRoot?.activeElement?.textContent?.trim()).to.equal('Remove');
+        await sendKeys({ press: 'Enter' });
+        await element.updateComplete;
+        expect(element.files).to.have.length(0);
+      } finally {
+        before.remove();
+      }
+    });
+  });
+
+  describe('checks before sending', () => {
+    it('refuses files by type, size, count and emptiness, saying why, and sends nothing', async () => {
+      const p = await project();
+      await network('log');
+      const element = await uploader(p, { accept: 'image/*,.pdf', maxFileSize: 1000, maxFiles: 2 });
+      const errors: UploadFailure[] = [];
+      element.addEventListener('upload-error', (event) => errors.push(event.detail));
+      pick(element, [
+        file('notes.txt', 10, 'text/plain'),
+        file('huge.png', 5000, 'image/png'),
+        new File([], 'empty.pdf', { type: 'application/pdf' }),
+      ]);
+      await element.updateComplete;
+      expect(errors.map((e) => [e.code, e.step, e.status])).to.deep.equal([
+        ['type_not_allowed', 'validate', 0],
+        ['too_large', 'validate', 0],
+        ['empty_body', 'validate', 0],
+      ]);
+      const shown = text(element);
+      expect(shown).to.contain('This type of file is not accepted here. Accepted: image/*, .pdf.');
+      expect(shown).to.contain('This file is too large. The limit is 1 kB.');
+      expect(shown).to.contain('This file is empty');
+      expect(statuses(element)).to.deep.equal(['rejected', 'rejected', 'rejected']);
+      await expect(element).to.be.accessible();
+
+      const more = next(element, 'upload-complete');
+      pick(element, [
+        file('a.png', 10, 'image/png', 1),
+        file('b.png', 10, 'image/png', 2),
+        file('c.png', 10, 'image/png', 3),
+      ]);
+      await more;
+      expect(errors.at(-1)?.code).to.equal('too_many_files');
+      expect(text(element)).to.contain('You can add at most 2 files.');
+      const log = (await network('log')) as string[];
+      expect(
+        log.filter((line) => line.includes('notes.txt') || line.includes('huge.png')),
+      ).to.deep.equal([]);
+    });
+
+    it('refuses a secret key without sending it anywhere', async () => {
+      const p = await project();
+      await network('log');
+      const element = await uploader({
+        endpoint: p.endpoint,
+        publishableKey: 'sk_live_abcdefghijklmnopqrstuvwxyz',
+      });
+      const failed = next(element, 'upload-error');
+      pick(element, [file('a.txt', 10, 'text/plain')]);
+      const failure = await failed;
+      expect(failure.code).to.equal('invalid_key');
+      expect(text(element)).to.contain('secret key, which must never be in a web page');
+      const log = (await network('log')) as string[];
+      expect(log.some((line) => line.includes(p.endpoint))).to.equal(false);
+    });
+
+    it('explains a missing key', async () => {
+      const p = await project();
+      const element = await uploader({ endpoint: p.endpoint, publishableKey: '' });
+      const failed = next(element, 'upload-error');
+      pick(element, [file('a.txt', 10, 'text/plain')]);
+      expect((await failed).code).to.equal('missing_auth');
+      expect(text(element)).to.contain('No upload key is set');
+    });
+  });
+
+  describe('errors from the service, in plain words', () => {
+    it('origin_not_allowed: names this page’s origin and the allowlist', async () => {
+      const p = await project({ allowTestOrigin: false });
+      const element = await uploader(p);
+      const failed = next(element, 'upload-error');
+      pick(element, [file('a.txt', 10, 'text/plain')]);
+      const failure = await failed;
+      expect([failure.code, failure.status, failure.step]).to.deep.equal([
+        'origin_not_allowed',
+        403,
+        'sign',
+      ]);
+      expect(failure.message).to.equal(
+        `This page (${location.origin}) may not upload with this key. The key's list of allowed origins must include ${location.origin}.`,
+      );
+      await element.updateComplete;
+      expect(text(element)).to.contain(failure.message);
+      expect(text(element)).to.contain('(origin_not_allowed)');
+      expect(statuses(element)).to.deep.equal(['failed']);
+      await expect(element).to.be.accessible();
+    });
+
+    it('invalid_key', async () => {
+      const p = await project();
+      const element = await uploader({ endpoint: p.endpoint, publishableKey: 'pk_live_not-a-key' });
+      const failed = next(element, 'upload-error');
+      pick(element, [file('a.txt', 10, 'text/plain')]);
+      const failure = await failed;
+      expect([failure.code, failure.status]).to.deep.equal(['invalid_key', 401]);
+      expect(failure.message).to.contain('The upload key was not recognized');
+    });
+
+    it('too_large: says the plan limit', async () => {
+      const p = await project();
+      const element = await uploader(p);
+      const failed = next(element, 'upload-error');
+      pick(element, [new File([new Uint8Array(100_000_001)], 'movie.mp4', { type: 'video/mp4' })]);
+      const failure = await failed;
+      expect([failure.code, failure.status, failure.step]).to.deep.equal([
+        'too_large',
+        413,
+        'sign',
+      ]);
+      expect(failure.message).to.equal('This file is too large. The limit is 100 MB.');
+      expect(failure.details).to.deep.equal({ limit: 100_000_000 });
+    });
+
+    it('rate_limited: says when it will try again, and does', async () => {
+      const p = await project({ rateLimited: true });
+      const element = await uploader(p);
+      // Three requests a minute: sign and complete of the first file, sign of the second;
+      // the third file's sign is refused.
+      pick(element, [file('1.txt', 10, 'text/plain', 1)]);
+      await next(element, 'upload-success');
+      pick(element, [file('2.txt', 10, 'text/plain', 2)]);
+      await waitUntil(
+        () => element.files.some((f) => f.status === 'retrying'),
+        'no retry scheduled',
+        { timeout: 10_000 },
+      );
+      const retrying = element.files.find((f) => f.status === 'retrying');
+      expect(retrying?.failure?.code).to.equal('rate_limited');
+      expect(retrying?.failure?.retryAfter).to.be.within(1, 60);
+      await element.updateComplete;
+      expect(text(element)).to.match(
+        /Too many uploads in a short time\. Try again in \d+ seconds\./,
+      );
+      expect(text(element)).to.match(/Trying again in \d+ s…/);
+      await expect(element).to.be.accessible();
+      element.cancelAll();
+    });
+
+    it('network loss in a multi-part upload: resumes and sends only the missing part', async () => {
+      const p = await project();
+      const element = await uploader(p);
+      await network('log');
+      await network('drop', '/parts/2\\?');
+      const content = bytes(11 * MiB, 11);
+      const success = next(element, 'upload-success', 60_000);
+      pick(element, [new File([content], 'resume.bin')]);
+      await waitUntil(
+        () => element.files[0]?.failure?.code === 'network_error',
+        'the dropped part never failed',
+        { timeout: 20_000 },
+      );
+      await element.updateComplete;
+      expect(text(element)).to.contain('The connection was lost');
+      await network('restore');
+      const { record } = await success;
+      expect(await sameBytes(record.url, content)).to.equal(true);
+      const log = (await network('log')) as string[];
+      const count = (n: number) =>
+        log.filter(
+          (line) => line.startsWith('PUT') && line.includes(`/uploads/${record.id}/parts/${n}?`),
+        ).length;
+      // Parts 1 and 3 went once; part 2 failed (with retries) and went again after the resume.
+      expect(count(1)).to.equal(1);
+      expect(count(3)).to.equal(1);
+      expect(count(2)).to.be.greaterThan(1);
+      expect(
+        log.some((line) => line.startsWith('GET') && line.includes(`/v1/uploads/${record.id}`)),
+      ).to.equal(true);
+    });
+
+    it('offline, then online: carries on by itself', async () => {
+      const p = await project();
+      const element = await uploader(p);
+      const success = next(element, 'upload-success', 60_000);
+      const failures: string[] = [];
+      element.addEventListener('upload-error', (event) => failures.push(event.detail.code));
+      const offline = network('offline-for', undefined, 8000);
+      await aTimeout(300);
+      pick(element, [file('offline.txt', 100, 'text/plain')]);
+      await offline;
+      expect((await success).record.name).to.equal('offline.txt');
+    });
+  });
+
+  describe('cancel and retry', () => {
+    it('cancels one upload mid-way: it leaves the list and never succeeds', async () => {
+      const p = await project();
+      const element = await uploader(p);
+      await network('hold', '/parts/', 3000);
+      let succeeded = 0;
+      element.addEventListener('upload-success', () => succeeded++);
+      pick(element, [file('slow.bin', 5000), file('other.bin', 5000, undefined, 2)]);
+      await waitUntil(() => statuses(element).every((s) => s === 'uploading'), 'not uploading', {
+        timeout: 10_000,
+      });
+      await element.updateComplete;
+      expect(element.hasAttribute('uploading')).to.equal(true);
+      await expect(element).to.be.accessible();
+      const cancel = element.shadowRoot?.querySelector<HTMLButtonElement>('li .action');
+      expect(cancel?.getAttribute('aria-label')).to.equal('Cancel uploading slow.bin');
+      cancel?.click();
+      await element.updateComplete;
+      expect(element.files.map((f) => f.name)).to.deep.equal(['other.bin']);
+      await network('restore');
+      await next(element, 'upload-complete', 20_000);
+      expect(succeeded).to.equal(1);
+      expect(element.hasAttribute('uploading')).to.equal(false);
+    });
+
+    it('cancels all running uploads', async () => {
+      const p = await project();
+      const element = await uploader(p);
+      await network('hold', '/parts/', 3000);
+      pick(element, [file('a.bin', 5000), file('b.bin', 5000, undefined, 2)]);
+      await waitUntil(() => element.uploading, 'not uploading');
+      await element.updateComplete;
+      [...(element.shadowRoot?.querySelectorAll<HTMLButtonElement>('.summary .action') ?? [])]
+        .find((b) => b.textContent?.trim() === 'Cancel all')
+        ?.click();
+      await element.updateComplete;
+      expect(element.files).to.have.length(0);
+    });
+
+    it('retries a failed file when asked, once the cause is fixed', async () => {
+      const p = await project();
+      const element = await uploader({ endpoint: p.endpoint, publishableKey: 'pk_live_wrong' });
+      const failed = next(element, 'upload-error');
+      pick(element, [file('again.txt', 10, 'text/plain')]);
+      await failed;
+      await element.updateComplete;
+      element.apiKey = p.publishableKey;
+      await element.updateComplete;
+      const retry = shadow(element, 'li .action');
+      expect(retry.getAttribute('aria-label')).to.equal('Retry uploading again.txt');
+      const success = next(element, 'upload-success');
+      retry.click();
+      expect((await success).record.name).to.equal('again.txt');
+    });
+  });
+
+  describe('in a form', () => {
+    it('submits the uploaded files’ URLs (or ids), honours required, blocks while uploading, resets', async () => {
+      const p = await project();
+      const form = await fixture<HTMLFormElement>(html`
+        <form>
+          <file-uploader name="attachments" multiple required endpoint=${p.endpoint} api-key=${p.publishableKey}></file-uploader>
+        </form>
+      `);
+      const element = form.querySelector('file-uploader') as FileUploaderElement;
+      await element.updateComplete;
+      expect(form.checkValidity()).to.equal(false);
+      expect(element.validity?.valueMissing).to.equal(true);
+      expect(element.validationMessage).to.equal('Please upload at least one file.');
+
+      await network('hold', '/parts/', 1000);
+      const done = next(element, 'upload-complete');
+      pick(element, [file('a.txt', 10, 'text/plain', 1), file('b.txt', 10, 'text/plain', 2)]);
+      await waitUntil(() => element.uploading, 'not uploading');
+      await element.updateComplete;
+      expect(form.checkValidity()).to.equal(false);
+      expect(element.validationMessage).to.equal('Please wait until the uploads have finished.');
+      const { successful } = await done;
+      await element.updateComplete;
+      expect(form.checkValidity()).to.equal(true);
+      const urls = new FormData(form).getAll('attachments');
+      expect([...urls].sort()).to.deep.equal(successful.map((r) => r.url).sort());
+
+      element.formValue = 'id';
+      await element.updateComplete;
+      expect([...new FormData(form).getAll('attachments')].sort()).to.deep.equal(
+        successful.map((r) => r.id).sort(),
+      );
+
+      form.reset();
+      await element.updateComplete;
+      expect(element.files).to.have.length(0);
+      expect(new FormData(form).getAll('attachments')).to.deep.equal([]);
+      expect(form.checkValidity()).to.equal(false);
+    });
+  });
+
+  describe('looks and words', () => {
+    it('is accessible when empty, and announces results in a live region', async () => {
+      const p = await project();
+      const element = await uploader(p);
+      await expect(element).to.be.accessible();
+      const live = shadow(element, '[role=status]');
+      expect(live.getAttribute('aria-live')).to.equal('polite');
+      const done = next(element, 'upload-complete');
+      pick(element, [file('x.txt', 10, 'text/plain')]);
+      await done;
+      await element.updateComplete;
+      expect(live.textContent?.trim()).to.equal('All uploads finished: 1 uploaded.');
+    });
+
+    it('takes replacement texts and formats numbers for the page’s language', async () => {
+      const p = await project();
+      const element = await fixture<FileUploaderElement>(html`
+        <div lang="de">
+          <file-uploader endpoint=${p.endpoint} api-key=${p.publishableKey} max-file-size="1500000"
+            .strings=${{ browse: 'Dateien auswählen', hintMaxSize: (size: string) => `Höchstens ${size}.` }}></file-uploader>
+        </div>
+      `).then((div) => div.querySelector('file-uploader') as FileUploaderElement);
+      await element.updateComplete;
+      expect(shadow(element, '.browse').textContent?.trim()).to.equal('Dateien auswählen');
+      expect(shadow(element, '.hint').textContent).to.contain('Höchstens 1,5 MB.');
+    });
+  });
+});

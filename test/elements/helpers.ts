@@ -1,0 +1,103 @@
+import { executeServerCommand } from '@web/test-runner-commands';
+import type { ProjectForTest } from '../helpers/wtr-plugins.js';
+
+/** A fresh project on the real service (see `filehostService` in test/helpers/wtr-plugins.ts). */
+export function project(
+  options: { allowTestOrigin?: boolean; plan?: 'free' | 'paid'; rateLimited?: boolean } = {},
+): Promise<ProjectForTest> {
+  return executeServerCommand('filehost-project', options) as Promise<ProjectForTest>;
+}
+
+/** Real network conditions in this browser, set from the test runner (Playwright). */
+/** `pattern` is a regular expression over request URLs. */
+export function network(
+  action: 'drop' | 'restore' | 'offline-for' | 'log' | 'hold',
+  pattern?: string,
+  ms?: number,
+): Promise<unknown> {
+  return executeServerCommand('filehost-network', { action, pattern, ms });
+}
+
+/** Deterministic bytes, so what comes back from the CDN can be compared byte for byte. */
+export function bytes(size: number, seed = 1): Uint8Array<ArrayBuffer> {
+  const out = new Uint8Array(size);
+  let state = seed >>> 0 || 1;
+  for (let index = 0; index < size; index++) {
+    state = (state * 1103515245 + 12345) >>> 0;
+    out[index] = state >>> 24;
+  }
+  return out;
+}
+
+export function file(
+  name: string,
+  size: number,
+  type = 'application/octet-stream',
+  seed = 1,
+): File {
+  return new File([bytes(size, seed)], name, { type });
+}
+
+/** A real PNG drawn on a canvas (for thumbnails). */
+export async function png(name = 'dot.png'): Promise<File> {
+  const canvas = document.createElement('canvas');
+  canvas.width = 32;
+  canvas.height = 32;
+  const context = canvas.getContext('2d');
+  if (!context) throw new Error('no 2d context');
+  context.fillStyle = '#e11d48';
+  context.fillRect(0, 0, 32, 32);
+  const blob = await new Promise<Blob | null>((resolve) => canvas.toBlob(resolve, 'image/png'));
+  if (!blob) throw new Error('canvas gave no PNG');
+  return new File([blob], name, { type: 'image/png' });
+}
+
+/** Chooses files through the element's real file input, as the picker would. */
+export function pick(element: HTMLElement, files: File[]): void {
+  const input = element.shadowRoot?.querySelector<HTMLInputElement>('input[type=file]');
+  if (!input) throw new Error('no file input');
+  const transfer = new DataTransfer();
+  for (const item of files) transfer.items.add(item);
+  input.files = transfer.files;
+  input.dispatchEvent(new Event('change', { bubbles: true }));
+}
+
+export function transferOf(files: File[]): DataTransfer {
+  const transfer = new DataTransfer();
+  for (const item of files) transfer.items.add(item);
+  return transfer;
+}
+
+export async function sameBytes(url: string, expected: Uint8Array): Promise<boolean> {
+  const response = await fetch(url);
+  if (!response.ok) return false;
+  const actual = new Uint8Array(await response.arrayBuffer());
+  if (actual.length !== expected.length) return false;
+  return actual.every((value, index) => value === expected[index]);
+}
+
+/** Resolves with the detail of the next event of that type on the element. */
+export function next<K extends keyof HTMLElementEventMap>(
+  element: HTMLElement,
+  type: K,
+  timeoutMs = 20_000,
+): Promise<HTMLElementEventMap[K] extends CustomEvent<infer D> ? D : never> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`no ${type} event within ${timeoutMs} ms`)),
+      timeoutMs,
+    );
+    element.addEventListener(
+      type,
+      (event) => {
+        clearTimeout(timer);
+        resolve((event as CustomEvent).detail);
+      },
+      { once: true },
+    );
+  });
+}
+
+export function text(element: HTMLElement): string {
+  return (element.shadowRoot?.textContent ?? '').replace(/\s+/g, ' ').trim();
+}

@@ -1,0 +1,176 @@
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { TestRunnerPlugin } from '@web/test-runner';
+import { build } from 'esbuild';
+import type { Page } from 'playwright-core';
+import { createKey, createProject } from '../../src/server/admin.js';
+import { configFromEnv } from '../../src/server/config.js';
+import { type RunningService, startService } from '../../src/server/service.js';
+
+/**
+ * Serves each browser test file as one esbuild bundle, so the tests run the real Lit and
+ * the real Uppy exactly as a bundler would ship them (Uppy's CommonJS dependencies and
+ * JSON import need a bundler; the test runner's dev server alone cannot load them).
+ */
+export function bundleTests(): TestRunnerPlugin {
+  return {
+    name: 'filehost-bundle-tests',
+    async serve(context) {
+      if (!context.path.endsWith('.test.ts')) return undefined;
+      const result = await build({
+        entryPoints: [resolve(`.${context.path}`)],
+        bundle: true,
+        format: 'esm',
+        platform: 'browser',
+        target: 'es2022',
+        write: false,
+        sourcemap: 'inline',
+        logLevel: 'silent',
+        // Served by the test runner itself at run time.
+        external: ['/__web-dev-server__web-socket.js'],
+      });
+      return { body: result.outputFiles[0]?.text ?? '', type: 'js' };
+    },
+  };
+}
+
+export interface ProjectForTest {
+  endpoint: string;
+  cdnUrl: string;
+  publishableKey: string;
+  origin: string;
+}
+
+/**
+ * A real filehost service for the browser tests, on free loopback ports with a temporary
+ * data directory, plus commands the tests call through `executeServerCommand`:
+ * - `filehost-project` `{ allowTestOrigin?, plan?, rateLimited? }`: a fresh project with its
+ *   publishable key (the secret key never reaches the browser);
+ * - `filehost-network` `{ action: 'drop' | 'restore' | 'offline-for' | 'log' | 'hold', pattern?, ms? }`:
+ *   ('log' answers the requests made since the previous 'log')
+ *   real network failures in the browser under test (Playwright).
+ */
+export function filehostService(): TestRunnerPlugin {
+  let main: RunningService | undefined;
+  let limited: RunningService | undefined;
+  const dirs: string[] = [];
+  let origin = '';
+  const requestLogs = new WeakMap<Page, string[]>();
+
+  async function start(env: Record<string, string>): Promise<RunningService> {
+    const dataDir = await mkdtemp(join(tmpdir(), 'filehost-wtr-'));
+    dirs.push(dataDir);
+    return startService({
+      ...configFromEnv({
+        FILEHOST_DATA_DIR: dataDir,
+        FILEHOST_ALLOWED_ORIGINS: origin,
+        FILEHOST_PART_SIZE: String(5 * 1024 * 1024),
+        FILEHOST_LOG_LEVEL: 'silent',
+        ...env,
+      }),
+      apiPort: 0,
+      cdnPort: 0,
+    });
+  }
+
+  return {
+    name: 'filehost-service',
+    async serverStart({ config }) {
+      origin = `http://${config.hostname ?? 'localhost'}:${config.port}`;
+      main = await start({ FILEHOST_RATE_LIMIT: '100000' });
+      // Three requests a minute: the fourth is refused with rate_limited and Retry-After.
+      limited = await start({ FILEHOST_RATE_LIMIT: '3' });
+    },
+    async serverStop() {
+      await main?.close();
+      await limited?.close();
+      await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
+    },
+    async executeCommand({ command, payload, session }) {
+      const options = (payload ?? {}) as Record<string, unknown>;
+      if (command === 'filehost-project') {
+        const service = options.rateLimited ? limited : main;
+        if (!service) throw new Error('The filehost service is not running');
+        const db = service.context.db;
+        const project = await createProject(db, {
+          name: 'browser test',
+          plan: options.plan === 'paid' ? 'paid' : 'free',
+          allowedOrigins:
+            options.allowTestOrigin === false ? ['https://elsewhere.example'] : [origin],
+        });
+        const { key } = await createKey(db, project.id, 'publishable');
+        const result: ProjectForTest = {
+          endpoint: service.apiUrl,
+          cdnUrl: service.cdnUrl,
+          publishableKey: key,
+          origin,
+        };
+        return result;
+      }
+      if (command === 'filehost-network') {
+        const page = (session.browser as unknown as { getPage(id: string): Page }).getPage(
+          session.id,
+        );
+        // A regular expression over the URL; the test runner's own traffic is never matched.
+        const pattern = new RegExp(typeof options.pattern === 'string' ? options.pattern : '/v1/');
+        switch (options.action) {
+          case 'log': {
+            // Every request since the previous 'log' (the first call starts recording).
+            const log = requestLogs.get(page);
+            if (!log) {
+              const fresh: string[] = [];
+              requestLogs.set(page, fresh);
+              page.on('request', (request) => fresh.push(`${request.method()} ${request.url()}`));
+              return [];
+            }
+            return log.splice(0, log.length);
+          }
+          case 'drop':
+            // A real network failure in the browser: the request errors as if the link were down.
+            await page.route(pattern, (route) => route.abort('internetdisconnected'));
+            return true;
+          case 'hold':
+            // Requests stay in flight until restored (to cancel or look at an upload mid-way).
+            await page.route(pattern, async (route) => {
+              await new Promise((resolve) => setTimeout(resolve, Number(options.ms ?? 10_000)));
+              await route.continue().catch(() => undefined);
+            });
+            return true;
+          case 'restore':
+            await page.unrouteAll({ behavior: 'ignoreErrors' });
+            return true;
+          case 'offline-for':
+            // The page cannot call back while offline (this command channel is a WebSocket
+            // too), so one command takes it offline, waits, and brings it back.
+            await page.context().setOffline(true);
+            await new Promise((resolve) => setTimeout(resolve, Number(options.ms ?? 3000)));
+            await page.context().setOffline(false);
+            return true;
+          default:
+            throw new Error(`Unknown network action ${String(options.action)}`);
+        }
+      }
+      return undefined;
+    },
+  };
+}
+
+/** Debian's Chromium, or `CHROME_PATH`; else Playwright's own (after `npx playwright install chromium`). */
+export function chromiumPath(): string | undefined {
+  const candidates = [process.env.CHROME_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'];
+  return candidates.find((path): path is string => Boolean(path && existsSync(path)));
+}
+
+/** Flags that keep Chromium quiet on a closed network (no update checks, no sync, no sandbox as root). */
+export const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-dev-shm-usage',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--no-first-run',
+  '--disable-sync',
+  '--disable-default-apps',
+];
