@@ -165,6 +165,7 @@ export class FileUploaderElement extends LitElement {
   readonly #controller: UploadController;
   #dragDepth = 0;
   #formDisabled = false;
+  #ticker: ReturnType<typeof setInterval> | null = null;
 
   constructor() {
     super();
@@ -319,6 +320,20 @@ export class FileUploaderElement extends LitElement {
 
   override updated(): void {
     this.#syncForm();
+    // A file waiting to retry shows a countdown: redraw it every second while there is one.
+    const counting = this.#controller.files.some((file) => file.status === 'retrying');
+    if (counting && !this.#ticker) this.#ticker = setInterval(() => this.requestUpdate(), 1000);
+    if (!counting && this.#ticker) this.#stopTicker();
+  }
+
+  override disconnectedCallback(): void {
+    super.disconnectedCallback();
+    this.#stopTicker();
+  }
+
+  #stopTicker(): void {
+    if (this.#ticker) clearInterval(this.#ticker);
+    this.#ticker = null;
   }
 
   #settings() {
@@ -503,9 +518,10 @@ export class FileUploaderElement extends LitElement {
   #renderSummary(files: FileView[]) {
     const t = this.texts;
     const locale = localeOf(this);
-    const counted = files.filter((file) => file.status !== 'rejected' && file.status !== 'failed');
-    const total = counted.reduce((sum, file) => sum + file.size, 0);
-    const sent = counted.reduce((sum, file) => sum + file.bytesUploaded, 0);
+    const counted = files.filter((file) => file.status !== 'rejected');
+    const moving = counted.filter((file) => file.status !== 'failed');
+    const total = moving.reduce((sum, file) => sum + file.size, 0);
+    const sent = moving.reduce((sum, file) => sum + file.bytesUploaded, 0);
     const fraction = total > 0 ? sent / total : 0;
     const done = files.filter((file) => file.status === 'done').length;
     const queued = files.some((file) => file.status === 'queued');
@@ -557,7 +573,7 @@ export class FileUploaderElement extends LitElement {
           <input type="file" hidden tabindex="-1" ?multiple=${this.multiple} accept=${this.accept || nothing}
             ?disabled=${disabled} @change=${this.#onPick} />
         </div>
-        ${files.length > 0 ? this.#renderSummary(files) : nothing}
+        ${files.some((file) => file.status !== 'rejected') ? this.#renderSummary(files) : nothing}
         ${
           files.length > 0
             ? html`<ul part="list" aria-label=${t.fileListLabel}>

@@ -1,0 +1,235 @@
+/**
+ * `npm run screenshots`: every state of <file-uploader> (empty, dragging, uploading, done,
+ * each error) on one page, produced for real against the reference service in headless
+ * Chromium, saved in light, dark and narrow to `.screenshots/` for a person to look at.
+ */
+
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { build } from 'esbuild';
+import { chromium } from 'playwright-core';
+import { createKey, createProject } from '../../src/server/admin.js';
+import { configFromEnv } from '../../src/server/config.js';
+import { type RunningService, startService } from '../../src/server/service.js';
+import { CHROMIUM_ARGS, chromiumPath } from '../helpers/wtr-plugins.js';
+
+const STATES = [
+  ['empty', 'Empty'],
+  ['dragging', 'Dragging files over it'],
+  ['uploading', 'Uploading (a multi-part file, one part in)'],
+  ['done', 'Done'],
+  ['rejected', 'Refused before sending (type, size, empty)'],
+  ['origin', 'origin_not_allowed'],
+  ['invalid-key', 'invalid_key'],
+  ['too-large', 'too_large (plan limit)'],
+  ['rate-limited', 'rate_limited (retrying)'],
+  ['network', 'Network lost (after the automatic retries)'],
+] as const;
+
+async function main(): Promise<void> {
+  const outDir = join(process.cwd(), '.screenshots');
+  await mkdir(outDir, { recursive: true });
+  const bundle = await build({
+    entryPoints: ['src/index.ts'],
+    bundle: true,
+    format: 'esm',
+    write: false,
+    minify: true,
+  });
+  const script = bundle.outputFiles[0]?.text ?? '';
+  const page = `<!doctype html><html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1"><meta name="color-scheme" content="light dark">
+<style>body{font-family:system-ui,sans-serif;margin:0;padding:24px;background:Canvas;color:CanvasText}
+main{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,420px),1fr));gap:28px 24px}
+h2{font-size:13px;font-weight:600;margin:0 0 8px;color:GrayText;text-transform:uppercase;letter-spacing:.04em}</style>
+</head><body><main>${STATES.map(([id, title]) => `<section><h2>${title}</h2><file-uploader id="${id}" multiple></file-uploader></section>`).join('')}</main>
+<script type="module" src="/bundle.js"></script></body></html>`;
+  const server = createServer((request, response) => {
+    if (request.url === '/bundle.js') {
+      response.writeHead(200, { 'Content-Type': 'text/javascript' }).end(script);
+    } else {
+      response.writeHead(200, { 'Content-Type': 'text/html' }).end(page);
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  if (!address || typeof address === 'string') throw new Error('no address');
+  const origin = `http://localhost:${address.port}`;
+
+  const dirs: string[] = [];
+  const start = async (env: Record<string, string>): Promise<RunningService> => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'filehost-shots-'));
+    dirs.push(dataDir);
+    return startService({
+      ...configFromEnv({
+        FILEHOST_DATA_DIR: dataDir,
+        FILEHOST_ALLOWED_ORIGINS: origin,
+        FILEHOST_PART_SIZE: String(5 * 1024 * 1024),
+        FILEHOST_LOG_LEVEL: 'silent',
+        ...env,
+      }),
+      apiPort: 0,
+      cdnPort: 0,
+    });
+  };
+  const main = await start({});
+  const limited = await start({ FILEHOST_RATE_LIMIT: '2' });
+  const keyFor = async (service: RunningService, origins: string[]) => {
+    const project = await createProject(service.context.db, {
+      name: 'shots',
+      plan: 'free',
+      allowedOrigins: origins,
+    });
+    return (await createKey(service.context.db, project.id, 'publishable')).key;
+  };
+
+  const browser = await chromium.launch({ executablePath: chromiumPath(), args: CHROMIUM_ARGS });
+  try {
+    const context = await browser.newContext({ viewport: { width: 1320, height: 900 } });
+    const tab = await context.newPage();
+    tab.on('pageerror', (error) => console.error('page error:', error.message));
+    await tab.goto(origin);
+    await tab.waitForFunction(() => customElements.get('file-uploader'));
+
+    const configure = (id: string, settings: Record<string, unknown>) =>
+      tab.evaluate(
+        ([selector, values]) => Object.assign(document.querySelector(selector) as object, values),
+        [`#${id}`, settings] as const,
+      );
+    const pick = (
+      id: string,
+      files: { name: string; type: string; size: number; image?: boolean }[],
+    ) =>
+      tab.evaluate(
+        async ([selector, list]) => {
+          const element = document.querySelector(selector) as HTMLElement & {
+            addFiles(f: File[]): void;
+          };
+          const made = await Promise.all(
+            list.map(async (f) => {
+              if (!f.image)
+                return new File([new Uint8Array(f.size).fill(7)], f.name, { type: f.type });
+              const canvas = document.createElement('canvas');
+              canvas.width = 96;
+              canvas.height = 96;
+              const g = canvas.getContext('2d') as CanvasRenderingContext2D;
+              const gradient = g.createLinearGradient(0, 0, 96, 96);
+              gradient.addColorStop(0, '#f97316');
+              gradient.addColorStop(1, '#db2777');
+              g.fillStyle = gradient;
+              g.fillRect(0, 0, 96, 96);
+              const blob = await new Promise<Blob>((resolve) =>
+                canvas.toBlob((b) => resolve(b as Blob), 'image/png'),
+              );
+              return new File([blob], f.name, { type: 'image/png' });
+            }),
+          );
+          element.addFiles(made);
+        },
+        [`#${id}`, files] as const,
+      );
+    const waitFor = (id: string, statuses: string[]) =>
+      tab.waitForFunction(
+        ([selector, wanted]) => {
+          const files = (
+            document.querySelector(selector) as unknown as { files: { status: string }[] }
+          ).files;
+          return files.length > 0 && files.every((f) => wanted.includes(f.status));
+        },
+        [`#${id}`, statuses] as const,
+        { timeout: 60_000 },
+      );
+
+    const good = await keyFor(main, [origin]);
+    for (const [id] of STATES) await configure(id, { endpoint: main.apiUrl, apiKey: good });
+
+    await tab.evaluate(() => {
+      const zone = document.querySelector('#dragging')?.shadowRoot?.querySelector('.dropzone');
+      const transfer = new DataTransfer();
+      transfer.items.add(new File(['x'], 'x.txt'));
+      zone?.dispatchEvent(new DragEvent('dragenter', { dataTransfer: transfer, bubbles: true }));
+    });
+
+    await pick('done', [
+      { name: 'sunset.png', type: 'image/png', size: 0, image: true },
+      { name: 'quarterly report 2026.pdf', type: 'application/pdf', size: 2_400_000 },
+      { name: 'notes.txt', type: 'text/plain', size: 1200 },
+    ]);
+    await waitFor('done', ['done']);
+
+    await configure('rejected', { accept: 'image/*', maxFileSize: 1_000_000 });
+    await pick('rejected', [
+      {
+        name: 'letter.docx',
+        type: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+        size: 20_000,
+      },
+      { name: 'huge-photo.jpg', type: 'image/jpeg', size: 3_000_000 },
+      { name: 'empty.png', type: 'image/png', size: 0 },
+    ]);
+
+    await configure('origin', { apiKey: await keyFor(main, ['https://shop.example']) });
+    await pick('origin', [{ name: 'avatar.png', type: 'image/png', size: 0, image: true }]);
+    await configure('invalid-key', { apiKey: 'pk_live_this-key-does-not-exist' });
+    await pick('invalid-key', [{ name: 'contract.pdf', type: 'application/pdf', size: 50_000 }]);
+    await pick('too-large', [{ name: 'holiday-video.mp4', type: 'video/mp4', size: 100_000_001 }]);
+    await waitFor('origin', ['failed']);
+    await waitFor('invalid-key', ['failed']);
+    await waitFor('too-large', ['failed']);
+
+    await configure('rate-limited', {
+      endpoint: limited.apiUrl,
+      apiKey: await keyFor(limited, [origin]),
+    });
+    await pick('rate-limited', [{ name: 'first.txt', type: 'text/plain', size: 100 }]);
+    await waitFor('rate-limited', ['done']);
+    await pick('rate-limited', [{ name: 'second.txt', type: 'text/plain', size: 100 }]);
+    await tab.waitForFunction(() =>
+      (
+        document.querySelector('#rate-limited') as unknown as { files: { status: string }[] }
+      ).files.some((f) => f.status === 'retrying'),
+    );
+
+    // Parts 2 and 3 of the big file stay in flight; part 1 goes through.
+    await tab.route(/\/parts\/[23]\?/, () => undefined);
+    await pick('uploading', [
+      { name: 'conference-talk.mov', type: 'video/quicktime', size: 14 * 1024 * 1024 },
+    ]);
+    await tab.waitForFunction(() => {
+      const files = (
+        document.querySelector('#uploading') as unknown as { files: { fraction: number }[] }
+      ).files;
+      return (files[0]?.fraction ?? 0) > 0.3;
+    });
+
+    await tab.route(/\/parts\/1\?/, (route) => route.abort('internetdisconnected'));
+    await pick('network', [{ name: 'backup.zip', type: 'application/zip', size: 300_000 }]);
+    await waitFor('network', ['failed']);
+
+    for (const [scheme, width] of [
+      ['light', 1320],
+      ['dark', 1320],
+      ['light', 390],
+    ] as const) {
+      await tab.emulateMedia({ colorScheme: scheme });
+      await tab.setViewportSize({ width, height: 900 });
+      await tab.waitForTimeout(200);
+      const path = join(outDir, `uploader-${scheme}-${width}.png`);
+      await tab.screenshot({ path, fullPage: true });
+      console.log(`saved ${path}`);
+    }
+  } finally {
+    await browser.close();
+    server.close();
+    await main.close();
+    await limited.close();
+    await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
