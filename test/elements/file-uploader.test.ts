@@ -435,6 +435,34 @@ describe('<file-uploader>', () => {
     });
   });
 
+  describe('expired upload URLs', () => {
+    it('signs a single-part upload again when its URL expired before the PUT', async () => {
+      const p = await project({ shortLivedUrls: true });
+      const element = await uploader(p);
+      await network('log');
+      await network('hold', '/parts/1\\?', 1500, true);
+      const success = next(element, 'upload-success');
+      pick(element, [file('late.txt', 100, 'text/plain')]);
+      const { record } = await success;
+      const log = ((await network('log')) as string[]).map((line) => line.replace(/\?.*$/, ''));
+      expect(
+        log.filter((line) => line === `PUT ${p.endpoint}/v1/uploads/${record.id}/parts/1`),
+      ).to.have.length(2);
+      expect(log).to.include(`GET ${p.endpoint}/v1/uploads/${record.id}`);
+    });
+
+    it('signs the parts of a multi-part upload again when one expired mid-way', async () => {
+      const p = await project({ shortLivedUrls: true });
+      const element = await uploader(p);
+      await network('hold', '/parts/2\\?', 1500, true);
+      const content = bytes(11 * MiB, 5);
+      const success = next(element, 'upload-success', 60_000);
+      pick(element, [new File([content], 'late.bin')]);
+      const { record } = await success;
+      expect(await sameBytes(record.url, content)).to.equal(true);
+    });
+  });
+
   describe('cancel and retry', () => {
     it('cancels one upload mid-way: it leaves the list and never succeeds', async () => {
       const p = await project();

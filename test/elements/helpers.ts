@@ -3,7 +3,12 @@ import type { ProjectForTest } from '../helpers/wtr-plugins.js';
 
 /** A fresh project on the real service (see `filehostService` in test/helpers/wtr-plugins.ts). */
 export function project(
-  options: { allowTestOrigin?: boolean; plan?: 'free' | 'paid'; rateLimited?: boolean } = {},
+  options: {
+    allowTestOrigin?: boolean;
+    plan?: 'free' | 'paid';
+    rateLimited?: boolean;
+    shortLivedUrls?: boolean;
+  } = {},
 ): Promise<ProjectForTest> {
   return executeServerCommand('filehost-project', options) as Promise<ProjectForTest>;
 }
@@ -14,8 +19,9 @@ export function network(
   action: 'drop' | 'restore' | 'offline-for' | 'log' | 'hold',
   pattern?: string,
   ms?: number,
+  once = false,
 ): Promise<unknown> {
-  return executeServerCommand('filehost-network', { action, pattern, ms });
+  return executeServerCommand('filehost-network', { action, pattern, ms, once });
 }
 
 /** Deterministic bytes, so what comes back from the CDN can be compared byte for byte. */

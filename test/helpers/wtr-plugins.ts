@@ -46,7 +46,7 @@ export interface ProjectForTest {
 /**
  * A real filehost service for the browser tests, on free loopback ports with a temporary
  * data directory, plus commands the tests call through `executeServerCommand`:
- * - `filehost-project` `{ allowTestOrigin?, plan?, rateLimited? }`: a fresh project with its
+ * - `filehost-project` `{ allowTestOrigin?, plan?, rateLimited?, shortLivedUrls? }`: a fresh project with its
  *   publishable key (the secret key never reaches the browser);
  * - `filehost-network` `{ action: 'drop' | 'restore' | 'offline-for' | 'log' | 'hold', pattern?, ms? }`:
  *   ('log' answers the requests made since the previous 'log')
@@ -55,8 +55,10 @@ export interface ProjectForTest {
 export function filehostService(): TestRunnerPlugin {
   let main: RunningService | undefined;
   let limited: RunningService | undefined;
+  let shortLived: RunningService | undefined;
   const dirs: string[] = [];
   let origin = '';
+  // (shortLivedUrls: a service whose signed part URLs live one second.)
   const requestLogs = new WeakMap<Page, string[]>();
 
   async function start(env: Record<string, string>): Promise<RunningService> {
@@ -82,16 +84,19 @@ export function filehostService(): TestRunnerPlugin {
       main = await start({ FILEHOST_RATE_LIMIT: '100000' });
       // Three requests a minute: the fourth is refused with rate_limited and Retry-After.
       limited = await start({ FILEHOST_RATE_LIMIT: '3' });
+      // Signed URLs that expire after one second.
+      shortLived = await start({ FILEHOST_UPLOAD_URL_TTL: '1' });
     },
     async serverStop() {
       await main?.close();
       await limited?.close();
+      await shortLived?.close();
       await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
     },
     async executeCommand({ command, payload, session }) {
       const options = (payload ?? {}) as Record<string, unknown>;
       if (command === 'filehost-project') {
-        const service = options.rateLimited ? limited : main;
+        const service = options.rateLimited ? limited : options.shortLivedUrls ? shortLived : main;
         if (!service) throw new Error('The filehost service is not running');
         const db = service.context.db;
         const project = await createProject(db, {
@@ -133,10 +138,14 @@ export function filehostService(): TestRunnerPlugin {
             return true;
           case 'hold':
             // Requests stay in flight until restored (to cancel or look at an upload mid-way).
-            await page.route(pattern, async (route) => {
-              await new Promise((resolve) => setTimeout(resolve, Number(options.ms ?? 10_000)));
-              await route.continue().catch(() => undefined);
-            });
+            await page.route(
+              pattern,
+              async (route) => {
+                await new Promise((resolve) => setTimeout(resolve, Number(options.ms ?? 10_000)));
+                await route.continue().catch(() => undefined);
+              },
+              options.once ? { times: 1 } : {},
+            );
             return true;
           case 'restore':
             await page.unrouteAll({ behavior: 'ignoreErrors' });
