@@ -1,4 +1,5 @@
 import { DEFAULT_NAME, NAME_MAX_BYTES } from '../api/limits.js';
+import { cleanName } from '../api/names.js';
 import { fail } from './errors.js';
 
 // Characters that can disguise a name or break a layout: C0/C1 controls, bidi embeddings,
@@ -14,7 +15,7 @@ const encoder = new TextEncoder();
 /** The display name rules of decisions.md: NFC, unsafe characters removed, ≤255 UTF-8 bytes. */
 export function sanitizeName(raw: string | undefined | null): string {
   if (!raw) return DEFAULT_NAME;
-  const cleaned = raw.normalize('NFC').replace(UNSAFE_CHARS, '').trim();
+  const cleaned = cleanName(raw);
   const cut = truncateUtf8(cleaned, NAME_MAX_BYTES).trim();
   if (cut === '' || ONLY_DOTS.test(cut)) return DEFAULT_NAME;
   return cut;

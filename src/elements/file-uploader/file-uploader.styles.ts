@@ -187,10 +187,18 @@ export const styles = css`
     color: var(--_muted);
   }
 
+  .thumbnail {
+    position: relative;
+  }
+
+  /* The picture covers the icon; a picture that fails to load is hidden, the icon stays. */
   .thumbnail img {
+    position: absolute;
+    inset: 0;
     width: 100%;
     height: 100%;
     object-fit: cover;
+    background: var(--_surface);
   }
 
   .thumbnail svg {

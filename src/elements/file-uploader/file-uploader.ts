@@ -3,6 +3,7 @@ import { repeat } from 'lit/directives/repeat.js';
 import type { FileMetadata, FileRecord } from '../../api/types.js';
 import { emit } from '../shared/events.js';
 import { formatBytes, formatCount, formatPercent, localeOf } from '../shared/format.js';
+import { hideBrokenImage } from '../shared/images.js';
 import type { UploadFailure } from './failure.js';
 import { styles } from './file-uploader.styles.js';
 import { type FileUploaderStrings, mergeStrings } from './strings.js';
@@ -471,7 +472,7 @@ export class FileUploaderElement extends LitElement {
     return html`
       <li part="file" class="file" data-status=${file.status}>
         <span part="thumbnail" class="thumbnail" aria-hidden="true">
-          ${file.thumbnail ? html`<img src=${file.thumbnail} alt="" />` : fileIcon}
+          ${file.thumbnail ? html`<img src=${file.thumbnail} alt="" @error=${hideBrokenImage} />` : nothing}${fileIcon}
         </span>
         <div class="info">
           <span part="name" class="name" title=${file.name}>

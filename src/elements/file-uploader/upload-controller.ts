@@ -1,6 +1,7 @@
 import Uppy, { type Meta, type UppyFile } from '@uppy/core';
 import XHRUpload from '@uppy/xhr-upload';
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
+import { cleanName } from '../../api/names.js';
 import type { FileMetadata, FileRecord } from '../../api/types.js';
 import { ApiError } from '../../client/api-error.js';
 import { FilehostClient } from '../../client/client.js';
@@ -568,7 +569,7 @@ export class UploadController implements ReactiveController {
     const id = `rejected-${crypto.randomUUID()}`;
     const view: FileView = {
       id,
-      name: file.name,
+      name: cleanName(file.name) || 'upload',
       size: file.size,
       type: file.type,
       thumbnail: null,
@@ -580,7 +581,7 @@ export class UploadController implements ReactiveController {
       retryAt: null,
     };
     this.#rejected.push(view);
-    this.#callbacks.failed({ id, name: file.name, size: file.size, type: file.type }, failure);
+    this.#callbacks.failed({ id, name: view.name, size: file.size, type: file.type }, failure);
   }
 
   #view(file: UFile): FileView {
@@ -606,7 +607,8 @@ export class UploadController implements ReactiveController {
         : 0;
     return {
       id,
-      name: file.name ?? 'upload',
+      // The stored name once there is one; until then the chosen name, made safe to show.
+      name: record?.name ?? (cleanName(file.name ?? '') || 'upload'),
       size,
       type: file.type ?? '',
       thumbnail: this.#thumbnails.get(id) ?? null,
@@ -621,7 +623,12 @@ export class UploadController implements ReactiveController {
 }
 
 function summary(file: UFile): FileSummary {
-  return { id: file.id, name: file.name ?? 'upload', size: file.size ?? 0, type: file.type ?? '' };
+  return {
+    id: file.id,
+    name: cleanName(file.name ?? '') || 'upload',
+    size: file.size ?? 0,
+    type: file.type ?? '',
+  };
 }
 
 /** Part PUTs worth repeating at once: a lost connection, 408, 429, 5xx. */

@@ -1,0 +1,278 @@
+import { css } from 'lit';
+
+/** Public custom properties are copied into private `--_*` tokens once, on :host. */
+export const styles = css`
+  :host {
+    --_accent: var(--file-list-accent, #2563eb);
+    --_text: var(--file-list-text, #0f172a);
+    --_muted: var(--file-list-muted, #475569);
+    --_background: var(--file-list-background, #ffffff);
+    --_surface: var(--file-list-surface, #f8fafc);
+    --_border: var(--file-list-border, #e2e8f0);
+    --_error: var(--file-list-error, #b91c1c);
+    --_radius: var(--file-list-radius, 0.75rem);
+    --_row-gap: var(--file-list-row-gap, 0);
+    --_row-height: var(--file-list-row-height, 3.75rem);
+    --_font: var(--file-list-font, inherit);
+    --_focus: var(--file-list-focus-ring, 0 0 0 3px color-mix(in srgb, var(--_accent) 45%, transparent));
+
+    display: block;
+    box-sizing: border-box;
+    font: var(--_font);
+    color: var(--_text);
+    min-width: 0;
+  }
+
+  @media (prefers-color-scheme: dark) {
+    :host {
+      --_accent: var(--file-list-accent, #60a5fa);
+      --_text: var(--file-list-text, #e2e8f0);
+      --_muted: var(--file-list-muted, #94a3b8);
+      --_background: var(--file-list-background, #0f172a);
+      --_surface: var(--file-list-surface, #111c31);
+      --_border: var(--file-list-border, #1e293b);
+      --_error: var(--file-list-error, #fca5a5);
+    }
+  }
+
+  :host([hidden]) {
+    display: none;
+  }
+
+  *,
+  *::before,
+  *::after {
+    box-sizing: inherit;
+  }
+
+  .base {
+    border: 1px solid var(--_border);
+    border-radius: var(--_radius);
+    background: var(--_background);
+    overflow: hidden;
+    container-type: inline-size;
+  }
+
+  ul {
+    list-style: none;
+    margin: 0;
+    padding: 0;
+    display: grid;
+    gap: var(--_row-gap);
+  }
+
+  .item {
+    display: grid;
+    grid-template-columns: 2.5rem minmax(0, 1fr) auto;
+    align-items: center;
+    gap: 0.75rem;
+    min-height: var(--_row-height);
+    padding: 0.5rem 0.85rem;
+    border-top: 1px solid var(--_border);
+    cursor: pointer;
+    /* Rows off screen are not laid out or painted: thousands scroll like dozens. */
+    content-visibility: auto;
+    contain-intrinsic-size: auto var(--_row-height);
+  }
+
+  .item:first-child {
+    border-top: none;
+  }
+
+  .item:hover {
+    background: var(--_surface);
+  }
+
+  .item:focus-visible,
+  a:focus-visible,
+  button:focus-visible {
+    outline: none;
+    box-shadow: var(--_focus);
+  }
+
+  .item:focus-visible {
+    box-shadow: inset var(--_focus);
+  }
+
+  .thumbnail {
+    width: 2.5rem;
+    height: 2.5rem;
+    border-radius: calc(var(--_radius) / 2);
+    background: var(--_surface);
+    display: grid;
+    place-items: center;
+    overflow: hidden;
+    color: var(--_muted);
+  }
+
+  .thumbnail {
+    position: relative;
+  }
+
+  /* The picture covers the icon; a picture that fails to load is hidden, the icon stays. */
+  .thumbnail img {
+    position: absolute;
+    inset: 0;
+    width: 100%;
+    height: 100%;
+    object-fit: cover;
+    background: var(--_surface);
+  }
+
+  .thumbnail svg {
+    width: 1.4rem;
+    height: 1.4rem;
+  }
+
+  .info {
+    display: grid;
+    gap: 0.15rem;
+    min-width: 0;
+  }
+
+  .name {
+    font-weight: 600;
+    overflow: hidden;
+    text-overflow: ellipsis;
+    white-space: nowrap;
+    unicode-bidi: plaintext;
+  }
+
+  .name a {
+    color: var(--_accent);
+    text-decoration: none;
+  }
+
+  .name a:hover {
+    text-decoration: underline;
+  }
+
+  .meta {
+    font-size: 0.825rem;
+    color: var(--_muted);
+    overflow: hidden;
+    text-overflow: ellipsis;
+    white-space: nowrap;
+  }
+
+  .badge {
+    display: inline-block;
+    padding: 0 0.4rem;
+    border-radius: 999px;
+    background: color-mix(in srgb, var(--_accent) 15%, transparent);
+    color: var(--_text);
+    font-size: 0.75rem;
+    font-weight: 600;
+  }
+
+  button {
+    font: inherit;
+    cursor: pointer;
+    border-radius: calc(var(--_radius) / 1.5);
+  }
+
+  .copy,
+  .more,
+  .retry {
+    padding: 0.3rem 0.7rem;
+    border: 1px solid var(--_border);
+    background: var(--_background);
+    color: var(--_text);
+    font-size: 0.85rem;
+    white-space: nowrap;
+  }
+
+  .footer {
+    display: grid;
+    place-items: center;
+    min-height: 3rem;
+    padding: 0.5rem;
+    border-top: 1px solid var(--_border);
+    color: var(--_muted);
+    font-size: 0.875rem;
+  }
+
+  .message {
+    display: grid;
+    justify-items: center;
+    gap: 0.4rem;
+    padding: 2rem 1rem;
+    text-align: center;
+  }
+
+  .message p {
+    margin: 0;
+  }
+
+  .message .title {
+    font-weight: 600;
+  }
+
+  .message .hint {
+    color: var(--_muted);
+    font-size: 0.9rem;
+  }
+
+  .error .title,
+  .error .detail {
+    color: var(--_error);
+  }
+
+  .code {
+    font-family: ui-monospace, monospace;
+    font-size: 0.8rem;
+  }
+
+  .skeleton .line {
+    height: 0.7rem;
+    border-radius: 999px;
+    background: var(--_surface);
+  }
+
+  .skeleton .line.short {
+    width: 40%;
+  }
+
+  .skeleton .thumbnail,
+  .skeleton .line {
+    animation: pulse 1.2s ease-in-out infinite;
+  }
+
+  @keyframes pulse {
+    50% {
+      opacity: 0.5;
+    }
+  }
+
+  .visually-hidden {
+    position: absolute;
+    width: 1px;
+    height: 1px;
+    margin: -1px;
+    padding: 0;
+    overflow: hidden;
+    clip: rect(0 0 0 0);
+    white-space: nowrap;
+    border: 0;
+  }
+
+  @container (max-width: 24rem) {
+    .item {
+      grid-template-columns: 2.5rem minmax(0, 1fr);
+    }
+    .copy {
+      grid-column: 2;
+      justify-self: start;
+    }
+    .meta {
+      white-space: normal;
+    }
+  }
+
+  @media (prefers-reduced-motion: reduce) {
+    .skeleton .thumbnail,
+    .skeleton .line {
+      animation: none;
+    }
+  }
+`;

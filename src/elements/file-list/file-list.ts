@@ -1,0 +1,467 @@
+import { html, LitElement, nothing, type PropertyValues, svg } from 'lit';
+import { repeat } from 'lit/directives/repeat.js';
+import { LIST_DEFAULT_LIMIT, LIST_MAX_LIMIT } from '../../api/limits.js';
+import { SECRET_KEY_PREFIX } from '../../api/routes.js';
+import type { FileRecord } from '../../api/types.js';
+import type { ApiError } from '../../client/api-error.js';
+import { FilehostClient } from '../../client/client.js';
+import { emit } from '../shared/events.js';
+import {
+  formatBytes,
+  formatCount,
+  formatDateTime,
+  formatRelative,
+  localeOf,
+} from '../shared/format.js';
+import { hideBrokenImage } from '../shared/images.js';
+import { styles } from './file-list.styles.js';
+import { PagingController } from './paging-controller.js';
+import { type FileListStrings, mergeListStrings } from './strings.js';
+
+export type { FileListStrings } from './strings.js';
+
+/** An error of the list, as the page sees it in `list-error` and the user reads it. */
+export interface FileListFailure {
+  code: string;
+  status: number;
+  /** The sentence shown to the user. */
+  message: string;
+  serviceMessage: string | null;
+}
+
+export interface FileListEventMap {
+  /** A page of files arrived (the first, or one more). */
+  'list-load': CustomEvent<{ files: FileRecord[]; hasMore: boolean; loaded: number }>;
+  /** Files could not be loaded. */
+  'list-error': CustomEvent<FileListFailure>;
+  /** The user chose a file: a click on its row, or Enter on it. */
+  'file-select': CustomEvent<{ file: FileRecord }>;
+}
+
+declare global {
+  interface HTMLElementEventMap extends FileListEventMap {}
+  interface HTMLElementTagNameMap {
+    'file-list': FileListElement;
+  }
+}
+
+/** Files newer than this show a relative time ("5 minutes ago"); older ones a date. */
+const RELATIVE_FOR_MS = 7 * 24 * 3600 * 1000;
+const COPIED_FOR_MS = 2000;
+
+/**
+ * The project's files, newest first, with their CDN links: pages through the API as the
+ * user scrolls (or presses "Load more"), and shows new uploads at the top at once.
+ *
+ * @summary Lists the files of a filehost project, paged, with CDN links.
+ *
+ * @fires list-load - A page of files arrived. `detail.files`, `detail.hasMore`, `detail.loaded`.
+ * @fires list-error - Files could not be loaded. `detail.code`, `detail.status`, `detail.message`.
+ * @fires file-select - The user chose a file (click or Enter on its row). `detail.file`.
+ *
+ * @csspart base - The frame around everything.
+ * @csspart list - The list of files.
+ * @csspart item - One file.
+ * @csspart thumbnail - A file's picture or icon.
+ * @csspart name - A file's name.
+ * @csspart link - The link to a file on the CDN.
+ * @csspart meta - Size, type and upload time.
+ * @csspart copy-button - The button that copies a file's link.
+ * @csspart load-more - The "Load more" button.
+ * @csspart footer - The line under the list (loading, end of list).
+ * @csspart empty - The message of an empty project.
+ * @csspart error - The error message.
+ *
+ * @cssprop --file-list-accent - Links and focus. Default #2563eb (dark: #60a5fa).
+ * @cssprop --file-list-text - Text color.
+ * @cssprop --file-list-muted - Secondary text.
+ * @cssprop --file-list-background - Background.
+ * @cssprop --file-list-surface - Hovered rows, thumbnails, loading placeholders.
+ * @cssprop --file-list-border - Borders between rows.
+ * @cssprop --file-list-error - Error text.
+ * @cssprop --file-list-radius - Corner radius. Default 0.75rem.
+ * @cssprop --file-list-row-gap - Space between rows. Default 0.
+ * @cssprop --file-list-row-height - Height of a row. Default 3.75rem.
+ * @cssprop --file-list-font - Font shorthand. Default inherit.
+ * @cssprop --file-list-focus-ring - The focus indicator (a box-shadow).
+ */
+export class FileListElement extends LitElement {
+  static override styles = styles;
+
+  static override properties = {
+    endpoint: { type: String },
+    apiKey: { type: String, attribute: 'api-key' },
+    pageSize: { type: Number, attribute: 'page-size' },
+    htmlFor: { type: String, attribute: 'for' },
+    strings: { attribute: false },
+    loading: { type: Boolean, reflect: true },
+    _active: { state: true },
+    _copied: { state: true },
+    _announcement: { state: true },
+  };
+
+  /** Base URL of the filehost API, e.g. `http://localhost:8787`. */
+  declare endpoint: string;
+  /** The publishable key (`pk_live_…`). */
+  declare apiKey: string;
+  /** Files per page: 1 to 100. Default 50. */
+  declare pageSize: number;
+  /** The id of a `<file-uploader>` whose uploads appear at the top at once. */
+  declare htmlFor: string;
+  /** Replaces any of the texts (see `FileListStrings`). */
+  declare strings: Partial<FileListStrings>;
+  /** Reflected while a page is loading. */
+  declare loading: boolean;
+  declare _active: number;
+  declare _copied: { id: string; ok: boolean } | null;
+  declare _announcement: string;
+
+  readonly #paging: PagingController;
+  #observer: IntersectionObserver | null = null;
+  #observed: Element | null = null;
+  #copiedTimer: ReturnType<typeof setTimeout> | null = null;
+  #localFailure: FileListFailure | null = null;
+
+  constructor() {
+    super();
+    this.endpoint = '';
+    this.apiKey = '';
+    this.pageSize = LIST_DEFAULT_LIMIT;
+    this.htmlFor = '';
+    this.strings = {};
+    this.loading = false;
+    this._active = 0;
+    this._copied = null;
+    this._announcement = '';
+    this.#paging = new PagingController(this, {
+      onPage: (page) => {
+        emit(this, 'list-load', {
+          files: page.files,
+          hasMore: page.hasMore,
+          loaded: this.#paging.files.length,
+        });
+        this.#announce(
+          this.texts.announceLoaded(formatCount(this.#paging.files.length, this.locale)),
+        );
+      },
+      onError: (error) => {
+        const failure = this.#describe(error);
+        emit(this, 'list-error', failure);
+        this.#announce(failure.message);
+      },
+    });
+  }
+
+  get texts(): FileListStrings {
+    return mergeListStrings(this.strings);
+  }
+
+  get locale(): string {
+    return localeOf(this);
+  }
+
+  /** The files loaded so far, newest first. */
+  get files(): readonly FileRecord[] {
+    return this.#paging.files;
+  }
+
+  /** Settles when the page being loaded (if any) has arrived or failed. */
+  get pageLoaded(): Promise<void> {
+    return this.#paging.settled;
+  }
+
+  /** Reloads from the first page. */
+  refresh(): Promise<void> {
+    return this.#paging.reset(this.#client(), this.#limit());
+  }
+
+  /** Loads the next page now (the list also does this by itself near the end). */
+  loadMore(): Promise<void> {
+    return this.#paging.loadMore();
+  }
+
+  override connectedCallback(): void {
+    super.connectedCallback();
+    // Uploads finished anywhere on the page bubble up to the document.
+    document.addEventListener('upload-success', this.#onUploadSuccess);
+  }
+
+  override disconnectedCallback(): void {
+    super.disconnectedCallback();
+    document.removeEventListener('upload-success', this.#onUploadSuccess);
+    this.#observer?.disconnect();
+    this.#observer = null;
+    this.#observed = null;
+  }
+
+  override willUpdate(changed: PropertyValues<this>): void {
+    if (changed.has('endpoint') || changed.has('apiKey') || changed.has('pageSize')) {
+      void this.#paging.reset(this.#client(), this.#limit());
+      this._active = 0;
+    }
+    this.loading = this.#paging.state === 'loading';
+  }
+
+  override updated(): void {
+    this.#watchEnd();
+  }
+
+  #limit(): number {
+    const size = Math.round(Number(this.pageSize));
+    return Number.isFinite(size) ? Math.min(LIST_MAX_LIMIT, Math.max(1, size)) : LIST_DEFAULT_LIMIT;
+  }
+
+  /** A client for the current address and key, or null (with the reason shown) if there is none. */
+  #client(): FilehostClient | null {
+    const errors = this.texts.errors;
+    const local = (code: string, message: string): null => {
+      this.#localFailure = { code, status: 0, message, serviceMessage: null };
+      return null;
+    };
+    this.#localFailure = null;
+    if (!this.endpoint) return local('missing_endpoint', errors.no_endpoint);
+    if (!this.apiKey) return local('missing_auth', errors.missing_auth);
+    if (this.apiKey.startsWith(SECRET_KEY_PREFIX)) return local('invalid_key', errors.secret_key);
+    try {
+      return new FilehostClient({ endpoint: this.endpoint, apiKey: this.apiKey });
+    } catch {
+      return local('missing_endpoint', errors.no_endpoint);
+    }
+  }
+
+  #describe(error: ApiError): FileListFailure {
+    const errors = this.texts.errors;
+    const origin =
+      typeof error.details.origin === 'string' ? error.details.origin : location.origin;
+    const messages: Record<string, () => string> = {
+      origin_not_allowed: () => errors.origin_not_allowed(origin),
+      invalid_key: () => errors.invalid_key,
+      missing_auth: () => errors.missing_auth,
+      rate_limited: () => errors.rate_limited(formatCount(error.retryAfter ?? 60, this.locale)),
+      network_error: () => errors.network_error,
+    };
+    return {
+      code: error.code,
+      status: error.status,
+      message: (messages[error.code] ?? (() => errors.unexpected(error.code, error.message)))(),
+      serviceMessage: error.code === 'network_error' ? null : error.message,
+    };
+  }
+
+  /** An upload that finished on the page: shown at the top at once if it is this list's. */
+  #onUploadSuccess = (event: Event): void => {
+    const source = event.composedPath()[0];
+    const record = (event as CustomEvent<{ record?: FileRecord }>).detail?.record;
+    if (!record || !(source instanceof HTMLElement) || !this.#accepts(source)) return;
+    if (this.#paging.add(record)) this.#announce(this.texts.announceAdded(record.name));
+  };
+
+  #accepts(uploader: HTMLElement): boolean {
+    if (this.htmlFor) {
+      const root = this.getRootNode() as Document | ShadowRoot;
+      return root.getElementById?.(this.htmlFor) === uploader;
+    }
+    // Without `for`: any uploader on the page that writes to the same project.
+    const candidate = uploader as HTMLElement & { endpoint?: string; apiKey?: string };
+    return (
+      uploader.localName === 'file-uploader' &&
+      candidate.endpoint === this.endpoint &&
+      candidate.apiKey === this.apiKey
+    );
+  }
+
+  /** Loads the next page when the end of the list comes near the viewport. */
+  #watchEnd(): void {
+    const sentinel = this.renderRoot.querySelector('.footer');
+    if (sentinel === this.#observed) return;
+    this.#observer ??= new IntersectionObserver(
+      (entries) => {
+        if (entries.some((entry) => entry.isIntersecting) && this.#paging.state === 'ready') {
+          void this.#paging.loadMore();
+        }
+      },
+      { rootMargin: '0px 0px 600px 0px' },
+    );
+    if (this.#observed) this.#observer.unobserve(this.#observed);
+    if (sentinel) this.#observer.observe(sentinel);
+    this.#observed = sentinel;
+  }
+
+  #announce(text: string): void {
+    this._announcement = this._announcement === text ? `${text}\u00a0` : text;
+  }
+
+  async #copy(file: FileRecord): Promise<void> {
+    let ok = true;
+    try {
+      await navigator.clipboard.writeText(file.url);
+    } catch {
+      ok = false;
+    }
+    this._copied = { id: file.id, ok };
+    this.#announce(ok ? this.texts.announceCopied(file.name) : this.texts.copyFailed);
+    if (this.#copiedTimer) clearTimeout(this.#copiedTimer);
+    this.#copiedTimer = setTimeout(() => {
+      this._copied = null;
+    }, COPIED_FOR_MS);
+  }
+
+  #select(file: FileRecord): void {
+    emit(this, 'file-select', { file });
+  }
+
+  #rows(): HTMLElement[] {
+    return [...this.renderRoot.querySelectorAll<HTMLElement>('.item')];
+  }
+
+  #focusRow(index: number): void {
+    const rows = this.#rows();
+    if (rows.length === 0) return;
+    this._active = Math.max(0, Math.min(rows.length - 1, index));
+    rows[this._active]?.focus();
+  }
+
+  #onKeyDown = (event: KeyboardEvent): void => {
+    const row = (event.target as HTMLElement).closest?.('.item');
+    const rows = this.#rows();
+    const index = row ? rows.indexOf(row as HTMLElement) : this._active;
+    const moves: Record<string, number> = {
+      ArrowDown: index + 1,
+      ArrowUp: index - 1,
+      Home: 0,
+      End: rows.length - 1,
+    };
+    const target = moves[event.key];
+    if (target !== undefined) {
+      event.preventDefault();
+      this.#focusRow(target);
+      // Reaching the last row asks for the next page, for keyboard users who never scroll.
+      if (target >= rows.length - 1) void this.#paging.loadMore();
+      return;
+    }
+    if (event.key === 'Enter' && event.target === row) {
+      const file = this.#paging.files[index];
+      if (file) this.#select(file);
+    }
+  };
+
+  #onRowClick(event: MouseEvent, file: FileRecord, index: number): void {
+    this._active = index;
+    // A click on the link or the copy button does its own thing.
+    if ((event.target as HTMLElement).closest('a, button')) return;
+    this.#select(file);
+  }
+
+  #renderItem(file: FileRecord, index: number) {
+    const t = this.texts;
+    const locale = this.locale;
+    const active = index === this._active;
+    const ready = file.status === 'ready';
+    const now = Date.now();
+    const when =
+      now - file.createdAt < RELATIVE_FOR_MS
+        ? formatRelative(file.createdAt, now, locale)
+        : new Intl.DateTimeFormat(locale, { dateStyle: 'medium' }).format(file.createdAt);
+    const copied = this._copied?.id === file.id ? this._copied : null;
+    const image = ready && file.mime.startsWith('image/');
+    return html`
+      <li part="item" class="item" tabindex=${active ? 0 : -1} data-status=${file.status}
+        @click=${(event: MouseEvent) => this.#onRowClick(event, file, index)} @focus=${() => {
+          this._active = index;
+        }}>
+        <span part="thumbnail" class="thumbnail" aria-hidden="true">
+          ${image ? html`<img src=${file.url} alt="" loading="lazy" decoding="async" @error=${hideBrokenImage} />` : nothing}${fileIcon}
+        </span>
+        <span class="info">
+          <span part="name" class="name" dir="auto" title=${file.name}>
+            ${
+              ready
+                ? html`<a part="link" href=${file.url} target="_blank" rel="noopener noreferrer"
+                    tabindex=${active ? 0 : -1} aria-label=${t.openFile(file.name)}>${file.name}</a>`
+                : html`${file.name} <span class="badge">${t.pending}</span>`
+            }
+          </span>
+          <span part="meta" class="meta">
+            ${formatBytes(file.size, locale)} · ${file.mime.split(';')[0]} ·
+            <time datetime=${new Date(file.createdAt).toISOString()} title=${formatDateTime(file.createdAt, locale)}
+              >${t.uploadedAt(when)}</time>
+          </span>
+        </span>
+        ${
+          ready
+            ? html`<button part="copy-button" class="copy" type="button" tabindex=${active ? 0 : -1}
+                aria-label=${t.copyLinkLabel(file.name)} @click=${() => this.#copy(file)}>
+                ${copied ? (copied.ok ? t.copied : t.copyFailed) : t.copyLink}
+              </button>`
+            : nothing
+        }
+      </li>
+    `;
+  }
+
+  #renderSkeleton() {
+    return html`<ul part="list" aria-hidden="true" class="skeleton">
+      ${[0, 1, 2].map(
+        () => html`<li class="item"><span class="thumbnail"></span>
+          <span class="info"><span class="line"></span><span class="line short"></span></span></li>`,
+      )}
+    </ul>`;
+  }
+
+  #renderFailure(failure: FileListFailure, retry: boolean) {
+    return html`<div part="error" class="message error" role="alert">
+      <p class="title">${this.texts.errorTitle}</p>
+      <p class="detail">${failure.message} <span class="code">(${failure.code})</span></p>
+      ${retry ? html`<button class="retry" type="button" @click=${() => this.#paging.loadMore()}>${this.texts.retry}</button>` : nothing}
+    </div>`;
+  }
+
+  #footer() {
+    const t = this.texts;
+    const paging = this.#paging;
+    let content: unknown = nothing;
+    if (paging.state === 'loading') content = t.loadingMore;
+    else if (paging.state === 'error' && paging.error) {
+      const failure = this.#describe(paging.error);
+      content = html`<span class="error"><span class="detail">${failure.message}</span></span>
+        <button class="retry" type="button" @click=${() => paging.loadMore()}>${t.retry}</button>`;
+    } else if (paging.hasMore) {
+      content = html`<button part="load-more" class="more" type="button" @click=${() => paging.loadMore()}>${t.loadMore}</button>`;
+    } else content = t.end(formatCount(paging.files.length, this.locale));
+    return html`<div part="footer" class="footer">${content}</div>`;
+  }
+
+  override render() {
+    const t = this.texts;
+    const paging = this.#paging;
+    const files = paging.files;
+    let body: unknown;
+    if (this.#localFailure) body = this.#renderFailure(this.#localFailure, false);
+    else if (files.length === 0 && paging.state === 'error' && paging.error) {
+      body = this.#renderFailure(this.#describe(paging.error), true);
+    } else if (files.length === 0 && paging.state !== 'ready') {
+      body = html`${this.#renderSkeleton()}<p class="visually-hidden">${t.loading}</p>`;
+    } else if (files.length === 0) {
+      body = html`<div part="empty" class="message"><p class="title">${t.empty}</p><p class="hint">${t.emptyHint}</p></div>`;
+    } else {
+      body = html`
+        <ul part="list" aria-label=${t.listLabel} @keydown=${this.#onKeyDown}>
+          ${repeat(
+            files,
+            (file) => file.id,
+            (file, index) => this.#renderItem(file, index),
+          )}
+        </ul>
+        ${this.#footer()}
+      `;
+    }
+    return html`
+      <div part="base" class="base" aria-busy=${paging.state === 'loading' ? 'true' : 'false'}>${body}</div>
+      <div class="visually-hidden" role="status" aria-live="polite" aria-atomic="true">${this._announcement}</div>
+    `;
+  }
+}
+
+const fileIcon = svg`<svg viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="1.8"
+  stroke-linecap="round" stroke-linejoin="round" aria-hidden="true"><path d="M14 3H7a2 2 0 0 0-2 2v14a2 2 0 0 0 2 2h10a2 2 0 0 0 2-2V8z"/>
+  <path d="M14 3v5h5"/></svg>`;
