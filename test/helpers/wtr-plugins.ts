@@ -48,7 +48,7 @@ export interface ProjectForTest {
  * data directory, plus commands the tests call through `executeServerCommand`:
  * - `filehost-project` `{ allowTestOrigin?, plan?, rateLimited?, shortLivedUrls? }`: a fresh project with its
  *   publishable key (the secret key never reaches the browser);
- * - `filehost-network` `{ action: 'drop' | 'restore' | 'offline-for' | 'log' | 'hold', pattern?, ms? }`:
+ * - `filehost-network` `{ action: 'drop' | 'restore' | 'offline-for' | 'log' | 'hold' | 'grant-clipboard', pattern?, ms? }`:
  *   ('log' answers the requests made since the previous 'log')
  *   real network failures in the browser under test (Playwright).
  */
@@ -149,6 +149,11 @@ export function filehostService(): TestRunnerPlugin {
             return true;
           case 'restore':
             await page.unrouteAll({ behavior: 'ignoreErrors' });
+            return true;
+          case 'grant-clipboard':
+            await page
+              .context()
+              .grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
             return true;
           case 'offline-for':
             // The page cannot call back while offline (this command channel is a WebSocket

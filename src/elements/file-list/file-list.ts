@@ -119,6 +119,7 @@ export class FileListElement extends LitElement {
   readonly #paging: PagingController;
   #observer: IntersectionObserver | null = null;
   #observed: Element | null = null;
+  #seenFiles = 0;
   #copiedTimer: ReturnType<typeof setTimeout> | null = null;
   #localFailure: FileListFailure | null = null;
 
@@ -270,10 +271,15 @@ export class FileListElement extends LitElement {
     );
   }
 
-  /** Loads the next page when the end of the list comes near the viewport. */
+  /**
+   * Loads the next page when the end of the list comes near the viewport. The footer is
+   * observed afresh after every page: if it is still in view (a short page on a tall
+   * screen), the observer says so at once and the next page follows.
+   */
   #watchEnd(): void {
     const sentinel = this.renderRoot.querySelector('.footer');
-    if (sentinel === this.#observed) return;
+    if (sentinel === this.#observed && this.#seenFiles === this.#paging.files.length) return;
+    this.#seenFiles = this.#paging.files.length;
     this.#observer ??= new IntersectionObserver(
       (entries) => {
         if (entries.some((entry) => entry.isIntersecting) && this.#paging.state === 'ready') {
@@ -390,9 +396,8 @@ export class FileListElement extends LitElement {
         ${
           ready
             ? html`<button part="copy-button" class="copy" type="button" tabindex=${active ? 0 : -1}
-                aria-label=${t.copyLinkLabel(file.name)} @click=${() => this.#copy(file)}>
-                ${copied ? (copied.ok ? t.copied : t.copyFailed) : t.copyLink}
-              </button>`
+                @click=${() => this.#copy(file)}>${copied ? (copied.ok ? t.copied : t.copyFailed) : t.copyLink}<span
+                  class="visually-hidden">${t.copyLinkTarget(file.name)}</span></button>`
             : nothing
         }
       </li>

@@ -12,7 +12,8 @@ export interface FileListStrings {
   end: (count: string) => string;
   retry: string;
   copyLink: string;
-  copyLinkLabel: (name: string) => string;
+  /** Read after the button's text by screen readers (hidden on screen): which file. */
+  copyLinkTarget: (name: string) => string;
   copied: string;
   copyFailed: string;
   pending: string;
@@ -44,7 +45,7 @@ export const defaultListStrings: FileListStrings = {
   end: (count) => (count === '1' ? 'That is the only file.' : `That is all ${count} files.`),
   retry: 'Try again',
   copyLink: 'Copy link',
-  copyLinkLabel: (name) => `Copy the link to ${name}`,
+  copyLinkTarget: (name) => `: ${name}`,
   copied: 'Copied',
   copyFailed: 'Copy failed',
   pending: 'Uploading…',
