@@ -2,11 +2,6 @@ import { DEFAULT_NAME, NAME_MAX_BYTES } from '../api/limits.js';
 import { cleanName } from '../api/names.js';
 import { fail } from './errors.js';
 
-// Characters that can disguise a name or break a layout: C0/C1 controls, bidi embeddings,
-// overrides and isolates, and zero-width characters. `/` and `\` go too, so a name can
-// never read as a path (it is never used as one).
-const UNSAFE_CHARS =
-  /[\p{Cc}\u061C\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF/\\]/gu;
 const ONLY_DOTS = /^\.+$/;
 const PERCENT_ESCAPE = /%[0-9A-Fa-f]{2}/;
 

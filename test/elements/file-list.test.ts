@@ -170,7 +170,7 @@ describe('<file-list>', () => {
     const element = await list(p);
     expect(text(element)).to.contain('The service could not be reached');
     await network('restore');
-    (element.shadowRoot?.querySelector('.retry') as HTMLButtonElement).click();
+    element.shadowRoot?.querySelector<HTMLButtonElement>('.retry')?.click();
     await waitUntil(() => names(element).length === 1);
     expect(names(element)).to.deep.equal(['back.txt']);
   });
