@@ -5,14 +5,13 @@
  */
 
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { build } from 'esbuild';
 import { chromium } from 'playwright-core';
 import { createKey, createProject } from '../../src/server/admin.js';
 import { configFromEnv } from '../../src/server/config.js';
 import { type RunningService, startService } from '../../src/server/service.js';
+import { servePage } from '../helpers/page-server.js';
 import { CHROMIUM_ARGS, chromiumPath } from '../helpers/wtr-plugins.js';
 
 const STATES = [
@@ -31,14 +30,6 @@ const STATES = [
 async function main(): Promise<void> {
   const outDir = join(process.cwd(), '.screenshots');
   await mkdir(outDir, { recursive: true });
-  const bundle = await build({
-    entryPoints: ['src/index.ts'],
-    bundle: true,
-    format: 'esm',
-    write: false,
-    minify: true,
-  });
-  const script = bundle.outputFiles[0]?.text ?? '';
   const page = `<!doctype html><html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1"><meta name="color-scheme" content="light dark">
 <style>body{font-family:system-ui,sans-serif;margin:0;padding:24px;background:Canvas;color:CanvasText}
@@ -46,17 +37,8 @@ main{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,420px),
 h2{font-size:13px;font-weight:600;margin:0 0 8px;color:GrayText;text-transform:uppercase;letter-spacing:.04em}</style>
 </head><body><main>${STATES.map(([id, title]) => `<section><h2>${title}</h2><file-uploader id="${id}" multiple></file-uploader></section>`).join('')}</main>
 <script type="module" src="/bundle.js"></script></body></html>`;
-  const server = createServer((request, response) => {
-    if (request.url === '/bundle.js') {
-      response.writeHead(200, { 'Content-Type': 'text/javascript' }).end(script);
-    } else {
-      response.writeHead(200, { 'Content-Type': 'text/html' }).end(page);
-    }
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  if (!address || typeof address === 'string') throw new Error('no address');
-  const origin = `http://localhost:${address.port}`;
+  const server = await servePage(page);
+  const origin = server.origin;
 
   const dirs: string[] = [];
   const start = async (env: Record<string, string>): Promise<RunningService> => {
@@ -222,7 +204,7 @@ h2{font-size:13px;font-weight:600;margin:0 0 8px;color:GrayText;text-transform:u
     }
   } finally {
     await browser.close();
-    server.close();
+    await server.close();
     await main.close();
     await limited.close();
     await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));

@@ -57,8 +57,6 @@ export const styles = css`
     list-style: none;
     margin: 0;
     padding: 0;
-    display: grid;
-    gap: var(--_row-gap);
   }
 
   .item {
@@ -66,17 +64,14 @@ export const styles = css`
     grid-template-columns: 2.5rem minmax(0, 1fr) auto;
     align-items: center;
     gap: 0.75rem;
+    /* Rows are placed by the virtualizer: only those near the viewport are in the DOM. */
+    width: 100%;
     min-height: var(--_row-height);
+    margin-bottom: var(--_row-gap);
     padding: 0.5rem 0.85rem;
-    border-top: 1px solid var(--_border);
+    border-bottom: 1px solid var(--_border);
+    background: var(--_background);
     cursor: pointer;
-    /* Rows off screen are not laid out or painted: thousands scroll like dozens. */
-    content-visibility: auto;
-    contain-intrinsic-size: auto var(--_row-height);
-  }
-
-  .item:first-child {
-    border-top: none;
   }
 
   .item:hover {
@@ -187,7 +182,6 @@ export const styles = css`
     place-items: center;
     min-height: 3rem;
     padding: 0.5rem;
-    border-top: 1px solid var(--_border);
     color: var(--_muted);
     font-size: 0.875rem;
   }
@@ -221,6 +215,10 @@ export const styles = css`
   .code {
     font-family: ui-monospace, monospace;
     font-size: 0.8rem;
+  }
+
+  .skeleton .item:last-child {
+    border-bottom: none;
   }
 
   .skeleton .line {

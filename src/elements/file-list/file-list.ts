@@ -9,6 +9,7 @@ import { emit } from '../shared/events.js';
 import {
   formatBytes,
   formatCount,
+  formatDate,
   formatDateTime,
   formatRelative,
   localeOf,
@@ -367,7 +368,7 @@ export class FileListElement extends LitElement {
     const when =
       now - file.createdAt < RELATIVE_FOR_MS
         ? formatRelative(file.createdAt, now, locale)
-        : new Intl.DateTimeFormat(locale, { dateStyle: 'medium' }).format(file.createdAt);
+        : formatDate(file.createdAt, locale);
     const copied = this._copied?.id === file.id ? this._copied : null;
     const image = ready && file.mime.startsWith('image/');
     return html`

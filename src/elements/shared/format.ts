@@ -1,6 +1,8 @@
 /**
  * Numbers, sizes and dates in the page's language: the nearest `lang` attribute, then the
- * document's, then the browser's.
+ * document's, then the browser's. Intl formatters are costly to build (a list of thousands
+ * of rows built them per row on every render: seconds), so each is built once per locale
+ * and kept.
  */
 export function localeOf(element: Element): string {
   const tagged = element.closest('[lang]')?.getAttribute('lang');
@@ -9,6 +11,17 @@ export function localeOf(element: Element): string {
     return document.documentElement.lang;
   }
   return typeof navigator !== 'undefined' ? navigator.language : 'en';
+}
+
+const cache = new Map<string, unknown>();
+
+function memo<T>(key: string, make: () => T): T {
+  let value = cache.get(key) as T | undefined;
+  if (value === undefined) {
+    value = make();
+    cache.set(key, value);
+  }
+  return value;
 }
 
 const UNITS = ['byte', 'kilobyte', 'megabyte', 'gigabyte', 'terabyte'] as const;
@@ -22,29 +35,38 @@ export function formatBytes(bytes: number, locale: string): string {
     unit++;
   }
   // "B" reads better than Intl's "byte" and is the same in every language.
-  if (unit === 0) return `${new Intl.NumberFormat(locale).format(value)} B`;
-  return new Intl.NumberFormat(locale, {
-    style: 'unit',
-    unit: UNITS[unit],
-    unitDisplay: 'short',
-    maximumFractionDigits: value < 10 ? 1 : 0,
-  }).format(value);
+  if (unit === 0) return `${formatCount(value, locale)} B`;
+  const digits = value < 10 ? 1 : 0;
+  return memo(
+    `bytes ${locale} ${unit} ${digits}`,
+    () =>
+      new Intl.NumberFormat(locale, {
+        style: 'unit',
+        unit: UNITS[unit],
+        unitDisplay: 'short',
+        maximumFractionDigits: digits,
+      }),
+  ).format(value);
 }
 
 export function formatPercent(fraction: number, locale: string): string {
-  return new Intl.NumberFormat(locale, { style: 'percent', maximumFractionDigits: 0 }).format(
-    Math.max(0, Math.min(1, fraction)),
-  );
+  return memo(
+    `percent ${locale}`,
+    () => new Intl.NumberFormat(locale, { style: 'percent', maximumFractionDigits: 0 }),
+  ).format(Math.max(0, Math.min(1, fraction)));
 }
 
 export function formatCount(count: number, locale: string): string {
-  return new Intl.NumberFormat(locale).format(count);
+  return memo(`count ${locale}`, () => new Intl.NumberFormat(locale)).format(count);
 }
 
 /** "in 30 seconds", "2 minutes ago": relative time for the near past and future. */
 export function formatRelative(timestamp: number, now: number, locale: string): string {
   const seconds = Math.round((timestamp - now) / 1000);
-  const format = new Intl.RelativeTimeFormat(locale, { numeric: 'auto' });
+  const format = memo(
+    `relative ${locale}`,
+    () => new Intl.RelativeTimeFormat(locale, { numeric: 'auto' }),
+  );
   const abs = Math.abs(seconds);
   if (abs < 60) return format.format(seconds, 'second');
   if (abs < 3600) return format.format(Math.round(seconds / 60), 'minute');
@@ -53,7 +75,15 @@ export function formatRelative(timestamp: number, now: number, locale: string): 
 }
 
 export function formatDateTime(timestamp: number, locale: string): string {
-  return new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short' }).format(
-    timestamp,
-  );
+  return memo(
+    `datetime ${locale}`,
+    () => new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short' }),
+  ).format(timestamp);
+}
+
+export function formatDate(timestamp: number, locale: string): string {
+  return memo(
+    `date ${locale}`,
+    () => new Intl.DateTimeFormat(locale, { dateStyle: 'medium' }),
+  ).format(timestamp);
 }

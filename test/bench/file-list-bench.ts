@@ -1,0 +1,145 @@
+/**
+ * `npm run bench:list`: `<file-list>` with 5,000 loaded files in headless Chromium against
+ * the reference service. Prints the time to load and render every page, and the frame
+ * times while scrolling from top to bottom (the answer to "does it need virtual scrolling":
+ * rows off screen are skipped by `content-visibility: auto`).
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+import { createKey, createProject } from '../../src/server/admin.js';
+import { configFromEnv } from '../../src/server/config.js';
+import type { FileRow } from '../../src/server/db/metadata-store.js';
+import type { SqliteMetadataStore } from '../../src/server/db/sqlite-store.js';
+import { newId } from '../../src/server/secrets.js';
+import { startService } from '../../src/server/service.js';
+import { servePage } from '../helpers/page-server.js';
+import { CHROMIUM_ARGS, chromiumPath } from '../helpers/wtr-plugins.js';
+
+const COUNT = Number(process.env.BENCH_FILES ?? 5000);
+const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+/** Pixels scrolled per frame: 120 is a brisk mouse wheel. */
+const STEP = Number(process.env.BENCH_STEP ?? 120);
+
+async function main(): Promise<void> {
+  const page = `<!doctype html><html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1"></head>
+<body style="margin:0;font-family:system-ui"><main style="max-width:720px;margin:0 auto;padding:16px">
+<file-list page-size="100"></file-list></main><script type="module" src="/bundle.js"></script></body></html>`;
+  const server = await servePage(page);
+  const dataDir = await mkdtemp(join(tmpdir(), 'filehost-list-bench-'));
+  const service = await startService({
+    ...configFromEnv({
+      FILEHOST_DATA_DIR: dataDir,
+      FILEHOST_ALLOWED_ORIGINS: server.origin,
+      FILEHOST_LOG_LEVEL: 'silent',
+    }),
+    apiPort: 0,
+    cdnPort: 0,
+  });
+  const db = service.context.db;
+  const project = await createProject(db, {
+    name: 'bench',
+    plan: 'free',
+    allowedOrigins: [server.origin],
+  });
+  const { key } = await createKey(db, project.id, 'publishable');
+  const base = Date.now() - 3 * 24 * 3600 * 1000;
+  const rows: FileRow[] = Array.from({ length: COUNT }, (_, index) => ({
+    id: newId(),
+    projectId: project.id,
+    name: `${['holiday', 'invoice', 'screenshot', 'report', 'notes'][index % 5]}-${index}.${['jpg', 'pdf', 'png', 'docx', 'txt'][index % 5]}`,
+    mime: [
+      'application/octet-stream',
+      'application/pdf',
+      'text/plain',
+      'application/zip',
+      'text/plain',
+    ][index % 5] as string,
+    size: 1000 + index * 37,
+    createdAt: base + index * 1000,
+    status: 'ready',
+    metadata: {},
+    partSize: null,
+    storageUploadId: null,
+    expiresAt: null,
+    deletedAt: null,
+  }));
+  (db as SqliteMetadataStore).insertFilesBulk(rows);
+
+  const browser = await chromium.launch({ executablePath: chromiumPath(), args: CHROMIUM_ARGS });
+  const results: { load: number; frames: number[] }[] = [];
+  try {
+    for (let run = 0; run < RUNS; run++) {
+      const tab = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+      await tab.goto(`${server.origin}/?step=${STEP}`);
+      await tab.waitForFunction(() => customElements.get('file-list'));
+      const load = await tab.evaluate(
+        async ([endpoint, apiKey, count]) => {
+          const list = document.querySelector('file-list') as unknown as HTMLElement & {
+            files: readonly unknown[];
+            loadMore(): Promise<void>;
+            pageLoaded: Promise<void>;
+            updateComplete: Promise<boolean>;
+          };
+          const started = performance.now();
+          Object.assign(list, { endpoint, apiKey });
+          await list.updateComplete;
+          await list.pageLoaded;
+          while (list.files.length < count) {
+            await list.loadMore();
+          }
+          await list.updateComplete;
+          await new Promise((resolve) =>
+            requestAnimationFrame(() => requestAnimationFrame(resolve)),
+          );
+          return performance.now() - started;
+        },
+        [service.apiUrl, key, COUNT] as const,
+      );
+      const frames = await tab.evaluate(async () => {
+        const times: number[] = [];
+        let last = performance.now();
+        const step = Number(new URL(location.href).searchParams.get('step') ?? 120);
+        while (window.scrollY + window.innerHeight < document.documentElement.scrollHeight - 2) {
+          window.scrollBy(0, step);
+          await new Promise((resolve) => requestAnimationFrame(resolve));
+          const now = performance.now();
+          times.push(now - last);
+          last = now;
+        }
+        return times;
+      });
+      results.push({ load, frames });
+      await tab.close();
+    }
+  } finally {
+    await browser.close();
+    await service.close();
+    await server.close();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+
+  const median = (values: number[]) => {
+    const sorted = [...values].sort((a, b) => a - b);
+    return sorted[Math.floor(sorted.length / 2)] as number;
+  };
+  const all = results.flatMap((r) => r.frames);
+  const sorted = [...all].sort((a, b) => a - b);
+  console.log(
+    `\n<file-list> bench — ${new Date().toISOString()} — ${COUNT} files, ${RUNS} runs, headless Chromium\n`,
+  );
+  console.log(
+    `load and render all ${COUNT} files (${COUNT / 100} pages of 100): median ${median(results.map((r) => r.load)).toFixed(0)} ms`,
+  );
+  console.log(`scrolling top to bottom, ${STEP} px per frame: ${all.length} frames`);
+  console.log(
+    `  frame time p50 ${median(all).toFixed(1)} ms, p99 ${(sorted[Math.floor(sorted.length * 0.99)] as number).toFixed(1)} ms, longest ${(sorted.at(-1) as number).toFixed(1)} ms`,
+  );
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

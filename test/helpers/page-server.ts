@@ -1,0 +1,33 @@
+import { createServer, type Server } from 'node:http';
+import { build } from 'esbuild';
+
+/**
+ * A plain static server for one HTML page and the elements bundled from the sources (no
+ * Vite): what a page with one script tag looks like to the browser.
+ */
+export async function servePage(
+  html: string,
+): Promise<{ origin: string; close: () => Promise<void> }> {
+  const bundle = await build({
+    entryPoints: ['src/index.ts'],
+    bundle: true,
+    format: 'esm',
+    write: false,
+    minify: true,
+  });
+  const script = bundle.outputFiles[0]?.text ?? '';
+  const server: Server = createServer((request, response) => {
+    if (request.url === '/bundle.js') {
+      response.writeHead(200, { 'Content-Type': 'text/javascript' }).end(script);
+    } else {
+      response.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(html);
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  if (!address || typeof address === 'string') throw new Error('no address');
+  return {
+    origin: `http://localhost:${address.port}`,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
