@@ -111,7 +111,6 @@ export const styles = css`
     width: 100%;
     height: 100%;
     object-fit: cover;
-    background: var(--_surface);
   }
 
   .thumbnail svg {
@@ -221,10 +220,18 @@ export const styles = css`
     border-bottom: none;
   }
 
+  .skeleton .info {
+    gap: 0.5rem;
+  }
+
   .skeleton .line {
     height: 0.7rem;
     border-radius: 999px;
-    background: var(--_surface);
+    background: color-mix(in srgb, var(--_text) 10%, transparent);
+  }
+
+  .skeleton .thumbnail {
+    background: color-mix(in srgb, var(--_text) 10%, transparent);
   }
 
   .skeleton .line.short {

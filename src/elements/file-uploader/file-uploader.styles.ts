@@ -198,7 +198,6 @@ export const styles = css`
     width: 100%;
     height: 100%;
     object-fit: cover;
-    background: var(--_surface);
   }
 
   .thumbnail svg {

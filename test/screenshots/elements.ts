@@ -1,7 +1,8 @@
 /**
  * `npm run screenshots`: every state of <file-uploader> (empty, dragging, uploading, done,
- * each error) on one page, produced for real against the reference service in headless
- * Chromium, saved in light, dark and narrow to `.screenshots/` for a person to look at.
+ * each error) and of <file-list> (loading, empty, error, files, end) on one page, produced
+ * for real against the reference service in headless Chromium, saved in light, dark and
+ * narrow to `.screenshots/` for a person to look at.
  */
 
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
@@ -27,6 +28,14 @@ const STATES = [
   ['network', 'Network lost (after the automatic retries)'],
 ] as const;
 
+const LIST_STATES = [
+  ['list-loading', 'List: loading'],
+  ['list-empty', 'List: empty project'],
+  ['list-error', 'List: origin_not_allowed'],
+  ['list-files', 'List: files (a pending one, hostile names), end of list'],
+  ['list-more', 'List: more to load'],
+] as const;
+
 async function main(): Promise<void> {
   const outDir = join(process.cwd(), '.screenshots');
   await mkdir(outDir, { recursive: true });
@@ -35,7 +44,8 @@ async function main(): Promise<void> {
 <style>body{font-family:system-ui,sans-serif;margin:0;padding:24px;background:Canvas;color:CanvasText}
 main{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,420px),1fr));gap:28px 24px}
 h2{font-size:13px;font-weight:600;margin:0 0 8px;color:GrayText;text-transform:uppercase;letter-spacing:.04em}</style>
-</head><body><main>${STATES.map(([id, title]) => `<section><h2>${title}</h2><file-uploader id="${id}" multiple></file-uploader></section>`).join('')}</main>
+</head><body><main>${STATES.map(([id, title]) => `<section><h2>${title}</h2><file-uploader id="${id}" multiple></file-uploader></section>`).join('')}
+${LIST_STATES.map(([id, title]) => `<section><h2>${title}</h2><file-list id="${id}" page-size="4"></file-list></section>`).join('')}</main>
 <script type="module" src="/bundle.js"></script></body></html>`;
   const server = await servePage(page);
   const origin = server.origin;
@@ -190,6 +200,58 @@ h2{font-size:13px;font-weight:600;margin:0 0 8px;color:GrayText;text-transform:u
     await pick('network', [{ name: 'backup.zip', type: 'application/zip', size: 300_000 }]);
     await waitFor('network', ['failed']);
 
+    // <file-list> states.
+    const listProject = await keyFor(main, [origin]);
+    const client = async (apiKey: string) => {
+      const { FilehostClient } = await import('../../src/client/client.js');
+      return new FilehostClient({
+        endpoint: main.apiUrl,
+        apiKey,
+        // The key only works from the page's origin: say we are it (this is Node).
+        fetch: (input, init) =>
+          fetch(input, {
+            ...init,
+            headers: { ...(init?.headers as Record<string, string>), Origin: origin },
+          }),
+      });
+    };
+    const seeded = await client(listProject);
+    for (const name of [
+      'q3-report.pdf',
+      'team photo.png',
+      '<b>bold</b> & "quoted".html',
+      `${'very-long-name-'.repeat(8)}.zip`,
+    ]) {
+      await seeded.upload(new Blob(['x'.repeat(2000)]), {
+        name,
+        type: name.endsWith('.png') ? 'image/png' : 'application/octet-stream',
+      });
+    }
+    await seeded.sign({ name: 'still-uploading.mov', size: 50_000_000, type: 'video/quicktime' });
+    const moreProject = await keyFor(main, [origin]);
+    const more = await client(moreProject);
+    for (let index = 0; index < 6; index++)
+      await more.upload(new Blob([`file ${index}`]), { name: `photo-${index}.txt` });
+    // The loading list's requests never get an answer, so it stays loading.
+    const loadingKey = await keyFor(main, [origin]);
+    await tab.route(/\/v1\/files\?/, async (route) => {
+      if (route.request().headers().authorization !== `Bearer ${loadingKey}`)
+        await route.continue();
+    });
+    await configure('list-loading', { endpoint: main.apiUrl, apiKey: loadingKey });
+    await configure('list-empty', { endpoint: main.apiUrl, apiKey: await keyFor(main, [origin]) });
+    await configure('list-error', {
+      endpoint: main.apiUrl,
+      apiKey: await keyFor(main, ['https://shop.example']),
+    });
+    await configure('list-files', { endpoint: main.apiUrl, apiKey: listProject, pageSize: 10 });
+    await configure('list-more', { endpoint: main.apiUrl, apiKey: moreProject });
+    await tab.waitForFunction(() =>
+      ['#list-empty', '#list-error', '#list-files', '#list-more'].every(
+        (selector) => !document.querySelector(selector)?.hasAttribute('loading'),
+      ),
+    );
+
     for (const [scheme, width] of [
       ['light', 1320],
       ['dark', 1320],
@@ -198,7 +260,7 @@ h2{font-size:13px;font-weight:600;margin:0 0 8px;color:GrayText;text-transform:u
       await tab.emulateMedia({ colorScheme: scheme });
       await tab.setViewportSize({ width, height: 900 });
       await tab.waitForTimeout(200);
-      const path = join(outDir, `uploader-${scheme}-${width}.png`);
+      const path = join(outDir, `elements-${scheme}-${width}.png`);
       await tab.screenshot({ path, fullPage: true });
       console.log(`saved ${path}`);
     }
