@@ -4,17 +4,13 @@
  * times while scrolling from top to bottom (the answer to "does it need virtual scrolling":
  * rows off screen are skipped by `content-visibility: auto`).
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { createKey, createProject } from '../../src/server/admin.js';
-import { configFromEnv } from '../../src/server/config.js';
 import type { FileRow } from '../../src/server/db/metadata-store.js';
 import type { SqliteMetadataStore } from '../../src/server/db/sqlite-store.js';
 import { newId } from '../../src/server/secrets.js';
-import { startService } from '../../src/server/service.js';
 import { servePage } from '../helpers/page-server.js';
+import { startTestService } from '../helpers/service.js';
 import { CHROMIUM_ARGS, chromiumPath } from '../helpers/wtr-plugins.js';
 
 const COUNT = Number(process.env.BENCH_FILES ?? 5000);
@@ -28,16 +24,8 @@ async function main(): Promise<void> {
 <body style="margin:0;font-family:system-ui"><main style="max-width:720px;margin:0 auto;padding:16px">
 <file-list page-size="100"></file-list></main><script type="module" src="/bundle.js"></script></body></html>`;
   const server = await servePage(page);
-  const dataDir = await mkdtemp(join(tmpdir(), 'filehost-list-bench-'));
-  const service = await startService({
-    ...configFromEnv({
-      FILEHOST_DATA_DIR: dataDir,
-      FILEHOST_ALLOWED_ORIGINS: server.origin,
-      FILEHOST_LOG_LEVEL: 'silent',
-    }),
-    apiPort: 0,
-    cdnPort: 0,
-  });
+  const running = await startTestService({ FILEHOST_ALLOWED_ORIGINS: server.origin });
+  const service = running.service;
   const db = service.context.db;
   const project = await createProject(db, {
     name: 'bench',
@@ -116,9 +104,8 @@ async function main(): Promise<void> {
     }
   } finally {
     await browser.close();
-    await service.close();
+    await running.close();
     await server.close();
-    await rm(dataDir, { recursive: true, force: true });
   }
 
   const median = (values: number[]) => {

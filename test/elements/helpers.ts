@@ -1,4 +1,5 @@
 import { executeServerCommand } from '@web/test-runner-commands';
+import { patternBytes } from '../helpers/bytes.js';
 import type { ProjectForTest } from '../helpers/wtr-plugins.js';
 
 /** A fresh project on the real service (see `filehostService` in test/helpers/wtr-plugins.ts). */
@@ -24,16 +25,7 @@ export function network(
   return executeServerCommand('filehost-network', { action, pattern, ms, once });
 }
 
-/** Deterministic bytes, so what comes back from the CDN can be compared byte for byte. */
-export function bytes(size: number, seed = 1): Uint8Array<ArrayBuffer> {
-  const out = new Uint8Array(size);
-  let state = seed >>> 0 || 1;
-  for (let index = 0; index < size; index++) {
-    state = (state * 1103515245 + 12345) >>> 0;
-    out[index] = state >>> 24;
-  }
-  return out;
-}
+export { patternBytes as bytes } from '../helpers/bytes.js';
 
 export function file(
   name: string,
@@ -41,7 +33,7 @@ export function file(
   type = 'application/octet-stream',
   seed = 1,
 ): File {
-  return new File([bytes(size, seed)], name, { type });
+  return new File([patternBytes(size, seed)], name, { type });
 }
 
 /** A real PNG drawn on a canvas (for thumbnails). */

@@ -1,13 +1,11 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import type { TestRunnerPlugin } from '@web/test-runner';
 import { build } from 'esbuild';
 import type { Page } from 'playwright-core';
 import { createKey, createProject } from '../../src/server/admin.js';
-import { configFromEnv } from '../../src/server/config.js';
-import { type RunningService, startService } from '../../src/server/service.js';
+import type { RunningService } from '../../src/server/service.js';
+import { startTestService, type TestService } from './service.js';
 
 /**
  * Serves each browser test file as one esbuild bundle, so the tests run the real Lit and
@@ -56,25 +54,18 @@ export function filehostService(): TestRunnerPlugin {
   let main: RunningService | undefined;
   let limited: RunningService | undefined;
   let shortLived: RunningService | undefined;
-  const dirs: string[] = [];
+  const running: TestService[] = [];
   let origin = '';
-  // (shortLivedUrls: a service whose signed part URLs live one second.)
   const requestLogs = new WeakMap<Page, string[]>();
 
   async function start(env: Record<string, string>): Promise<RunningService> {
-    const dataDir = await mkdtemp(join(tmpdir(), 'filehost-wtr-'));
-    dirs.push(dataDir);
-    return startService({
-      ...configFromEnv({
-        FILEHOST_DATA_DIR: dataDir,
-        FILEHOST_ALLOWED_ORIGINS: origin,
-        FILEHOST_PART_SIZE: String(5 * 1024 * 1024),
-        FILEHOST_LOG_LEVEL: 'silent',
-        ...env,
-      }),
-      apiPort: 0,
-      cdnPort: 0,
+    const started = await startTestService({
+      FILEHOST_ALLOWED_ORIGINS: origin,
+      FILEHOST_PART_SIZE: String(5 * 1024 * 1024),
+      ...env,
     });
+    running.push(started);
+    return started.service;
   }
 
   return {
@@ -88,10 +79,7 @@ export function filehostService(): TestRunnerPlugin {
       shortLived = await start({ FILEHOST_UPLOAD_URL_TTL: '1' });
     },
     async serverStop() {
-      await main?.close();
-      await limited?.close();
-      await shortLived?.close();
-      await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
+      await Promise.all(running.map((service) => service.close()));
     },
     async executeCommand({ command, payload, session }) {
       const options = (payload ?? {}) as Record<string, unknown>;

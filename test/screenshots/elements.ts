@@ -5,14 +5,13 @@
  * narrow to `.screenshots/` for a person to look at.
  */
 
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { createKey, createProject } from '../../src/server/admin.js';
-import { configFromEnv } from '../../src/server/config.js';
-import { type RunningService, startService } from '../../src/server/service.js';
+import type { RunningService } from '../../src/server/service.js';
 import { servePage } from '../helpers/page-server.js';
+import { startTestService } from '../helpers/service.js';
 import { CHROMIUM_ARGS, chromiumPath } from '../helpers/wtr-plugins.js';
 
 const STATES = [
@@ -50,24 +49,11 @@ ${LIST_STATES.map(([id, title]) => `<section><h2>${title}</h2><file-list id="${i
   const server = await servePage(page);
   const origin = server.origin;
 
-  const dirs: string[] = [];
-  const start = async (env: Record<string, string>): Promise<RunningService> => {
-    const dataDir = await mkdtemp(join(tmpdir(), 'filehost-shots-'));
-    dirs.push(dataDir);
-    return startService({
-      ...configFromEnv({
-        FILEHOST_DATA_DIR: dataDir,
-        FILEHOST_ALLOWED_ORIGINS: origin,
-        FILEHOST_PART_SIZE: String(5 * 1024 * 1024),
-        FILEHOST_LOG_LEVEL: 'silent',
-        ...env,
-      }),
-      apiPort: 0,
-      cdnPort: 0,
-    });
-  };
-  const main = await start({});
-  const limited = await start({ FILEHOST_RATE_LIMIT: '2' });
+  const env = { FILEHOST_ALLOWED_ORIGINS: origin, FILEHOST_PART_SIZE: String(5 * 1024 * 1024) };
+  const mainService = await startTestService(env);
+  const limitedService = await startTestService({ ...env, FILEHOST_RATE_LIMIT: '2' });
+  const main = mainService.service;
+  const limited = limitedService.service;
   const keyFor = async (service: RunningService, origins: string[]) => {
     const project = await createProject(service.context.db, {
       name: 'shots',
@@ -267,9 +253,8 @@ ${LIST_STATES.map(([id, title]) => `<section><h2>${title}</h2><file-list id="${i
   } finally {
     await browser.close();
     await server.close();
-    await main.close();
-    await limited.close();
-    await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
+    await mainService.close();
+    await limitedService.close();
   }
 }
 

@@ -35,16 +35,6 @@ export const styles = css`
     }
   }
 
-  :host([hidden]) {
-    display: none;
-  }
-
-  *,
-  *::before,
-  *::after {
-    box-sizing: inherit;
-  }
-
   .base {
     border: 1px solid var(--_border);
     border-radius: var(--_radius);
@@ -89,47 +79,10 @@ export const styles = css`
     box-shadow: inset var(--_focus);
   }
 
-  .thumbnail {
-    width: 2.5rem;
-    height: 2.5rem;
-    border-radius: calc(var(--_radius) / 2);
-    background: var(--_surface);
-    display: grid;
-    place-items: center;
-    overflow: hidden;
-    color: var(--_muted);
-  }
-
-  .thumbnail {
-    position: relative;
-  }
-
-  /* The picture covers the icon; a picture that fails to load is hidden, the icon stays. */
-  .thumbnail img {
-    position: absolute;
-    inset: 0;
-    width: 100%;
-    height: 100%;
-    object-fit: cover;
-  }
-
-  .thumbnail svg {
-    width: 1.4rem;
-    height: 1.4rem;
-  }
-
   .info {
     display: grid;
     gap: 0.15rem;
     min-width: 0;
-  }
-
-  .name {
-    font-weight: 600;
-    overflow: hidden;
-    text-overflow: ellipsis;
-    white-space: nowrap;
-    unicode-bidi: plaintext;
   }
 
   .name a {
@@ -247,18 +200,6 @@ export const styles = css`
     50% {
       opacity: 0.5;
     }
-  }
-
-  .visually-hidden {
-    position: absolute;
-    width: 1px;
-    height: 1px;
-    margin: -1px;
-    padding: 0;
-    overflow: hidden;
-    clip: rect(0 0 0 0);
-    white-space: nowrap;
-    border: 0;
   }
 
   @container (max-width: 24rem) {

@@ -15,6 +15,7 @@ import {
   localeOf,
 } from '../shared/format.js';
 import { hideBrokenImage } from '../shared/images.js';
+import { sharedStyles } from '../shared/styles.js';
 import { styles } from './file-list.styles.js';
 import { PagingController } from './paging-controller.js';
 import { type FileListStrings, mergeListStrings } from './strings.js';
@@ -87,7 +88,7 @@ const COPIED_FOR_MS = 2000;
  * @cssprop --file-list-focus-ring - The focus indicator (a box-shadow).
  */
 export class FileListElement extends LitElement {
-  static override styles = styles;
+  static override styles = [sharedStyles, styles];
 
   static override properties = {
     endpoint: { type: String },

@@ -52,15 +52,13 @@ export function describeFailure(
 ): UploadFailure {
   const limit =
     typeof error.details.limit === 'number' ? formatBytes(error.details.limit, context.locale) : '';
-  const full: FailureContext = {
+  const full = failureContext({
     origin: typeof error.details.origin === 'string' ? error.details.origin : context.origin,
     limit,
     seconds: String(error.retryAfter ?? 60),
-    accept: '',
-    max: '',
     code: error.code,
     message: error.message,
-  };
+  });
   const text = strings.errors;
   const byCode: Partial<Record<FailureCode, () => string>> = {
     origin_not_allowed: () => text.origin_not_allowed(full),
@@ -83,28 +81,30 @@ export function describeFailure(
   };
 }
 
-export function rejection(
-  code: RejectionCode | 'too_large' | 'empty_body',
-  strings: FileUploaderStrings,
-  context: Partial<FailureContext>,
-): UploadFailure {
-  const full: FailureContext = {
+/** A message context with only what is known filled in. */
+export function failureContext(known: Partial<FailureContext>): FailureContext {
+  return {
     origin: '',
     limit: '',
     seconds: '',
     accept: '',
     max: '',
-    code,
+    code: '',
     message: '',
-    ...context,
+    ...known,
   };
-  return {
-    code,
-    status: 0,
-    step: 'validate',
-    message: strings.errors[code](full),
-    serviceMessage: null,
-    retryAfter: null,
-    details: {},
-  };
+}
+
+/** A failure found in the browser, before (or instead of) any request. */
+export function localFailure(code: FailureCode, step: FailureStep, message: string): UploadFailure {
+  return { code, status: 0, step, message, serviceMessage: null, retryAfter: null, details: {} };
+}
+
+/** A file refused by the checks made before sending, with the rule it broke. */
+export function rejection(
+  code: RejectionCode | 'too_large' | 'empty_body',
+  strings: FileUploaderStrings,
+  context: Partial<FailureContext>,
+): UploadFailure {
+  return localFailure(code, 'validate', strings.errors[code](failureContext({ code, ...context })));
 }

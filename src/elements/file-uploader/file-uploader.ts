@@ -4,6 +4,7 @@ import type { FileMetadata, FileRecord } from '../../api/types.js';
 import { emit } from '../shared/events.js';
 import { formatBytes, formatCount, formatPercent, localeOf } from '../shared/format.js';
 import { hideBrokenImage } from '../shared/images.js';
+import { sharedStyles } from '../shared/styles.js';
 import type { UploadFailure } from './failure.js';
 import { styles } from './file-uploader.styles.js';
 import { type FileUploaderStrings, mergeStrings } from './strings.js';
@@ -108,7 +109,7 @@ const optionalNumber = {
  * @cssprop --file-uploader-focus-ring - The focus indicator (a box-shadow).
  */
 export class FileUploaderElement extends LitElement {
-  static override styles = styles;
+  static override styles = [sharedStyles, styles];
   static formAssociated = true;
   static override shadowRootOptions = { ...LitElement.shadowRootOptions, delegatesFocus: true };
 

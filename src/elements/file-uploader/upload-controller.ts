@@ -10,8 +10,10 @@ import { formatBytes } from '../shared/format.js';
 import {
   describeFailure,
   type FailureStep,
+  failureContext,
   fromXhrError,
   isTransientFailure,
+  localFailure,
   rejection,
   type UploadFailure,
 } from './failure.js';
@@ -299,15 +301,15 @@ export class UploadController implements ReactiveController {
     if (this.#client) return this.#client;
     const { endpoint, apiKey } = this.#settings;
     const strings = this.#host.texts;
-    if (!endpoint) throw localFailure(strings.errors.no_endpoint, 'missing_auth');
-    if (!apiKey) throw localFailure(strings.errors.missing_auth, 'missing_auth');
+    if (!endpoint) throw setupFailure(strings.errors.no_endpoint, 'missing_auth');
+    if (!apiKey) throw setupFailure(strings.errors.missing_auth, 'missing_auth');
     try {
       this.#client = new FilehostClient({ endpoint, apiKey });
     } catch {
       const reason = apiKey.startsWith('sk_')
         ? strings.errors.secret_key
         : strings.errors.no_endpoint;
-      throw localFailure(reason, apiKey.startsWith('sk_') ? 'invalid_key' : 'missing_auth');
+      throw setupFailure(reason, apiKey.startsWith('sk_') ? 'invalid_key' : 'missing_auth');
     }
     return this.#client;
   }
@@ -654,28 +656,11 @@ class LocalFailure extends Error {
   }
 }
 
-function localFailure(
+function setupFailure(
   text: FileUploaderStrings['errors'][keyof FileUploaderStrings['errors']],
   code: 'missing_auth' | 'invalid_key',
 ): LocalFailure {
-  const message = text({
-    origin: '',
-    limit: '',
-    seconds: '',
-    accept: '',
-    max: '',
-    code,
-    message: '',
-  });
-  return new LocalFailure({
-    code,
-    status: 0,
-    step: 'sign',
-    message,
-    serviceMessage: null,
-    retryAfter: null,
-    details: {},
-  });
+  return new LocalFailure(localFailure(code, 'sign', text(failureContext({ code }))));
 }
 
 function isLocalFailure(error: unknown): error is LocalFailure {

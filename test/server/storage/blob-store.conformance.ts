@@ -50,6 +50,17 @@ export function blobStoreConformance(
     return { source: source(), release };
   }
 
+  /** A 4-byte multipart upload with a write of its only part under way (half sent). */
+  async function pausedWrite(store: BlobStore, first: string, second: string) {
+    const key = newId();
+    const uploadId = await store.createMultipart(key, 4);
+    const part = { partNumber: 1, offset: 0, size: 4 };
+    const { source, release } = paused(first, second);
+    const writing = store.writePart(key, uploadId, part, source);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    return { key, uploadId, part, writing, release };
+  }
+
   const read = async (store: BlobStore, key: string, range?: { start: number; end: number }) => {
     const stream = await store.get(key, range);
     return stream ? text(stream) : null;
@@ -144,12 +155,13 @@ export function blobStoreConformance(
     it(
       'lets a newer write of a part win over one still running',
       withStore(async (store) => {
-        const key = newId();
-        const uploadId = await store.createMultipart(key, 4);
-        const part = { partNumber: 1, offset: 0, size: 4 };
-        const { source, release } = paused('ss', 'ss');
-        const older = store.writePart(key, uploadId, part, source);
-        await new Promise((resolve) => setTimeout(resolve, 20));
+        const {
+          key,
+          uploadId,
+          part,
+          writing: older,
+          release,
+        } = await pausedWrite(store, 'ss', 'ss');
         const newer = store.writePart(key, uploadId, part, chunks('nnnn'));
         release();
         await assert.rejects(older);
@@ -162,12 +174,7 @@ export function blobStoreConformance(
     it(
       'refuses to complete while a part is being written',
       withStore(async (store) => {
-        const key = newId();
-        const uploadId = await store.createMultipart(key, 4);
-        const part = { partNumber: 1, offset: 0, size: 4 };
-        const { source, release } = paused('ab', 'cd');
-        const writing = store.writePart(key, uploadId, part, source);
-        await new Promise((resolve) => setTimeout(resolve, 20));
+        const { key, uploadId, part, writing, release } = await pausedWrite(store, 'ab', 'cd');
         await assert.rejects(store.completeMultipart(key, uploadId, [part]), BlobBusyError);
         release();
         await writing;
@@ -179,12 +186,7 @@ export function blobStoreConformance(
     it(
       'aborts: running writes fail, later writes find nothing',
       withStore(async (store) => {
-        const key = newId();
-        const uploadId = await store.createMultipart(key, 4);
-        const part = { partNumber: 1, offset: 0, size: 4 };
-        const { source, release } = paused('ab', 'cd');
-        const writing = store.writePart(key, uploadId, part, source);
-        await new Promise((resolve) => setTimeout(resolve, 20));
+        const { key, uploadId, part, writing, release } = await pausedWrite(store, 'ab', 'cd');
         const aborting = store.abortMultipart(key, uploadId);
         release();
         await assert.rejects(writing);
