@@ -251,6 +251,37 @@ describe('<file-uploader>', () => {
     });
   });
 
+  describe('disabled', () => {
+    it('takes no files while disabled, by any way in, and says so to assistive technology', async () => {
+      const p = await project();
+      const element = await uploader(p, { disabled: true });
+      const browse = shadow(element, '.browse') as HTMLButtonElement;
+      expect(browse.disabled).to.equal(true);
+      expect(element.hasAttribute('disabled')).to.equal(true);
+      const zone = shadow(element, '.dropzone');
+      const transfer = transferOf([file('no.txt', 10, 'text/plain')]);
+      zone.dispatchEvent(
+        new DragEvent('dragenter', { dataTransfer: transfer, bubbles: true, cancelable: true }),
+      );
+      zone.dispatchEvent(
+        new DragEvent('drop', { dataTransfer: transfer, bubbles: true, cancelable: true }),
+      );
+      browse.dispatchEvent(
+        new ClipboardEvent('paste', { clipboardData: transfer, bubbles: true, composed: true }),
+      );
+      element.addFiles([file('no.txt', 10, 'text/plain')]);
+      await element.updateComplete;
+      expect(element.files).to.have.length(0);
+      expect(element.hasAttribute('dragging')).to.equal(false);
+      await expect(element).to.be.accessible();
+      element.disabled = false;
+      await element.updateComplete;
+      const success = next(element, 'upload-success');
+      pick(element, [file('yes.txt', 10, 'text/plain')]);
+      expect((await success).record.name).to.equal('yes.txt');
+    });
+  });
+
   describe('checks before sending', () => {
     it('refuses files by type, size, count and emptiness, saying why, and sends nothing', async () => {
       const p = await project();

@@ -54,8 +54,6 @@ export const styles = css`
     grid-template-columns: 2.5rem minmax(0, 1fr) auto;
     align-items: center;
     gap: 0.75rem;
-    /* Rows are placed by the virtualizer: only those near the viewport are in the DOM. */
-    width: 100%;
     min-height: var(--_row-height);
     margin-bottom: var(--_row-gap);
     padding: 0.5rem 0.85rem;

@@ -68,8 +68,19 @@ export const styles = css`
     background: color-mix(in srgb, var(--_accent) 12%, var(--_surface));
   }
 
+  /* Disabled reads as disabled without fading the text below a readable contrast. */
   :host([disabled]) .dropzone {
-    opacity: 0.6;
+    border-style: dotted;
+    background: transparent;
+  }
+
+  :host([disabled]) .icon {
+    opacity: 0.45;
+  }
+
+  :host([disabled]) .browse {
+    color: var(--_muted);
+    text-decoration: none;
   }
 
   .icon {
