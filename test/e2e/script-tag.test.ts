@@ -1,0 +1,127 @@
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import { after, before, describe, it } from 'node:test';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { patternBytes } from '../helpers/bytes.js';
+import { startTestService, type TestService } from '../helpers/service.js';
+import { CHROMIUM_ARGS, chromiumPath } from '../helpers/wtr-plugins.js';
+
+/**
+ * The product as a page author meets it: the built `dist/filehost.js` (run `npm run build`
+ * first; `npm run test:e2e` does), loaded with a script tag from a plain static server (no
+ * Vite, no bundler), configured by HTML attributes only, against the real service.
+ */
+async function staticServer(
+  page: (origin: string) => string,
+): Promise<{ origin: string; server: Server }> {
+  const bundle = await readFile('dist/filehost.js');
+  const server = createServer((request, response) => {
+    const path = (request.url ?? '/').split('?')[0];
+    if (path === '/filehost.js') {
+      response.writeHead(200, { 'Content-Type': 'text/javascript' }).end(bundle);
+    } else if (path === '/') {
+      response.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(page(origin));
+    } else {
+      response.writeHead(404).end();
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  if (!address || typeof address === 'string') throw new Error('no address');
+  const origin = `http://localhost:${address.port}`;
+  return { origin, server };
+}
+
+describe('the script-tag bundle in a plain page', () => {
+  let service: TestService;
+  let allowed: { origin: string; server: Server };
+  let other: { origin: string; server: Server };
+  let browser: Browser;
+  const html = (endpoint: () => string, key: () => string) => () =>
+    `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>plain page</title>
+<script type="module" src="/filehost.js"></script>
+<!-- Loaded twice on purpose: the second registration must be skipped, not throw. -->
+<script type="module" src="/filehost.js?again"></script></head>
+<body>
+  <file-uploader id="uploader" endpoint="${endpoint()}" api-key="${key()}" multiple></file-uploader>
+  <file-list for="uploader" endpoint="${endpoint()}" api-key="${key()}"></file-list>
+</body></html>`;
+
+  before(async () => {
+    let endpoint = '';
+    let key = '';
+    const page = html(
+      () => endpoint,
+      () => key,
+    );
+    allowed = await staticServer(page);
+    other = await staticServer(page);
+    service = await startTestService({ FILEHOST_ALLOWED_ORIGINS: allowed.origin });
+    endpoint = service.apiUrl;
+    key = service.publishableKey;
+    browser = await chromium.launch({ executablePath: chromiumPath(), args: CHROMIUM_ARGS });
+  });
+  after(async () => {
+    await browser?.close();
+    await service?.close();
+    allowed?.server.close();
+    other?.server.close();
+  });
+
+  async function open(origin: string): Promise<{ page: Page; errors: string[] }> {
+    const page = await browser.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(error.message));
+    await page.goto(origin);
+    await page.waitForFunction(
+      () => customElements.get('file-uploader') && customElements.get('file-list'),
+    );
+    return { page, errors };
+  }
+
+  it('uploads through the element, lists the file, and its link serves the same bytes', async () => {
+    const { page, errors } = await open(allowed.origin);
+    const bytes = Buffer.from(patternBytes(300_000, 9));
+    await page.setInputFiles('file-uploader input[type=file]', {
+      name: 'quarterly report.pdf',
+      mimeType: 'application/pdf',
+      buffer: bytes,
+    });
+    const link = page.locator('file-list a', { hasText: 'quarterly report.pdf' });
+    await link.waitFor({ timeout: 20_000 });
+    const href = await link.getAttribute('href');
+    assert.ok(href?.startsWith(`${service.cdnUrl}/`), href ?? 'no link');
+    assert.equal(await link.getAttribute('target'), '_blank');
+    const served = await fetch(href as string);
+    assert.equal(served.status, 200);
+    assert.ok(Buffer.from(await served.arrayBuffer()).equals(bytes), 'bytes differ');
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  it('shows origin_not_allowed in words on a page whose origin is not allowed', async () => {
+    const { page, errors } = await open(other.origin);
+    await page.setInputFiles('file-uploader input[type=file]', {
+      name: 'a.txt',
+      mimeType: 'text/plain',
+      buffer: Buffer.from('hello'),
+    });
+    const message = page.locator('file-uploader .error');
+    await message.waitFor({ timeout: 20_000 });
+    const text = (await message.textContent()) ?? '';
+    assert.match(
+      text,
+      new RegExp(
+        `This page \\(${other.origin.replace(/[.:/]/g, '\\$&')}\\) may not upload with this key`,
+      ),
+    );
+    assert.match(text, /origin_not_allowed/);
+    const listError = page.locator('file-list [role=alert]');
+    await listError.waitFor();
+    assert.match((await listError.textContent()) ?? '', /origin_not_allowed/);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+});
