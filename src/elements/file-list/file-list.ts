@@ -55,6 +55,7 @@ const COPIED_FOR_MS = 2000;
  * The project's files, newest first, with their CDN links: pages through the API as the
  * user scrolls (or presses "Load more"), and shows new uploads at the top at once.
  *
+ * @tagname file-list
  * @summary Lists the files of a filehost project, paged, with CDN links.
  *
  * @fires list-load - A page of files arrived. `detail.files`, `detail.hasMore`, `detail.loaded`.
@@ -114,8 +115,11 @@ export class FileListElement extends LitElement {
   declare strings: Partial<FileListStrings>;
   /** Reflected while a page is loading. */
   declare loading: boolean;
+  /** @internal */
   declare _active: number;
+  /** @internal */
   declare _copied: { id: string; ok: boolean } | null;
+  /** @internal */
   declare _announcement: string;
 
   readonly #paging: PagingController;

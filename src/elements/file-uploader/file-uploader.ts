@@ -72,6 +72,7 @@ const optionalNumber = {
  * File uploads for any page: pick, drop or paste files and they are uploaded to filehost
  * with a publishable key, with progress, retries and errors in plain words.
  *
+ * @tagname file-uploader
  * @summary Uploads files to filehost (sign, PUT the bytes, complete) through Uppy.
  *
  * @fires file-add - Files were added and passed the checks. `detail.files`.
@@ -161,6 +162,7 @@ export class FileUploaderElement extends LitElement {
   declare uploading: boolean;
   /** Reflected while files are dragged over the element. */
   declare dragging: boolean;
+  /** @internal */
   declare _announcement: string;
 
   readonly #internals: ElementInternals | null;

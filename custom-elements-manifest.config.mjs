@@ -1,0 +1,24 @@
+// `npm run manifest` writes custom-elements.json, the elements' API for editors and frameworks.
+export default {
+  globs: ['src/elements/**/*.ts'],
+  exclude: ['src/elements/**/*.styles.ts'],
+  outdir: '.',
+  litelement: true,
+  plugins: [
+    {
+      // Lit's internal reactive state (`state: true`, named `_…`) is not public API.
+      name: 'filehost-drop-internal-state',
+      packageLinkPhase({ customElementsManifest }) {
+        for (const module of customElementsManifest.modules) {
+          for (const declaration of module.declarations ?? []) {
+            if (!declaration.customElement) continue;
+            declaration.attributes = declaration.attributes?.filter((a) => !a.name.startsWith('_'));
+            declaration.members = declaration.members?.filter(
+              (m) => !m.name.startsWith('_') && m.privacy !== 'private' && !m.name.startsWith('#'),
+            );
+          }
+        }
+      },
+    },
+  ],
+};
