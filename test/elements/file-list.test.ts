@@ -1,7 +1,6 @@
 import { aTimeout, expect, fixture, html, waitUntil } from '@open-wc/testing';
 import { sendKeys } from '@web/test-runner-commands';
-import '../../src/elements/file-list/register.js';
-import '../../src/elements/file-uploader/register.js';
+import '../../src/index.js';
 import type { FileRecord } from '../../src/api/types.js';
 import { FilehostClient } from '../../src/client/client.js';
 import type { FileListElement } from '../../src/elements/file-list/file-list.js';

@@ -1,6 +1,6 @@
 import { aTimeout, expect, fixture, html, waitUntil } from '@open-wc/testing';
 import { sendKeys } from '@web/test-runner-commands';
-import '../../src/elements/file-uploader/register.js';
+import '../../src/index.js';
 import type { FileRecord } from '../../src/api/types.js';
 import type {
   FileUploaderElement,

@@ -1,0 +1,28 @@
+/**
+ * `filehost/server`: the reference service for Node. `startService(configFromEnv())` is
+ * what `npm run server` runs; the store interfaces are where PostgreSQL or S3-compatible
+ * storage plug in.
+ */
+export { createKey, createProject, ensureKey, registerKey } from './admin.js';
+export { ConfigError, configFromEnv, DEMO_ORIGINS, type ServiceConfig } from './config.js';
+export type { ServiceContext } from './context.js';
+export type {
+  ApiKeyRow,
+  FileRow,
+  FileRowStatus,
+  ListPosition,
+  MetadataStore,
+  PartRow,
+  Project,
+} from './db/metadata-store.js';
+export { SqliteMetadataStore } from './db/sqlite-store.js';
+export { ServiceError } from './errors.js';
+export { type RunningService, startService } from './service.js';
+export {
+  BlobBusyError,
+  BlobNotFoundError,
+  type BlobStore,
+  type ByteRange,
+  type PartPlacement,
+} from './storage/blob-store.js';
+export { LocalDiskBlobStore } from './storage/local-disk-store.js';
