@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -188,7 +188,6 @@ export async function spawnService(
 
 /** Every file under the blob store's folders: what "nothing of it is kept" is checked against. */
 export async function storedFiles(dataDir: string): Promise<string[]> {
-  const { readdir } = await import('node:fs/promises');
   const entries = await readdir(join(dataDir, 'storage'), { recursive: true, withFileTypes: true });
   return entries
     .filter((entry) => entry.isFile())
