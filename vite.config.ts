@@ -1,4 +1,22 @@
-import { defineConfig } from 'vite';
+import { readFileSync } from 'node:fs';
+import { defineConfig, type Plugin } from 'vite';
+
+/**
+ * Uppy's packages import their whole package.json only to read `version`; in the bundle
+ * that is kilobytes of descriptions and export maps. Keep just the version.
+ */
+function uppyVersionOnly(): Plugin {
+  return {
+    name: 'filehost-uppy-version-only',
+    enforce: 'pre',
+    load(id) {
+      if (!/[\\/]@uppy[\\/][^\\/]+[\\/]package\.json$/.test(id)) return null;
+      const { version } = JSON.parse(readFileSync(id, 'utf8')) as { version: string };
+      // Still JSON: Vite's JSON plugin turns it into the module.
+      return JSON.stringify({ version });
+    },
+  };
+}
 
 /**
  * `npm start` serves the demo (`index.html`, `demo/`) with Vite on port 5173 (fixed: the
@@ -16,6 +34,7 @@ export default defineConfig({
     strictPort: true,
   },
   clearScreen: false,
+  plugins: [uppyVersionOnly()],
   build: {
     target: 'es2022',
     outDir: 'dist',

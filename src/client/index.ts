@@ -1,4 +1,4 @@
-export { API_ERRORS, type ApiErrorCode } from '../api/errors.js';
+export { API_ERROR_STATUS, type ApiErrorCode } from '../api/errors.js';
 export type * from '../api/types.js';
 export { ApiError, type ClientErrorCode, isTransient } from './api-error.js';
 export {

@@ -5,7 +5,6 @@ import Fastify, {
   type FastifyReply,
   type FastifyRequest,
 } from 'fastify';
-import { API_ERRORS } from '../api/errors.js';
 import { MAX_ONE_REQUEST_BYTES } from '../api/limits.js';
 import {
   ALLOWED_METHODS,
@@ -13,6 +12,7 @@ import {
   EXPOSED_RESPONSE_HEADERS,
 } from '../api/routes.js';
 import type { ServiceContext } from './context.js';
+import { ERROR_MESSAGES } from './error-messages.js';
 import { ServiceError } from './errors.js';
 import { serverOptions } from './http-options.js';
 import { completeUploadHandler } from './routes/complete-upload.js';
@@ -109,7 +109,7 @@ function toServiceError(error: unknown, request: FastifyRequest): ServiceError {
     return new ServiceError('invalid_request', 'The request was cut off.');
   }
   request.log.error({ err: error }, 'request failed');
-  return new ServiceError('internal_error', API_ERRORS.internal_error.message);
+  return new ServiceError('internal_error', ERROR_MESSAGES.internal_error);
 }
 
 function sendError(request: FastifyRequest, reply: FastifyReply, error: ServiceError): void {

@@ -3,9 +3,9 @@ import { create as contentDisposition } from 'content-disposition';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import fresh from 'fresh';
 import rangeParser from 'range-parser';
-import { API_ERRORS } from '../api/errors.js';
 import type { ServiceContext } from './context.js';
 import type { FileRow } from './db/metadata-store.js';
+import { ERROR_MESSAGES } from './error-messages.js';
 import { serverOptions } from './http-options.js';
 import { mediaEssence } from './media-type.js';
 
@@ -52,7 +52,7 @@ export function buildCdnApp(ctx: ServiceContext): FastifyInstance {
     reply
       .code(500)
       .header('Cache-Control', 'no-store')
-      .send({ error: { code: 'internal_error', message: API_ERRORS.internal_error.message } });
+      .send({ error: { code: 'internal_error', message: ERROR_MESSAGES.internal_error } });
   });
   return app;
 }

@@ -1,4 +1,5 @@
-import { API_ERRORS, type ApiErrorBody, type ApiErrorCode } from '../api/errors.js';
+import { API_ERROR_STATUS, type ApiErrorBody, type ApiErrorCode } from '../api/errors.js';
+import { ERROR_MESSAGES } from './error-messages.js';
 
 /**
  * The one error type handlers throw. The error mapper in `app.ts` turns it into the
@@ -15,10 +16,10 @@ export class ServiceError extends Error {
     message?: string,
     options: { extra?: Record<string, unknown>; headers?: Record<string, string> } = {},
   ) {
-    super(message ?? API_ERRORS[code].message);
+    super(message ?? ERROR_MESSAGES[code]);
     this.name = 'ServiceError';
     this.code = code;
-    this.status = API_ERRORS[code].status;
+    this.status = API_ERROR_STATUS[code];
     this.extra = options.extra ?? {};
     this.headers = options.headers ?? {};
   }

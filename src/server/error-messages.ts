@@ -1,0 +1,21 @@
+import type { ApiErrorCode } from '../api/errors.js';
+
+/** The default sentence of each error code; handlers may say something more specific. */
+export const ERROR_MESSAGES: Readonly<Record<ApiErrorCode, string>> = {
+  invalid_request: 'The request is malformed.',
+  missing_file: 'The multipart body has no part named "file".',
+  empty_body: 'There are no bytes to store: the file is empty.',
+  size_mismatch: 'The part body does not have the byte count that was signed for it.',
+  missing_auth: 'No Authorization header. Send "Authorization: Bearer <API key>".',
+  invalid_key: 'The API key is not recognized.',
+  origin_not_allowed: "This origin is not on the publishable key's allowlist.",
+  secret_key_required: 'This operation needs the secret key.',
+  invalid_signature: 'The upload URL was altered or was not issued by this service.',
+  url_expired: 'The upload URL has expired; sign the upload again.',
+  not_found: 'Not found.',
+  upload_incomplete: 'Not every part of the upload has arrived whole.',
+  upload_not_pending: 'The upload is already complete.',
+  too_large: 'The file is larger than the limit.',
+  rate_limited: 'Too many requests; retry after the given delay.',
+  internal_error: 'The service failed unexpectedly. Try again later.',
+};
