@@ -35,6 +35,13 @@ export default defineConfig({
   },
   clearScreen: false,
   plugins: [uppyVersionOnly()],
+  // The Vue demo compiles its template in the browser, so it needs Vue's full build.
+  resolve: { alias: { vue: 'vue/dist/vue.esm-bundler.js' } },
+  define: {
+    __VUE_OPTIONS_API__: 'true',
+    __VUE_PROD_DEVTOOLS__: 'false',
+    __VUE_PROD_HYDRATION_MISMATCH_DETAILS__: 'false',
+  },
   build: {
     target: 'es2022',
     outDir: 'dist',

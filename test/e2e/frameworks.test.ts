@@ -1,0 +1,66 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { type Browser, chromium } from 'playwright-core';
+import { createServer, type ViteDevServer } from 'vite';
+import type { FileRecord } from '../../src/api/types.js';
+import { startTestService, type TestService } from '../helpers/service.js';
+import { CHROMIUM_ARGS, chromiumPath } from '../helpers/wtr-plugins.js';
+
+/**
+ * The React and Vue demos (demo/react, demo/vue), served by Vite as `npm start` serves them,
+ * in real Chromium against the real service: the element uploads, the list shows the file,
+ * and the framework's own event handler receives the file record.
+ */
+describe('the elements inside React and Vue', () => {
+  let service: TestService;
+  let vite: ViteDevServer;
+  let origin: string;
+  let browser: Browser;
+
+  before(async () => {
+    service = await startTestService();
+    process.env.VITE_FILEHOST_API_URL = service.apiUrl;
+    process.env.VITE_FILEHOST_PUBLISHABLE_KEY = service.publishableKey;
+    vite = await createServer({ logLevel: 'silent', server: { port: 0, strictPort: false } });
+    await vite.listen();
+    origin = new URL(vite.resolvedUrls?.local[0] ?? '').origin;
+    const { project } = service.service.defaultProject;
+    await service.service.context.db.updateProject(project.id, { allowedOrigins: [origin] });
+    browser = await chromium.launch({ executablePath: chromiumPath(), args: CHROMIUM_ARGS });
+  });
+  after(async () => {
+    await browser?.close();
+    await vite?.close();
+    await service?.close();
+  });
+
+  for (const [framework, source] of [
+    ['react', 'react-demo'],
+    ['vue', 'vue-demo'],
+  ] as const) {
+    it(`${framework}: upload, list, and the framework's handler gets the record`, async () => {
+      const page = await browser.newPage();
+      const errors: string[] = [];
+      page.on('pageerror', (error) => errors.push(error.message));
+      await page.goto(`${origin}/demo/${framework}/`);
+      const name = `${framework} notes.txt`;
+      await page.setInputFiles('file-uploader input[type=file]', {
+        name,
+        mimeType: 'text/plain',
+        buffer: Buffer.from(`written in ${framework}`),
+      });
+      const received = page.locator('[data-testid=last] a', { hasText: name });
+      await received.waitFor({ timeout: 30_000 });
+      const url = (await received.getAttribute('href')) as string;
+      await page.locator('file-list a', { hasText: name }).waitFor();
+      // The property set from the framework (metadata) reached the service.
+      const id = new URL(url).pathname.split('/')[1] as string;
+      const record = (await (await service.api(`/v1/files/${id}`)).json()) as FileRecord;
+      assert.equal(record.name, name);
+      assert.deepEqual(record.metadata, { source });
+      assert.equal(await (await fetch(url)).text(), `written in ${framework}`);
+      assert.deepEqual(errors, []);
+      await page.close();
+    });
+  }
+});
