@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { defineConfig, type Plugin } from 'vite';
 
 /**
@@ -23,6 +24,22 @@ function uppyVersionOnly(): Plugin {
  * service's default project allows exactly that origin). `npm run build` builds the
  * script-tag bundle `dist/filehost.js`: one ES module with Lit, Uppy and both elements.
  */
+/**
+ * The demo page loads the product the way a page author does, with one script tag for
+ * `/filehost.js`; under `npm start` that is the sources, so edits show at once.
+ */
+function scriptTagFromSources(): Plugin {
+  return {
+    name: 'filehost-script-tag-from-sources',
+    apply: 'serve',
+    resolveId(id) {
+      return id === '/filehost.js'
+        ? fileURLToPath(new URL('./src/index.ts', import.meta.url))
+        : null;
+    },
+  };
+}
+
 export default defineConfig({
   server: {
     host: 'localhost',
@@ -34,7 +51,7 @@ export default defineConfig({
     strictPort: true,
   },
   clearScreen: false,
-  plugins: [uppyVersionOnly()],
+  plugins: [uppyVersionOnly(), scriptTagFromSources()],
   // The Vue demo compiles its template in the browser, so it needs Vue's full build.
   resolve: { alias: { vue: 'vue/dist/vue.esm-bundler.js' } },
   define: {
