@@ -364,12 +364,10 @@ export class FileListElement extends LitElement {
     this.#select(file);
   }
 
-  #renderItem(file: FileRecord, index: number) {
-    const t = this.texts;
-    const locale = this.locale;
+  /** Texts, language and time are worked out once per render, not once per row. */
+  #renderItem(file: FileRecord, index: number, t: FileListStrings, locale: string, now: number) {
     const active = index === this._active;
     const ready = file.status === 'ready';
-    const now = Date.now();
     const when =
       now - file.createdAt < RELATIVE_FOR_MS
         ? formatRelative(file.createdAt, now, locale)
@@ -455,12 +453,14 @@ export class FileListElement extends LitElement {
     } else if (files.length === 0) {
       body = html`<div part="empty" class="message"><p class="title">${t.empty}</p><p class="hint">${t.emptyHint}</p></div>`;
     } else {
+      const locale = this.locale;
+      const now = Date.now();
       body = html`
         <ul part="list" aria-label=${t.listLabel} @keydown=${this.#onKeyDown}>
           ${repeat(
             files,
             (file) => file.id,
-            (file, index) => this.#renderItem(file, index),
+            (file, index) => this.#renderItem(file, index, t, locale, now),
           )}
         </ul>
         ${this.#footer()}
