@@ -1,4 +1,5 @@
 import { close, createWriteStream, fsync, open } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -12,6 +13,17 @@ const withFsync = process.env.PLAIN_FSYNC === '1';
 let counter = 0;
 
 const server = createServer(async (request, response) => {
+  // Pages on another origin PUT here too (the browser bench): the least CORS that allows it.
+  response.setHeader('Access-Control-Allow-Origin', request.headers.origin ?? '*');
+  if (request.method === 'OPTIONS') {
+    response
+      .writeHead(204, {
+        'Access-Control-Allow-Methods': 'PUT',
+        'Access-Control-Allow-Headers': 'Content-Type',
+      })
+      .end();
+    return;
+  }
   const path = join(dir, `plain-${process.pid}-${counter++}`);
   try {
     await pipeline(request, createWriteStream(path));
@@ -24,6 +36,8 @@ const server = createServer(async (request, response) => {
       );
     }
     response.writeHead(201).end(path);
+    // The browser bench sends 256 MiB a run: keep the disk clean unless asked to keep it.
+    if (process.env.PLAIN_DELETE === '1') await rm(path, { force: true });
   } catch {
     response.writeHead(500).end();
   }
