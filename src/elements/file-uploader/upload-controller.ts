@@ -121,6 +121,7 @@ export class UploadController implements ReactiveController {
   readonly #batch = new Map<string, 'running' | 'succeeded' | 'failed'>();
   #rejected: FileView[] = [];
   #destroyTimer: ReturnType<typeof setTimeout> | null = null;
+  #redrawPending = false;
 
   constructor(host: UploadHost, settings: UploaderSettings, callbacks: UploadCallbacks) {
     this.#host = host;
@@ -259,7 +260,9 @@ export class UploadController implements ReactiveController {
     });
     uppy.addPostProcessor(this.#completeFiles);
 
-    uppy.on('state-update', () => this.#host.requestUpdate());
+    // Uppy changes its state many times per file (progress above all); drawing once per
+    // frame is all a person can see, and keeps 200 files from costing 200 redraws each.
+    uppy.on('state-update', () => this.#redrawSoon());
     uppy.on('upload-progress', (file, progress) => {
       if (!file) return;
       this.#callbacks.progress(
@@ -273,6 +276,15 @@ export class UploadController implements ReactiveController {
     });
     uppy.on('file-removed', (file) => this.#forget(file.id));
     return uppy;
+  }
+
+  #redrawSoon(): void {
+    if (this.#redrawPending) return;
+    this.#redrawPending = true;
+    requestAnimationFrame(() => {
+      this.#redrawPending = false;
+      this.#host.requestUpdate();
+    });
   }
 
   #destroy(): void {
