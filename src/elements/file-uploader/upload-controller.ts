@@ -122,6 +122,7 @@ export class UploadController implements ReactiveController {
   #rejected: FileView[] = [];
   #destroyTimer: ReturnType<typeof setTimeout> | null = null;
   #redrawPending = false;
+  #firstSign: { client: FilehostClient; done: Promise<void> } | null = null;
 
   constructor(host: UploadHost, settings: UploaderSettings, callbacks: UploadCallbacks) {
     this.#host = host;
@@ -377,17 +378,16 @@ export class UploadController implements ReactiveController {
           });
       }
       if (!plan) {
+        const request = {
+          name: file.name ?? 'upload',
+          size: file.size ?? 0,
+          type: file.type || undefined,
+          metadata: this.#settings.metadata,
+        };
         // Failures are retried a level up (#onFailure), where the user can see it happen.
-        const signed = await client.sign(
-          {
-            name: file.name ?? 'upload',
-            size: file.size ?? 0,
-            type: file.type || undefined,
-            metadata: this.#settings.metadata,
-          },
-          { signal },
+        plan = planFromSign(
+          await this.#signOnceFirst(client, () => client.sign(request, { signal })),
         );
-        plan = planFromSign(signed);
       }
       this.#plans.set(id, plan);
       const current = uppy.getFile(id);
@@ -408,6 +408,27 @@ export class UploadController implements ReactiveController {
     } finally {
       this.#steps.delete(id);
     }
+  }
+
+  /**
+   * The first sign of a client goes alone: the browser sends a CORS preflight before it and
+   * caches the answer for that URL, so the signs that follow (200 files dropped at once)
+   * skip their preflights instead of all sending one while the cache is still empty.
+   */
+  async #signOnceFirst<T>(client: FilehostClient, sign: () => Promise<T>): Promise<T> {
+    if (this.#firstSign?.client === client) {
+      await this.#firstSign.done;
+      return sign();
+    }
+    const attempt = sign();
+    this.#firstSign = {
+      client,
+      done: attempt.then(
+        () => undefined,
+        () => undefined,
+      ),
+    };
+    return attempt;
   }
 
   /** Fresh URLs for the parts of an upload, merged into its plan (ETags kept). */
