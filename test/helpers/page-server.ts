@@ -7,9 +7,11 @@ import { build } from 'esbuild';
  */
 export async function servePage(
   html: string,
+  /** What `/bundle.js` is built from. */
+  entry = 'src/index.ts',
 ): Promise<{ origin: string; close: () => Promise<void> }> {
   const bundle = await build({
-    entryPoints: ['src/index.ts'],
+    entryPoints: [entry],
     bundle: true,
     format: 'esm',
     write: false,
