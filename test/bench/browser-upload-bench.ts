@@ -7,7 +7,7 @@
  *    files as one-request uploads (POST /v1/upload), all started at once, from the same page.
  * Medians over several runs; the service and the plain server each run in their own process.
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,25 +15,16 @@ import { chromium } from 'playwright-core';
 import { servePage } from '../helpers/page-server.js';
 import { spawnService } from '../helpers/service.js';
 import { CHROMIUM_ARGS, chromiumPath } from '../helpers/wtr-plugins.js';
+import { median, startPeer } from './support.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const BIG = Number(process.env.BENCH_BIG_MIB ?? 256) * 1024 * 1024;
 const SMALL_COUNT = 200;
 const SMALL_SIZE = 20 * 1024;
 
-const median = (values: number[]) =>
-  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
-
 async function startPlain(dir: string): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/bench/plain-server.ts', dir], {
-    env: { ...process.env, PLAIN_DELETE: '1' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const port = await new Promise<string>((resolve) => {
-    child.stdout?.on('data', (chunk: Buffer) => {
-      const match = /PORT (\d+)/.exec(String(chunk));
-      if (match?.[1]) resolve(match[1]);
-    });
+  const { port, child } = await startPeer('test/bench/plain-server.ts', [dir], {
+    PLAIN_DELETE: '1',
   });
   return { url: `http://127.0.0.1:${port}/`, child };
 }

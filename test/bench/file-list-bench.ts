@@ -12,6 +12,7 @@ import { newId } from '../../src/server/secrets.js';
 import { servePage } from '../helpers/page-server.js';
 import { startTestService } from '../helpers/service.js';
 import { CHROMIUM_ARGS, chromiumPath } from '../helpers/wtr-plugins.js';
+import { median, percentile } from './support.js';
 
 const COUNT = Number(process.env.BENCH_FILES ?? 5000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
@@ -108,12 +109,8 @@ async function main(): Promise<void> {
     await server.close();
   }
 
-  const median = (values: number[]) => {
-    const sorted = [...values].sort((a, b) => a - b);
-    return sorted[Math.floor(sorted.length / 2)] as number;
-  };
   const all = results.flatMap((r) => r.frames);
-  const sorted = [...all].sort((a, b) => a - b);
+  const longest = Math.max(...all);
   console.log(
     `\n<file-list> bench — ${new Date().toISOString()} — ${COUNT} files, ${RUNS} runs, headless Chromium\n`,
   );
@@ -122,7 +119,7 @@ async function main(): Promise<void> {
   );
   console.log(`scrolling top to bottom, ${STEP} px per frame: ${all.length} frames`);
   console.log(
-    `  frame time p50 ${median(all).toFixed(1)} ms, p99 ${(sorted[Math.floor(sorted.length * 0.99)] as number).toFixed(1)} ms, longest ${(sorted.at(-1) as number).toFixed(1)} ms`,
+    `  frame time p50 ${median(all).toFixed(1)} ms, p99 ${percentile(all, 99).toFixed(1)} ms, longest ${longest.toFixed(1)} ms`,
   );
 }
 

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { FilehostClient } from '../../src/client/client.js';
 import { patternBytes } from '../helpers/bytes.js';
 import { spawnService } from '../helpers/service.js';
+import { percentile } from './support.js';
 
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 50);
 const FILES_EACH = Number(process.env.BENCH_FILES_EACH ?? 20);
@@ -18,11 +19,6 @@ const KiB = 1024;
 const MiB = 1024 * KiB;
 /** Mostly small files, some that take several parts. */
 const SIZES = [1 * KiB, 20 * KiB, 150 * KiB, 700 * KiB, 2 * MiB, 11 * MiB];
-
-const percentile = (values: number[], p: number) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
-};
 
 async function main(): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'filehost-load-'));

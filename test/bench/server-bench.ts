@@ -8,7 +8,7 @@
  * 2. Peak memory (VmHWM) of a fresh service process that ingests 1 GiB, then 100 MiB.
  * 3. List latency (first page and a deep page) at 1,000 and at 1,000,000 files.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -19,6 +19,7 @@ import type { FileRow } from '../../src/server/db/metadata-store.js';
 import { SqliteMetadataStore } from '../../src/server/db/sqlite-store.js';
 import { newId } from '../../src/server/secrets.js';
 import { type ChildService, spawnService } from '../helpers/service.js';
+import { median, percentile, startPeer } from './support.js';
 
 const MiB = 1024 * 1024;
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
@@ -62,31 +63,12 @@ async function timed(fn: () => Promise<void>): Promise<number> {
   return Number(process.hrtime.bigint() - started) / 1e9;
 }
 
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2
-    ? (sorted[middle] as number)
-    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
-};
-const percentile = (values: number[], p: number) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
-};
-
 async function startPlain(
   dir: string,
   fsync: boolean,
 ): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/bench/plain-server.ts', dir], {
-    env: { ...process.env, PLAIN_FSYNC: fsync ? '1' : '0' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const port = await new Promise<string>((resolve) => {
-    child.stdout?.on('data', (chunk: Buffer) => {
-      const match = /PORT (\d+)/.exec(String(chunk));
-      if (match?.[1]) resolve(match[1]);
-    });
+  const { port, child } = await startPeer('test/bench/plain-server.ts', [dir], {
+    PLAIN_FSYNC: fsync ? '1' : '0',
   });
   return { url: `http://127.0.0.1:${port}/`, child };
 }

@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { patternBytes } from '../helpers/bytes.js';
 import { spawnService } from '../helpers/service.js';
+import { median } from './support.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -46,9 +47,6 @@ function wrk(path: string, url: string): { rps: number; mibPerSecond: number } {
   if (/Non-2xx/.test(output)) throw new Error(`wrk saw errors:\n${output}`);
   return { rps, mibPerSecond: Number(transfer?.[1]) * unit };
 }
-
-const median = (values: number[]) =>
-  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
 
 async function main(): Promise<void> {
   const nginxPath = ensure('nginx', 'nginx-light');

@@ -3,7 +3,7 @@
  * <file-uploader> to filehost, and through Uppy's tus uploader to @tus/server with its file
  * store (the peer protocol), each server in its own process on this machine. Median of runs.
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,27 +11,13 @@ import { chromium } from 'playwright-core';
 import { servePage } from '../helpers/page-server.js';
 import { spawnService } from '../helpers/service.js';
 import { CHROMIUM_ARGS, chromiumPath } from '../helpers/wtr-plugins.js';
+import { median, startPeer } from './support.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const SIZE = Number(process.env.BENCH_BIG_MIB ?? 256) * 1024 * 1024;
-const median = (values: number[]) =>
-  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
-
 async function startTus(directory: string): Promise<{ url: string; child: ChildProcess }> {
   await mkdir(directory, { recursive: true });
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', 'test/bench/tus-server.ts', directory],
-    {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
-  );
-  const port = await new Promise<string>((resolve) => {
-    child.stdout?.on('data', (chunk: Buffer) => {
-      const match = /PORT (\d+)/.exec(String(chunk));
-      if (match?.[1]) resolve(match[1]);
-    });
-  });
+  const { port, child } = await startPeer('test/bench/tus-server.ts', [directory]);
   return { url: `http://127.0.0.1:${port}/files`, child };
 }
 
