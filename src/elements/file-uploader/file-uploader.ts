@@ -8,7 +8,13 @@ import { sharedStyles } from '../shared/styles.js';
 import type { UploadFailure } from './failure.js';
 import { styles } from './file-uploader.styles.js';
 import { type FileUploaderStrings, mergeStrings } from './strings.js';
-import { type FileSummary, type FileView, UploadController } from './upload-controller.js';
+import {
+  type FileSummary,
+  type FileView,
+  isBusy,
+  recordsOf,
+  UploadController,
+} from './upload-controller.js';
 
 export type { FailureCode, FailureStep, UploadFailure } from './failure.js';
 export type { FileUploaderStrings } from './strings.js';
@@ -170,6 +176,7 @@ export class FileUploaderElement extends LitElement {
   #dragDepth = 0;
   #formDisabled = false;
   #ticker: ReturnType<typeof setInterval> | null = null;
+  #view: FileView[] = [];
 
   constructor() {
     super();
@@ -237,7 +244,7 @@ export class FileUploaderElement extends LitElement {
 
   /** The records of the uploaded files, in the order they were added. */
   get value(): FileRecord[] {
-    return this.#controller.records;
+    return recordsOf(this.#controller.files);
   }
 
   get form(): HTMLFormElement | null {
@@ -319,13 +326,16 @@ export class FileUploaderElement extends LitElement {
       'multiple',
     ].some((key) => changed.has(key as keyof FileUploaderElement));
     if (settingsChanged) this.#controller.configure(this.#settings());
-    this.uploading = this.#controller.busy;
+    // The view of the files is built once per update; render, the form and the countdown
+    // all read this one.
+    this.#view = this.#controller.files;
+    this.uploading = isBusy(this.#view);
   }
 
   override updated(): void {
     this.#syncForm();
     // A file waiting to retry shows a countdown: redraw it every second while there is one.
-    const counting = this.#controller.files.some((file) => file.status === 'retrying');
+    const counting = this.#view.some((file) => file.status === 'retrying');
     if (counting && !this.#ticker) this.#ticker = setInterval(() => this.requestUpdate(), 1000);
     if (!counting && this.#ticker) this.#stopTicker();
   }
@@ -359,7 +369,7 @@ export class FileUploaderElement extends LitElement {
   #syncForm(): void {
     const internals = this.#internals;
     if (!internals) return;
-    const records = this.#controller.records;
+    const records = recordsOf(this.#view);
     if (this.name) {
       const data = new FormData();
       for (const record of records)
@@ -369,7 +379,7 @@ export class FileUploaderElement extends LitElement {
       internals.setFormValue(null);
     }
     const anchor = this.renderRoot.querySelector<HTMLElement>('.browse') ?? undefined;
-    if (this.#controller.busy) {
+    if (this.uploading) {
       internals.setValidity({ customError: true }, this.texts.formUploading, anchor);
     } else if (this.required && records.length === 0) {
       internals.setValidity({ valueMissing: true }, this.texts.formRequired, anchor);
@@ -551,7 +561,7 @@ export class FileUploaderElement extends LitElement {
 
   override render() {
     const t = this.texts;
-    const files = this.#controller.files;
+    const files = this.#view;
     const disabled = this.disabled || this.#formDisabled;
     return html`
       <div part="base" class="base">

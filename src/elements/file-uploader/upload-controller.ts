@@ -162,16 +162,6 @@ export class UploadController implements ReactiveController {
     return [...views, ...this.#rejected];
   }
 
-  get busy(): boolean {
-    return this.files.some((file) =>
-      ['queued', 'preparing', 'uploading', 'finishing', 'retrying'].includes(file.status),
-    );
-  }
-
-  get records(): FileRecord[] {
-    return this.files.flatMap((file) => (file.record ? [file.record] : []));
-  }
-
   /** Adds files (picked, dropped or pasted); those Uppy's restrictions refuse are listed as rejected. */
   addFiles(files: File[]): void {
     const uppy = this.#uppy;
@@ -655,6 +645,18 @@ export class UploadController implements ReactiveController {
       retryAt: retry?.at ?? null,
     };
   }
+}
+
+/** Whether any of these files is still on its way (the form must wait). */
+export function isBusy(files: readonly FileView[]): boolean {
+  return files.some((file) =>
+    ['queued', 'preparing', 'uploading', 'finishing', 'retrying'].includes(file.status),
+  );
+}
+
+/** The records of the uploaded ones among these files, in order. */
+export function recordsOf(files: readonly FileView[]): FileRecord[] {
+  return files.flatMap((file) => (file.record ? [file.record] : []));
 }
 
 function summary(file: UFile): FileSummary {
