@@ -5,7 +5,7 @@ import type { FileRecord } from '../../src/api/types.js';
 import { FilehostClient } from '../../src/client/client.js';
 import type { FileListElement } from '../../src/elements/file-list/file-list.js';
 import type { FileUploaderElement } from '../../src/elements/file-uploader/file-uploader.js';
-import { file, network, next, pick, project, text } from './helpers.js';
+import { file, network, next, pick, project, text, untilUnreachable } from './helpers.js';
 
 type Project = Awaited<ReturnType<typeof project>>;
 
@@ -166,6 +166,7 @@ describe('<file-list>', () => {
     const p = await project();
     await seed(p, ['back.txt']);
     await network('drop', '/v1/files');
+    await untilUnreachable(`${p.endpoint}/v1/files?probe`);
     const element = await list(p);
     expect(text(element)).to.contain('The service could not be reached');
     await network('restore');

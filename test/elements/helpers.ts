@@ -99,3 +99,20 @@ export function next<K extends keyof HTMLElementEventMap>(
 export function text(element: HTMLElement): string {
   return (element.shadowRoot?.textContent ?? '').replace(/\s+/g, ' ').trim();
 }
+
+/**
+ * Resolves once requests to `url` really fail in this page (a route set from the test
+ * runner can take effect a moment after the command returns).
+ */
+export async function untilUnreachable(url: string, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      await fetch(url, { cache: 'no-store' });
+    } catch {
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`${url} is still reachable`);
+}
