@@ -1,5 +1,6 @@
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { defineConfig, type Plugin } from 'vite';
 
 /**
@@ -20,6 +21,47 @@ function uppyVersionOnly(): Plugin {
 }
 
 /**
+ * The strings Uppy's core code can ask its translator for: the quoted names in the modules
+ * directly under `@uppy/core/lib` and `lib/utils` (Uppy, Restricter, the plugin bases), which
+ * are all the bundle takes from core. Its subfolders (provider views, Companion) are not in it.
+ */
+export function uppyCoreStringsInUse(libDir: string): Set<string> {
+  const used = new Set<string>();
+  for (const dir of [libDir, join(libDir, 'utils')]) {
+    for (const name of readdirSync(dir)) {
+      if (!name.endsWith('.js') || name === 'locale.js') continue;
+      for (const [, key] of readFileSync(join(dir, name), 'utf8').matchAll(/['"`](\w+)['"`]/g))
+        if (key) used.add(key);
+    }
+  }
+  return used;
+}
+
+/**
+ * Uppy's default English locale carries the strings of its whole UI (Dashboard, provider
+ * views, Google Picker, S3 browsing): 3.6 KiB minified, of which core asks for about twenty.
+ * Keep those. The elements show their own texts; should Uppy ever ask for a dropped
+ * string, its translator logs and returns the key rather than throwing.
+ */
+function uppyLocaleInUse(): Plugin {
+  return {
+    name: 'filehost-uppy-locale-in-use',
+    enforce: 'pre',
+    async load(id) {
+      if (!/[\\/]@uppy[\\/]core[\\/]lib[\\/]locale\.js$/.test(id)) return null;
+      const locale = (await import(pathToFileURL(id).href)) as {
+        default: { strings: Record<string, unknown> };
+      };
+      const used = uppyCoreStringsInUse(dirname(id));
+      const strings = Object.fromEntries(
+        Object.entries(locale.default.strings).filter(([key]) => used.has(key)),
+      );
+      return `export default ${JSON.stringify({ ...locale.default, strings })};`;
+    },
+  };
+}
+
+/**
  * `npm start` serves the demo (`index.html`, `demo/`) with Vite on port 5173 (fixed: the
  * service's default project allows exactly that origin). `npm run build` builds the
  * script-tag bundle `dist/filehost.js`: one ES module with Lit, Uppy and both elements.
@@ -34,7 +76,7 @@ function scriptTagFromSources(): Plugin {
     apply: 'serve',
     resolveId(id) {
       return id === '/filehost.js'
-        ? fileURLToPath(new URL('./src/index.ts', import.meta.url))
+        ? fileURLToPath(new URL('./src/script-tag.ts', import.meta.url))
         : null;
     },
   };
@@ -51,7 +93,7 @@ export default defineConfig({
     strictPort: true,
   },
   clearScreen: false,
-  plugins: [uppyVersionOnly(), scriptTagFromSources()],
+  plugins: [uppyVersionOnly(), uppyLocaleInUse(), scriptTagFromSources()],
   // The Vue demo compiles its template in the browser, so it needs Vue's full build.
   resolve: { alias: { vue: 'vue/dist/vue.esm-bundler.js' } },
   define: {
@@ -69,7 +111,7 @@ export default defineConfig({
     minify: true,
     rolldownOptions: { output: { minify: true } },
     lib: {
-      entry: 'src/index.ts',
+      entry: 'src/script-tag.ts',
       formats: ['es'],
       fileName: () => 'filehost.js',
     },

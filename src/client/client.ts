@@ -68,10 +68,12 @@ function isBrowser(): boolean {
 }
 
 /**
- * The typed client of the filehost API. Every method takes an `AbortSignal`; every failure
- * is an `ApiError`. Works in browsers and in Node 20.
+ * The filehost API, one method per endpoint: every method takes an `AbortSignal`; every
+ * failure is an `ApiError`. Works in browsers and in Node 20. The elements use this alone
+ * (Uppy runs their uploads), so the script-tag bundle carries no more than it needs;
+ * `FilehostClient` adds the whole multi-step upload and paging on top.
  */
-export class FilehostClient {
+export class FilehostApi {
   readonly endpoint: string;
   readonly #apiKey: string;
   readonly #fetch: typeof globalThis.fetch;
@@ -155,6 +157,78 @@ export class FilehostClient {
     return this.#request<FileListResponse>('GET', `${routes.files()}${search}`, options);
   }
 
+  getFile(id: string, options: CallOptions = {}): Promise<FileRecord> {
+    return this.#request<FileRecord>('GET', routes.file(id), options);
+  }
+
+  /** Needs the secret key. On a pending upload it cancels it. */
+  async deleteFile(id: string, options: CallOptions = {}): Promise<void> {
+    await this.#request<void>('DELETE', routes.file(id), options);
+  }
+
+  #json<T>(method: string, path: string, payload: unknown, options: CallOptions): Promise<T> {
+    return this.#request<T>(method, path, {
+      body: JSON.stringify(payload),
+      headers: { 'Content-Type': 'application/json' },
+      signal: options.signal,
+    });
+  }
+
+  #request<T>(
+    method: string,
+    path: string,
+    init: { body?: UploadBody; headers?: Record<string, string>; signal?: AbortSignal } = {},
+  ): Promise<T> {
+    return this.#send<T>(`${this.endpoint}${path}`, method, {
+      ...init,
+      headers: { Authorization: `Bearer ${this.#apiKey}`, ...init.headers },
+    });
+  }
+
+  async #send<T>(
+    url: string,
+    method: string,
+    init: { body?: UploadBody; headers: Record<string, string>; signal?: AbortSignal },
+  ): Promise<T> {
+    let response: Response;
+    try {
+      response = await this.#fetch(url, {
+        method,
+        headers: init.headers,
+        body: init.body,
+        signal: init.signal,
+        // Node's fetch streams a ReadableStream body only in half-duplex mode.
+        ...(isStream(init.body) ? ({ duplex: 'half' } as RequestInit) : {}),
+      });
+    } catch (error) {
+      if (init.signal?.aborted) throw init.signal.reason ?? error;
+      throw ApiError.network(error);
+    }
+    const text = await response.text();
+    if (!response.ok) {
+      throw ApiError.fromBody(response.status, text, response.headers.get('Retry-After'));
+    }
+    if (response.status === 204 || text === '') return undefined as T;
+    try {
+      return JSON.parse(text) as T;
+    } catch (error) {
+      throw new ApiError(
+        response.status,
+        'unexpected_response',
+        'The service answered with a body that is not JSON.',
+        {
+          cause: error,
+        },
+      );
+    }
+  }
+}
+
+/**
+ * The typed client of the filehost API: every endpoint (see `FilehostApi`), plus the
+ * multi-step upload whole (`uploadFile`) and every file of a project (`iterateFiles`).
+ */
+export class FilehostClient extends FilehostApi {
   /** Every file of the project, newest first, fetching pages as the loop asks for them. */
   async *iterateFiles(
     query: { pageSize?: number } = {},
@@ -169,15 +243,6 @@ export class FilehostClient {
       yield* page.files;
       cursor = page.nextCursor;
     } while (cursor !== null);
-  }
-
-  getFile(id: string, options: CallOptions = {}): Promise<FileRecord> {
-    return this.#request<FileRecord>('GET', routes.file(id), options);
-  }
-
-  /** Needs the secret key. On a pending upload it cancels it. */
-  async deleteFile(id: string, options: CallOptions = {}): Promise<void> {
-    await this.#request<void>('DELETE', routes.file(id), options);
   }
 
   /**
@@ -295,63 +360,6 @@ export class FilehostClient {
         ),
       retry,
     );
-  }
-
-  #json<T>(method: string, path: string, payload: unknown, options: CallOptions): Promise<T> {
-    return this.#request<T>(method, path, {
-      body: JSON.stringify(payload),
-      headers: { 'Content-Type': 'application/json' },
-      signal: options.signal,
-    });
-  }
-
-  #request<T>(
-    method: string,
-    path: string,
-    init: { body?: UploadBody; headers?: Record<string, string>; signal?: AbortSignal } = {},
-  ): Promise<T> {
-    return this.#send<T>(`${this.endpoint}${path}`, method, {
-      ...init,
-      headers: { Authorization: `Bearer ${this.#apiKey}`, ...init.headers },
-    });
-  }
-
-  async #send<T>(
-    url: string,
-    method: string,
-    init: { body?: UploadBody; headers: Record<string, string>; signal?: AbortSignal },
-  ): Promise<T> {
-    let response: Response;
-    try {
-      response = await this.#fetch(url, {
-        method,
-        headers: init.headers,
-        body: init.body,
-        signal: init.signal,
-        // Node's fetch streams a ReadableStream body only in half-duplex mode.
-        ...(isStream(init.body) ? ({ duplex: 'half' } as RequestInit) : {}),
-      });
-    } catch (error) {
-      if (init.signal?.aborted) throw init.signal.reason ?? error;
-      throw ApiError.network(error);
-    }
-    const text = await response.text();
-    if (!response.ok) {
-      throw ApiError.fromBody(response.status, text, response.headers.get('Retry-After'));
-    }
-    if (response.status === 204 || text === '') return undefined as T;
-    try {
-      return JSON.parse(text) as T;
-    } catch (error) {
-      throw new ApiError(
-        response.status,
-        'unexpected_response',
-        'The service answered with a body that is not JSON.',
-        {
-          cause: error,
-        },
-      );
-    }
   }
 }
 

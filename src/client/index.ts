@@ -4,6 +4,7 @@ export { ApiError, type ClientErrorCode, isTransient } from './api-error.js';
 export {
   blobSource,
   type CallOptions,
+  FilehostApi,
   FilehostClient,
   type FilehostClientOptions,
   type UploadBody,

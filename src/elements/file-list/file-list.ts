@@ -4,7 +4,7 @@ import { LIST_DEFAULT_LIMIT, LIST_MAX_LIMIT } from '../../api/limits.js';
 import { SECRET_KEY_PREFIX } from '../../api/routes.js';
 import type { FileRecord } from '../../api/types.js';
 import type { ApiError } from '../../client/api-error.js';
-import { FilehostClient } from '../../client/client.js';
+import { FilehostApi } from '../../client/client.js';
 import { emit } from '../shared/events.js';
 import {
   formatBytes,
@@ -219,7 +219,7 @@ export class FileListElement extends LitElement {
   }
 
   /** A client for the current address and key, or null (with the reason shown) if there is none. */
-  #client(): FilehostClient | null {
+  #client(): FilehostApi | null {
     const errors = this.texts.errors;
     const local = (code: string, message: string): null => {
       this.#localFailure = { code, status: 0, message, serviceMessage: null };
@@ -230,7 +230,7 @@ export class FileListElement extends LitElement {
     if (!this.apiKey) return local('missing_auth', errors.missing_auth);
     if (this.apiKey.startsWith(SECRET_KEY_PREFIX)) return local('invalid_key', errors.secret_key);
     try {
-      return new FilehostClient({ endpoint: this.endpoint, apiKey: this.apiKey });
+      return new FilehostApi({ endpoint: this.endpoint, apiKey: this.apiKey });
     } catch {
       return local('missing_endpoint', errors.no_endpoint);
     }

@@ -1,7 +1,7 @@
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import type { FileRecord } from '../../api/types.js';
 import { ApiError } from '../../client/api-error.js';
-import type { FilehostClient } from '../../client/client.js';
+import type { FilehostApi } from '../../client/client.js';
 
 export type PagingState = 'idle' | 'loading' | 'ready' | 'error';
 
@@ -23,7 +23,7 @@ export class PagingController implements ReactiveController {
   readonly #ids = new Set<string>();
   #cursor: string | null = null;
   #hasMore = true;
-  #client: FilehostClient | null = null;
+  #client: FilehostApi | null = null;
   #pageSize = 50;
   #abort: AbortController | null = null;
   #generation = 0;
@@ -62,7 +62,7 @@ export class PagingController implements ReactiveController {
   }
 
   /** Starts over from the first page with this source (null: nothing to load). */
-  reset(client: FilehostClient | null, pageSize: number): Promise<void> {
+  reset(client: FilehostApi | null, pageSize: number): Promise<void> {
     this.#abort?.abort();
     this.#generation++;
     this.#client = client;
@@ -101,7 +101,7 @@ export class PagingController implements ReactiveController {
     return true;
   }
 
-  async #load(client: FilehostClient, generation: number): Promise<void> {
+  async #load(client: FilehostApi, generation: number): Promise<void> {
     const abort = new AbortController();
     this.#abort = abort;
     this.state = 'loading';

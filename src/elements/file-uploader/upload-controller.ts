@@ -4,7 +4,7 @@ import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import { cleanName } from '../../api/names.js';
 import type { FileMetadata, FileRecord } from '../../api/types.js';
 import { ApiError } from '../../client/api-error.js';
-import { FilehostClient } from '../../client/client.js';
+import { FilehostApi } from '../../client/client.js';
 import { retryDelayMs } from '../../client/retry.js';
 import { formatBytes } from '../shared/format.js';
 import {
@@ -107,7 +107,7 @@ export class UploadController implements ReactiveController {
   readonly #callbacks: UploadCallbacks;
   #settings: UploaderSettings;
   #uppy: Uppy<Meta, UploadBody> | null = null;
-  #client: FilehostClient | null = null;
+  #client: FilehostApi | null = null;
 
   readonly #plans = new Map<string, UploadPlan>();
   readonly #records = new Map<string, FileRecord>();
@@ -122,7 +122,7 @@ export class UploadController implements ReactiveController {
   #rejected: FileView[] = [];
   #destroyTimer: ReturnType<typeof setTimeout> | null = null;
   #redrawPending = false;
-  #firstSign: { client: FilehostClient; done: Promise<void> } | null = null;
+  #firstSign: { client: FilehostApi; done: Promise<void> } | null = null;
 
   constructor(host: UploadHost, settings: UploaderSettings, callbacks: UploadCallbacks) {
     this.#host = host;
@@ -300,14 +300,14 @@ export class UploadController implements ReactiveController {
   }
 
   /** The client for the current endpoint and key, or the reason there cannot be one. */
-  #getClient(): FilehostClient {
+  #getClient(): FilehostApi {
     if (this.#client) return this.#client;
     const { endpoint, apiKey } = this.#settings;
     const strings = this.#host.texts;
     if (!endpoint) throw setupFailure(strings.errors.no_endpoint, 'missing_auth');
     if (!apiKey) throw setupFailure(strings.errors.missing_auth, 'missing_auth');
     try {
-      this.#client = new FilehostClient({ endpoint, apiKey });
+      this.#client = new FilehostApi({ endpoint, apiKey });
     } catch {
       const reason = apiKey.startsWith('sk_')
         ? strings.errors.secret_key
@@ -405,7 +405,7 @@ export class UploadController implements ReactiveController {
    * caches the answer for that URL, so the signs that follow (200 files dropped at once)
    * skip their preflights instead of all sending one while the cache is still empty.
    */
-  async #signOnceFirst<T>(client: FilehostClient, sign: () => Promise<T>): Promise<T> {
+  async #signOnceFirst<T>(client: FilehostApi, sign: () => Promise<T>): Promise<T> {
     if (this.#firstSign?.client === client) {
       await this.#firstSign.done;
       return sign();
