@@ -15,7 +15,7 @@ import { chromium } from 'playwright-core';
 import { servePage } from '../helpers/page-server.js';
 import { spawnService } from '../helpers/service.js';
 import { CHROMIUM_ARGS, chromiumPath } from '../helpers/wtr-plugins.js';
-import { median, startPeer } from './support.js';
+import { median, reportRows, startPeer } from './support.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const BIG = Number(process.env.BENCH_BIG_MIB ?? 256) * 1024 * 1024;
@@ -196,6 +196,24 @@ async function main(): Promise<void> {
   console.log(
     `${SMALL_COUNT} x ${SMALL_SIZE / 1024} KiB: <file-uploader> (sign, PUT, complete) ${(small / 1000).toFixed(2)} s = ${(small / one).toFixed(2)}x the one-request time`,
   );
+  await reportRows([
+    {
+      comparison: 'big file through the browser',
+      measure: `${mib} MiB upload, MiB/s`,
+      filehost: mib / (element / 1000),
+      peer: { name: 'plain XHR PUT to node:http', value: mib / (xhr / 1000) },
+      goal: { op: '>=', target: 0.9 },
+      runs: RUNS,
+    },
+    {
+      comparison: 'many small files through the browser',
+      measure: `${SMALL_COUNT} x ${SMALL_SIZE / 1024} KiB, seconds`,
+      filehost: small / 1000,
+      peer: { name: 'one-request uploads', value: one / 1000 },
+      goal: { op: '<=', target: 1.5 },
+      runs: RUNS,
+    },
+  ]);
 }
 
 main().catch((error: unknown) => {

@@ -12,7 +12,7 @@ import { newId } from '../../src/server/secrets.js';
 import { servePage } from '../helpers/page-server.js';
 import { startTestService } from '../helpers/service.js';
 import { CHROMIUM_ARGS, chromiumPath } from '../helpers/wtr-plugins.js';
-import { median, percentile } from './support.js';
+import { median, percentile, reportRows } from './support.js';
 
 const COUNT = Number(process.env.BENCH_FILES ?? 5000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
@@ -121,6 +121,34 @@ async function main(): Promise<void> {
   console.log(
     `  frame time p50 ${median(all).toFixed(1)} ms, p99 ${percentile(all, 99).toFixed(1)} ms, longest ${longest.toFixed(1)} ms`,
   );
+  const comparison = 'the elements themselves';
+  await reportRows([
+    {
+      comparison,
+      measure: `<file-list>: load and render ${COUNT} files, ms`,
+      filehost: median(results.map((r) => r.load)),
+      runs: RUNS,
+    },
+    {
+      comparison,
+      measure: '<file-list> scrolling: frame p50, ms',
+      filehost: median(all),
+      runs: RUNS,
+    },
+    {
+      comparison,
+      measure: '<file-list> scrolling: frame p99, ms',
+      filehost: percentile(all, 99),
+      runs: RUNS,
+    },
+    {
+      comparison,
+      measure: '<file-list> scrolling: longest frame, ms',
+      filehost: longest,
+      goal: { op: '<=', target: 50 },
+      runs: RUNS,
+    },
+  ]);
 }
 
 main().catch((error: unknown) => {

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { FilehostClient } from '../../src/client/client.js';
 import { patternBytes } from '../helpers/bytes.js';
 import { spawnService } from '../helpers/service.js';
-import { percentile } from './support.js';
+import { percentile, reportRows } from './support.js';
 
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 50);
 const FILES_EACH = Number(process.env.BENCH_FILES_EACH ?? 20);
@@ -107,6 +107,33 @@ async function main(): Promise<void> {
       `complete: p50 ${percentile(timings.complete, 50).toFixed(1)} ms, p99 ${percentile(timings.complete, 99).toFixed(1)} ms (${timings.complete.length} calls)`,
     );
     console.log(`errors: ${errors}, byte mismatches on the CDN: ${mismatches}`);
+    const comparison = `load: ${CLIENTS} clients x ${FILES_EACH} files`;
+    await reportRows([
+      { comparison, measure: 'throughput, MiB/s', filehost: bytes / MiB / seconds, runs: 1 },
+      { comparison, measure: 'files per second', filehost: uploaded.length / seconds, runs: 1 },
+      { comparison, measure: 'sign p50, ms', filehost: percentile(timings.sign, 50), runs: 1 },
+      { comparison, measure: 'sign p99, ms', filehost: percentile(timings.sign, 99), runs: 1 },
+      {
+        comparison,
+        measure: 'complete p50, ms',
+        filehost: percentile(timings.complete, 50),
+        runs: 1,
+      },
+      {
+        comparison,
+        measure: 'complete p99, ms',
+        filehost: percentile(timings.complete, 99),
+        runs: 1,
+      },
+      { comparison, measure: 'errors', filehost: errors, goal: { op: '<=', target: 0 }, runs: 1 },
+      {
+        comparison,
+        measure: 'byte mismatches on the CDN',
+        filehost: mismatches,
+        goal: { op: '<=', target: 0 },
+        runs: 1,
+      },
+    ]);
   } finally {
     service.process.kill('SIGTERM');
     await service.exited;

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { appendFile } from 'node:fs/promises';
 
 /** The middle value (the mean of the two middle ones for an even count). */
 export function median(values: number[]): number {
@@ -36,4 +37,75 @@ export async function startPeer(
     });
   });
   return { port, child };
+}
+
+/** One line of the bench table: a median of filehost's, beside a contender's where there is one. */
+export interface BenchRow {
+  /** Which comparison of the bench issue, e.g. "big file through the browser". */
+  comparison: string;
+  /** What was measured, with its unit, e.g. "256 MiB upload, MiB/s". */
+  measure: string;
+  filehost: number;
+  /** The contender (the practical limit or a peer), if this row compares. */
+  peer?: { name: string; value: number };
+  /** The goal, on filehost / peer when there is a peer, else on filehost's value. */
+  goal?: { op: '>=' | '<='; target: number };
+  /** How many runs the median is of. */
+  runs: number;
+}
+
+export interface BenchResult extends BenchRow {
+  ratio: number | null;
+  met: boolean | null;
+}
+
+export function resultOf(row: BenchRow): BenchResult {
+  const ratio = row.peer ? row.filehost / row.peer.value : null;
+  const judged = ratio ?? row.filehost;
+  const met = row.goal
+    ? row.goal.op === '>='
+      ? judged >= row.goal.target
+      : judged <= row.goal.target
+    : null;
+  return { ...row, ratio, met };
+}
+
+/** A number as the tables show it: three significant digits, thousands grouped. */
+export function formatNumber(value: number): string {
+  if (!Number.isFinite(value)) return String(value);
+  const digits = Math.abs(value) >= 100 ? 0 : Math.abs(value) >= 10 ? 1 : 2;
+  return value.toLocaleString('en-US', {
+    minimumFractionDigits: digits,
+    maximumFractionDigits: digits,
+  });
+}
+
+/** The rows as a Markdown table (what the README shows and the console prints). */
+export function markdownTable(results: BenchResult[]): string {
+  const lines = [
+    '| comparison | measure | filehost | contender | ratio | goal |',
+    '|---|---|---:|---|---:|---|',
+  ];
+  for (const r of results) {
+    const peer = r.peer ? `${r.peer.name}: ${formatNumber(r.peer.value)}` : '';
+    const ratio = r.ratio === null ? '' : `${r.ratio.toFixed(2)}x`;
+    const goal = r.goal
+      ? `${r.goal.op} ${r.goal.target}${r.ratio === null ? '' : 'x'} ${r.met ? 'met' : '**not met**'}`
+      : '';
+    lines.push(
+      `| ${r.comparison} | ${r.measure} | ${formatNumber(r.filehost)} | ${peer} | ${ratio} | ${goal} |`,
+    );
+  }
+  return lines.join('\n');
+}
+
+/**
+ * Prints a bench's rows as a table, and, under `npm run bench` (which names a file in
+ * FILEHOST_BENCH_ROWS), appends them there as JSON lines for the combined table.
+ */
+export async function reportRows(rows: BenchRow[]): Promise<void> {
+  const results = rows.map(resultOf);
+  console.log(`\n${markdownTable(results)}\n`);
+  const file = process.env.FILEHOST_BENCH_ROWS;
+  if (file) await appendFile(file, results.map((r) => `${JSON.stringify(r)}\n`).join(''));
 }

@@ -11,7 +11,7 @@ import { chromium } from 'playwright-core';
 import { servePage } from '../helpers/page-server.js';
 import { spawnService } from '../helpers/service.js';
 import { CHROMIUM_ARGS, chromiumPath } from '../helpers/wtr-plugins.js';
-import { median, startPeer } from './support.js';
+import { median, reportRows, startPeer } from './support.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const SIZE = Number(process.env.BENCH_BIG_MIB ?? 256) * 1024 * 1024;
@@ -105,6 +105,16 @@ async function main(): Promise<void> {
   console.log(
     `<file-uploader> -> filehost:          ${(mib / (filehost / 1000)).toFixed(0)} MiB/s (${(filehost / 1000).toFixed(2)} s) = ${(tusTime / filehost).toFixed(2)}x tus`,
   );
+  await reportRows([
+    {
+      comparison: 'a peer protocol (tus)',
+      measure: `${mib} MiB upload, MiB/s`,
+      filehost: mib / (filehost / 1000),
+      peer: { name: 'Uppy tus to @tus/server', value: mib / (tusTime / 1000) },
+      goal: { op: '>=', target: 1 },
+      runs: RUNS,
+    },
+  ]);
 }
 
 main().catch((error: unknown) => {
