@@ -1,8 +1,8 @@
 /**
  * `npm run bench:list`: `<file-list>` with 5,000 loaded files in headless Chromium against
  * the reference service. Prints the time to load and render every page, and the frame
- * times while scrolling from top to bottom (the answer to "does it need virtual scrolling":
- * rows off screen are skipped by `content-visibility: auto`).
+ * times while scrolling from top to bottom (the answer to "does it need virtual scrolling").
+ * BENCH_TRACE=1 writes a Chromium trace of the scrolling to /tmp/list-trace.json.
  */
 import { chromium } from 'playwright-core';
 import { createKey, createProject } from '../../src/server/admin.js';
@@ -87,6 +87,11 @@ async function main(): Promise<void> {
         },
         [service.apiUrl, key, COUNT] as const,
       );
+      if (process.env.BENCH_TRACE)
+        await browser.startTracing(tab, {
+          path: '/tmp/list-trace.json',
+          categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'cc', 'viz'],
+        });
       const frames = await tab.evaluate(async () => {
         const times: number[] = [];
         let last = performance.now();
@@ -100,6 +105,7 @@ async function main(): Promise<void> {
         }
         return times;
       });
+      if (process.env.BENCH_TRACE) await browser.stopTracing();
       results.push({ load, frames });
       await tab.close();
     }
@@ -110,6 +116,16 @@ async function main(): Promise<void> {
   }
 
   const all = results.flatMap((r) => r.frames);
+  for (const r of results)
+    console.log(
+      r.frames
+        .map((f, i) => [i, Math.round(f)])
+        .filter(([, f]) => (f as number) > 30)
+        .map((p) => p.join(':'))
+        .join(' '),
+      'of',
+      r.frames.length,
+    );
   const longest = Math.max(...all);
   console.log(
     `\n<file-list> bench — ${new Date().toISOString()} — ${COUNT} files, ${RUNS} runs, headless Chromium\n`,

@@ -60,6 +60,7 @@ export const styles = css`
     border-bottom: 1px solid var(--_border);
     background: var(--_background);
     cursor: pointer;
+    contain: layout paint style;
   }
 
   .item:hover {
