@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { appendFile } from 'node:fs/promises';
+import { gzipSync } from 'node:zlib';
 
 /** The middle value (the mean of the two middle ones for an even count). */
 export function median(values: number[]): number {
@@ -108,4 +109,12 @@ export async function reportRows(rows: BenchRow[]): Promise<void> {
   console.log(`\n${markdownTable(results)}\n`);
   const file = process.env.FILEHOST_BENCH_ROWS;
   if (file) await appendFile(file, results.map((r) => `${JSON.stringify(r)}\n`).join(''));
+}
+
+/** The script-tag bundle's budget, minified and gzipped (issue #5). */
+export const BUNDLE_BUDGET_BYTES = 32 * 1024;
+
+/** Gzipped size as the budget counts it: level 9, what a server's static gzip would send. */
+export function gzippedBytes(content: Uint8Array): number {
+  return gzipSync(content, { level: 9 }).length;
 }

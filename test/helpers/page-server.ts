@@ -2,13 +2,14 @@ import { createServer, type Server } from 'node:http';
 import { build } from 'esbuild';
 
 /**
- * A plain static server for one HTML page and the elements bundled from the sources (no
- * Vite): what a page with one script tag looks like to the browser.
+ * A plain static server for one HTML page and the elements bundled from the sources, from
+ * the script-tag bundle's entry (no Vite): what a page with one script tag looks like to the
+ * browser.
  */
 export async function servePage(
   html: string,
   /** What `/bundle.js` is built from. */
-  entry = 'src/index.ts',
+  entry = 'src/script-tag.ts',
 ): Promise<{ origin: string; close: () => Promise<void> }> {
   const bundle = await build({
     entryPoints: [entry],
