@@ -71,10 +71,11 @@ export function resultOf(row: BenchRow): BenchResult {
   return { ...row, ratio, met };
 }
 
-/** A number as the tables show it: three significant digits, thousands grouped. */
+/** A number as the tables show it: about three significant digits (counts whole), grouped. */
 export function formatNumber(value: number): string {
   if (!Number.isFinite(value)) return String(value);
-  const digits = Math.abs(value) >= 100 ? 0 : Math.abs(value) >= 10 ? 1 : 2;
+  const digits =
+    Number.isInteger(value) || Math.abs(value) >= 100 ? 0 : Math.abs(value) >= 10 ? 1 : 2;
   return value.toLocaleString('en-US', {
     minimumFractionDigits: digits,
     maximumFractionDigits: digits,
@@ -93,8 +94,10 @@ export function markdownTable(results: BenchResult[]): string {
     const goal = r.goal
       ? `${r.goal.op} ${r.goal.target}${r.ratio === null ? '' : 'x'} ${r.met ? 'met' : '**not met**'}`
       : '';
+    // Element names in code spans: bare, Markdown would take them for HTML tags.
+    const measure = r.measure.replace(/<([a-z-]+)>/g, '`<$1>`');
     lines.push(
-      `| ${r.comparison} | ${r.measure} | ${formatNumber(r.filehost)} | ${peer} | ${ratio} | ${goal} |`,
+      `| ${r.comparison} | ${measure} | ${formatNumber(r.filehost)} | ${peer} | ${ratio} | ${goal} |`,
     );
   }
   return lines.join('\n');
