@@ -3,8 +3,12 @@
  * minified and gzipped, against the 32 KiB budget, with what it is made of.
  */
 import { readFile } from 'node:fs/promises';
-import { build } from 'esbuild';
-import { BUNDLE_BUDGET_BYTES as BUDGET, gzippedBytes, reportRows } from './support.js';
+import {
+  BUNDLE_BUDGET_BYTES as BUDGET,
+  gzippedBytes,
+  reportRows,
+  scriptTagMetafile,
+} from './support.js';
 
 async function main(): Promise<void> {
   const bundle = await readFile('dist/filehost.js').catch(() => {
@@ -14,17 +18,9 @@ async function main(): Promise<void> {
   console.log(
     `dist/filehost.js: ${(bundle.length / 1024).toFixed(1)} KiB minified, ${(gzipped / 1024).toFixed(1)} KiB gzipped (budget ${BUDGET / 1024} KiB: ${gzipped <= BUDGET ? 'within' : `${((gzipped - BUDGET) / 1024).toFixed(1)} KiB over`})`,
   );
-  // Where the bytes come from: esbuild's view of the same entry, minified (it keeps Uppy's
-  // whole package.json files, which the Vite build trims to their version).
-  const result = await build({
-    entryPoints: ['src/script-tag.ts'],
-    bundle: true,
-    format: 'esm',
-    minify: true,
-    write: false,
-    metafile: true,
-  });
-  const inputs = Object.values(result.metafile.outputs)[0]?.inputs ?? {};
+  // Where the bytes come from: esbuild's view of the same entry.
+  const metafile = await scriptTagMetafile();
+  const inputs = Object.values(metafile.outputs)[0]?.inputs ?? {};
   const groups = new Map<string, number>();
   for (const [path, { bytesInOutput }] of Object.entries(inputs)) {
     const group = path.includes('node_modules/@uppy')

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { appendFile } from 'node:fs/promises';
 import { gzipSync } from 'node:zlib';
+import { build, type Metafile } from 'esbuild';
 
 /** The middle value (the mean of the two middle ones for an even count). */
 export function median(values: number[]): number {
@@ -120,4 +121,22 @@ export const BUNDLE_BUDGET_BYTES = 32 * 1024;
 /** Gzipped size as the budget counts it: level 9, what a server's static gzip would send. */
 export function gzippedBytes(content: Uint8Array): number {
   return gzipSync(content, { level: 9 }).length;
+}
+
+/**
+ * What esbuild makes of the script-tag entry, minified: which modules it reads and how many
+ * bytes each leaves in the output (it keeps Uppy's whole package.json files, which the Vite
+ * build trims to their version).
+ */
+export async function scriptTagMetafile(): Promise<Metafile> {
+  const result = await build({
+    entryPoints: ['src/script-tag.ts'],
+    bundle: true,
+    format: 'esm',
+    minify: true,
+    write: false,
+    metafile: true,
+    logLevel: 'silent',
+  });
+  return result.metafile;
 }

@@ -3,8 +3,8 @@ import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { describe, it } from 'node:test';
 import { pathToFileURL } from 'node:url';
-import { build } from 'esbuild';
 import { uppyCoreStringsInUse } from '../../vite.config.js';
+import { scriptTagMetafile } from '../bench/support.js';
 
 /**
  * The script-tag build keeps only the strings of Uppy's locale that its core code asks for
@@ -13,15 +13,8 @@ import { uppyCoreStringsInUse } from '../../vite.config.js';
  */
 describe("the script-tag bundle's Uppy locale", () => {
   it('keeps every string the bundled Uppy modules translate', async () => {
-    const result = await build({
-      entryPoints: ['src/script-tag.ts'],
-      bundle: true,
-      format: 'esm',
-      write: false,
-      metafile: true,
-      logLevel: 'silent',
-    });
-    const bundled = Object.keys(result.metafile.inputs).filter(
+    const metafile = await scriptTagMetafile();
+    const bundled = Object.keys(metafile.inputs).filter(
       (path) => path.includes('node_modules/@uppy/') && path.endsWith('.js'),
     );
     assert.ok(bundled.some((path) => path.endsWith('@uppy/core/lib/Uppy.js')));
