@@ -3,6 +3,9 @@ export default {
   // The element classes only: their controllers and helpers are not public API.
   globs: ['src/elements/file-uploader/file-uploader.ts', 'src/elements/file-list/file-list.ts'],
   outdir: '.',
+  // package.json names the manifest already; left on, the analyzer rewrites that field to
+  // whatever --outdir it ran with (the manifest test's temporary folder, for one).
+  packagejson: false,
   litelement: true,
   plugins: [
     {
