@@ -157,11 +157,14 @@ export const styles = css`
     list-style: none;
     margin: 0;
     padding: 0;
-    display: grid;
-    gap: 0.5rem;
+  }
+
+  .file + .file {
+    margin-top: 0.5rem;
   }
 
   .file {
+    contain: layout paint style;
     display: grid;
     grid-template-columns: 2.5rem minmax(0, 1fr) auto;
     align-items: center;
