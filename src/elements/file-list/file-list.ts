@@ -5,6 +5,7 @@ import { SECRET_KEY_PREFIX } from '../../api/routes.js';
 import type { FileRecord } from '../../api/types.js';
 import type { ApiError } from '../../client/api-error.js';
 import { FilehostApi } from '../../client/client.js';
+import { Announcer } from '../shared/announcer.js';
 import { emit } from '../shared/events.js';
 import {
   formatBytes,
@@ -100,7 +101,6 @@ export class FileListElement extends LitElement {
     loading: { type: Boolean, reflect: true },
     _active: { state: true },
     _copied: { state: true },
-    _announcement: { state: true },
   };
 
   /** Base URL of the filehost API, e.g. `http://localhost:8787`. */
@@ -119,10 +119,9 @@ export class FileListElement extends LitElement {
   declare _active: number;
   /** @internal */
   declare _copied: { id: string; ok: boolean } | null;
-  /** @internal */
-  declare _announcement: string;
 
   readonly #paging: PagingController;
+  readonly #announcer = new Announcer(this);
   #observer: IntersectionObserver | null = null;
   #observed: Element | null = null;
   #seenFiles = 0;
@@ -139,7 +138,6 @@ export class FileListElement extends LitElement {
     this.loading = false;
     this._active = 0;
     this._copied = null;
-    this._announcement = '';
     this.#paging = new PagingController(this, {
       onPage: (page) => {
         emit(this, 'list-load', {
@@ -147,14 +145,14 @@ export class FileListElement extends LitElement {
           hasMore: page.hasMore,
           loaded: this.#paging.files.length,
         });
-        this.#announce(
+        this.#announcer.say(
           this.texts.announceLoaded(formatCount(this.#paging.files.length, this.locale)),
         );
       },
       onError: (error) => {
         const failure = this.#describe(error);
         emit(this, 'list-error', failure);
-        this.#announce(failure.message);
+        this.#announcer.say(failure.message);
       },
     });
   }
@@ -260,7 +258,7 @@ export class FileListElement extends LitElement {
     const source = event.composedPath()[0];
     const record = (event as CustomEvent<{ record?: FileRecord }>).detail?.record;
     if (!record || !(source instanceof HTMLElement) || !this.#accepts(source)) return;
-    if (this.#paging.add(record)) this.#announce(this.texts.announceAdded(record.name));
+    if (this.#paging.add(record)) this.#announcer.say(this.texts.announceAdded(record.name));
   };
 
   #accepts(uploader: HTMLElement): boolean {
@@ -299,10 +297,6 @@ export class FileListElement extends LitElement {
     this.#observed = sentinel;
   }
 
-  #announce(text: string): void {
-    this._announcement = this._announcement === text ? `${text}\u00a0` : text;
-  }
-
   async #copy(file: FileRecord): Promise<void> {
     let ok = true;
     try {
@@ -311,7 +305,7 @@ export class FileListElement extends LitElement {
       ok = false;
     }
     this._copied = { id: file.id, ok };
-    this.#announce(ok ? this.texts.announceCopied(file.name) : this.texts.copyFailed);
+    this.#announcer.say(ok ? this.texts.announceCopied(file.name) : this.texts.copyFailed);
     if (this.#copiedTimer) clearTimeout(this.#copiedTimer);
     this.#copiedTimer = setTimeout(() => {
       this._copied = null;
@@ -468,7 +462,7 @@ export class FileListElement extends LitElement {
     }
     return html`
       <div part="base" class="base" aria-busy=${paging.state === 'loading' ? 'true' : 'false'}>${body}</div>
-      <div class="visually-hidden" role="status" aria-live="polite" aria-atomic="true">${this._announcement}</div>
+      <div class="visually-hidden" role="status" aria-live="polite" aria-atomic="true"></div>
     `;
   }
 }

@@ -1,6 +1,7 @@
 import { html, LitElement, nothing, type PropertyValues, svg } from 'lit';
 import { repeat } from 'lit/directives/repeat.js';
 import type { FileMetadata, FileRecord } from '../../api/types.js';
+import { Announcer } from '../shared/announcer.js';
 import { emit } from '../shared/events.js';
 import { formatBytes, formatCount, formatPercent, localeOf } from '../shared/format.js';
 import { hideBrokenImage } from '../shared/images.js';
@@ -136,7 +137,6 @@ export class FileUploaderElement extends LitElement {
     strings: { attribute: false },
     uploading: { type: Boolean, reflect: true },
     dragging: { type: Boolean, reflect: true },
-    _announcement: { state: true },
   };
 
   /** Base URL of the filehost API, e.g. `http://localhost:8787`. */
@@ -168,11 +168,10 @@ export class FileUploaderElement extends LitElement {
   declare uploading: boolean;
   /** Reflected while files are dragged over the element. */
   declare dragging: boolean;
-  /** @internal */
-  declare _announcement: string;
 
   readonly #internals: ElementInternals | null;
   readonly #controller: UploadController;
+  readonly #announcer = new Announcer(this);
   #dragDepth = 0;
   #formDisabled = false;
   #ticker: ReturnType<typeof setInterval> | null = null;
@@ -195,28 +194,32 @@ export class FileUploaderElement extends LitElement {
     this.strings = {};
     this.uploading = false;
     this.dragging = false;
-    this._announcement = '';
     this.#internals = typeof this.attachInternals === 'function' ? this.attachInternals() : null;
     this.#controller = new UploadController(this, this.#settings(), {
       added: (files) => {
         emit(this, 'file-add', { files });
-        this.#announce(this.texts.announceAdded(formatCount(files.length, localeOf(this))));
+        this.#announcer.say(this.texts.announceAdded(formatCount(files.length, localeOf(this))));
       },
       started: (file) => emit(this, 'upload-start', { file }),
       progress: (file, bytesUploaded, bytesTotal) =>
         emit(this, 'upload-progress', { file, bytesUploaded, bytesTotal }),
       succeeded: (file, record) => {
         emit(this, 'upload-success', { file, record });
-        this.#announce(this.texts.announceDone(file.name));
+        this.#announcer.say(this.texts.announceDone(file.name));
       },
+      // A finished file is redrawn with the next progress redraw (at most 100 ms later), not
+      // at once: 200 small files finishing one by one would otherwise redraw 200 rows 200
+      // times. A failure, and the end of the batch, are drawn at once.
       failed: (file, failure) => {
+        this.requestUpdate();
         emit(this, 'upload-error', { file, ...failure });
-        this.#announce(this.texts.announceFailed(file.name, failure.message));
+        this.#announcer.say(this.texts.announceFailed(file.name, failure.message));
       },
       allDone: (result) => {
+        this.requestUpdate();
         emit(this, 'upload-complete', result);
         const locale = localeOf(this);
-        this.#announce(
+        this.#announcer.say(
           this.texts.announceAllDone(
             formatCount(result.successful.length, locale),
             formatCount(result.failed.length, locale),
@@ -386,11 +389,6 @@ export class FileUploaderElement extends LitElement {
     } else {
       internals.setValidity({});
     }
-  }
-
-  #announce(text: string): void {
-    // The same sentence twice in a row must still be read out: vary it invisibly.
-    this._announcement = this._announcement === text ? `${text}\u00a0` : text;
   }
 
   #onPick = (event: Event): void => {
@@ -594,7 +592,7 @@ export class FileUploaderElement extends LitElement {
               </ul>`
             : nothing
         }
-        <div class="visually-hidden" role="status" aria-live="polite" aria-atomic="true">${this._announcement}</div>
+        <div class="visually-hidden" role="status" aria-live="polite" aria-atomic="true"></div>
       </div>
     `;
   }
