@@ -49,6 +49,11 @@ export const styles = css`
     padding: 0;
   }
 
+  /* Rows are drawn in groups (see row-groups.ts): each group is laid out and painted alone. */
+  .group {
+    contain: layout paint style;
+  }
+
   .item {
     display: grid;
     grid-template-columns: 2.5rem minmax(0, 1fr) auto;
@@ -60,7 +65,6 @@ export const styles = css`
     border-bottom: 1px solid var(--_border);
     background: var(--_background);
     cursor: pointer;
-    contain: layout paint style;
   }
 
   .item:hover {

@@ -19,6 +19,7 @@ import { hideBrokenImage } from '../shared/images.js';
 import { sharedStyles } from '../shared/styles.js';
 import { styles } from './file-list.styles.js';
 import { PagingController } from './paging-controller.js';
+import { RowGroups } from './row-groups.js';
 import { type FileListStrings, mergeListStrings } from './strings.js';
 
 export type { FileListStrings } from './strings.js';
@@ -121,6 +122,7 @@ export class FileListElement extends LitElement {
   declare _copied: { id: string; ok: boolean } | null;
 
   readonly #paging: PagingController;
+  readonly #groups = new RowGroups<FileRecord>();
   readonly #announcer = new Announcer(this);
   #observer: IntersectionObserver | null = null;
   #observed: Element | null = null;
@@ -369,7 +371,7 @@ export class FileListElement extends LitElement {
     const copied = this._copied?.id === file.id ? this._copied : null;
     const image = ready && file.mime.startsWith('image/');
     return html`
-      <li part="item" class="item" tabindex=${active ? 0 : -1} data-status=${file.status}
+      <div part="item" class="item" role="listitem" tabindex=${active ? 0 : -1} data-status=${file.status}
         @click=${(event: MouseEvent) => this.#onRowClick(event, file, index)} @focus=${() => {
           this._active = index;
         }}>
@@ -398,7 +400,7 @@ export class FileListElement extends LitElement {
                   class="visually-hidden">${t.copyLinkTarget(file.name)}</span></button>`
             : nothing
         }
-      </li>
+      </div>
     `;
   }
 
@@ -450,13 +452,18 @@ export class FileListElement extends LitElement {
       const locale = this.locale;
       const now = Date.now();
       body = html`
-        <ul part="list" aria-label=${t.listLabel} @keydown=${this.#onKeyDown}>
+        <div part="list" class="list" role="list" aria-label=${t.listLabel} @keydown=${this.#onKeyDown}>
           ${repeat(
-            files,
-            (file) => file.id,
-            (file, index) => this.#renderItem(file, index, t, locale, now),
+            this.#groups.group(files),
+            (group) => group.key,
+            (group) =>
+              html`<div class="group">${repeat(
+                group.items,
+                (file) => file.id,
+                (file, index) => this.#renderItem(file, group.start + index, t, locale, now),
+              )}</div>`,
           )}
-        </ul>
+        </div>
         ${this.#footer()}
       `;
     }
