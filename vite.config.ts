@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import MagicString from 'magic-string';
 import { defineConfig, type Plugin } from 'vite';
 
 /**
@@ -85,13 +86,14 @@ function uppyMimeTypesForMedia(): Plugin {
 }
 
 /**
- * In the script-tag bundle only, two of Uppy's small dependencies are replaced by what the
+ * In the script-tag bundle only, three of Uppy's small modules are replaced by what the
  * bundle already has or needs less of (each shim says why): together about 1 KiB gzipped
  * of a 32 KiB budget. Bundler users of the npm package get the real ones.
  */
 export const bundleShims: Record<string, string> = {
   'lodash/throttle.js': 'src/bundle-shims/throttle.ts',
   '@transloadit/prettier-bytes': 'src/bundle-shims/prettier-bytes.ts',
+  './supportsUploadProgress.js': 'src/bundle-shims/supports-upload-progress.ts',
 };
 
 function scriptTagShims(): Plugin {
@@ -103,6 +105,26 @@ function scriptTagShims(): Plugin {
       const shim = bundleShims[id];
       if (!shim || !importer || !/[\\/]node_modules[\\/]@uppy[\\/]/.test(importer)) return null;
       return fileURLToPath(new URL(`./${shim}`, import.meta.url));
+    },
+  };
+}
+
+/**
+ * The elements' html`` and css`` templates are indented to read well in the source; in the
+ * bundle the indentation is bytes sent for nothing (HTML and CSS collapse it anyway). Drop
+ * whitespace that starts a line in the element modules: lines, and so ASI, stay as they are,
+ * and no template of theirs is whitespace-sensitive (no <pre>, no `white-space: pre`).
+ */
+function templateIndentation(): Plugin {
+  return {
+    name: 'filehost-template-indentation',
+    apply: 'build',
+    transform(code, id) {
+      if (!/[\\/]src[\\/]elements[\\/].*\.ts$/.test(id)) return null;
+      const trimmed = new MagicString(code);
+      for (const match of code.matchAll(/\n[ \t]+/g))
+        trimmed.remove(match.index + 1, match.index + match[0].length);
+      return { code: trimmed.toString(), map: trimmed.generateMap({ hires: true, source: id }) };
     },
   };
 }
@@ -144,6 +166,7 @@ export default defineConfig({
     uppyLocaleInUse(),
     uppyMimeTypesForMedia(),
     scriptTagShims(),
+    templateIndentation(),
     scriptTagFromSources(),
   ],
   // The Vue demo compiles its template in the browser, so it needs Vue's full build.
@@ -161,7 +184,7 @@ export default defineConfig({
     // Library builds keep whitespace by default (for further bundling); the script-tag
     // bundle is the end product, so it is minified fully.
     minify: true,
-    rolldownOptions: { output: { minify: true } },
+    rolldownOptions: { output: { minify: true, comments: false } },
     lib: {
       entry: 'src/script-tag.ts',
       formats: ['es'],

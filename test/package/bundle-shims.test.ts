@@ -15,7 +15,7 @@ const lodashThrottle = createRequire(import.meta.url)('lodash/throttle.js') as <
 ) => (...args: A) => void;
 
 /**
- * The script-tag bundle replaces two of Uppy's dependencies (vite.config.ts). Each shim
+ * The script-tag bundle replaces three of Uppy's modules (vite.config.ts). Each shim
  * must behave as the original does for the way Uppy calls it.
  */
 describe('the script-tag bundle shims', () => {
@@ -26,7 +26,9 @@ describe('the script-tag bundle shims', () => {
     assert.match(uppy, /import throttle from 'lodash\/throttle\.js'/);
     assert.match(uppy, /= throttle\(.*, 500, \{ leading: true, trailing: true \}\)/);
     assert.match(restricter, /import \{ prettierBytes \} from '@transloadit\/prettier-bytes'/);
+    assert.match(uppy, /import supportsUploadProgress from '\.\/supportsUploadProgress\.js'/);
     assert.deepEqual(Object.keys(bundleShims).sort(), [
+      './supportsUploadProgress.js',
       '@transloadit/prettier-bytes',
       'lodash/throttle.js',
     ]);
