@@ -2,7 +2,7 @@
  * `npm run bench:list`: `<file-list>` with 5,000 loaded files in headless Chromium against
  * the reference service. Prints the time to load and render every page, and the frame
  * times while scrolling from top to bottom (the answer to "does it need virtual scrolling").
- * BENCH_TRACE=1 writes a Chromium trace of the scrolling to /tmp/list-trace.json.
+ * BENCH_TRACE=1 writes a Chromium trace of each run's scrolling to /tmp/list-trace-<run>.json.
  */
 import { chromium } from 'playwright-core';
 import { createKey, createProject } from '../../src/server/admin.js';
@@ -89,7 +89,7 @@ async function main(): Promise<void> {
       );
       if (process.env.BENCH_TRACE)
         await browser.startTracing(tab, {
-          path: '/tmp/list-trace.json',
+          path: `/tmp/list-trace-${run}.json`,
           categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'cc', 'viz'],
         });
       const frames = await tab.evaluate(async () => {
