@@ -4,6 +4,7 @@ import '../../src/index.js';
 import type { FileRecord } from '../../src/api/types.js';
 import { FilehostClient } from '../../src/client/client.js';
 import type { FileListElement } from '../../src/elements/file-list/file-list.js';
+import { GROUP_SIZE } from '../../src/elements/file-list/row-groups.js';
 import type { FileUploaderElement } from '../../src/elements/file-uploader/file-uploader.js';
 import { file, network, next, pick, project, text, untilUnreachable } from './helpers.js';
 
@@ -286,6 +287,42 @@ describe('<file-list>', () => {
     (third.querySelector('.meta') as HTMLElement).click();
     // Newest first: the rows are c, b, a.
     expect(chosen).to.deep.equal(['b', 'a']);
+  });
+
+  it('keeps keyboard focus on the same file when an upload arrives at the top of a long list', async () => {
+    const p = await project();
+    // A full first group of rows (GROUP_SIZE), so the new file opens a group above it.
+    await seed(
+      p,
+      Array.from({ length: GROUP_SIZE }, (_, i) => `f${i}`),
+    );
+    const wrapper = await fixture<HTMLElement>(html`
+      <div>
+        <file-uploader id="up" endpoint=${p.endpoint} api-key=${p.publishableKey}></file-uploader>
+        <file-list for="up" endpoint=${p.endpoint} api-key=${p.publishableKey} page-size="100"></file-list>
+      </div>
+    `);
+    const uploader = wrapper.querySelector('file-uploader') as FileUploaderElement;
+    const element = wrapper.querySelector('file-list') as FileListElement;
+    await element.pageLoaded;
+    await element.updateComplete;
+    (rows(element)[0] as HTMLElement).focus();
+    await sendKeys({ press: 'End' });
+    const last = rows(element).at(-1) as HTMLElement;
+    expect(element.shadowRoot?.activeElement).to.equal(last);
+
+    const success = next(uploader, 'upload-success');
+    pick(uploader, [file('fresh.txt', 10, 'text/plain')]);
+    await success;
+    await element.updateComplete;
+    expect(names(element)[0]).to.equal('fresh.txt');
+    // The same row element, still focused, and still the list's tab stop.
+    expect(element.shadowRoot?.activeElement).to.equal(last);
+    expect(rows(element).filter((row) => row.tabIndex === 0)).to.deep.equal([last]);
+    await sendKeys({ press: 'ArrowUp' });
+    expect(
+      element.shadowRoot?.activeElement?.querySelector('.name')?.getAttribute('title'),
+    ).to.equal('f1');
   });
 
   it('copies a file’s link and says so', async () => {

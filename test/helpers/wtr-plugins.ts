@@ -12,6 +12,18 @@ import { startTestService, type TestService } from './service.js';
  * the real Uppy exactly as a bundler would ship them (Uppy's CommonJS dependencies and
  * JSON import need a bundler; the test runner's dev server alone cannot load them).
  */
+/**
+ * GREP=… runs only the tests whose full names contain it. The others are skipped from a
+ * root hook, so they count as skipped; mocha's own `grep` leaves them "not run", which the
+ * test runner reports as failed.
+ */
+function grepBanner(grep: string | undefined): { js: string } | undefined {
+  if (!grep) return undefined;
+  return {
+    js: `beforeEach(function () { if (!this.currentTest.fullTitle().includes(${JSON.stringify(grep)})) this.skip(); });`,
+  };
+}
+
 export function bundleTests(): TestRunnerPlugin {
   return {
     name: 'filehost-bundle-tests',
@@ -28,6 +40,7 @@ export function bundleTests(): TestRunnerPlugin {
         logLevel: 'silent',
         // Served by the test runner itself at run time.
         external: ['/__web-dev-server__web-socket.js'],
+        banner: grepBanner(process.env.GREP),
       });
       return { body: result.outputFiles[0]?.text ?? '', type: 'js' };
     },

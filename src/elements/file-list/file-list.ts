@@ -260,7 +260,11 @@ export class FileListElement extends LitElement {
     const source = event.composedPath()[0];
     const record = (event as CustomEvent<{ record?: FileRecord }>).detail?.record;
     if (!record || !(source instanceof HTMLElement) || !this.#accepts(source)) return;
-    if (this.#paging.add(record)) this.#announcer.say(this.texts.announceAdded(record.name));
+    if (!this.#paging.add(record)) return;
+    // The row a keyboard user is on (or last was on) moved down one: the roving tab stop
+    // moves with it, so focus and Tab stay on the same file.
+    if (this._active > 0 || this.matches(':focus-within')) this._active++;
+    this.#announcer.say(this.texts.announceAdded(record.name));
   };
 
   #accepts(uploader: HTMLElement): boolean {
