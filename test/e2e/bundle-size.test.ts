@@ -5,7 +5,7 @@ import { BUNDLE_BUDGET_BYTES, gzippedBytes } from '../bench/support.js';
 
 /**
  * The script-tag bundle's size, checked on what `npm run build` just wrote. The budget is
- * 32 KiB gzipped and is NOT met yet (34.8 KiB on 2026-11-21; see the README): until it is,
+ * 32 KiB gzipped and is NOT met yet (34.9 KiB on 2026-11-21; see the README): until it is,
  * this holds the line where it stands, so nothing makes it bigger unnoticed. Lower the
  * ceiling whenever the bundle shrinks; it ends at the budget.
  */
