@@ -50,8 +50,11 @@ export interface BenchRow {
   filehost: number;
   /** The contender (the practical limit or a peer), if this row compares. */
   peer?: { name: string; value: number };
-  /** The goal, on filehost / peer when there is a peer, else on filehost's value. */
-  goal?: { op: '>=' | '<='; target: number };
+  /**
+   * The goal, on filehost / peer when there is a peer, else on filehost's value; `absolute`
+   * judges filehost's value even beside a peer (a frame budget in ms, say).
+   */
+  goal?: { op: '>=' | '<='; target: number; absolute?: boolean };
   /** How many runs the median is of. */
   runs: number;
 }
@@ -63,7 +66,7 @@ export interface BenchResult extends BenchRow {
 
 export function resultOf(row: BenchRow): BenchResult {
   const ratio = row.peer ? row.filehost / row.peer.value : null;
-  const judged = ratio ?? row.filehost;
+  const judged = row.goal?.absolute ? row.filehost : (ratio ?? row.filehost);
   const met = row.goal
     ? row.goal.op === '>='
       ? judged >= row.goal.target
@@ -93,7 +96,7 @@ export function markdownTable(results: BenchResult[]): string {
     const peer = r.peer ? `${r.peer.name}: ${formatNumber(r.peer.value)}` : '';
     const ratio = r.ratio === null ? '' : `${r.ratio.toFixed(2)}x`;
     const goal = r.goal
-      ? `${r.goal.op} ${r.goal.target}${r.ratio === null ? '' : 'x'} ${r.met ? 'met' : '**not met**'}`
+      ? `${r.goal.op} ${r.goal.target}${r.ratio === null || r.goal.absolute ? '' : 'x'} ${r.met ? 'met' : '**not met**'}`
       : '';
     // Element names in code spans: bare, Markdown would take them for HTML tags.
     const measure = r.measure.replace(/<([a-z-]+)>/g, '`<$1>`');
