@@ -41,11 +41,11 @@ async function scrollFrames(tab: Page): Promise<number[]> {
  * that many rows is the floor for the element.
  */
 function staticPage(rows: FileRow[]): string {
-  const escape = (text: string) => text.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
+  const escapeHtml = (text: string) => text.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
   const items = rows
     .map(
       (row) => `<li class="item"><span class="thumbnail"></span><span class="info">
-<span class="name"><a href="#">${escape(row.name)}</a></span>
+<span class="name"><a href="#">${escapeHtml(row.name)}</a></span>
 <span class="meta">${(row.size / 1000).toFixed(1)} kB · ${row.mime} · <time>3 days ago</time></span></span>
 <button type="button">Copy link</button></li>`,
     )
