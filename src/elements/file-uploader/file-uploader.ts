@@ -207,16 +207,11 @@ export class FileUploaderElement extends LitElement {
         emit(this, 'upload-success', { file, record });
         this.#announcer.say(this.texts.announceDone(file.name));
       },
-      // A finished file is redrawn with the next progress redraw (at most 100 ms later), not
-      // at once: 200 small files finishing one by one would otherwise redraw 200 rows 200
-      // times. A failure, and the end of the batch, are drawn at once.
       failed: (file, failure) => {
-        this.requestUpdate();
         emit(this, 'upload-error', { file, ...failure });
         this.#announcer.say(this.texts.announceFailed(file.name, failure.message));
       },
       allDone: (result) => {
-        this.requestUpdate();
         emit(this, 'upload-complete', result);
         const locale = localeOf(this);
         this.#announcer.say(

@@ -524,6 +524,10 @@ export class UploadController implements ReactiveController {
     }
     const file = this.#uppy?.getFile(id);
     this.#batch.set(id, 'failed');
+    // A failure is drawn at once; a finished file waits for the next throttled redraw (at
+    // most REDRAW_INTERVAL_MS), or 200 small files finishing one by one would redraw 200
+    // rows 200 times.
+    this.#host.requestUpdate();
     if (file) this.#callbacks.failed(summary(file), failure);
     this.#maybeAllDone();
   }
@@ -564,6 +568,9 @@ export class UploadController implements ReactiveController {
       if (outcome === 'failed' && failure && file) failed.push({ file: summary(file), failure });
     }
     this.#batch.clear();
+    // The end of a batch is drawn at once: `uploading` and the form's validity must be
+    // current when the page hears `upload-complete`.
+    this.#host.requestUpdate();
     this.#callbacks.allDone({ successful, failed });
   }
 
