@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import MagicString from 'magic-string';
+import { minifyHTMLLiterals } from 'minify-literals';
 import { defineConfig, type Plugin } from 'vite';
 
 /**
@@ -110,21 +110,19 @@ function scriptTagShims(): Plugin {
 }
 
 /**
- * The elements' html`` and css`` templates are indented to read well in the source; in the
- * bundle the indentation is bytes sent for nothing (HTML and CSS collapse it anyway). Drop
- * whitespace that starts a line in the element modules: lines, and so ASI, stay as they are,
- * and no template of theirs is whitespace-sensitive (no <pre>, no `white-space: pre`).
+ * The elements' html`` and css`` templates are written to read well in the source; in the
+ * bundle their indentation, comments and optional whitespace are bytes sent for nothing.
+ * minify-literals (html-minifier-terser and clean-css, made for Lit's templates) minifies
+ * them in the element modules, keeping every `${}` binding and the source map.
  */
-function templateIndentation(): Plugin {
+function minifyTemplates(): Plugin {
   return {
-    name: 'filehost-template-indentation',
+    name: 'filehost-minify-templates',
     apply: 'build',
-    transform(code, id) {
+    async transform(code, id) {
       if (!/[\\/]src[\\/]elements[\\/].*\.ts$/.test(id)) return null;
-      const trimmed = new MagicString(code);
-      for (const match of code.matchAll(/\n[ \t]+/g))
-        trimmed.remove(match.index + 1, match.index + match[0].length);
-      return { code: trimmed.toString(), map: trimmed.generateMap({ hires: true, source: id }) };
+      const result = await minifyHTMLLiterals(code, { fileName: id });
+      return result ? { code: result.code, map: result.map?.toString() } : null;
     },
   };
 }
@@ -166,7 +164,7 @@ export default defineConfig({
     uppyLocaleInUse(),
     uppyMimeTypesForMedia(),
     scriptTagShims(),
-    templateIndentation(),
+    minifyTemplates(),
     scriptTagFromSources(),
   ],
   // The Vue demo compiles its template in the browser, so it needs Vue's full build.
