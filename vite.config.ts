@@ -110,6 +110,44 @@ function scriptTagShims(): Plugin {
 }
 
 /**
+ * Three of Uppy's dependencies are tiny CommonJS modules (an event emitter and the MIME-type
+ * matcher its restrictions use, with the wildcard matcher under it). Bundled as they are,
+ * they bring the bundler's CommonJS interop runtime along (0.3 KiB gzipped). Each is one
+ * `module.exports = function` and at most one `require`, and strict-mode safe, so in the
+ * script-tag bundle they are read as the ES modules they are equivalent to.
+ */
+export const commonJsAsEsm = ['namespace-emitter', 'wildcard', 'mime-match'];
+
+export function esmFromCommonJs(source: string, id: string): string {
+  const esm = source
+    .replace(/^var (\w+) = require\('([\w-]+)'\);$/m, "import $1 from '$2';")
+    .replace(/^module\.exports = /m, 'export default ');
+  // Code shaped otherwise (a new version of one of them) must not slip through half-converted.
+  if (
+    !esm.includes('export default ') ||
+    /\brequire\(|\bmodule\.|\bexports\./.test(esm.replace(/\/\*[\s\S]*?\*\//g, ''))
+  )
+    throw new Error(
+      `${id}: not the CommonJS shape esmFromCommonJs converts; update vite.config.ts`,
+    );
+  return esm;
+}
+
+function commonJsDependenciesAsEsm(): Plugin {
+  const modules = new RegExp(
+    `[\\\\/]node_modules[\\\\/](${commonJsAsEsm.join('|')})[\\\\/]index\\.js$`,
+  );
+  return {
+    name: 'filehost-commonjs-dependencies-as-esm',
+    enforce: 'pre',
+    apply: 'build',
+    load(id) {
+      return modules.test(id) ? esmFromCommonJs(readFileSync(id, 'utf8'), id) : null;
+    },
+  };
+}
+
+/**
  * The elements' html`` and css`` templates are written to read well in the source; in the
  * bundle their indentation, comments and optional whitespace are bytes sent for nothing.
  * minify-literals (html-minifier-terser and clean-css, made for Lit's templates) minifies
@@ -164,6 +202,7 @@ export default defineConfig({
     uppyLocaleInUse(),
     uppyMimeTypesForMedia(),
     scriptTagShims(),
+    commonJsDependenciesAsEsm(),
     minifyTemplates(),
     scriptTagFromSources(),
   ],

@@ -5,11 +5,11 @@ import { BUNDLE_BUDGET_BYTES, gzippedBytes } from '../bench/support.js';
 
 /**
  * The script-tag bundle's size, checked on what `npm run build` just wrote. The budget is
- * 32 KiB gzipped and is NOT met yet (34.4 KiB on 2026-11-21; see the README): until it is,
+ * 32 KiB gzipped and is NOT met yet (34.1 KiB on 2026-11-21; see the README): until it is,
  * this holds the line where it stands, so nothing makes it bigger unnoticed. Lower the
  * ceiling whenever the bundle shrinks; it ends at the budget.
  */
-const CEILING_BYTES = 34.5 * 1024;
+const CEILING_BYTES = 34.25 * 1024;
 
 describe('the script-tag bundle (dist/filehost.js)', () => {
   it(`stays at or under ${CEILING_BYTES / 1024} KiB gzipped (budget ${BUNDLE_BUDGET_BYTES / 1024} KiB)`, async () => {
