@@ -55,11 +55,6 @@ const FILE_COLUMNS =
  */
 export class SqliteMetadataStore implements MetadataStore {
   readonly #db: Database.Database;
-  /**
-   * Statements compiled once per SQL text: preparing one on every call was 3% of the
-   * service's CPU under `npm run bench:load`.
-   */
-  readonly #statements = new Map<string, Database.Statement>();
 
   constructor(path: string) {
     this.#db = new Database(path);
@@ -81,29 +76,21 @@ export class SqliteMetadataStore implements MetadataStore {
   }
 
   async close(): Promise<void> {
-    this.#statements.clear();
     this.#db.close();
   }
 
-  #statement(sql: string): Database.Statement {
-    let statement = this.#statements.get(sql);
-    if (!statement) {
-      statement = this.#db.prepare(sql);
-      this.#statements.set(sql, statement);
-    }
-    return statement;
-  }
-
   async createProject(project: Project): Promise<void> {
-    this.#statement(
-      'INSERT INTO projects (id, name, plan, allowed_origins, created_at) VALUES (?, ?, ?, ?, ?)',
-    ).run(
-      project.id,
-      project.name,
-      project.plan,
-      JSON.stringify(project.allowedOrigins),
-      project.createdAt,
-    );
+    this.#db
+      .prepare(
+        'INSERT INTO projects (id, name, plan, allowed_origins, created_at) VALUES (?, ?, ?, ?, ?)',
+      )
+      .run(
+        project.id,
+        project.name,
+        project.plan,
+        JSON.stringify(project.allowedOrigins),
+        project.createdAt,
+      );
   }
 
   async updateProject(
@@ -113,42 +100,43 @@ export class SqliteMetadataStore implements MetadataStore {
     const current = await this.getProject(id);
     if (!current) return null;
     const next = { ...current, ...patch };
-    this.#statement('UPDATE projects SET name = ?, plan = ?, allowed_origins = ? WHERE id = ?').run(
-      next.name,
-      next.plan,
-      JSON.stringify(next.allowedOrigins),
-      id,
-    );
+    this.#db
+      .prepare('UPDATE projects SET name = ?, plan = ?, allowed_origins = ? WHERE id = ?')
+      .run(next.name, next.plan, JSON.stringify(next.allowedOrigins), id);
     return next;
   }
 
   async getProject(id: string): Promise<Project | null> {
-    const row = this.#statement('SELECT * FROM projects WHERE id = ?').get(id) as
+    const row = this.#db.prepare('SELECT * FROM projects WHERE id = ?').get(id) as
       | ProjectRecord
       | undefined;
     return row ? toProject(row) : null;
   }
 
   async listProjects(): Promise<Project[]> {
-    const rows = this.#statement(
-      'SELECT * FROM projects ORDER BY created_at, id',
-    ).all() as ProjectRecord[];
+    const rows = this.#db
+      .prepare('SELECT * FROM projects ORDER BY created_at, id')
+      .all() as ProjectRecord[];
     return rows.map(toProject);
   }
 
   async addKey(key: ApiKeyRow): Promise<void> {
-    this.#statement(
-      'INSERT INTO api_keys (id, project_id, kind, hash, hint, created_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
-    ).run(key.id, key.projectId, key.kind, key.hash, key.hint, key.createdAt, key.revokedAt);
+    this.#db
+      .prepare(
+        'INSERT INTO api_keys (id, project_id, kind, hash, hint, created_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      )
+      .run(key.id, key.projectId, key.kind, key.hash, key.hint, key.createdAt, key.revokedAt);
   }
 
   async findKeyByHash(hash: string): Promise<{ key: ApiKeyRow; project: Project } | null> {
-    const row = this.#statement(
-      `SELECT k.*, p.name AS p_name, p.plan AS p_plan, p.allowed_origins AS p_allowed_origins,
+    const row = this.#db
+      .prepare(
+        `SELECT k.*, p.name AS p_name, p.plan AS p_plan, p.allowed_origins AS p_allowed_origins,
                 p.created_at AS p_created_at
          FROM api_keys k JOIN projects p ON p.id = k.project_id
          WHERE k.hash = ? AND k.revoked_at IS NULL`,
-    ).get(hash) as
+      )
+      .get(hash) as
       | (KeyRecord & {
           p_name: string;
           p_plan: Plan;
@@ -170,50 +158,52 @@ export class SqliteMetadataStore implements MetadataStore {
   }
 
   async listKeys(projectId: string): Promise<ApiKeyRow[]> {
-    const rows = this.#statement(
-      'SELECT * FROM api_keys WHERE project_id = ? ORDER BY created_at, id',
-    ).all(projectId) as KeyRecord[];
+    const rows = this.#db
+      .prepare('SELECT * FROM api_keys WHERE project_id = ? ORDER BY created_at, id')
+      .all(projectId) as KeyRecord[];
     return rows.map(toKey);
   }
 
   async revokeKey(id: string, at: number): Promise<boolean> {
-    const result = this.#statement(
-      'UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL',
-    ).run(at, id);
+    const result = this.#db
+      .prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL')
+      .run(at, id);
     return result.changes > 0;
   }
 
   async insertFile(file: FileRow): Promise<void> {
-    this.#statement(
-      `INSERT INTO files (${FILE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(
-      file.id,
-      file.projectId,
-      file.name,
-      file.mime,
-      file.size,
-      file.createdAt,
-      file.status,
-      JSON.stringify(file.metadata),
-      file.partSize,
-      file.storageUploadId,
-      file.expiresAt,
-      file.deletedAt,
-    );
+    this.#db
+      .prepare(`INSERT INTO files (${FILE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+      .run(
+        file.id,
+        file.projectId,
+        file.name,
+        file.mime,
+        file.size,
+        file.createdAt,
+        file.status,
+        JSON.stringify(file.metadata),
+        file.partSize,
+        file.storageUploadId,
+        file.expiresAt,
+        file.deletedAt,
+      );
   }
 
   async getVisibleFile(projectId: string, id: string): Promise<FileRow | null> {
-    const row = this.#statement(
-      `SELECT ${FILE_COLUMNS} FROM files
+    const row = this.#db
+      .prepare(
+        `SELECT ${FILE_COLUMNS} FROM files
          WHERE id = ? AND project_id = ? AND status IN ('pending', 'ready')`,
-    ).get(id, projectId) as FileRecordRow | undefined;
+      )
+      .get(id, projectId) as FileRecordRow | undefined;
     return row ? toFile(row) : null;
   }
 
   async getLiveFile(id: string): Promise<FileRow | null> {
-    const row = this.#statement(
-      `SELECT ${FILE_COLUMNS} FROM files WHERE id = ? AND status != 'deleted'`,
-    ).get(id) as FileRecordRow | undefined;
+    const row = this.#db
+      .prepare(`SELECT ${FILE_COLUMNS} FROM files WHERE id = ? AND status != 'deleted'`)
+      .get(id) as FileRecordRow | undefined;
     return row ? toFile(row) : null;
   }
 
@@ -225,17 +215,21 @@ export class SqliteMetadataStore implements MetadataStore {
     // Row-value comparison walks the partial index from the cursor onwards, so a page
     // costs the same at any depth. SQLite compares TEXT ids bytewise (BINARY collation).
     const rows = after
-      ? (this.#statement(
-          `SELECT ${FILE_COLUMNS} FROM files
+      ? (this.#db
+          .prepare(
+            `SELECT ${FILE_COLUMNS} FROM files
              WHERE project_id = ? AND status IN ('pending', 'ready')
                AND (created_at, id) < (?, ?)
              ORDER BY created_at DESC, id DESC LIMIT ?`,
-        ).all(projectId, after.createdAt, after.id, limit) as FileRecordRow[])
-      : (this.#statement(
-          `SELECT ${FILE_COLUMNS} FROM files
+          )
+          .all(projectId, after.createdAt, after.id, limit) as FileRecordRow[])
+      : (this.#db
+          .prepare(
+            `SELECT ${FILE_COLUMNS} FROM files
              WHERE project_id = ? AND status IN ('pending', 'ready')
              ORDER BY created_at DESC, id DESC LIMIT ?`,
-        ).all(projectId, limit) as FileRecordRow[]);
+          )
+          .all(projectId, limit) as FileRecordRow[]);
     return rows.map(toFile);
   }
 
@@ -244,114 +238,129 @@ export class SqliteMetadataStore implements MetadataStore {
     from: 'receiving' | 'pending',
     fields: Partial<Pick<FileRow, 'name' | 'mime' | 'size' | 'metadata' | 'createdAt'>>,
   ): Promise<boolean> {
-    const result = this.#statement(
-      `UPDATE files SET status = 'ready',
+    const result = this.#db
+      .prepare(
+        `UPDATE files SET status = 'ready',
            name = coalesce(?, name), mime = coalesce(?, mime), size = coalesce(?, size),
            metadata = coalesce(?, metadata), created_at = coalesce(?, created_at)
          WHERE id = ? AND status = ?`,
-    ).run(
-      fields.name ?? null,
-      fields.mime ?? null,
-      fields.size ?? null,
-      fields.metadata ? JSON.stringify(fields.metadata) : null,
-      fields.createdAt ?? null,
-      id,
-      from,
-    );
+      )
+      .run(
+        fields.name ?? null,
+        fields.mime ?? null,
+        fields.size ?? null,
+        fields.metadata ? JSON.stringify(fields.metadata) : null,
+        fields.createdAt ?? null,
+        id,
+        from,
+      );
     return result.changes > 0;
   }
 
   async markDeleted(projectId: string, id: string, at: number): Promise<FileRow | null> {
     return this.#db.transaction(() => {
-      const row = this.#statement(
-        `SELECT ${FILE_COLUMNS} FROM files
+      const row = this.#db
+        .prepare(
+          `SELECT ${FILE_COLUMNS} FROM files
            WHERE id = ? AND project_id = ? AND status IN ('pending', 'ready')`,
-      ).get(id, projectId) as FileRecordRow | undefined;
+        )
+        .get(id, projectId) as FileRecordRow | undefined;
       if (!row) return null;
-      this.#statement(`UPDATE files SET status = 'deleted', deleted_at = ? WHERE id = ?`).run(
-        at,
-        id,
-      );
+      this.#db
+        .prepare(`UPDATE files SET status = 'deleted', deleted_at = ? WHERE id = ?`)
+        .run(at, id);
       return toFile(row);
     })();
   }
 
   async discardReceiving(id: string): Promise<void> {
-    this.#statement(`DELETE FROM files WHERE id = ? AND status = 'receiving'`).run(id);
+    this.#db.prepare(`DELETE FROM files WHERE id = ? AND status = 'receiving'`).run(id);
   }
 
   async extendExpiry(id: string, expiresAt: number): Promise<void> {
-    this.#statement(`UPDATE files SET expires_at = ? WHERE id = ? AND status = 'pending'`).run(
-      expiresAt,
-      id,
-    );
+    this.#db
+      .prepare(`UPDATE files SET expires_at = ? WHERE id = ? AND status = 'pending'`)
+      .run(expiresAt, id);
   }
 
   async setStorageUploadId(id: string, storageUploadId: string): Promise<void> {
-    this.#statement('UPDATE files SET storage_upload_id = ? WHERE id = ?').run(storageUploadId, id);
+    this.#db
+      .prepare('UPDATE files SET storage_upload_id = ? WHERE id = ?')
+      .run(storageUploadId, id);
   }
 
   async listDeletedUnpurged(limit: number): Promise<FileRow[]> {
-    const rows = this.#statement(
-      `SELECT ${FILE_COLUMNS} FROM files WHERE status = 'deleted' AND purged = 0
+    const rows = this.#db
+      .prepare(
+        `SELECT ${FILE_COLUMNS} FROM files WHERE status = 'deleted' AND purged = 0
          ORDER BY deleted_at LIMIT ?`,
-    ).all(limit) as FileRecordRow[];
+      )
+      .all(limit) as FileRecordRow[];
     return rows.map(toFile);
   }
 
   async listReceiving(limit: number): Promise<FileRow[]> {
-    const rows = this.#statement(
-      `SELECT ${FILE_COLUMNS} FROM files WHERE status = 'receiving' ORDER BY created_at LIMIT ?`,
-    ).all(limit) as FileRecordRow[];
+    const rows = this.#db
+      .prepare(
+        `SELECT ${FILE_COLUMNS} FROM files WHERE status = 'receiving' ORDER BY created_at LIMIT ?`,
+      )
+      .all(limit) as FileRecordRow[];
     return rows.map(toFile);
   }
 
   async markPurged(id: string): Promise<void> {
     this.#db.transaction(() => {
-      this.#statement('DELETE FROM upload_parts WHERE file_id = ?').run(id);
-      this.#statement(`UPDATE files SET purged = 1 WHERE id = ? AND status = 'deleted'`).run(id);
+      this.#db.prepare('DELETE FROM upload_parts WHERE file_id = ?').run(id);
+      this.#db.prepare(`UPDATE files SET purged = 1 WHERE id = ? AND status = 'deleted'`).run(id);
     })();
   }
 
   async listExpiredPending(before: number, limit: number): Promise<FileRow[]> {
-    const rows = this.#statement(
-      `SELECT ${FILE_COLUMNS} FROM files WHERE status = 'pending' AND expires_at < ?
+    const rows = this.#db
+      .prepare(
+        `SELECT ${FILE_COLUMNS} FROM files WHERE status = 'pending' AND expires_at < ?
          ORDER BY expires_at LIMIT ?`,
-    ).all(before, limit) as FileRecordRow[];
+      )
+      .all(before, limit) as FileRecordRow[];
     return rows.map(toFile);
   }
 
   async expirePending(id: string, at: number): Promise<boolean> {
-    const result = this.#statement(
-      `UPDATE files SET status = 'deleted', deleted_at = ? WHERE id = ? AND status = 'pending'`,
-    ).run(at, id);
+    const result = this.#db
+      .prepare(
+        `UPDATE files SET status = 'deleted', deleted_at = ? WHERE id = ? AND status = 'pending'`,
+      )
+      .run(at, id);
     return result.changes > 0;
   }
 
   async putPart(fileId: string, part: PartRow): Promise<void> {
-    this.#statement(
-      `INSERT INTO upload_parts (file_id, part_number, size, etag) VALUES (?, ?, ?, ?)
+    this.#db
+      .prepare(
+        `INSERT INTO upload_parts (file_id, part_number, size, etag) VALUES (?, ?, ?, ?)
          ON CONFLICT (file_id, part_number) DO UPDATE SET size = excluded.size, etag = excluded.etag`,
-    ).run(fileId, part.partNumber, part.size, part.etag);
+      )
+      .run(fileId, part.partNumber, part.size, part.etag);
   }
 
   async clearPart(fileId: string, partNumber: number): Promise<void> {
-    this.#statement('DELETE FROM upload_parts WHERE file_id = ? AND part_number = ?').run(
-      fileId,
-      partNumber,
-    );
+    this.#db
+      .prepare('DELETE FROM upload_parts WHERE file_id = ? AND part_number = ?')
+      .run(fileId, partNumber);
   }
 
   async listParts(fileId: string): Promise<PartRow[]> {
-    return this.#statement(
-      `SELECT part_number AS partNumber, size, etag FROM upload_parts
+    return this.#db
+      .prepare(
+        `SELECT part_number AS partNumber, size, etag FROM upload_parts
          WHERE file_id = ? ORDER BY part_number`,
-    ).all(fileId) as PartRow[];
+      )
+      .all(fileId) as PartRow[];
   }
 
   /** For benchmarks and tests that need many rows fast: one transaction for all. */
   insertFilesBulk(files: Iterable<FileRow>): void {
-    const insert = this.#statement(
+    const insert = this.#db.prepare(
       `INSERT INTO files (${FILE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     this.#db.transaction(() => {
@@ -376,11 +385,13 @@ export class SqliteMetadataStore implements MetadataStore {
 
   /** The query plan of a listing page, so a test can prove it uses the index. */
   explainListing(): string[] {
-    const rows = this.#statement(
-      `EXPLAIN QUERY PLAN SELECT ${FILE_COLUMNS} FROM files
+    const rows = this.#db
+      .prepare(
+        `EXPLAIN QUERY PLAN SELECT ${FILE_COLUMNS} FROM files
          WHERE project_id = ? AND status IN ('pending', 'ready') AND (created_at, id) < (?, ?)
          ORDER BY created_at DESC, id DESC LIMIT ?`,
-    ).all('p', 1, 'x', 10) as { detail: string }[];
+      )
+      .all('p', 1, 'x', 10) as { detail: string }[];
     return rows.map((row) => row.detail);
   }
 }
