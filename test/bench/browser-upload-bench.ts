@@ -17,7 +17,7 @@ import { chromium } from 'playwright-core';
 import { servePage } from '../helpers/page-server.js';
 import { spawnService } from '../helpers/service.js';
 import { CHROMIUM_ARGS, chromiumPath } from '../helpers/wtr-plugins.js';
-import { median, reportRows, startPeer } from './support.js';
+import { median, openUploaderPage, reportRows, startPeer } from './support.js';
 
 // Five: single 256 MiB uploads range from 0.73 to 1.30 s on this machine (page cache, fsync).
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
@@ -59,14 +59,7 @@ async function main(): Promise<void> {
     threeStepFetch: [],
   };
   try {
-    const tab = await browser.newPage();
-    await tab.goto(server.origin);
-    await tab.waitForFunction(() => customElements.get('file-uploader'));
-    await tab.evaluate(
-      ([endpoint, apiKey]) =>
-        Object.assign(document.querySelector('file-uploader') as object, { endpoint, apiKey }),
-      [service.apiUrl, service.publishableKey] as const,
-    );
+    const tab = await openUploaderPage(browser, server.origin, service);
     for (let run = 0; run < RUNS; run++) {
       // Each upload starts with nothing of the previous one left to write back to the disk.
       execFileSync('sync');

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { appendFile } from 'node:fs/promises';
 import { gzipSync } from 'node:zlib';
 import { build, type Metafile } from 'esbuild';
+import type { Browser, Page } from 'playwright-core';
 
 /** The middle value (the mean of the two middle ones for an even count). */
 export function median(values: number[]): number {
@@ -142,4 +143,24 @@ export async function scriptTagMetafile(): Promise<Metafile> {
     logLevel: 'silent',
   });
   return result.metafile;
+}
+
+/**
+ * A new tab on `origin` (a page with one `<file-uploader>` and the bundle), once the element
+ * is defined, pointed at the service with its publishable key.
+ */
+export async function openUploaderPage(
+  browser: Browser,
+  origin: string,
+  service: { apiUrl: string; publishableKey: string },
+): Promise<Page> {
+  const tab = await browser.newPage();
+  await tab.goto(origin);
+  await tab.waitForFunction(() => customElements.get('file-uploader'));
+  await tab.evaluate(
+    ([endpoint, apiKey]) =>
+      Object.assign(document.querySelector('file-uploader') as object, { endpoint, apiKey }),
+    [service.apiUrl, service.publishableKey] as const,
+  );
+  return tab;
 }

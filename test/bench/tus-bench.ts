@@ -11,7 +11,7 @@ import { chromium } from 'playwright-core';
 import { servePage } from '../helpers/page-server.js';
 import { spawnService } from '../helpers/service.js';
 import { CHROMIUM_ARGS, chromiumPath } from '../helpers/wtr-plugins.js';
-import { median, reportRows, startPeer } from './support.js';
+import { median, openUploaderPage, reportRows, startPeer } from './support.js';
 
 // Five: single 256 MiB uploads range from 0.73 to 1.30 s on this machine (page cache, fsync).
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
@@ -44,14 +44,7 @@ async function main(): Promise<void> {
   const browser = await chromium.launch({ executablePath: chromiumPath(), args: CHROMIUM_ARGS });
   const times = { filehost: [] as number[], tus: [] as number[] };
   try {
-    const a = await browser.newPage();
-    await a.goto(filehostPage.origin);
-    await a.waitForFunction(() => customElements.get('file-uploader'));
-    await a.evaluate(
-      ([endpoint, apiKey]) =>
-        Object.assign(document.querySelector('file-uploader') as object, { endpoint, apiKey }),
-      [service.apiUrl, service.publishableKey] as const,
-    );
+    const a = await openUploaderPage(browser, filehostPage.origin, service);
     const b = await browser.newPage();
     await b.goto(tusPage.origin);
     await b.waitForFunction(() => typeof window.uploadWithTus === 'function');
