@@ -37,6 +37,29 @@ async function list(
   return element;
 }
 
+/**
+ * An uploader and a list linked to it by `for`, the list's first page loaded. `listStyle`
+ * is on the list from the start (a list pushed below the fold must not load more at once).
+ */
+async function linkedPair(
+  p: Project,
+  pageSize: number,
+  listStyle = '',
+): Promise<{ uploader: FileUploaderElement; element: FileListElement }> {
+  const wrapper = await fixture<HTMLElement>(html`
+    <div>
+      <file-uploader id="up" endpoint=${p.endpoint} api-key=${p.publishableKey}></file-uploader>
+      <file-list for="up" endpoint=${p.endpoint} api-key=${p.publishableKey} page-size=${pageSize}
+        style=${listStyle}></file-list>
+    </div>
+  `);
+  const uploader = wrapper.querySelector('file-uploader') as FileUploaderElement;
+  const element = wrapper.querySelector('file-list') as FileListElement;
+  await element.pageLoaded;
+  await element.updateComplete;
+  return { uploader, element };
+}
+
 function rows(element: FileListElement): HTMLElement[] {
   return [...(element.shadowRoot?.querySelectorAll<HTMLElement>('.item') ?? [])];
 }
@@ -179,17 +202,7 @@ describe('<file-list>', () => {
   it('shows a new upload at the top at once through the linked uploader, without duplicates later', async () => {
     const p = await project();
     await seed(p, ['old-1', 'old-2', 'old-3']);
-    const wrapper = await fixture<HTMLElement>(html`
-      <div>
-        <file-uploader id="up" endpoint=${p.endpoint} api-key=${p.publishableKey}></file-uploader>
-        <file-list for="up" endpoint=${p.endpoint} api-key=${p.publishableKey} page-size="2"></file-list>
-      </div>
-    `);
-    const uploader = wrapper.querySelector('file-uploader') as FileUploaderElement;
-    const element = wrapper.querySelector('file-list') as FileListElement;
-    element.style.cssText = 'display:block;margin-top:300vh';
-    await element.pageLoaded;
-    await element.updateComplete;
+    const { uploader, element } = await linkedPair(p, 2, 'display:block;margin-top:300vh');
     expect(names(element)).to.deep.equal(['old-3', 'old-2']);
     const success = next(uploader, 'upload-success');
     pick(uploader, [file('fresh.txt', 10, 'text/plain')]);
@@ -296,16 +309,7 @@ describe('<file-list>', () => {
       p,
       Array.from({ length: GROUP_SIZE }, (_, i) => `f${i}`),
     );
-    const wrapper = await fixture<HTMLElement>(html`
-      <div>
-        <file-uploader id="up" endpoint=${p.endpoint} api-key=${p.publishableKey}></file-uploader>
-        <file-list for="up" endpoint=${p.endpoint} api-key=${p.publishableKey} page-size="100"></file-list>
-      </div>
-    `);
-    const uploader = wrapper.querySelector('file-uploader') as FileUploaderElement;
-    const element = wrapper.querySelector('file-list') as FileListElement;
-    await element.pageLoaded;
-    await element.updateComplete;
+    const { uploader, element } = await linkedPair(p, 100);
     (rows(element)[0] as HTMLElement).focus();
     await sendKeys({ press: 'End' });
     const last = rows(element).at(-1) as HTMLElement;
