@@ -322,6 +322,21 @@ describe('<file-uploader>', () => {
       ).to.deep.equal([]);
     });
 
+    it('refuses a file already in the list, saying so, but takes another of the same name', async () => {
+      const p = await project();
+      const element = await uploader(p, { noAutoUpload: true });
+      const errors: UploadFailure[] = [];
+      element.addEventListener('upload-error', (event) => errors.push(event.detail));
+      const first = new File([bytes(10, 1)], 'same.txt', { type: 'text/plain', lastModified: 1 });
+      pick(element, [first]);
+      const edited = new File([bytes(10, 2)], 'same.txt', { type: 'text/plain', lastModified: 2 });
+      pick(element, [first, edited]);
+      await element.updateComplete;
+      expect(errors.map((e) => [e.code, e.step])).to.deep.equal([['duplicate_file', 'validate']]);
+      expect(statuses(element)).to.deep.equal(['queued', 'queued', 'rejected']);
+      expect(text(element)).to.contain('This file is already in the list.');
+    });
+
     it('refuses a secret key without sending it anywhere', async () => {
       const p = await project();
       await network('log');

@@ -1,4 +1,4 @@
-import Uppy, { type Meta, type UppyFile } from '@uppy/core';
+import Uppy, { type Meta, RestrictionError, type UppyFile } from '@uppy/core';
 import XHRUpload from '@uppy/xhr-upload';
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import { cleanName } from '../../api/names.js';
@@ -231,7 +231,8 @@ export class UploadController implements ReactiveController {
   #createUppy(): Uppy<Meta, UploadBody> {
     const uppy = new Uppy<Meta, UploadBody>({
       // Failures reach the page as `upload-error` events and on screen; Uppy need not also
-      // print each one to the console.
+      // print each one to the console. (The script-tag build counts on this: it drops
+      // Uppy's log statements, see vite.config.ts.)
       logger: { debug: () => undefined, warn: () => undefined, error: () => undefined },
       autoProceed: false,
       allowMultipleUploadBatches: true,
@@ -595,12 +596,11 @@ export class UploadController implements ReactiveController {
     const strings = this.#host.texts;
     const locale = this.#host.locale;
     const { maxFileSize, maxFiles, accept } = this.#settings;
-    const message = error instanceof Error ? error.message : String(error);
     let failure: UploadFailure;
     if (file.size === 0) failure = rejection('empty_body', strings, {});
     else if (maxFileSize !== null && file.size > maxFileSize) {
       failure = rejection('too_large', strings, { limit: formatBytes(maxFileSize, locale) });
-    } else if (/duplicate/i.test(message)) failure = rejection('duplicate_file', strings, {});
+    } else if (this.#isDuplicate(error)) failure = rejection('duplicate_file', strings, {});
     else if (maxFiles !== null && this.#uppy && this.#uppy.getFiles().length >= maxFiles) {
       failure = rejection('too_many_files', strings, { max: String(maxFiles) });
     } else {
@@ -622,6 +622,16 @@ export class UploadController implements ReactiveController {
     };
     this.#rejected.push(view);
     this.#callbacks.failed({ id, name: view.name, size: file.size, type: file.type }, failure);
+  }
+
+  /**
+   * Uppy refuses a file it already holds before any other rule, naming that file in the
+   * error; told apart by Uppy's state, not by its message (the script-tag bundle carries
+   * none of Uppy's texts).
+   */
+  #isDuplicate(error: unknown): boolean {
+    const id = error instanceof RestrictionError ? error.file?.id : undefined;
+    return id !== undefined && this.#uppy?.checkIfFileAlreadyExists(id) === true;
   }
 
   #view(file: UFile): FileView {
