@@ -1,8 +1,8 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import MagicString from 'magic-string';
 import { minifyHTMLLiterals } from 'minify-literals';
-import { defineConfig, type Plugin } from 'vite';
+import { defineConfig, type Plugin, parseAst } from 'vite';
 
 /**
  * Uppy's packages import their whole package.json only to read `version`; in the bundle
@@ -22,42 +22,20 @@ function uppyVersionOnly(): Plugin {
 }
 
 /**
- * The strings Uppy's core code can ask its translator for: the quoted names in the modules
- * directly under `@uppy/core/lib` and `lib/utils` (Uppy, Restricter, the plugin bases), which
- * are all the bundle takes from core. Its subfolders (provider views, Companion) are not in it.
- */
-export function uppyCoreStringsInUse(libDir: string): Set<string> {
-  const used = new Set<string>();
-  for (const dir of [libDir, join(libDir, 'utils')]) {
-    for (const name of readdirSync(dir)) {
-      if (!name.endsWith('.js') || name === 'locale.js') continue;
-      for (const [, key] of readFileSync(join(dir, name), 'utf8').matchAll(/['"`](\w+)['"`]/g))
-        if (key) used.add(key);
-    }
-  }
-  return used;
-}
-
-/**
  * Uppy's default English locale carries the strings of its whole UI (Dashboard, provider
- * views, Google Picker, S3 browsing): 3.6 KiB minified, of which core asks for about twenty.
- * Keep those. The elements show their own texts; should Uppy ever ask for a dropped
- * string, its translator logs and returns the key rather than throwing.
+ * views, Google Picker, S3 browsing): 3.6 KiB minified. The elements show none of them: they
+ * word every state and refusal themselves, and tell Uppy's refusals apart by Uppy's state,
+ * not by its words. So none is kept; asked for one, Uppy's translator gives back its key
+ * (and tells the element's logger, which discards it) rather than throwing.
  */
-function uppyLocaleInUse(): Plugin {
+function uppyLocaleWithoutStrings(): Plugin {
   return {
-    name: 'filehost-uppy-locale-in-use',
+    name: 'filehost-uppy-locale-without-strings',
     enforce: 'pre',
-    async load(id) {
-      if (!/[\\/]@uppy[\\/]core[\\/]lib[\\/]locale\.js$/.test(id)) return null;
-      const locale = (await import(pathToFileURL(id).href)) as {
-        default: { strings: Record<string, unknown> };
-      };
-      const used = uppyCoreStringsInUse(dirname(id));
-      const strings = Object.fromEntries(
-        Object.entries(locale.default.strings).filter(([key]) => used.has(key)),
-      );
-      return `export default ${JSON.stringify({ ...locale.default, strings })};`;
+    load(id) {
+      return /[\\/]@uppy[\\/]core[\\/]lib[\\/]locale\.js$/.test(id)
+        ? 'export default { strings: {} };'
+        : null;
     },
   };
 }
@@ -148,6 +126,225 @@ function commonJsDependenciesAsEsm(): Plugin {
 }
 
 /**
+ * Members of Uppy's classes that nothing in the script-tag bundle calls: Dashboard's helpers
+ * (pause and resume, retry all, the files grouped by state), Companion's request clients,
+ * Uppy's test hooks. A class's methods cannot be tree-shaken, so without this the bundle
+ * carries them all. Keys are module paths under `@uppy/`.
+ */
+export const uppyUnusedMembers: Record<string, readonly string[]> = {
+  'core/lib/Uppy.js': [
+    'resetProgress',
+    'removePreProcessor',
+    'removePostProcessor',
+    'setFileMeta',
+    'getObjectOfFilesPerState',
+    'validateRestrictions',
+    'pauseResume',
+    'pauseAll',
+    'resumeAll',
+    'retryAll',
+    'logout',
+    'registerRequestClient',
+    'getRequestClientForFile',
+    '#requestClientById',
+    'restore',
+    "Symbol.for('uppy test: updateTotalProgress')",
+    "Symbol.for('uppy test: getPlugins')",
+    "Symbol.for('uppy test: createUpload')",
+  ],
+  'core/lib/EventManager.js': [
+    'onFilePause',
+    'onPause',
+    'onRetry',
+    'onRetryAll',
+    'onPauseAll',
+    'onResumeAll',
+  ],
+  'core/lib/utils/TaskQueue.js': ['pause', 'resume', 'running', 'isPaused', 'wrapPromiseFunction'],
+  'core/lib/BasePlugin.js': ['getPluginState', 'addTarget'],
+  'core/lib/Restricter.js': ['validate'],
+  'xhr-upload/lib/index.js': ['createBundledUpload'],
+};
+
+/**
+ * Expressions in Uppy's code whose value is fixed by how the element uses Uppy, with how
+ * often each occurs: XHRUpload's `bundle` mode (all files in one request) is never set (the
+ * element uploads each file on its own), and no file is remote (Companion's: the element adds
+ * only files from the page). Read as `false`, the code behind them goes in minifying.
+ */
+export const uppyFoldedExpressions: Record<
+  string,
+  readonly { expression: string; value: string; count: number }[]
+> = {
+  'xhr-upload/lib/index.js': [
+    { expression: 'this.opts.bundle', value: 'false', count: 5 },
+    { expression: 'file.isRemote', value: 'false', count: 2 },
+  ],
+};
+
+interface AstNode {
+  type: string;
+  start: number;
+  end: number;
+}
+
+function isAstNode(value: unknown): value is AstNode {
+  return typeof value === 'object' && value !== null && typeof (value as AstNode).type === 'string';
+}
+
+/** Calls `visit` on every node below `node`; a node for which it returns false is not entered. */
+function walk(node: AstNode, visit: (node: AstNode) => boolean | undefined): void {
+  if (visit(node) === false) return;
+  for (const value of Object.values(node)) {
+    if (Array.isArray(value)) for (const item of value) isAstNode(item) && walk(item, visit);
+    else if (isAstNode(value)) walk(value, visit);
+  }
+}
+
+/** A class member's name as listed in `uppyUnusedMembers`: `name`, `#name` or `[computed]`. */
+function memberName(code: string, member: AstNode): string | undefined {
+  const { key, computed } = member as AstNode & {
+    key?: AstNode & { name?: string };
+    computed?: boolean;
+  };
+  if (!key) return undefined;
+  if (computed) return code.slice(key.start, key.end);
+  return key.type === 'PrivateIdentifier' ? `#${key.name}` : key.name;
+}
+
+/** Whether evaluating this node can change anything (a call, an assignment, …). */
+function hasEffects(node: AstNode): boolean {
+  let effects = false;
+  walk(node, (inner) => {
+    if (/^(Call|New|Assignment|Update|Await|Yield|Import)Expression$/.test(inner.type))
+      effects = true;
+    return !effects;
+  });
+  return effects;
+}
+
+/**
+ * Trims one of Uppy's modules for the script-tag bundle (see `uppyTrimmedForScriptTag`).
+ * `path` is the module's path under `@uppy/`.
+ */
+export function trimUppyModule(code: string, path: string): MagicString {
+  const out = new MagicString(code);
+  const unused = new Set(uppyUnusedMembers[path]);
+  const folds = uppyFoldedExpressions[path] ?? [];
+  const removed = new Set<string>();
+  const folded = new Map<string, number>();
+  walk(parseAst(code) as unknown as AstNode, (node) => {
+    if (node.type === 'ClassBody') {
+      for (const member of (node as AstNode & { body: AstNode[] }).body) {
+        const name = memberName(code, member);
+        if (name && unused.has(name)) {
+          out.remove(member.start, member.end);
+          removed.add(name);
+        }
+      }
+    }
+    const source = () => code.slice(node.start, node.end);
+    if (node.type === 'MemberExpression') {
+      const fold = folds.find((f) => f.expression === source());
+      if (fold) {
+        out.overwrite(node.start, node.end, fold.value);
+        folded.set(fold.expression, (folded.get(fold.expression) ?? 0) + 1);
+        return false;
+      }
+    }
+    if (node.type === 'ExpressionStatement') {
+      const call = (node as AstNode & { expression: AstNode }).expression as AstNode & {
+        callee?: AstNode;
+        arguments?: AstNode[];
+      };
+      const callee = call.callee ? code.slice(call.callee.start, call.callee.end) : '';
+      if (
+        call.type === 'CallExpression' &&
+        (callee === 'this.log' || callee === 'this.uppy.log') &&
+        !call.arguments?.some(hasEffects)
+      ) {
+        out.remove(node.start, node.end);
+        return false;
+      }
+    }
+    return undefined;
+  });
+  // An Uppy update that renames or rewrites any of these must not pass unnoticed.
+  const missing = [...unused].filter((name) => !removed.has(name));
+  const miscounted = folds.filter((f) => (folded.get(f.expression) ?? 0) !== f.count);
+  if (missing.length > 0 || miscounted.length > 0)
+    throw new Error(
+      `@uppy/${path}: ${[...missing, ...miscounted.map((f) => `${f.expression} x${f.count}`)].join(', ')} not as expected; update vite.config.ts`,
+    );
+  return out;
+}
+
+/**
+ * The names a bundle reads or calls as properties (`a.name`, `a['name']`), and the literal
+ * strings in it: a member removed from Uppy must be in neither.
+ */
+export function namesReadIn(code: string): { properties: Set<string>; strings: Set<string> } {
+  const properties = new Set<string>();
+  const strings = new Set<string>();
+  walk(parseAst(code) as unknown as AstNode, (node) => {
+    const { computed, property, value } = node as AstNode & {
+      computed?: boolean;
+      property?: AstNode & { name?: string; value?: unknown };
+      value?: unknown;
+    };
+    if (node.type === 'MemberExpression' && property) {
+      if (!computed && property.name) properties.add(property.name);
+      if (computed && typeof property.value === 'string') properties.add(property.value);
+    }
+    if (node.type === 'Literal' && typeof value === 'string') strings.add(value);
+    if (node.type === 'TemplateElement') {
+      const cooked = (node as AstNode & { value: { cooked?: string } }).value.cooked;
+      if (cooked) strings.add(cooked);
+    }
+    return undefined;
+  });
+  return { properties, strings };
+}
+
+/**
+ * Uppy is written for all of Uppy's products, and much of it serves ones the elements are
+ * not: in the script-tag build only (npm users get Uppy whole), Uppy's modules lose the class
+ * members in `uppyUnusedMembers`, read the expressions in `uppyFoldedExpressions` as their one
+ * value, and drop their `log` statements, since the element gives Uppy a logger that discards
+ * every message (upload-controller.ts). Once the bundle is minified, it is searched for every
+ * removed name: if anything still reads one, the build fails.
+ */
+function uppyTrimmedForScriptTag(): Plugin {
+  const uppyModule = /[\\/]node_modules[\\/]@uppy[\\/]((?:core|xhr-upload)[\\/]lib[\\/].+\.js)$/;
+  return {
+    name: 'filehost-uppy-trimmed-for-script-tag',
+    apply: 'build',
+    transform(code, id) {
+      const path = uppyModule.exec(id)?.[1]?.replaceAll('\\', '/');
+      if (!path) return null;
+      const out = trimUppyModule(code, path);
+      return { code: out.toString(), map: out.generateMap({ hires: true, source: id }) };
+    },
+    generateBundle(_options, bundle) {
+      for (const chunk of Object.values(bundle)) {
+        if (chunk.type !== 'chunk') continue;
+        const { properties, strings } = namesReadIn(chunk.code);
+        const stillRead = Object.values(uppyUnusedMembers)
+          .flat()
+          .filter((name) => {
+            const symbol = /^Symbol\.for\('(.+)'\)$/.exec(name)?.[1];
+            return symbol ? strings.has(symbol) : properties.has(name);
+          });
+        if (stillRead.length > 0)
+          this.error(
+            `${chunk.fileName} still uses Uppy members removed from it: ${stillRead.join(', ')}`,
+          );
+      }
+    },
+  };
+}
+
+/**
  * The elements' html`` and css`` templates are written to read well in the source; in the
  * bundle their indentation, comments and optional whitespace are bytes sent for nothing.
  * minify-literals (html-minifier-terser and clean-css, made for Lit's templates) minifies
@@ -199,10 +396,11 @@ export default defineConfig({
   clearScreen: false,
   plugins: [
     uppyVersionOnly(),
-    uppyLocaleInUse(),
+    uppyLocaleWithoutStrings(),
     uppyMimeTypesForMedia(),
     scriptTagShims(),
     commonJsDependenciesAsEsm(),
+    uppyTrimmedForScriptTag(),
     minifyTemplates(),
     scriptTagFromSources(),
   ],

@@ -33,6 +33,9 @@ async function staticServer(
   return { origin, server };
 }
 
+/** The service's smallest part size: a file above it goes up in parts, by our MultipartUpload. */
+const PART_SIZE = 5 * 1024 * 1024;
+
 describe('the script-tag bundle in a plain page', () => {
   let service: TestService;
   let allowed: { origin: string; server: Server };
@@ -58,7 +61,10 @@ describe('the script-tag bundle in a plain page', () => {
     );
     allowed = await staticServer(page);
     other = await staticServer(page);
-    service = await startTestService({ FILEHOST_ALLOWED_ORIGINS: allowed.origin });
+    service = await startTestService({
+      FILEHOST_ALLOWED_ORIGINS: allowed.origin,
+      FILEHOST_PART_SIZE: String(PART_SIZE),
+    });
     endpoint = service.apiUrl;
     key = service.publishableKey;
     browser = await chromium.launch({ executablePath: chromiumPath(), args: CHROMIUM_ARGS });
@@ -97,6 +103,41 @@ describe('the script-tag bundle in a plain page', () => {
     const served = await fetch(href as string);
     assert.equal(served.status, 200);
     assert.ok(Buffer.from(await served.arrayBuffer()).equals(bytes), 'bytes differ');
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  // The bundle's Uppy is trimmed to what the element calls (vite.config.ts): its other paths,
+  // run here on the built bundle rather than on the sources the browser tests load.
+  it('uploads in parts, refuses a duplicate in words, removes a file and tears down', async () => {
+    const { page, errors } = await open(allowed.origin);
+    const big = Buffer.from(patternBytes(2 * PART_SIZE + 12_345, 4));
+    await page.setInputFiles('file-uploader input[type=file]', {
+      name: 'film.bin',
+      mimeType: 'application/octet-stream',
+      buffer: big,
+    });
+    const link = page.locator('file-list a', { hasText: 'film.bin' });
+    await link.waitFor({ timeout: 60_000 });
+    const served = await fetch((await link.getAttribute('href')) as string);
+    assert.ok(Buffer.from(await served.arrayBuffer()).equals(big), 'bytes differ');
+
+    await page.evaluate(() => {
+      const notes = new File(['notes'], 'notes.txt', { type: 'text/plain', lastModified: 1 });
+      document.querySelector('file-uploader')?.addFiles([notes, notes]);
+    });
+    const refusal = page.locator('file-uploader .error', { hasText: 'duplicate_file' });
+    await refusal.waitFor();
+    assert.match((await refusal.textContent()) ?? '', /This file is already in the list\./);
+    await page.locator('file-list a', { hasText: 'notes.txt' }).waitFor({ timeout: 20_000 });
+
+    // Uploaded first, so listed before the refused copy; both rows offer "Remove notes.txt".
+    await page.getByRole('button', { name: 'Remove notes.txt' }).first().click();
+    await page
+      .locator('file-uploader li[data-status=done]', { hasText: 'notes.txt' })
+      .waitFor({ state: 'detached' });
+    await page.evaluate(() => document.querySelector('file-uploader')?.remove());
+    await page.waitForTimeout(100);
     assert.deepEqual(errors, []);
     await page.close();
   });
