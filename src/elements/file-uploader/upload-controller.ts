@@ -246,6 +246,8 @@ export class UploadController implements ReactiveController {
       shouldRetry: shouldRetryXhr,
       limit: 4,
     });
+    // Never `bundle: true`, and only files from the page (no remote ones): the script-tag
+    // build reads both as false and drops the code behind them (vite.config.ts).
     uppy.use(XHRUpload, {
       // Replaced per file by the signed URL (see #prepare); never used as such.
       endpoint: 'about:blank',
