@@ -306,6 +306,17 @@ export function namesReadIn(code: string): { properties: Set<string>; strings: S
   return { properties, strings };
 }
 
+/** The members in `uppyUnusedMembers` that a bundle still reads (a `Symbol.for` key: names). */
+export function uppyMembersStillReadIn(code: string): string[] {
+  const { properties, strings } = namesReadIn(code);
+  return Object.values(uppyUnusedMembers)
+    .flat()
+    .filter((name) => {
+      const symbol = /^Symbol\.for\('(.+)'\)$/.exec(name)?.[1];
+      return symbol ? strings.has(symbol) : properties.has(name);
+    });
+}
+
 /**
  * Uppy is written for all of Uppy's products, and much of it serves ones the elements are
  * not: in the script-tag build only (npm users get Uppy whole), Uppy's modules lose the class
@@ -328,13 +339,7 @@ function uppyTrimmedForScriptTag(): Plugin {
     generateBundle(_options, bundle) {
       for (const chunk of Object.values(bundle)) {
         if (chunk.type !== 'chunk') continue;
-        const { properties, strings } = namesReadIn(chunk.code);
-        const stillRead = Object.values(uppyUnusedMembers)
-          .flat()
-          .filter((name) => {
-            const symbol = /^Symbol\.for\('(.+)'\)$/.exec(name)?.[1];
-            return symbol ? strings.has(symbol) : properties.has(name);
-          });
+        const stillRead = uppyMembersStillReadIn(chunk.code);
         if (stillRead.length > 0)
           this.error(
             `${chunk.fileName} still uses Uppy members removed from it: ${stillRead.join(', ')}`,
