@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import { type Browser, chromium, type Locator, type Page } from 'playwright-core';
 import { patternBytes } from '../helpers/bytes.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { CHROMIUM_ARGS, chromiumPath } from '../helpers/wtr-plugins.js';
@@ -87,16 +87,26 @@ describe('the script-tag bundle in a plain page', () => {
     return { page, errors };
   }
 
+  /** Picks one file in the page's uploader; resolves with its link in the list once shown. */
+  async function uploadAndAwaitLink(
+    page: Page,
+    file: { name: string; mimeType: string; buffer: Buffer },
+    timeout: number,
+  ): Promise<Locator> {
+    await page.setInputFiles('file-uploader input[type=file]', file);
+    const link = page.locator('file-list a', { hasText: file.name });
+    await link.waitFor({ timeout });
+    return link;
+  }
+
   it('uploads through the element, lists the file, and its link serves the same bytes', async () => {
     const { page, errors } = await open(allowed.origin);
     const bytes = Buffer.from(patternBytes(300_000, 9));
-    await page.setInputFiles('file-uploader input[type=file]', {
-      name: 'quarterly report.pdf',
-      mimeType: 'application/pdf',
-      buffer: bytes,
-    });
-    const link = page.locator('file-list a', { hasText: 'quarterly report.pdf' });
-    await link.waitFor({ timeout: 20_000 });
+    const link = await uploadAndAwaitLink(
+      page,
+      { name: 'quarterly report.pdf', mimeType: 'application/pdf', buffer: bytes },
+      20_000,
+    );
     const href = await link.getAttribute('href');
     assert.ok(href?.startsWith(`${service.cdnUrl}/`), href ?? 'no link');
     assert.equal(await link.getAttribute('target'), '_blank');
@@ -112,13 +122,11 @@ describe('the script-tag bundle in a plain page', () => {
   it('uploads in parts, refuses a duplicate in words, removes a file and tears down', async () => {
     const { page, errors } = await open(allowed.origin);
     const big = Buffer.from(patternBytes(2 * PART_SIZE + 12_345, 4));
-    await page.setInputFiles('file-uploader input[type=file]', {
-      name: 'film.bin',
-      mimeType: 'application/octet-stream',
-      buffer: big,
-    });
-    const link = page.locator('file-list a', { hasText: 'film.bin' });
-    await link.waitFor({ timeout: 60_000 });
+    const link = await uploadAndAwaitLink(
+      page,
+      { name: 'film.bin', mimeType: 'application/octet-stream', buffer: big },
+      60_000,
+    );
     const served = await fetch((await link.getAttribute('href')) as string);
     assert.ok(Buffer.from(await served.arrayBuffer()).equals(big), 'bytes differ');
 
