@@ -21,6 +21,8 @@ export const API_ERROR_STATUS = {
   too_large: 413,
   rate_limited: 429,
   internal_error: 500,
+  unavailable: 503,
+  insufficient_storage: 507,
 } as const satisfies Record<string, number>;
 
 export type ApiErrorCode = keyof typeof API_ERROR_STATUS;

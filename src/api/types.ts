@@ -68,7 +68,10 @@ export interface CompleteRequest {
   parts?: { partNumber: number; etag: string }[];
 }
 
-/** One part of `GET /v1/uploads/:id`: `etag` is null until the part has arrived whole. */
+/**
+ * One part of `GET /v1/uploads/:id`: `etag` is null until the part has arrived whole. Once
+ * the upload is ready every part is whole and the storage keeps no part ETags: `''`.
+ */
 export interface UploadPartState {
   partNumber: number;
   size: number;

@@ -122,15 +122,26 @@ export class FilehostApi {
 
   /** PUTs one part to its signed URL (no Authorization: the URL is the credential). */
   async uploadPart(
-    part: Pick<SignedPart, 'url' | 'headers'>,
+    part: Pick<SignedPart, 'url' | 'headers' | 'partNumber' | 'size'>,
     body: UploadBody,
     options: CallOptions = {},
   ): Promise<PartUploadResponse> {
-    return this.#send<PartUploadResponse>(part.url, 'PUT', {
-      body,
-      headers: part.headers ?? {},
-      signal: options.signal,
-    });
+    const answer = await this.#exchange<Partial<PartUploadResponse> | undefined>(
+      part.url,
+      'PUT',
+      { body, headers: part.headers ?? {}, signal: options.signal },
+      { lenient: true },
+    );
+    // S3 answers a part PUT with an empty body: the ETag header is what every store sends.
+    const etag = answer.response.headers.get('ETag') ?? answer.body?.etag;
+    if (!etag) {
+      throw new ApiError(200, 'unexpected_response', 'The part PUT answered without an ETag.');
+    }
+    return {
+      partNumber: answer.body?.partNumber ?? part.partNumber,
+      size: answer.body?.size ?? part.size,
+      etag,
+    };
   }
 
   complete(
@@ -179,17 +190,21 @@ export class FilehostApi {
     path: string,
     init: { body?: UploadBody; headers?: Record<string, string>; signal?: AbortSignal } = {},
   ): Promise<T> {
-    return this.#send<T>(`${this.endpoint}${path}`, method, {
-      ...init,
-      headers: { Authorization: `Bearer ${this.#apiKey}`, ...init.headers },
-    });
+    const url = `${this.endpoint}${path}`;
+    const headers = { Authorization: `Bearer ${this.#apiKey}`, ...init.headers };
+    return this.#exchange<T>(url, method, { ...init, headers }).then((answer) => answer.body);
   }
 
-  async #send<T>(
+  /**
+   * One request; an error answer becomes an `ApiError`. `lenient` reads a body that is not
+   * JSON (S3's answers to part PUTs) as no body instead of refusing it.
+   */
+  async #exchange<T>(
     url: string,
     method: string,
     init: { body?: UploadBody; headers: Record<string, string>; signal?: AbortSignal },
-  ): Promise<T> {
+    options: { lenient?: boolean } = {},
+  ): Promise<{ body: T; response: Response }> {
     let response: Response;
     try {
       response = await this.#fetch(url, {
@@ -208,10 +223,11 @@ export class FilehostApi {
     if (!response.ok) {
       throw ApiError.fromBody(response.status, text, response.headers.get('Retry-After'));
     }
-    if (response.status === 204 || text === '') return undefined as T;
+    if (response.status === 204 || text === '') return { body: undefined as T, response };
     try {
-      return JSON.parse(text) as T;
+      return { body: JSON.parse(text) as T, response };
     } catch (error) {
+      if (options.lenient) return { body: undefined as T, response };
       throw new ApiError(
         response.status,
         'unexpected_response',
@@ -305,13 +321,32 @@ export class FilehostClient extends FilehostApi {
     report();
 
     const queue = parts.filter((part) => part.etag === null);
-    const partRetry: RetryOptions = {
-      ...retry,
-      isRetryable: (error) =>
-        isTransient(error) || (error instanceof ApiError && error.code === 'url_expired'),
+    /** Fresh URLs for every part not yet sent (the upload state signs them anew). */
+    const refreshUrls = async () => {
+      const fresh = await this.getUpload(id, call);
+      for (const latest of fresh.parts) {
+        const known = parts.find((p) => p.partNumber === latest.partNumber);
+        if (known && latest.url) {
+          known.url = latest.url;
+          known.headers = latest.headers ?? known.headers;
+        }
+      }
     };
     const sendPart = async (part: (typeof parts)[number]) => {
       const start = (part.partNumber - 1) * partSize;
+      // Any 403 on a part PUT (an expired or refused URL: S3 words it its own way) and a
+      // failed connection (an expired S3 URL answers without CORS headers, so a browser
+      // sees only a network error) get fresh URLs once; a 403 after that is final.
+      let refreshed = false;
+      let retryFresh = false;
+      const partRetry: RetryOptions = {
+        ...retry,
+        isRetryable: (error) => {
+          const fresh = retryFresh;
+          retryFresh = false;
+          return isTransient(error) || (fresh && error instanceof ApiError && error.status === 403);
+        },
+      };
       part.etag = await withRetry(async (tryNumber) => {
         if (tryNumber > 0) sent.set(part.partNumber, 0);
         let body = await source.slice(start, start + part.size);
@@ -324,16 +359,12 @@ export class FilehostClient extends FilehostApi {
           const answer = await this.uploadPart(part, body, call);
           return answer.etag;
         } catch (error) {
-          if (error instanceof ApiError && error.code === 'url_expired') {
-            // Sign again (the upload state carries fresh URLs); the retry uses them.
-            const fresh = await this.getUpload(id, call);
-            for (const latest of fresh.parts) {
-              const known = parts.find((p) => p.partNumber === latest.partNumber);
-              if (known && latest.url) {
-                known.url = latest.url;
-                known.headers = latest.headers ?? known.headers;
-              }
-            }
+          const refusedUrl =
+            error instanceof ApiError && (error.status === 403 || error.code === 'network_error');
+          if (refusedUrl && !refreshed) {
+            refreshed = true;
+            retryFresh = true;
+            await refreshUrls();
           }
           throw error;
         }

@@ -8,10 +8,10 @@ import { hashKey, type KeyKind, keyHint, keyKindOf, newApiKey, newId } from './s
  */
 export async function createProject(
   db: MetadataStore,
-  input: { name: string; plan: Plan; allowedOrigins: string[] },
+  input: { name: string; plan: Plan; allowedOrigins: string[]; id?: string },
   now = Date.now(),
 ): Promise<Project> {
-  const project: Project = { id: newId('prj_'), ...input, createdAt: now };
+  const project: Project = { ...input, id: input.id ?? newId('prj_'), createdAt: now };
   await db.createProject(project);
   return project;
 }
@@ -52,8 +52,18 @@ export async function registerKey(
 
 /** Makes sure `key` works for `projectId`; refuses a key that belongs to another project. */
 export async function ensureKey(db: MetadataStore, projectId: string, key: string): Promise<void> {
-  const found = await db.findKeyByHash(hashKey(key));
-  if (found?.project.id === projectId) return;
-  if (found) throw new Error(`That ${found.key.kind} key belongs to project ${found.project.id}.`);
-  await registerKey(db, projectId, key);
+  const check = async () => {
+    const found = await db.findKeyByHash(hashKey(key));
+    if (found && found.project.id !== projectId) {
+      throw new Error(`That ${found.key.kind} key belongs to project ${found.project.id}.`);
+    }
+    return found !== null;
+  };
+  if (await check()) return;
+  try {
+    await registerKey(db, projectId, key);
+  } catch (error) {
+    // Another instance starting at the same moment registered it first: that is fine.
+    if (!(await check())) throw error;
+  }
 }

@@ -13,13 +13,12 @@ import {
 } from '../api/routes.js';
 import type { ServiceContext } from './context.js';
 import { ERROR_MESSAGES } from './error-messages.js';
-import { ServiceError } from './errors.js';
+import { ServiceError, serviceFault } from './errors.js';
 import { serverOptions } from './http-options.js';
 import { completeUploadHandler } from './routes/complete-upload.js';
 import { deleteFileHandler } from './routes/delete-file.js';
 import { getFileHandler } from './routes/get-file.js';
 import { listFilesHandler } from './routes/list-files.js';
-import { putPartHandler } from './routes/put-part.js';
 import { signUploadHandler } from './routes/sign-upload.js';
 import { uploadHandler } from './routes/upload.js';
 import { uploadStateHandler } from './routes/upload-state.js';
@@ -81,8 +80,15 @@ export async function buildApiApp(ctx: ServiceContext): Promise<FastifyInstance>
   app.post('/v1/uploads/sign', bind(signUploadHandler));
   app.get('/v1/uploads/:id', bind(uploadStateHandler));
   app.post('/v1/uploads/:id/complete', bind(completeUploadHandler));
-  app.put('/v1/uploads/:id/parts/:partNumber', bind(putPartHandler));
+  // The local-disk store receives parts here; S3 receives them at its own URLs.
+  ctx.blobs.registerRoutes?.(app);
 
+  handleErrors(app);
+  return app;
+}
+
+/** Unknown routes and anything thrown become the documented JSON error, and only that. */
+export function handleErrors(app: FastifyInstance): void {
   app.setNotFoundHandler((request, reply) => {
     sendError(
       request,
@@ -93,11 +99,15 @@ export async function buildApiApp(ctx: ServiceContext): Promise<FastifyInstance>
   app.setErrorHandler((error, request, reply) => {
     sendError(request, reply, toServiceError(error, request));
   });
-  return app;
 }
 
 function toServiceError(error: unknown, request: FastifyRequest): ServiceError {
   if (error instanceof ServiceError) return error;
+  const fault = serviceFault(error);
+  if (fault) {
+    request.log.warn({ err: error }, 'a store the service depends on failed');
+    return fault;
+  }
   const fastifyError = error as Partial<FastifyError>;
   const status = fastifyError.statusCode;
   if (status !== undefined && status >= 400 && status < 500) {

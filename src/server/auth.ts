@@ -37,7 +37,7 @@ export async function authenticate(
   }
   if (found.key.kind === 'publishable') {
     checkOrigin(request.headers.origin, found.project);
-    const wait = ctx.rateLimiter.take(`${found.key.id} ${request.ip}`);
+    const wait = await ctx.rateLimiter.take(`${found.key.id} ${request.ip}`);
     if (wait > 0) {
       fail('rate_limited', `Too many requests with this key. Retry in ${wait} s.`, {
         headers: { 'Retry-After': String(wait) },

@@ -3,6 +3,7 @@ import { createKey, createProject, ensureKey } from './admin.js';
 import { DEMO_ORIGINS, type ServiceConfig } from './config.js';
 import { readJsonFile, writePrivateJson } from './data-dir.js';
 import type { MetadataStore, Project } from './db/metadata-store.js';
+import { newId } from './secrets.js';
 
 export interface DefaultProject {
   project: Project;
@@ -26,6 +27,7 @@ export async function ensureDefaultProject(
   db: MetadataStore,
   config: ServiceConfig,
 ): Promise<DefaultProject> {
+  if (config.databaseUrl) return ensureSharedDefaultProject(db, config);
   const path = join(config.dataDir, 'default-project.json');
   const saved = await readJsonFile<SavedKeys>(path);
   let project = saved ? await db.getProject(saved.projectId) : null;
@@ -59,4 +61,51 @@ export async function ensureDefaultProject(
     secretKey: config.secretKey ?? (generated.secretKey as string),
     publishableKey: config.publishableKey ?? (generated.publishableKey as string),
   };
+}
+
+const DEFAULT_PROJECT_SETTING = 'default-project-id';
+
+/**
+ * At scale instances share nothing local, so no generated key could be shown again: the
+ * keys come from the environment (the same on every instance, `configFromEnv` insists),
+ * and the project's id is kept in the database, where the first instance to start records it.
+ */
+async function ensureSharedDefaultProject(
+  db: MetadataStore,
+  config: ServiceConfig,
+): Promise<DefaultProject> {
+  const { secretKey, publishableKey } = config;
+  if (!secretKey || !publishableKey) {
+    throw new Error('At scale, FILEHOST_SECRET_KEY and FILEHOST_PUBLISHABLE_KEY must be set.');
+  }
+  const candidate = newId('prj_');
+  const id = await db.initSetting(DEFAULT_PROJECT_SETTING, candidate);
+  let project: Project | null;
+  if (id === candidate) {
+    project = await createProject(db, {
+      id,
+      name: 'Default project',
+      plan: config.plan ?? 'free',
+      allowedOrigins: config.allowedOrigins ?? DEMO_ORIGINS,
+    });
+  } else {
+    // Another instance won the race and may not have created the row yet.
+    const deadline = Date.now() + 10_000;
+    project = await db.getProject(id);
+    while (!project && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      project = await db.getProject(id);
+    }
+    if (!project) throw new Error(`The default project ${id} recorded in the database is missing.`);
+    const patch = {
+      ...(config.plan ? { plan: config.plan } : {}),
+      ...(config.allowedOrigins ? { allowedOrigins: config.allowedOrigins } : {}),
+    };
+    if (Object.keys(patch).length > 0) {
+      project = (await db.updateProject(project.id, patch)) ?? project;
+    }
+  }
+  await ensureKey(db, project.id, secretKey);
+  await ensureKey(db, project.id, publishableKey);
+  return { project, secretKey, publishableKey };
 }

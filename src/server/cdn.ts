@@ -6,6 +6,7 @@ import rangeParser from 'range-parser';
 import type { ServiceContext } from './context.js';
 import type { FileRow } from './db/metadata-store.js';
 import { ERROR_MESSAGES } from './error-messages.js';
+import { serviceFault } from './errors.js';
 import { serverOptions } from './http-options.js';
 import { mediaEssence } from './media-type.js';
 
@@ -48,11 +49,21 @@ export function buildCdnApp(ctx: ServiceContext): FastifyInstance {
   app.route({ method: ['GET', 'HEAD'], url: '/:id/*', handler: serve });
   app.setNotFoundHandler((_request, reply) => notFound(reply));
   app.setErrorHandler((error, request, reply) => {
-    request.log.error({ err: error }, 'CDN request failed');
+    const fault = serviceFault(error);
+    if (!fault) {
+      request.log.error({ err: error }, 'CDN request failed');
+      reply
+        .code(500)
+        .header('Cache-Control', 'no-store')
+        .send({ error: { code: 'internal_error', message: ERROR_MESSAGES.internal_error } });
+      return;
+    }
+    request.log.warn({ err: error }, 'a store the CDN depends on failed');
     reply
-      .code(500)
+      .code(fault.status)
+      .headers(fault.headers)
       .header('Cache-Control', 'no-store')
-      .send({ error: { code: 'internal_error', message: ERROR_MESSAGES.internal_error } });
+      .send(fault.toBody());
   });
   return app;
 }

@@ -28,7 +28,28 @@ export interface ServiceConfig {
   /** How long past its expiry an abandoned pending upload is kept before it is removed. */
   pendingGraceSeconds: number;
   sweepIntervalSeconds: number;
+  /** `postgres://…`: metadata in PostgreSQL instead of SQLite in the data dir. */
+  databaseUrl: string | undefined;
+  /** Bytes in S3-compatible storage instead of the data dir. */
+  s3: S3Config | undefined;
+  /** Key of signed upload URLs; undefined: generated once and kept (data dir or database). */
+  signingSecret: Buffer | undefined;
+  /**
+   * Which `X-Forwarded-For` hops to believe for the client IP (rate limits): a hop count,
+   * or the proxies' addresses/CIDRs; undefined trusts none (the socket's address is used).
+   */
+  trustProxy: number | string[] | undefined;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+}
+
+export interface S3Config {
+  bucket: string;
+  region: string;
+  /** Unset: AWS's own endpoint for the region. */
+  endpoint: string | undefined;
+  forcePathStyle: boolean;
+  /** Unset: the AWS SDK's usual credential chain. */
+  credentials: { accessKeyId: string; secretAccessKey: string } | undefined;
 }
 
 export class ConfigError extends Error {
@@ -59,6 +80,20 @@ export function configFromEnv(env: Env = process.env): ServiceConfig {
     throw new ConfigError('FILEHOST_PLAN', `must be one of ${PLANS.join(', ')}`);
   }
   const origins = read('FILEHOST_ALLOWED_ORIGINS');
+  const databaseUrl = read('FILEHOST_DATABASE_URL');
+  if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new ConfigError('FILEHOST_DATABASE_URL', 'must be a postgres:// URL');
+  }
+  if (databaseUrl !== undefined && (secretKey === undefined || publishableKey === undefined)) {
+    throw new ConfigError(
+      'FILEHOST_DATABASE_URL',
+      'instances that share a database must share their keys too: set FILEHOST_SECRET_KEY and FILEHOST_PUBLISHABLE_KEY (the same on every instance)',
+    );
+  }
+  const signingSecret = read('FILEHOST_SIGNING_SECRET');
+  if (signingSecret !== undefined && signingSecret.length < 32) {
+    throw new ConfigError('FILEHOST_SIGNING_SECRET', 'must be at least 32 characters');
+  }
   return {
     host: read('FILEHOST_HOST') ?? '127.0.0.1',
     apiPort: integer(env, 'FILEHOST_API_PORT', 8787, 0, 65535),
@@ -76,8 +111,72 @@ export function configFromEnv(env: Env = process.env): ServiceConfig {
     idleTimeoutSeconds: integer(env, 'FILEHOST_IDLE_TIMEOUT', 60, 1, 3600),
     pendingGraceSeconds: integer(env, 'FILEHOST_PENDING_GRACE', 24 * 3600, 0, 30 * 24 * 3600),
     sweepIntervalSeconds: integer(env, 'FILEHOST_SWEEP_INTERVAL', 60, 1, 24 * 3600),
+    databaseUrl,
+    s3: s3Config(read),
+    signingSecret: signingSecret === undefined ? undefined : Buffer.from(signingSecret, 'utf8'),
+    trustProxy: trustProxy(read('FILEHOST_TRUST_PROXY')),
     logLevel: logLevel(read('FILEHOST_LOG_LEVEL') ?? 'warn'),
   };
+}
+
+/** `FILEHOST_S3_BUCKET` selects S3 storage; the other `FILEHOST_S3_*` refine it. */
+function s3Config(read: (name: string) => string | undefined): S3Config | undefined {
+  const bucket = read('FILEHOST_S3_BUCKET');
+  const others = [
+    'FILEHOST_S3_ENDPOINT',
+    'FILEHOST_S3_ACCESS_KEY_ID',
+    'FILEHOST_S3_SECRET_ACCESS_KEY',
+    'FILEHOST_S3_FORCE_PATH_STYLE',
+  ].filter((name) => read(name) !== undefined);
+  if (bucket === undefined) {
+    if (others.length > 0) {
+      throw new ConfigError('FILEHOST_S3_BUCKET', `must be set when ${others[0]} is`);
+    }
+    return undefined;
+  }
+  const accessKeyId = read('FILEHOST_S3_ACCESS_KEY_ID');
+  const secretAccessKey = read('FILEHOST_S3_SECRET_ACCESS_KEY');
+  if ((accessKeyId === undefined) !== (secretAccessKey === undefined)) {
+    throw new ConfigError(
+      accessKeyId === undefined ? 'FILEHOST_S3_ACCESS_KEY_ID' : 'FILEHOST_S3_SECRET_ACCESS_KEY',
+      'set both FILEHOST_S3_ACCESS_KEY_ID and FILEHOST_S3_SECRET_ACCESS_KEY, or neither (the AWS credential chain)',
+    );
+  }
+  const pathStyle = read('FILEHOST_S3_FORCE_PATH_STYLE') ?? 'false';
+  if (pathStyle !== 'true' && pathStyle !== 'false') {
+    throw new ConfigError('FILEHOST_S3_FORCE_PATH_STYLE', 'must be true or false');
+  }
+  const endpoint = read('FILEHOST_S3_ENDPOINT');
+  return {
+    bucket,
+    region: read('FILEHOST_S3_REGION') ?? 'us-east-1',
+    endpoint:
+      endpoint === undefined ? undefined : baseUrl({ e: endpoint }, 'e', 'FILEHOST_S3_ENDPOINT'),
+    forcePathStyle: pathStyle === 'true',
+    credentials:
+      accessKeyId !== undefined && secretAccessKey !== undefined
+        ? { accessKeyId, secretAccessKey }
+        : undefined,
+  };
+}
+
+/** A hop count (`1`), or the proxies' addresses and CIDRs (`10.0.0.0/8,127.0.0.1`). */
+function trustProxy(raw: string | undefined): number | string[] | undefined {
+  if (raw === undefined) return undefined;
+  if (/^\d+$/.test(raw)) return Number(raw);
+  const items = raw
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
+  for (const item of items) {
+    if (!/^[0-9a-fA-F:.]+(\/\d{1,3})?$/.test(item)) {
+      throw new ConfigError(
+        'FILEHOST_TRUST_PROXY',
+        `"${item}" is neither a hop count nor an IP address or CIDR`,
+      );
+    }
+  }
+  return items;
 }
 
 function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
@@ -89,17 +188,17 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
   return value;
 }
 
-function baseUrl(env: Env, name: string): string | undefined {
+function baseUrl(env: Env, name: string, label = name): string | undefined {
   const raw = env[name]?.trim();
   if (!raw) return undefined;
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    throw new ConfigError(name, `"${raw}" is not a URL`);
+    throw new ConfigError(label, `"${raw}" is not a URL`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new ConfigError(name, 'must be an http or https URL');
+    throw new ConfigError(label, 'must be an http or https URL');
   }
   return url.href.replace(/\/+$/, '');
 }

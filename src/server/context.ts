@@ -2,7 +2,6 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { ServiceConfig } from './config.js';
 import type { MetadataStore } from './db/metadata-store.js';
 import type { RateLimiter } from './rate-limit.js';
-import type { PartSigner } from './signing.js';
 import type { BlobStore } from './storage/blob-store.js';
 
 /** What every handler needs, passed explicitly instead of living in module globals. */
@@ -12,7 +11,6 @@ export interface ServiceContext {
   urls: { api: string; cdn: string };
   db: MetadataStore;
   blobs: BlobStore;
-  signer: PartSigner;
   rateLimiter: RateLimiter;
   now: () => number;
   log: FastifyBaseLogger;

@@ -18,4 +18,7 @@ export const ERROR_MESSAGES: Readonly<Record<ApiErrorCode, string>> = {
   too_large: 'The file is larger than the limit.',
   rate_limited: 'Too many requests; retry after the given delay.',
   internal_error: 'The service failed unexpectedly. Try again later.',
+  unavailable:
+    'The service cannot answer now (its database or storage is busy or unreachable). Retry later.',
+  insufficient_storage: 'There is no room to store the bytes now; nothing was kept. Retry later.',
 };

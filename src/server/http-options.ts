@@ -17,8 +17,18 @@ export function serverOptions(config: ServiceConfig): FastifyServerOptions {
     forceCloseConnections: true,
     return503OnClosing: true,
     routerOptions: { maxParamLength: 500 },
+    // `request.ip` (rate limits) reads X-Forwarded-For only as far as the operator trusts it.
+    ...(config.trustProxy === undefined ? {} : { trustProxy: trustProxy(config.trustProxy) }),
     clientErrorHandler,
   };
+}
+
+/** A hop count trusts that many proxies in front of us (the hops nearest to this server). */
+function trustProxy(
+  setting: number | string[],
+): string[] | ((address: string, hop: number) => boolean) {
+  if (typeof setting !== 'number') return setting;
+  return (_address, hop) => hop < setting;
 }
 
 const BAD_REQUEST_BODY = JSON.stringify({

@@ -12,17 +12,21 @@ export type {
   FileRowStatus,
   ListPosition,
   MetadataStore,
-  PartRow,
   Project,
 } from './db/metadata-store.js';
 export { SqliteMetadataStore } from './db/sqlite-store.js';
+export { openStores, type Stores } from './deployment.js';
 export { ServiceError } from './errors.js';
+export { MemoryRateLimiter, type RateLimiter } from './rate-limit.js';
 export { type RunningService, startService } from './service.js';
 export {
   BlobBusyError,
   BlobNotFoundError,
   type BlobStore,
+  BlobUnavailableError,
   type ByteRange,
+  type HeldPart,
+  type MultipartUpload,
   type PartPlacement,
 } from './storage/blob-store.js';
-export { LocalDiskBlobStore } from './storage/local-disk-store.js';
+export { LocalDiskBlobStore } from './storage/local-disk/local-disk-store.js';

@@ -1,5 +1,3 @@
-import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { buildApiApp } from './app.js';
@@ -7,11 +5,7 @@ import { type DefaultProject, ensureDefaultProject } from './bootstrap.js';
 import { buildCdnApp } from './cdn.js';
 import type { ServiceConfig } from './config.js';
 import type { ServiceContext } from './context.js';
-import { loadOrCreateSecret, lockDataDir } from './data-dir.js';
-import { SqliteMetadataStore } from './db/sqlite-store.js';
-import { RateLimiter } from './rate-limit.js';
-import { PartSigner } from './signing.js';
-import { LocalDiskBlobStore } from './storage/local-disk-store.js';
+import { openStores, type Stores } from './deployment.js';
 import { recover, sweep } from './sweeper.js';
 
 export interface RunningService {
@@ -19,41 +13,40 @@ export interface RunningService {
   cdnUrl: string;
   defaultProject: DefaultProject;
   context: ServiceContext;
-  /** Stops accepting, ends open connections, closes the database, releases the data dir. */
+  /** Stops accepting, ends open connections, closes the stores, releases the data dir. */
   close(): Promise<void>;
 }
 
 /**
- * Starts the API and the CDN with the embedded default storage (SQLite and the local
- * disk under `dataDir`). Recovery from a crash runs before the first request is served.
+ * Starts the API and the CDN on the stores the configuration picks (`openStores`), or on
+ * the ones given. Recovery from a crash runs before the first request is served.
  */
-export async function startService(config: ServiceConfig): Promise<RunningService> {
-  await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
-  const lock = await lockDataDir(config.dataDir);
+export async function startService(
+  config: ServiceConfig,
+  stores?: Stores,
+): Promise<RunningService> {
   const log = pino({ level: config.logLevel });
-  const db = new SqliteMetadataStore(join(config.dataDir, 'filehost.db'));
+  const urls = { api: '', cdn: '' };
+  const opened = stores ?? (await openStores(config, () => urls.api));
   const apps: FastifyInstance[] = [];
   const timers: NodeJS.Timeout[] = [];
   const close = async () => {
     for (const timer of timers) clearInterval(timer);
     await Promise.all(apps.map((app) => app.close()));
-    await db.close();
-    await lock.release();
+    await opened.close();
   };
   try {
-    const signingSecret = await loadOrCreateSecret(join(config.dataDir, 'signing.key'));
     const ctx: ServiceContext = {
       config,
-      urls: { api: '', cdn: '' },
-      db,
-      blobs: new LocalDiskBlobStore(join(config.dataDir, 'storage')),
-      signer: new PartSigner(signingSecret, () => ctx.urls.api),
-      rateLimiter: new RateLimiter(config.rateLimitPerMinute),
+      urls,
+      db: opened.db,
+      blobs: opened.blobs,
+      rateLimiter: opened.rateLimiter,
       now: Date.now,
       log,
     };
-    await recover(ctx);
-    const defaultProject = await ensureDefaultProject(db, config);
+    await recover(ctx, { exclusive: opened.exclusive });
+    const defaultProject = await ensureDefaultProject(ctx.db, config);
 
     const api = await buildApiApp(ctx);
     apps.push(api);
@@ -61,18 +54,18 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
     apps.push(cdn);
     await api.listen({ host: config.host, port: config.apiPort });
     await cdn.listen({ host: config.host, port: config.cdnPort });
-    ctx.urls = {
-      api: config.apiUrl ?? localUrl(api),
-      cdn: config.cdnUrl ?? localUrl(cdn),
-    };
+    urls.api = config.apiUrl ?? localUrl(api);
+    urls.cdn = config.cdnUrl ?? localUrl(cdn);
 
     timers.push(
       setInterval(() => {
-        ctx.rateLimiter.prune();
+        ctx.rateLimiter
+          .prune()
+          .catch((error: unknown) => log.warn({ err: error }, 'rate limit prune failed'));
         sweep(ctx).catch((error: unknown) => log.error({ err: error }, 'sweep failed'));
       }, config.sweepIntervalSeconds * 1000).unref(),
     );
-    return { apiUrl: ctx.urls.api, cdnUrl: ctx.urls.cdn, defaultProject, context: ctx, close };
+    return { apiUrl: urls.api, cdnUrl: urls.cdn, defaultProject, context: ctx, close };
   } catch (error) {
     await close();
     throw error;

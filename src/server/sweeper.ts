@@ -3,33 +3,57 @@ import type { FileRow } from './db/metadata-store.js';
 
 const BATCH = 100;
 
-/** Removes the bytes of a deleted row, then records that they are gone. */
+export interface SweepResult {
+  expired: number;
+  purged: number;
+  /** One-request uploads whose receiving instance stopped renewing its lease (it died). */
+  abandoned: number;
+}
+
+/** Removes the bytes of a deleted row (and any upload left open for it), then records that. */
 export async function purge(ctx: ServiceContext, row: FileRow): Promise<void> {
   await ctx.blobs.delete(row.id, row.storageUploadId);
   await ctx.db.markPurged(row.id);
 }
 
 /**
- * Once at start, before serving: what a crash left behind. `receiving` rows are
- * one-request uploads that never finished; their bytes (if any) go with them.
+ * Once at start, before serving: what a crash left behind. With `exclusive` (this process
+ * owns the data directory, so nothing else is receiving) every `receiving` row is a
+ * one-request upload that died with an earlier process; their bytes go with them. Instances
+ * that share their stores leave those rows to the sweep, which removes them only once their
+ * lease has run out.
  */
-export async function recover(ctx: ServiceContext): Promise<void> {
+export async function recover(ctx: ServiceContext, options: { exclusive: boolean }): Promise<void> {
   await ctx.blobs.recover();
-  for (;;) {
-    const rows = await ctx.db.listReceiving(BATCH);
-    for (const row of rows) {
-      await ctx.blobs.delete(row.id);
-      await ctx.db.discardReceiving(row.id);
+  if (options.exclusive) {
+    for (;;) {
+      const rows = await ctx.db.listReceiving(BATCH);
+      for (const row of rows) await discardReceiving(ctx, row);
+      if (rows.length < BATCH) break;
     }
-    if (rows.length < BATCH) break;
   }
   await sweep(ctx);
 }
 
-/** Periodic: abandoned pending uploads expire; deleted rows whose bytes remain are purged. */
-export async function sweep(ctx: ServiceContext): Promise<{ expired: number; purged: number }> {
+async function discardReceiving(ctx: ServiceContext, row: FileRow): Promise<void> {
+  await ctx.blobs.delete(row.id);
+  await ctx.db.discardReceiving(row.id);
+}
+
+/**
+ * Periodic, on one instance at a time (the others skip it): abandoned pending uploads
+ * expire; deleted rows whose bytes remain are purged (which aborts their multipart upload
+ * in the store too); one-request uploads whose lease ran out are removed.
+ */
+export async function sweep(ctx: ServiceContext): Promise<SweepResult> {
+  const outcome = await ctx.db.runExclusive('sweep', () => sweepNow(ctx));
+  return outcome.ran ? outcome.value : { expired: 0, purged: 0, abandoned: 0 };
+}
+
+async function sweepNow(ctx: ServiceContext): Promise<SweepResult> {
   let expired = 0;
   let purged = 0;
+  let abandoned = 0;
   const cutoff = ctx.now() - ctx.config.pendingGraceSeconds * 1000;
   for (;;) {
     const rows = await ctx.db.listExpiredPending(cutoff, BATCH);
@@ -37,6 +61,20 @@ export async function sweep(ctx: ServiceContext): Promise<{ expired: number; pur
       if (await ctx.db.expirePending(row.id, ctx.now())) expired++;
     }
     if (rows.length < BATCH) break;
+  }
+  for (;;) {
+    const rows = await ctx.db.listReceiving(BATCH, ctx.now());
+    let progressed = 0;
+    for (const row of rows) {
+      try {
+        await discardReceiving(ctx, row);
+        progressed++;
+      } catch (error) {
+        ctx.log.warn({ err: error, id: row.id }, 'could not remove an abandoned upload');
+      }
+    }
+    abandoned += progressed;
+    if (rows.length < BATCH || progressed === 0) break;
   }
   for (;;) {
     const rows = await ctx.db.listDeletedUnpurged(BATCH);
@@ -53,5 +91,5 @@ export async function sweep(ctx: ServiceContext): Promise<{ expired: number; pur
     // A batch that made no progress would only be read again: try it at the next sweep.
     if (rows.length < BATCH || progressed === 0) break;
   }
-  return { expired, purged };
+  return { expired, purged, abandoned };
 }

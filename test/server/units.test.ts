@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ConfigError, configFromEnv, DEMO_ORIGINS } from '../../src/server/config.js';
-import { RateLimiter } from '../../src/server/rate-limit.js';
+import { MemoryRateLimiter } from '../../src/server/rate-limit.js';
 import { choosePartSize, partLayout } from '../../src/server/records.js';
-import { PartSigner } from '../../src/server/signing.js';
+import { PartSigner } from '../../src/server/storage/local-disk/part-signer.js';
 
 const MiB = 1024 * 1024;
 
@@ -58,18 +58,18 @@ describe('configuration from FILEHOST_* variables', () => {
 });
 
 describe('rate limiter (token bucket)', () => {
-  it('allows the capacity at once, then refills continuously', () => {
+  it('allows the capacity at once, then refills continuously', async () => {
     let now = 0;
-    const limiter = new RateLimiter(5, () => now);
-    for (let index = 0; index < 5; index++) assert.equal(limiter.take('k'), 0);
-    assert.equal(limiter.take('k'), 12);
-    assert.equal(limiter.take('other'), 0, 'buckets are per key');
+    const limiter = new MemoryRateLimiter(5, () => now);
+    for (let index = 0; index < 5; index++) assert.equal(await limiter.take('k'), 0);
+    assert.equal(await limiter.take('k'), 12);
+    assert.equal(await limiter.take('other'), 0, 'buckets are per key');
     now += 12_000;
-    assert.equal(limiter.take('k'), 0);
-    assert.ok(limiter.take('k') > 0);
+    assert.equal(await limiter.take('k'), 0);
+    assert.ok((await limiter.take('k')) > 0);
     now += 60_000;
-    limiter.prune();
-    for (let index = 0; index < 5; index++) assert.equal(limiter.take('k'), 0);
+    await limiter.prune();
+    for (let index = 0; index < 5; index++) assert.equal(await limiter.take('k'), 0);
   });
 });
 

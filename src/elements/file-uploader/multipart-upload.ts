@@ -150,16 +150,26 @@ export class MultipartUpload<M extends Meta, B extends Body> extends BasePlugin<
       xhr = await put(part);
     } catch (error) {
       const request = (error as { request?: XMLHttpRequest }).request;
-      if (request?.status !== 403 || !/"url_expired"/.test(request.responseText)) throw error;
-      // The signed URL ran out (a long upload, a laptop asleep): sign again and resend.
+      // Any 403 (an expired URL: a long upload, a laptop asleep; S3 words it its own way)
+      // and a lost connection (an expired S3 URL answers without CORS headers, which a
+      // browser reports as a network error) get fresh URLs once; failing again is final.
+      if (signal.aborted || (request?.status !== 403 && request?.status !== 0)) throw error;
       const fresh = await this.opts.refreshPlan(file.id);
       const renewed = fresh.parts.find((p) => p.partNumber === part.partNumber) ?? part;
       sent.set(part.partNumber, 0);
       xhr = await put(renewed);
     }
-    const answer = JSON.parse(xhr.responseText) as { etag: string };
-    part.etag = answer.etag;
+    part.etag = partEtag(xhr);
     sent.set(part.partNumber, part.size);
     report();
   }
+}
+
+/** A part PUT's ETag: the header every store sends (S3's answer has no body), else the JSON. */
+export function partEtag(xhr: XMLHttpRequest): string {
+  const header = xhr.getResponseHeader('ETag');
+  if (header) return header;
+  const body = JSON.parse(xhr.responseText || '{}') as { etag?: unknown };
+  if (typeof body.etag !== 'string') throw new Error('The part PUT answered without an ETag.');
+  return body.etag;
 }

@@ -119,6 +119,8 @@ export class UploadController implements ReactiveController {
   readonly #records = new Map<string, FileRecord>();
   readonly #failures = new Map<string, UploadFailure>();
   readonly #attempts = new Map<string, number>();
+  /** Files whose part URLs were refreshed after a 403: a second 403 is final. */
+  readonly #urlRefreshed = new Set<string>();
   readonly #retryTimers = new Map<string, { timer: ReturnType<typeof setTimeout>; at: number }>();
   readonly #thumbnails = new Map<string, string>();
   readonly #aborts = new Map<string, AbortController>();
@@ -256,7 +258,8 @@ export class UploadController implements ReactiveController {
       // 6, the browser's connection limit per host: more would only queue in the browser.
       limit: 6,
       shouldRetry: shouldRetryXhr,
-      getResponseData: (xhr) => JSON.parse(xhr.responseText || '{}') as UploadBody,
+      // The local store answers JSON; S3 an empty body. Both send the ETag header.
+      getResponseData: (xhr) => ({ etag: xhr.getResponseHeader('ETag') ?? undefined }),
     });
     uppy.addPostProcessor(this.#completeFiles);
 
@@ -518,6 +521,15 @@ export class UploadController implements ReactiveController {
     const failure = this.#failures.get(id) ?? this.#describe(error, 'upload');
     this.#failures.set(id, failure);
     const attempts = this.#attempts.get(id) ?? 0;
+    // Any 403 on a part PUT (S3 words an expired or refused URL its own way) is worth one
+    // try with fresh URLs (the retry signs them); a second one is final.
+    const refusedUrl =
+      failure.step === 'upload' && failure.status === 403 && !this.#urlRefreshed.has(id);
+    if (refusedUrl) {
+      this.#urlRefreshed.add(id);
+      this.#scheduleRetry(id, 0);
+      return;
+    }
     if (isTransientFailure(failure) && attempts < AUTO_RETRIES) {
       this.#attempts.set(id, attempts + 1);
       const delay =
@@ -585,6 +597,7 @@ export class UploadController implements ReactiveController {
     this.#records.delete(id);
     this.#failures.delete(id);
     this.#attempts.delete(id);
+    this.#urlRefreshed.delete(id);
     this.#steps.delete(id);
     const thumbnail = this.#thumbnails.get(id);
     if (thumbnail) URL.revokeObjectURL(thumbnail);

@@ -42,15 +42,12 @@ export interface FileRow {
   partSize: number | null;
   /** Multi-step uploads only: the blob store's handle for the multipart upload. */
   storageUploadId: string | null;
-  /** Pending uploads: when their signed URLs stop working. */
+  /**
+   * Pending uploads: when their signed URLs stop working. Receiving rows: when the lease of
+   * the instance receiving the bytes runs out (it renews the lease while bytes arrive).
+   */
   expiresAt: number | null;
   deletedAt: number | null;
-}
-
-export interface PartRow {
-  partNumber: number;
-  size: number;
-  etag: string;
 }
 
 export interface ListPosition {
@@ -97,21 +94,38 @@ export interface MetadataStore {
   markDeleted(projectId: string, id: string, at: number): Promise<FileRow | null>;
   /** Removes a row that never became visible (a failed one-request upload). */
   discardReceiving(id: string): Promise<void>;
+  /** Moves a pending upload's URL expiry, or a receiving row's lease, to `expiresAt`. */
   extendExpiry(id: string, expiresAt: number): Promise<void>;
   setStorageUploadId(id: string, storageUploadId: string): Promise<void>;
 
-  /** Rows whose bytes may need removing: deleted-but-not-purged and leftover `receiving` rows. */
+  /** Deleted rows whose bytes have not been removed yet, oldest deletion first. */
   listDeletedUnpurged(limit: number): Promise<FileRow[]>;
-  listReceiving(limit: number): Promise<FileRow[]>;
+  /**
+   * Rows still `receiving`, oldest first; with `leaseExpiredBefore`, only those whose lease
+   * (`expiresAt`) ran out before it, so that another instance's upload in progress is left alone.
+   */
+  listReceiving(limit: number, leaseExpiredBefore?: number): Promise<FileRow[]>;
   markPurged(id: string): Promise<void>;
   /** Pending uploads whose expiry is before `before`, oldest first. */
   listExpiredPending(before: number, limit: number): Promise<FileRow[]>;
   /** Marks an abandoned pending upload deleted; false if it changed state meanwhile. */
   expirePending(id: string, at: number): Promise<boolean>;
 
-  /** Records a part that arrived whole (replacing an earlier one). */
-  putPart(fileId: string, part: PartRow): Promise<void>;
-  /** Forgets a part whose bytes are being rewritten: it is no longer whole. */
-  clearPart(fileId: string, partNumber: number): Promise<void>;
-  listParts(fileId: string): Promise<PartRow[]>;
+  /**
+   * A value kept once for every instance sharing this store (the URL signing secret, the
+   * default project's id): stores `value` under `name` unless a value is stored already,
+   * and answers the stored one, so instances starting at once agree.
+   */
+  initSetting(name: string, value: string): Promise<string>;
+  getSetting(name: string): Promise<string | null>;
+
+  /**
+   * Runs `task` only if no other holder of the lock `name` (in this process or any other
+   * instance sharing the store) is running one; answers `{ ran: false }` at once otherwise.
+   * Background clean-up uses it so that one instance at a time does it.
+   */
+  runExclusive<T>(
+    name: string,
+    task: () => Promise<T>,
+  ): Promise<{ ran: true; value: T } | { ran: false }>;
 }

@@ -50,4 +50,13 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
     PRIMARY KEY (file_id, part_number)
   ) WITHOUT ROWID;
   `,
+  // Parts are the blob store's to know (it lists what it holds, as S3 does); the values
+  // every instance must share (the URL signing secret at scale) live in settings.
+  `
+  DROP TABLE upload_parts;
+  CREATE TABLE settings (
+    name TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+  );
+  `,
 ];

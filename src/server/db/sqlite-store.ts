@@ -8,7 +8,6 @@ import type {
   FileRowStatus,
   ListPosition,
   MetadataStore,
-  PartRow,
   Project,
 } from './metadata-store.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
@@ -55,6 +54,7 @@ const FILE_COLUMNS =
  */
 export class SqliteMetadataStore implements MetadataStore {
   readonly #db: Database.Database;
+  readonly #held = new Set<string>();
 
   constructor(path: string) {
     this.#db = new Database(path);
@@ -279,7 +279,9 @@ export class SqliteMetadataStore implements MetadataStore {
 
   async extendExpiry(id: string, expiresAt: number): Promise<void> {
     this.#db
-      .prepare(`UPDATE files SET expires_at = ? WHERE id = ? AND status = 'pending'`)
+      .prepare(
+        `UPDATE files SET expires_at = ? WHERE id = ? AND status IN ('pending', 'receiving')`,
+      )
       .run(expiresAt, id);
   }
 
@@ -299,20 +301,19 @@ export class SqliteMetadataStore implements MetadataStore {
     return rows.map(toFile);
   }
 
-  async listReceiving(limit: number): Promise<FileRow[]> {
+  async listReceiving(limit: number, leaseExpiredBefore?: number): Promise<FileRow[]> {
     const rows = this.#db
       .prepare(
-        `SELECT ${FILE_COLUMNS} FROM files WHERE status = 'receiving' ORDER BY created_at LIMIT ?`,
+        `SELECT ${FILE_COLUMNS} FROM files WHERE status = 'receiving'
+           AND (? IS NULL OR coalesce(expires_at, 0) < ?)
+         ORDER BY created_at LIMIT ?`,
       )
-      .all(limit) as FileRecordRow[];
+      .all(leaseExpiredBefore ?? null, leaseExpiredBefore ?? null, limit) as FileRecordRow[];
     return rows.map(toFile);
   }
 
   async markPurged(id: string): Promise<void> {
-    this.#db.transaction(() => {
-      this.#db.prepare('DELETE FROM upload_parts WHERE file_id = ?').run(id);
-      this.#db.prepare(`UPDATE files SET purged = 1 WHERE id = ? AND status = 'deleted'`).run(id);
-    })();
+    this.#db.prepare(`UPDATE files SET purged = 1 WHERE id = ? AND status = 'deleted'`).run(id);
   }
 
   async listExpiredPending(before: number, limit: number): Promise<FileRow[]> {
@@ -334,28 +335,33 @@ export class SqliteMetadataStore implements MetadataStore {
     return result.changes > 0;
   }
 
-  async putPart(fileId: string, part: PartRow): Promise<void> {
+  async initSetting(name: string, value: string): Promise<string> {
     this.#db
-      .prepare(
-        `INSERT INTO upload_parts (file_id, part_number, size, etag) VALUES (?, ?, ?, ?)
-         ON CONFLICT (file_id, part_number) DO UPDATE SET size = excluded.size, etag = excluded.etag`,
-      )
-      .run(fileId, part.partNumber, part.size, part.etag);
+      .prepare('INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING')
+      .run(name, value);
+    return (await this.getSetting(name)) as string;
   }
 
-  async clearPart(fileId: string, partNumber: number): Promise<void> {
-    this.#db
-      .prepare('DELETE FROM upload_parts WHERE file_id = ? AND part_number = ?')
-      .run(fileId, partNumber);
+  async getSetting(name: string): Promise<string | null> {
+    const row = this.#db.prepare('SELECT value FROM settings WHERE name = ?').get(name) as
+      | { value: string }
+      | undefined;
+    return row?.value ?? null;
   }
 
-  async listParts(fileId: string): Promise<PartRow[]> {
-    return this.#db
-      .prepare(
-        `SELECT part_number AS partNumber, size, etag FROM upload_parts
-         WHERE file_id = ? ORDER BY part_number`,
-      )
-      .all(fileId) as PartRow[];
+  async runExclusive<T>(
+    name: string,
+    task: () => Promise<T>,
+  ): Promise<{ ran: true; value: T } | { ran: false }> {
+    // One process owns a SQLite data directory (it is locked), so a lock in memory is
+    // exclusive across everything that shares this store.
+    if (this.#held.has(name)) return { ran: false };
+    this.#held.add(name);
+    try {
+      return { ran: true, value: await task() };
+    } finally {
+      this.#held.delete(name);
+    }
   }
 
   /** For benchmarks and tests that need many rows fast: one transaction for all. */

@@ -5,7 +5,8 @@ import type { ServiceContext } from '../context.js';
 import { crashPoint } from '../crash-points.js';
 import { fail } from '../errors.js';
 import { partLayout, toFileRecord } from '../records.js';
-import { BlobBusyError } from '../storage/blob-store.js';
+import { BlobBusyError, BlobNotFoundError, type HeldPart } from '../storage/blob-store.js';
+import { heldParts, multipartOf } from './upload-state.js';
 
 /**
  * `POST /v1/uploads/:id/complete`: checks every part arrived whole (and, if the client
@@ -27,32 +28,46 @@ export async function completeUploadHandler(
   }
 
   const layout = partLayout(row.size, row.partSize);
-  const held = new Map((await ctx.db.listParts(row.id)).map((part) => [part.partNumber, part]));
-  const missingParts = layout
-    .filter((part) => held.get(part.partNumber)?.size !== part.size)
-    .map((part) => part.partNumber);
-  const mismatchedParts = claimed
-    .filter((part) => held.get(part.partNumber)?.etag !== part.etag)
-    .map((part) => part.partNumber);
-  if (missingParts.length > 0 || mismatchedParts.length > 0) {
-    fail(
-      'upload_incomplete',
-      missingParts.length > 0
-        ? `${missingParts.length} of ${layout.length} parts have not arrived whole.`
-        : 'Some ETags do not match the parts the service holds.',
-      { extra: { missingParts, mismatchedParts } },
-    );
-  }
-
-  try {
-    await ctx.blobs.completeMultipart(row.id, row.storageUploadId ?? row.id, layout);
-  } catch (error) {
-    if (error instanceof BlobBusyError) {
-      fail('upload_incomplete', 'A part is still being uploaded; complete once it has finished.', {
-        extra: { missingParts: [], mismatchedParts: [] },
-      });
+  const held = await heldParts(ctx, row);
+  if (held === null) {
+    // The store has no such upload open: a racing complete finished it (the object is
+    // there), or the upload was cancelled.
+    if (!(await ctx.blobs.head(row.id))) fail('not_found', 'The upload was cancelled.');
+  } else {
+    const missingParts = layout
+      .filter((part) => held.get(part.partNumber)?.size !== part.size)
+      .map((part) => part.partNumber);
+    const mismatchedParts = claimed
+      .filter((part) => held.get(part.partNumber)?.etag !== part.etag)
+      .map((part) => part.partNumber);
+    if (missingParts.length > 0 || mismatchedParts.length > 0) {
+      fail(
+        'upload_incomplete',
+        missingParts.length > 0
+          ? `${missingParts.length} of ${layout.length} parts have not arrived whole.`
+          : 'Some ETags do not match the parts the service holds.',
+        { extra: { missingParts, mismatchedParts } },
+      );
     }
-    throw error;
+    try {
+      await ctx.blobs.completeMultipart(
+        multipartOf(row),
+        layout.map((part) => ({
+          partNumber: part.partNumber,
+          etag: (held.get(part.partNumber) as HeldPart).etag,
+        })),
+      );
+    } catch (error) {
+      if (error instanceof BlobBusyError) {
+        fail(
+          'upload_incomplete',
+          'A part is still being uploaded; complete once it has finished.',
+          { extra: { missingParts: [], mismatchedParts: [] } },
+        );
+      }
+      if (error instanceof BlobNotFoundError) fail('not_found', 'The upload was cancelled.');
+      throw error;
+    }
   }
   crashPoint('complete:renamed');
   await ctx.db.markReady(row.id, 'pending', {});

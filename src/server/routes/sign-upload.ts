@@ -69,14 +69,18 @@ export async function signUploadHandler(
   // The row first: if the process dies before the storage side exists, the row still
   // expires and the sweeper cleans up whatever was created.
   await ctx.db.insertFile(row);
-  const storageUploadId = await ctx.blobs.createMultipart(id, size);
+  const storageUploadId = await ctx.blobs.createMultipart(id, {
+    size,
+    partSize,
+    contentType: mime,
+  });
   await ctx.db.setStorageUploadId(id, storageUploadId);
 
   const response: SignResponse = {
     id,
     expiresAt,
     partSize,
-    parts: signParts(ctx, row, partLayout(size, partSize), expiresAt),
+    parts: await signParts(ctx, { ...row, storageUploadId }, partLayout(size, partSize), expiresAt),
   };
   reply.code(201).send(response);
 }

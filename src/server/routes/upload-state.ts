@@ -5,23 +5,45 @@ import type { ServiceContext } from '../context.js';
 import type { FileRow } from '../db/metadata-store.js';
 import { fail } from '../errors.js';
 import { partLayout } from '../records.js';
-import type { PartPlacement } from '../storage/blob-store.js';
+import {
+  BlobNotFoundError,
+  type HeldPart,
+  type MultipartUpload,
+  type PartPlacement,
+} from '../storage/blob-store.js';
+
+/** How the blob store addresses a multi-step upload's row. */
+export function multipartOf(
+  row: Pick<FileRow, 'id' | 'mime' | 'storageUploadId'>,
+): MultipartUpload {
+  return { key: row.id, uploadId: row.storageUploadId ?? row.id, contentType: row.mime };
+}
 
 export function signParts(
   ctx: ServiceContext,
-  row: Pick<FileRow, 'id' | 'mime'>,
+  row: Pick<FileRow, 'id' | 'mime' | 'storageUploadId'>,
   layout: PartPlacement[],
   expiresAt: number,
-): SignedPart[] {
-  return layout.map((part) =>
-    ctx.signer.signedPart({
-      uploadId: row.id,
-      partNumber: part.partNumber,
-      size: part.size,
-      type: row.mime,
-      expiresAt,
-    }),
-  );
+): Promise<SignedPart[]> {
+  const upload = multipartOf(row);
+  return Promise.all(layout.map((part) => ctx.blobs.signPart(upload, part, expiresAt)));
+}
+
+/**
+ * The parts the blob store holds whole for a pending upload, by part number; null when the
+ * store has no such upload open any more (completed by a racing request, or cancelled).
+ */
+export async function heldParts(
+  ctx: ServiceContext,
+  row: FileRow,
+): Promise<Map<number, HeldPart> | null> {
+  try {
+    const parts = await ctx.blobs.listParts(multipartOf(row));
+    return new Map(parts.map((part) => [part.partNumber, part]));
+  } catch (error) {
+    if (error instanceof BlobNotFoundError) return null;
+    throw error;
+  }
 }
 
 /**
@@ -37,14 +59,15 @@ export async function uploadStateHandler(
   const caller = await authenticate(ctx, request);
   const row = await ctx.db.getVisibleFile(caller.project.id, request.params.id);
   if (!row || row.partSize === null) fail('not_found', 'No multi-step upload with this id.');
-  const held = new Map((await ctx.db.listParts(row.id)).map((part) => [part.partNumber, part]));
   const layout = partLayout(row.size, row.partSize);
   let expiresAt = row.expiresAt ?? row.createdAt;
   let signed: SignedPart[] = [];
+  let held = new Map<number, HeldPart>();
   if (row.status === 'pending') {
+    held = (await heldParts(ctx, row)) ?? held;
     expiresAt = ctx.now() + ctx.config.uploadUrlTtlSeconds * 1000;
     await ctx.db.extendExpiry(row.id, expiresAt);
-    signed = signParts(ctx, row, layout, expiresAt);
+    signed = await signParts(ctx, row, layout, expiresAt);
   }
   const body: UploadState = {
     id: row.id,
@@ -53,7 +76,9 @@ export async function uploadStateHandler(
     partSize: row.partSize,
     parts: layout.map((part, index) => {
       const whole = held.get(part.partNumber);
-      const etag = whole && whole.size === part.size ? whole.etag : null;
+      // A ready file holds every part; their ETags are no longer the store's to list.
+      const etag =
+        row.status === 'ready' ? '' : whole && whole.size === part.size ? whole.etag : null;
       const fresh = signed[index];
       return fresh ? { ...fresh, etag } : { partNumber: part.partNumber, size: part.size, etag };
     }),

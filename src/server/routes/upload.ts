@@ -60,6 +60,7 @@ export async function uploadHandler(
       };
 
   const id = newId();
+  const lease = receivingLease(ctx);
   await ctx.db.insertFile({
     id,
     projectId: caller.project.id,
@@ -71,13 +72,25 @@ export async function uploadHandler(
     metadata: {},
     partSize: null,
     storageUploadId: null,
-    expiresAt: null,
+    expiresAt: lease.expiresAt(),
     deletedAt: null,
   });
+  // While bytes arrive the lease is renewed, so that no other instance's sweep takes this
+  // upload for one whose receiver died.
+  const renewal = setInterval(() => {
+    ctx.db.extendExpiry(id, lease.expiresAt()).catch((error: unknown) => {
+      request.log.warn({ err: error, id }, 'could not renew the lease of an upload');
+    });
+  }, lease.renewEveryMs);
+  renewal.unref();
   let received: Received;
   try {
     received = rawMeta
-      ? { ...rawMeta, metadata: headerMetadata, ...(await storeRaw(ctx, id, request)) }
+      ? {
+          ...rawMeta,
+          metadata: headerMetadata,
+          ...(await storeRaw(ctx, id, request, rawMeta.mime)),
+        }
       : await storeMultipart(ctx, id, request, headerMetadata);
     if (received.size === 0) fail('empty_body');
     crashPoint('upload:stored');
@@ -87,6 +100,8 @@ export async function uploadHandler(
     await ctx.blobs.delete(id);
     await ctx.db.discardReceiving(id);
     throw error;
+  } finally {
+    clearInterval(renewal);
   }
   const body: UploadResponse = {
     id,
@@ -98,12 +113,27 @@ export async function uploadHandler(
   reply.code(201).send(body);
 }
 
+/**
+ * How long a receiving row stays claimed without renewal: a stalled body is cut after the
+ * idle timeout, so twice that plus a margin means the receiver is gone.
+ */
+function receivingLease(ctx: ServiceContext) {
+  const idleMs = ctx.config.idleTimeoutSeconds * 1000;
+  return {
+    expiresAt: () => ctx.now() + 2 * idleMs + 30_000,
+    renewEveryMs: Math.max(1000, idleMs / 2),
+  };
+}
+
 async function storeRaw(
   ctx: ServiceContext,
   id: string,
   request: FastifyRequest,
+  contentType: string,
 ): Promise<{ size: number }> {
-  return ctx.blobs.put(id, limitBytes(bodyChunks(request.raw), MAX_ONE_REQUEST_BYTES, tooLarge));
+  return ctx.blobs.put(id, limitBytes(bodyChunks(request.raw), MAX_ONE_REQUEST_BYTES, tooLarge), {
+    contentType,
+  });
 }
 
 async function storeMultipart(
@@ -129,6 +159,7 @@ async function storeMultipart(
         const { size } = await ctx.blobs.put(
           id,
           limitBytes(part.file, MAX_ONE_REQUEST_BYTES, tooLarge),
+          { contentType: mime },
         );
         stored = { name, mime, size, metadata };
       } else if (part.fieldname === 'metadata') {

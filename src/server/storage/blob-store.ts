@@ -1,4 +1,6 @@
 import type { Readable } from 'node:stream';
+import type { FastifyInstance } from 'fastify';
+import type { SignedPart } from '../../api/types.js';
 
 export interface ByteRange {
   /** Inclusive offsets, as in HTTP `Range`. */
@@ -11,6 +13,23 @@ export interface PartPlacement {
   /** Byte offset of the part in the whole file. */
   offset: number;
   size: number;
+}
+
+/** A part the store holds whole: what `ListParts` answers on S3. */
+export interface HeldPart {
+  partNumber: number;
+  size: number;
+  /** Quoted, as the `ETag` header of the part PUT carried it. */
+  etag: string;
+}
+
+/** What the store needs to address one multipart upload. */
+export interface MultipartUpload {
+  key: string;
+  /** The store's handle, from `createMultipart`. */
+  uploadId: string;
+  /** The object's content type, fixed when the upload was created. */
+  contentType: string;
 }
 
 /** The multipart upload is gone (aborted, completed, or never created). */
@@ -30,10 +49,25 @@ export class BlobBusyError extends Error {
 }
 
 /**
- * Where file bytes live. Semantics follow S3 so an S3-compatible store can implement it:
- * an object appears whole or not at all; multipart parts are independent until completion;
- * re-writing a part replaces it. Every implementation passes
- * `test/server/storage/blob-store.conformance.ts`.
+ * The store cannot take the bytes or answer now (disk or bucket full, storage unreachable):
+ * the service's fault, never the client's. `reason` picks the documented error.
+ */
+export class BlobUnavailableError extends Error {
+  readonly reason: 'full' | 'unreachable';
+  constructor(reason: 'full' | 'unreachable', message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'BlobUnavailableError';
+    this.reason = reason;
+  }
+}
+
+/**
+ * Where file bytes live, and everything only the storage can know about them. Semantics
+ * follow S3, so that S3-compatible storage is one implementation and the local disk
+ * another: an object appears whole or not at all; a multipart upload's parts are PUT by
+ * the client straight to URLs the store signs (the service may never see those bytes);
+ * the store lists the parts it holds and completes with the client's ETags. Every
+ * implementation passes `test/server/storage/blob-store.conformance.ts`.
  */
 export interface BlobStore {
   /** Removes what a crash left behind (temporary files); called once before serving. */
@@ -43,27 +77,50 @@ export interface BlobStore {
    * Stores a whole object from `source`. On success the bytes are durable; if `source`
    * fails (a limit, a disconnect) nothing of the object remains.
    */
-  put(key: string, source: AsyncIterable<Buffer> | Readable): Promise<{ size: number }>;
+  put(
+    key: string,
+    source: AsyncIterable<Buffer> | Readable,
+    options: { contentType: string },
+  ): Promise<{ size: number }>;
   /** A stream of the object's bytes (a range of them if given), or null if it does not exist. */
   get(key: string, range?: ByteRange): Promise<Readable | null>;
-  /** Removes the object and any multipart upload under the key; removing nothing is fine. */
+  /** The object's size, or null if it does not exist (a multipart upload is not an object). */
+  head(key: string): Promise<{ size: number } | null>;
+  /**
+   * Removes the object, the multipart upload `uploadId` under the key if given, and any
+   * other unfinished upload the store made for the key itself (a streamed `put`); removing
+   * nothing is fine.
+   */
   delete(key: string, uploadId?: string | null): Promise<void>;
 
-  /** Starts a multipart upload of `totalSize` bytes; returns the store's handle for it. */
-  createMultipart(key: string, totalSize: number): Promise<string>;
-  /**
-   * Writes one part durably and returns its ETag (quoted), which differs from the ETag of
-   * any earlier write of that part with other bytes. The caller guarantees `source` yields
-   * exactly `part.size` bytes or fails; a failed write leaves the part not whole.
-   */
-  writePart(
+  /** Starts a multipart upload of `size` bytes in parts of `partSize`; returns its handle. */
+  createMultipart(
     key: string,
-    uploadId: string,
-    part: PartPlacement,
-    source: AsyncIterable<Buffer> | Readable,
-  ): Promise<{ etag: string }>;
-  /** Makes the parts the object. Idempotent: completing a completed upload succeeds. */
-  completeMultipart(key: string, uploadId: string, parts: PartPlacement[]): Promise<void>;
-  /** Drops a multipart upload and its parts; writes under way fail. */
-  abortMultipart(key: string, uploadId: string): Promise<void>;
+    options: { size: number; partSize: number; contentType: string },
+  ): Promise<string>;
+  /**
+   * How a client sends one part: method, URL and the headers it must carry, valid until
+   * `expiresAt` (ms). The part PUT answers with the part's ETag in the `ETag` header.
+   */
+  signPart(upload: MultipartUpload, part: PartPlacement, expiresAt: number): Promise<SignedPart>;
+  /** The parts held whole, by part number. Throws `BlobNotFoundError` if the upload is gone. */
+  listParts(upload: MultipartUpload): Promise<HeldPart[]>;
+  /**
+   * Makes the listed parts, in order, the object. Idempotent: completing a completed upload
+   * succeeds. Throws `BlobNotFoundError` if the upload is gone and no object was made.
+   */
+  completeMultipart(
+    upload: MultipartUpload,
+    parts: { partNumber: number; etag: string }[],
+  ): Promise<void>;
+  /** Drops a multipart upload and its parts; writes under way fail or are discarded. */
+  abortMultipart(upload: MultipartUpload): Promise<void>;
+
+  /**
+   * Routes the store serves on the API's own origin: the local disk's signed part PUT.
+   * Stores whose parts go elsewhere (S3's presigned URLs) have none.
+   */
+  registerRoutes?(app: FastifyInstance): void;
+  /** Releases connections or handles; called once when the service stops. */
+  close?(): Promise<void>;
 }

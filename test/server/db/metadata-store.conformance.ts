@@ -237,19 +237,71 @@ export function metadataStoreConformance(
     );
 
     it(
-      'records, replaces, clears and lists parts in order',
+      'keeps the first value of a setting, whoever stores it',
+      withStore(async (store) => {
+        assert.equal(await store.getSetting('signing-secret'), null);
+        assert.equal(await store.initSetting('signing-secret', 'first'), 'first');
+        assert.equal(await store.initSetting('signing-secret', 'second'), 'first');
+        assert.equal(await store.getSetting('signing-secret'), 'first');
+        // Several at once (instances starting together) agree on one value.
+        const values = await Promise.all(
+          ['a', 'b', 'c', 'd'].map((value) => store.initSetting('race', value)),
+        );
+        assert.equal(new Set(values).size, 1);
+        assert.equal(await store.getSetting('race'), values[0]);
+      }),
+    );
+
+    it(
+      'runs one exclusive task at a time per lock name',
+      withStore(async (store) => {
+        let release!: () => void;
+        const gate = new Promise<void>((resolve) => {
+          release = resolve;
+        });
+        const first = store.runExclusive('sweep', async () => {
+          await gate;
+          return 1;
+        });
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        assert.deepEqual(await store.runExclusive('sweep', async () => 2), { ran: false });
+        assert.deepEqual(await store.runExclusive('other', async () => 3), {
+          ran: true,
+          value: 3,
+        });
+        release();
+        assert.deepEqual(await first, { ran: true, value: 1 });
+        assert.deepEqual(await store.runExclusive('sweep', async () => 4), {
+          ran: true,
+          value: 4,
+        });
+        // A task that throws releases the lock too.
+        await assert.rejects(
+          store.runExclusive('sweep', async () => {
+            throw new Error('boom');
+          }),
+          /boom/,
+        );
+        assert.deepEqual(await store.runExclusive('sweep', async () => 5), { ran: true, value: 5 });
+      }),
+    );
+
+    it(
+      'lists receiving rows by lease, and extends a lease',
       withStore(async (store, project) => {
-        const row = file(project.id, { status: 'pending', partSize: 5 });
-        await store.insertFile(row);
-        await store.putPart(row.id, { partNumber: 2, size: 5, etag: '"b"' });
-        await store.putPart(row.id, { partNumber: 1, size: 5, etag: '"a"' });
-        await store.putPart(row.id, { partNumber: 2, size: 5, etag: '"c"' });
-        assert.deepEqual(await store.listParts(row.id), [
-          { partNumber: 1, size: 5, etag: '"a"' },
-          { partNumber: 2, size: 5, etag: '"c"' },
-        ]);
-        await store.clearPart(row.id, 1);
-        assert.deepEqual(await store.listParts(row.id), [{ partNumber: 2, size: 5, etag: '"c"' }]);
+        const stale = file(project.id, { status: 'receiving', expiresAt: 100 });
+        const live = file(project.id, { status: 'receiving', expiresAt: 100 });
+        await store.insertFile(stale);
+        await store.insertFile(live);
+        await store.extendExpiry(live.id, 1000);
+        assert.deepEqual(
+          (await store.listReceiving(10, 500)).map((r) => r.id),
+          [stale.id],
+        );
+        assert.deepEqual(
+          (await store.listReceiving(10)).map((r) => r.id).sort(),
+          [stale.id, live.id].sort(),
+        );
       }),
     );
   });

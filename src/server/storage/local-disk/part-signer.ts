@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
-import { routes } from '../api/routes.js';
-import type { SignedPart } from '../api/types.js';
-import { constantTimeEqual } from './secrets.js';
+import { routes } from '../../../api/routes.js';
+import type { SignedPart } from '../../../api/types.js';
+import { constantTimeEqual } from '../../secrets.js';
 
 export interface PartToSign {
   uploadId: string;
@@ -14,8 +14,8 @@ export interface PartToSign {
 export type SignatureCheck = 'valid' | 'invalid' | 'expired';
 
 /**
- * Signed part URLs: the URL is the credential, so everything the PUT may not change
- * (method, upload, part, length, content type, expiry) is inside the HMAC.
+ * Signed part URLs of the local-disk store: the URL is the credential, so everything the
+ * PUT may not change (method, upload, part, length, content type, expiry) is inside the HMAC.
  */
 export class PartSigner {
   readonly #secret: Buffer;

@@ -1,0 +1,69 @@
+/**
+ * PostgreSQL schema migrations, applied in order under an advisory lock; version `n`
+ * (1-based) is recorded in `schema_migrations` once its statements have committed.
+ * Append only: a shipped migration is never edited, since databases that ran it keep it.
+ *
+ * The same tables as the SQLite store, minus `upload_parts` (parts are the blob store's to
+ * know), with these differences:
+ * - Ids are `COLLATE "C"`, so listing order (and the listing index) compares them in byte
+ *   order whatever collation the database was created with; clients page by id.
+ * - Times and sizes are `bigint` (milliseconds since the epoch overflow `integer`).
+ * - JSON columns are `json`, not `jsonb`: `json` keeps the document as it was sent, key
+ *   order included, as the SQLite store does.
+ */
+export const POSTGRES_MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE projects (
+    id text COLLATE "C" PRIMARY KEY,
+    name text NOT NULL,
+    plan text NOT NULL CHECK (plan IN ('free', 'paid')),
+    allowed_origins json NOT NULL DEFAULT '[]',
+    created_at bigint NOT NULL
+  );
+  CREATE TABLE api_keys (
+    id text COLLATE "C" PRIMARY KEY,
+    project_id text COLLATE "C" NOT NULL REFERENCES projects (id),
+    kind text NOT NULL CHECK (kind IN ('secret', 'publishable')),
+    hash text COLLATE "C" NOT NULL UNIQUE,
+    hint text NOT NULL,
+    created_at bigint NOT NULL,
+    revoked_at bigint
+  );
+  CREATE INDEX api_keys_project ON api_keys (project_id);
+  CREATE TABLE files (
+    id text COLLATE "C" PRIMARY KEY,
+    project_id text COLLATE "C" NOT NULL REFERENCES projects (id),
+    name text NOT NULL,
+    mime text NOT NULL,
+    size bigint NOT NULL,
+    created_at bigint NOT NULL,
+    status text NOT NULL CHECK (status IN ('receiving', 'pending', 'ready', 'deleted')),
+    metadata json NOT NULL DEFAULT '{}',
+    part_size bigint,
+    storage_upload_id text,
+    expires_at bigint,
+    deleted_at bigint,
+    purged boolean NOT NULL DEFAULT false
+  );
+  -- Keyset paging: (created_at, id) descending within a project, visible rows only, so a
+  -- page is an index walk from the cursor at any depth.
+  CREATE INDEX files_listing ON files (project_id, created_at DESC, id DESC)
+    WHERE status IN ('pending', 'ready');
+  CREATE INDEX files_pending_expiry ON files (expires_at) WHERE status = 'pending';
+  CREATE INDEX files_unpurged ON files (deleted_at) WHERE status = 'deleted' AND NOT purged;
+  CREATE INDEX files_receiving ON files (created_at) WHERE status = 'receiving';
+  CREATE TABLE settings (
+    name text COLLATE "C" PRIMARY KEY,
+    value text NOT NULL
+  );
+  -- Rate-limit token buckets shared by every instance. "taken" records whether the last
+  -- take was allowed: the single statement that takes a token answers with it. Times are
+  -- double precision here: the limiter's clock is any JS number, kept exactly.
+  CREATE TABLE rate_buckets (
+    key text COLLATE "C" PRIMARY KEY,
+    tokens double precision NOT NULL,
+    updated_at double precision NOT NULL,
+    taken boolean NOT NULL
+  );
+  `,
+];

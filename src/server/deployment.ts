@@ -1,0 +1,86 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ConfigError, type ServiceConfig } from './config.js';
+import { loadOrCreateSecret, lockDataDir } from './data-dir.js';
+import type { MetadataStore } from './db/metadata-store.js';
+import { MemoryRateLimiter, type RateLimiter } from './rate-limit.js';
+import type { BlobStore } from './storage/blob-store.js';
+
+/** The stores a service runs on, picked by configuration. */
+export interface Stores {
+  db: MetadataStore;
+  blobs: BlobStore;
+  rateLimiter: RateLimiter;
+  /**
+   * True when this process owns what it stores (a locked data dir): nothing else can be
+   * receiving bytes, so start-up may drop every unfinished one-request upload at once.
+   */
+  exclusive: boolean;
+  /** Closes the stores and releases the data dir. */
+  close(): Promise<void>;
+}
+
+const SIGNING_SECRET_SETTING = 'url-signing-secret';
+
+/**
+ * The embedded default (SQLite and the local disk in `FILEHOST_DATA_DIR`, one process), or
+ * at scale PostgreSQL (`FILEHOST_DATABASE_URL`) and S3-compatible storage
+ * (`FILEHOST_S3_BUCKET`), shared by any number of instances. Whatever lives in the data
+ * dir makes it this process's alone (it is locked); with neither local part nothing local
+ * is used at all. The drivers of the scale deployment are loaded only when configured.
+ */
+export async function openStores(config: ServiceConfig, apiUrl: () => string): Promise<Stores> {
+  const local = !config.databaseUrl || !config.s3;
+  const cleanups: (() => Promise<void>)[] = [];
+  const close = async () => {
+    for (const cleanup of cleanups.reverse()) await cleanup();
+  };
+  try {
+    if (local) {
+      await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
+      const lock = await lockDataDir(config.dataDir);
+      cleanups.push(() => lock.release());
+    }
+
+    let db: MetadataStore;
+    let rateLimiter: RateLimiter;
+    if (config.databaseUrl) {
+      const { PostgresMetadataStore } = await import('./db/postgres/postgres-store.js');
+      const { PostgresRateLimiter } = await import('./db/postgres/rate-limiter.js');
+      const store = await PostgresMetadataStore.open(config.databaseUrl);
+      db = store;
+      rateLimiter = new PostgresRateLimiter(store.pool, config.rateLimitPerMinute);
+    } else {
+      const { SqliteMetadataStore } = await import('./db/sqlite-store.js');
+      db = new SqliteMetadataStore(join(config.dataDir, 'filehost.db'));
+      rateLimiter = new MemoryRateLimiter(config.rateLimitPerMinute);
+    }
+    cleanups.push(() => db.close());
+
+    let blobs: BlobStore;
+    if (config.s3) {
+      throw new ConfigError('FILEHOST_S3_BUCKET', 'S3 storage is not in this build yet');
+    } else {
+      const signingSecret =
+        config.signingSecret ??
+        (config.databaseUrl
+          ? Buffer.from(
+              await db.initSetting(SIGNING_SECRET_SETTING, randomBytes(32).toString('base64url')),
+              'base64url',
+            )
+          : await loadOrCreateSecret(join(config.dataDir, 'signing.key')));
+      const { LocalDiskBlobStore } = await import('./storage/local-disk/local-disk-store.js');
+      blobs = new LocalDiskBlobStore({
+        root: join(config.dataDir, 'storage'),
+        signingSecret,
+        apiUrl,
+      });
+    }
+    cleanups.push(async () => blobs.close?.());
+    return { db, blobs, rateLimiter, exclusive: local, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
