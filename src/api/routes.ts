@@ -26,5 +26,8 @@ export const ALLOWED_METHODS = ['GET', 'POST', 'PUT', 'DELETE'];
 export const SECRET_KEY_PREFIX = 'sk_live_';
 export const PUBLISHABLE_KEY_PREFIX = 'pk_live_';
 
+/** Every id the service makes (files, projects) has this shape; any other is simply unknown. */
+export const ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
+
 /** The paging cursor: `<createdAt>_<id>`. Clients treat it as opaque. */
 export const CURSOR_PATTERN = /^(\d{1,16})_([A-Za-z0-9_-]{1,128})$/;

@@ -126,10 +126,15 @@ export class FilehostApi {
     body: UploadBody,
     options: CallOptions = {},
   ): Promise<PartUploadResponse> {
+    // A stream has no length of its own and would go out chunked; S3 signs the part's
+    // length into its URL and refuses a body without it.
+    const headers = isStream(body)
+      ? { ...part.headers, 'Content-Length': String(part.size) }
+      : (part.headers ?? {});
     const answer = await this.#exchange<Partial<PartUploadResponse> | undefined>(
       part.url,
       'PUT',
-      { body, headers: part.headers ?? {}, signal: options.signal },
+      { body, headers, signal: options.signal },
       { lenient: true },
     );
     // S3 answers a part PUT with an empty body: the ETag header is what every store sends.

@@ -10,10 +10,11 @@ import {
   ALLOWED_METHODS,
   ALLOWED_REQUEST_HEADERS,
   EXPOSED_RESPONSE_HEADERS,
+  ID_PATTERN,
 } from '../api/routes.js';
 import type { ServiceContext } from './context.js';
 import { ERROR_MESSAGES } from './error-messages.js';
-import { ServiceError, serviceFault } from './errors.js';
+import { fail, ServiceError, serviceFault } from './errors.js';
 import { serverOptions } from './http-options.js';
 import { completeUploadHandler } from './routes/complete-upload.js';
 import { deleteFileHandler } from './routes/delete-file.js';
@@ -53,6 +54,13 @@ export async function buildApiApp(ctx: ServiceContext): Promise<FastifyInstance>
     if (origin !== undefined) reply.header('Access-Control-Allow-Origin', origin);
     reply.header('Vary', 'Origin');
     reply.header('Access-Control-Expose-Headers', EXPOSED_RESPONSE_HEADERS.join(', '));
+  });
+
+  // An id of another shape names nothing: answered before any store sees it (a NUL byte,
+  // say, is not even a string PostgreSQL will take).
+  app.addHook('preValidation', async (request) => {
+    const { id } = (request.params ?? {}) as { id?: unknown };
+    if (typeof id === 'string' && !ID_PATTERN.test(id)) fail('not_found', 'No such id.');
   });
 
   // A preflight carries no key, so it is answered alike for every origin; the real

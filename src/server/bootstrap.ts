@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { createKey, createProject, ensureKey } from './admin.js';
-import { DEMO_ORIGINS, type ServiceConfig } from './config.js';
+import { ConfigError, DEMO_ORIGINS, type ServiceConfig } from './config.js';
 import { readJsonFile, writePrivateJson } from './data-dir.js';
 import type { MetadataStore, Project } from './db/metadata-store.js';
 import { newId } from './secrets.js';
@@ -76,7 +76,10 @@ async function ensureSharedDefaultProject(
 ): Promise<DefaultProject> {
   const { secretKey, publishableKey } = config;
   if (!secretKey || !publishableKey) {
-    throw new Error('At scale, FILEHOST_SECRET_KEY and FILEHOST_PUBLISHABLE_KEY must be set.');
+    throw new ConfigError(
+      secretKey ? 'FILEHOST_PUBLISHABLE_KEY' : 'FILEHOST_SECRET_KEY',
+      'instances that share a database share their keys too: set FILEHOST_SECRET_KEY and FILEHOST_PUBLISHABLE_KEY, the same on every instance',
+    );
   }
   const candidate = newId('prj_');
   const id = await db.initSetting(DEFAULT_PROJECT_SETTING, candidate);

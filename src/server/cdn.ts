@@ -3,6 +3,7 @@ import { create as contentDisposition } from 'content-disposition';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import fresh from 'fresh';
 import rangeParser from 'range-parser';
+import { ID_PATTERN } from '../api/routes.js';
 import type { ServiceContext } from './context.js';
 import type { FileRow } from './db/metadata-store.js';
 import { ERROR_MESSAGES } from './error-messages.js';
@@ -81,6 +82,7 @@ async function serveFile(
   request: FastifyRequest<{ Params: { id: string } }>,
   reply: FastifyReply,
 ): Promise<FastifyReply> {
+  if (!ID_PATTERN.test(request.params.id)) return notFound(reply);
   const row = await ctx.db.getLiveFile(request.params.id);
   if (row?.status !== 'ready') return notFound(reply);
 

@@ -1,13 +1,15 @@
-import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { PLANS, type Plan } from '../api/limits.js';
 import { createKey, createProject } from './admin.js';
 import { ConfigError, configFromEnv, parseOrigins } from './config.js';
 import type { MetadataStore } from './db/metadata-store.js';
-import { SqliteMetadataStore } from './db/sqlite-store.js';
+import { openMetadataStore } from './deployment.js';
 
-const USAGE = `Manage projects and keys of a filehost data directory (FILEHOST_DATA_DIR).
+const USAGE = `Manage projects and keys of a filehost service: the SQLite database in
+FILEHOST_DATA_DIR, or PostgreSQL when FILEHOST_DATABASE_URL is set.
+
+  npm run admin -- migrate
+  npm run admin -- bucket setup [--origins URL,URL]
 
   npm run admin -- projects list
   npm run admin -- projects create --name NAME [--plan free|paid] [--origins URL,URL]
@@ -38,6 +40,31 @@ async function run(args: string[], db: MetadataStore): Promise<string> {
   const plan = values.plan === undefined ? undefined : parsePlan(values.plan);
   const origins = values.origins === undefined ? undefined : parseOrigins(values.origins);
 
+  if (group === 'bucket' && action === 'setup') {
+    const config = configFromEnv();
+    if (!config.s3)
+      throw new UsageError(
+        'bucket setup needs FILEHOST_S3_BUCKET (and the other FILEHOST_S3_* settings)',
+      );
+    const allowed = origins ?? config.allowedOrigins;
+    if (!allowed?.length) {
+      throw new UsageError(
+        "bucket setup needs the pages' origins: --origins or FILEHOST_ALLOWED_ORIGINS",
+      );
+    }
+    const { configureBucket, ABORT_INCOMPLETE_AFTER_DAYS } = await import(
+      './storage/s3/bucket-setup.js'
+    );
+    await configureBucket(config.s3, allowed);
+    return [
+      `Bucket ${config.s3.bucket}: CORS allows PUT from ${allowed.join(', ')} and exposes ETag;`,
+      `multipart uploads left incomplete are aborted after ${ABORT_INCOMPLETE_AFTER_DAYS} days.`,
+    ].join('\n');
+  }
+  if (group === 'migrate') {
+    // Opening the store applied them (every instance also does at start, safely at once).
+    return 'The database schema is up to date.';
+  }
   if (group === 'projects' && action === 'list') {
     const projects = await db.listProjects();
     if (projects.length === 0) return 'No projects yet: `npm run server` creates a default one.';
@@ -108,8 +135,7 @@ function parsePlan(value: string): Plan {
 
 async function main(): Promise<void> {
   const config = configFromEnv();
-  await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
-  const db = new SqliteMetadataStore(join(config.dataDir, 'filehost.db'));
+  const { db } = await openMetadataStore(config);
   try {
     console.log(await run(process.argv.slice(2), db));
   } finally {

@@ -84,12 +84,6 @@ export function configFromEnv(env: Env = process.env): ServiceConfig {
   if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new ConfigError('FILEHOST_DATABASE_URL', 'must be a postgres:// URL');
   }
-  if (databaseUrl !== undefined && (secretKey === undefined || publishableKey === undefined)) {
-    throw new ConfigError(
-      'FILEHOST_DATABASE_URL',
-      'instances that share a database must share their keys too: set FILEHOST_SECRET_KEY and FILEHOST_PUBLISHABLE_KEY (the same on every instance)',
-    );
-  }
   const signingSecret = read('FILEHOST_SIGNING_SECRET');
   if (signingSecret !== undefined && signingSecret.length < 32) {
     throw new ConfigError('FILEHOST_SIGNING_SECRET', 'must be at least 32 characters');

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ConfigError, type ServiceConfig } from './config.js';
+import type { ServiceConfig } from './config.js';
 import { loadOrCreateSecret, lockDataDir } from './data-dir.js';
 import type { MetadataStore } from './db/metadata-store.js';
 import { MemoryRateLimiter, type RateLimiter } from './rate-limit.js';
@@ -43,24 +43,13 @@ export async function openStores(config: ServiceConfig, apiUrl: () => string): P
       cleanups.push(() => lock.release());
     }
 
-    let db: MetadataStore;
-    let rateLimiter: RateLimiter;
-    if (config.databaseUrl) {
-      const { PostgresMetadataStore } = await import('./db/postgres/postgres-store.js');
-      const { PostgresRateLimiter } = await import('./db/postgres/rate-limiter.js');
-      const store = await PostgresMetadataStore.open(config.databaseUrl);
-      db = store;
-      rateLimiter = new PostgresRateLimiter(store.pool, config.rateLimitPerMinute);
-    } else {
-      const { SqliteMetadataStore } = await import('./db/sqlite-store.js');
-      db = new SqliteMetadataStore(join(config.dataDir, 'filehost.db'));
-      rateLimiter = new MemoryRateLimiter(config.rateLimitPerMinute);
-    }
+    const { db, rateLimiter } = await openMetadataStore(config);
     cleanups.push(() => db.close());
 
     let blobs: BlobStore;
     if (config.s3) {
-      throw new ConfigError('FILEHOST_S3_BUCKET', 'S3 storage is not in this build yet');
+      const { S3BlobStore } = await import('./storage/s3/s3-store.js');
+      blobs = new S3BlobStore(config.s3);
     } else {
       const signingSecret =
         config.signingSecret ??
@@ -83,4 +72,28 @@ export async function openStores(config: ServiceConfig, apiUrl: () => string): P
     await close();
     throw error;
   }
+}
+
+/**
+ * The metadata store alone (and the rate limiter that lives beside it), for the service and
+ * for `npm run admin`. Opening it applies the schema's migrations.
+ */
+export async function openMetadataStore(
+  config: ServiceConfig,
+): Promise<{ db: MetadataStore; rateLimiter: RateLimiter }> {
+  if (config.databaseUrl) {
+    const { PostgresMetadataStore } = await import('./db/postgres/postgres-store.js');
+    const { PostgresRateLimiter } = await import('./db/postgres/rate-limiter.js');
+    const store = await PostgresMetadataStore.open(config.databaseUrl);
+    return {
+      db: store,
+      rateLimiter: new PostgresRateLimiter(store.pool, config.rateLimitPerMinute),
+    };
+  }
+  await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
+  const { SqliteMetadataStore } = await import('./db/sqlite-store.js');
+  return {
+    db: new SqliteMetadataStore(join(config.dataDir, 'filehost.db')),
+    rateLimiter: new MemoryRateLimiter(config.rateLimitPerMinute),
+  };
 }

@@ -3,11 +3,12 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { createKey, createProject } from '../../src/server/admin.js';
 import { configFromEnv, type ServiceConfig } from '../../src/server/config.js';
 import type { Project } from '../../src/server/db/metadata-store.js';
 import { type RunningService, startService } from '../../src/server/service.js';
+import { SCALE, scaleDeployment } from './scale.js';
 
 /** The page origin the test project allows. */
 export const ALLOWED_ORIGIN = 'http://allowed.test:5173';
@@ -20,6 +21,11 @@ export interface TestService {
   secretKey: string;
   publishableKey: string;
   dataDir: string;
+  /**
+   * What the blob store holds, as paths: objects, and each open multipart upload's folder
+   * (`uploads/<id>/…`); the check behind "nothing of it is kept", on either deployment.
+   */
+  stored(): Promise<string[]>;
   /** fetch against the API with a key (secret by default) and optional Origin. */
   api(path: string, init?: ApiInit): Promise<Response>;
   /** A second project with its own keys, for isolation tests. */
@@ -39,11 +45,13 @@ export interface ApiInit extends Omit<RequestInit, 'headers'> {
  */
 export async function startTestService(env: Record<string, string> = {}): Promise<TestService> {
   const dataDir = await mkdtemp(join(tmpdir(), 'filehost-test-'));
+  const scale = SCALE ? await scaleDeployment([ALLOWED_ORIGIN]) : null;
   const config: ServiceConfig = {
     ...configFromEnv({
       FILEHOST_DATA_DIR: dataDir,
       FILEHOST_ALLOWED_ORIGINS: ALLOWED_ORIGIN,
       FILEHOST_LOG_LEVEL: process.env.FILEHOST_TEST_LOG_LEVEL ?? 'silent',
+      ...scale?.env,
       ...env,
     }),
     apiPort: 0,
@@ -71,6 +79,7 @@ export async function startTestService(env: Record<string, string> = {}): Promis
     secretKey,
     publishableKey,
     dataDir,
+    stored: scale ? scale.stored : () => storedFiles(dataDir),
     api,
     async otherProject() {
       const db = service.context.db;
@@ -186,12 +195,13 @@ export async function spawnService(
   };
 }
 
-/** Every file under the blob store's folders: what "nothing of it is kept" is checked against. */
+/** Every file under the local blob store's folders, relative to them. */
 export async function storedFiles(dataDir: string): Promise<string[]> {
-  const entries = await readdir(join(dataDir, 'storage'), { recursive: true, withFileTypes: true });
+  const root = join(dataDir, 'storage');
+  const entries = await readdir(root, { recursive: true, withFileTypes: true });
   return entries
     .filter((entry) => entry.isFile())
-    .map((entry) => join(entry.parentPath ?? entry.path, entry.name))
+    .map((entry) => relative(root, join(entry.parentPath ?? entry.path, entry.name)))
     .sort();
 }
 
@@ -229,4 +239,39 @@ export function rawHttp(
     if (options.body) req.write(options.body);
     if (options.end !== false) req.end();
   });
+}
+
+/**
+ * A part PUT that the store took: `200` and its ETag in the `ETag` header, which is all S3
+ * answers; the local store also answers `{ partNumber, size, etag }` in JSON, checked too.
+ */
+export async function partAccepted(
+  response: Response,
+  part: { partNumber: number; size: number },
+): Promise<string> {
+  const text = await response.text();
+  assert.equal(response.status, 200, text);
+  const etag = response.headers.get('etag') ?? '';
+  assert.match(etag, /^".+"$/, 'a quoted ETag header');
+  if (!SCALE)
+    assert.deepEqual(JSON.parse(text), { partNumber: part.partNumber, size: part.size, etag });
+  return etag;
+}
+
+/**
+ * A part PUT that the store refused. The local store answers the documented JSON error;
+ * S3 answers in its own words (XML), so there the status alone is what a client can rely on.
+ */
+export async function expectPartRefused(
+  response: Response,
+  status: { local: number; s3: number },
+  code: string,
+  extra: Record<string, unknown> = {},
+): Promise<void> {
+  if (!SCALE) {
+    await expectError(response, status.local, code, extra);
+    return;
+  }
+  const text = await response.text();
+  assert.equal(response.status, status.s3, text);
 }

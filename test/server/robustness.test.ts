@@ -2,13 +2,7 @@ import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { SignResponse } from '../../src/api/types.js';
-import {
-  expectError,
-  json,
-  startTestService,
-  storedFiles,
-  type TestService,
-} from '../helpers/service.js';
+import { expectError, json, startTestService, type TestService } from '../helpers/service.js';
 
 /** Sends raw bytes and returns whatever the server answers before closing. */
 function rawExchange(url: string, payload: string | Buffer, options: { keepOpenMs?: number } = {}) {
@@ -51,7 +45,7 @@ describe('bad input: documented 4xx, never a 500, a hang or a kept half file', (
   });
 
   it('cuts a stalled upload after the idle timeout and keeps nothing of it', async () => {
-    const before = await storedFiles(t.dataDir);
+    const before = await t.stored();
     const head = [
       'POST /v1/upload HTTP/1.1',
       'Host: localhost',
@@ -71,7 +65,7 @@ describe('bad input: documented 4xx, never a 500, a hang or a kept half file', (
     assert.ok(closedAfterMs >= 900 && closedAfterMs < 4_000, `closed after ${closedAfterMs} ms`);
     // Give the handler a moment to clean up after the cut.
     await new Promise((resolve) => setTimeout(resolve, 200));
-    assert.deepEqual(await storedFiles(t.dataDir), before);
+    assert.deepEqual(await t.stored(), before);
     const list = await json<{ files: unknown[] }>(await t.api('/v1/files'));
     assert.equal(list.files.length, 0);
   });

@@ -10,7 +10,6 @@ import {
   patternBytes,
   rawHttp,
   startTestService,
-  storedFiles,
   type TestService,
 } from '../helpers/service.js';
 
@@ -193,7 +192,7 @@ describe('POST /v1/upload', () => {
   });
 
   it('refuses empty files and keeps nothing', async () => {
-    const before = await storedFiles(t.dataDir);
+    const before = await t.stored();
     await expectError(await rawUpload(new Uint8Array(0)), 400, 'empty_body');
     await expectError(await rawUpload(null), 400, 'empty_body');
     // Chunked, zero bytes: only counting can tell.
@@ -201,7 +200,7 @@ describe('POST /v1/upload', () => {
     const form = new FormData();
     form.append('file', new Blob([]), 'empty.txt');
     await expectError(await t.api('/v1/upload', { method: 'POST', body: form }), 400, 'empty_body');
-    assert.deepEqual(await storedFiles(t.dataDir), before);
+    assert.deepEqual(await t.stored(), before);
   });
 
   it('answers missing_file for a multipart body without a "file" part', async () => {
@@ -239,7 +238,7 @@ describe('POST /v1/upload', () => {
   });
 
   it('refuses bad metadata and bad media types before storing anything', async () => {
-    const before = await storedFiles(t.dataDir);
+    const before = await t.stored();
     const bad = [
       'not json',
       '[1,2]',
@@ -265,7 +264,7 @@ describe('POST /v1/upload', () => {
       400,
       'invalid_request',
     );
-    assert.deepEqual(await storedFiles(t.dataDir), before);
+    assert.deepEqual(await t.stored(), before);
   });
 
   it('accepts exactly 100 MiB and refuses one byte more, by Content-Length, before reading', async () => {
@@ -273,7 +272,7 @@ describe('POST /v1/upload', () => {
     const exact = await json<UploadResponse>(await rawUpload(new Uint8Array(limit).fill(1)), 201);
     assert.equal(exact.size, limit);
 
-    const before = await storedFiles(t.dataDir);
+    const before = await t.stored();
     // Declares one byte over the limit but sends almost nothing: the answer must come
     // from the header alone, without waiting for a body that is never sent.
     const answer = await rawHttp(t.apiUrl, {
@@ -289,26 +288,26 @@ describe('POST /v1/upload', () => {
     });
     assert.equal(answer.status, 413);
     assert.equal(JSON.parse(answer.body).error.code, 'too_large');
-    assert.deepEqual(await storedFiles(t.dataDir), before);
+    assert.deepEqual(await t.stored(), before);
   });
 
   it('refuses a chunked body once it passes 100 MiB and keeps nothing of it', async () => {
-    const before = await storedFiles(t.dataDir);
+    const before = await t.stored();
     const chunk = new Uint8Array(MiB).fill(2);
     const chunks = Array.from({ length: 101 }, () => chunk);
     const response = await rawUpload(streamOf(chunks));
     await expectError(response, 413, 'too_large', { limit: 100 * MiB });
-    assert.deepEqual(await storedFiles(t.dataDir), before);
+    assert.deepEqual(await t.stored(), before);
     const list = await json<{ files: FileRecord[] }>(await t.api('/v1/files?limit=100'));
     assert.ok(list.files.every((file) => file.size !== 101 * MiB));
   });
 
   it('refuses a multipart file over 100 MiB', async () => {
-    const before = await storedFiles(t.dataDir);
+    const before = await t.stored();
     const form = new FormData();
     form.append('file', new Blob([new Uint8Array(100 * MiB + 1).fill(3)]), 'big.bin');
     await expectError(await t.api('/v1/upload', { method: 'POST', body: form }), 413, 'too_large');
-    assert.deepEqual(await storedFiles(t.dataDir), before);
+    assert.deepEqual(await t.stored(), before);
   });
 });
 

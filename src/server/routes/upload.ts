@@ -114,14 +114,15 @@ export async function uploadHandler(
 }
 
 /**
- * How long a receiving row stays claimed without renewal: a stalled body is cut after the
- * idle timeout, so twice that plus a margin means the receiver is gone.
+ * How long a receiving row stays claimed without renewal. It is renewed every half idle
+ * timeout while the request lives (a stalled body is cut after the idle timeout), so three
+ * idle timeouts without renewal mean the receiving instance is gone.
  */
 function receivingLease(ctx: ServiceContext) {
   const idleMs = ctx.config.idleTimeoutSeconds * 1000;
   return {
-    expiresAt: () => ctx.now() + 2 * idleMs + 30_000,
-    renewEveryMs: Math.max(1000, idleMs / 2),
+    expiresAt: () => ctx.now() + 3 * idleMs,
+    renewEveryMs: Math.max(500, idleMs / 2),
   };
 }
 

@@ -6,6 +6,7 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { promisify } from 'node:util';
 import type { FastifyInstance } from 'fastify';
+import { ID_PATTERN } from '../../../api/routes.js';
 import type { SignedPart } from '../../../api/types.js';
 import {
   BlobBusyError,
@@ -19,7 +20,6 @@ import {
 import { partRouteHandler } from './part-route.js';
 import { PartSigner } from './part-signer.js';
 
-const KEY_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
 const WRITE_BUFFER = 1024 * 1024;
 const READ_BUFFER = 256 * 1024;
 const PART_RECORD = /^part-(\d{1,5})\.json$/;
@@ -377,7 +377,7 @@ export class PartReplacedError extends BlobBusyError {
 
 /** Keys are generated ids; this guard keeps a bug elsewhere from ever naming a path. */
 export function isValidKey(key: string): boolean {
-  return KEY_PATTERN.test(key);
+  return ID_PATTERN.test(key);
 }
 
 function assertKey(key: string): void {

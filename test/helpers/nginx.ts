@@ -1,0 +1,148 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ensureDebianPackages, unavailable } from './debian-packages.js';
+import { freePort } from './postgres.js';
+
+const NGINX = '/usr/sbin/nginx';
+
+export interface TestNginx {
+  apiUrl: string;
+  cdnUrl: string;
+  stop(): Promise<void>;
+}
+
+export function nginxAvailable(): { skip: string } | null {
+  if (ensureDebianPackages(['nginx-light'], () => existsSync(NGINX), { noRecommends: true })) {
+    return null;
+  }
+  return unavailable('nginx', 'apt-get install -y nginx-light');
+}
+
+/**
+ * The load balancer of the README's "Running at scale" (same proxy settings), in front of
+ * `instances` (host:port of each instance's API and CDN), round robin, on loopback.
+ */
+export async function startNginx(
+  instances: { api: string; cdn: string }[],
+): Promise<TestNginx | { skip: string }> {
+  const missing = nginxAvailable();
+  if (missing) return missing;
+  const dir = await mkdtemp(join(tmpdir(), 'filehost-nginx-'));
+  await mkdir(join(dir, 'logs'));
+  const apiPort = await freePort();
+  const cdnPort = await freePort();
+  const config = nginxConfig({
+    apiListen: `127.0.0.1:${apiPort}`,
+    cdnListen: `127.0.0.1:${cdnPort}`,
+    apiUpstreams: instances.map((instance) => instance.api),
+    cdnUpstreams: instances.map((instance) => instance.cdn),
+    prefix: dir,
+  });
+  await writeFile(join(dir, 'nginx.conf'), config);
+  const child: ChildProcess = spawn(
+    NGINX,
+    ['-p', dir, '-c', join(dir, 'nginx.conf'), '-g', 'daemon off;'],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  let errors = '';
+  child.stderr?.on('data', (chunk) => {
+    errors += chunk;
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const ok = await fetch(`http://127.0.0.1:${apiPort}/nginx-health`).then(
+      (response) => response.status === 204,
+      () => false,
+    );
+    if (ok) break;
+    if (child.exitCode !== null || Date.now() > deadline) {
+      child.kill('SIGKILL');
+      const log = await readFile(join(dir, 'logs', 'error.log'), 'utf8').catch(() => '');
+      throw new Error(`nginx did not start: ${errors}${log}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return {
+    apiUrl: `http://127.0.0.1:${apiPort}`,
+    cdnUrl: `http://127.0.0.1:${cdnPort}`,
+    async stop() {
+      child.kill('SIGTERM');
+      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 3000))]);
+      if (child.exitCode === null) child.kill('SIGKILL');
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * An nginx configuration for N identical instances. What matters for filehost: bodies
+ * stream through unbuffered and unlimited (the service enforces its own limits), answers
+ * stream back (CDN ranges, large files), and `X-Forwarded-For` carries the client's address
+ * for the rate limit (`FILEHOST_TRUST_PROXY=1` trusts exactly this one hop).
+ */
+export function nginxConfig(options: {
+  apiListen: string;
+  cdnListen: string;
+  apiUpstreams: string[];
+  cdnUpstreams: string[];
+  /** Where nginx keeps its pid, logs and temp files (tests only; omit for a system nginx). */
+  prefix?: string;
+}): string {
+  const paths = options.prefix
+    ? [`pid ${options.prefix}/nginx.pid;`, `error_log ${options.prefix}/logs/error.log warn;`].join(
+        '\n',
+      )
+    : '';
+  const temp = options.prefix
+    ? ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']
+        .map((name) => `  ${name}_temp_path ${options.prefix}/${name}_temp;`)
+        .join('\n')
+    : '';
+  const servers = (list: string[]) => list.map((address) => `    server ${address};`).join('\n');
+  return `worker_processes 1;
+${paths}
+events { worker_connections 1024; }
+
+http {
+  access_log off;
+${temp}
+  upstream filehost_api {
+${servers(options.apiUpstreams)}
+    keepalive 16;
+  }
+  upstream filehost_cdn {
+${servers(options.cdnUpstreams)}
+    keepalive 16;
+  }
+
+  proxy_http_version 1.1;
+  proxy_set_header Connection "";
+  proxy_set_header Host $http_host;
+  proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
+  proxy_set_header X-Forwarded-Proto $scheme;
+  # Uploads stream to the service as they arrive; it enforces its own size limits.
+  client_max_body_size 0;
+  proxy_request_buffering off;
+  proxy_buffering off;
+  proxy_read_timeout 120s;
+  proxy_send_timeout 120s;
+  # An instance that is down is skipped; a request it failed is not re-sent (it may have
+  # been an upload that already began).
+  proxy_next_upstream error timeout;
+
+  server {
+    listen ${options.apiListen};
+    location = /nginx-health { return 204; }
+    location / { proxy_pass http://filehost_api; }
+  }
+  server {
+    listen ${options.cdnListen};
+    location / { proxy_pass http://filehost_cdn; }
+  }
+}
+`;
+}

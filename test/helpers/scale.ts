@@ -1,0 +1,92 @@
+import { after } from 'node:test';
+import { ListMultipartUploadsCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { newApiKey } from '../../src/server/secrets.js';
+import { startRgw, type TestRgw } from './ceph-rgw.js';
+import { startPostgres, type TestPostgres } from './postgres.js';
+
+/**
+ * The deployment the API tests run on. `npm test` runs them twice: on the embedded default,
+ * and with `FILEHOST_TEST_DEPLOYMENT=scale` on PostgreSQL and S3-compatible storage (a
+ * throwaway cluster and a one-node Ceph RADOS Gateway, started once per test file).
+ */
+export const SCALE = process.env.FILEHOST_TEST_DEPLOYMENT === 'scale';
+
+/** Why a test is for the embedded deployment only (its local-disk part route, its data dir). */
+export const LOCAL_ONLY = SCALE ? 'checks the local-disk store, not in use at scale' : false;
+
+export interface ScaleHarness {
+  pg: TestPostgres;
+  rgw: TestRgw;
+}
+
+let harness: Promise<ScaleHarness> | null = null;
+const stops: (() => Promise<void>)[] = [];
+// Registered when the test file loads, so it runs once after all of its tests (a hook
+// registered later, from inside a test's own hook, would belong to that suite alone).
+after(async () => {
+  for (const stop of stops.splice(0)) await stop();
+});
+
+/** PostgreSQL and RGW for this process, started on first use and stopped after its tests. */
+export function scaleHarness(): Promise<ScaleHarness> {
+  harness ??= (async () => {
+    const [pg, rgw] = await Promise.all([startPostgres(), startRgw()]);
+    const stopAll = async () => {
+      if (!('skip' in pg)) await pg.stop();
+      if (!('skip' in rgw)) await rgw.stop();
+    };
+    stops.push(stopAll);
+    if ('skip' in pg || 'skip' in rgw) {
+      await stopAll();
+      throw new Error(('skip' in pg ? pg.skip : '') || ('skip' in rgw ? rgw.skip : ''));
+    }
+    return { pg, rgw };
+  })();
+  return harness;
+}
+
+/** The S3 client a test uses to look into the bucket behind the service's back. */
+export function s3ClientFor(rgw: TestRgw): S3Client {
+  return new S3Client({
+    endpoint: rgw.endpoint,
+    region: rgw.region,
+    forcePathStyle: true,
+    credentials: { accessKeyId: rgw.accessKeyId, secretAccessKey: rgw.secretAccessKey },
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+  });
+}
+
+/**
+ * Settings for one service (or several sharing it: instances behind a load balancer) on a
+ * fresh database and a fresh bucket whose CORS rule allows `origins`, and a view of what
+ * the bucket holds: objects by key, open multipart uploads as `uploads/<key>`.
+ */
+export async function scaleDeployment(origins: string[]): Promise<{
+  env: Record<string, string>;
+  stored: () => Promise<string[]>;
+}> {
+  const { pg, rgw } = await scaleHarness();
+  const bucket = await rgw.createBucket(undefined, { corsOrigins: origins });
+  const env = {
+    FILEHOST_DATABASE_URL: await pg.createDatabase(),
+    FILEHOST_S3_BUCKET: bucket,
+    FILEHOST_S3_ENDPOINT: rgw.endpoint,
+    FILEHOST_S3_REGION: rgw.region,
+    FILEHOST_S3_FORCE_PATH_STYLE: 'true',
+    FILEHOST_S3_ACCESS_KEY_ID: rgw.accessKeyId,
+    FILEHOST_S3_SECRET_ACCESS_KEY: rgw.secretAccessKey,
+    FILEHOST_SECRET_KEY: newApiKey('secret'),
+    FILEHOST_PUBLISHABLE_KEY: newApiKey('publishable'),
+  };
+  const s3 = s3ClientFor(rgw);
+  const stored = async () => {
+    const objects = await s3.send(new ListObjectsV2Command({ Bucket: bucket }));
+    const uploads = await s3.send(new ListMultipartUploadsCommand({ Bucket: bucket }));
+    return [
+      ...(objects.Contents ?? []).map((object) => object.Key ?? ''),
+      ...(uploads.Uploads ?? []).map((upload) => `uploads/${upload.Key ?? ''}`),
+    ].sort();
+  };
+  return { env, stored };
+}

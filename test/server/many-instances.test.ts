@@ -1,0 +1,235 @@
+import assert from 'node:assert/strict';
+import { connect } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import type { FileListResponse, FileRecord, SignResponse } from '../../src/api/types.js';
+import { startRgw } from '../helpers/ceph-rgw.js';
+import { startNginx, type TestNginx } from '../helpers/nginx.js';
+import { freePort, startPostgres } from '../helpers/postgres.js';
+import { scaleDeployment } from '../helpers/scale.js';
+import {
+  ALLOWED_ORIGIN,
+  assertSameBytes,
+  type ChildService,
+  json,
+  patternBytes,
+  spawnService,
+} from '../helpers/service.js';
+
+const MiB = 1024 * 1024;
+
+/** Decides before any test runs whether the real servers can be had (CI=true: must). */
+async function missingServers(): Promise<string | null> {
+  for (const probe of [startPostgres, startRgw]) {
+    const started = await probe();
+    if ('skip' in started) return started.skip;
+    await started.stop();
+  }
+  return null;
+}
+
+const skip = (await missingServers()) ?? undefined;
+
+/**
+ * The scale deployment for real: instances as processes of their own, sharing one
+ * PostgreSQL database and one bucket on a Ceph RADOS Gateway, behind nginx (round robin).
+ * Whatever one instance starts, another finishes; killing one loses nothing acknowledged.
+ */
+describe('many instances behind a load balancer (PostgreSQL + S3)', { skip }, () => {
+  let env: Record<string, string>;
+  let stored: () => Promise<string[]>;
+  let nginx: TestNginx;
+  const instances: ChildService[] = [];
+  const ports: { api: number; cdn: number }[] = [];
+
+  before(async () => {
+    const deployment = await scaleDeployment([ALLOWED_ORIGIN]);
+    stored = deployment.stored;
+    for (let index = 0; index < 2; index++) {
+      ports.push({ api: await freePort(), cdn: await freePort() });
+    }
+    const balancer = await startNginx(
+      ports.map((port) => ({ api: `127.0.0.1:${port.api}`, cdn: `127.0.0.1:${port.cdn}` })),
+    );
+    if ('skip' in balancer) throw new Error(balancer.skip);
+    nginx = balancer;
+    env = {
+      ...deployment.env,
+      FILEHOST_ALLOWED_ORIGINS: ALLOWED_ORIGIN,
+      FILEHOST_API_URL: nginx.apiUrl,
+      FILEHOST_CDN_URL: nginx.cdnUrl,
+      FILEHOST_PART_SIZE: String(5 * MiB),
+      FILEHOST_RATE_LIMIT: '6',
+      FILEHOST_TRUST_PROXY: '1',
+      FILEHOST_IDLE_TIMEOUT: '2',
+      FILEHOST_SWEEP_INTERVAL: '1',
+      FILEHOST_PENDING_GRACE: '0',
+    };
+    // Started together: migrations, the signing secret and the default project must agree.
+    instances.push(...(await Promise.all(ports.map((port) => start(port)))));
+  });
+
+  after(async () => {
+    for (const instance of instances) instance.process.kill('SIGKILL');
+    await nginx?.stop();
+  });
+
+  function start(port: { api: number; cdn: number }): Promise<ChildService> {
+    return spawnService({
+      ...env,
+      FILEHOST_API_PORT: String(port.api),
+      FILEHOST_CDN_PORT: String(port.cdn),
+    });
+  }
+
+  const direct = (index: number) => `http://127.0.0.1:${ports[index]?.api}`;
+  const directCdn = (index: number) => `http://127.0.0.1:${ports[index]?.cdn}`;
+  const secret = () => ({ Authorization: `Bearer ${env.FILEHOST_SECRET_KEY}` });
+
+  async function sign(apiUrl: string, name: string, size: number): Promise<SignResponse> {
+    return json<SignResponse>(
+      await fetch(`${apiUrl}/v1/uploads/sign`, {
+        method: 'POST',
+        headers: { ...secret(), 'Content-Type': 'application/json' },
+        body: JSON.stringify({ name, size, type: 'application/octet-stream' }),
+      }),
+      201,
+    );
+  }
+
+  async function putPart(part: SignResponse['parts'][number], bytes: Uint8Array<ArrayBuffer>) {
+    const response = await fetch(part.url, { method: 'PUT', headers: part.headers, body: bytes });
+    await response.arrayBuffer();
+    assert.equal(response.status, 200);
+    return response.headers.get('etag') as string;
+  }
+
+  async function complete(apiUrl: string, signed: SignResponse, etags: string[]) {
+    return json<FileRecord>(
+      await fetch(`${apiUrl}/v1/uploads/${signed.id}/complete`, {
+        method: 'POST',
+        headers: { ...secret(), 'Content-Type': 'application/json' },
+        body: JSON.stringify({
+          parts: etags.map((etag, index) => ({ partNumber: index + 1, etag })),
+        }),
+      }),
+    );
+  }
+
+  it('signs on one instance, takes the parts in the bucket, completes on another, serves from any', async () => {
+    const bytes = patternBytes(5 * MiB + 1234, 3);
+    const signed = await sign(direct(0), 'crossing.bin', bytes.length);
+    assert.equal(signed.parts.length, 2);
+    for (const part of signed.parts) {
+      assert.ok(!part.url.startsWith(direct(0)) && !part.url.startsWith(nginx.apiUrl));
+    }
+    const etags = [
+      await putPart(signed.parts[0] as never, bytes.subarray(0, 5 * MiB)),
+      await putPart(signed.parts[1] as never, bytes.subarray(5 * MiB)),
+    ];
+    // The upload state, read on the other instance, lists what the bucket holds.
+    const state = await json<{ parts: { etag: string | null }[] }>(
+      await fetch(`${direct(1)}/v1/uploads/${signed.id}`, { headers: secret() }),
+    );
+    assert.deepEqual(
+      state.parts.map((part) => part.etag),
+      etags,
+    );
+    const record = await complete(direct(1), signed, etags);
+    assert.equal(record.status, 'ready');
+    assert.ok(record.url.startsWith(`${nginx.cdnUrl}/`));
+    for (const cdn of [directCdn(0), directCdn(1), nginx.cdnUrl]) {
+      const served = await fetch(`${cdn}/${signed.id}`);
+      assert.equal(served.status, 200);
+      assert.equal(served.headers.get('cache-control'), 'public, max-age=31536000, immutable');
+      assertSameBytes(await served.arrayBuffer(), bytes);
+      const range = await fetch(`${cdn}/${signed.id}`, { headers: { Range: 'bytes=-10' } });
+      assert.equal(range.status, 206);
+      assert.equal(
+        range.headers.get('content-range'),
+        `bytes ${bytes.length - 10}-${bytes.length - 1}/${bytes.length}`,
+      );
+      assertSameBytes(await range.arrayBuffer(), bytes.subarray(bytes.length - 10));
+    }
+  });
+
+  it('keeps one rate limit across instances, for the client nginx saw (not what it claims)', async () => {
+    // A fresh bucket per origin+key+IP: 6 per minute. Round robin spreads the requests
+    // over both instances; a forged X-Forwarded-For does not buy a fresh bucket.
+    const statuses: number[] = [];
+    for (let index = 0; index < 10; index++) {
+      const response = await fetch(`${nginx.apiUrl}/v1/files?limit=1`, {
+        headers: {
+          Authorization: `Bearer ${env.FILEHOST_PUBLISHABLE_KEY}`,
+          Origin: ALLOWED_ORIGIN,
+          'X-Forwarded-For': `203.0.113.${index}`,
+        },
+      });
+      await response.arrayBuffer();
+      statuses.push(response.status);
+    }
+    assert.deepEqual(
+      statuses,
+      [200, 200, 200, 200, 200, 200, 429, 429, 429, 429],
+      `statuses: ${statuses.join(' ')}`,
+    );
+  });
+
+  it('loses nothing acknowledged when an instance is killed mid-upload; the others finish and clean up', async () => {
+    const bytes = patternBytes(5 * MiB + 10, 9);
+    const signed = await sign(direct(1), 'survivor.bin', bytes.length);
+    const first = await putPart(signed.parts[0] as never, bytes.subarray(0, 5 * MiB));
+    // A one-request upload into instance 1, its body held open half-sent.
+    const socket = connect(ports[1]?.api ?? 0, '127.0.0.1');
+    await new Promise((resolve) => socket.once('connect', resolve));
+    socket.write(
+      `POST /v1/upload HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${env.FILEHOST_SECRET_KEY}\r\nContent-Type: application/octet-stream\r\nContent-Length: ${40 * MiB}\r\n\r\n`,
+    );
+    socket.write(Buffer.alloc(20 * MiB, 1));
+    socket.on('error', () => undefined);
+    await waitFor(
+      async () => (await stored()).some((path) => path.startsWith('uploads/')),
+      'upload open',
+    );
+
+    const victim = instances[1] as ChildService;
+    victim.process.kill('SIGKILL');
+    assert.equal((await victim.exited).signal, 'SIGKILL');
+    socket.destroy();
+
+    // The survivor finishes the multi-step upload the dead one started.
+    const second = await putPart(signed.parts[1] as never, bytes.subarray(5 * MiB));
+    const record = await complete(direct(0), signed, [first, second]);
+    assert.equal(record.status, 'ready');
+    const served = await fetch(`${directCdn(0)}/${signed.id}`);
+    assertSameBytes(await served.arrayBuffer(), bytes);
+
+    // Through the balancer, every request still gets an answer (nginx skips the dead one).
+    for (let index = 0; index < 4; index++) {
+      const response = await fetch(`${nginx.apiUrl}/v1/files?limit=100`, { headers: secret() });
+      const page = await json<FileListResponse>(response);
+      assert.ok(page.files.some((file) => file.id === signed.id));
+      // The dead instance's one-request upload never became visible.
+      assert.ok(page.files.every((file) => file.status === 'ready'));
+    }
+
+    // Its lease runs out (3 idle timeouts) and the survivor's sweep removes what it left:
+    // the row, and the multipart upload it had opened in the bucket.
+    await waitFor(
+      async () => (await stored()).every((path) => !path.startsWith('uploads/')),
+      'the dead upload aborted in the bucket',
+      20_000,
+    );
+    // Restarted at once on the same settings, the instance serves again.
+    instances[1] = await start(ports[1] as { api: number; cdn: number });
+    const again = await fetch(`${directCdn(1)}/${signed.id}`);
+    assertSameBytes(await again.arrayBuffer(), bytes);
+  });
+});
+
+async function waitFor(check: () => Promise<boolean>, what: string, timeoutMs = 10_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
