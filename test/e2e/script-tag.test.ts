@@ -4,6 +4,7 @@ import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { type Browser, chromium, type Locator, type Page } from 'playwright-core';
 import { patternBytes } from '../helpers/bytes.js';
+import { SCALE } from '../helpers/scale.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { CHROMIUM_ARGS, chromiumPath } from '../helpers/wtr-plugins.js';
 
@@ -76,10 +77,16 @@ describe('the script-tag bundle in a plain page', () => {
     other?.server.close();
   });
 
+  /** Where the page sent bytes: the service's own part route, or (at scale) the bucket. */
+  const putTargets: string[] = [];
+
   async function open(origin: string): Promise<{ page: Page; errors: string[] }> {
     const page = await browser.newPage();
     const errors: string[] = [];
     page.on('pageerror', (error) => errors.push(error.message));
+    page.on('request', (request) => {
+      if (request.method() === 'PUT') putTargets.push(new URL(request.url()).origin);
+    });
     await page.goto(origin);
     await page.waitForFunction(
       () => customElements.get('file-uploader') && customElements.get('file-list'),
@@ -129,6 +136,14 @@ describe('the script-tag bundle in a plain page', () => {
     );
     const served = await fetch((await link.getAttribute('href')) as string);
     assert.ok(Buffer.from(await served.arrayBuffer()).equals(big), 'bytes differ');
+    // At scale the parts went from the page straight to the bucket (its CORS rule allowed
+    // the PUTs and exposed each part's ETag, which completing needs); never through the API.
+    const apiOrigin = new URL(service.apiUrl).origin;
+    assert.ok(putTargets.length >= 3, `${putTargets.length} part PUTs`);
+    assert.ok(
+      putTargets.every((target) => (SCALE ? target !== apiOrigin : target === apiOrigin)),
+      putTargets.join(' '),
+    );
 
     await page.evaluate(() => {
       const notes = new File(['notes'], 'notes.txt', { type: 'text/plain', lastModified: 1 });

@@ -45,7 +45,9 @@ export interface ApiInit extends Omit<RequestInit, 'headers'> {
  */
 export async function startTestService(env: Record<string, string> = {}): Promise<TestService> {
   const dataDir = await mkdtemp(join(tmpdir(), 'filehost-test-'));
-  const scale = SCALE ? await scaleDeployment([ALLOWED_ORIGIN]) : null;
+  // The bucket lets the same pages PUT parts straight to it as the project allows.
+  const origins = (env.FILEHOST_ALLOWED_ORIGINS ?? ALLOWED_ORIGIN).split(',');
+  const scale = SCALE ? await scaleDeployment(origins) : null;
   const config: ServiceConfig = {
     ...configFromEnv({
       FILEHOST_DATA_DIR: dataDir,

@@ -119,8 +119,6 @@ export class UploadController implements ReactiveController {
   readonly #records = new Map<string, FileRecord>();
   readonly #failures = new Map<string, UploadFailure>();
   readonly #attempts = new Map<string, number>();
-  /** Files whose part URLs were refreshed after a 403: a second 403 is final. */
-  readonly #urlRefreshed = new Set<string>();
   readonly #retryTimers = new Map<string, { timer: ReturnType<typeof setTimeout>; at: number }>();
   readonly #thumbnails = new Map<string, string>();
   readonly #aborts = new Map<string, AbortController>();
@@ -521,16 +519,10 @@ export class UploadController implements ReactiveController {
     const failure = this.#failures.get(id) ?? this.#describe(error, 'upload');
     this.#failures.set(id, failure);
     const attempts = this.#attempts.get(id) ?? 0;
-    // Any 403 on a part PUT (S3 words an expired or refused URL its own way) is worth one
-    // try with fresh URLs (the retry signs them); a second one is final.
-    const refusedUrl =
-      failure.step === 'upload' && failure.status === 403 && !this.#urlRefreshed.has(id);
-    if (refusedUrl) {
-      this.#urlRefreshed.add(id);
-      this.#scheduleRetry(id, 0);
-      return;
-    }
-    if (isTransientFailure(failure) && attempts < AUTO_RETRIES) {
+    // A first 403 on a part PUT (S3 words an expired or refused URL its own way) is worth
+    // one try with fresh URLs, which the retry signs; after that a 403 is final.
+    const refusedUrl = failure.step === 'upload' && failure.status === 403 && attempts === 0;
+    if ((isTransientFailure(failure) || refusedUrl) && attempts < AUTO_RETRIES) {
       this.#attempts.set(id, attempts + 1);
       const delay =
         failure.code === 'url_expired' ? 0 : retryDelayMs(apiErrorOf(failure), attempts, 1000);
@@ -597,7 +589,6 @@ export class UploadController implements ReactiveController {
     this.#records.delete(id);
     this.#failures.delete(id);
     this.#attempts.delete(id);
-    this.#urlRefreshed.delete(id);
     this.#steps.delete(id);
     const thumbnail = this.#thumbnails.get(id);
     if (thumbnail) URL.revokeObjectURL(thumbnail);

@@ -61,9 +61,10 @@ export interface S3BlobStoreOptions {
   /** Default 3000 ms: a store that does not accept a connection by then is down. */
   connectionTimeoutMs?: number;
   /**
-   * Default 20000 ms: how long the store may send nothing while an answer is awaited or a
-   * body is read. Long enough for a slow `CompleteMultipartUpload`, short enough that a
-   * hung store gives `503` within a minute (two attempts).
+   * Default 5000 ms: how long the store may send nothing while an answer is awaited or a
+   * body is read. AWS keeps a long `CompleteMultipartUpload` alive with whitespace, so
+   * silence this long means a hung store: the request gets `503 unavailable` within about
+   * ten seconds (two attempts), as decisions.md asks, instead of hanging.
    */
   idleTimeoutMs?: number;
   /** Default 2: one retry of a transient failure; more would hold requests for long. */
@@ -114,7 +115,7 @@ export class S3BlobStore implements BlobStore {
       credentials,
       keyPrefix = '',
       connectionTimeoutMs = 3000,
-      idleTimeoutMs = 20_000,
+      idleTimeoutMs = 5_000,
       maxAttempts = 2,
       maxSockets = 128,
       putPartSize = 8 * MiB,
