@@ -4,11 +4,13 @@ import { createKey, createProject } from './admin.js';
 import { ConfigError, configFromEnv, parseOrigins } from './config.js';
 import type { MetadataStore } from './db/metadata-store.js';
 import { openMetadataStore } from './deployment.js';
+import { newApiKey } from './secrets.js';
 
 const USAGE = `Manage projects and keys of a filehost service: the SQLite database in
 FILEHOST_DATA_DIR, or PostgreSQL when FILEHOST_DATABASE_URL is set.
 
   npm run admin -- migrate
+  npm run admin -- keys generate
   npm run admin -- bucket setup [--origins URL,URL]
 
   npm run admin -- projects list
@@ -133,11 +135,28 @@ function parsePlan(value: string): Plan {
   return value as Plan;
 }
 
+/**
+ * A fresh pair of keys, stored nowhere: at scale every instance is given the same pair
+ * (FILEHOST_SECRET_KEY, FILEHOST_PUBLISHABLE_KEY) for the default project.
+ */
+function generateKeys(): string {
+  return [
+    `FILEHOST_SECRET_KEY=${newApiKey('secret')}`,
+    `FILEHOST_PUBLISHABLE_KEY=${newApiKey('publishable')}`,
+    'Give both to every instance. The secret key belongs on servers only.',
+  ].join('\n');
+}
+
 async function main(): Promise<void> {
+  const args = process.argv.slice(2);
+  if (args[0] === 'keys' && args[1] === 'generate') {
+    console.log(generateKeys());
+    return;
+  }
   const config = configFromEnv();
   const { db } = await openMetadataStore(config);
   try {
-    console.log(await run(process.argv.slice(2), db));
+    console.log(await run(args, db));
   } finally {
     await db.close();
   }

@@ -40,6 +40,7 @@ export async function startNginx(
     apiUpstreams: instances.map((instance) => instance.api),
     cdnUpstreams: instances.map((instance) => instance.cdn),
     prefix: dir,
+    workers: 1,
   });
   await writeFile(join(dir, 'nginx.conf'), config);
   const child: ChildProcess = spawn(
@@ -91,6 +92,8 @@ export function nginxConfig(options: {
   cdnUpstreams: string[];
   /** Where nginx keeps its pid, logs and temp files (tests only; omit for a system nginx). */
   prefix?: string;
+  /** Worker processes: `auto` (one per core) unless told. */
+  workers?: number | 'auto';
 }): string {
   const paths = options.prefix
     ? [`pid ${options.prefix}/nginx.pid;`, `error_log ${options.prefix}/logs/error.log warn;`].join(
@@ -103,7 +106,7 @@ export function nginxConfig(options: {
         .join('\n')
     : '';
   const servers = (list: string[]) => list.map((address) => `    server ${address};`).join('\n');
-  return `worker_processes 1;
+  return `worker_processes ${options.workers ?? 'auto'};
 ${paths}
 events { worker_connections 1024; }
 

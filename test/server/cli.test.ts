@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
+import { startPostgres } from '../helpers/postgres.js';
 import { ALLOWED_ORIGIN, spawnService } from '../helpers/service.js';
 
 const run = promisify(execFile);
@@ -70,5 +71,50 @@ describe('npm run admin (project and key management)', () => {
         return true;
       },
     );
+  });
+
+  it('works on PostgreSQL too: migrate, projects and keys, shared by every instance', async (t) => {
+    const pg = await startPostgres();
+    if ('skip' in pg) {
+      t.skip(pg.skip);
+      return;
+    }
+    try {
+      const databaseUrl = await pg.createDatabase();
+      const onPostgres = async (...args: string[]) =>
+        (
+          await run(process.execPath, ['--import', 'tsx', 'src/server/cli.ts', ...args], {
+            env: { ...process.env, FILEHOST_DATABASE_URL: databaseUrl },
+          })
+        ).stdout;
+      assert.match(await onPostgres('migrate'), /schema is up to date/);
+      const generated = await onPostgres('keys', 'generate');
+      const secretKey = /FILEHOST_SECRET_KEY=(sk_live_\S+)/.exec(generated)?.[1];
+      const publishableKey = /FILEHOST_PUBLISHABLE_KEY=(pk_live_\S+)/.exec(generated)?.[1];
+      assert.ok(secretKey && publishableKey, generated);
+      const created = await onPostgres('projects', 'create', '--name', 'Shop');
+      const projectId = /Created (prj_\S+)/.exec(created)?.[1];
+      const secret = /Secret key\s+(sk_live_\S+)/.exec(created)?.[1];
+      assert.ok(projectId && secret, created);
+      // A service on that database (bytes on its local disk) knows the project at once.
+      const service = await spawnService({
+        FILEHOST_DATABASE_URL: databaseUrl,
+        FILEHOST_DATA_DIR: dataDir,
+        FILEHOST_SECRET_KEY: secretKey,
+        FILEHOST_PUBLISHABLE_KEY: publishableKey,
+      });
+      try {
+        const files = await fetch(`${service.apiUrl}/v1/files`, {
+          headers: { Authorization: `Bearer ${secret}` },
+        });
+        assert.equal(files.status, 200);
+        assert.match(await onPostgres('projects', 'list'), new RegExp(`${projectId}\\s+Shop`));
+      } finally {
+        service.process.kill('SIGKILL');
+        await service.exited;
+      }
+    } finally {
+      await pg.stop();
+    }
   });
 });
