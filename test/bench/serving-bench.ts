@@ -7,10 +7,10 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { patternBytes } from '../helpers/bytes.js';
+import { freePort } from '../helpers/ports.js';
 import { spawnService } from '../helpers/service.js';
 import { type BenchRow, median, reportRows } from './support.js';
 
@@ -26,15 +26,6 @@ function ensure(binary: string, pkg: string): string {
   console.log(`installing ${pkg} (apt-get)…`);
   execFileSync('apt-get', ['install', '-y', '-qq', pkg], { stdio: 'inherit' });
   return ensure(binary, pkg);
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
 }
 
 function wrk(path: string, url: string): { rps: number; mibPerSecond: number } {

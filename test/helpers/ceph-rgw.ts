@@ -10,13 +10,13 @@ import {
   rmSync,
 } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { CreateBucketCommand, ListBucketsCommand, S3Client } from '@aws-sdk/client-s3';
-import { configureBucket } from '../../src/server/storage/s3/bucket-setup.js';
+import { configureBucket, s3ClientFor } from '../../src/server/storage/s3/bucket-setup.js';
 import { ensureDebianPackages, unavailable } from './debian-packages.js';
+import { freePort } from './ports.js';
 
 const run = promisify(execFile);
 
@@ -579,19 +579,6 @@ function onPath(command: string): boolean {
     .some((dir) => dir !== '' && existsSync(join(dir, command)));
 }
 
-/** A port nothing listens on right now (the kernel's pick for port 0). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', resolve);
-  });
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('no TCP port assigned');
-  return address.port;
-}
-
 /** For a one-off check by hand: `npx tsx test/helpers/ceph-rgw.ts` boots, reports, stops. */
 async function main(): Promise<void> {
   const rgw = await startRgw();
@@ -609,3 +596,14 @@ async function main(): Promise<void> {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await main();
+
+/** An S3 client for looking into the gateway's buckets behind the service's back. */
+export function rgwClient(rgw: TestRgw): S3Client {
+  return s3ClientFor({
+    bucket: '',
+    region: rgw.region,
+    endpoint: rgw.endpoint,
+    forcePathStyle: true,
+    credentials: { accessKeyId: rgw.accessKeyId, secretAccessKey: rgw.secretAccessKey },
+  });
+}

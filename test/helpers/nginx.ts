@@ -4,7 +4,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureDebianPackages, unavailable } from './debian-packages.js';
-import { freePort } from './postgres.js';
+import { freePort } from './ports.js';
 
 const NGINX = '/usr/sbin/nginx';
 

@@ -1,12 +1,12 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { chownSync, existsSync, rmSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { ensureDebianPackages, unavailable } from './debian-packages.js';
+import { freePort } from './ports.js';
 
 const run = promisify(execFile);
 const BIN = '/usr/lib/postgresql/15/bin';
@@ -129,19 +129,6 @@ export async function startPostgres(): Promise<TestPostgres | { skip: string }> 
     await rm(dir, { recursive: true, force: true });
     throw error;
   }
-}
-
-/** A port nothing listens on right now (the kernel's pick for port 0). */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', resolve);
-  });
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('no TCP port assigned');
-  return address.port;
 }
 
 function stopNow(data: string): void {

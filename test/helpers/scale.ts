@@ -1,7 +1,7 @@
 import { after } from 'node:test';
-import { ListMultipartUploadsCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { ListMultipartUploadsCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { newApiKey } from '../../src/server/secrets.js';
-import { startRgw, type TestRgw } from './ceph-rgw.js';
+import { rgwClient, startRgw, type TestRgw } from './ceph-rgw.js';
 import { startPostgres, type TestPostgres } from './postgres.js';
 
 /**
@@ -45,18 +45,6 @@ export function scaleHarness(): Promise<ScaleHarness> {
   return harness;
 }
 
-/** The S3 client a test uses to look into the bucket behind the service's back. */
-export function s3ClientFor(rgw: TestRgw): S3Client {
-  return new S3Client({
-    endpoint: rgw.endpoint,
-    region: rgw.region,
-    forcePathStyle: true,
-    credentials: { accessKeyId: rgw.accessKeyId, secretAccessKey: rgw.secretAccessKey },
-    requestChecksumCalculation: 'WHEN_REQUIRED',
-    responseChecksumValidation: 'WHEN_REQUIRED',
-  });
-}
-
 /**
  * Settings for one service (or several sharing it: instances behind a load balancer) on a
  * fresh database and a fresh bucket whose CORS rule allows `origins`, and a view of what
@@ -79,7 +67,7 @@ export async function scaleDeployment(origins: string[]): Promise<{
     FILEHOST_SECRET_KEY: newApiKey('secret'),
     FILEHOST_PUBLISHABLE_KEY: newApiKey('publishable'),
   };
-  const s3 = s3ClientFor(rgw);
+  const s3 = rgwClient(rgw);
   const stored = async () => {
     const objects = await s3.send(new ListObjectsV2Command({ Bucket: bucket }));
     const uploads = await s3.send(new ListMultipartUploadsCommand({ Bucket: bucket }));

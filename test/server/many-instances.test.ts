@@ -4,7 +4,8 @@ import { after, before, describe, it } from 'node:test';
 import type { FileListResponse, FileRecord, SignResponse } from '../../src/api/types.js';
 import { startRgw } from '../helpers/ceph-rgw.js';
 import { startNginx, type TestNginx } from '../helpers/nginx.js';
-import { freePort, startPostgres } from '../helpers/postgres.js';
+import { freePort } from '../helpers/ports.js';
+import { startPostgres } from '../helpers/postgres.js';
 import { scaleDeployment } from '../helpers/scale.js';
 import {
   ALLOWED_ORIGIN,

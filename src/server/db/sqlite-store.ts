@@ -1,52 +1,18 @@
 import Database from 'better-sqlite3';
 import type { Plan } from '../../api/limits.js';
 import type { FileMetadata } from '../../api/types.js';
-import type { KeyKind } from '../secrets.js';
-import type {
-  ApiKeyRow,
-  FileRow,
-  FileRowStatus,
-  ListPosition,
-  MetadataStore,
-  Project,
-} from './metadata-store.js';
+import type { ApiKeyRow, FileRow, ListPosition, MetadataStore, Project } from './metadata-store.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
-
-interface ProjectRecord {
-  id: string;
-  name: string;
-  plan: Plan;
-  allowed_origins: string;
-  created_at: number;
-}
-
-interface KeyRecord {
-  id: string;
-  project_id: string;
-  kind: KeyKind;
-  hash: string;
-  hint: string;
-  created_at: number;
-  revoked_at: number | null;
-}
-
-interface FileRecordRow {
-  id: string;
-  project_id: string;
-  name: string;
-  mime: string;
-  size: number;
-  created_at: number;
-  status: FileRowStatus;
-  metadata: string;
-  part_size: number | null;
-  storage_upload_id: string | null;
-  expires_at: number | null;
-  deleted_at: number | null;
-}
-
-const FILE_COLUMNS =
-  'id, project_id, name, mime, size, created_at, status, metadata, part_size, storage_upload_id, expires_at, deleted_at';
+import {
+  FILE_COLUMNS,
+  type FileRecord,
+  fileValues,
+  type KeyRecord,
+  type ProjectRecord,
+  toFile,
+  toKey,
+  toProject,
+} from './records.js';
 
 /**
  * The embedded default: one SQLite file in WAL mode with `synchronous = FULL`, so a
@@ -108,16 +74,16 @@ export class SqliteMetadataStore implements MetadataStore {
 
   async getProject(id: string): Promise<Project | null> {
     const row = this.#db.prepare('SELECT * FROM projects WHERE id = ?').get(id) as
-      | ProjectRecord
+      | ProjectRecord<string>
       | undefined;
-    return row ? toProject(row) : null;
+    return row ? projectOf(row) : null;
   }
 
   async listProjects(): Promise<Project[]> {
     const rows = this.#db
       .prepare('SELECT * FROM projects ORDER BY created_at, id')
-      .all() as ProjectRecord[];
-    return rows.map(toProject);
+      .all() as ProjectRecord<string>[];
+    return rows.map(projectOf);
   }
 
   async addKey(key: ApiKeyRow): Promise<void> {
@@ -147,7 +113,7 @@ export class SqliteMetadataStore implements MetadataStore {
     if (!row) return null;
     return {
       key: toKey(row),
-      project: toProject({
+      project: projectOf({
         id: row.project_id,
         name: row.p_name,
         plan: row.p_plan,
@@ -174,20 +140,7 @@ export class SqliteMetadataStore implements MetadataStore {
   async insertFile(file: FileRow): Promise<void> {
     this.#db
       .prepare(`INSERT INTO files (${FILE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-      .run(
-        file.id,
-        file.projectId,
-        file.name,
-        file.mime,
-        file.size,
-        file.createdAt,
-        file.status,
-        JSON.stringify(file.metadata),
-        file.partSize,
-        file.storageUploadId,
-        file.expiresAt,
-        file.deletedAt,
-      );
+      .run(...fileValues(file));
   }
 
   async getVisibleFile(projectId: string, id: string): Promise<FileRow | null> {
@@ -196,15 +149,15 @@ export class SqliteMetadataStore implements MetadataStore {
         `SELECT ${FILE_COLUMNS} FROM files
          WHERE id = ? AND project_id = ? AND status IN ('pending', 'ready')`,
       )
-      .get(id, projectId) as FileRecordRow | undefined;
-    return row ? toFile(row) : null;
+      .get(id, projectId) as FileRecord<string> | undefined;
+    return row ? fileOf(row) : null;
   }
 
   async getLiveFile(id: string): Promise<FileRow | null> {
     const row = this.#db
       .prepare(`SELECT ${FILE_COLUMNS} FROM files WHERE id = ? AND status != 'deleted'`)
-      .get(id) as FileRecordRow | undefined;
-    return row ? toFile(row) : null;
+      .get(id) as FileRecord<string> | undefined;
+    return row ? fileOf(row) : null;
   }
 
   async listFiles(
@@ -222,15 +175,15 @@ export class SqliteMetadataStore implements MetadataStore {
                AND (created_at, id) < (?, ?)
              ORDER BY created_at DESC, id DESC LIMIT ?`,
           )
-          .all(projectId, after.createdAt, after.id, limit) as FileRecordRow[])
+          .all(projectId, after.createdAt, after.id, limit) as FileRecord<string>[])
       : (this.#db
           .prepare(
             `SELECT ${FILE_COLUMNS} FROM files
              WHERE project_id = ? AND status IN ('pending', 'ready')
              ORDER BY created_at DESC, id DESC LIMIT ?`,
           )
-          .all(projectId, limit) as FileRecordRow[]);
-    return rows.map(toFile);
+          .all(projectId, limit) as FileRecord<string>[]);
+    return rows.map(fileOf);
   }
 
   async markReady(
@@ -264,12 +217,12 @@ export class SqliteMetadataStore implements MetadataStore {
           `SELECT ${FILE_COLUMNS} FROM files
            WHERE id = ? AND project_id = ? AND status IN ('pending', 'ready')`,
         )
-        .get(id, projectId) as FileRecordRow | undefined;
+        .get(id, projectId) as FileRecord<string> | undefined;
       if (!row) return null;
       this.#db
         .prepare(`UPDATE files SET status = 'deleted', deleted_at = ? WHERE id = ?`)
         .run(at, id);
-      return toFile(row);
+      return fileOf(row);
     })();
   }
 
@@ -297,8 +250,8 @@ export class SqliteMetadataStore implements MetadataStore {
         `SELECT ${FILE_COLUMNS} FROM files WHERE status = 'deleted' AND purged = 0
          ORDER BY deleted_at LIMIT ?`,
       )
-      .all(limit) as FileRecordRow[];
-    return rows.map(toFile);
+      .all(limit) as FileRecord<string>[];
+    return rows.map(fileOf);
   }
 
   async listReceiving(limit: number, leaseExpiredBefore?: number): Promise<FileRow[]> {
@@ -308,8 +261,8 @@ export class SqliteMetadataStore implements MetadataStore {
            AND (? IS NULL OR coalesce(expires_at, 0) < ?)
          ORDER BY created_at LIMIT ?`,
       )
-      .all(leaseExpiredBefore ?? null, leaseExpiredBefore ?? null, limit) as FileRecordRow[];
-    return rows.map(toFile);
+      .all(leaseExpiredBefore ?? null, leaseExpiredBefore ?? null, limit) as FileRecord<string>[];
+    return rows.map(fileOf);
   }
 
   async markPurged(id: string): Promise<void> {
@@ -322,8 +275,8 @@ export class SqliteMetadataStore implements MetadataStore {
         `SELECT ${FILE_COLUMNS} FROM files WHERE status = 'pending' AND expires_at < ?
          ORDER BY expires_at LIMIT ?`,
       )
-      .all(before, limit) as FileRecordRow[];
-    return rows.map(toFile);
+      .all(before, limit) as FileRecord<string>[];
+    return rows.map(fileOf);
   }
 
   async expirePending(id: string, at: number): Promise<boolean> {
@@ -371,20 +324,7 @@ export class SqliteMetadataStore implements MetadataStore {
     );
     this.#db.transaction(() => {
       for (const f of files) {
-        insert.run(
-          f.id,
-          f.projectId,
-          f.name,
-          f.mime,
-          f.size,
-          f.createdAt,
-          f.status,
-          JSON.stringify(f.metadata),
-          f.partSize,
-          f.storageUploadId,
-          f.expiresAt,
-          f.deletedAt,
-        );
+        insert.run(...fileValues(f));
       }
     })();
   }
@@ -402,41 +342,11 @@ export class SqliteMetadataStore implements MetadataStore {
   }
 }
 
-function toProject(row: ProjectRecord): Project {
-  return {
-    id: row.id,
-    name: row.name,
-    plan: row.plan,
-    allowedOrigins: JSON.parse(row.allowed_origins) as string[],
-    createdAt: row.created_at,
-  };
+/** SQLite keeps JSON columns as text. */
+function projectOf(row: ProjectRecord<string>): Project {
+  return toProject({ ...row, allowed_origins: JSON.parse(row.allowed_origins) as string[] });
 }
 
-function toKey(row: KeyRecord): ApiKeyRow {
-  return {
-    id: row.id,
-    projectId: row.project_id,
-    kind: row.kind,
-    hash: row.hash,
-    hint: row.hint,
-    createdAt: row.created_at,
-    revokedAt: row.revoked_at,
-  };
-}
-
-function toFile(row: FileRecordRow): FileRow {
-  return {
-    id: row.id,
-    projectId: row.project_id,
-    name: row.name,
-    mime: row.mime,
-    size: row.size,
-    createdAt: row.created_at,
-    status: row.status,
-    metadata: JSON.parse(row.metadata) as FileMetadata,
-    partSize: row.part_size,
-    storageUploadId: row.storage_upload_id,
-    expiresAt: row.expires_at,
-    deletedAt: row.deleted_at,
-  };
+function fileOf(row: FileRecord<string>): FileRow {
+  return toFile({ ...row, metadata: JSON.parse(row.metadata) as FileMetadata });
 }

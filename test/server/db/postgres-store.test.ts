@@ -11,12 +11,8 @@ import {
 import { PostgresRateLimiter } from '../../../src/server/db/postgres/rate-limiter.js';
 import { MetadataUnavailableError } from '../../../src/server/db/unavailable.js';
 import { MemoryRateLimiter } from '../../../src/server/rate-limit.js';
-import {
-  freePort,
-  postgresAvailable,
-  startPostgres,
-  type TestPostgres,
-} from '../../helpers/postgres.js';
+import { freePort } from '../../helpers/ports.js';
+import { postgresAvailable, startPostgres, type TestPostgres } from '../../helpers/postgres.js';
 import { metadataStoreConformance } from './metadata-store.conformance.js';
 
 // Decided before registering anything, so that a missing PostgreSQL shows as skipped tests

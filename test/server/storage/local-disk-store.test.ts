@@ -53,8 +53,8 @@ describe('LocalDiskBlobStore specifics', () => {
     for (const part of parts) yield Buffer.from(part);
   }
 
-  /** A 4-byte upload with a write of its only part under way (half sent), held open. */
-  async function pausedWrite(store: LocalDiskBlobStore, first: string, second: string) {
+  /** A 4-byte multipart upload (one part). */
+  async function fourBytes(store: LocalDiskBlobStore) {
     const key = newId();
     const uploadId = await store.createMultipart(key, {
       size: 4,
@@ -62,7 +62,12 @@ describe('LocalDiskBlobStore specifics', () => {
       contentType: 'text/plain',
     });
     const upload = { key, uploadId, contentType: 'text/plain' };
-    const part = { partNumber: 1, offset: 0, size: 4 };
+    return { key, upload, part: { partNumber: 1, offset: 0, size: 4 } };
+  }
+
+  /** A 4-byte upload with a write of its only part under way (half sent), held open. */
+  async function pausedWrite(store: LocalDiskBlobStore, first: string, second: string) {
+    const { key, upload, part } = await fourBytes(store);
     let release!: () => void;
     const gate = new Promise<void>((resolve) => {
       release = resolve;
@@ -120,14 +125,7 @@ describe('LocalDiskBlobStore specifics', () => {
   it(
     'a failed part write leaves the part not whole and the upload usable',
     withStore(async (store) => {
-      const key = newId();
-      const uploadId = await store.createMultipart(key, {
-        size: 4,
-        partSize: 5 * 1024 * 1024,
-        contentType: 'text/plain',
-      });
-      const upload = { key, uploadId, contentType: 'text/plain' };
-      const part = { partNumber: 1, offset: 0, size: 4 };
+      const { key, upload, part } = await fourBytes(store);
       async function* failing() {
         yield Buffer.from('zz');
         throw new Error('source failed');

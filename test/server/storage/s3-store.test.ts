@@ -8,7 +8,6 @@ import {
   HeadObjectCommand,
   ListMultipartUploadsCommand,
   ListPartsCommand,
-  S3Client,
 } from '@aws-sdk/client-s3';
 import { newId } from '../../../src/server/secrets.js';
 import {
@@ -18,7 +17,7 @@ import {
 } from '../../../src/server/storage/blob-store.js';
 import { S3BlobStore, type S3BlobStoreOptions } from '../../../src/server/storage/s3/s3-store.js';
 import { patternBytes } from '../../helpers/bytes.js';
-import { rgwAvailable, startRgw, type TestRgw } from '../../helpers/ceph-rgw.js';
+import { rgwAvailable, rgwClient, startRgw, type TestRgw } from '../../helpers/ceph-rgw.js';
 import { blobStoreConformance } from './blob-store.conformance.js';
 
 // The pinned SDK warns once per process that later versions need Node 22; in a test run
@@ -45,17 +44,6 @@ after(async () => {
   await started?.stop();
 });
 
-function clientFor(gateway: TestRgw): S3Client {
-  return new S3Client({
-    endpoint: gateway.endpoint,
-    region: gateway.region,
-    forcePathStyle: true,
-    credentials: { accessKeyId: gateway.accessKeyId, secretAccessKey: gateway.secretAccessKey },
-    requestChecksumCalculation: 'WHEN_REQUIRED',
-    responseChecksumValidation: 'WHEN_REQUIRED',
-  });
-}
-
 /** A store on a fresh bucket (CORS open to PAGE_ORIGIN), and a plain client to inspect it. */
 async function fixture(options: Partial<S3BlobStoreOptions> = {}) {
   const gateway = await rgw();
@@ -68,7 +56,7 @@ async function fixture(options: Partial<S3BlobStoreOptions> = {}) {
     credentials: { accessKeyId: gateway.accessKeyId, secretAccessKey: gateway.secretAccessKey },
     ...options,
   });
-  const s3 = clientFor(gateway);
+  const s3 = rgwClient(gateway);
   return {
     gateway,
     bucket,

@@ -1,16 +1,23 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 import type { Plan } from '../../../api/limits.js';
-import type { FileMetadata } from '../../../api/types.js';
-import type { KeyKind } from '../../secrets.js';
 import type {
   ApiKeyRow,
   FileRow,
-  FileRowStatus,
   ListPosition,
   MetadataStore,
   Project,
 } from '../metadata-store.js';
+import {
+  FILE_COLUMNS,
+  type FileRecord,
+  fileValues,
+  type KeyRecord,
+  type ProjectRecord,
+  toFile,
+  toKey,
+  toProject,
+} from '../records.js';
 import { MetadataUnavailableError } from '../unavailable.js';
 import { POSTGRES_MIGRATIONS } from './migrations.js';
 
@@ -34,42 +41,6 @@ export interface PostgresStoreOptions {
   /** Hears about idle connections that died (server restart, failover); default: ignored. */
   onConnectionError?: (error: Error) => void;
 }
-
-interface ProjectRecord {
-  id: string;
-  name: string;
-  plan: Plan;
-  allowed_origins: string[];
-  created_at: number;
-}
-
-interface KeyRecord {
-  id: string;
-  project_id: string;
-  kind: KeyKind;
-  hash: string;
-  hint: string;
-  created_at: number;
-  revoked_at: number | null;
-}
-
-interface FileRecord {
-  id: string;
-  project_id: string;
-  name: string;
-  mime: string;
-  size: number;
-  created_at: number;
-  status: FileRowStatus;
-  metadata: FileMetadata;
-  part_size: number | null;
-  storage_upload_id: string | null;
-  expires_at: number | null;
-  deleted_at: number | null;
-}
-
-const FILE_COLUMNS =
-  'id, project_id, name, mime, size, created_at, status, metadata, part_size, storage_upload_id, expires_at, deleted_at';
 
 /** The first page of a project's listing: $1 project id, $2 limit. */
 export const LIST_FILES_SQL = `SELECT ${FILE_COLUMNS} FROM files
@@ -358,20 +329,7 @@ export class PostgresMetadataStore implements MetadataStore {
     await this.#rows(
       `INSERT INTO files (${FILE_COLUMNS})
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
-      [
-        file.id,
-        file.projectId,
-        file.name,
-        file.mime,
-        file.size,
-        file.createdAt,
-        file.status,
-        JSON.stringify(file.metadata),
-        file.partSize,
-        file.storageUploadId,
-        file.expiresAt,
-        file.deletedAt,
-      ],
+      fileValues(file),
     );
   }
 
@@ -651,43 +609,4 @@ function prefixed(table: string, columns: string): string {
     .split(', ')
     .map((column) => `${table}.${column}`)
     .join(', ');
-}
-
-function toProject(row: ProjectRecord): Project {
-  return {
-    id: row.id,
-    name: row.name,
-    plan: row.plan,
-    allowedOrigins: row.allowed_origins,
-    createdAt: row.created_at,
-  };
-}
-
-function toKey(row: KeyRecord): ApiKeyRow {
-  return {
-    id: row.id,
-    projectId: row.project_id,
-    kind: row.kind,
-    hash: row.hash,
-    hint: row.hint,
-    createdAt: row.created_at,
-    revokedAt: row.revoked_at,
-  };
-}
-
-function toFile(row: FileRecord): FileRow {
-  return {
-    id: row.id,
-    projectId: row.project_id,
-    name: row.name,
-    mime: row.mime,
-    size: row.size,
-    createdAt: row.created_at,
-    status: row.status,
-    metadata: row.metadata,
-    partSize: row.part_size,
-    storageUploadId: row.storage_upload_id,
-    expiresAt: row.expires_at,
-    deletedAt: row.deleted_at,
-  };
 }

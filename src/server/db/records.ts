@@ -1,0 +1,102 @@
+import type { Plan } from '../../api/limits.js';
+import type { FileMetadata } from '../../api/types.js';
+import type { KeyKind } from '../secrets.js';
+import type { ApiKeyRow, FileRow, FileRowStatus, Project } from './metadata-store.js';
+
+/**
+ * The tables' columns as both SQL stores read them. `J` is how a JSON column arrives: text
+ * from SQLite (parsed by the caller), a value from PostgreSQL.
+ */
+export interface ProjectRecord<J = string[]> {
+  id: string;
+  name: string;
+  plan: Plan;
+  allowed_origins: J;
+  created_at: number;
+}
+
+export interface KeyRecord {
+  id: string;
+  project_id: string;
+  kind: KeyKind;
+  hash: string;
+  hint: string;
+  created_at: number;
+  revoked_at: number | null;
+}
+
+export interface FileRecord<J = FileMetadata> {
+  id: string;
+  project_id: string;
+  name: string;
+  mime: string;
+  size: number;
+  created_at: number;
+  status: FileRowStatus;
+  metadata: J;
+  part_size: number | null;
+  storage_upload_id: string | null;
+  expires_at: number | null;
+  deleted_at: number | null;
+}
+
+/** Every column of `files` that a `FileRow` is made of, in the stores' insert order. */
+export const FILE_COLUMNS =
+  'id, project_id, name, mime, size, created_at, status, metadata, part_size, storage_upload_id, expires_at, deleted_at';
+
+/** A row's values in `FILE_COLUMNS` order, for an insert (metadata as JSON text). */
+export function fileValues(file: FileRow): (string | number | null)[] {
+  return [
+    file.id,
+    file.projectId,
+    file.name,
+    file.mime,
+    file.size,
+    file.createdAt,
+    file.status,
+    JSON.stringify(file.metadata),
+    file.partSize,
+    file.storageUploadId,
+    file.expiresAt,
+    file.deletedAt,
+  ];
+}
+
+export function toProject(row: ProjectRecord): Project {
+  return {
+    id: row.id,
+    name: row.name,
+    plan: row.plan,
+    allowedOrigins: row.allowed_origins,
+    createdAt: row.created_at,
+  };
+}
+
+export function toKey(row: KeyRecord): ApiKeyRow {
+  return {
+    id: row.id,
+    projectId: row.project_id,
+    kind: row.kind,
+    hash: row.hash,
+    hint: row.hint,
+    createdAt: row.created_at,
+    revokedAt: row.revoked_at,
+  };
+}
+
+export function toFile(row: FileRecord): FileRow {
+  return {
+    id: row.id,
+    projectId: row.project_id,
+    name: row.name,
+    mime: row.mime,
+    size: row.size,
+    createdAt: row.created_at,
+    status: row.status,
+    metadata: row.metadata,
+    partSize: row.part_size,
+    storageUploadId: row.storage_upload_id,
+    expiresAt: row.expires_at,
+    deletedAt: row.deleted_at,
+  };
+}
