@@ -509,6 +509,36 @@ describe('<file-uploader>', () => {
     });
   });
 
+  describe('part URLs that a store refuses (S3 words a 403 its own way)', () => {
+    it('asks for fresh URLs once after a 403 on a part, then goes on', async () => {
+      const p = await project();
+      const element = await uploader(p);
+      await network('log');
+      await network('refuse', '/parts/2\\?', undefined, true);
+      const success = next(element, 'upload-success', 30_000);
+      const content = bytes(11 * MiB, 6);
+      pick(element, [new File([content], 'refused-once.bin')]);
+      const { record } = await success;
+      expect(await sameBytes(record.url, content)).to.equal(true);
+      const log = ((await network('log')) as string[]).map((line) => line.replace(/\?.*$/, ''));
+      expect(log).to.include(`GET ${p.endpoint}/v1/uploads/${record.id}`);
+    });
+
+    it('fails in words when the fresh URL is refused too', async () => {
+      const p = await project();
+      const element = await uploader(p);
+      await network('refuse', '/parts/1\\?');
+      const failed = next(element, 'upload-error', 30_000);
+      pick(element, [file('refused.txt', 100, 'text/plain')]);
+      const { status, step } = await failed;
+      await network('restore');
+      expect(status).to.equal(403);
+      expect(step).to.equal('upload');
+      await element.updateComplete;
+      expect(element.files[0]?.status).to.equal('failed');
+    });
+  });
+
   describe('cancel and retry', () => {
     it('cancels one upload mid-way: it leaves the list and never succeeds', async () => {
       const p = await project();

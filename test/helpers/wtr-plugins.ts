@@ -59,7 +59,7 @@ export interface ProjectForTest {
  * data directory, plus commands the tests call through `executeServerCommand`:
  * - `filehost-project` `{ allowTestOrigin?, plan?, rateLimited?, shortLivedUrls? }`: a fresh project with its
  *   publishable key (the secret key never reaches the browser);
- * - `filehost-network` `{ action: 'drop' | 'restore' | 'offline-for' | 'log' | 'hold' | 'grant-clipboard', pattern?, ms? }`:
+ * - `filehost-network` `{ action: 'drop' | 'restore' | 'offline-for' | 'log' | 'hold' | 'refuse' | 'grant-clipboard', pattern?, ms? }`:
  *   ('log' answers the requests made since the previous 'log')
  *   real network failures in the browser under test (Playwright).
  */
@@ -145,6 +145,21 @@ export function filehostService(): TestRunnerPlugin {
                 await new Promise((resolve) => setTimeout(resolve, Number(options.ms ?? 10_000)));
                 await route.continue().catch(() => undefined);
               },
+              options.once ? { times: 1 } : {},
+            );
+            return true;
+          case 'refuse':
+            // Answers as S3 refuses a presigned URL (an expired one, say): 403 with an XML
+            // body, CORS headers included, so the page can read the status.
+            await page.route(
+              pattern,
+              (route) =>
+                route.fulfill({
+                  status: 403,
+                  contentType: 'application/xml',
+                  headers: { 'Access-Control-Allow-Origin': origin },
+                  body: '<?xml version="1.0" encoding="UTF-8"?><Error><Code>AccessDenied</Code></Error>',
+                }),
               options.once ? { times: 1 } : {},
             );
             return true;
