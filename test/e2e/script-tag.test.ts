@@ -4,7 +4,7 @@ import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { type Browser, chromium, type Locator, type Page } from 'playwright-core';
 import { patternBytes } from '../helpers/bytes.js';
-import { SCALE } from '../helpers/scale.js';
+import { SCALE } from '../helpers/scale-mode.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { CHROMIUM_ARGS, chromiumPath } from '../helpers/wtr-plugins.js';
 

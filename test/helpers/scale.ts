@@ -4,16 +4,6 @@ import { newApiKey } from '../../src/server/secrets.js';
 import { rgwClient, startRgw, type TestRgw } from './ceph-rgw.js';
 import { startPostgres, type TestPostgres } from './postgres.js';
 
-/**
- * The deployment the API tests run on. `npm test` runs them twice: on the embedded default,
- * and with `FILEHOST_TEST_DEPLOYMENT=scale` on PostgreSQL and S3-compatible storage (a
- * throwaway cluster and a one-node Ceph RADOS Gateway, started once per test file).
- */
-export const SCALE = process.env.FILEHOST_TEST_DEPLOYMENT === 'scale';
-
-/** Why a test is for the embedded deployment only (its local-disk part route, its data dir). */
-export const LOCAL_ONLY = SCALE ? 'checks the local-disk store, not in use at scale' : false;
-
 export interface ScaleHarness {
   pg: TestPostgres;
   rgw: TestRgw;
@@ -22,10 +12,13 @@ export interface ScaleHarness {
 let harness: Promise<ScaleHarness> | null = null;
 const stops: (() => Promise<void>)[] = [];
 // Registered when the test file loads, so it runs once after all of its tests (a hook
-// registered later, from inside a test's own hook, would belong to that suite alone).
-after(async () => {
-  for (const stop of stops.splice(0)) await stop();
-});
+// registered later, from inside a test's own hook, would belong to that hook alone). Only
+// under the test runner: a bench that imports the service helpers is not a test.
+if (process.env.NODE_TEST_CONTEXT) {
+  after(async () => {
+    for (const stop of stops.splice(0)) await stop();
+  });
+}
 
 /** PostgreSQL and RGW for this process, started on first use and stopped after its tests. */
 export function scaleHarness(): Promise<ScaleHarness> {

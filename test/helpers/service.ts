@@ -8,7 +8,8 @@ import { createKey, createProject } from '../../src/server/admin.js';
 import { configFromEnv, type ServiceConfig } from '../../src/server/config.js';
 import type { Project } from '../../src/server/db/metadata-store.js';
 import { type RunningService, startService } from '../../src/server/service.js';
-import { SCALE, scaleDeployment } from './scale.js';
+import { scaleDeployment } from './scale.js';
+import { SCALE } from './scale-mode.js';
 
 /** The page origin the test project allows. */
 export const ALLOWED_ORIGIN = 'http://allowed.test:5173';

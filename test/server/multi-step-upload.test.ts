@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { FileRecord, SignResponse, UploadState } from '../../src/api/types.js';
 import { sweep } from '../../src/server/sweeper.js';
-import { LOCAL_ONLY, SCALE } from '../helpers/scale.js';
+import { LOCAL_ONLY, SCALE } from '../helpers/scale-mode.js';
 import {
   ALLOWED_ORIGIN,
   assertSameBytes,

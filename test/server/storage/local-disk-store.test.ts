@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -150,18 +150,34 @@ describe('LocalDiskBlobStore specifics', () => {
   );
 
   it(
-    'removes temporary files a crash left behind, and uploads of the old layout',
+    'removes what a crash left: temporary files, half uploads, the old layout; keeps the rest',
     withStore(async (store, root) => {
       await writeFile(join(root, 'tmp', 'abc.123'), 'half a file');
       await mkdir(join(root, 'partial'));
       await writeFile(join(root, 'partial', 'abc'), 'an upload of the old layout');
-      const key = newId();
-      await store.createMultipart(key, { size: 4, partSize: 5, contentType: 'text/plain' });
-      await writeFile(join(root, 'uploads', key, 'part-1.json.1234.tmp'), '{"half');
+      // A sign that died before its log, and a completion that died before removing one.
+      await writeFile(join(root, 'uploads', 'orphan-data'), '');
+      await writeFile(join(root, 'uploads', 'orphan-log.log'), '{}\n');
+      const { key, upload, part } = await fourBytes(store);
+      const { etag } = await store.writePart(key, part, chunks('abcd'));
+      // A line the process died writing: never flushed, never acknowledged.
+      await appendFile(join(root, 'uploads', `${key}.log`), '{"part":1,"size":4,"et');
       await store.recover();
       assert.deepEqual(await readdir(join(root, 'tmp')), []);
-      assert.deepEqual(await readdir(root).then((names) => names.includes('partial')), false);
-      assert.deepEqual((await readdir(join(root, 'uploads', key))).sort(), ['data', 'upload.json']);
+      assert.equal((await readdir(root)).includes('partial'), false);
+      assert.deepEqual((await readdir(join(root, 'uploads'))).sort(), [key, `${key}.log`].sort());
+      // A new process reads the upload back from its log.
+      const again = new LocalDiskBlobStore({
+        root,
+        signingSecret: Buffer.alloc(32, 7),
+        apiUrl: () => '',
+      });
+      await again.recover();
+      assert.deepEqual(await again.listParts(upload), [{ partNumber: 1, size: 4, etag }]);
+      await again.completeMultipart(upload, [{ partNumber: 1, etag }]);
+      const stream = await again.get(key);
+      assert.equal(stream && (await new Response(stream as never).text()), 'abcd');
+      assert.deepEqual(await readdir(join(root, 'uploads')), []);
     }),
   );
 

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { close, createReadStream, createWriteStream, fsync, open as openCallback } from 'node:fs';
-import { mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -19,17 +19,16 @@ import {
 } from '../blob-store.js';
 import { partRouteHandler } from './part-route.js';
 import { PartSigner } from './part-signer.js';
+import {
+  appendLog,
+  createLog,
+  replayLog,
+  type UploadManifest,
+  type UploadState,
+} from './upload-log.js';
 
 const WRITE_BUFFER = 1024 * 1024;
 const READ_BUFFER = 256 * 1024;
-const PART_RECORD = /^part-(\d{1,5})\.json$/;
-
-/** What the store keeps of a multipart upload, so its part route needs nothing else. */
-export interface UploadManifest {
-  size: number;
-  partSize: number;
-  contentType: string;
-}
 
 export interface LocalDiskOptions {
   /** The folder that holds everything (`<data dir>/storage`). */
@@ -48,12 +47,12 @@ interface PartWriter {
 
 /**
  * Bytes on the local disk. Objects are written to `tmp/`, flushed and renamed into
- * `blobs/`, so one is whole or absent. A multipart upload is a folder in `uploads/`: one
- * sparse `data` file that parts write into at their offsets, its manifest, and one record
- * per part that arrived whole (written after the part's bytes are flushed). Completing
- * renames `data` into `blobs/`, so completing a 5 GiB upload copies nothing. Parts arrive
- * through the store's own signed route on the API (`part-route.ts`), the way S3 receives
- * them at presigned URLs.
+ * `blobs/`, so one is whole or absent. A multipart upload is two files in `uploads/`: one
+ * sparse data file, sized up front, that parts write into at their offsets, and its log
+ * (`upload-log.ts`: the manifest, then a line for each part that arrived whole, after its
+ * bytes were flushed). Completing renames the data file into `blobs/`, so completing a
+ * 5 GiB upload copies nothing. Parts arrive through the store's own signed route on the
+ * API (`part-route.ts`), the way S3 receives them at presigned URLs.
  *
  * Parts share one file, so this class serializes what S3 would keep apart: a re-written
  * part first stops the earlier writer of the same part, and completion or abort never
@@ -68,6 +67,11 @@ export class LocalDiskBlobStore implements BlobStore {
   /** Keys being aborted: no new part write may start. */
   readonly #sealed = new Set<string>();
   readonly #completing = new Map<string, Promise<void>>();
+  /**
+   * Open uploads as their logs say, kept in memory once read (this process owns the data
+   * directory), so a part PUT or a completion does not re-read the disk each time.
+   */
+  readonly #open = new Map<string, Promise<UploadState | null>>();
 
   constructor(options: LocalDiskOptions) {
     this.#root = options.root;
@@ -84,11 +88,14 @@ export class LocalDiskBlobStore implements BlobStore {
     await Promise.all(
       ['tmp', 'blobs', 'uploads'].map((dir) => mkdir(join(this.#root, dir), { recursive: true })),
     );
-    for (const key of await readdir(join(this.#root, 'uploads'))) {
-      for (const name of await readdir(this.#uploadPath(key)).catch(() => [])) {
-        // A part record half-written when the process died: its part is simply not whole.
-        if (name.endsWith('.tmp')) await rm(join(this.#uploadPath(key), name), { force: true });
-      }
+    // Half of an upload is none: a data file whose log was never written (a sign that
+    // died before it answered), or a log whose data is gone (a completion or abort that
+    // died before removing it).
+    const names = new Set(await readdir(join(this.#root, 'uploads')));
+    for (const name of names) {
+      const twin = name.endsWith('.log') ? name.slice(0, -4) : `${name}.log`;
+      if (!names.has(twin))
+        await rm(join(this.#root, 'uploads', name), { force: true, recursive: true });
     }
   }
 
@@ -148,9 +155,8 @@ export class LocalDiskBlobStore implements BlobStore {
     key: string,
     options: { size: number; partSize: number; contentType: string },
   ): Promise<string> {
-    const folder = this.#uploadPath(key);
-    await mkdir(folder);
-    const handle = await open(join(folder, 'data'), 'wx', 0o644);
+    const data = this.#dataPath(key);
+    const handle = await open(data, 'wx', 0o644);
     try {
       // Sized up front (sparse: no disk is used until parts arrive), so completing never
       // has to grow or copy it.
@@ -164,8 +170,9 @@ export class LocalDiskBlobStore implements BlobStore {
       partSize: options.partSize,
       contentType: options.contentType,
     };
-    await writeDurably(join(folder, 'upload.json'), JSON.stringify(manifest));
-    await syncDirectory(dirname(folder));
+    await createLog(this.#logPath(key), manifest);
+    await syncDirectory(dirname(data));
+    this.#open.set(key, Promise.resolve({ manifest, parts: new Map() }));
     return key;
   }
 
@@ -185,37 +192,38 @@ export class LocalDiskBlobStore implements BlobStore {
 
   /** The upload's manifest, or null when there is no such multipart upload (any more). */
   async manifest(key: string): Promise<UploadManifest | null> {
-    try {
-      return JSON.parse(
-        await readFile(join(this.#uploadPath(key), 'upload.json'), 'utf8'),
-      ) as UploadManifest;
-    } catch (error) {
-      if (isMissing(error)) return null;
-      throw error;
-    }
+    return (await this.#load(key))?.manifest ?? null;
   }
 
   async listParts(upload: MultipartUpload): Promise<HeldPart[]> {
-    const folder = this.#uploadPath(upload.key);
-    let names: string[];
-    try {
-      names = await readdir(folder);
-    } catch (error) {
-      if (isMissing(error)) throw new BlobNotFoundError(upload.key);
-      throw error;
-    }
-    // A folder without its data was completed (or is being removed): no upload is open.
-    if (!names.includes('data')) throw new BlobNotFoundError(upload.key);
-    const parts: HeldPart[] = [];
-    for (const name of names) {
-      if (!PART_RECORD.test(name)) continue;
-      const record = await readFile(join(folder, name), 'utf8').catch((error: unknown) => {
-        if (isMissing(error)) return null; // re-written at this moment: not whole
+    const open = await this.#load(upload.key);
+    if (!open) throw new BlobNotFoundError(upload.key);
+    return [...open.parts.values()].sort((a, b) => a.partNumber - b.partNumber);
+  }
+
+  /** The open upload under `key`, read from its log the first time it is asked for. */
+  #load(key: string): Promise<UploadState | null> {
+    const known = this.#open.get(key);
+    if (known) return known;
+    const loading = this.#read(key).then((open) => {
+      // Nothing open is not remembered: ids are never reused, so it would only pile up.
+      if (!open && this.#open.get(key) === loading) this.#open.delete(key);
+      return open;
+    });
+    this.#open.set(key, loading);
+    return loading;
+  }
+
+  async #read(key: string): Promise<UploadState | null> {
+    const [log, data] = await Promise.all([
+      readFile(this.#logPath(key), 'utf8').catch((error: unknown) => {
+        if (isMissing(error)) return null;
         throw error;
-      });
-      if (record) parts.push(JSON.parse(record) as HeldPart);
-    }
-    return parts.sort((a, b) => a.partNumber - b.partNumber);
+      }),
+      statOrNull(this.#dataPath(key)),
+    ]);
+    // Without its data the upload was completed (or is being removed): none is open.
+    return log === null || data === null ? null : replayLog(log);
   }
 
   /**
@@ -249,22 +257,25 @@ export class LocalDiskBlobStore implements BlobStore {
     };
     parts.set(part.partNumber, writer);
     try {
-      const folder = this.#uploadPath(key);
-      const record = join(folder, `part-${part.partNumber}.json`);
+      const open = await this.#load(key);
       try {
-        // The part stops counting as whole before its bytes start changing.
-        await rm(record, { force: true });
+        if (!open) throw new BlobNotFoundError(key);
+        // The part stops counting as whole before its bytes start changing (a first write
+        // of it has nothing to take back).
+        if (open.parts.delete(part.partNumber)) {
+          await appendLog(this.#logPath(key), { clear: part.partNumber });
+        }
         // 'r+' never creates: a part for an upload that is gone fails with ENOENT.
-        await pipeline(source, fileWriter(join(folder, 'data'), 'r+', part.offset), {
+        await pipeline(source, fileWriter(this.#dataPath(key), 'r+', part.offset), {
           signal: writer.abort.signal,
         });
-        await syncFile(join(folder, 'data'));
+        await syncFile(this.#dataPath(key));
         // The ETag names this write of the part, not its content: hashing every byte on
         // the event loop was half of its busy time in a profile of a 1 GiB upload, and
         // completion only needs to know that the part it holds is the one sent last.
         const etag = `"${randomBytes(16).toString('hex')}"`;
-        const held: HeldPart = { partNumber: part.partNumber, size: part.size, etag };
-        await writeDurably(record, JSON.stringify(held));
+        await appendLog(this.#logPath(key), { part: part.partNumber, size: part.size, etag });
+        open.parts.set(part.partNumber, { partNumber: part.partNumber, size: part.size, etag });
         return { etag };
       } catch (error) {
         // Stopped on purpose: say why (replaced by a newer write, or the upload aborted).
@@ -303,36 +314,35 @@ export class LocalDiskBlobStore implements BlobStore {
     claimed: { partNumber: number; etag: string }[],
   ): Promise<void> {
     const { key } = upload;
-    const folder = this.#uploadPath(key);
     const target = this.#blobPath(key);
-    const manifest = await this.manifest(key);
-    const data = await statOrNull(join(folder, 'data'));
-    if (!manifest || !data) {
+    const open = await this.#load(key);
+    if (!open) {
       // Completed before (a retry after a lost answer, or a crash after the rename).
       if (await statOrNull(target)) {
-        await rm(folder, { recursive: true, force: true });
+        await rm(this.#logPath(key), { force: true });
         return;
       }
       throw new BlobNotFoundError(key);
     }
+    const { manifest } = open;
     // As S3 does: the listed parts must be the ones held, and here (one pre-sized file)
     // they must also be all of them, in order.
-    const held = await this.listParts(upload);
     const expectedCount = Math.max(1, Math.ceil(manifest.size / manifest.partSize));
     const complete =
       claimed.length === expectedCount &&
       claimed.every(
         (part, index) =>
-          part.partNumber === index + 1 &&
-          held.find((h) => h.partNumber === part.partNumber)?.etag === part.etag,
+          part.partNumber === index + 1 && open.parts.get(part.partNumber)?.etag === part.etag,
       );
     if (!complete) {
       throw new Error(`The parts listed for ${key} are not the parts the store holds`);
     }
     await mkdir(dirname(target), { recursive: true });
-    await rename(join(folder, 'data'), target);
+    await rename(this.#dataPath(key), target);
+    this.#open.delete(key);
     await syncDirectory(dirname(target));
-    await rm(folder, { recursive: true, force: true });
+    // A log left by a crash here describes no upload (its data is gone); recover() removes it.
+    await rm(this.#logPath(key), { force: true });
   }
 
   async abortMultipart(upload: MultipartUpload): Promise<void> {
@@ -346,7 +356,9 @@ export class LocalDiskBlobStore implements BlobStore {
         for (const writer of running) writer.abort.abort(new BlobNotFoundError(key));
         await Promise.all(running.map((writer) => writer.done));
       }
-      await rm(this.#uploadPath(key), { recursive: true, force: true });
+      this.#open.delete(key);
+      await rm(this.#dataPath(key), { force: true });
+      await rm(this.#logPath(key), { force: true });
     } finally {
       this.#sealed.delete(key);
     }
@@ -361,9 +373,13 @@ export class LocalDiskBlobStore implements BlobStore {
     return join(this.#root, 'blobs', key.slice(0, 2), key);
   }
 
-  #uploadPath(key: string): string {
+  #dataPath(key: string): string {
     assertKey(key);
     return join(this.#root, 'uploads', key);
+  }
+
+  #logPath(key: string): string {
+    return `${this.#dataPath(key)}.log`;
   }
 }
 
@@ -404,15 +420,6 @@ async function syncDirectory(path: string): Promise<void> {
   } finally {
     await handle.close();
   }
-}
-
-/** A small file that is either absent or whole after a crash: written aside, flushed, renamed. */
-async function writeDurably(path: string, content: string): Promise<void> {
-  const temporary = `${path}.${randomBytes(4).toString('hex')}.tmp`;
-  await writeFile(temporary, content, { flag: 'wx' });
-  await syncFile(temporary);
-  await rename(temporary, path);
-  await syncDirectory(dirname(path));
 }
 
 // The write stream owns its descriptor (a failed pipeline closes it), so durability is a
