@@ -1,6 +1,8 @@
 import { resolve } from 'node:path';
 import { MIN_PART_SIZE, PLANS, type Plan } from '../api/limits.js';
 import { PUBLISHABLE_KEY_PREFIX, SECRET_KEY_PREFIX } from '../api/routes.js';
+import { MetadataUnavailableError } from './db/unavailable.js';
+import { BlobUnavailableError } from './storage/blob-store.js';
 
 /** Where the demo page is served from (`npm start`): allowed by default so it just works. */
 export const DEMO_ORIGINS = ['http://localhost:5173', 'http://127.0.0.1:5173'];
@@ -241,6 +243,12 @@ export function describeStartError(error: unknown): string {
   }
   if (error instanceof Error && /in use by another filehost service/.test(error.message)) {
     return `${error.message} Stop it first, or use another FILEHOST_DATA_DIR.`;
+  }
+  if (error instanceof MetadataUnavailableError) {
+    return `${error.message}. Check FILEHOST_DATABASE_URL and that PostgreSQL is running and reachable.`;
+  }
+  if (error instanceof BlobUnavailableError) {
+    return `${error.message}. Check FILEHOST_S3_ENDPOINT and that the storage is running and reachable.`;
   }
   return error instanceof Error ? (error.stack ?? error.message) : String(error);
 }

@@ -5,6 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
+import { newApiKey } from '../../src/server/secrets.js';
+import { freePort } from '../helpers/ports.js';
 import { startPostgres } from '../helpers/postgres.js';
 import { ALLOWED_ORIGIN, spawnService } from '../helpers/service.js';
 
@@ -115,6 +117,44 @@ describe('npm run admin (project and key management)', () => {
       }
     } finally {
       await pg.stop();
+    }
+  });
+
+  it('refuses to start in one line when PostgreSQL or the bucket cannot be reached', async () => {
+    const closed = await freePort();
+    const keys = {
+      FILEHOST_SECRET_KEY: newApiKey('secret'),
+      FILEHOST_PUBLISHABLE_KEY: newApiKey('publishable'),
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+    };
+    for (const [env, setting] of [
+      [
+        { FILEHOST_DATABASE_URL: `postgres://filehost@127.0.0.1:${closed}/filehost` },
+        /FILEHOST_DATABASE_URL/,
+      ],
+      [
+        {
+          FILEHOST_DATA_DIR: dataDir,
+          FILEHOST_S3_BUCKET: 'files',
+          FILEHOST_S3_ENDPOINT: `http://127.0.0.1:${closed}`,
+          FILEHOST_S3_FORCE_PATH_STYLE: 'true',
+          FILEHOST_S3_ACCESS_KEY_ID: 'a',
+          FILEHOST_S3_SECRET_ACCESS_KEY: 'b',
+        },
+        /FILEHOST_S3_ENDPOINT/,
+      ],
+    ] as const) {
+      const failed = await run(process.execPath, ['--import', 'tsx', 'src/server/main.ts'], {
+        env: { ...process.env, ...keys, ...env, FILEHOST_API_PORT: '0', FILEHOST_CDN_PORT: '0' },
+      }).then(
+        () => assert.fail('it started'),
+        (error: { code: number; stderr: string }) => error,
+      );
+      assert.equal(failed.code, 1);
+      const lines = failed.stderr.trim().split('\n');
+      assert.equal(lines.length, 1, failed.stderr);
+      assert.match(lines[0] ?? '', setting);
+      assert.doesNotMatch(failed.stderr, /\n\s+at /);
     }
   });
 });

@@ -19,6 +19,7 @@ import {
 import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { SignedPart } from '../../../api/types.js';
+import { ConfigError } from '../../config.js';
 import {
   BlobNotFoundError,
   type BlobStore,
@@ -188,7 +189,8 @@ export class S3BlobStore implements BlobStore {
       if (mapped instanceof BlobUnavailableError) {
         throw new BlobUnavailableError(mapped.reason, message, { cause: error });
       }
-      throw new Error(message, { cause: error });
+      // Reachable but refusing (no such bucket, no access): a setting to change.
+      throw new ConfigError('FILEHOST_S3_BUCKET', message);
     }
   }
 
