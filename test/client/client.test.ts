@@ -145,7 +145,9 @@ describe('FilehostClient against the real service', () => {
   });
 
   it('signs again when a part URL has expired', async () => {
-    const short = await startTestService({ FILEHOST_UPLOAD_URL_TTL: '1' });
+    // Two seconds: S3 counts a presigned URL's life from its signing second, so a
+    // one-second URL can be dead on arrival; the delay below outlasts two.
+    const short = await startTestService({ FILEHOST_UPLOAD_URL_TTL: '2' });
     try {
       const log: { method: string; url: string }[] = [];
       let delayed = false;
@@ -155,7 +157,7 @@ describe('FilehostClient against the real service', () => {
         fetch: recordingFetch(log, async (_url, init) => {
           if (!delayed && init?.method === 'PUT') {
             delayed = true;
-            await new Promise((resolve) => setTimeout(resolve, 1200));
+            await new Promise((resolve) => setTimeout(resolve, 2200));
           }
           return undefined;
         }),

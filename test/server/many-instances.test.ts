@@ -175,6 +175,31 @@ describe('many instances behind a load balancer (PostgreSQL + S3)', { skip }, ()
     );
   });
 
+  it("never sweeps away another instance's upload while its bytes keep arriving", async () => {
+    // Instance 1 receives a slow one-request upload for longer than its lease (three idle
+    // timeouts, 6 s here) while both instances sweep every second: the lease is renewed.
+    const total = 8 * 64 * 1024;
+    const socket = connect(ports[1]?.api ?? 0, '127.0.0.1');
+    await new Promise((resolve) => socket.once('connect', resolve));
+    let answer = '';
+    socket.on('data', (chunk) => {
+      answer += chunk;
+    });
+    socket.write(
+      `POST /v1/upload HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${env.FILEHOST_SECRET_KEY}\r\nContent-Type: application/octet-stream\r\nX-Filename: slow.bin\r\nContent-Length: ${total}\r\nConnection: close\r\n\r\n`,
+    );
+    for (let sent = 0; sent < total; sent += 64 * 1024) {
+      socket.write(Buffer.alloc(64 * 1024, 7));
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+    await waitFor(async () => /\r\n\r\n\{.*\}$/s.test(answer), 'the answer');
+    socket.destroy();
+    assert.match(answer, /^HTTP\/1\.1 201/);
+    const id = /"id":"([^"]+)"/.exec(answer)?.[1];
+    const served = await fetch(`${nginx.cdnUrl}/${id}`);
+    assert.equal((await served.arrayBuffer()).byteLength, total);
+  });
+
   it('loses nothing acknowledged when an instance is killed mid-upload; the others finish and clean up', async () => {
     const bytes = patternBytes(5 * MiB + 10, 9);
     const signed = await sign(direct(1), 'survivor.bin', bytes.length);
@@ -187,9 +212,14 @@ describe('many instances behind a load balancer (PostgreSQL + S3)', { skip }, ()
     );
     socket.write(Buffer.alloc(20 * MiB, 1));
     socket.on('error', () => undefined);
+    // Its bytes are streaming into a multipart upload of the instance's own (not the
+    // signed upload above, which is open in the bucket too).
     await waitFor(
-      async () => (await stored()).some((path) => path.startsWith('uploads/')),
-      'upload open',
+      async () =>
+        (await stored()).some(
+          (path) => path.startsWith('uploads/') && path !== `uploads/${signed.id}`,
+        ),
+      'the one-request upload open in the bucket',
     );
 
     const victim = instances[1] as ChildService;
