@@ -1,42 +1,41 @@
 import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, open, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 
 /**
  * One data directory belongs to one running service: the blob store coordinates part
  * writes in memory and startup recovery removes unfinished uploads, both of which assume
- * no other process is serving the same files. A stale lock (its process is gone) is taken over.
+ * no other process is serving the same files. The lock is an exclusive SQLite lock on
+ * `service.lock` (an fcntl lock underneath), which the operating system drops the moment
+ * its process dies, however it dies: a service killed with SIGKILL can be started again at
+ * once, and a reused process id fools nothing (a pid in a file did both wrong).
  */
 export async function lockDataDir(dir: string): Promise<{ release: () => Promise<void> }> {
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const path = join(dir, 'service.lock');
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      const handle = await open(path, 'wx', 0o600);
-      await handle.writeFile(String(process.pid));
-      await handle.close();
-      return { release: () => rm(path, { force: true }) };
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      const holder = Number((await readFile(path, 'utf8').catch(() => '')).trim());
-      if (holder && holder !== process.pid && isAlive(holder)) {
-        throw new Error(
-          `The data directory ${dir} is in use by another filehost service (pid ${holder}).`,
-        );
-      }
-      await rm(path, { force: true });
-    }
-  }
-  throw new Error(`Could not lock the data directory ${dir}.`);
-}
-
-function isAlive(pid: number): boolean {
+  const first = await readFile(path).catch(() => Buffer.alloc(0));
+  // Before this lock, `service.lock` held a process id as text: no lock at all any more.
+  if (/^\d+\s*$/.test(first.toString('latin1'))) await rm(path, { force: true });
+  const lock = new Database(path, { timeout: 0 });
   try {
-    process.kill(pid, 0);
-    return true;
+    lock.pragma('locking_mode = EXCLUSIVE');
+    // The first write takes the exclusive lock; in EXCLUSIVE locking mode it is then kept
+    // until the connection closes. The pid is only for the message of the one refused.
+    lock.exec('CREATE TABLE IF NOT EXISTS holder (pid INTEGER)');
+    lock.exec(`DELETE FROM holder; INSERT INTO holder VALUES (${process.pid})`);
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    lock.close();
+    if ((error as { code?: string }).code === 'SQLITE_BUSY') {
+      throw new Error(`The data directory ${dir} is in use by another filehost service.`);
+    }
+    throw error;
   }
+  return {
+    release: async () => {
+      lock.close();
+    },
+  };
 }
 
 /** A secret generated once and kept in the data directory, readable only by its owner. */

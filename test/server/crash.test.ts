@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -274,5 +274,17 @@ describe('crashes: kill -9 at any moment never leaves a wrong ready file', () =>
     const s = await start();
     await assert.rejects(spawnService(env()), /in use by another filehost service/);
     await kill(s);
+  });
+
+  it('starts again at once after SIGKILL, whatever process holds the old id', async () => {
+    const s = await start();
+    s.process.kill('SIGKILL');
+    await s.exited;
+    // The operating system dropped the lock with the process: no waiting, no stale file.
+    const again = await start();
+    await kill(again);
+    // A lock file of the old kind naming a live process (pid 1 always is) locks nothing.
+    await writeFile(join(dataDir, 'service.lock'), '1');
+    await kill(await start());
   });
 });
