@@ -16,6 +16,7 @@ import type { ServiceContext } from './context.js';
 import { ERROR_MESSAGES } from './error-messages.js';
 import { fail, ServiceError, serviceFault } from './errors.js';
 import { serverOptions } from './http-options.js';
+import { refusedRequest } from './request-guard.js';
 import { completeUploadHandler } from './routes/complete-upload.js';
 import { deleteFileHandler } from './routes/delete-file.js';
 import { getFileHandler } from './routes/get-file.js';
@@ -54,6 +55,8 @@ export async function buildApiApp(ctx: ServiceContext): Promise<FastifyInstance>
     if (origin !== undefined) reply.header('Access-Control-Allow-Origin', origin);
     reply.header('Vary', 'Origin');
     reply.header('Access-Control-Expose-Headers', EXPOSED_RESPONSE_HEADERS.join(', '));
+    const refused = refusedRequest(request);
+    if (refused) throw refused;
   });
 
   // An id of another shape names nothing: answered before any store sees it (a NUL byte,

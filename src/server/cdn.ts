@@ -10,6 +10,7 @@ import { ERROR_MESSAGES } from './error-messages.js';
 import { serviceFault } from './errors.js';
 import { serverOptions } from './http-options.js';
 import { mediaEssence } from './media-type.js';
+import { refusedRequest } from './request-guard.js';
 
 /**
  * Types a browser may render in place. Everything else (HTML, SVG, XML, JavaScript and
@@ -48,6 +49,15 @@ export function buildCdnApp(ctx: ServiceContext): FastifyInstance {
     serveFile(ctx, request, reply);
   app.route({ method: ['GET', 'HEAD'], url: '/:id', handler: serve });
   app.route({ method: ['GET', 'HEAD'], url: '/:id/*', handler: serve });
+  app.addHook('onRequest', async (request, reply) => {
+    const refused = refusedRequest(request);
+    if (!refused) return;
+    return reply
+      .code(refused.status)
+      .header('Cache-Control', 'no-store')
+      .header('Access-Control-Allow-Origin', '*')
+      .send(refused.toBody());
+  });
   app.setNotFoundHandler((_request, reply) => notFound(reply));
   app.setErrorHandler((error, request, reply) => {
     const fault = serviceFault(error);

@@ -16,7 +16,9 @@ export const ERROR_MESSAGES: Readonly<Record<ApiErrorCode, string>> = {
   upload_incomplete: 'Not every part of the upload has arrived whole.',
   upload_not_pending: 'The upload is already complete.',
   too_large: 'The file is larger than the limit.',
+  uri_too_long: 'The request URL is longer than 8 KiB.',
   rate_limited: 'Too many requests; retry after the given delay.',
+  headers_too_large: 'The request headers are larger than the service accepts (16 KiB).',
   internal_error: 'The service failed unexpectedly. Try again later.',
   unavailable:
     'The service cannot answer now (its database or storage is busy or unreachable). Retry later.',

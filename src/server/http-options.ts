@@ -1,6 +1,14 @@
 import type { Socket } from 'node:net';
-import { type FastifyServerOptions, LogController } from 'fastify';
+import {
+  type FastifyReply,
+  type FastifyRequest,
+  type FastifyServerOptions,
+  LogController,
+} from 'fastify';
 import type { ServiceConfig } from './config.js';
+import { ERROR_MESSAGES } from './error-messages.js';
+import { ServiceError } from './errors.js';
+import { MAX_URL_BYTES } from './request-guard.js';
 
 /**
  * Timeouts for large uploads: Node's 5-minute `requestTimeout` would cut a slow 100 MiB
@@ -20,7 +28,33 @@ export function serverOptions(config: ServiceConfig): FastifyServerOptions {
     // `request.ip` (rate limits) reads X-Forwarded-For only as far as the operator trusts it.
     ...(config.trustProxy === undefined ? {} : { trustProxy: trustProxy(config.trustProxy) }),
     clientErrorHandler,
+    frameworkErrors,
   };
+}
+
+/**
+ * What the router refuses before any hook runs (a path of malformed percent-encoding, a
+ * path parameter past its length limit) answered in the documented shape: the framework's
+ * own codes never reach a client. An id of absurd length names nothing: `404`.
+ */
+function frameworkErrors(
+  error: { code?: string },
+  request: FastifyRequest,
+  reply: FastifyReply,
+): void {
+  const failure =
+    Buffer.byteLength(request.raw.url ?? '') > MAX_URL_BYTES
+      ? new ServiceError('uri_too_long')
+      : error.code === 'FST_ERR_BAD_URL'
+        ? new ServiceError('invalid_request', 'The URL has malformed percent-encoding.')
+        : new ServiceError('not_found', 'No such id.');
+  const origin = request.headers.origin;
+  if (origin !== undefined) reply.header('Access-Control-Allow-Origin', origin);
+  reply
+    .code(failure.status)
+    .header('Vary', 'Origin')
+    .header('Cache-Control', 'no-store')
+    .send(failure.toBody());
 }
 
 /** A hop count trusts that many proxies in front of us (the hops nearest to this server). */
@@ -31,20 +65,36 @@ function trustProxy(
   return (_address, hop) => hop < setting;
 }
 
-const BAD_REQUEST_BODY = JSON.stringify({
-  error: { code: 'invalid_request', message: 'The HTTP request is malformed.' },
-});
+/** A raw HTTP answer in the documented JSON shape, for requests no route ever sees. */
+function rawError(status: string, code: string, message: string): string {
+  const body = JSON.stringify({ error: { code, message } });
+  return `HTTP/1.1 ${status}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
+}
 
 /**
- * Malformed HTTP (bad headers, bad framing) never reaches a route; it still gets the
- * documented JSON error shape.
+ * Malformed HTTP (bad headers, bad framing, too much of either) never reaches a route; it
+ * still gets the documented JSON error shape. Node reports a request line or headers past
+ * its 16 KiB limit as one overflow: a first line that long is an over-long URL.
  */
 export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Socket): void {
   if (error.code === 'ECONNRESET' || !socket.writable) {
     socket.destroy();
     return;
   }
-  socket.end(
-    `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(BAD_REQUEST_BODY)}\r\nConnection: close\r\n\r\n${BAD_REQUEST_BODY}`,
-  );
+  if (error.code === 'HPE_HEADER_OVERFLOW') {
+    const received = (error as { rawPacket?: Buffer }).rawPacket ?? Buffer.alloc(0);
+    const firstLineEnd = received.indexOf('\r\n');
+    const longUrl = firstLineEnd < 0 || firstLineEnd > MAX_URL_BYTES;
+    socket.end(
+      longUrl
+        ? rawError('414 URI Too Long', 'uri_too_long', ERROR_MESSAGES.uri_too_long)
+        : rawError(
+            '431 Request Header Fields Too Large',
+            'headers_too_large',
+            ERROR_MESSAGES.headers_too_large,
+          ),
+    );
+    return;
+  }
+  socket.end(rawError('400 Bad Request', 'invalid_request', 'The HTTP request is malformed.'));
 }

@@ -35,13 +35,74 @@ describe('bad input: documented 4xx, never a 500, a hang or a kept half file', (
       'GET /v1/files HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n',
       'POST /v1/upload HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n',
       'POST /v1/upload HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n',
-      `GET /v1/files HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
     ]) {
       const { text } = await rawExchange(t.apiUrl, payload);
       assert.match(text, /^HTTP\/1\.1 400 /, payload.slice(0, 60));
       const body = JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4));
       assert.equal(body.error.code, 'invalid_request');
     }
+  });
+
+  it('answers too much URL or header with 414 and 431, on the API and the CDN', async () => {
+    for (const base of [t.apiUrl, t.cdnUrl]) {
+      for (const [payload, status, code] of [
+        [`GET /${'a'.repeat(9 * 1024)} HTTP/1.1\r\nHost: x\r\n\r\n`, 414, 'uri_too_long'],
+        [`GET /${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`, 414, 'uri_too_long'],
+        [
+          `GET /v1/files HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+          431,
+          'headers_too_large',
+        ],
+      ] as const) {
+        const { text } = await rawExchange(base, payload);
+        assert.match(text, new RegExp(`^HTTP/1\\.1 ${status} `), `${base} ${payload.slice(0, 40)}`);
+        const body = JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4));
+        assert.equal(body.error.code, code);
+        assert.equal(typeof body.error.message, 'string');
+      }
+    }
+  });
+
+  it('answers what the router refuses in the documented shape, never with its own codes', async () => {
+    for (const [url, status, code] of [
+      [`${t.apiUrl}/v1/files/%zz`, 400, 'invalid_request'],
+      [`${t.cdnUrl}/%E0%A4%A`, 400, 'invalid_request'],
+      [`${t.apiUrl}/v1/files/${'a'.repeat(600)}`, 404, 'not_found'],
+      [`${t.cdnUrl}/${'a'.repeat(600)}`, 404, 'not_found'],
+      [`${t.cdnUrl}/${'a'.repeat(9000)}`, 414, 'uri_too_long'],
+    ] as const) {
+      const response = await fetch(url, { headers: { Authorization: `Bearer ${t.secretKey}` } });
+      const text = await response.text();
+      assert.equal(response.status, status, `${url.slice(0, 60)}: ${text.slice(0, 200)}`);
+      assert.doesNotMatch(text, /FST_/);
+      assert.equal(JSON.parse(text).error.code, code);
+    }
+  });
+
+  it('refuses a header that may appear once when it is sent twice', async () => {
+    const auth = `Authorization: Bearer ${t.secretKey}\r\n`;
+    for (const [base, payload] of [
+      [
+        t.apiUrl,
+        `GET /v1/files HTTP/1.1\r\nHost: x\r\n${auth}Authorization: Bearer sk_live_other\r\n\r\n`,
+      ],
+      [
+        t.apiUrl,
+        `POST /v1/upload HTTP/1.1\r\nHost: x\r\n${auth}X-Filename: a\r\nX-Filename: b\r\nContent-Length: 1\r\n\r\nx`,
+      ],
+      [
+        t.apiUrl,
+        `POST /v1/upload HTTP/1.1\r\nHost: x\r\n${auth}Content-Type: text/plain\r\nContent-Type: text/html\r\nContent-Length: 1\r\n\r\nx`,
+      ],
+      [t.cdnUrl, 'GET /someid HTTP/1.1\r\nHost: x\r\nRange: bytes=0-1\r\nRange: bytes=2-3\r\n\r\n'],
+    ] as const) {
+      const { text } = await rawExchange(base, payload);
+      assert.match(text, /^HTTP\/1\.1 400 /, payload.slice(0, 60));
+      const body = JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4));
+      assert.equal(body.error.code, 'invalid_request');
+      assert.match(body.error.message, /once/);
+    }
+    assert.deepEqual(await t.stored(), await t.stored());
   });
 
   it('cuts a stalled upload after the idle timeout and keeps nothing of it', async () => {

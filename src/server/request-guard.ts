@@ -1,0 +1,40 @@
+import type { FastifyRequest } from 'fastify';
+import { ServiceError } from './errors.js';
+
+/** decisions.md: a request URL longer than this is `414 uri_too_long`. */
+export const MAX_URL_BYTES = 8 * 1024;
+
+/**
+ * Headers that may appear once. Node keeps the first of a repeated `Authorization` or
+ * `Content-Type` and silently drops the rest, so a request that says two different things
+ * would be read as whichever came first; it is refused instead.
+ */
+const SINGLETON_HEADERS = new Set([
+  'authorization',
+  'content-type',
+  'content-length',
+  'x-filename',
+  'x-metadata',
+  'range',
+]);
+
+/**
+ * What both the API and the CDN refuse before any route runs, in the documented shape:
+ * an over-long URL, a singleton header sent twice. Null when the request may go on.
+ */
+export function refusedRequest(request: FastifyRequest): ServiceError | null {
+  if (Buffer.byteLength(request.raw.url ?? '') > MAX_URL_BYTES) {
+    return new ServiceError('uri_too_long');
+  }
+  const seen = new Set<string>();
+  const raw = request.raw.rawHeaders;
+  for (let index = 0; index < raw.length; index += 2) {
+    const name = (raw[index] as string).toLowerCase();
+    if (!SINGLETON_HEADERS.has(name)) continue;
+    if (seen.has(name)) {
+      return new ServiceError('invalid_request', `Send the ${raw[index]} header once.`);
+    }
+    seen.add(name);
+  }
+  return null;
+}
