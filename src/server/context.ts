@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { ServiceConfig } from './config.js';
 import type { MetadataStore } from './db/metadata-store.js';
+import type { DiskReserve } from './disk-reserve.js';
 import type { RateLimiter } from './rate-limit.js';
 import type { BlobStore } from './storage/blob-store.js';
 
@@ -12,6 +13,8 @@ export interface ServiceContext {
   db: MetadataStore;
   blobs: BlobStore;
   rateLimiter: RateLimiter;
+  /** Space held back on a local disk for deletes on a full disk; null at scale. */
+  reserve: DiskReserve | null;
   now: () => number;
   log: FastifyBaseLogger;
 }

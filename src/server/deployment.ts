@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { ServiceConfig } from './config.js';
 import { loadOrCreateSecret, lockDataDir } from './data-dir.js';
 import type { MetadataStore } from './db/metadata-store.js';
+import { DiskReserve } from './disk-reserve.js';
 import { MemoryRateLimiter, type RateLimiter } from './rate-limit.js';
 import type { BlobStore } from './storage/blob-store.js';
 
@@ -19,6 +20,8 @@ export interface Stores {
   exclusive: boolean;
   /** Closes the stores and releases the data dir. */
   close(): Promise<void>;
+  /** Space held back on the data dir's disk so a delete can commit on a full disk (local only). */
+  reserve: DiskReserve | null;
 }
 
 const SIGNING_SECRET_SETTING = 'url-signing-secret';
@@ -67,7 +70,9 @@ export async function openStores(config: ServiceConfig, apiUrl: () => string): P
       });
     }
     cleanups.push(async () => blobs.close?.());
-    return { db, blobs, rateLimiter, exclusive: local, close };
+    const reserve = local ? new DiskReserve(join(config.dataDir, 'reserve')) : null;
+    await reserve?.ensure();
+    return { db, blobs, rateLimiter, exclusive: local, close, reserve };
   } catch (error) {
     await close();
     throw error;

@@ -1,5 +1,6 @@
 import { API_ERROR_STATUS, type ApiErrorBody, type ApiErrorCode } from '../api/errors.js';
 import { MetadataUnavailableError } from './db/unavailable.js';
+import { isDiskFull } from './disk-reserve.js';
 import { ERROR_MESSAGES } from './error-messages.js';
 import { BlobUnavailableError } from './storage/blob-store.js';
 
@@ -48,8 +49,7 @@ const RETRY_AFTER_SECONDS = 5;
  */
 export function serviceFault(error: unknown): ServiceError | null {
   const full =
-    (error instanceof BlobUnavailableError && error.reason === 'full') ||
-    ['ENOSPC', 'EDQUOT'].includes((error as NodeJS.ErrnoException | undefined)?.code ?? '');
+    (error instanceof BlobUnavailableError && error.reason === 'full') || isDiskFull(error);
   if (full) return new ServiceError('insufficient_storage');
   if (error instanceof MetadataUnavailableError || error instanceof BlobUnavailableError) {
     return new ServiceError('unavailable', undefined, {

@@ -42,6 +42,7 @@ export async function startService(
       db: opened.db,
       blobs: opened.blobs,
       rateLimiter: opened.rateLimiter,
+      reserve: opened.reserve,
       now: Date.now,
       log,
     };

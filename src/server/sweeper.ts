@@ -51,6 +51,8 @@ export async function sweep(ctx: ServiceContext): Promise<SweepResult> {
 }
 
 async function sweepNow(ctx: ServiceContext): Promise<SweepResult> {
+  // A reserve given up for a delete on a full disk comes back once there is room.
+  await ctx.reserve?.ensure();
   let expired = 0;
   let purged = 0;
   let abandoned = 0;

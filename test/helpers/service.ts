@@ -82,7 +82,7 @@ export async function startTestService(env: Record<string, string> = {}): Promis
     secretKey,
     publishableKey,
     dataDir,
-    stored: scale ? scale.stored : () => storedFiles(dataDir),
+    stored: scale ? scale.stored : () => storedFiles(config.dataDir),
     api,
     async otherProject() {
       const db = service.context.db;

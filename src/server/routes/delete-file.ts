@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { authenticate } from '../auth.js';
 import type { ServiceContext } from '../context.js';
 import { crashPoint } from '../crash-points.js';
+import { isDiskFull } from '../disk-reserve.js';
 import { fail } from '../errors.js';
 import { purge } from '../sweeper.js';
 
@@ -16,7 +17,15 @@ export async function deleteFileHandler(
   reply: FastifyReply,
 ): Promise<void> {
   const caller = await authenticate(ctx, request, { secretOnly: true });
-  const row = await ctx.db.markDeleted(caller.project.id, request.params.id, ctx.now());
+  const mark = () => ctx.db.markDeleted(caller.project.id, request.params.id, ctx.now());
+  let row: Awaited<ReturnType<typeof mark>>;
+  try {
+    row = await mark();
+  } catch (error) {
+    // Deleting is how space is freed, so it must work on a full disk: the reserve goes.
+    if (!isDiskFull(error) || !(await ctx.reserve?.release())) throw error;
+    row = await mark();
+  }
   if (!row) fail('not_found', 'No file with this id.');
   crashPoint('delete:marked');
   await purge(ctx, row).catch((error: unknown) => {

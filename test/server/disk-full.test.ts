@@ -1,0 +1,91 @@
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtemp, open, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { UploadResponse } from '../../src/api/types.js';
+import { expectError, json, startTestService, type TestService } from '../helpers/service.js';
+
+const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+const MiB = 1024 * 1024;
+
+/** Fills what is left of the disk under `path` with one file; answers its path. */
+async function fill(path: string): Promise<string> {
+  const ballast = join(path, 'ballast');
+  const handle = await open(ballast, 'w');
+  const chunk = Buffer.alloc(64 * 1024, 1);
+  try {
+    for (let at = 0; ; at += chunk.length) await handle.write(chunk, 0, chunk.length, at);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOSPC') throw error;
+  } finally {
+    await handle.close();
+  }
+  return ballast;
+}
+
+/**
+ * A full disk, for real: the data directory on a 24 MiB tmpfs that the test mounts (root
+ * only; CI runs as root) and fills. The service's fault is never the client's (507, not
+ * 4xx or 500), nothing is half kept, a delete still frees space, and uploads work again once
+ * there is room, with no restart.
+ */
+describe('a full disk', { skip: isRoot ? false : 'needs root to mount a tmpfs to fill' }, () => {
+  let mount: string;
+  let t: TestService;
+  before(async () => {
+    mount = await mkdtemp(join(tmpdir(), 'filehost-full-'));
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=24m', 'tmpfs', mount]);
+    t = await startTestService({ FILEHOST_DATA_DIR: join(mount, 'data') });
+  });
+  after(async () => {
+    await t?.close();
+    execFileSync('umount', [mount]);
+    await rm(mount, { recursive: true, force: true });
+  });
+
+  it('answers 507 with nothing kept, deletes at 100% full, and takes uploads again once freed', async () => {
+    const kept = await json<UploadResponse>(
+      await t.api('/v1/upload', { method: 'POST', body: new Uint8Array(4 * MiB).fill(3) }),
+      201,
+    );
+    const before = await t.stored();
+    // Bigger than what is left: the bytes run out of room mid-body.
+    await expectError(
+      await t.api('/v1/upload', { method: 'POST', body: new Uint8Array(30 * MiB).fill(4) }),
+      507,
+      'insufficient_storage',
+    );
+    assert.deepEqual(await t.stored(), before, 'nothing of the refused upload is kept');
+
+    const ballast = await fill(mount);
+    const free = execFileSync('df', ['--output=avail', mount], { encoding: 'utf8' });
+    assert.match(free, /\n\s*0\s*$/, 'the disk is 100% full');
+    await expectError(
+      await t.api('/v1/upload', { method: 'POST', body: 'tiny' }),
+      507,
+      'insufficient_storage',
+    );
+    await expectError(
+      await t.api('/v1/uploads/sign', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ name: 'a', size: 10 }),
+      }),
+      507,
+      'insufficient_storage',
+    );
+    // Deleting is how space is freed: it works on the full disk.
+    assert.equal((await t.api(`/v1/files/${kept.id}`, { method: 'DELETE' })).status, 204);
+    await expectError(await t.api(`/v1/files/${kept.id}`), 404, 'not_found');
+
+    await rm(ballast);
+    const again = await json<UploadResponse>(
+      await t.api('/v1/upload', { method: 'POST', body: new Uint8Array(MiB).fill(5) }),
+      201,
+    );
+    const served = await fetch(again.url);
+    assert.equal((await served.arrayBuffer()).byteLength, MiB);
+  });
+});
