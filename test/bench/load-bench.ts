@@ -12,12 +12,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FilehostClient } from '../../src/client/client.js';
 import { DEMO_ORIGINS } from '../../src/server/config.js';
-import { newApiKey } from '../../src/server/secrets.js';
 import { patternBytes } from '../helpers/bytes.js';
 import { rgwAvailable, startRgw } from '../helpers/ceph-rgw.js';
 import { nginxAvailable, startNginx } from '../helpers/nginx.js';
 import { freePort } from '../helpers/ports.js';
 import { postgresAvailable, startPostgres } from '../helpers/postgres.js';
+import { scaleEnv } from '../helpers/scale.js';
 import { type ChildService, spawnService } from '../helpers/service.js';
 import { type BenchRow, percentile, reportRows } from './support.js';
 
@@ -258,17 +258,7 @@ async function runScale(): Promise<LoadResult> {
 
     const env = {
       ...COMMON_ENV,
-      FILEHOST_DATABASE_URL: await pg.createDatabase(),
-      // Set up as `npm run admin -- bucket setup` would (CORS for the demo page, lifecycle).
-      FILEHOST_S3_BUCKET: await rgw.createBucket(undefined, { corsOrigins: DEMO_ORIGINS }),
-      FILEHOST_S3_ENDPOINT: rgw.endpoint,
-      FILEHOST_S3_REGION: rgw.region,
-      FILEHOST_S3_FORCE_PATH_STYLE: 'true',
-      FILEHOST_S3_ACCESS_KEY_ID: rgw.accessKeyId,
-      FILEHOST_S3_SECRET_ACCESS_KEY: rgw.secretAccessKey,
-      // Instances that share a database share their keys (nothing local could show them).
-      FILEHOST_SECRET_KEY: newApiKey('secret'),
-      FILEHOST_PUBLISHABLE_KEY: newApiKey('publishable'),
+      ...(await scaleEnv(pg, rgw, DEMO_ORIGINS)),
       FILEHOST_API_URL: nginx.apiUrl,
       FILEHOST_CDN_URL: nginx.cdnUrl,
       FILEHOST_TRUST_PROXY: '1',

@@ -48,18 +48,8 @@ export async function scaleDeployment(origins: string[]): Promise<{
   stored: () => Promise<string[]>;
 }> {
   const { pg, rgw } = await scaleHarness();
-  const bucket = await rgw.createBucket(undefined, { corsOrigins: origins });
-  const env = {
-    FILEHOST_DATABASE_URL: await pg.createDatabase(),
-    FILEHOST_S3_BUCKET: bucket,
-    FILEHOST_S3_ENDPOINT: rgw.endpoint,
-    FILEHOST_S3_REGION: rgw.region,
-    FILEHOST_S3_FORCE_PATH_STYLE: 'true',
-    FILEHOST_S3_ACCESS_KEY_ID: rgw.accessKeyId,
-    FILEHOST_S3_SECRET_ACCESS_KEY: rgw.secretAccessKey,
-    FILEHOST_SECRET_KEY: newApiKey('secret'),
-    FILEHOST_PUBLISHABLE_KEY: newApiKey('publishable'),
-  };
+  const env = await scaleEnv(pg, rgw, origins);
+  const bucket = env.FILEHOST_S3_BUCKET;
   const s3 = rgwClient(rgw);
   const stored = async () => {
     const objects = await s3.send(new ListObjectsV2Command({ Bucket: bucket }));
@@ -70,4 +60,23 @@ export async function scaleDeployment(origins: string[]): Promise<{
     ].sort();
   };
   return { env, stored };
+}
+
+/**
+ * The settings of a scale deployment on these servers: a fresh database, a fresh bucket set
+ * up as `npm run admin -- bucket setup` does (CORS for `origins`, the lifecycle rule), and
+ * a pair of keys (instances that share a database share their keys).
+ */
+export async function scaleEnv(pg: TestPostgres, rgw: TestRgw, origins: readonly string[]) {
+  return {
+    FILEHOST_DATABASE_URL: await pg.createDatabase(),
+    FILEHOST_S3_BUCKET: await rgw.createBucket(undefined, { corsOrigins: [...origins] }),
+    FILEHOST_S3_ENDPOINT: rgw.endpoint,
+    FILEHOST_S3_REGION: rgw.region,
+    FILEHOST_S3_FORCE_PATH_STYLE: 'true',
+    FILEHOST_S3_ACCESS_KEY_ID: rgw.accessKeyId,
+    FILEHOST_S3_SECRET_ACCESS_KEY: rgw.secretAccessKey,
+    FILEHOST_SECRET_KEY: newApiKey('secret'),
+    FILEHOST_PUBLISHABLE_KEY: newApiKey('publishable'),
+  };
 }

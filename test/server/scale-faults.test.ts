@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { UploadResponse } from '../../src/api/types.js';
-import { newApiKey } from '../../src/server/secrets.js';
 import { startRgw, type TestRgw } from '../helpers/ceph-rgw.js';
 import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
+import { scaleEnv } from '../helpers/scale.js';
 import {
   ALLOWED_ORIGIN,
   expectError,
@@ -27,17 +27,7 @@ describe('the scale deployment when its database or bucket fails', { skip }, () 
   const servers = { pg: pg as TestPostgres, rgw: rgw as TestRgw };
 
   before(async () => {
-    const bucket = await servers.rgw.createBucket(undefined, { corsOrigins: [ALLOWED_ORIGIN] });
-    t = await startTestService({
-      FILEHOST_DATABASE_URL: await servers.pg.createDatabase(),
-      FILEHOST_S3_BUCKET: bucket,
-      FILEHOST_S3_ENDPOINT: servers.rgw.endpoint,
-      FILEHOST_S3_FORCE_PATH_STYLE: 'true',
-      FILEHOST_S3_ACCESS_KEY_ID: servers.rgw.accessKeyId,
-      FILEHOST_S3_SECRET_ACCESS_KEY: servers.rgw.secretAccessKey,
-      FILEHOST_SECRET_KEY: newApiKey('secret'),
-      FILEHOST_PUBLISHABLE_KEY: newApiKey('publishable'),
-    });
+    t = await startTestService(await scaleEnv(servers.pg, servers.rgw, [ALLOWED_ORIGIN]));
   });
   after(async () => {
     await t?.close();
