@@ -2,8 +2,8 @@ import type { Readable } from 'node:stream';
 import { create as contentDisposition } from 'content-disposition';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import fresh from 'fresh';
-import rangeParser from 'range-parser';
 import { ID_PATTERN } from '../api/routes.js';
+import { parseRange } from './byte-range.js';
 import type { ServiceContext } from './context.js';
 import type { FileRow } from './db/metadata-store.js';
 import { ERROR_MESSAGES } from './error-messages.js';
@@ -118,18 +118,15 @@ async function serveFile(
     typeof rangeHeader === 'string' &&
     rangeApplies(request.headers['if-range'], etag, lastModified)
   ) {
-    const parsed = rangeParser(row.size, rangeHeader, { combine: true });
-    if (parsed === -1) {
+    const asked = parseRange(rangeHeader, row.size);
+    if (asked.kind === 'unsatisfiable') {
       return reply
         .code(416)
         .headers(fileHeaders(row, etag, lastModified))
         .header('Content-Range', `bytes */${row.size}`)
         .send();
     }
-    // Malformed ranges and several ranges at once are ignored: the whole file is an answer.
-    if (parsed !== -2 && parsed.type === 'bytes' && parsed.length === 1 && parsed[0]) {
-      range = { start: parsed[0].start, end: parsed[0].end };
-    }
+    if (asked.kind === 'range') range = { start: asked.start, end: asked.end };
   }
 
   let stream: Readable | null = null;

@@ -79,6 +79,18 @@ describe('CDN', () => {
       assert.equal(response.headers.get('content-length'), String(end - start + 1));
       assertSameBytes(await response.arrayBuffer(), bytes.subarray(start, end + 1));
     }
+    // RFC 9110: a suffix longer than the file is all of it; an end past the file is cut.
+    const suffix = await fetch(file.url, { headers: { Range: `bytes=-${bytes.length + 5}` } });
+    assert.equal(suffix.status, 206);
+    assert.equal(
+      suffix.headers.get('content-range'),
+      `bytes 0-${bytes.length - 1}/${bytes.length}`,
+    );
+    assert.equal((await suffix.arrayBuffer()).byteLength, bytes.length);
+    const past = await fetch(file.url, { headers: { Range: `bytes=10-${bytes.length + 99}` } });
+    assert.equal(past.status, 206);
+    assert.equal(past.headers.get('content-range'), `bytes 10-${bytes.length - 1}/${bytes.length}`);
+    await past.arrayBuffer();
     const bad = await fetch(file.url, { headers: { Range: 'bytes=20000-30000' } });
     assert.equal(bad.status, 416);
     assert.equal(bad.headers.get('content-range'), `bytes */${bytes.length}`);
