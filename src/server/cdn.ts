@@ -6,8 +6,7 @@ import { ID_PATTERN } from '../api/routes.js';
 import { parseRange } from './byte-range.js';
 import type { ServiceContext } from './context.js';
 import type { FileRow } from './db/metadata-store.js';
-import { ERROR_MESSAGES } from './error-messages.js';
-import { serviceFault } from './errors.js';
+import { ServiceError, serviceFault } from './errors.js';
 import { serverOptions } from './http-options.js';
 import { mediaEssence } from './media-type.js';
 import { refusedRequest } from './request-guard.js';
@@ -51,40 +50,30 @@ export function buildCdnApp(ctx: ServiceContext): FastifyInstance {
   app.route({ method: ['GET', 'HEAD'], url: '/:id/*', handler: serve });
   app.addHook('onRequest', async (request, reply) => {
     const refused = refusedRequest(request);
-    if (!refused) return;
-    return reply
-      .code(refused.status)
-      .header('Cache-Control', 'no-store')
-      .header('Access-Control-Allow-Origin', '*')
-      .send(refused.toBody());
+    if (refused) return sendError(reply, refused);
   });
   app.setNotFoundHandler((_request, reply) => notFound(reply));
   app.setErrorHandler((error, request, reply) => {
     const fault = serviceFault(error);
-    if (!fault) {
-      request.log.error({ err: error }, 'CDN request failed');
-      reply
-        .code(500)
-        .header('Cache-Control', 'no-store')
-        .send({ error: { code: 'internal_error', message: ERROR_MESSAGES.internal_error } });
-      return;
-    }
-    request.log.warn({ err: error }, 'a store the CDN depends on failed');
-    reply
-      .code(fault.status)
-      .headers(fault.headers)
-      .header('Cache-Control', 'no-store')
-      .send(fault.toBody());
+    if (fault) request.log.warn({ err: error }, 'a store the CDN depends on failed');
+    else request.log.error({ err: error }, 'CDN request failed');
+    sendError(reply, fault ?? new ServiceError('internal_error'));
   });
   return app;
 }
 
-function notFound(reply: FastifyReply): FastifyReply {
+/** Every CDN error: the documented body, never cached, readable from any page. */
+function sendError(reply: FastifyReply, error: ServiceError): FastifyReply {
   return reply
-    .code(404)
+    .code(error.status)
+    .headers(error.headers)
     .header('Cache-Control', 'no-store')
     .header('Access-Control-Allow-Origin', '*')
-    .send({ error: { code: 'not_found', message: 'No file at this address.' } });
+    .send(error.toBody());
+}
+
+function notFound(reply: FastifyReply): FastifyReply {
+  return sendError(reply, new ServiceError('not_found', 'No file at this address.'));
 }
 
 async function serveFile(

@@ -41,7 +41,7 @@ export async function openStores(config: ServiceConfig, apiUrl: () => string): P
   };
   try {
     if (local) {
-      await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
+      // lockDataDir makes the directory if it is missing.
       const lock = await lockDataDir(config.dataDir);
       cleanups.push(() => lock.release());
     }
