@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { MIN_PART_SIZE, PLANS, type Plan } from '../api/limits.js';
 import { PUBLISHABLE_KEY_PREFIX, SECRET_KEY_PREFIX } from '../api/routes.js';
 import { MetadataUnavailableError } from './db/unavailable.js';
+import { StartupError } from './startup-error.js';
 import { BlobUnavailableError } from './storage/blob-store.js';
 
 /** Where the demo page is served from (`npm start`): allowed by default so it just works. */
@@ -241,11 +242,9 @@ export function describeStartError(error: unknown): string {
   if (failure?.code === 'EADDRINUSE') {
     return `Port ${failure.port} on ${failure.address} is already in use (another filehost, or another program). Stop it, or choose other ports with FILEHOST_API_PORT and FILEHOST_CDN_PORT.`;
   }
-  if (error instanceof Error && /in use by another filehost service/.test(error.message)) {
-    return `${error.message} Stop it first, or use another FILEHOST_DATA_DIR.`;
-  }
+  if (error instanceof StartupError) return error.message;
   if (error instanceof MetadataUnavailableError) {
-    return `${error.message}. Check FILEHOST_DATABASE_URL and that PostgreSQL is running and reachable.`;
+    return `${error.message}. ${error.remedy ?? 'Check FILEHOST_DATABASE_URL and that PostgreSQL is running and reachable.'}`;
   }
   if (error instanceof BlobUnavailableError) {
     return `${error.message}. Check FILEHOST_S3_ENDPOINT and that the storage is running and reachable.`;

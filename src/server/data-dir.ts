@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { chmod, mkdir, open, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
+import { dataDirError, StartupError } from './startup-error.js';
 
 /**
  * One data directory belongs to one running service: the blob store coordinates part
@@ -12,12 +13,17 @@ import Database from 'better-sqlite3';
  * once, and a reused process id fools nothing (a pid in a file did both wrong).
  */
 export async function lockDataDir(dir: string): Promise<{ release: () => Promise<void> }> {
-  await mkdir(dir, { recursive: true, mode: 0o700 });
+  await prepareDataDir(dir);
   const path = join(dir, 'service.lock');
   const first = await readFile(path).catch(() => Buffer.alloc(0));
   // Before this lock, `service.lock` held a process id as text: no lock at all any more.
   if (/^\d+\s*$/.test(first.toString('latin1'))) await rm(path, { force: true });
-  const lock = new Database(path, { timeout: 0 });
+  let lock: Database.Database;
+  try {
+    lock = new Database(path, { timeout: 0 });
+  } catch (error) {
+    throw dataDirError(dir, error);
+  }
   try {
     lock.pragma('locking_mode = EXCLUSIVE');
     // The first write takes the exclusive lock; in EXCLUSIVE locking mode it is then kept
@@ -27,15 +33,61 @@ export async function lockDataDir(dir: string): Promise<{ release: () => Promise
   } catch (error) {
     lock.close();
     if ((error as { code?: string }).code === 'SQLITE_BUSY') {
-      throw new Error(`The data directory ${dir} is in use by another filehost service.`);
+      throw new StartupError(
+        `The data directory ${dir} is in use by another filehost service. Stop it first, or set FILEHOST_DATA_DIR to another directory.`,
+      );
     }
-    throw error;
+    throw dataDirError(dir, error);
   }
   return {
     release: async () => {
       lock.close();
     },
   };
+}
+
+/**
+ * Makes sure the data directory can hold a service before anything is put in it: made if
+ * missing (its parent must exist, so a mistyped path is not quietly created somewhere),
+ * a directory, and writable with room to write, proven by writing, flushing and removing a
+ * small file. Each failure is a StartupError naming the cause and FILEHOST_DATA_DIR.
+ */
+export async function prepareDataDir(dir: string): Promise<void> {
+  const found = await stat(dir).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return null;
+    throw dataDirError(dir, error);
+  });
+  if (found && !found.isDirectory()) {
+    throw new StartupError(
+      `The data directory ${dir} is not a directory. Set FILEHOST_DATA_DIR to a directory (it is made if missing).`,
+    );
+  }
+  if (!found) {
+    const parent = dirname(resolve(dir));
+    const parentFound = await stat(parent).catch(() => null);
+    if (!parentFound?.isDirectory()) {
+      throw new StartupError(
+        `The data directory ${dir} does not exist, nor does ${parent} to make it in. Create it, or set FILEHOST_DATA_DIR to a directory that exists.`,
+      );
+    }
+    await mkdir(dir, { mode: 0o700 }).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EEXIST') throw dataDirError(dir, error);
+    });
+  }
+  const probe = join(dir, `.write-test-${process.pid}`);
+  try {
+    const handle = await open(probe, 'w', 0o600);
+    try {
+      await handle.write(Buffer.alloc(4096));
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  } catch (error) {
+    throw dataDirError(dir, error);
+  } finally {
+    await rm(probe, { force: true }).catch(() => {});
+  }
 }
 
 /** A secret generated once and kept in the data directory, readable only by its owner. */

@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ServiceConfig } from './config.js';
-import { loadOrCreateSecret, lockDataDir } from './data-dir.js';
+import { loadOrCreateSecret, lockDataDir, prepareDataDir } from './data-dir.js';
 import type { MetadataStore } from './db/metadata-store.js';
 import { DiskReserve } from './disk-reserve.js';
 import { MemoryRateLimiter, type RateLimiter } from './rate-limit.js';
@@ -41,7 +40,7 @@ export async function openStores(config: ServiceConfig, apiUrl: () => string): P
   };
   try {
     if (local) {
-      // lockDataDir makes the directory if it is missing.
+      // lockDataDir makes the directory if it is missing and proves it writable.
       const lock = await lockDataDir(config.dataDir);
       cleanups.push(() => lock.release());
     }
@@ -95,7 +94,7 @@ export async function openMetadataStore(
       rateLimiter: new PostgresRateLimiter(store.pool, config.rateLimitPerMinute),
     };
   }
-  await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
+  await prepareDataDir(config.dataDir);
   const { SqliteMetadataStore } = await import('./db/sqlite-store.js');
   return {
     db: new SqliteMetadataStore(join(config.dataDir, 'filehost.db')),

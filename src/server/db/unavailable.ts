@@ -5,8 +5,12 @@
  * `cause` keeps the driver's error for the logs.
  */
 export class MetadataUnavailableError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
+  /** What an operator can do about it, when the store knows better than the generic advice. */
+  readonly remedy: string | undefined;
+
+  constructor(message: string, options?: { cause?: unknown; remedy?: string }) {
     super(message, options);
     this.name = 'MetadataUnavailableError';
+    this.remedy = options?.remedy;
   }
 }

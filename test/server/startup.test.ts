@@ -1,0 +1,220 @@
+import assert from 'node:assert/strict';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { spawnService } from '../helpers/service.js';
+
+const IS_ROOT = process.getuid?.() === 0;
+const NEEDS_ROOT = IS_ROOT ? false : 'needs root to mount a file system (CI runs as root)';
+/** The unprivileged user of Debian, for the one case root cannot show (root writes anywhere). */
+const NOBODY = 65534;
+
+interface Refusal {
+  code: number | null;
+  output: string;
+}
+
+/** Starts `npm run server`'s entry as its own process and waits for it to give up. */
+async function refusedStart(
+  env: Record<string, string>,
+  options: { uid?: number; gid?: number } = {},
+): Promise<Refusal> {
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/server/main.ts'], {
+    env: {
+      ...process.env,
+      FILEHOST_API_PORT: '0',
+      FILEHOST_CDN_PORT: '0',
+      FILEHOST_LOG_LEVEL: 'warn',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    ...options,
+  });
+  let output = '';
+  child.stdout?.on('data', (chunk) => {
+    output += chunk;
+  });
+  child.stderr?.on('data', (chunk) => {
+    output += chunk;
+  });
+  const code = await new Promise<number | null>((resolve) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    child.once('exit', (exitCode) => {
+      clearTimeout(timer);
+      resolve(exitCode);
+    });
+  });
+  return { code, output };
+}
+
+/** One line naming the cause and the setting, a non-zero exit, no stack trace. */
+function assertOneLine(refusal: Refusal, cause: RegExp, setting: string): void {
+  assert.notEqual(refusal.code, 0, refusal.output);
+  assert.ok(refusal.code !== null, `it exited by itself: ${refusal.output}`);
+  const lines = refusal.output.split('\n').filter((line) => line.trim() !== '');
+  assert.equal(lines.length, 1, `one line, not:\n${refusal.output}`);
+  assert.doesNotMatch(refusal.output, /\n\s+at |Error:|node:internal/, 'no stack trace');
+  assert.match(refusal.output, cause);
+  assert.ok(refusal.output.includes(setting), `names ${setting}: ${refusal.output}`);
+}
+
+describe('start-up refusals: one line, the cause, the setting, a non-zero exit', {
+  skip:
+    process.env.FILEHOST_TEST_DEPLOYMENT === 'scale'
+      ? 'the embedded data dir; scale-faults covers PostgreSQL and S3'
+      : false,
+  timeout: 180_000,
+}, () => {
+  let root: string;
+  before(async () => {
+    root = await mkdtemp(join(tmpdir(), 'filehost-startup-'));
+    // The unprivileged user below must be able to reach folders inside it.
+    await chmod(root, 0o755);
+  });
+  after(async () => {
+    await rm(root, { recursive: true, force: true });
+  });
+
+  it('a data dir whose parent does not exist (a mistyped path is not quietly made)', async () => {
+    const refusal = await refusedStart({ FILEHOST_DATA_DIR: join(root, 'nope', 'data') });
+    assertOneLine(refusal, /does not exist/, 'FILEHOST_DATA_DIR');
+  });
+
+  it('makes a missing data dir whose parent exists', async () => {
+    const service = await spawnService({ FILEHOST_DATA_DIR: join(root, 'fresh') });
+    service.process.kill('SIGTERM');
+    assert.equal((await service.exited).code, 0);
+  });
+
+  it('a data dir that is a file', async () => {
+    const file = join(root, 'a-file');
+    await writeFile(file, 'x');
+    assertOneLine(
+      await refusedStart({ FILEHOST_DATA_DIR: file }),
+      /not a directory/,
+      'FILEHOST_DATA_DIR',
+    );
+  });
+
+  it('a data dir on a read-only file system', { skip: NEEDS_ROOT }, async () => {
+    const mount = join(root, 'read-only');
+    await mkdir(mount);
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'ro,size=8m', 'tmpfs', mount]);
+    try {
+      assertOneLine(
+        await refusedStart({ FILEHOST_DATA_DIR: mount }),
+        /read-only file system/,
+        'FILEHOST_DATA_DIR',
+      );
+    } finally {
+      execFileSync('umount', [mount]);
+    }
+  });
+
+  it('a data dir this user may not write', async () => {
+    const locked = join(root, 'not-writable');
+    await mkdir(locked, { mode: 0o755 });
+    // Root may write anywhere, so as root the service runs as nobody for this one case.
+    const as = IS_ROOT ? { uid: NOBODY, gid: NOBODY } : {};
+    if (!IS_ROOT) await chmod(locked, 0o555);
+    const refusal = await refusedStart(
+      { FILEHOST_DATA_DIR: locked, HOME: root, TSX_DISABLE_CACHE: '1' },
+      as,
+    );
+    assertOneLine(refusal, /not writable by this user/, 'FILEHOST_DATA_DIR');
+  });
+
+  it('a data dir on a full disk', { skip: NEEDS_ROOT }, async () => {
+    const mount = join(root, 'full');
+    await mkdir(mount);
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', mount]);
+    try {
+      // Filled to the last block: the write fails with ENOSPC when the disk is full.
+      await writeFile(join(mount, 'filler'), Buffer.alloc(1024 * 1024)).catch(() => {});
+      assertOneLine(
+        await refusedStart({ FILEHOST_DATA_DIR: mount }),
+        /is full/,
+        'FILEHOST_DATA_DIR',
+      );
+    } finally {
+      execFileSync('umount', [mount]);
+    }
+  });
+
+  it('a damaged database', async () => {
+    const dir = join(root, 'corrupt');
+    await mkdir(dir);
+    await writeFile(join(dir, 'filehost.db'), Buffer.alloc(8192, 0x5a));
+    assertOneLine(
+      await refusedStart({ FILEHOST_DATA_DIR: dir }),
+      /damaged or not a SQLite database/,
+      'FILEHOST_DATA_DIR',
+    );
+  });
+
+  it('a data dir in use by another service, and a port in use; a failed start keeps nothing', async () => {
+    const dir = join(root, 'shared');
+    const first = await spawnService({ FILEHOST_DATA_DIR: dir });
+    try {
+      assertOneLine(
+        await refusedStart({ FILEHOST_DATA_DIR: dir }),
+        /in use by another filehost service/,
+        'FILEHOST_DATA_DIR',
+      );
+    } finally {
+      first.process.kill('SIGKILL');
+      await first.exited;
+    }
+
+    const busy: Server = createServer();
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+    const port = (busy.address() as { port: number }).port;
+    try {
+      assertOneLine(
+        await refusedStart({ FILEHOST_DATA_DIR: dir, FILEHOST_API_PORT: String(port) }),
+        /already in use/,
+        'FILEHOST_API_PORT',
+      );
+    } finally {
+      busy.close();
+    }
+    // The refused start released the data dir it had locked: the next start works at once.
+    const again = await spawnService({ FILEHOST_DATA_DIR: dir });
+    again.process.kill('SIGTERM');
+    assert.equal((await again.exited).code, 0);
+  });
+
+  it('a database locked by another process', async () => {
+    const dir = join(root, 'db-locked');
+    const first = await spawnService({ FILEHOST_DATA_DIR: dir });
+    first.process.kill('SIGTERM');
+    await first.exited;
+    // Another program (not a filehost) holds the database in exclusive mode.
+    const script = `
+      import Database from 'better-sqlite3';
+      const db = new Database(process.argv[1]);
+      db.pragma('locking_mode = EXCLUSIVE');
+      db.exec('BEGIN EXCLUSIVE');
+      console.log('held');
+      setInterval(() => {}, 1000);
+    `;
+    const holder = spawn(
+      process.execPath,
+      ['--input-type=module', '-e', script, join(dir, 'filehost.db')],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    await new Promise((resolve) => holder.stdout?.once('data', resolve));
+    try {
+      assertOneLine(
+        await refusedStart({ FILEHOST_DATA_DIR: dir }),
+        /locked by another process/,
+        'FILEHOST_DATA_DIR',
+      );
+    } finally {
+      holder.kill('SIGKILL');
+    }
+  });
+});
