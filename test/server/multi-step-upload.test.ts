@@ -254,6 +254,24 @@ describe('multi-step upload: sign, PUT parts, complete', () => {
       403,
       'invalid_signature',
     );
+    // decisions.md: only the canonical spelling; what means the same to a lenient parser
+    // is still another URL.
+    const expires = url.searchParams.get('expires');
+    const signature = url.searchParams.get('signature');
+    const path = `${url.origin}${url.pathname}`;
+    for (const variant of [
+      `${path.replace(/parts\/1$/, 'parts/01')}?expires=${expires}&signature=${signature}`,
+      `${path.replace(/parts\/1$/, 'parts/%31')}?expires=${expires}&signature=${signature}`,
+      `${path}?signature=${signature}&expires=${expires}`,
+      `${path}?expires=${expires}&expires=${expires}&signature=${signature}`,
+      `${path}?expires=${expires}&signature=${signature}&extra=1`,
+    ]) {
+      await expectError(
+        await fetch(variant, { method: 'PUT', headers: part.headers, body: bytes }),
+        403,
+        'invalid_signature',
+      );
+    }
     await expectError(
       await putPart(part, bytes, { 'Content-Type': 'text/html' }),
       403,

@@ -10,7 +10,6 @@ import { isValidKey, type LocalDiskBlobStore, PartReplacedError } from './local-
 
 interface PartRequest {
   Params: { id: string; partNumber: string };
-  Querystring: Record<string, unknown>;
 }
 
 /**
@@ -35,8 +34,7 @@ export function partRouteHandler(store: LocalDiskBlobStore) {
 
     const check = store.signer.check(
       { uploadId: id, partNumber, size: part.size, type: manifest.contentType },
-      request.query.expires,
-      request.query.signature,
+      request.raw.url ?? '',
       store.now(),
     );
     if (check === 'invalid') fail('invalid_signature');

@@ -28,29 +28,31 @@ export class PartSigner {
   }
 
   signedPart(part: PartToSign): SignedPart {
-    const query = new URLSearchParams({
-      expires: String(part.expiresAt),
-      signature: this.#signature(part),
-    });
     return {
       partNumber: part.partNumber,
       size: part.size,
       method: 'PUT',
-      url: `${this.#apiUrl()}${routes.part(part.uploadId, part.partNumber)}?${query}`,
+      url: `${this.#apiUrl()}${canonicalPartUrl(part.uploadId, part.partNumber, part.expiresAt, this.#signature(part))}`,
       headers: { 'Content-Type': part.type },
     };
   }
 
-  /** Checks the signature first, so a forged expiry reads as forged, not as expired. */
-  check(
-    part: Omit<PartToSign, 'expiresAt'>,
-    expires: unknown,
-    signature: unknown,
-    now: number,
-  ): SignatureCheck {
-    if (typeof expires !== 'string' || typeof signature !== 'string') return 'invalid';
-    if (!/^\d{1,16}$/.test(expires)) return 'invalid';
-    const expiresAt = Number(expires);
+  /**
+   * Checks a request's URL (path and query as sent, `request.raw.url`) against the part it
+   * addresses. Only the canonical spelling is valid: the one `signedPart` wrote, byte for
+   * byte. `parts/01`, a percent-encoded digit, parameters reordered, repeated or added all
+   * mean the same to a lenient parser and are still refused, so no two URLs carry one
+   * signature. The signature is checked before the expiry, so a forged expiry reads as
+   * forged, not as expired.
+   */
+  check(part: Omit<PartToSign, 'expiresAt'>, requestUrl: string, now: number): SignatureCheck {
+    const query = /\?expires=(\d{1,16})&signature=([A-Za-z0-9_-]{43})$/.exec(requestUrl);
+    if (!query?.[1] || !query[2]) return 'invalid';
+    const expiresAt = Number(query[1]);
+    const signature = query[2];
+    if (requestUrl !== canonicalPartUrl(part.uploadId, part.partNumber, expiresAt, signature)) {
+      return 'invalid';
+    }
     const expected = this.#signature({ ...part, expiresAt });
     if (!constantTimeEqual(expected, signature)) return 'invalid';
     return expiresAt < now ? 'expired' : 'valid';
@@ -67,4 +69,14 @@ export class PartSigner {
     ].join('\n');
     return createHmac('sha256', this.#secret).update(payload).digest('base64url');
   }
+}
+
+/** The one spelling of a part URL's path and query that its signature is valid for. */
+function canonicalPartUrl(
+  uploadId: string,
+  partNumber: number,
+  expiresAt: number,
+  signature: string,
+): string {
+  return `${routes.part(uploadId, partNumber)}?expires=${expiresAt}&signature=${signature}`;
 }

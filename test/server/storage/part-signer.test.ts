@@ -1,0 +1,80 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import fc from 'fast-check';
+import { PartSigner } from '../../../src/server/storage/local-disk/part-signer.js';
+
+describe('signed part URLs of the local-disk store', () => {
+  const signer = new PartSigner(Buffer.alloc(32, 1), () => 'http://api.test');
+  const part = { uploadId: 'u1', partNumber: 1, size: 10, type: 'image/png' };
+  const signed = signer.signedPart({ ...part, expiresAt: 2000 });
+  /** What a server sees of the URL: path and query, as sent. */
+  const sent = (url: string) => url.slice('http://api.test'.length);
+  const canonical = sent(signed.url);
+
+  it('verifies its own signatures and refuses any change to what was signed', () => {
+    assert.equal(signer.check(part, canonical, 1000), 'valid');
+    assert.equal(signer.check(part, canonical, 3000), 'expired');
+    for (const changed of [
+      { ...part, uploadId: 'u2' },
+      { ...part, partNumber: 2 },
+      { ...part, size: 11 },
+      { ...part, type: 'text/html' },
+    ]) {
+      assert.equal(signer.check(changed, canonical, 1000), 'invalid');
+    }
+    assert.equal(signer.check(part, canonical.replace('2000', '2001'), 1000), 'invalid');
+    const other = new PartSigner(Buffer.alloc(32, 2), () => 'http://api.test');
+    assert.equal(other.check(part, canonical, 1000), 'invalid');
+  });
+
+  it('accepts only the canonical spelling: what a lenient parser reads the same is refused', () => {
+    const url = new URL(signed.url);
+    const expires = url.searchParams.get('expires') as string;
+    const signature = url.searchParams.get('signature') as string;
+    const path = url.pathname;
+    for (const variant of [
+      `${path.replace(/parts\/1$/, 'parts/01')}?expires=${expires}&signature=${signature}`,
+      `${path.replace(/parts\/1$/, 'parts/%31')}?expires=${expires}&signature=${signature}`,
+      `${path.replace('/u1/', '/%75%31/')}?expires=${expires}&signature=${signature}`,
+      `${path}/?expires=${expires}&signature=${signature}`,
+      `${path}?signature=${signature}&expires=${expires}`,
+      `${path}?expires=${expires}&expires=${expires}&signature=${signature}`,
+      `${path}?expires=${expires}&signature=${signature}&signature=${signature}`,
+      `${path}?expires=${expires}&signature=${signature}&`,
+      `${path}?expires=${expires}&signature=${signature}&x=1`,
+      `${path}?expires=0${expires}&signature=${signature}`,
+      `${path}?expires=${expires}&signature=${signature.replace(/^./, (c) => `%${c.charCodeAt(0).toString(16)}`)}`,
+      `${path}?expires=${expires};signature=${signature}`,
+      `${path}?expires=${expires}&signature=${signature}#`,
+    ]) {
+      assert.equal(signer.check(part, variant, 1000), 'invalid', variant);
+    }
+  });
+
+  it('refuses every other string: edits, insertions and deletions anywhere (property)', () => {
+    // Any character, weighted towards those that mean something in a URL.
+    const char = fc.oneof(
+      fc.string({ minLength: 1, maxLength: 1 }),
+      fc.constantFrom('%', '&', '?', '=', '/', '0', '1', '#', ';', '+', '.'),
+    );
+    const edit = fc.oneof(
+      fc.record({ kind: fc.constant('replace' as const), at: fc.nat(), char }),
+      fc.record({ kind: fc.constant('insert' as const), at: fc.nat(), char }),
+      fc.record({ kind: fc.constant('delete' as const), at: fc.nat(), char: fc.constant('') }),
+    );
+    fc.assert(
+      fc.property(fc.array(edit, { minLength: 1, maxLength: 3 }), (edits) => {
+        let url = canonical;
+        for (const { kind, at, char } of edits) {
+          const i = at % (url.length + 1);
+          if (kind === 'insert') url = url.slice(0, i) + char + url.slice(i);
+          else if (kind === 'delete') url = url.slice(0, i) + url.slice(i + 1);
+          else url = url.slice(0, i) + char + url.slice(i + 1);
+        }
+        fc.pre(url !== canonical);
+        return signer.check(part, url, 1000) === 'invalid';
+      }),
+      { seed: 16, numRuns: 2000 },
+    );
+  });
+});
