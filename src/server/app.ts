@@ -15,7 +15,7 @@ import {
 import type { ServiceContext } from './context.js';
 import { ERROR_MESSAGES } from './error-messages.js';
 import { fail, ServiceError, serviceFault } from './errors.js';
-import { serverOptions } from './http-options.js';
+import { answerInOurShape, serverOptions } from './http-options.js';
 import { refusedRequest } from './request-guard.js';
 import { completeUploadHandler } from './routes/complete-upload.js';
 import { deleteFileHandler } from './routes/delete-file.js';
@@ -35,6 +35,7 @@ const LINGER_MS = 2_000;
  */
 export async function buildApiApp(ctx: ServiceContext): Promise<FastifyInstance> {
   const app = Fastify({ ...serverOptions(ctx.config), loggerInstance: ctx.log });
+  answerInOurShape(app.server);
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', (_request, _payload, done) => done(null));
   await app.register(multipart, {

@@ -7,7 +7,7 @@ import { parseRange } from './byte-range.js';
 import type { ServiceContext } from './context.js';
 import type { FileRow } from './db/metadata-store.js';
 import { ServiceError, serviceFault } from './errors.js';
-import { serverOptions } from './http-options.js';
+import { answerInOurShape, serverOptions } from './http-options.js';
 import { mediaEssence } from './media-type.js';
 import { refusedRequest } from './request-guard.js';
 
@@ -41,6 +41,7 @@ export function buildCdnApp(ctx: ServiceContext): FastifyInstance {
     loggerInstance: ctx.log,
     exposeHeadRoutes: false,
   });
+  answerInOurShape(app.server);
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', (_request, _payload, done) => done(null));
 

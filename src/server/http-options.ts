@@ -1,3 +1,4 @@
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import {
   type FastifyReply,
@@ -65,6 +66,12 @@ function trustProxy(
   return (_address, hop) => hop < setting;
 }
 
+/** The request each connection is answering, so an error on it can wait its turn. */
+const exchangesInFlight = new WeakMap<
+  Socket,
+  { request: IncomingMessage; response: ServerResponse }
+>();
+
 /** A raw HTTP answer in the documented JSON shape, for requests no route ever sees. */
 function rawError(status: string, code: string, message: string): string {
   const body = JSON.stringify({ error: { code, message } });
@@ -79,6 +86,16 @@ function rawError(status: string, code: string, message: string): string {
 export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Socket): void {
   if (error.code === 'ECONNRESET' || !socket.writable) {
     socket.destroy();
+    return;
+  }
+  // Bytes after a whole request (pipelined, or more than its Content-Length) can fail to
+  // parse while that request is still being handled. Its answer goes first: written
+  // straight to the socket, this error would jump the queue, end the connection, and the
+  // client would read "malformed" for a request that succeeded. (When the request in
+  // flight is the one whose body is broken, its own answer is this error.)
+  const inFlight = exchangesInFlight.get(socket);
+  if (inFlight?.request.complete && !inFlight.response.writableFinished) {
+    inFlight.response.once('close', () => clientErrorHandler(error, socket));
     return;
   }
   if (error.code === 'HPE_HEADER_OVERFLOW') {
@@ -97,4 +114,22 @@ export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Socket)
     return;
   }
   socket.end(rawError('400 Bad Request', 'invalid_request', 'The HTTP request is malformed.'));
+}
+
+/**
+ * What the HTTP server needs beyond Fastify's options so that every answer is ours and in
+ * order: each connection's response in flight is tracked (see `clientErrorHandler`), and two
+ * requests Node would otherwise answer itself, in no shape of ours, are handled: an `Expect`
+ * other than `100-continue` (Node: `417`, empty body), which RFC 9110 lets a server ignore,
+ * so the request is handled as if the header were absent; and `CONNECT` (Node: the
+ * connection dropped unanswered), which no route serves.
+ */
+export function answerInOurShape(server: Server): void {
+  server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+    exchangesInFlight.set(request.socket, { request, response });
+  });
+  server.on('checkExpectation', (request, response) => server.emit('request', request, response));
+  server.on('connect', (_request, socket: Socket) => {
+    socket.end(rawError('404 Not Found', 'not_found', 'No route CONNECT.'));
+  });
 }

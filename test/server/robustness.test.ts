@@ -43,6 +43,35 @@ describe('bad input: documented 4xx, never a 500, a hang or a kept half file', (
     }
   });
 
+  it('answers a whole request before the garbage that follows it on the connection', async () => {
+    // The first request is a whole upload; the bytes after it do not parse. The upload's
+    // 201 must be the first answer (the parse error's 400 jumped ahead of it, so a stored
+    // file was reported as a malformed request).
+    const upload = `POST /v1/upload HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${t.secretKey}\r\nX-Filename: first.txt\r\nContent-Length: 5\r\n\r\nhello`;
+    const { text } = await rawExchange(t.apiUrl, `${upload}GARBAGE\r\n\r\n`, { keepOpenMs: 0 });
+    assert.match(text, /^HTTP\/1\.1 201 /, text.slice(0, 80));
+    const id = /"id":"([^"]+)"/.exec(text)?.[1];
+    assert.ok(id, text);
+    assert.equal((await t.api(`/v1/files/${id}`, { method: 'DELETE' })).status, 204);
+  });
+
+  it('answers an unknown Expect and CONNECT in the documented shape', async () => {
+    for (const base of [t.apiUrl, t.cdnUrl]) {
+      const expect = await rawExchange(
+        base,
+        'GET /nothing-here HTTP/1.1\r\nHost: x\r\nExpect: x-unknown\r\nConnection: close\r\n\r\n',
+      );
+      assert.match(expect.text, /^HTTP\/1\.1 404 /, expect.text.slice(0, 60));
+      const connect = await rawExchange(
+        base,
+        'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n',
+      );
+      assert.match(connect.text, /^HTTP\/1\.1 404 /, connect.text.slice(0, 60));
+      const body = JSON.parse(connect.text.slice(connect.text.indexOf('\r\n\r\n') + 4));
+      assert.equal(body.error.code, 'not_found');
+    }
+  });
+
   it('answers too much URL or header with 414 and 431, on the API and the CDN', async () => {
     for (const base of [t.apiUrl, t.cdnUrl]) {
       for (const [payload, status, code] of [

@@ -1,11 +1,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { LIST_DEFAULT_LIMIT, LIST_MAX_LIMIT } from '../../api/limits.js';
-import { CURSOR_PATTERN } from '../../api/routes.js';
 import type { FileListResponse } from '../../api/types.js';
 import { authenticate } from '../auth.js';
 import type { ServiceContext } from '../context.js';
-import type { ListPosition } from '../db/metadata-store.js';
 import { fail } from '../errors.js';
+import { formatCursor, parseCursor } from '../list-cursor.js';
 import { toFileRecord } from '../records.js';
 
 /** `GET /v1/files`: keyset paging, newest first; `nextCursor` is null exactly at the end. */
@@ -23,7 +22,7 @@ export async function listFilesHandler(
   const last = page.at(-1);
   const body: FileListResponse = {
     files: page.map((row) => toFileRecord(ctx, row)),
-    nextCursor: rows.length > limit && last ? `${last.createdAt}_${last.id}` : null,
+    nextCursor: rows.length > limit && last ? formatCursor(last) : null,
   };
   reply.send(body);
 }
@@ -38,15 +37,4 @@ function parseLimit(value: unknown): number {
     fail('invalid_request', `limit must be a whole number from 1 to ${LIST_MAX_LIMIT}.`);
   }
   return limit;
-}
-
-function parseCursor(value: unknown): ListPosition | null {
-  if (value === undefined || value === '') return null;
-  const match = typeof value === 'string' ? CURSOR_PATTERN.exec(value) : null;
-  if (!match) {
-    fail('invalid_request', 'cursor is not a nextCursor value returned by this endpoint.');
-  }
-  const createdAt = Number(match[1]);
-  if (!Number.isSafeInteger(createdAt)) fail('invalid_request', 'cursor is out of range.');
-  return { createdAt, id: match[2] as string };
 }
