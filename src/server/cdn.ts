@@ -10,6 +10,7 @@ import { ServiceError, serviceFault } from './errors.js';
 import { answerInOurShape, serverOptions } from './http-options.js';
 import { mediaEssence } from './media-type.js';
 import { refusedRequest } from './request-guard.js';
+import type { ServedFile } from './serving-cache.js';
 
 /**
  * Types a browser may render in place. Everything else (HTML, SVG, XML, JavaScript and
@@ -82,12 +83,12 @@ async function serveFile(
   request: FastifyRequest<{ Params: { id: string } }>,
   reply: FastifyReply,
 ): Promise<FastifyReply> {
-  if (!ID_PATTERN.test(request.params.id)) return notFound(reply);
-  const row = await ctx.db.getLiveFile(request.params.id);
-  if (row?.status !== 'ready') return notFound(reply);
+  const id = request.params.id;
+  if (!ID_PATTERN.test(id)) return notFound(reply);
+  const file = await servedFile(ctx, id, request.method === 'GET');
+  if (!file) return notFound(reply);
+  const { row, headers } = file;
 
-  const etag = etagOf(row);
-  const lastModified = new Date(row.createdAt).toUTCString();
   // Only the validators are passed: `fresh` reads `Cache-Control: no-cache` as "never
   // 304", but fetch() adds exactly that to every request with If-None-Match, and this
   // server is the origin the revalidation is meant to reach.
@@ -95,43 +96,96 @@ async function serveFile(
     'if-none-match': request.headers['if-none-match'],
     'if-modified-since': request.headers['if-modified-since'],
   };
-  if (fresh(validators, { etag, 'last-modified': lastModified })) {
-    return reply
-      .code(304)
-      .headers(fileHeaders(row, etag, lastModified))
-      .send();
+  if (fresh(validators, { etag: headers.ETag, 'last-modified': headers['Last-Modified'] })) {
+    return reply.code(304).headers(headers).send();
   }
 
   let range: { start: number; end: number } | undefined;
   const rangeHeader = request.headers.range;
   if (
     typeof rangeHeader === 'string' &&
-    rangeApplies(request.headers['if-range'], etag, lastModified)
+    rangeApplies(
+      request.headers['if-range'],
+      headers.ETag as string,
+      headers['Last-Modified'] as string,
+    )
   ) {
     const asked = parseRange(rangeHeader, row.size);
     if (asked.kind === 'unsatisfiable') {
-      return reply
-        .code(416)
-        .headers(fileHeaders(row, etag, lastModified))
-        .header('Content-Range', `bytes */${row.size}`)
-        .send();
+      return reply.code(416).headers(headers).header('Content-Range', `bytes */${row.size}`).send();
     }
     if (asked.kind === 'range') range = { start: asked.start, end: asked.end };
   }
 
-  let stream: Readable | null = null;
+  let body: Readable | Buffer | undefined;
   if (request.method === 'GET') {
-    stream = await ctx.blobs.get(row.id, range);
-    // Deleted between the lookup and the open: it is gone, say so.
-    if (!stream) return notFound(reply);
+    if (file.bytes) body = range ? file.bytes.subarray(range.start, range.end + 1) : file.bytes;
+    else {
+      const stream = await ctx.blobs.get(row.id, range);
+      // Deleted between the lookup and the open: it is gone, say so.
+      if (!stream) return notFound(reply);
+      body = stream;
+    }
   }
   reply
-    .headers(fileHeaders(row, etag, lastModified))
+    .headers(headers)
     .header('Content-Length', String(range ? range.end - range.start + 1 : row.size));
   if (range) {
     reply.code(206).header('Content-Range', `bytes ${range.start}-${range.end}/${row.size}`);
   }
-  return reply.send(stream ?? undefined);
+  return reply.send(body);
+}
+
+/**
+ * What serving `id` needs, from memory when the cache has it (`serving-cache.ts`), else
+ * from the stores (and then kept: with the bytes, for a small file read by a GET). Null
+ * when there is no ready file with this id.
+ */
+async function servedFile(
+  ctx: ServiceContext,
+  id: string,
+  wantsBytes: boolean,
+): Promise<ServedFile | null> {
+  const cache = ctx.servingCache;
+  const cached = cache.get(id);
+  if (cached && !cache.options.trustRecords) {
+    // Another instance may have deleted it: the row decides, the rest is immutable.
+    const row = await ctx.db.getLiveFile(id);
+    if (row?.status !== 'ready') {
+      cache.forget(id);
+      return null;
+    }
+  }
+  if (cached && (cached.bytes || !wantsBytes || cached.row.size > cache.options.maxFileBytes)) {
+    return cached;
+  }
+  const epoch = cache.epoch;
+  const row = cached?.row ?? (await ctx.db.getLiveFile(id));
+  if (row?.status !== 'ready') return null;
+  const file: ServedFile = {
+    row,
+    headers:
+      cached?.headers ?? fileHeaders(row, etagOf(row), new Date(row.createdAt).toUTCString()),
+    bytes: null,
+  };
+  if (wantsBytes && row.size <= cache.options.maxFileBytes) {
+    const stream = await ctx.blobs.get(row.id);
+    if (!stream) return null;
+    file.bytes = await readWhole(stream, row.size);
+  }
+  cache.put(id, file, epoch);
+  return file;
+}
+
+/** A small file's bytes, all of them (a store that ends short is a fault, not a file). */
+async function readWhole(stream: Readable, size: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(chunk as Buffer);
+  const bytes = Buffer.concat(chunks);
+  if (bytes.length !== size) {
+    throw new Error(`The store gave ${bytes.length} bytes of a ${size}-byte file.`);
+  }
+  return bytes;
 }
 
 function fileHeaders(row: FileRow, etag: string, lastModified: string): Record<string, string> {

@@ -31,6 +31,8 @@ export interface ServiceConfig {
   /** How long past its expiry an abandoned pending upload is kept before it is removed. */
   pendingGraceSeconds: number;
   sweepIntervalSeconds: number;
+  /** Memory the CDN may keep of small files and records, bytes; 0 turns the cache off. */
+  cdnCacheBytes: number;
   /** `postgres://…`: metadata in PostgreSQL instead of SQLite in the data dir. */
   databaseUrl: string | undefined;
   /** Bytes in S3-compatible storage instead of the data dir. */
@@ -108,6 +110,7 @@ export function configFromEnv(env: Env = process.env): ServiceConfig {
     idleTimeoutSeconds: integer(env, 'FILEHOST_IDLE_TIMEOUT', 60, 1, 3600),
     pendingGraceSeconds: integer(env, 'FILEHOST_PENDING_GRACE', 24 * 3600, 0, 30 * 24 * 3600),
     sweepIntervalSeconds: integer(env, 'FILEHOST_SWEEP_INTERVAL', 60, 1, 24 * 3600),
+    cdnCacheBytes: integer(env, 'FILEHOST_CDN_CACHE_MB', 64, 0, 64 * 1024) * 1024 * 1024,
     databaseUrl,
     s3: s3Config(read),
     signingSecret: signingSecret === undefined ? undefined : Buffer.from(signingSecret, 'utf8'),

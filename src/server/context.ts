@@ -3,6 +3,7 @@ import type { ServiceConfig } from './config.js';
 import type { MetadataStore } from './db/metadata-store.js';
 import type { DiskReserve } from './disk-reserve.js';
 import type { RateLimiter } from './rate-limit.js';
+import type { ServingCache } from './serving-cache.js';
 import type { BlobStore } from './storage/blob-store.js';
 
 /** What every handler needs, passed explicitly instead of living in module globals. */
@@ -15,6 +16,8 @@ export interface ServiceContext {
   rateLimiter: RateLimiter;
   /** Space held back on a local disk for deletes on a full disk; null at scale. */
   reserve: DiskReserve | null;
+  /** What the CDN keeps in memory; a delete must `forget` its file there. */
+  servingCache: ServingCache;
   now: () => number;
   log: FastifyBaseLogger;
 }

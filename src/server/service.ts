@@ -6,6 +6,7 @@ import { buildCdnApp } from './cdn.js';
 import type { ServiceConfig } from './config.js';
 import type { ServiceContext } from './context.js';
 import { openStores, type Stores } from './deployment.js';
+import { CDN_CACHED_FILE_BYTES, ServingCache } from './serving-cache.js';
 import { recover, sweep } from './sweeper.js';
 
 export interface RunningService {
@@ -43,6 +44,11 @@ export async function startService(
       blobs: opened.blobs,
       rateLimiter: opened.rateLimiter,
       reserve: opened.reserve,
+      servingCache: new ServingCache({
+        maxBytes: config.cdnCacheBytes,
+        maxFileBytes: CDN_CACHED_FILE_BYTES,
+        trustRecords: !config.databaseUrl,
+      }),
       now: Date.now,
       log,
     };

@@ -153,6 +153,29 @@ describe('many instances behind a load balancer (PostgreSQL + S3)', { skip }, ()
     }
   });
 
+  it("never serves a file from one instance's memory after another deleted it", async () => {
+    const bytes = patternBytes(1024, 9);
+    const uploaded = await json<FileRecord>(
+      await fetch(`${direct(0)}/v1/upload`, { method: 'POST', headers: secret(), body: bytes }),
+      201,
+    );
+    // Read on both instances: each now holds the small file in memory.
+    for (const cdn of [directCdn(0), directCdn(1)]) {
+      assertSameBytes(await (await fetch(`${cdn}/${uploaded.id}`)).arrayBuffer(), bytes);
+    }
+    const deleted = await fetch(`${direct(0)}/v1/files/${uploaded.id}`, {
+      method: 'DELETE',
+      headers: secret(),
+    });
+    assert.equal(deleted.status, 204);
+    // Instance 1 heard nothing of the delete; it still must not serve the file.
+    for (const cdn of [directCdn(1), directCdn(0)]) {
+      const response = await fetch(`${cdn}/${uploaded.id}`);
+      await response.arrayBuffer();
+      assert.equal(response.status, 404, cdn);
+    }
+  });
+
   it('keeps one rate limit across instances, for the client nginx saw (not what it claims)', async () => {
     // A fresh bucket per origin+key+IP: 6 per minute. Round robin spreads the requests
     // over both instances; a forged X-Forwarded-For does not buy a fresh bucket.

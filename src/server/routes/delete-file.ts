@@ -27,6 +27,8 @@ export async function deleteFileHandler(
     row = await mark();
   }
   if (!row) fail('not_found', 'No file with this id.');
+  // Before the answer: once the client hears 204, the CDN must not serve it from memory.
+  ctx.servingCache.forget(row.id);
   crashPoint('delete:marked');
   await purge(ctx, row).catch((error: unknown) => {
     request.log.warn({ err: error, id: row.id }, 'bytes not removed yet; the sweeper retries');
