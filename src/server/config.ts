@@ -66,7 +66,7 @@ export class ConfigError extends Error {
 
 type Env = Record<string, string | undefined>;
 
-/** Reads the `FILEHOST_*` variables of decisions.md; every one is optional. */
+/** Reads the `FILEHOST_*` variables the README documents; every one is optional. */
 export function configFromEnv(env: Env = process.env): ServiceConfig {
   const read = (name: string) => {
     const value = env[name]?.trim();

@@ -7,7 +7,7 @@ const PERCENT_ESCAPE = /%[0-9A-Fa-f]{2}/;
 
 const encoder = new TextEncoder();
 
-/** The display name rules of decisions.md: NFC, unsafe characters removed, ≤255 UTF-8 bytes. */
+/** The display name rules (README, the API): NFC, unsafe characters removed, ≤255 UTF-8 bytes. */
 export function sanitizeName(raw: string | undefined | null): string {
   if (!raw) return DEFAULT_NAME;
   const cleaned = cleanName(raw);

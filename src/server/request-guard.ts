@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { ServiceError } from './errors.js';
 
-/** decisions.md: a request URL longer than this is `414 uri_too_long`. */
+/** A request URL longer than this is `414 uri_too_long` (README, hostile input). */
 export const MAX_URL_BYTES = 8 * 1024;
 
 /**

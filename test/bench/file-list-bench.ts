@@ -4,13 +4,15 @@
  * times while scrolling from top to bottom (the answer to "does it need virtual scrolling").
  * BENCH_TRACE=1 writes a Chromium trace of each run's scrolling to /tmp/list-trace-<run>.json.
  */
+
+import { join } from 'node:path';
 import { chromium, type Page } from 'playwright-core';
 import { createKey, createProject } from '../../src/server/admin.js';
 import type { FileRow } from '../../src/server/db/metadata-store.js';
-import type { SqliteMetadataStore } from '../../src/server/db/sqlite-store.js';
 import { newId } from '../../src/server/secrets.js';
 import { servePage } from '../helpers/page-server.js';
 import { startTestService } from '../helpers/service.js';
+import { insertFilesBulk } from '../helpers/sqlite-rows.js';
 import { CHROMIUM_ARGS, chromiumPath } from '../helpers/wtr-plugins.js';
 import { median, percentile, reportRows } from './support.js';
 
@@ -97,7 +99,7 @@ async function main(): Promise<void> {
     expiresAt: null,
     deletedAt: null,
   }));
-  (db as SqliteMetadataStore).insertFilesBulk(rows);
+  insertFilesBulk(join(running.dataDir, 'filehost.db'), rows);
 
   const browser = await chromium.launch({ executablePath: chromiumPath(), args: CHROMIUM_ARGS });
   const results: { load: number; frames: number[]; staticFrames: number[] }[] = [];

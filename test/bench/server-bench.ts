@@ -18,10 +18,11 @@ import { Readable } from 'node:stream';
 import pgDriver from 'pg';
 import type { FileListResponse, SignResponse } from '../../src/api/types.js';
 import type { FileRow } from '../../src/server/db/metadata-store.js';
-import { SqliteMetadataStore } from '../../src/server/db/sqlite-store.js';
+
 import { newApiKey, newId } from '../../src/server/secrets.js';
 import { postgresAvailable, startPostgres, type TestPostgres } from '../helpers/postgres.js';
 import { type ChildService, spawnService } from '../helpers/service.js';
+import { insertFilesBulk } from '../helpers/sqlite-rows.js';
 import { type BenchRow, median, percentile, reportRows, startPeer } from './support.js';
 
 const MiB = 1024 * 1024;
@@ -140,7 +141,6 @@ function sqliteListing(dir: string): ListingStore {
       first.process.kill('SIGTERM');
       await first.exited;
       const started = Date.now();
-      const store = new SqliteMetadataStore(join(dataDir, 'filehost.db'));
       function* generate(): Generator<FileRow> {
         for (let index = 0; index < count; index++) {
           yield {
@@ -159,8 +159,7 @@ function sqliteListing(dir: string): ListingStore {
           };
         }
       }
-      store.insertFilesBulk(generate());
-      await store.close();
+      insertFilesBulk(join(dataDir, 'filehost.db'), generate());
       return {
         env: { FILEHOST_DATA_DIR: dataDir },
         seconds: (Date.now() - started) / 1000,

@@ -59,7 +59,9 @@ describe('the CDN cache (LRU with a byte budget)', () => {
   });
 });
 
-describe('the CDN serves small files from memory, never a deleted one', { skip: LOCAL_ONLY }, () => {
+describe('the CDN serves small files from memory, never a deleted one', {
+  skip: LOCAL_ONLY,
+}, () => {
   let t: TestService;
   before(async () => {
     t = await startTestService();

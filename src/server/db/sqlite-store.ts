@@ -17,6 +17,14 @@ import {
 } from './records.js';
 import { MetadataUnavailableError } from './unavailable.js';
 
+/**
+ * A listing page after a cursor. Row-value comparison walks the partial index from the
+ * cursor onwards, so a page costs the same at any depth (a test EXPLAINs this very text).
+ */
+export const LIST_AFTER_CURSOR_SQL = `SELECT ${FILE_COLUMNS} FROM files
+  WHERE project_id = ? AND status IN ('pending', 'ready') AND (created_at, id) < (?, ?)
+  ORDER BY created_at DESC, id DESC LIMIT ?`;
+
 /** How long a statement waits for another process's lock before the request gets 503. */
 const DEFAULT_BUSY_WAIT_MS = 3000;
 /** At start-up nothing is being served yet, so waiting synchronously for a lock is fine. */
@@ -229,16 +237,10 @@ export class SqliteMetadataStore implements MetadataStore {
 
   listFiles(projectId: string, after: ListPosition | null, limit: number): Promise<FileRow[]> {
     return this.#run(() => {
-      // Row-value comparison walks the partial index from the cursor onwards, so a page
-      // costs the same at any depth. SQLite compares TEXT ids bytewise (BINARY collation).
+      // SQLite compares TEXT ids bytewise (BINARY collation), as cursors need.
       const rows = after
         ? (this.#db
-            .prepare(
-              `SELECT ${FILE_COLUMNS} FROM files
-               WHERE project_id = ? AND status IN ('pending', 'ready')
-                 AND (created_at, id) < (?, ?)
-               ORDER BY created_at DESC, id DESC LIMIT ?`,
-            )
+            .prepare(LIST_AFTER_CURSOR_SQL)
             .all(projectId, after.createdAt, after.id, limit) as FileRecord<string>[])
         : (this.#db
             .prepare(
@@ -404,30 +406,6 @@ export class SqliteMetadataStore implements MetadataStore {
     } finally {
       this.#held.delete(name);
     }
-  }
-
-  /** For benchmarks and tests that need many rows fast: one transaction for all. */
-  insertFilesBulk(files: Iterable<FileRow>): void {
-    const insert = this.#db.prepare(
-      `INSERT INTO files (${FILE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    );
-    this.#db.transaction(() => {
-      for (const f of files) {
-        insert.run(...fileValues(f));
-      }
-    })();
-  }
-
-  /** The query plan of a listing page, so a test can prove it uses the index. */
-  explainListing(): string[] {
-    const rows = this.#db
-      .prepare(
-        `EXPLAIN QUERY PLAN SELECT ${FILE_COLUMNS} FROM files
-         WHERE project_id = ? AND status IN ('pending', 'ready') AND (created_at, id) < (?, ?)
-         ORDER BY created_at DESC, id DESC LIMIT ?`,
-      )
-      .all('p', 1, 'x', 10) as { detail: string }[];
-    return rows.map((row) => row.detail);
   }
 }
 

@@ -65,7 +65,7 @@ export interface S3BlobStoreOptions {
    * Default 5000 ms: how long the store may send nothing while an answer is awaited or a
    * body is read. AWS keeps a long `CompleteMultipartUpload` alive with whitespace, so
    * silence this long means a hung store: the request gets `503 unavailable` within about
-   * ten seconds (two attempts), as decisions.md asks, instead of hanging.
+   * ten seconds (two attempts), as the README promises, instead of hanging.
    */
   idleTimeoutMs?: number;
   /** Default 2: one retry of a transient failure; more would hold requests for long. */
