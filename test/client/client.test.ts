@@ -31,7 +31,7 @@ describe('FilehostClient against the real service', () => {
 
   /** A fetch that records every request it passes on. */
   function recordingFetch(
-    log: { method: string; url: string }[],
+    log: Logged[],
     intercept?: (
       url: string,
       init: RequestInit | undefined,
@@ -41,7 +41,7 @@ describe('FilehostClient against the real service', () => {
     let count = 0;
     return async (input: string | URL | Request, init?: RequestInit) => {
       const url = String(input);
-      log.push({ method: init?.method ?? 'GET', url });
+      log.push({ method: init?.method ?? 'GET', url, headers: init?.headers });
       const answer = await intercept?.(url, init, count++);
       return answer ?? fetch(input, init);
     };
@@ -74,7 +74,7 @@ describe('FilehostClient against the real service', () => {
     const path = join(dir, 'video.bin');
     await writeFile(path, bytes);
     const progress: number[] = [];
-    const log: { method: string; url: string }[] = [];
+    const log: Logged[] = [];
     const recording = new FilehostClient({
       endpoint: t.apiUrl,
       apiKey: t.secretKey,
@@ -105,7 +105,7 @@ describe('FilehostClient against the real service', () => {
     const first = signed.parts[0];
     assert.ok(first);
     await client.uploadPart(first, bytes.subarray(0, first.size));
-    const log: { method: string; url: string }[] = [];
+    const log: Logged[] = [];
     const resuming = new FilehostClient({
       endpoint: t.apiUrl,
       apiKey: t.secretKey,
@@ -115,20 +115,20 @@ describe('FilehostClient against the real service', () => {
       { size: bytes.length, slice: (start, end) => new Blob([bytes.subarray(start, end)]) },
       { resumeUploadId: signed.id },
     );
-    const puts = log.filter((entry) => entry.method === 'PUT').map((entry) => partOf(entry.url));
+    const puts = log.filter((entry) => entry.method === 'PUT').map((entry) => partOf(entry));
     assert.deepEqual(puts.sort(), ['2', '3']);
     assertSameBytes(await (await fetch(record.url)).arrayBuffer(), bytes);
   });
 
   it('retries a part after a network failure, and only that part', async () => {
     const bytes = patternBytes(6 * MiB, 9);
-    const log: { method: string; url: string }[] = [];
+    const log: Logged[] = [];
     let failed = false;
     const flaky = new FilehostClient({
       endpoint: t.apiUrl,
       apiKey: t.secretKey,
       fetch: recordingFetch(log, async (url, init) => {
-        if (!failed && init?.method === 'PUT' && partOf(url) === '2') {
+        if (!failed && init?.method === 'PUT' && partOf({ url, headers: init?.headers }) === '2') {
           failed = true;
           throw new TypeError('fetch failed');
         }
@@ -139,7 +139,7 @@ describe('FilehostClient against the real service', () => {
       { size: bytes.length, slice: (start, end) => new Blob([bytes.subarray(start, end)]) },
       { name: 'flaky.bin' },
     );
-    const puts = log.filter((entry) => entry.method === 'PUT').map((entry) => partOf(entry.url));
+    const puts = log.filter((entry) => entry.method === 'PUT').map((entry) => partOf(entry));
     assert.deepEqual(puts.sort(), ['1', '2', '2']);
     assertSameBytes(await (await fetch(record.url)).arrayBuffer(), bytes);
   });
@@ -149,7 +149,7 @@ describe('FilehostClient against the real service', () => {
     // one-second URL can be dead on arrival; the delay below outlasts two.
     const short = await startTestService({ FILEHOST_UPLOAD_URL_TTL: '2' });
     try {
-      const log: { method: string; url: string }[] = [];
+      const log: Logged[] = [];
       let delayed = false;
       const slow = new FilehostClient({
         endpoint: short.apiUrl,
@@ -170,7 +170,7 @@ describe('FilehostClient against the real service', () => {
       assert.deepEqual(
         log.map((entry) =>
           entry.method === 'PUT'
-            ? `PUT part ${partOf(entry.url)}`
+            ? `PUT part ${partOf(entry)}`
             : `${entry.method} ${new URL(entry.url).pathname.replace(/\/uploads\/(?!sign$)[^/]+/, '/uploads/:id')}`,
         ),
         [
@@ -296,11 +296,21 @@ describe('FilehostClient against the real service', () => {
   });
 });
 
+/** A request a test's fetch passed on. */
+interface Logged {
+  method: string;
+  url: string;
+  headers?: HeadersInit;
+}
+
 /**
- * The part a part URL is for, whichever store signed it: the local store's route ends in
- * `/parts/<n>`, S3's presigned URLs carry `partNumber=<n>`.
+ * The part a part PUT is for, whichever store signed it: the local store names it in the
+ * `X-Filehost-Part` header (every part shares one URL; URLs issued before ended in
+ * `/parts/<n>`), S3's presigned URLs carry `partNumber=<n>`.
  */
-function partOf(url: string): string {
-  const parsed = new URL(url);
+function partOf(request: Pick<Logged, 'url' | 'headers'>): string {
+  const header = new Headers(request.headers).get('X-Filehost-Part');
+  if (header) return header;
+  const parsed = new URL(request.url);
   return parsed.searchParams.get('partNumber') ?? parsed.pathname.split('/').at(-1) ?? '';
 }
