@@ -18,6 +18,9 @@ export const PLAN_SIGN_CAP: Readonly<Record<Plan, number>> = {
 export const MIN_PART_SIZE = 5 * MiB;
 export const MAX_PARTS = 10_000;
 
+/** Entries of one batch sign or batch complete (`files` / `uploads`): 1 to 100. */
+export const MAX_BATCH = 100;
+
 export const LIST_DEFAULT_LIMIT = 50;
 export const LIST_MAX_LIMIT = 100;
 

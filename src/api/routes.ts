@@ -9,6 +9,8 @@ export const routes = {
   sign: () => '/v1/uploads/sign',
   uploadState: (id: string) => `/v1/uploads/${encodeURIComponent(id)}`,
   complete: (id: string) => `/v1/uploads/${encodeURIComponent(id)}/complete`,
+  /** Batch complete: `{ "uploads": [ { "id", "parts"? }, … ] }`. */
+  completeMany: () => '/v1/uploads/complete',
   part: (id: string, partNumber: number) =>
     `/v1/uploads/${encodeURIComponent(id)}/parts/${partNumber}`,
 } as const;

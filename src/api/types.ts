@@ -1,3 +1,5 @@
+import type { ApiErrorBody } from './errors.js';
+
 /** Shapes on the wire. The service produces exactly these; the client returns exactly these. */
 
 export type FileStatus = 'pending' | 'ready';
@@ -41,6 +43,11 @@ export interface SignRequest {
   metadata?: FileMetadata;
 }
 
+/** Batch sign: 1 to 100 files, all signed or none (see `SignBatchResponse`). */
+export interface SignBatchRequest {
+  files: SignRequest[];
+}
+
 export interface SignedPart {
   partNumber: number;
   size: number;
@@ -58,6 +65,11 @@ export interface SignResponse {
   parts: SignedPart[];
 }
 
+/** `201` answer of a batch sign: one sign response per file, in the order asked. */
+export interface SignBatchResponse {
+  uploads: SignResponse[];
+}
+
 export interface PartUploadResponse {
   partNumber: number;
   size: number;
@@ -66,6 +78,21 @@ export interface PartUploadResponse {
 
 export interface CompleteRequest {
   parts?: { partNumber: number; etag: string }[];
+}
+
+/** Batch complete: 1 to 100 uploads, each completed on its own. */
+export interface CompleteBatchRequest {
+  uploads: ({ id: string } & CompleteRequest)[];
+}
+
+/** One upload's outcome in a batch complete: the ready file, or why it is not. */
+export type CompleteBatchResult =
+  | { file: FileRecord; error?: undefined }
+  | { file?: undefined; error: ApiErrorBody['error'] };
+
+/** `200` answer of a batch complete: one result per upload, in the order asked. */
+export interface CompleteBatchResponse {
+  results: CompleteBatchResult[];
 }
 
 /**

@@ -1,10 +1,15 @@
+import { API_ERROR_STATUS } from '../api/errors.js';
+import { MAX_BATCH } from '../api/limits.js';
 import { routes, SECRET_KEY_PREFIX } from '../api/routes.js';
 import type {
+  CompleteBatchRequest,
+  CompleteBatchResponse,
   CompleteRequest,
   FileListResponse,
   FileMetadata,
   FileRecord,
   PartUploadResponse,
+  SignBatchResponse,
   SignedPart,
   SignRequest,
   SignResponse,
@@ -61,6 +66,47 @@ export interface UploadFileOptions extends CallOptions {
   onProgress?: (progress: UploadProgress) => void;
   /** Resume an upload signed earlier (its id) instead of signing a new one. */
   resumeUploadId?: string;
+}
+
+/** One file of `uploadFiles`: its bytes, and what a single sign would be told of it. */
+export interface UploadFilesItem extends UploadSource {
+  metadata?: FileMetadata;
+}
+
+export interface UploadFilesOptions extends CallOptions {
+  /**
+   * Part PUTs in flight at once, across all files. Default 6, the browser's connection
+   * limit per host: more would only queue inside the browser.
+   */
+  concurrency?: number;
+  /** Retries of each part and call on transient failures (network, 408, 429, 5xx). Default 3. */
+  retries?: number;
+  /** Bytes sent of all files together: per chunk for streams (Node), per part for Blobs. */
+  onProgress?: (progress: UploadProgress) => void;
+  /** Called once per file, as soon as its outcome is known (in the order they finish). */
+  onFileDone?: (index: number, result: UploadFileResult) => void;
+}
+
+/** One upload's outcome in `completeMany`: the ready file, or the service's error for it. */
+export type CompleteResult =
+  | { file: FileRecord; error?: undefined }
+  | { file?: undefined; error: ApiError };
+
+/**
+ * The outcome of one file of `uploadFiles`: the ready file, or why it is not: an `ApiError`
+ * for anything the service or the network answered, or the error reading the source threw.
+ */
+export type UploadFileResult =
+  | { file: FileRecord; error?: undefined }
+  | { file?: undefined; error: Error };
+
+/** A part on its way: where it goes, and its ETag once the store holds it. */
+interface PartTask {
+  partNumber: number;
+  size: number;
+  url: string;
+  headers: Record<string, string>;
+  etag: string | null;
 }
 
 function isBrowser(): boolean {
@@ -120,6 +166,16 @@ export class FilehostApi {
     return this.#json<SignResponse>('POST', routes.sign(), request, options);
   }
 
+  /**
+   * Batch sign: 1 to 100 files in one call (one request for the rate limit), answered in
+   * the same order. All or nothing: if one is refused, none is signed and the `ApiError`'s
+   * `details.index` says which.
+   */
+  async signMany(files: SignRequest[], options: CallOptions = {}): Promise<SignResponse[]> {
+    const answer = await this.#json<SignBatchResponse>('POST', routes.sign(), { files }, options);
+    return answer.uploads;
+  }
+
   /** PUTs one part to its signed URL (no Authorization: the URL is the credential). */
   async uploadPart(
     part: Pick<SignedPart, 'url' | 'headers' | 'partNumber' | 'size'>,
@@ -155,6 +211,33 @@ export class FilehostApi {
     options: CallOptions = {},
   ): Promise<FileRecord> {
     return this.#json<FileRecord>('POST', routes.complete(id), request, options);
+  }
+
+  /**
+   * Batch complete: 1 to 100 uploads in one call, each completed on its own. Resolves with
+   * one result per upload in the same order, the ready file or the `ApiError` it would have
+   * had alone; rejects only when the call as a whole fails.
+   */
+  async completeMany(
+    uploads: CompleteBatchRequest['uploads'],
+    options: CallOptions = {},
+  ): Promise<CompleteResult[]> {
+    const answer = await this.#json<CompleteBatchResponse>(
+      'POST',
+      routes.completeMany(),
+      { uploads },
+      options,
+    );
+    return answer.results.map((result) => {
+      if (result.file) return { file: result.file };
+      const { code, message, ...details } = result.error;
+      return {
+        error: new ApiError(API_ERROR_STATUS[code] ?? 500, code, message, {
+          details,
+          retryAfter: typeof details.retryAfter === 'number' ? details.retryAfter : null,
+        }),
+      };
+    });
   }
 
   /** The parts the service holds, with fresh URLs for the rest (resume). */
@@ -273,13 +356,7 @@ export class FilehostClient extends FilehostApi {
   async uploadFile(source: UploadSource, options: UploadFileOptions = {}): Promise<FileRecord> {
     const retry: RetryOptions = { retries: options.retries ?? 3, signal: options.signal };
     const call = { signal: options.signal };
-    let parts: {
-      partNumber: number;
-      size: number;
-      url: string;
-      headers: Record<string, string>;
-      etag: string | null;
-    }[];
+    let parts: PartTask[];
     let id: string;
     let partSize: number;
     if (options.resumeUploadId) {
@@ -298,19 +375,7 @@ export class FilehostClient extends FilehostApi {
         etag: part.etag,
       }));
     } else {
-      const signed = await withRetry(
-        () =>
-          this.sign(
-            {
-              name: options.name ?? source.name ?? 'upload',
-              size: source.size,
-              type: options.type ?? source.type,
-              metadata: options.metadata,
-            },
-            call,
-          ),
-        retry,
-      );
+      const signed = await withRetry(() => this.sign(signRequestOf(source, options), call), retry);
       id = signed.id;
       partSize = signed.partSize;
       parts = signed.parts.map((part) => ({ ...part, etag: null }));
@@ -326,77 +391,283 @@ export class FilehostClient extends FilehostApi {
     report();
 
     const queue = parts.filter((part) => part.etag === null);
-    /** Fresh URLs for every part not yet sent (the upload state signs them anew). */
-    const refreshUrls = async () => {
-      const fresh = await this.getUpload(id, call);
-      for (const latest of fresh.parts) {
-        const known = parts.find((p) => p.partNumber === latest.partNumber);
-        if (known && latest.url) {
-          known.url = latest.url;
-          known.headers = latest.headers ?? known.headers;
-        }
-      }
-    };
-    const sendPart = async (part: (typeof parts)[number]) => {
-      const start = (part.partNumber - 1) * partSize;
-      // Any 403 on a part PUT (an expired or refused URL: S3 words it its own way) and a
-      // failed connection (an expired S3 URL answers without CORS headers, so a browser
-      // sees only a network error) get fresh URLs once; a 403 after that is final.
-      let refreshed = false;
-      let retryFresh = false;
-      const partRetry: RetryOptions = {
-        ...retry,
-        isRetryable: (error) => {
-          const fresh = retryFresh;
-          retryFresh = false;
-          return isTransient(error) || (fresh && error instanceof ApiError && error.status === 403);
-        },
-      };
-      part.etag = await withRetry(async (tryNumber) => {
-        if (tryNumber > 0) sent.set(part.partNumber, 0);
-        let body = await source.slice(start, start + part.size);
-        if (isStream(body))
-          body = countBytes(body, (bytes) => {
-            sent.set(part.partNumber, (sent.get(part.partNumber) ?? 0) + bytes);
-            report();
-          });
-        try {
-          const answer = await this.uploadPart(part, body, call);
-          return answer.etag;
-        } catch (error) {
-          const refusedUrl =
-            error instanceof ApiError && (error.status === 403 || error.code === 'network_error');
-          if (refusedUrl && !refreshed) {
-            refreshed = true;
-            retryFresh = true;
-            await refreshUrls();
-          }
-          throw error;
-        }
-      }, partRetry);
-      sent.set(part.partNumber, part.size);
-      report();
-    };
     const workers = Array.from({ length: Math.max(1, options.concurrency ?? 4) }, async () => {
-      for (let part = queue.shift(); part; part = queue.shift()) await sendPart(part);
+      for (let part = queue.shift(); part; part = queue.shift()) {
+        await this.#sendPart({ id, source, partSize, part, parts, retry }, (bytes) => {
+          sent.set(part.partNumber, bytes);
+          report();
+        });
+      }
     });
     await Promise.all(workers);
 
-    return withRetry(
-      () =>
-        this.complete(
-          id,
-          {
-            parts: parts.map((part) => ({
-              partNumber: part.partNumber,
-              etag: part.etag as string,
-            })),
-          },
-          call,
-        ),
-      retry,
-    );
+    return withRetry(() => this.complete(id, { parts: claimedParts(parts) }, call), retry);
   }
+
+  /**
+   * Many files at once, each its own upload, for pages of small files: signed 100 to a call,
+   * their parts sent through one queue (`concurrency` at once across files), and completed
+   * in batches as their bytes land. Resolves with one result per file, in order: the ready
+   * file, or the `ApiError` that stopped it; one file's failure never loses the others.
+   * Rejects only when `signal` aborts.
+   */
+  async uploadFiles(
+    files: UploadFilesItem[],
+    options: UploadFilesOptions = {},
+  ): Promise<UploadFileResult[]> {
+    const retry: RetryOptions = { retries: options.retries ?? 3, signal: options.signal };
+    const call = { signal: options.signal };
+    const results: UploadFileResult[] = new Array(files.length);
+    const bytesTotal = files.reduce((sum, file) => sum + file.size, 0);
+    const sent = new Map<string, number>();
+    const report = () =>
+      options.onProgress?.({
+        bytesUploaded: [...sent.values()].reduce((sum, bytes) => sum + bytes, 0),
+        bytesTotal,
+      });
+    const settle = (index: number, result: UploadFileResult) => {
+      results[index] = result;
+      options.onFileDone?.(index, result);
+    };
+    const fail = (index: number, error: unknown) => {
+      if (options.signal?.aborted) throw options.signal.reason ?? error;
+      settle(index, { error: error instanceof Error ? error : new Error(String(error)) });
+    };
+
+    // Completion: files whose parts have all landed wait here for the next batch call.
+    const landed: { index: number; id: string; parts: PartTask[] }[] = [];
+    let completing: Promise<void> | null = null;
+    const completeLanded = async (): Promise<void> => {
+      while (landed.length > 0) {
+        const batch = landed.splice(0, MAX_BATCH);
+        let answers: CompleteResult[] | null = null;
+        try {
+          answers = await this.completeMany(
+            batch.map(({ id, parts }) => ({ id, parts: claimedParts(parts) })),
+            call,
+          );
+        } catch (error) {
+          if (options.signal?.aborted) throw options.signal.reason ?? error;
+          // The batch call failed whole: each file is completed on its own, with retries.
+        }
+        await Promise.all(
+          batch.map(async ({ index, id, parts }, position) => {
+            const answer = answers?.[position];
+            if (answer && (answer.file || !isTransient(answer.error))) {
+              settle(index, answer);
+              return;
+            }
+            try {
+              const file = await withRetry(
+                () => this.complete(id, { parts: claimedParts(parts) }, call),
+                retry,
+              );
+              settle(index, { file });
+            } catch (error) {
+              fail(index, error);
+            }
+          }),
+        );
+      }
+    };
+    const scheduleCompletion = (): Promise<void> => {
+      completing ??= completeLanded().finally(() => {
+        completing = null;
+        // Files that landed while the last call was finishing go in the next one.
+        if (landed.length > 0) void scheduleCompletion().catch(() => undefined);
+      });
+      return completing;
+    };
+
+    // Parts: one queue for every file, filled as batches are signed.
+    const queue: {
+      index: number;
+      id: string;
+      partSize: number;
+      part: PartTask;
+      parts: PartTask[];
+    }[] = [];
+    const remaining = new Map<number, number>();
+    const failedFiles = new Set<number>();
+    let signingDone = false;
+    let wake: (() => void) | null = null;
+    const notify = () => {
+      wake?.();
+      wake = null;
+    };
+    const worker = async () => {
+      for (;;) {
+        const task = queue.shift();
+        if (!task) {
+          if (signingDone) return;
+          await new Promise<void>((resolve) => {
+            const previous = wake;
+            wake = () => {
+              previous?.();
+              resolve();
+            };
+          });
+          continue;
+        }
+        const { index, id, partSize, part, parts } = task;
+        if (failedFiles.has(index)) continue;
+        const key = `${index}:${part.partNumber}`;
+        try {
+          await this.#sendPart(
+            { id, source: files[index] as UploadSource, partSize, part, parts, retry },
+            (bytes) => {
+              sent.set(key, bytes);
+              report();
+            },
+          );
+        } catch (error) {
+          // Another part of the file may have failed first: the file has its result.
+          if (!failedFiles.has(index)) {
+            failedFiles.add(index);
+            fail(index, error);
+          }
+          continue;
+        }
+        const left = (remaining.get(index) ?? 1) - 1;
+        remaining.set(index, left);
+        if (left === 0) {
+          landed.push({ index, id, parts });
+          void scheduleCompletion().catch(() => undefined);
+        }
+      }
+    };
+    const workers = Array.from({ length: Math.max(1, options.concurrency ?? 6) }, () => worker());
+
+    try {
+      for (let start = 0; start < files.length; start += MAX_BATCH) {
+        let pending = files
+          .slice(start, start + MAX_BATCH)
+          .map((source, offset) => ({ index: start + offset, source }));
+        while (pending.length > 0) {
+          let signed: SignResponse[];
+          try {
+            signed = await withRetry(
+              () =>
+                this.signMany(
+                  pending.map(({ source }) => signRequestOf(source, source)),
+                  call,
+                ),
+              retry,
+            );
+          } catch (error) {
+            const at = error instanceof ApiError ? error.details.index : undefined;
+            if (typeof at === 'number' && pending[at]) {
+              // All or nothing: the refused file fails, the others are signed again.
+              fail((pending[at] as { index: number }).index, error);
+              pending = pending.filter((_, position) => position !== at);
+              continue;
+            }
+            for (const { index } of pending) fail(index, error);
+            break;
+          }
+          for (const [position, upload] of signed.entries()) {
+            const { index } = pending[position] as { index: number };
+            const parts: PartTask[] = upload.parts.map((part) => ({ ...part, etag: null }));
+            remaining.set(index, parts.length);
+            for (const part of parts) {
+              queue.push({ index, id: upload.id, partSize: upload.partSize, part, parts });
+            }
+          }
+          notify();
+          break;
+        }
+      }
+    } finally {
+      signingDone = true;
+      notify();
+      await Promise.allSettled(workers);
+    }
+    await Promise.all(workers);
+    while (completing || landed.length > 0) await (completing ?? scheduleCompletion());
+    if (options.signal?.aborted) throw options.signal.reason;
+    return results;
+  }
+
+  /**
+   * Sends one part and records its ETag, retried on its own. Any 403 on a part PUT (an
+   * expired or refused URL: S3 words it its own way) and a failed connection (an expired S3
+   * URL answers without CORS headers, so a browser sees only a network error) get fresh
+   * URLs for every part not yet sent, once; a 403 after that is final.
+   */
+  async #sendPart(
+    job: {
+      id: string;
+      source: UploadSource;
+      partSize: number;
+      part: PartTask;
+      parts: PartTask[];
+      retry: RetryOptions;
+    },
+    onBytes: (bytesSent: number) => void,
+  ): Promise<void> {
+    const { id, source, partSize, part, parts, retry } = job;
+    const call = { signal: retry.signal };
+    const start = (part.partNumber - 1) * partSize;
+    let refreshed = false;
+    let retryFresh = false;
+    const partRetry: RetryOptions = {
+      ...retry,
+      isRetryable: (error) => {
+        const fresh = retryFresh;
+        retryFresh = false;
+        return isTransient(error) || (fresh && error instanceof ApiError && error.status === 403);
+      },
+    };
+    part.etag = await withRetry(async (tryNumber) => {
+      let bytes = 0;
+      if (tryNumber > 0) onBytes(0);
+      let body = await source.slice(start, start + part.size);
+      if (isStream(body))
+        body = countBytes(body, (chunk) => {
+          bytes += chunk;
+          onBytes(bytes);
+        });
+      try {
+        const answer = await this.uploadPart(part, body, call);
+        return answer.etag;
+      } catch (error) {
+        const refusedUrl =
+          error instanceof ApiError && (error.status === 403 || error.code === 'network_error');
+        if (refusedUrl && !refreshed) {
+          refreshed = true;
+          retryFresh = true;
+          const fresh = await this.getUpload(id, call);
+          for (const latest of fresh.parts) {
+            const known = parts.find((p) => p.partNumber === latest.partNumber);
+            if (known && latest.url) {
+              known.url = latest.url;
+              known.headers = latest.headers ?? known.headers;
+            }
+          }
+        }
+        throw error;
+      }
+    }, partRetry);
+    onBytes(part.size);
+  }
+}
+
+/** What a sign call is told of a file: its options first, then what the source knows. */
+function signRequestOf(
+  source: UploadSource,
+  options: { name?: string; type?: string; metadata?: FileMetadata },
+): SignRequest {
+  return {
+    name: options.name ?? source.name ?? 'upload',
+    size: source.size,
+    type: options.type ?? source.type,
+    metadata: options.metadata,
+  };
+}
+
+/** Every part with the ETag its PUT answered, as complete wants them. */
+function claimedParts(parts: PartTask[]): { partNumber: number; etag: string }[] {
+  return parts.map((part) => ({ partNumber: part.partNumber, etag: part.etag as string }));
 }
 
 function isStream(body: unknown): body is ReadableStream<Uint8Array> {

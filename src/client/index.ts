@@ -4,11 +4,15 @@ export { ApiError, type ClientErrorCode, isTransient } from './api-error.js';
 export {
   blobSource,
   type CallOptions,
+  type CompleteResult,
   FilehostApi,
   FilehostClient,
   type FilehostClientOptions,
   type UploadBody,
   type UploadFileOptions,
+  type UploadFileResult,
+  type UploadFilesItem,
+  type UploadFilesOptions,
   type UploadProgress,
   type UploadSource,
 } from './client.js';

@@ -17,6 +17,7 @@ import { ERROR_MESSAGES } from './error-messages.js';
 import { fail, ServiceError, serviceFault } from './errors.js';
 import { answerInOurShape, serverOptions } from './http-options.js';
 import { refusedRequest } from './request-guard.js';
+import { completeBatchHandler } from './routes/complete-batch.js';
 import { completeUploadHandler } from './routes/complete-upload.js';
 import { deleteFileHandler } from './routes/delete-file.js';
 import { getFileHandler } from './routes/get-file.js';
@@ -92,6 +93,7 @@ export async function buildApiApp(ctx: ServiceContext): Promise<FastifyInstance>
   app.post('/v1/uploads/sign', bind(signUploadHandler));
   app.get('/v1/uploads/:id', bind(uploadStateHandler));
   app.post('/v1/uploads/:id/complete', bind(completeUploadHandler));
+  app.post('/v1/uploads/complete', bind(completeBatchHandler));
   // The local-disk store receives parts here; S3 receives them at its own URLs.
   ctx.blobs.registerRoutes?.(app);
 

@@ -50,34 +50,51 @@ export async function* exactBytes(
   if (seen !== exact) throw mismatch();
 }
 
-const JSON_LIMIT = 64 * 1024;
+/** The limit of a JSON body holding one entry (a single sign or complete). */
+export const JSON_LIMIT = 64 * 1024;
+
+/**
+ * Bodies of the batch calls: 100 entries of up to 40 KiB each (a sign entry with the most
+ * metadata allowed is about 28 KiB), so a batch of entries that are valid alone fits.
+ */
+export const BATCH_JSON_LIMIT = 4 * 1024 * 1024;
 
 /**
  * Reads a small JSON body. Bodies are never parsed by the framework (uploads stream), so
  * handlers that want JSON ask for it here. An empty body reads as `undefined`.
  */
-export async function readJson(request: FastifyRequest): Promise<unknown> {
+export async function readJson(request: FastifyRequest, limit = JSON_LIMIT): Promise<unknown> {
+  return (await readSizedJson(request, limit)).value;
+}
+
+/**
+ * `readJson`, also answering the body's size: a route that takes one entry or a batch of
+ * them reads up to the batch limit and holds a single entry to the ordinary one.
+ */
+export async function readSizedJson(
+  request: FastifyRequest,
+  limit = JSON_LIMIT,
+): Promise<{ value: unknown; bytes: number }> {
   const type = request.headers['content-type'];
   if (type !== undefined && !/^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(type)) {
     fail('invalid_request', 'The body must be JSON (Content-Type: application/json).');
   }
   const length = contentLength(request);
-  if (length !== undefined && length > JSON_LIMIT) {
-    fail('invalid_request', `The JSON body is larger than ${JSON_LIMIT / 1024} KiB.`);
-  }
+  const tooLarge = `The JSON body is larger than ${limit / 1024} KiB.`;
+  if (length !== undefined && length > limit) fail('invalid_request', tooLarge);
   const chunks: Buffer[] = [];
   for await (const chunk of limitBytes(
     bodyChunks(request.raw),
-    JSON_LIMIT,
-    () =>
-      new ServiceError('invalid_request', `The JSON body is larger than ${JSON_LIMIT / 1024} KiB.`),
+    limit,
+    () => new ServiceError('invalid_request', tooLarge),
   )) {
     chunks.push(chunk);
   }
-  const text = Buffer.concat(chunks).toString('utf8');
-  if (text.trim() === '') return undefined;
+  const body = Buffer.concat(chunks);
+  const text = body.toString('utf8');
+  if (text.trim() === '') return { value: undefined, bytes: body.length };
   try {
-    return JSON.parse(text);
+    return { value: JSON.parse(text), bytes: body.length };
   } catch {
     fail('invalid_request', 'The body is not valid JSON.');
   }

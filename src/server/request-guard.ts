@@ -16,6 +16,11 @@ const SINGLETON_HEADERS = new Set([
   'x-filename',
   'x-metadata',
   'range',
+  // The credential of a part PUT to the shared part URL (see local-disk/part-signer.ts).
+  'x-filehost-upload',
+  'x-filehost-part',
+  'x-filehost-expires',
+  'x-filehost-signature',
 ]);
 
 /**

@@ -3,7 +3,15 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { ApiError, FilehostClient, retryDelayMs, withRetry } from '../../src/client/index.js';
+import {
+  ApiError,
+  FilehostClient,
+  type FileRecord,
+  retryDelayMs,
+  type SignedPart,
+  type SignResponse,
+  withRetry,
+} from '../../src/client/index.js';
 import { fileSource } from '../../src/client/node.js';
 import {
   ALLOWED_ORIGIN,
@@ -31,7 +39,7 @@ describe('FilehostClient against the real service', () => {
 
   /** A fetch that records every request it passes on. */
   function recordingFetch(
-    log: { method: string; url: string }[],
+    log: Logged[],
     intercept?: (
       url: string,
       init: RequestInit | undefined,
@@ -41,7 +49,7 @@ describe('FilehostClient against the real service', () => {
     let count = 0;
     return async (input: string | URL | Request, init?: RequestInit) => {
       const url = String(input);
-      log.push({ method: init?.method ?? 'GET', url });
+      log.push({ method: init?.method ?? 'GET', url, headers: init?.headers });
       const answer = await intercept?.(url, init, count++);
       return answer ?? fetch(input, init);
     };
@@ -74,7 +82,7 @@ describe('FilehostClient against the real service', () => {
     const path = join(dir, 'video.bin');
     await writeFile(path, bytes);
     const progress: number[] = [];
-    const log: { method: string; url: string }[] = [];
+    const log: Logged[] = [];
     const recording = new FilehostClient({
       endpoint: t.apiUrl,
       apiKey: t.secretKey,
@@ -105,7 +113,7 @@ describe('FilehostClient against the real service', () => {
     const first = signed.parts[0];
     assert.ok(first);
     await client.uploadPart(first, bytes.subarray(0, first.size));
-    const log: { method: string; url: string }[] = [];
+    const log: Logged[] = [];
     const resuming = new FilehostClient({
       endpoint: t.apiUrl,
       apiKey: t.secretKey,
@@ -115,20 +123,20 @@ describe('FilehostClient against the real service', () => {
       { size: bytes.length, slice: (start, end) => new Blob([bytes.subarray(start, end)]) },
       { resumeUploadId: signed.id },
     );
-    const puts = log.filter((entry) => entry.method === 'PUT').map((entry) => partOf(entry.url));
+    const puts = log.filter((entry) => entry.method === 'PUT').map((entry) => partOf(entry));
     assert.deepEqual(puts.sort(), ['2', '3']);
     assertSameBytes(await (await fetch(record.url)).arrayBuffer(), bytes);
   });
 
   it('retries a part after a network failure, and only that part', async () => {
     const bytes = patternBytes(6 * MiB, 9);
-    const log: { method: string; url: string }[] = [];
+    const log: Logged[] = [];
     let failed = false;
     const flaky = new FilehostClient({
       endpoint: t.apiUrl,
       apiKey: t.secretKey,
       fetch: recordingFetch(log, async (url, init) => {
-        if (!failed && init?.method === 'PUT' && partOf(url) === '2') {
+        if (!failed && init?.method === 'PUT' && partOf({ url, headers: init?.headers }) === '2') {
           failed = true;
           throw new TypeError('fetch failed');
         }
@@ -139,7 +147,7 @@ describe('FilehostClient against the real service', () => {
       { size: bytes.length, slice: (start, end) => new Blob([bytes.subarray(start, end)]) },
       { name: 'flaky.bin' },
     );
-    const puts = log.filter((entry) => entry.method === 'PUT').map((entry) => partOf(entry.url));
+    const puts = log.filter((entry) => entry.method === 'PUT').map((entry) => partOf(entry));
     assert.deepEqual(puts.sort(), ['1', '2', '2']);
     assertSameBytes(await (await fetch(record.url)).arrayBuffer(), bytes);
   });
@@ -149,7 +157,7 @@ describe('FilehostClient against the real service', () => {
     // one-second URL can be dead on arrival; the delay below outlasts two.
     const short = await startTestService({ FILEHOST_UPLOAD_URL_TTL: '2' });
     try {
-      const log: { method: string; url: string }[] = [];
+      const log: Logged[] = [];
       let delayed = false;
       const slow = new FilehostClient({
         endpoint: short.apiUrl,
@@ -170,7 +178,7 @@ describe('FilehostClient against the real service', () => {
       assert.deepEqual(
         log.map((entry) =>
           entry.method === 'PUT'
-            ? `PUT part ${partOf(entry.url)}`
+            ? `PUT part ${partOf(entry)}`
             : `${entry.method} ${new URL(entry.url).pathname.replace(/\/uploads\/(?!sign$)[^/]+/, '/uploads/:id')}`,
         ),
         [
@@ -184,6 +192,161 @@ describe('FilehostClient against the real service', () => {
     } finally {
       await short.close();
     }
+  });
+
+  it('signs and completes many in one call each, with per-upload errors', async () => {
+    const signed = await client.signMany([
+      { name: 'a.txt', size: 3, type: 'text/plain' },
+      { name: 'b.txt', size: 4 },
+    ]);
+    assert.equal(signed.length, 2);
+    const [a, b] = signed as [SignResponse, SignResponse];
+    const etag = (await client.uploadPart(a.parts[0] as SignedPart, 'abc')).etag;
+    const results = await client.completeMany([
+      { id: a.id, parts: [{ partNumber: 1, etag }] },
+      { id: b.id },
+    ]);
+    assert.equal(results[0]?.file?.status, 'ready');
+    const error = results[1]?.error;
+    assert.ok(error instanceof ApiError);
+    assert.equal(error.status, 409);
+    assert.equal(error.code, 'upload_incomplete');
+    assert.deepEqual(error.details.missingParts, [1]);
+    await assert.rejects(
+      client.signMany([
+        { name: 'ok', size: 1 },
+        { name: 'empty', size: 0 },
+      ]),
+      (caught: unknown) => {
+        assert.ok(caught instanceof ApiError);
+        assert.equal(caught.code, 'empty_body');
+        assert.equal(caught.details.index, 1);
+        return true;
+      },
+    );
+  });
+
+  it('uploads 30 small files: one sign call, batched completes, every byte served', async () => {
+    const log: Logged[] = [];
+    const many = new FilehostClient({
+      endpoint: t.apiUrl,
+      apiKey: t.secretKey,
+      fetch: recordingFetch(log),
+    });
+    const contents = Array.from({ length: 30 }, (_, index) =>
+      patternBytes(100 + index * 37, index),
+    );
+    const done: number[] = [];
+    let progress = 0;
+    const results = await many.uploadFiles(
+      contents.map((bytes, index) => ({
+        size: bytes.length,
+        name: `small-${index}.bin`,
+        metadata: { n: String(index) },
+        slice: (start, end) => bytes.slice(start, end),
+      })),
+      {
+        onFileDone: (index) => done.push(index),
+        onProgress: ({ bytesUploaded, bytesTotal }) => {
+          assert.equal(
+            bytesTotal,
+            contents.reduce((sum, bytes) => sum + bytes.length, 0),
+          );
+          progress = bytesUploaded;
+        },
+      },
+    );
+    assert.equal(results.length, 30);
+    for (const [index, result] of results.entries()) {
+      assert.ok(result.file, `file ${index}: ${result.error?.message}`);
+      assert.equal(result.file.name, `small-${index}.bin`);
+      assert.deepEqual(result.file.metadata, { n: String(index) });
+      assert.equal(result.file.status, 'ready');
+      assertSameBytes(
+        await (await fetch(result.file.url)).arrayBuffer(),
+        contents[index] as Uint8Array,
+      );
+    }
+    assert.deepEqual(
+      [...done].sort((x, y) => x - y),
+      [...contents.keys()],
+    );
+    assert.equal(
+      progress,
+      contents.reduce((sum, bytes) => sum + bytes.length, 0),
+    );
+    const calls = (method: string, path: string) =>
+      log.filter((entry) => entry.method === method && new URL(entry.url).pathname === path).length;
+    assert.equal(calls('POST', '/v1/uploads/sign'), 1);
+    assert.equal(log.filter((entry) => entry.method === 'PUT').length, 30);
+    const completes = calls('POST', '/v1/uploads/complete');
+    assert.ok(completes >= 1 && completes < 30, `${completes} batch completes`);
+    assert.equal(
+      log.filter((entry) => /\/v1\/uploads\/[^/]+\/complete$/.test(new URL(entry.url).pathname))
+        .length,
+      0,
+    );
+  });
+
+  it('uploadFiles: a refused file, a failing source and a failed batch complete lose no other file', async () => {
+    const log: Logged[] = [];
+    let batchCompleteFailed = false;
+    const flaky = new FilehostClient({
+      endpoint: t.apiUrl,
+      apiKey: t.secretKey,
+      fetch: recordingFetch(log, async (url, init) => {
+        // The first batch complete is lost on the way (network).
+        if (
+          !batchCompleteFailed &&
+          init?.method === 'POST' &&
+          url.endsWith('/v1/uploads/complete')
+        ) {
+          batchCompleteFailed = true;
+          throw new TypeError('fetch failed');
+        }
+        return undefined;
+      }),
+    });
+    const good = (index: number) => {
+      const bytes = patternBytes(50 + index, index);
+      return { size: bytes.length, name: `g${index}`, slice: () => bytes, bytes };
+    };
+    const files = [
+      good(0),
+      { size: 0, name: 'empty', slice: () => new Uint8Array(0) },
+      good(2),
+      {
+        size: 10,
+        name: 'unreadable',
+        slice: () => Promise.reject(new Error('the disk went away')),
+      },
+      good(4),
+    ];
+    const results = await flaky.uploadFiles(files, { retries: 1 });
+    assert.deepEqual(
+      results.map((result) => result.file?.name ?? result.error?.message),
+      ['g0', results[1]?.error?.message, 'g2', 'the disk went away', 'g4'],
+    );
+    const refused = results[1]?.error;
+    assert.ok(refused instanceof ApiError);
+    assert.equal(refused.code, 'empty_body');
+    for (const index of [0, 2, 4]) {
+      const file = results[index]?.file as FileRecord;
+      assert.equal(file.status, 'ready');
+      assertSameBytes(
+        await (await fetch(file.url)).arrayBuffer(),
+        files[index]?.slice() as Uint8Array,
+      );
+    }
+    assert.ok(batchCompleteFailed);
+    // Signed twice (the refused file taken out), and the lost batch completed file by file.
+    assert.equal(
+      log.filter((entry) => new URL(entry.url).pathname === '/v1/uploads/sign').length,
+      2,
+    );
+    assert.ok(
+      log.some((entry) => /\/v1\/uploads\/[^/]+\/complete$/.test(new URL(entry.url).pathname)),
+    );
   });
 
   it('lists page by page and iterates over every file', async () => {
@@ -296,11 +459,21 @@ describe('FilehostClient against the real service', () => {
   });
 });
 
+/** A request a test's fetch passed on. */
+interface Logged {
+  method: string;
+  url: string;
+  headers?: HeadersInit;
+}
+
 /**
- * The part a part URL is for, whichever store signed it: the local store's route ends in
- * `/parts/<n>`, S3's presigned URLs carry `partNumber=<n>`.
+ * The part a part PUT is for, whichever store signed it: the local store names it in the
+ * `X-Filehost-Part` header (every part shares one URL; URLs issued before ended in
+ * `/parts/<n>`), S3's presigned URLs carry `partNumber=<n>`.
  */
-function partOf(url: string): string {
-  const parsed = new URL(url);
+function partOf(request: Pick<Logged, 'url' | 'headers'>): string {
+  const header = new Headers(request.headers).get('X-Filehost-Part');
+  if (header) return header;
+  const parsed = new URL(request.url);
   return parsed.searchParams.get('partNumber') ?? parsed.pathname.split('/').at(-1) ?? '';
 }

@@ -114,11 +114,13 @@ describe('<file-uploader>', () => {
       expect(await sameBytes(record.url, content)).to.equal(true);
       const log = (await network('log')) as string[];
       const puts = log.filter(
-        (line) => line.startsWith('PUT') && line.includes(`/uploads/${record.id}/parts/`),
+        (line) => line.startsWith('PUT') && line.includes(`[upload ${record.id} part `),
       );
-      expect(
-        puts.map((line) => new URL(line.slice(4)).pathname.split('/').at(-1)).sort(),
-      ).to.deep.equal(['1', '2', '3']);
+      expect(puts.map((line) => /part (\d+)\]$/.exec(line)?.[1]).sort()).to.deep.equal([
+        '1',
+        '2',
+        '3',
+      ]);
       expect(progress.at(-1)).to.equal(content.length);
       expect(
         progress.every((value, i) => i === 0 || value >= (progress[i - 1] as number) - 5 * MiB),
@@ -439,7 +441,7 @@ describe('<file-uploader>', () => {
       const p = await project();
       const element = await uploader(p);
       await network('log');
-      await network('drop', '/parts/2\\?');
+      await network('drop', ' part 2\\]');
       const content = bytes(11 * MiB, 11);
       const success = next(element, 'upload-success', 60_000);
       pick(element, [new File([content], 'resume.bin')]);
@@ -456,7 +458,7 @@ describe('<file-uploader>', () => {
       const log = (await network('log')) as string[];
       const count = (n: number) =>
         log.filter(
-          (line) => line.startsWith('PUT') && line.includes(`/uploads/${record.id}/parts/${n}?`),
+          (line) => line.startsWith('PUT') && line.includes(`[upload ${record.id} part ${n}]`),
         ).length;
       // Parts 1 and 3 went once; part 2 failed (with retries) and went again after the resume.
       expect(count(1)).to.equal(1);
@@ -486,13 +488,13 @@ describe('<file-uploader>', () => {
       const p = await project({ shortLivedUrls: true });
       const element = await uploader(p);
       await network('log');
-      await network('hold', '/parts/1\\?', 1500, true);
+      await network('hold', ' part 1\\]', 1500, true);
       const success = next(element, 'upload-success');
       pick(element, [file('late.txt', 100, 'text/plain')]);
       const { record } = await success;
       const log = ((await network('log')) as string[]).map((line) => line.replace(/\?.*$/, ''));
       expect(
-        log.filter((line) => line === `PUT ${p.endpoint}/v1/uploads/${record.id}/parts/1`),
+        log.filter((line) => line === `PUT ${p.endpoint}/v1/parts [upload ${record.id} part 1]`),
       ).to.have.length(2);
       expect(log).to.include(`GET ${p.endpoint}/v1/uploads/${record.id}`);
     });
@@ -500,7 +502,7 @@ describe('<file-uploader>', () => {
     it('signs the parts of a multi-part upload again when one expired mid-way', async () => {
       const p = await project({ shortLivedUrls: true });
       const element = await uploader(p);
-      await network('hold', '/parts/2\\?', 1500, true);
+      await network('hold', ' part 2\\]', 1500, true);
       const content = bytes(11 * MiB, 5);
       const success = next(element, 'upload-success', 60_000);
       pick(element, [new File([content], 'late.bin')]);
@@ -514,7 +516,7 @@ describe('<file-uploader>', () => {
       const p = await project();
       const element = await uploader(p);
       await network('log');
-      await network('refuse', '/parts/2\\?', undefined, true);
+      await network('refuse', ' part 2\\]', undefined, true);
       const success = next(element, 'upload-success', 30_000);
       const content = bytes(11 * MiB, 6);
       pick(element, [new File([content], 'refused-once.bin')]);
@@ -527,7 +529,7 @@ describe('<file-uploader>', () => {
     it('fails in words when the fresh URL is refused too', async () => {
       const p = await project();
       const element = await uploader(p);
-      await network('refuse', '/parts/1\\?');
+      await network('refuse', ' part 1\\]');
       const failed = next(element, 'upload-error', 30_000);
       pick(element, [file('refused.txt', 100, 'text/plain')]);
       const { status, step } = await failed;
@@ -543,7 +545,7 @@ describe('<file-uploader>', () => {
     it('cancels one upload mid-way: it leaves the list and never succeeds', async () => {
       const p = await project();
       const element = await uploader(p);
-      await network('hold', '/parts/', 3000);
+      await network('hold', '\\[upload ', 3000);
       let succeeded = 0;
       element.addEventListener('upload-success', () => succeeded++);
       pick(element, [file('slow.bin', 5000), file('other.bin', 5000, undefined, 2)]);
@@ -567,7 +569,7 @@ describe('<file-uploader>', () => {
     it('cancels all running uploads', async () => {
       const p = await project();
       const element = await uploader(p);
-      await network('hold', '/parts/', 3000);
+      await network('hold', '\\[upload ', 3000);
       pick(element, [file('a.bin', 5000), file('b.bin', 5000, undefined, 2)]);
       await waitUntil(() => element.uploading, 'not uploading');
       await element.updateComplete;
@@ -609,7 +611,7 @@ describe('<file-uploader>', () => {
       expect(element.validity?.valueMissing).to.equal(true);
       expect(element.validationMessage).to.equal('Please upload at least one file.');
 
-      await network('hold', '/parts/', 1000);
+      await network('hold', '\\[upload ', 1000);
       const done = next(element, 'upload-complete');
       pick(element, [file('a.txt', 10, 'text/plain', 1), file('b.txt', 10, 'text/plain', 2)]);
       await waitUntil(() => element.uploading, 'not uploading');

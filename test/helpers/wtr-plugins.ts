@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { TestRunnerPlugin } from '@web/test-runner';
 import { build } from 'esbuild';
-import type { Page } from 'playwright-core';
+import type { Page, Request as PlaywrightRequest, Route } from 'playwright-core';
 import { createKey, createProject } from '../../src/server/admin.js';
 import type { RunningService } from '../../src/server/service.js';
 import { startTestService, type TestService } from './service.js';
@@ -119,8 +119,20 @@ export function filehostService(): TestRunnerPlugin {
         const page = (session.browser as unknown as { getPage(id: string): Page }).getPage(
           session.id,
         );
-        // A regular expression over the URL; the test runner's own traffic is never matched.
-        const pattern = new RegExp(typeof options.pattern === 'string' ? options.pattern : '/v1/');
+        // A regular expression over the request as `describeRequest` writes it; the test
+        // runner's own traffic is never matched.
+        const regex = new RegExp(typeof options.pattern === 'string' ? options.pattern : '/v1/');
+        let uses = options.once ? 1 : Number.POSITIVE_INFINITY;
+        /** Routes the requests the pattern matches (`once`: the first only) to `handle`. */
+        const route = (handle: (route: Route) => Promise<void>) =>
+          page.route('**/v1/**', async (intercepted) => {
+            if (uses <= 0 || !regex.test(describeRequest(intercepted.request()))) {
+              await intercepted.fallback();
+              return;
+            }
+            uses--;
+            await handle(intercepted);
+          });
         switch (options.action) {
           case 'log': {
             // Every request since the previous 'log' (the first call starts recording).
@@ -128,39 +140,34 @@ export function filehostService(): TestRunnerPlugin {
             if (!log) {
               const fresh: string[] = [];
               requestLogs.set(page, fresh);
-              page.on('request', (request) => fresh.push(`${request.method()} ${request.url()}`));
+              page.on('request', (request) =>
+                fresh.push(`${request.method()} ${describeRequest(request)}`),
+              );
               return [];
             }
             return log.splice(0, log.length);
           }
           case 'drop':
             // A real network failure in the browser: the request errors as if the link were down.
-            await page.route(pattern, (route) => route.abort('internetdisconnected'));
+            await route((intercepted) => intercepted.abort('internetdisconnected'));
             return true;
           case 'hold':
             // Requests stay in flight until restored (to cancel or look at an upload mid-way).
-            await page.route(
-              pattern,
-              async (route) => {
-                await new Promise((resolve) => setTimeout(resolve, Number(options.ms ?? 10_000)));
-                await route.continue().catch(() => undefined);
-              },
-              options.once ? { times: 1 } : {},
-            );
+            await route(async (intercepted) => {
+              await new Promise((resolve) => setTimeout(resolve, Number(options.ms ?? 10_000)));
+              await intercepted.continue().catch(() => undefined);
+            });
             return true;
           case 'refuse':
             // Answers as S3 refuses a presigned URL (an expired one, say): 403 with an XML
             // body, CORS headers included, so the page can read the status.
-            await page.route(
-              pattern,
-              (route) =>
-                route.fulfill({
-                  status: 403,
-                  contentType: 'application/xml',
-                  headers: { 'Access-Control-Allow-Origin': origin },
-                  body: '<?xml version="1.0" encoding="UTF-8"?><Error><Code>AccessDenied</Code></Error>',
-                }),
-              options.once ? { times: 1 } : {},
+            await route((intercepted) =>
+              intercepted.fulfill({
+                status: 403,
+                contentType: 'application/xml',
+                headers: { 'Access-Control-Allow-Origin': origin },
+                body: '<?xml version="1.0" encoding="UTF-8"?><Error><Code>AccessDenied</Code></Error>',
+              }),
             );
             return true;
           case 'restore':
@@ -185,6 +192,18 @@ export function filehostService(): TestRunnerPlugin {
       return undefined;
     },
   };
+}
+
+/**
+ * A request as the network commands match and log it: its URL, and for a part PUT to the
+ * local store's shared part URL (every part has the same one) the part it carries in its
+ * headers, as `<url> [upload <id> part <n>]`.
+ */
+function describeRequest(request: PlaywrightRequest): string {
+  const headers = request.headers();
+  const upload = headers['x-filehost-upload'];
+  const part = headers['x-filehost-part'];
+  return upload && part ? `${request.url()} [upload ${upload} part ${part}]` : request.url();
 }
 
 /** Debian's Chromium, or `CHROME_PATH`; else Playwright's own (after `npx playwright install chromium`). */

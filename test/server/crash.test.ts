@@ -162,7 +162,9 @@ describe('crashes: kill -9 at any moment never leaves a wrong ready file', () =>
     );
     socket.on('error', () => undefined);
     socket.write(
-      `PUT ${url.pathname}${url.search} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/octet-stream\r\nContent-Length: ${p2.size}\r\n\r\n`,
+      `PUT ${url.pathname}${url.search} HTTP/1.1\r\nHost: localhost\r\n${Object.entries(p2.headers)
+        .map(([name, value]) => `${name}: ${value}\r\n`)
+        .join('')}Content-Length: ${p2.size}\r\n\r\n`,
     );
     socket.write(Buffer.alloc(2 * MiB, 9));
     await new Promise((resolve) => setTimeout(resolve, 300));

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { FileRecord, SignResponse, UploadState } from '../../src/api/types.js';
+import type { LocalDiskBlobStore } from '../../src/server/storage/local-disk/local-disk-store.js';
 import { sweep } from '../../src/server/sweeper.js';
 import { LOCAL_ONLY, SCALE } from '../helpers/scale-mode.js';
 import {
@@ -19,6 +20,43 @@ import {
 
 const MiB = 1024 * 1024;
 const PART = 5 * MiB;
+
+/** A part's headers with the signature (random to a reader) shown as its shape only. */
+function partHeaders(part: SignResponse['parts'][number] | undefined): Record<string, string> {
+  const headers = { ...part?.headers };
+  const signature = headers['X-Filehost-Signature'];
+  if (signature !== undefined) {
+    assert.match(signature, /^[A-Za-z0-9_-]{43}$/);
+    headers['X-Filehost-Signature'] = '<signature>';
+  }
+  return headers;
+}
+
+/** The local store's headers of part `partNumber` of an upload, as `partHeaders` shows them. */
+function sharedUrlHeaders(signed: SignResponse, partNumber: number): Record<string, string> {
+  return {
+    'X-Filehost-Upload': signed.id,
+    'X-Filehost-Part': String(partNumber),
+    'X-Filehost-Expires': String(signed.expiresAt),
+    'X-Filehost-Signature': '<signature>',
+  };
+}
+
+/** The part at a URL of its own, as the local store signed parts before they shared one URL. */
+function perPartUrl(
+  service: TestService,
+  signed: SignResponse,
+  partNumber: number,
+): SignResponse['parts'][number] {
+  const part = signed.parts[partNumber - 1] as SignResponse['parts'][number];
+  return (service.service.context.blobs as LocalDiskBlobStore).signer.signedPartUrl({
+    uploadId: signed.id,
+    partNumber,
+    size: part.size,
+    type: part.headers['Content-Type'] as string,
+    expiresAt: signed.expiresAt,
+  });
+}
 
 describe('multi-step upload: sign, PUT parts, complete', () => {
   let t: TestService;
@@ -79,7 +117,10 @@ describe('multi-step upload: sign, PUT parts, complete', () => {
       ],
     );
     // The local store signs the content type into its part URLs; S3 fixed it at creation.
-    assert.deepEqual(signed.parts[0]?.headers, SCALE ? {} : { 'Content-Type': 'video/mp4' });
+    assert.deepEqual(
+      partHeaders(signed.parts[0]),
+      SCALE ? {} : { 'Content-Type': 'video/mp4', ...sharedUrlHeaders(signed, 1) },
+    );
     assert.ok(signed.expiresAt > Date.now() + 3_000_000);
 
     const pending = await json<FileRecord>(await t.api(`/v1/files/${signed.id}`));
@@ -186,8 +227,8 @@ describe('multi-step upload: sign, PUT parts, complete', () => {
     );
     const defaults = await json<SignResponse>(await sign({ size: 3 }), 201);
     assert.deepEqual(
-      defaults.parts[0]?.headers,
-      SCALE ? {} : { 'Content-Type': 'application/octet-stream' },
+      partHeaders(defaults.parts[0]),
+      SCALE ? {} : { 'Content-Type': 'application/octet-stream', ...sharedUrlHeaders(defaults, 1) },
     );
     const record = await json<FileRecord>(await t.api(`/v1/files/${defaults.id}`));
     assert.equal(record.name, 'upload');
@@ -219,14 +260,15 @@ describe('multi-step upload: sign, PUT parts, complete', () => {
     );
   });
 
-  it('refuses forged, altered and expired part URLs, and wrong headers', {
+  it('refuses forged, altered and expired per-part URLs (issued before parts shared one URL), and wrong headers', {
     skip: LOCAL_ONLY,
   }, async () => {
     const signed = await json<SignResponse>(
       await sign({ name: 'a.png', size: 100, type: 'image/png' }),
       201,
     );
-    const part = signed.parts[0] as SignResponse['parts'][number];
+    const part = perPartUrl(t, signed, 1);
+    await partAccepted(await putPart(part, patternBytes(100)), part);
     const bytes = patternBytes(100);
     const url = new URL(part.url);
     const altered = (change: (u: URL) => void) => {
@@ -314,6 +356,11 @@ describe('multi-step upload: sign, PUT parts, complete', () => {
       await new Promise((resolve) => setTimeout(resolve, 1100));
       const late = soon.parts[0] as SignResponse['parts'][number];
       await expectError(await putPart(late, patternBytes(10)), 403, 'url_expired');
+      await expectError(
+        await putPart(perPartUrl(expiring, soon, 1), patternBytes(10)),
+        403,
+        'url_expired',
+      );
       // A fresh signature from the upload's state works again.
       const state = await json<UploadState>(await expiring.api(`/v1/uploads/${soon.id}`));
       const fresh = state.parts[0];

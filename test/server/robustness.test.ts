@@ -234,7 +234,9 @@ describe('bad input: documented 4xx, never a 500, a hang or a kept half file', (
     const head = [
       `PUT ${url.pathname}${url.search} HTTP/1.1`,
       'Host: localhost',
-      'Content-Type: application/octet-stream',
+      ...Object.entries({ 'Content-Type': 'application/octet-stream', ...part.headers }).map(
+        ([name, value]) => `${name}: ${value}`,
+      ),
       'Content-Length: 100000',
       '',
       '',

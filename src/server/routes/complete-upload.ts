@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { authenticate } from '../auth.js';
+import type { FileRecord } from '../../api/types.js';
+import { authenticate, type Caller } from '../auth.js';
 import { isPlainObject, readJson } from '../body.js';
 import type { ServiceContext } from '../context.js';
 import { crashPoint } from '../crash-points.js';
@@ -20,12 +21,22 @@ export async function completeUploadHandler(
 ): Promise<void> {
   const caller = await authenticate(ctx, request);
   const claimed = parseClaimedParts(await readJson(request));
-  const row = await ctx.db.getVisibleFile(caller.project.id, request.params.id);
+  reply.send(await completeUpload(ctx, caller, request.params.id, claimed));
+}
+
+/**
+ * Completes one upload of the caller's project (the single complete, and each entry of a
+ * batch): the ready file's record, or the documented error thrown.
+ */
+export async function completeUpload(
+  ctx: ServiceContext,
+  caller: Caller,
+  id: string,
+  claimed: ClaimedPart[],
+): Promise<FileRecord> {
+  const row = await ctx.db.getVisibleFile(caller.project.id, id);
   if (!row) fail('not_found', 'No upload with this id.');
-  if (row.status === 'ready' || row.partSize === null) {
-    reply.send(toFileRecord(ctx, row));
-    return;
-  }
+  if (row.status === 'ready' || row.partSize === null) return toFileRecord(ctx, row);
 
   const layout = partLayout(row.size, row.partSize);
   const held = await heldParts(ctx, row);
@@ -73,10 +84,17 @@ export async function completeUploadHandler(
   await ctx.db.markReady(row.id, 'pending', {});
   const now = await ctx.db.getVisibleFile(caller.project.id, row.id);
   if (!now) fail('not_found', 'The upload was cancelled.');
-  reply.send(toFileRecord(ctx, now));
+  return toFileRecord(ctx, now);
 }
 
-function parseClaimedParts(body: unknown): { partNumber: number; etag: string }[] {
+/** A part the client says it sent, with the ETag its PUT answered. */
+export interface ClaimedPart {
+  partNumber: number;
+  etag: string;
+}
+
+/** The parts a complete body lists (`{ "parts": [ … ] }`, optional); none when absent. */
+export function parseClaimedParts(body: unknown): ClaimedPart[] {
   if (body === undefined) return [];
   if (!isPlainObject(body)) fail('invalid_request', 'The body must be a JSON object.');
   if (body.parts === undefined) return [];

@@ -1,10 +1,11 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { PLAN_SIGN_CAP } from '../../api/limits.js';
-import type { SignResponse } from '../../api/types.js';
-import { authenticate } from '../auth.js';
-import { isPlainObject, readJson } from '../body.js';
+import { MAX_BATCH, PLAN_SIGN_CAP, type Plan } from '../../api/limits.js';
+import type { FileMetadata, SignBatchResponse, SignResponse } from '../../api/types.js';
+import { authenticate, type Caller } from '../auth.js';
+import { BATCH_JSON_LIMIT, isPlainObject, JSON_LIMIT, readSizedJson } from '../body.js';
 import type { ServiceContext } from '../context.js';
-import { fail } from '../errors.js';
+import type { FileRow } from '../db/metadata-store.js';
+import { fail, ServiceError } from '../errors.js';
 import { normalizeMediaType } from '../media-type.js';
 import { validateMetadata } from '../metadata.js';
 import { sanitizeName } from '../names.js';
@@ -12,9 +13,22 @@ import { choosePartSize, partLayout } from '../records.js';
 import { newId } from '../secrets.js';
 import { signParts } from './upload-state.js';
 
+/** Uploads of one batch created at once: enough to hide S3's round trips, few enough to be polite. */
+const BATCH_CONCURRENCY = 8;
+
+/** One file to sign, checked: what `createUpload` makes a pending upload of. */
+export interface SignEntry {
+  name: string;
+  size: number;
+  mime: string;
+  metadata: FileMetadata;
+}
+
 /**
  * `POST /v1/uploads/sign`: creates the file row as `pending` and answers with one signed
- * PUT URL per part.
+ * PUT URL per part. With `{ "files": [ … ] }` it signs 1 to 100 files at once, all or
+ * nothing: every entry is checked before anything is created, and a fault half-way undoes
+ * what was made.
  */
 export async function signUploadHandler(
   ctx: ServiceContext,
@@ -22,7 +36,39 @@ export async function signUploadHandler(
   reply: FastifyReply,
 ): Promise<void> {
   const caller = await authenticate(ctx, request);
-  const body = await readJson(request);
+  const { value: body, bytes } = await readSizedJson(request, BATCH_JSON_LIMIT);
+  if (!isPlainObject(body)) fail('invalid_request', 'The body must be a JSON object.');
+  if (body.files === undefined) {
+    // One file: held to the limit it always had.
+    if (bytes > JSON_LIMIT) {
+      fail('invalid_request', `The JSON body is larger than ${JSON_LIMIT / 1024} KiB.`);
+    }
+    const entry = validateSignEntry(body, caller.project.plan);
+    reply
+      .code(201)
+      .send(await createUpload(ctx, caller, entry, { id: newId(), storageUploadId: null }));
+    return;
+  }
+  const { files } = body;
+  if (!Array.isArray(files) || files.length < 1 || files.length > MAX_BATCH) {
+    fail('invalid_request', `files must be an array of 1 to ${MAX_BATCH} files to sign.`);
+  }
+  const entries = files.map((file: unknown, index) => {
+    try {
+      return validateSignEntry(file, caller.project.plan);
+    } catch (error) {
+      throw atIndex(error, index, 'files');
+    }
+  });
+  const response: SignBatchResponse = { uploads: await createAll(ctx, caller, entries) };
+  reply.code(201).send(response);
+}
+
+/**
+ * Checks one file to sign (a single sign's body, or one entry of a batch) and answers it
+ * normalized; throws the documented error a single sign gives for it.
+ */
+export function validateSignEntry(body: unknown, plan: Plan): SignEntry {
   if (!isPlainObject(body)) fail('invalid_request', 'The body must be a JSON object.');
   const { name, size, type, metadata } = body;
   if (name !== undefined && typeof name !== 'string') {
@@ -32,35 +78,49 @@ export async function signUploadHandler(
     fail('invalid_request', 'size must be a whole number of bytes.');
   }
   if (size === 0) fail('empty_body', 'The file is empty: there are no bytes to upload.');
-  const cap = PLAN_SIGN_CAP[caller.project.plan];
+  const cap = PLAN_SIGN_CAP[plan];
   if (size > cap) {
-    fail(
-      'too_large',
-      `The file is larger than ${formatCap(cap)}, the limit of the ${caller.project.plan} plan.`,
-      {
-        extra: { limit: cap },
-      },
-    );
+    fail('too_large', `The file is larger than ${formatCap(cap)}, the limit of the ${plan} plan.`, {
+      extra: { limit: cap },
+    });
   }
   if (type !== undefined && typeof type !== 'string') {
     fail('invalid_request', 'type must be a media type string.');
   }
-  const mime = normalizeMediaType(type, 'type');
-  const fileMetadata = validateMetadata(metadata, 'metadata');
+  return {
+    name: sanitizeName(name),
+    size,
+    mime: normalizeMediaType(type, 'type'),
+    metadata: validateMetadata(metadata, 'metadata'),
+  };
+}
 
-  const id = newId();
+/** What `createUpload` has made so far, so that a failed batch can take it back. */
+interface Made {
+  id: string;
+  storageUploadId: string | null;
+}
+
+/** Creates one pending upload (its row, then its multipart upload) and signs its parts. */
+async function createUpload(
+  ctx: ServiceContext,
+  caller: Caller,
+  entry: SignEntry,
+  made: Made,
+): Promise<SignResponse> {
+  const { id } = made;
   const now = ctx.now();
-  const partSize = choosePartSize(size, ctx.config.partSize);
+  const partSize = choosePartSize(entry.size, ctx.config.partSize);
   const expiresAt = now + ctx.config.uploadUrlTtlSeconds * 1000;
   const row = {
     id,
     projectId: caller.project.id,
-    name: sanitizeName(name),
-    mime,
-    size,
+    name: entry.name,
+    mime: entry.mime,
+    size: entry.size,
     createdAt: now,
     status: 'pending' as const,
-    metadata: fileMetadata,
+    metadata: entry.metadata,
     partSize,
     storageUploadId: null,
     expiresAt,
@@ -70,19 +130,91 @@ export async function signUploadHandler(
   // expires and the sweeper cleans up whatever was created.
   await ctx.db.insertFile(row);
   const storageUploadId = await ctx.blobs.createMultipart(id, {
-    size,
+    size: entry.size,
     partSize,
-    contentType: mime,
+    contentType: entry.mime,
   });
+  made.storageUploadId = storageUploadId;
   await ctx.db.setStorageUploadId(id, storageUploadId);
-
-  const response: SignResponse = {
+  return {
     id,
     expiresAt,
     partSize,
-    parts: await signParts(ctx, { ...row, storageUploadId }, partLayout(size, partSize), expiresAt),
+    parts: await signParts(
+      ctx,
+      { ...row, storageUploadId },
+      partLayout(entry.size, partSize),
+      expiresAt,
+    ),
   };
-  reply.code(201).send(response);
+}
+
+/**
+ * Creates every upload of a batch, a few at a time, in order. On the first failure no
+ * further upload is started; once those under way have settled, everything made is taken
+ * back and the failure is thrown (a fault of a store: 503 or 507, nothing left behind).
+ */
+async function createAll(
+  ctx: ServiceContext,
+  caller: Caller,
+  entries: SignEntry[],
+): Promise<SignResponse[]> {
+  const made: Made[] = [];
+  const responses: SignResponse[] = new Array(entries.length);
+  let next = 0;
+  let failure: { error: unknown } | null = null;
+  const worker = async () => {
+    while (failure === null && next < entries.length) {
+      const index = next++;
+      const record: Made = { id: newId(), storageUploadId: null };
+      made.push(record);
+      try {
+        responses[index] = await createUpload(ctx, caller, entries[index] as SignEntry, record);
+      } catch (error) {
+        failure ??= { error };
+      }
+    }
+  };
+  await Promise.all(
+    Array.from({ length: Math.min(BATCH_CONCURRENCY, entries.length) }, () => worker()),
+  );
+  if (failure === null) return responses;
+  await undo(ctx, caller, made);
+  throw (failure as { error: unknown }).error;
+}
+
+/**
+ * Best effort, after a batch failed half-way: each row made is marked deleted (it stops
+ * being listed at once) and its multipart upload is aborted. What cannot be undone now (the
+ * database is what failed) is left to the sweeper: a row still pending expires with its
+ * URLs, a deleted row whose bytes remain is purged.
+ */
+async function undo(ctx: ServiceContext, caller: Caller, made: Made[]): Promise<void> {
+  await Promise.all(
+    made.map(async ({ id, storageUploadId }) => {
+      let row: FileRow | null = null;
+      try {
+        row = await ctx.db.markDeleted(caller.project.id, id, ctx.now());
+        if (row || storageUploadId !== null) await ctx.blobs.delete(id, storageUploadId);
+        if (row) await ctx.db.markPurged(id);
+      } catch (error) {
+        ctx.log.warn({ err: error, id }, 'a failed batch sign left an upload for the sweeper');
+        // The database is what failed: the multipart upload can still go now.
+        if (!row && storageUploadId !== null) {
+          await ctx.blobs.delete(id, storageUploadId).catch(() => undefined);
+        }
+      }
+    }),
+  );
+}
+
+/** The error of one entry of a batch, with `index` saying which (the first bad one). */
+export function atIndex(error: unknown, index: number, field: string): unknown {
+  if (!(error instanceof ServiceError)) return error;
+  return new ServiceError(error.code, `${field}[${index}]: ${error.message}`, {
+    extra: { ...error.extra, index },
+    headers: error.headers,
+  });
 }
 
 function formatCap(bytes: number): string {

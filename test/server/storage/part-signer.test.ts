@@ -3,10 +3,10 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { PartSigner } from '../../../src/server/storage/local-disk/part-signer.js';
 
-describe('signed part URLs of the local-disk store', () => {
+describe('per-part URLs of the local-disk store (issued before parts shared one URL)', () => {
   const signer = new PartSigner(Buffer.alloc(32, 1), () => 'http://api.test');
   const part = { uploadId: 'u1', partNumber: 1, size: 10, type: 'image/png' };
-  const signed = signer.signedPart({ ...part, expiresAt: 2000 });
+  const signed = signer.signedPartUrl({ ...part, expiresAt: 2000 });
   /** What a server sees of the URL: path and query, as sent. */
   const sent = (url: string) => url.slice('http://api.test'.length);
   const canonical = sent(signed.url);
@@ -75,6 +75,70 @@ describe('signed part URLs of the local-disk store', () => {
         return signer.check(part, url, 1000) === 'invalid';
       }),
       { seed: 16, numRuns: 2000 },
+    );
+  });
+});
+
+describe('part credentials in headers for the shared part URL', () => {
+  const signer = new PartSigner(Buffer.alloc(32, 1), () => 'http://api.test');
+  const part = { uploadId: 'u1', partNumber: 1, size: 10, type: 'image/png' };
+  const signed = signer.signedPart({ ...part, expiresAt: 2000 });
+  /** As Node hands headers to a route: names lower-cased. */
+  const lower = (headers: Record<string, string>) =>
+    Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
+  const verdict = (headers: Record<string, string>, now = 1000) => {
+    const credential = signer.readCredential(lower(headers));
+    return credential ? signer.checkCredential(part, credential, now) : 'invalid';
+  };
+
+  it('signs the shared URL with the credential in headers, and verifies it', () => {
+    assert.equal(signed.url, 'http://api.test/v1/parts');
+    assert.equal(verdict(signed.headers), 'valid');
+    assert.equal(verdict(signed.headers, 3000), 'expired');
+    for (const changed of [
+      { ...part, size: 11 },
+      { ...part, type: 'text/html' },
+    ]) {
+      const credential = signer.readCredential(lower(signed.headers));
+      assert.ok(credential);
+      assert.equal(signer.checkCredential(changed, credential, 1000), 'invalid');
+    }
+  });
+
+  it('keeps the two forms apart: a per-part URL signature is no header credential', () => {
+    const url = new URL(signer.signedPartUrl({ ...part, expiresAt: 2000 }).url);
+    const headers = {
+      ...signed.headers,
+      'X-Filehost-Signature': url.searchParams.get('signature') as string,
+    };
+    assert.equal(verdict(headers), 'invalid');
+  });
+
+  it('refuses every edit of a header value (property)', () => {
+    const names = Object.keys(signed.headers).filter((name) => name !== 'Content-Type');
+    const char = fc.oneof(
+      fc.string({ minLength: 1, maxLength: 1 }),
+      fc.constantFrom('0', '1', '+', '-', '_', '.', ' ', ',', 'A'),
+    );
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...names),
+        fc.oneof(
+          fc.record({ kind: fc.constant('replace' as const), at: fc.nat(), char }),
+          fc.record({ kind: fc.constant('insert' as const), at: fc.nat(), char }),
+          fc.record({ kind: fc.constant('delete' as const), at: fc.nat(), char: fc.constant('') }),
+        ),
+        (name, { kind, at, char }) => {
+          let value = signed.headers[name] as string;
+          const i = at % (value.length + 1);
+          if (kind === 'insert') value = value.slice(0, i) + char + value.slice(i);
+          else if (kind === 'delete') value = value.slice(0, i) + value.slice(i + 1);
+          else value = value.slice(0, i) + char + value.slice(i + 1);
+          fc.pre(value !== signed.headers[name]);
+          return verdict({ ...signed.headers, [name]: value }) === 'invalid';
+        },
+      ),
+      { seed: 18, numRuns: 2000 },
     );
   });
 });

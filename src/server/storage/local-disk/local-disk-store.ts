@@ -17,8 +17,8 @@ import {
   type MultipartUpload,
   type PartPlacement,
 } from '../blob-store.js';
-import { partRouteHandler } from './part-route.js';
-import { PartSigner } from './part-signer.js';
+import { partRouteHandler, sharedPartPreflight, sharedPartRouteHandler } from './part-route.js';
+import { PartSigner, SHARED_PART_PATH } from './part-signer.js';
 import {
   appendLog,
   createLog,
@@ -367,6 +367,9 @@ export class LocalDiskBlobStore implements BlobStore {
   }
 
   registerRoutes(app: FastifyInstance): void {
+    app.put(SHARED_PART_PATH, sharedPartRouteHandler(this));
+    app.options(SHARED_PART_PATH, sharedPartPreflight);
+    // URLs of one part each, issued before parts shared one URL.
     app.put('/v1/uploads/:id/parts/:partNumber', partRouteHandler(this));
   }
 

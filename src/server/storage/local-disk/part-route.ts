@@ -7,78 +7,159 @@ import { normalizeMediaType } from '../../media-type.js';
 import { partLayout } from '../../records.js';
 import { BlobBusyError, BlobNotFoundError } from '../blob-store.js';
 import { isValidKey, type LocalDiskBlobStore, PartReplacedError } from './local-disk-store.js';
+import { PART_HEADERS, SHARED_PART_PATH, type SignatureCheck } from './part-signer.js';
 
 interface PartRequest {
   Params: { id: string; partNumber: string };
 }
 
+type Verify = (part: { size: number; type: string }) => SignatureCheck;
+
 /**
- * `PUT /v1/uploads/:id/parts/:partNumber?expires=…&signature=…`, the local-disk store's
- * counterpart of a presigned S3 part URL: no Authorization, the signed URL is the
- * credential. The body must be exactly the signed length with the signed Content-Type.
- * Re-sending a part replaces it. Everything it checks is the store's own: the service's
- * database is not consulted, as it would not be on S3.
+ * `PUT /v1/uploads/:id/parts/:partNumber?expires=…&signature=…`: a part at a URL of its
+ * own, the local-disk store's counterpart of a presigned S3 part URL. Sign responses no
+ * longer issue these (see `sharedPartRouteHandler`); URLs issued before keep working.
  */
 export function partRouteHandler(store: LocalDiskBlobStore) {
   return async (request: FastifyRequest<PartRequest>, reply: FastifyReply): Promise<void> => {
     const { id } = request.params;
     const partNumber = parsePartNumber(request.params.partNumber);
     if (!isValidKey(id)) fail('not_found', 'No pending upload with this id.');
-    const manifest = await store.manifest(id);
-    if (!manifest) {
-      if (await store.head(id)) fail('upload_not_pending');
-      fail('not_found', 'No pending upload with this id.');
-    }
-    const part = partLayout(manifest.size, manifest.partSize)[partNumber - 1];
-    if (!part) fail('not_found', `This upload has no part ${partNumber}.`);
-
-    const check = store.signer.check(
-      { uploadId: id, partNumber, size: part.size, type: manifest.contentType },
-      request.raw.url ?? '',
-      store.now(),
+    await receivePart(store, request, reply, id, partNumber, (part) =>
+      store.signer.check(
+        { uploadId: id, partNumber, size: part.size, type: part.type },
+        request.raw.url ?? '',
+        store.now(),
+      ),
     );
-    if (check === 'invalid') fail('invalid_signature');
-    if (check === 'expired') fail('url_expired');
-    const sentType = normalizeMediaType(request.headers['content-type'], 'Content-Type');
-    if (sentType !== manifest.contentType) {
+  };
+}
+
+/**
+ * `PUT /v1/parts`, the URL every part of every upload is sent to, so that a browser's
+ * preflight (cached per URL) is made once: the part's upload, number, expiry and signature
+ * are in the `X-Filehost-*` headers the sign response lists. Only this exact URL (no query,
+ * no other spelling) and only the canonical header values are valid.
+ */
+export function sharedPartRouteHandler(store: LocalDiskBlobStore) {
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    if (request.raw.url !== SHARED_PART_PATH) {
+      fail('invalid_signature', `Part uploads go to ${SHARED_PART_PATH} exactly, as signed.`);
+    }
+    const credential = store.signer.readCredential(request.headers);
+    if (!credential) {
       fail(
         'invalid_signature',
-        `The Content-Type header must be exactly the signed one (${manifest.contentType}); it is part of the signature.`,
+        `A part PUT must carry the ${Object.values(PART_HEADERS).join(', ')} headers exactly as signed.`,
       );
     }
-
-    const mismatch = () =>
-      new ServiceError('size_mismatch', `Part ${partNumber} must be exactly ${part.size} bytes.`, {
-        extra: { expected: part.size },
-      });
-    const declared = contentLength(request);
-    if (declared !== undefined && declared !== part.size) throw mismatch();
-
-    let etag: string;
-    try {
-      ({ etag } = await store.writePart(
-        id,
-        part,
-        exactBytes(bodyChunks(request.raw), part.size, mismatch),
-      ));
-    } catch (error) {
-      if (error instanceof PartReplacedError) {
-        fail('upload_incomplete', `${error.message}; this write of it was not kept.`, {
-          extra: { missingParts: [partNumber], mismatchedParts: [] },
-        });
-      }
-      if (error instanceof BlobBusyError) {
-        fail('upload_not_pending', 'The upload is being completed or is complete.');
-      }
-      if (error instanceof BlobNotFoundError) {
-        if (await store.head(id)) fail('upload_not_pending');
-        fail('not_found', 'The upload was cancelled.');
-      }
-      throw error;
-    }
-    const body: PartUploadResponse = { partNumber, size: part.size, etag };
-    reply.header('ETag', etag).send(body);
+    await receivePart(store, request, reply, credential.uploadId, credential.partNumber, (part) =>
+      store.signer.checkCredential(
+        {
+          uploadId: credential.uploadId,
+          partNumber: credential.partNumber,
+          size: part.size,
+          type: part.type,
+        },
+        credential,
+        store.now(),
+      ),
+    );
   };
+}
+
+/**
+ * Chromium keeps a preflight for at most two hours (7,200 s), so that is the age given: a
+ * page that uploads all day preflights its part PUTs a dozen times, not once per file.
+ */
+export const SHARED_PART_PREFLIGHT_MAX_AGE = 7200;
+
+/**
+ * `OPTIONS /v1/parts`: the part PUT's own headers are allowed (the API's other paths allow
+ * theirs). Like every preflight it carries no credential and is answered alike for every
+ * origin; the PUT is where the signature is checked. CORS response headers common to every
+ * answer (`Access-Control-Allow-Origin`, `Vary`, exposed `ETag`) come from the API's hook.
+ */
+export async function sharedPartPreflight(
+  _request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<void> {
+  reply
+    .code(204)
+    .header('Access-Control-Allow-Methods', 'PUT')
+    .header(
+      'Access-Control-Allow-Headers',
+      ['Content-Type', ...Object.values(PART_HEADERS)].join(', '),
+    )
+    .header('Access-Control-Max-Age', String(SHARED_PART_PREFLIGHT_MAX_AGE))
+    .send();
+}
+
+/**
+ * What both part routes do once they know which part is meant: check it is an open upload's
+ * part, that the credential signs it, that the body has the signed type and length; then
+ * write it. The body must be exactly the signed length with the signed Content-Type.
+ * Re-sending a part replaces it. Everything it checks is the store's own: the service's
+ * database is not consulted, as it would not be on S3.
+ */
+async function receivePart(
+  store: LocalDiskBlobStore,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  id: string,
+  partNumber: number,
+  verify: Verify,
+): Promise<void> {
+  const manifest = await store.manifest(id);
+  if (!manifest) {
+    if (await store.head(id)) fail('upload_not_pending');
+    fail('not_found', 'No pending upload with this id.');
+  }
+  const part = partLayout(manifest.size, manifest.partSize)[partNumber - 1];
+  if (!part) fail('not_found', `This upload has no part ${partNumber}.`);
+
+  const check = verify({ size: part.size, type: manifest.contentType });
+  if (check === 'invalid') fail('invalid_signature');
+  if (check === 'expired') fail('url_expired');
+  const sentType = normalizeMediaType(request.headers['content-type'], 'Content-Type');
+  if (sentType !== manifest.contentType) {
+    fail(
+      'invalid_signature',
+      `The Content-Type header must be exactly the signed one (${manifest.contentType}); it is part of the signature.`,
+    );
+  }
+
+  const mismatch = () =>
+    new ServiceError('size_mismatch', `Part ${partNumber} must be exactly ${part.size} bytes.`, {
+      extra: { expected: part.size },
+    });
+  const declared = contentLength(request);
+  if (declared !== undefined && declared !== part.size) throw mismatch();
+
+  let etag: string;
+  try {
+    ({ etag } = await store.writePart(
+      id,
+      part,
+      exactBytes(bodyChunks(request.raw), part.size, mismatch),
+    ));
+  } catch (error) {
+    if (error instanceof PartReplacedError) {
+      fail('upload_incomplete', `${error.message}; this write of it was not kept.`, {
+        extra: { missingParts: [partNumber], mismatchedParts: [] },
+      });
+    }
+    if (error instanceof BlobBusyError) {
+      fail('upload_not_pending', 'The upload is being completed or is complete.');
+    }
+    if (error instanceof BlobNotFoundError) {
+      if (await store.head(id)) fail('upload_not_pending');
+      fail('not_found', 'The upload was cancelled.');
+    }
+    throw error;
+  }
+  const body: PartUploadResponse = { partNumber, size: part.size, etag };
+  reply.header('ETag', etag).send(body);
 }
 
 function parsePartNumber(raw: string): number {

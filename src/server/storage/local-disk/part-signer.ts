@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { routes } from '../../../api/routes.js';
+import { ID_PATTERN, routes } from '../../../api/routes.js';
 import type { SignedPart } from '../../../api/types.js';
 import { constantTimeEqual } from '../../secrets.js';
 
@@ -14,8 +14,46 @@ export interface PartToSign {
 export type SignatureCheck = 'valid' | 'invalid' | 'expired';
 
 /**
- * Signed part URLs of the local-disk store: the URL is the credential, so everything the
- * PUT may not change (method, upload, part, length, content type, expiry) is inside the HMAC.
+ * The one URL every part of every upload is PUT to (decisions.md, "Part URLs that browsers
+ * can reuse"): a browser caches a preflight per URL, so one URL costs one preflight for a
+ * whole page of files. What addresses and authorizes the part travels in these headers.
+ */
+export const SHARED_PART_PATH = '/v1/parts';
+
+/** The headers of a part PUT to `SHARED_PART_PATH`, besides its `Content-Type`. */
+export const PART_HEADERS = {
+  upload: 'X-Filehost-Upload',
+  part: 'X-Filehost-Part',
+  expires: 'X-Filehost-Expires',
+  signature: 'X-Filehost-Signature',
+} as const;
+
+/** A part's identity and credential as a PUT to `SHARED_PART_PATH` carries them. */
+export interface PartCredential {
+  uploadId: string;
+  partNumber: number;
+  expiresAt: number;
+  signature: string;
+}
+
+/** The only spellings each header may have: no sign, no leading zero, no padding. */
+const CANONICAL = {
+  part: /^[1-9]\d{0,4}$/,
+  expires: /^[1-9]\d{0,15}$/,
+  signature: /^[A-Za-z0-9_-]{43}$/,
+};
+
+/**
+ * Which form a signature was made for. The two forms sign the same facts; the tag keeps a
+ * signature valid in the one form it was issued in, so no credential has two spellings.
+ */
+type Scheme = 'url' | 'headers';
+
+/**
+ * Signed parts of the local-disk store: everything the PUT may not change (method, upload,
+ * part, length, content type, expiry) is inside the HMAC. Parts are signed for the shared
+ * URL with the credential in headers (`signedPart`); URLs unique to each part
+ * (`signedPartUrl`, the credential in the query) were issued before and stay valid.
  */
 export class PartSigner {
   readonly #secret: Buffer;
@@ -27,19 +65,89 @@ export class PartSigner {
     this.#apiUrl = apiUrl;
   }
 
+  /** The part as a sign response lists it: the shared URL, the credential in its headers. */
   signedPart(part: PartToSign): SignedPart {
     return {
       partNumber: part.partNumber,
       size: part.size,
       method: 'PUT',
-      url: `${this.#apiUrl()}${canonicalPartUrl(part.uploadId, part.partNumber, part.expiresAt, this.#signature(part))}`,
+      url: `${this.#apiUrl()}${SHARED_PART_PATH}`,
+      headers: {
+        'Content-Type': part.type,
+        [PART_HEADERS.upload]: part.uploadId,
+        [PART_HEADERS.part]: String(part.partNumber),
+        [PART_HEADERS.expires]: String(part.expiresAt),
+        [PART_HEADERS.signature]: this.#signature('headers', part),
+      },
+    };
+  }
+
+  /** The part at a URL of its own (the credential in the query), as issued before. */
+  signedPartUrl(part: PartToSign): SignedPart {
+    return {
+      partNumber: part.partNumber,
+      size: part.size,
+      method: 'PUT',
+      url: `${this.#apiUrl()}${canonicalPartUrl(part.uploadId, part.partNumber, part.expiresAt, this.#signature('url', part))}`,
       headers: { 'Content-Type': part.type },
     };
   }
 
   /**
+   * Reads the credential of a PUT to the shared URL from its headers (as Node hands them
+   * over, lower-cased; a header sent twice is refused before any route runs). Null when one
+   * is missing or not in its canonical spelling: `01`, `+1`, ` 1` padding inside, an id of
+   * another alphabet all mean "not a credential we issued".
+   */
+  readCredential(headers: Record<string, string | string[] | undefined>): PartCredential | null {
+    const value = (name: string) => {
+      const found = headers[name.toLowerCase()];
+      return typeof found === 'string' ? found : undefined;
+    };
+    const uploadId = value(PART_HEADERS.upload);
+    const partNumber = value(PART_HEADERS.part);
+    const expiresAt = value(PART_HEADERS.expires);
+    const signature = value(PART_HEADERS.signature);
+    if (
+      uploadId === undefined ||
+      !ID_PATTERN.test(uploadId) ||
+      partNumber === undefined ||
+      !CANONICAL.part.test(partNumber) ||
+      expiresAt === undefined ||
+      !CANONICAL.expires.test(expiresAt) ||
+      signature === undefined ||
+      !CANONICAL.signature.test(signature)
+    ) {
+      return null;
+    }
+    return {
+      uploadId,
+      partNumber: Number(partNumber),
+      expiresAt: Number(expiresAt),
+      signature,
+    };
+  }
+
+  /**
+   * Checks a credential read by `readCredential` against the part it names. The signature is
+   * checked before the expiry, so a forged expiry reads as forged, not as expired.
+   */
+  checkCredential(
+    part: Omit<PartToSign, 'expiresAt'>,
+    credential: PartCredential,
+    now: number,
+  ): SignatureCheck {
+    if (credential.uploadId !== part.uploadId || credential.partNumber !== part.partNumber) {
+      return 'invalid';
+    }
+    const expected = this.#signature('headers', { ...part, expiresAt: credential.expiresAt });
+    if (!constantTimeEqual(expected, credential.signature)) return 'invalid';
+    return credential.expiresAt < now ? 'expired' : 'valid';
+  }
+
+  /**
    * Checks a request's URL (path and query as sent, `request.raw.url`) against the part it
-   * addresses. Only the canonical spelling is valid: the one `signedPart` wrote, byte for
+   * addresses. Only the canonical spelling is valid: the one `signedPartUrl` wrote, byte for
    * byte. `parts/01`, a percent-encoded digit, parameters reordered, repeated or added all
    * mean the same to a lenient parser and are still refused, so no two URLs carry one
    * signature. The signature is checked before the expiry, so a forged expiry reads as
@@ -53,20 +161,15 @@ export class PartSigner {
     if (requestUrl !== canonicalPartUrl(part.uploadId, part.partNumber, expiresAt, signature)) {
       return 'invalid';
     }
-    const expected = this.#signature({ ...part, expiresAt });
+    const expected = this.#signature('url', { ...part, expiresAt });
     if (!constantTimeEqual(expected, signature)) return 'invalid';
     return expiresAt < now ? 'expired' : 'valid';
   }
 
-  #signature(part: PartToSign): string {
-    const payload = [
-      'PUT',
-      part.uploadId,
-      part.partNumber,
-      part.size,
-      part.type,
-      part.expiresAt,
-    ].join('\n');
+  #signature(scheme: Scheme, part: PartToSign): string {
+    const fields = ['PUT', part.uploadId, part.partNumber, part.size, part.type, part.expiresAt];
+    // The URL form's payload is unchanged, so the URLs issued before stay valid.
+    const payload = (scheme === 'url' ? fields : [`PUT ${SHARED_PART_PATH}`, ...fields]).join('\n');
     return createHmac('sha256', this.#secret).update(payload).digest('base64url');
   }
 }

@@ -1,0 +1,86 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { MAX_BATCH } from '../../api/limits.js';
+import { ID_PATTERN } from '../../api/routes.js';
+import type { CompleteBatchResponse, CompleteBatchResult } from '../../api/types.js';
+import { authenticate } from '../auth.js';
+import { BATCH_JSON_LIMIT, isPlainObject, readJson } from '../body.js';
+import type { ServiceContext } from '../context.js';
+import { ERROR_MESSAGES } from '../error-messages.js';
+import { fail, ServiceError, serviceFault } from '../errors.js';
+import { type ClaimedPart, completeUpload, parseClaimedParts } from './complete-upload.js';
+import { atIndex } from './sign-upload.js';
+
+/** Uploads of one batch completed at once. */
+const BATCH_CONCURRENCY = 8;
+
+/**
+ * `POST /v1/uploads/complete` with `{ "uploads": [ { "id", "parts"? }, … ] }` (1 to 100):
+ * each upload completed as the single complete would, on its own, so one that cannot
+ * complete does not hold the others back. `200 { "results": [ … ] }` in the same order,
+ * each `{ "file": <record> }` or `{ "error": { "code", "message", … } }`. A malformed
+ * batch is refused whole (`400 invalid_request`, with `index` when one entry is at fault).
+ */
+export async function completeBatchHandler(
+  ctx: ServiceContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<void> {
+  const caller = await authenticate(ctx, request);
+  const body = await readJson(request, BATCH_JSON_LIMIT);
+  if (!isPlainObject(body)) fail('invalid_request', 'The body must be a JSON object.');
+  const { uploads } = body;
+  if (!Array.isArray(uploads) || uploads.length < 1 || uploads.length > MAX_BATCH) {
+    fail('invalid_request', `uploads must be an array of 1 to ${MAX_BATCH} uploads to complete.`);
+  }
+  const entries = uploads.map((entry: unknown, index) => {
+    try {
+      return parseEntry(entry);
+    } catch (error) {
+      throw atIndex(error, index, 'uploads');
+    }
+  });
+
+  const results: CompleteBatchResult[] = new Array(entries.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < entries.length) {
+      const index = next++;
+      const { id, claimed } = entries[index] as { id: string; claimed: ClaimedPart[] };
+      try {
+        // An id of another shape names nothing, as on the single route.
+        if (!ID_PATTERN.test(id)) fail('not_found', 'No upload with this id.');
+        results[index] = { file: await completeUpload(ctx, caller, id, claimed) };
+      } catch (error) {
+        results[index] = { error: itemError(error, request, id).toBody().error };
+      }
+    }
+  };
+  await Promise.all(
+    Array.from({ length: Math.min(BATCH_CONCURRENCY, entries.length) }, () => worker()),
+  );
+  const response: CompleteBatchResponse = { results };
+  reply.send(response);
+}
+
+function parseEntry(entry: unknown): { id: string; claimed: ClaimedPart[] } {
+  if (!isPlainObject(entry) || typeof entry.id !== 'string') {
+    fail('invalid_request', 'Each of uploads must be { "id": "<upload id>", "parts"?: [ … ] }.');
+  }
+  return { id: entry.id, claimed: parseClaimedParts({ parts: entry.parts }) };
+}
+
+/**
+ * One upload's failure as its result: the documented error it would have had alone. A
+ * store's fault is the service's (`unavailable`, `insufficient_storage`: retry that one
+ * later); anything unexpected is `internal_error`, logged, never shown.
+ */
+function itemError(error: unknown, request: FastifyRequest, id: string): ServiceError {
+  if (error instanceof ServiceError) return error;
+  const fault = serviceFault(error);
+  if (fault) {
+    request.log.warn({ err: error, id }, 'a store failed while completing one of a batch');
+    return fault;
+  }
+  request.log.error({ err: error, id }, 'completing one of a batch failed');
+  return new ServiceError('internal_error', ERROR_MESSAGES.internal_error);
+}
