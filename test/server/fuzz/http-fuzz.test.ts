@@ -69,6 +69,8 @@ const path = fc.oneof(
     '/v1/upload',
     '/v1/files',
     '/v1/uploads/sign',
+    '/v1/uploads/complete',
+    '/v1/parts',
     '*',
     '/',
     '//v1//files',
@@ -156,6 +158,8 @@ const headerLine = fc.oneof(
     'X-Ctl: a\u0001b\r\n',
     'X-Null: a\u0000b\r\n',
     'X-Bare-LF: a\nX-Other: b\r\n',
+    'X-Filehost-Upload: x\r\nX-Filehost-Part: 01\r\nX-Filehost-Expires: 1\r\nX-Filehost-Signature: x\r\n',
+    'X-Filehost-Part: 1\r\nX-Filehost-Part: 2\r\n',
   ),
 );
 const contentLength = fc.constantFrom(
