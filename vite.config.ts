@@ -424,7 +424,18 @@ export default defineConfig({
     // Library builds keep whitespace by default (for further bundling); the script-tag
     // bundle is the end product, so it is minified fully.
     minify: true,
-    rolldownOptions: { output: { minify: true, comments: false } },
+    rolldownOptions: {
+      // What both filehost.js and the engine use stays in filehost.js (the engine imports it
+      // from there) instead of becoming a third file that the first load must also fetch.
+      preserveEntrySignatures: 'allow-extension',
+      output: {
+        minify: true,
+        comments: false,
+        // The upload engine, imported by filehost.js on first use or when the page is idle,
+        // by a path relative to itself: the pair works from any folder of any CDN.
+        chunkFileNames: 'filehost-[name]-[hash].js',
+      },
+    },
     lib: {
       entry: 'src/script-tag.ts',
       formats: ['es'],

@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { type Browser, chromium, type Locator, type Page } from 'playwright-core';
+import { scriptTagFiles } from '../bench/support.js';
 import { patternBytes } from '../helpers/bytes.js';
 import { SCALE } from '../helpers/scale-mode.js';
 import { startTestService, type TestService } from '../helpers/service.js';
@@ -16,11 +17,16 @@ import { CHROMIUM_ARGS, chromiumPath } from '../helpers/wtr-plugins.js';
 async function staticServer(
   page: (origin: string) => string,
 ): Promise<{ origin: string; server: Server }> {
-  const bundle = await readFile('dist/filehost.js');
+  // filehost.js and the upload engine it imports from beside itself, as a CDN would serve them.
+  const scripts = new Map<string, Buffer>();
+  for (const name of await scriptTagFiles()) {
+    scripts.set(`/${name}`, await readFile(`dist/${name}`));
+  }
   const server = createServer((request, response) => {
-    const path = (request.url ?? '/').split('?')[0];
-    if (path === '/filehost.js') {
-      response.writeHead(200, { 'Content-Type': 'text/javascript' }).end(bundle);
+    const path = (request.url ?? '/').split('?')[0] ?? '/';
+    const script = scripts.get(path);
+    if (script) {
+      response.writeHead(200, { 'Content-Type': 'text/javascript' }).end(script);
     } else if (path === '/') {
       response.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(page(origin));
     } else {

@@ -17,6 +17,7 @@ import {
   sameBytes,
   text,
   transferOf,
+  until,
 } from './helpers.js';
 
 const MiB = 1024 * 1024;
@@ -296,6 +297,8 @@ describe('<file-uploader>', () => {
         file('huge.png', 5000, 'image/png'),
         new File([], 'empty.pdf', { type: 'application/pdf' }),
       ]);
+      // Picked before the upload engine was in: shown as waiting, checked once it is.
+      await until(() => errors.length >= 3);
       await element.updateComplete;
       expect(errors.map((e) => [e.code, e.step, e.status])).to.deep.equal([
         ['type_not_allowed', 'validate', 0],
@@ -333,6 +336,7 @@ describe('<file-uploader>', () => {
       pick(element, [first]);
       const edited = new File([bytes(10, 2)], 'same.txt', { type: 'text/plain', lastModified: 2 });
       pick(element, [first, edited]);
+      await until(() => errors.length >= 1);
       await element.updateComplete;
       expect(errors.map((e) => [e.code, e.step])).to.deep.equal([['duplicate_file', 'validate']]);
       expect(statuses(element)).to.deep.equal(['queued', 'queued', 'rejected']);

@@ -116,3 +116,15 @@ export async function untilUnreachable(url: string, timeoutMs = 5000): Promise<v
   }
   throw new Error(`${url} is still reachable`);
 }
+
+/**
+ * Resolves once `condition` holds: files picked before the upload engine is loaded are
+ * checked (and refused) once it is, a moment later.
+ */
+export async function until(condition: () => boolean, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}

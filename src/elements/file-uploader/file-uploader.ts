@@ -8,18 +8,13 @@ import { hideBrokenImage } from '../shared/images.js';
 import { sharedStyles } from '../shared/styles.js';
 import type { UploadFailure } from './failure.js';
 import { styles } from './file-uploader.styles.js';
+import { type FileSummary, type FileView, isBusy, recordsOf } from './file-view.js';
 import { type FileUploaderStrings, mergeStrings } from './strings.js';
-import {
-  type FileSummary,
-  type FileView,
-  isBusy,
-  recordsOf,
-  UploadController,
-} from './upload-controller.js';
+import { UploadController } from './upload-controller.js';
 
 export type { FailureCode, FailureStep, UploadFailure } from './failure.js';
+export type { FileSummary, FileView } from './file-view.js';
 export type { FileUploaderStrings } from './strings.js';
-export type { FileSummary, FileView } from './upload-controller.js';
 
 export interface FileUploaderEventMap {
   /** Files were added by the user (picked, dropped or pasted) and passed the checks. */

@@ -1,134 +1,43 @@
-import Uppy, { type Meta, RestrictionError, type UppyFile } from '@uppy/core';
-import XHRUpload from '@uppy/xhr-upload';
-import type { ReactiveController, ReactiveControllerHost } from 'lit';
+import type { ReactiveController } from 'lit';
 import { cleanName } from '../../api/names.js';
-import type { FileMetadata, FileRecord } from '../../api/types.js';
-import { ApiError } from '../../client/api-error.js';
-import { FilehostApi } from '../../client/client.js';
-import { retryDelayMs } from '../../client/retry.js';
-import { formatBytes } from '../shared/format.js';
+import { failureContext, localFailure } from './failure.js';
 import {
-  describeFailure,
-  type FailureStep,
-  failureContext,
-  fromXhrError,
-  isTransientFailure,
-  localFailure,
-  rejection,
-  type UploadFailure,
-} from './failure.js';
-import { MultipartUpload } from './multipart-upload.js';
-import type { FileUploaderStrings } from './strings.js';
-import { planFromSign, planFromState, type UploadPlan } from './upload-plan.js';
+  type FileView,
+  type UploadCallbacks,
+  type UploaderSettings,
+  type UploadHost,
+  waitingView,
+} from './file-view.js';
+import type { UploadEngine } from './upload-engine.js';
 
-type UploadBody = Record<string, unknown>;
-type UFile = UppyFile<Meta, UploadBody>;
+type EngineModule = typeof import('./upload-engine.js');
 
-export interface UploaderSettings {
-  endpoint: string;
-  apiKey: string;
-  metadata: FileMetadata;
-  maxFileSize: number | null;
-  maxFiles: number | null;
-  /** The `accept` list: extensions (`.pdf`) and media types (`image/*`). */
-  accept: string[] | null;
-  autoUpload: boolean;
+/** The engine's module: fetched once per page, whichever element asks first. */
+let engineModule: Promise<EngineModule> | null = null;
+function loadEngineModule(): Promise<EngineModule> {
+  engineModule ??= import('./upload-engine.js').catch((error: unknown) => {
+    // A failed fetch (offline) is not remembered: the next attempt fetches again.
+    engineModule = null;
+    throw error;
+  });
+  return engineModule;
 }
-
-export type FileStatus =
-  | 'queued'
-  | 'preparing'
-  | 'uploading'
-  | 'finishing'
-  | 'done'
-  | 'failed'
-  | 'retrying'
-  | 'rejected';
-
-/** What the element renders for one file: derived from Uppy's state each time. */
-export interface FileView {
-  id: string;
-  name: string;
-  size: number;
-  type: string;
-  thumbnail: string | null;
-  status: FileStatus;
-  bytesUploaded: number;
-  /** 0 to 1. */
-  fraction: number;
-  failure: UploadFailure | null;
-  record: FileRecord | null;
-  retryAt: number | null;
-}
-
-/** The file as events describe it. */
-export interface FileSummary {
-  id: string;
-  name: string;
-  size: number;
-  type: string;
-}
-
-export interface UploadCallbacks {
-  added(files: FileSummary[]): void;
-  started(file: FileSummary): void;
-  progress(file: FileSummary, bytesUploaded: number, bytesTotal: number): void;
-  succeeded(file: FileSummary, record: FileRecord): void;
-  failed(file: FileSummary, failure: UploadFailure): void;
-  allDone(result: {
-    successful: FileRecord[];
-    failed: { file: FileSummary; failure: UploadFailure }[];
-  }): void;
-}
-
-/** What the controller needs of its element: texts and language for the messages it writes. */
-export interface UploadHost extends ReactiveControllerHost, HTMLElement {
-  readonly texts: FileUploaderStrings;
-  readonly locale: string;
-}
-
-/** Automatic retries of one file after transient failures, before it is left to the user. */
-const AUTO_RETRIES = 3;
-/**
- * Uppy's state changes redraw the list at most this often. Progress bars glide between
- * redraws (a CSS transition of the same length), so more often would look no different
- * while 200 rows restyled each frame cost the browser more than the uploads themselves.
- */
-const REDRAW_INTERVAL_MS = 100;
-/** Thumbnails are made from images up to this size; larger ones would cost memory for a 40 px picture. */
-const THUMBNAIL_MAX_BYTES = 20_000_000;
 
 /**
- * Owns the Uppy instance and wires the three steps of an upload through it: a
- * pre-processor signs (or, on a retry, asks the service which parts it already holds),
- * the uploaders PUT the bytes (XHRUpload for one part, MultipartUpload for several) and a
- * post-processor completes. Uppy's file state is the truth the element renders from;
- * a file counts as uploaded only once complete has answered `ready`.
- *
- * Each file runs through Uppy on its own (see `#start`), so a large file never holds up
- * a small one and one file's failure never touches another's.
+ * `<file-uploader>`'s link to its upload engine (Uppy and the multipart code, in
+ * `upload-engine.ts`), which is not part of the element's first load: it is fetched when
+ * the page is idle after the element connects, or at once when files arrive first. Files
+ * added before it is in are listed as waiting and handed over the moment it is; every
+ * other call goes straight through.
  */
 export class UploadController implements ReactiveController {
   readonly #host: UploadHost;
   readonly #callbacks: UploadCallbacks;
   #settings: UploaderSettings;
-  #uppy: Uppy<Meta, UploadBody> | null = null;
-  #client: FilehostApi | null = null;
-
-  readonly #plans = new Map<string, UploadPlan>();
-  readonly #records = new Map<string, FileRecord>();
-  readonly #failures = new Map<string, UploadFailure>();
-  readonly #attempts = new Map<string, number>();
-  readonly #retryTimers = new Map<string, { timer: ReturnType<typeof setTimeout>; at: number }>();
-  readonly #thumbnails = new Map<string, string>();
-  readonly #aborts = new Map<string, AbortController>();
-  readonly #steps = new Map<string, 'preparing' | 'finishing'>();
-  /** Files whose upload ran since the last "all done", and how each ended. */
-  readonly #batch = new Map<string, 'running' | 'succeeded' | 'failed'>();
-  #rejected: FileView[] = [];
-  #destroyTimer: ReturnType<typeof setTimeout> | null = null;
-  #redrawPending = false;
-  #firstSign: { client: FilehostApi; done: Promise<void> } | null = null;
+  #engine: UploadEngine | null = null;
+  #loading = false;
+  #connected = false;
+  #waiting: { id: string; file: File; failed: boolean }[] = [];
 
   constructor(host: UploadHost, settings: UploaderSettings, callbacks: UploadCallbacks) {
     this.#host = host;
@@ -138,597 +47,110 @@ export class UploadController implements ReactiveController {
   }
 
   hostConnected(): void {
-    if (this.#destroyTimer) {
-      // Moved within the page: keep the files and the uploads.
-      clearTimeout(this.#destroyTimer);
-      this.#destroyTimer = null;
-    }
-    this.#uppy ??= this.#createUppy();
+    this.#connected = true;
+    if (this.#engine) this.#engine.connect();
+    else whenIdle(() => void this.#load());
     window.addEventListener('online', this.#onOnline);
   }
 
   hostDisconnected(): void {
+    this.#connected = false;
     window.removeEventListener('online', this.#onOnline);
-    // Removed for good (not moved): stop the uploads and let Uppy release its listeners.
-    this.#destroyTimer = setTimeout(() => this.#destroy(), 0);
+    this.#engine?.disconnect();
   }
 
-  /** Applies changed attributes or properties; files already added keep their settings. */
   configure(settings: UploaderSettings): void {
-    const clientChanged =
-      settings.endpoint !== this.#settings.endpoint || settings.apiKey !== this.#settings.apiKey;
     this.#settings = settings;
-    if (clientChanged) this.#client = null;
-    this.#uppy?.setOptions({ restrictions: this.#restrictions() });
+    this.#engine?.configure(settings);
   }
 
   get files(): FileView[] {
-    const uppy = this.#uppy;
-    const views = uppy ? uppy.getFiles().map((file) => this.#view(file)) : [];
-    return [...views, ...this.#rejected];
+    const waiting = this.#waiting.map(({ id, file, failed }) =>
+      waitingView(id, cleanName(file.name) || 'upload', file, failed ? this.#offline() : null),
+    );
+    return this.#engine ? [...this.#engine.files, ...waiting] : waiting;
   }
 
-  /** Adds files (picked, dropped or pasted); those Uppy's restrictions refuse are listed as rejected. */
   addFiles(files: File[]): void {
-    const uppy = this.#uppy;
-    if (!uppy || files.length === 0) return;
-    const added: FileSummary[] = [];
-    for (const file of files) {
-      try {
-        const id = uppy.addFile({
-          name: file.name,
-          type: file.type,
-          data: file,
-          source: 'file-uploader',
-        });
-        const current = uppy.getFile(id);
-        if (current) added.push(summary(current));
-        if (file.type.startsWith('image/') && file.size <= THUMBNAIL_MAX_BYTES) {
-          this.#thumbnails.set(id, URL.createObjectURL(file));
-        }
-      } catch (error) {
-        this.#reject(file, error);
-      }
+    if (this.#engine) {
+      this.#engine.addFiles(files);
+      return;
     }
-    if (added.length > 0) this.#callbacks.added(added);
-    if (this.#settings.autoUpload) for (const file of added) this.#start(file.id);
+    if (files.length === 0) return;
+    for (const file of files) {
+      this.#waiting.push({ id: `waiting-${crypto.randomUUID()}`, file, failed: false });
+    }
     this.#host.requestUpdate();
+    void this.#load();
   }
 
-  /** Starts every file that has not started yet (with `no-auto-upload`). */
   uploadAll(): void {
-    for (const file of this.files) if (file.status === 'queued') this.#start(file.id);
+    this.#engine?.uploadAll();
   }
 
   retry(id: string): void {
-    this.#attempts.set(id, 0);
-    this.#start(id);
+    if (this.#engine) this.#engine.retry(id);
+    else void this.#load();
   }
 
-  /** Cancels a running upload, or removes a finished, failed or rejected file from the list. */
   remove(id: string): void {
-    this.#rejected = this.#rejected.filter((file) => file.id !== id);
-    this.#clearRetry(id);
-    this.#aborts.get(id)?.abort();
-    if (this.#uppy?.getFile(id)) this.#uppy.removeFile(id);
+    this.#waiting = this.#waiting.filter((entry) => entry.id !== id);
+    this.#engine?.remove(id);
     this.#host.requestUpdate();
   }
 
-  /** Cancels every upload still running; finished files stay. */
   cancelAll(): void {
-    for (const file of this.files) {
-      if (!['done', 'failed', 'rejected'].includes(file.status)) this.remove(file.id);
-    }
+    this.#waiting = [];
+    this.#engine?.cancelAll();
+    this.#host.requestUpdate();
   }
 
-  /** Empties the list (form reset). */
   clear(): void {
-    for (const file of this.files) this.remove(file.id);
-    this.#rejected = [];
-    this.#batch.clear();
+    this.#waiting = [];
+    this.#engine?.clear();
+    this.#host.requestUpdate();
   }
 
-  #createUppy(): Uppy<Meta, UploadBody> {
-    const uppy = new Uppy<Meta, UploadBody>({
-      // Failures reach the page as `upload-error` events and on screen; Uppy need not also
-      // print each one to the console. (The script-tag build counts on this: it drops
-      // Uppy's log statements, see vite.config.ts.)
-      logger: { debug: () => undefined, warn: () => undefined, error: () => undefined },
-      autoProceed: false,
-      allowMultipleUploadBatches: true,
-      restrictions: this.#restrictions(),
-    });
-    uppy.addPreProcessor(this.#prepareFiles);
-    // Several parts: ours, installed first, so that XHRUpload finds those files done.
-    uppy.use(MultipartUpload, {
-      getPlan: (id) => this.#plans.get(id),
-      refreshPlan: (id) => this.#refreshPlan(id),
-      shouldRetry: shouldRetryXhr,
-      limit: 4,
-    });
-    // Never `bundle: true`, and only files from the page (no remote ones): the script-tag
-    // build reads both as false and drops the code behind them (vite.config.ts).
-    uppy.use(XHRUpload, {
-      // Replaced per file by the signed URL (see #prepare); never used as such.
-      endpoint: 'about:blank',
-      method: 'PUT',
-      formData: false,
-      // 6, the browser's connection limit per host: more would only queue in the browser.
-      limit: 6,
-      shouldRetry: shouldRetryXhr,
-      // The local store answers JSON; S3 an empty body. Both send the ETag header.
-      getResponseData: (xhr) => ({ etag: xhr.getResponseHeader('ETag') ?? undefined }),
-    });
-    uppy.addPostProcessor(this.#completeFiles);
-
-    // Uppy changes its state many times per file (progress above all); drawing once per
-    // frame is all a person can see, and keeps 200 files from costing 200 redraws each.
-    uppy.on('state-update', () => this.#redrawSoon());
-    uppy.on('upload-progress', (file, progress) => {
-      if (!file) return;
-      this.#callbacks.progress(
-        summary(file),
-        progress.bytesUploaded,
-        progress.bytesTotal ?? file.size ?? 0,
-      );
-    });
-    uppy.on('upload-error', (file, error) => {
-      if (file) this.#onFailure(file.id, error);
-    });
-    uppy.on('file-removed', (file) => this.#forget(file.id));
-    return uppy;
-  }
-
-  #redrawSoon(): void {
-    if (this.#redrawPending) return;
-    this.#redrawPending = true;
-    setTimeout(() => {
-      requestAnimationFrame(() => {
-        this.#redrawPending = false;
-        this.#host.requestUpdate();
-      });
-    }, REDRAW_INTERVAL_MS);
-  }
-
-  #destroy(): void {
-    this.#destroyTimer = null;
-    for (const id of [...this.#retryTimers.keys()]) this.#clearRetry(id);
-    for (const controller of this.#aborts.values()) controller.abort();
-    this.#uppy?.destroy();
-    this.#uppy = null;
-    for (const url of this.#thumbnails.values()) URL.revokeObjectURL(url);
-    this.#thumbnails.clear();
-  }
-
-  #restrictions() {
-    const { maxFileSize, maxFiles, accept } = this.#settings;
-    return {
-      maxFileSize: maxFileSize ?? null,
-      // Nothing to upload in an empty file; the service would refuse it anyway.
-      minFileSize: 1,
-      maxNumberOfFiles: maxFiles ?? null,
-      allowedFileTypes: accept && accept.length > 0 ? accept : null,
-    };
-  }
-
-  /** The client for the current endpoint and key, or the reason there cannot be one. */
-  #getClient(): FilehostApi {
-    if (this.#client) return this.#client;
-    const { endpoint, apiKey } = this.#settings;
-    const strings = this.#host.texts;
-    if (!endpoint) throw setupFailure(strings.errors.no_endpoint, 'missing_auth');
-    if (!apiKey) throw setupFailure(strings.errors.missing_auth, 'missing_auth');
+  async #load(): Promise<void> {
+    if (this.#engine || this.#loading) return;
+    this.#loading = true;
+    let module: EngineModule;
     try {
-      this.#client = new FilehostApi({ endpoint, apiKey });
+      module = await loadEngineModule();
     } catch {
-      const reason = apiKey.startsWith('sk_')
-        ? strings.errors.secret_key
-        : strings.errors.no_endpoint;
-      throw setupFailure(reason, apiKey.startsWith('sk_') ? 'invalid_key' : 'missing_auth');
-    }
-    return this.#client;
-  }
-
-  /**
-   * Starts one file's own Uppy run. `retryUpload` is Uppy's way to run the upload steps for
-   * exactly one file (and it clears an earlier error); `upload()` would also retry every
-   * failed file and batch all new ones together.
-   */
-  #start(id: string): void {
-    const uppy = this.#uppy;
-    if (!uppy?.getFile(id)) return;
-    this.#clearRetry(id);
-    this.#failures.delete(id);
-    if (!this.#batch.has(id)) {
-      const file = uppy.getFile(id);
-      if (file) this.#callbacks.started(summary(file));
-    }
-    this.#batch.set(id, 'running');
-    void uppy.retryUpload(id).catch(() => undefined);
-    this.#host.requestUpdate();
-  }
-
-  #prepareFiles = async (fileIDs: string[]): Promise<void> => {
-    await Promise.all(fileIDs.map((id) => this.#prepare(id)));
-  };
-
-  /** Sign step: a new upload is signed; a retried one learns which parts the service holds. */
-  async #prepare(id: string): Promise<void> {
-    const uppy = this.#uppy;
-    const file = uppy?.getFile(id);
-    if (!uppy || !file) return;
-    const abort = new AbortController();
-    this.#aborts.set(id, abort);
-    this.#steps.set(id, 'preparing');
-    uppy.emit('preprocess-progress', file, {
-      mode: 'indeterminate',
-      message: this.#host.texts.preparing,
-    });
-    try {
-      const client = this.#getClient();
-      const signal = abort.signal;
-      let plan = this.#plans.get(id);
-      if (plan) {
-        const known: UploadPlan = plan;
-        plan = await client
-          .getUpload(known.uploadId, { signal })
-          .then(planFromState)
-          .catch((error: unknown) => {
-            // Expired or cancelled meanwhile: start afresh.
-            if (error instanceof ApiError && error.code === 'not_found') return undefined;
-            throw error;
-          });
-      }
-      if (!plan) {
-        const request = {
-          name: file.name ?? 'upload',
-          size: file.size ?? 0,
-          type: file.type || undefined,
-          metadata: this.#settings.metadata,
-        };
-        // Failures are retried a level up (#onFailure), where the user can see it happen.
-        plan = planFromSign(
-          await this.#signOnceFirst(client, () => client.sign(request, { signal })),
-        );
-      }
-      this.#plans.set(id, plan);
-      const current = uppy.getFile(id);
-      if (!current) return;
-      const [only] = plan.parts;
-      if (plan.parts.every((part) => part.etag !== null)) {
-        // Every byte is already there (a retry after complete failed): straight to complete.
-        uppy.emit('upload-success', current, { status: 200, body: {}, uploadURL: undefined });
-      } else if (plan.parts.length === 1 && only) {
-        uppy.setFileState(id, {
-          xhrUpload: { endpoint: only.url, method: 'PUT', formData: false, headers: only.headers },
-        });
-      }
-      uppy.emit('preprocess-complete', current);
-    } catch (error) {
-      if (abort.signal.aborted) return;
-      this.#fail(id, error, 'sign');
-    } finally {
-      this.#steps.delete(id);
-    }
-  }
-
-  /**
-   * The first sign of a client goes alone: the browser sends a CORS preflight before it and
-   * caches the answer for that URL, so the signs that follow (200 files dropped at once)
-   * skip their preflights instead of all sending one while the cache is still empty.
-   */
-  async #signOnceFirst<T>(client: FilehostApi, sign: () => Promise<T>): Promise<T> {
-    if (this.#firstSign?.client === client) {
-      await this.#firstSign.done;
-      return sign();
-    }
-    const attempt = sign();
-    this.#firstSign = {
-      client,
-      done: attempt.then(
-        () => undefined,
-        () => undefined,
-      ),
-    };
-    return attempt;
-  }
-
-  /** Fresh URLs for the parts of an upload, merged into its plan (ETags kept). */
-  async #refreshPlan(id: string): Promise<UploadPlan> {
-    const plan = this.#plans.get(id);
-    if (!plan) throw new Error(`No upload plan for ${id}`);
-    const state = await this.#getClient().getUpload(plan.uploadId);
-    for (const fresh of planFromState(state).parts) {
-      const part = plan.parts.find((p) => p.partNumber === fresh.partNumber);
-      if (part) {
-        part.url = fresh.url;
-        part.headers = fresh.headers;
-      }
-    }
-    return plan;
-  }
-
-  #completeFiles = async (fileIDs: string[]): Promise<void> => {
-    await Promise.all(fileIDs.map((id) => this.#complete(id)));
-  };
-
-  /** Complete step: only its `ready` answer makes the file uploaded. */
-  async #complete(id: string): Promise<void> {
-    const uppy = this.#uppy;
-    const file = uppy?.getFile(id);
-    const plan = this.#plans.get(id);
-    if (!uppy || !file || file.error || !file.progress.uploadComplete || !plan) return;
-    const abort = new AbortController();
-    this.#aborts.set(id, abort);
-    this.#steps.set(id, 'finishing');
-    uppy.emit('postprocess-progress', file, {
-      mode: 'indeterminate',
-      message: this.#host.texts.finishing,
-    });
-    // A single part's ETag came back in the PUT answer; several parts' in the plan.
-    const single = (file.response?.body as { etag?: unknown } | undefined)?.etag;
-    const [only] = plan.parts;
-    if (only && only.etag === null && typeof single === 'string') only.etag = single;
-    const parts = plan.parts.every((part) => part.etag)
-      ? plan.parts.map((part) => ({ partNumber: part.partNumber, etag: part.etag as string }))
-      : undefined;
-    try {
-      const client = this.#getClient();
-      const record = await client.complete(plan.uploadId, parts ? { parts } : {}, {
-        signal: abort.signal,
-      });
-      const current = uppy.getFile(id);
-      if (!current) return;
-      this.#records.set(id, record);
-      uppy.setFileState(id, {
-        response: { status: 200, body: record as unknown as UploadBody, uploadURL: record.url },
-        uploadURL: record.url,
-      });
-      uppy.emit('postprocess-complete', current);
-      this.#batch.set(id, 'succeeded');
-      this.#callbacks.succeeded(summary(current), record);
-      this.#maybeAllDone();
-    } catch (error) {
-      if (abort.signal.aborted) return;
-      this.#fail(id, error, 'complete');
-    } finally {
-      this.#steps.delete(id);
-    }
-  }
-
-  /** Records a failure of our own steps and tells Uppy, which marks the file failed. */
-  #fail(id: string, error: unknown, step: FailureStep): void {
-    const failure = this.#describe(error, step);
-    this.#failures.set(id, failure);
-    const file = this.#uppy?.getFile(id);
-    if (file)
-      this.#uppy?.emit('upload-error', file, { name: 'UploadFailure', message: failure.message });
-  }
-
-  #describe(error: unknown, step: FailureStep): UploadFailure {
-    if (isLocalFailure(error)) return error.failure;
-    const apiError = fromXhrError(error);
-    return describeFailure(apiError, step, this.#host.texts, {
-      locale: this.#host.locale,
-      origin: window.location.origin,
-    });
-  }
-
-  /** Every failure passes here (ours and XHRUpload's): retry it, or leave it to the user. */
-  #onFailure(id: string, error: { name: string; message: string }): void {
-    const failure = this.#failures.get(id) ?? this.#describe(error, 'upload');
-    this.#failures.set(id, failure);
-    const attempts = this.#attempts.get(id) ?? 0;
-    // A first 403 on a part PUT (S3 words an expired or refused URL its own way) is worth
-    // one try with fresh URLs, which the retry signs; after that a 403 is final.
-    const refusedUrl = failure.step === 'upload' && failure.status === 403 && attempts === 0;
-    if ((isTransientFailure(failure) || refusedUrl) && attempts < AUTO_RETRIES) {
-      this.#attempts.set(id, attempts + 1);
-      const delay =
-        failure.code === 'url_expired' ? 0 : retryDelayMs(apiErrorOf(failure), attempts, 1000);
-      this.#scheduleRetry(id, delay);
+      // Offline, or the file could not be fetched: the waiting files say so, and the next
+      // file, a retry or the browser coming back online tries again.
+      for (const entry of this.#waiting) entry.failed = true;
+      this.#host.requestUpdate();
       return;
+    } finally {
+      this.#loading = false;
     }
-    const file = this.#uppy?.getFile(id);
-    this.#batch.set(id, 'failed');
-    // A failure is drawn at once; a finished file waits for the next throttled redraw (at
-    // most REDRAW_INTERVAL_MS), or 200 small files finishing one by one would redraw 200
-    // rows 200 times.
-    this.#host.requestUpdate();
-    if (file) this.#callbacks.failed(summary(file), failure);
-    this.#maybeAllDone();
-  }
-
-  #scheduleRetry(id: string, delayMs: number): void {
-    this.#clearRetry(id);
-    const timer = setTimeout(() => {
-      this.#retryTimers.delete(id);
-      this.#start(id);
-    }, delayMs);
-    this.#retryTimers.set(id, { timer, at: Date.now() + delayMs });
+    const engine = new module.UploadEngine(this.#host, this.#settings, this.#callbacks);
+    this.#engine = engine;
+    if (this.#connected) engine.connect();
+    const waiting = this.#waiting.map((entry) => entry.file);
+    this.#waiting = [];
+    if (waiting.length > 0) engine.addFiles(waiting);
     this.#host.requestUpdate();
   }
 
-  #clearRetry(id: string): void {
-    const pending = this.#retryTimers.get(id);
-    if (pending) clearTimeout(pending.timer);
-    this.#retryTimers.delete(id);
+  #offline() {
+    const message = this.#host.texts.errors.network_error(
+      failureContext({ code: 'network_error' }),
+    );
+    return localFailure('network_error', 'sign', message);
   }
 
-  /** Back online: files that failed for want of a connection carry on where they stopped. */
   #onOnline = (): void => {
-    for (const [id, failure] of this.#failures) {
-      if (failure.code === 'network_error' && this.#uppy?.getFile(id)?.error) this.retry(id);
-    }
-  };
-
-  #maybeAllDone(): void {
-    if (this.#batch.size === 0 || [...this.#batch.values()].includes('running')) return;
-    const uppy = this.#uppy;
-    const successful: FileRecord[] = [];
-    const failed: { file: FileSummary; failure: UploadFailure }[] = [];
-    for (const [id, outcome] of this.#batch) {
-      const record = this.#records.get(id);
-      const failure = this.#failures.get(id);
-      const file = uppy?.getFile(id);
-      if (outcome === 'succeeded' && record) successful.push(record);
-      if (outcome === 'failed' && failure && file) failed.push({ file: summary(file), failure });
-    }
-    this.#batch.clear();
-    // The end of a batch is drawn at once: `uploading` and the form's validity must be
-    // current when the page hears `upload-complete`.
-    this.#host.requestUpdate();
-    this.#callbacks.allDone({ successful, failed });
-  }
-
-  #forget(id: string): void {
-    this.#aborts.get(id)?.abort();
-    this.#aborts.delete(id);
-    this.#clearRetry(id);
-    this.#plans.delete(id);
-    this.#records.delete(id);
-    this.#failures.delete(id);
-    this.#attempts.delete(id);
-    this.#steps.delete(id);
-    const thumbnail = this.#thumbnails.get(id);
-    if (thumbnail) URL.revokeObjectURL(thumbnail);
-    this.#thumbnails.delete(id);
-    if (this.#batch.delete(id)) this.#maybeAllDone();
-    this.#host.requestUpdate();
-  }
-
-  /** A file Uppy's restrictions refused: say which rule, in the page's words. */
-  #reject(file: File, error: unknown): void {
-    const strings = this.#host.texts;
-    const locale = this.#host.locale;
-    const { maxFileSize, maxFiles, accept } = this.#settings;
-    let failure: UploadFailure;
-    if (file.size === 0) failure = rejection('empty_body', strings, {});
-    else if (maxFileSize !== null && file.size > maxFileSize) {
-      failure = rejection('too_large', strings, { limit: formatBytes(maxFileSize, locale) });
-    } else if (this.#isDuplicate(error)) failure = rejection('duplicate_file', strings, {});
-    else if (maxFiles !== null && this.#uppy && this.#uppy.getFiles().length >= maxFiles) {
-      failure = rejection('too_many_files', strings, { max: String(maxFiles) });
-    } else {
-      failure = rejection('type_not_allowed', strings, { accept: (accept ?? []).join(', ') });
-    }
-    const id = `rejected-${crypto.randomUUID()}`;
-    const view: FileView = {
-      id,
-      name: cleanName(file.name) || 'upload',
-      size: file.size,
-      type: file.type,
-      thumbnail: null,
-      status: 'rejected',
-      bytesUploaded: 0,
-      fraction: 0,
-      failure,
-      record: null,
-      retryAt: null,
-    };
-    this.#rejected.push(view);
-    this.#callbacks.failed({ id, name: view.name, size: file.size, type: file.type }, failure);
-  }
-
-  /**
-   * Uppy refuses a file it already holds before any other rule, naming that file in the
-   * error; told apart by Uppy's state, not by its message (the script-tag bundle carries
-   * none of Uppy's texts).
-   */
-  #isDuplicate(error: unknown): boolean {
-    const id = error instanceof RestrictionError ? error.file?.id : undefined;
-    return id !== undefined && this.#uppy?.checkIfFileAlreadyExists(id) === true;
-  }
-
-  #view(file: UFile): FileView {
-    const id = file.id;
-    const record = this.#records.get(id) ?? null;
-    const failure = file.error ? (this.#failures.get(id) ?? null) : null;
-    const retry = this.#retryTimers.get(id);
-    const progress = file.progress;
-    const size = file.size ?? 0;
-    let status: FileStatus;
-    if (record) status = 'done';
-    else if (retry) status = 'retrying';
-    else if (failure) status = 'failed';
-    else if (this.#steps.get(id) === 'finishing' || progress.uploadComplete) status = 'finishing';
-    else if (this.#steps.get(id) === 'preparing') status = 'preparing';
-    else if (progress.uploadStarted) status = 'uploading';
-    else if (this.#batch.get(id) === 'running') status = 'preparing';
-    else status = 'queued';
-    const bytesUploaded = record
-      ? size
-      : typeof progress.bytesUploaded === 'number'
-        ? progress.bytesUploaded
-        : 0;
-    return {
-      id,
-      // The stored name once there is one; until then the chosen name, made safe to show.
-      name: record?.name ?? (cleanName(file.name ?? '') || 'upload'),
-      size,
-      type: file.type ?? '',
-      thumbnail: this.#thumbnails.get(id) ?? null,
-      status,
-      bytesUploaded,
-      fraction: size > 0 ? Math.min(1, bytesUploaded / size) : 0,
-      failure: retry ? (this.#failures.get(id) ?? null) : failure,
-      record,
-      retryAt: retry?.at ?? null,
-    };
-  }
-}
-
-/** Whether any of these files is still on its way (the form must wait). */
-export function isBusy(files: readonly FileView[]): boolean {
-  return files.some((file) =>
-    ['queued', 'preparing', 'uploading', 'finishing', 'retrying'].includes(file.status),
-  );
-}
-
-/** The records of the uploaded ones among these files, in order. */
-export function recordsOf(files: readonly FileView[]): FileRecord[] {
-  return files.flatMap((file) => (file.record ? [file.record] : []));
-}
-
-function summary(file: UFile): FileSummary {
-  return {
-    id: file.id,
-    name: cleanName(file.name ?? '') || 'upload',
-    size: file.size ?? 0,
-    type: file.type ?? '',
+    if (!this.#engine && this.#waiting.length > 0) void this.#load();
   };
 }
 
-/** Part PUTs worth repeating at once: a lost connection, 408, 429, 5xx. */
-function shouldRetryXhr(xhr: XMLHttpRequest): boolean {
-  return xhr.status === 0 || xhr.status === 408 || xhr.status === 429 || xhr.status >= 500;
-}
-
-function apiErrorOf(failure: UploadFailure): ApiError {
-  return new ApiError(
-    failure.status,
-    failure.code === 'network_error' ? 'network_error' : 'internal_error',
-    '',
-    {
-      retryAfter: failure.retryAfter,
-    },
-  );
-}
-
-/** A failure found before any request (no key, a secret key, no endpoint). */
-class LocalFailure extends Error {
-  constructor(readonly failure: UploadFailure) {
-    super(failure.message);
-  }
-}
-
-function setupFailure(
-  text: FileUploaderStrings['errors'][keyof FileUploaderStrings['errors']],
-  code: 'missing_auth' | 'invalid_key',
-): LocalFailure {
-  return new LocalFailure(localFailure(code, 'sign', text(failureContext({ code }))));
-}
-
-function isLocalFailure(error: unknown): error is LocalFailure {
-  return error instanceof LocalFailure;
+/** Runs `task` when the browser has nothing better to do (soon, where it cannot tell). */
+function whenIdle(task: () => void): void {
+  const idle = (globalThis as { requestIdleCallback?: (run: () => void) => number })
+    .requestIdleCallback;
+  if (idle) idle(task);
+  else setTimeout(task, 200);
 }

@@ -1,0 +1,111 @@
+import type { ReactiveControllerHost } from 'lit';
+import type { FileMetadata, FileRecord } from '../../api/types.js';
+import type { UploadFailure } from './failure.js';
+import type { FileUploaderStrings } from './strings.js';
+
+/**
+ * What `<file-uploader>` and its upload engine share: the settings the engine runs with,
+ * the view of each file the element renders, and the callbacks through which the engine
+ * tells the element what happened. Types and two small helpers only, so the element's
+ * first load carries none of the engine.
+ */
+
+export interface UploaderSettings {
+  endpoint: string;
+  apiKey: string;
+  metadata: FileMetadata;
+  maxFileSize: number | null;
+  maxFiles: number | null;
+  /** The `accept` list: extensions (`.pdf`) and media types (`image/*`). */
+  accept: string[] | null;
+  autoUpload: boolean;
+}
+
+export type FileStatus =
+  | 'queued'
+  | 'preparing'
+  | 'uploading'
+  | 'finishing'
+  | 'done'
+  | 'failed'
+  | 'retrying'
+  | 'rejected';
+
+/** What the element renders for one file: derived from Uppy's state each time. */
+export interface FileView {
+  id: string;
+  name: string;
+  size: number;
+  type: string;
+  thumbnail: string | null;
+  status: FileStatus;
+  bytesUploaded: number;
+  /** 0 to 1. */
+  fraction: number;
+  failure: UploadFailure | null;
+  record: FileRecord | null;
+  retryAt: number | null;
+}
+
+/** The file as events describe it. */
+export interface FileSummary {
+  id: string;
+  name: string;
+  size: number;
+  type: string;
+}
+
+export interface UploadCallbacks {
+  added(files: FileSummary[]): void;
+  started(file: FileSummary): void;
+  progress(file: FileSummary, bytesUploaded: number, bytesTotal: number): void;
+  succeeded(file: FileSummary, record: FileRecord): void;
+  failed(file: FileSummary, failure: UploadFailure): void;
+  allDone(result: {
+    successful: FileRecord[];
+    failed: { file: FileSummary; failure: UploadFailure }[];
+  }): void;
+}
+
+/** What the controller needs of its element: texts and language for the messages it writes. */
+export interface UploadHost extends ReactiveControllerHost, HTMLElement {
+  readonly texts: FileUploaderStrings;
+  readonly locale: string;
+}
+
+/** Whether any of these files is still on its way (the form must wait). */
+export function isBusy(files: readonly FileView[]): boolean {
+  return files.some((file) =>
+    ['queued', 'preparing', 'uploading', 'finishing', 'retrying'].includes(file.status),
+  );
+}
+
+/** The records of the uploaded ones among these files, in order. */
+export function recordsOf(files: readonly FileView[]): FileRecord[] {
+  return files.flatMap((file) => (file.record ? [file.record] : []));
+}
+
+/**
+ * A file added before the upload engine was loaded: on its way, not yet checked or signed
+ * (or, when the engine could not be fetched, failed for want of a connection).
+ */
+export function waitingView(
+  id: string,
+  name: string,
+  file: File,
+  failure: UploadFailure | null,
+): FileView {
+  return {
+    id,
+    name,
+    size: file.size,
+    type: file.type,
+    thumbnail: null,
+    status: failure ? 'failed' : 'preparing',
+    bytesUploaded: 0,
+    fraction: 0,
+    failure,
+    record: null,
+    retryAt: null,
+  };
+}
