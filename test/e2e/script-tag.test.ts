@@ -130,6 +130,32 @@ describe('the script-tag bundle in a plain page', () => {
     await page.close();
   });
 
+  it('renders without the upload engine; a file that cannot reach it says so and goes on retry', async () => {
+    const page = await browser.newPage();
+    // The engine's file cannot be fetched (offline, or a CDN hiccup) until the route goes.
+    const engine = /filehost-upload-engine-[\w-]+\.js$/;
+    let blocked = 0;
+    await page.route(engine, (route) => {
+      blocked++;
+      return route.abort('internetdisconnected');
+    });
+    await page.goto(allowed.origin);
+    await page.waitForFunction(() => customElements.get('file-uploader'));
+    // The uploader is drawn and its button usable with filehost.js alone.
+    await page.locator('file-uploader .browse').waitFor();
+    await page.setInputFiles('file-uploader input[type=file]', {
+      name: 'waiting.txt',
+      mimeType: 'text/plain',
+      buffer: Buffer.from('waited for the engine'),
+    });
+    await page.locator('file-uploader', { hasText: 'The connection was lost' }).waitFor();
+    assert.ok(blocked > 0, 'the engine was asked for');
+    await page.unroute(engine);
+    await page.locator('file-uploader button', { hasText: 'Retry' }).click();
+    await page.locator('file-list a', { hasText: 'waiting.txt' }).waitFor({ timeout: 20_000 });
+    await page.close();
+  });
+
   // The bundle's Uppy is trimmed to what the element calls (vite.config.ts): its other paths,
   // run here on the built bundle rather than on the sources the browser tests load.
   it('uploads in parts, refuses a duplicate in words, removes a file and tears down', async () => {
