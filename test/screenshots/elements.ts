@@ -171,7 +171,13 @@ ${LIST_STATES.map(([id, title]) => `<section><h2>${title}</h2><file-list id="${i
     );
 
     // Parts 2 and 3 of the big file stay in flight; part 1 goes through.
-    await tab.route(/\/parts\/[23]\?/, () => undefined);
+    // Parts carry their number in a header (every part goes to the same URL). One handler
+    // for the page: unrouting would let the held parts go.
+    let offline = false;
+    await tab.route(/\/v1\/parts$/, (route) => {
+      if (['2', '3'].includes(route.request().headers()['x-filehost-part'] ?? '')) return;
+      return offline ? route.abort('internetdisconnected') : route.fallback();
+    });
     await pick('uploading', [
       { name: 'conference-talk.mov', type: 'video/quicktime', size: 14 * 1024 * 1024 },
     ]);
@@ -182,7 +188,7 @@ ${LIST_STATES.map(([id, title]) => `<section><h2>${title}</h2><file-list id="${i
       return (files[0]?.fraction ?? 0) > 0.3;
     });
 
-    await tab.route(/\/parts\/1\?/, (route) => route.abort('internetdisconnected'));
+    offline = true;
     await pick('network', [{ name: 'backup.zip', type: 'application/zip', size: 300_000 }]);
     await waitFor('network', ['failed']);
 
