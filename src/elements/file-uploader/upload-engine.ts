@@ -1,8 +1,9 @@
 import Uppy, { type Meta, RestrictionError, type UppyFile } from '@uppy/core';
 import XHRUpload from '@uppy/xhr-upload';
 import { cleanName } from '../../api/names.js';
-import type { FileRecord } from '../../api/types.js';
+import type { FileRecord, SignRequest, SignResponse } from '../../api/types.js';
 import { ApiError } from '../../client/api-error.js';
+import { Batcher, eachAlone } from '../../client/batcher.js';
 import { FilehostApi } from '../../client/client.js';
 import { retryDelayMs } from '../../client/retry.js';
 import { formatBytes } from '../shared/format.js';
@@ -30,6 +31,23 @@ import { planFromSign, planFromState, type UploadPlan } from './upload-plan.js';
 
 type UploadBody = Record<string, unknown>;
 type UFile = UppyFile<Meta, UploadBody>;
+
+interface CompleteItem {
+  id: string;
+  parts: { partNumber: number; etag: string }[] | undefined;
+  signal: AbortSignal;
+}
+
+interface Batchers {
+  client: FilehostApi;
+  sign: Batcher<{ request: SignRequest; signal: AbortSignal }, SignResponse>;
+  complete: Batcher<CompleteItem, FileRecord>;
+}
+
+/** How long a sign or complete waits for others to join it; short enough not to be seen. */
+const BATCH_WINDOW_MS = 15;
+/** The most a batch call carries (the service's limit). */
+const MAX_BATCH = 100;
 
 /** Automatic retries of one file after transient failures, before it is left to the user. */
 const AUTO_RETRIES = 3;
@@ -76,6 +94,7 @@ export class UploadEngine {
   #destroyTimer: ReturnType<typeof setTimeout> | null = null;
   #redrawPending = false;
   #firstSign: { client: FilehostApi; done: Promise<void> } | null = null;
+  #batchers: Batchers | null = null;
 
   constructor(host: UploadHost, settings: UploaderSettings, callbacks: UploadCallbacks) {
     this.#host = host;
@@ -336,7 +355,9 @@ export class UploadEngine {
         };
         // Failures are retried a level up (#onFailure), where the user can see it happen.
         plan = planFromSign(
-          await this.#signOnceFirst(client, () => client.sign(request, { signal })),
+          await this.#signOnceFirst(client, () =>
+            this.#batchersFor(client).sign.add({ request, signal }),
+          ),
         );
       }
       this.#plans.set(id, plan);
@@ -358,6 +379,53 @@ export class UploadEngine {
     } finally {
       this.#steps.delete(id);
     }
+  }
+
+  /**
+   * Files added together (one drop, pick or paste, or within a moment) are signed in one
+   * call and completed in batches as their bytes land: a page of small files then costs
+   * about one request per file instead of three. A lone file goes by the single calls, as
+   * before. A batch call that fails as a whole fails each of its files, and each is retried
+   * by the usual rules, on its own; a batch sign refused for one file (`index`) is made
+   * again file by file, so only that file meets the error.
+   */
+  #batchersFor(client: FilehostApi): Batchers {
+    if (this.#batchers?.client === client) return this.#batchers;
+    const sign = new Batcher<{ request: SignRequest; signal: AbortSignal }, SignResponse>(
+      async (items) => {
+        const alone = () => eachAlone(items, (item) => client.sign(item.request, item));
+        if (items.length === 1) return alone();
+        try {
+          const answers = await client.signMany(items.map((item) => item.request));
+          return answers.map((value) => ({ status: 'fulfilled', value }));
+        } catch (error) {
+          // One file refused (the error names it by `index`): the others are fine alone.
+          if (error instanceof ApiError && typeof error.details.index === 'number') return alone();
+          throw error;
+        }
+      },
+      { windowMs: BATCH_WINDOW_MS, max: MAX_BATCH },
+    );
+    const complete = new Batcher<CompleteItem, FileRecord>(
+      async (items) => {
+        const alone = () =>
+          eachAlone(items, (item) =>
+            client.complete(item.id, item.parts ? { parts: item.parts } : {}, item),
+          );
+        if (items.length === 1) return alone();
+        const results = await client.completeMany(
+          items.map(({ id, parts }) => (parts ? { id, parts } : { id })),
+        );
+        return results.map((result) =>
+          result.file
+            ? { status: 'fulfilled', value: result.file }
+            : { status: 'rejected', reason: result.error },
+        );
+      },
+      { windowMs: BATCH_WINDOW_MS, max: MAX_BATCH },
+    );
+    this.#batchers = { client, sign, complete };
+    return this.#batchers;
   }
 
   /**
@@ -422,7 +490,9 @@ export class UploadEngine {
       : undefined;
     try {
       const client = this.#getClient();
-      const record = await client.complete(plan.uploadId, parts ? { parts } : {}, {
+      const record = await this.#batchersFor(client).complete.add({
+        id: plan.uploadId,
+        parts,
         signal: abort.signal,
       });
       const current = uppy.getFile(id);
