@@ -154,6 +154,45 @@ export async function spawnService(
   env: Record<string, string>,
   nodeArgs: string[] = [],
 ): Promise<ChildService> {
+  const { child, output: read, exited } = startServiceProcess(env, { nodeArgs });
+  const output = () => read();
+  const deadline = Date.now() + 30_000;
+  while (!/Secret key\s+\S+/.test(output())) {
+    if (child.exitCode !== null || Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`The service did not start:\n${output()}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  const pick = (label: string) => {
+    const match = new RegExp(`${label}\\s+(\\S+)`).exec(output());
+    if (!match?.[1]) throw new Error(`No ${label} in:\n${output()}`);
+    return match[1];
+  };
+  return {
+    apiUrl: pick('API'),
+    cdnUrl: pick('CDN'),
+    secretKey: pick('Secret key'),
+    publishableKey: pick('Publishable key'),
+    process: child,
+    exited,
+    output,
+  };
+}
+
+/**
+ * `src/server/main.ts` as a process of its own (free ports, warnings only), its output
+ * (stdout and stderr together) collected as it comes.
+ */
+export function startServiceProcess(
+  env: Record<string, string>,
+  options: { nodeArgs?: string[]; uid?: number; gid?: number } = {},
+): {
+  child: ChildProcess;
+  output: () => string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+} {
+  const { nodeArgs = [], ...identity } = options;
   const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'src/server/main.ts'], {
     env: {
       ...process.env,
@@ -163,6 +202,7 @@ export async function spawnService(
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
+    ...identity,
   });
   let output = '';
   child.stdout?.on('data', (chunk) => {
@@ -174,28 +214,7 @@ export async function spawnService(
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.once('exit', (code, signal) => resolve({ code, signal })),
   );
-  const deadline = Date.now() + 30_000;
-  while (!/Secret key\s+\S+/.test(output)) {
-    if (child.exitCode !== null || Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new Error(`The service did not start:\n${output}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  const pick = (label: string) => {
-    const match = new RegExp(`${label}\\s+(\\S+)`).exec(output);
-    if (!match?.[1]) throw new Error(`No ${label} in:\n${output}`);
-    return match[1];
-  };
-  return {
-    apiUrl: pick('API'),
-    cdnUrl: pick('CDN'),
-    secretKey: pick('Secret key'),
-    publishableKey: pick('Publishable key'),
-    process: child,
-    exited,
-    output: () => output,
-  };
+  return { child, output: () => output, exited };
 }
 
 /** Every file under the local blob store's folders, relative to them. */

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { spawnService } from '../helpers/service.js';
+import { spawnService, startServiceProcess } from '../helpers/service.js';
 
 const IS_ROOT = process.getuid?.() === 0;
 const NEEDS_ROOT = IS_ROOT ? false : 'needs root to mount a file system (CI runs as root)';
@@ -22,32 +22,12 @@ async function refusedStart(
   env: Record<string, string>,
   options: { uid?: number; gid?: number } = {},
 ): Promise<Refusal> {
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/server/main.ts'], {
-    env: {
-      ...process.env,
-      FILEHOST_API_PORT: '0',
-      FILEHOST_CDN_PORT: '0',
-      FILEHOST_LOG_LEVEL: 'warn',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    ...options,
-  });
-  let output = '';
-  child.stdout?.on('data', (chunk) => {
-    output += chunk;
-  });
-  child.stderr?.on('data', (chunk) => {
-    output += chunk;
-  });
-  const code = await new Promise<number | null>((resolve) => {
-    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-    child.once('exit', (exitCode) => {
-      clearTimeout(timer);
-      resolve(exitCode);
-    });
-  });
-  return { code, output };
+  const { child, output } = startServiceProcess(env, options);
+  const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+  // 'close', not 'exit': the last line may still be in the pipe when the process exits.
+  const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
+  clearTimeout(timer);
+  return { code, output: output() };
 }
 
 /** One line naming the cause and the setting, a non-zero exit, no stack trace. */
