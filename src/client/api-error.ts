@@ -77,6 +77,13 @@ function parseRetryAfter(value: string | null): number | null {
  * the same request would get the same answer.
  */
 export function isTransient(error: unknown): boolean {
-  if (!(error instanceof ApiError)) return false;
-  return error.status === 0 || error.status === 408 || error.status === 429 || error.status >= 500;
+  return error instanceof ApiError && isTransientStatus(error.status);
+}
+
+/**
+ * The one rule behind every automatic retry (the client's calls, the element's files and
+ * its part PUTs): 0 (no answer), 408, 429 and 5xx may work a little later.
+ */
+export function isTransientStatus(status: number): boolean {
+  return status === 0 || status === 408 || status === 429 || status >= 500;
 }

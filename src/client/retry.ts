@@ -12,7 +12,16 @@ export interface RetryOptions {
 
 /** The delay before retry number `attempt` (0-based): `Retry-After` when the service gave one. */
 export function retryDelayMs(error: unknown, attempt: number, baseDelayMs = 500): number {
-  if (error instanceof ApiError && error.retryAfter !== null) return error.retryAfter * 1000;
+  return backoffMs(error instanceof ApiError ? error.retryAfter : null, attempt, baseDelayMs);
+}
+
+/** `Retry-After` (seconds) when there is one, else exponential backoff with jitter, at most 30 s. */
+export function backoffMs(
+  retryAfterSeconds: number | null,
+  attempt: number,
+  baseDelayMs = 500,
+): number {
+  if (retryAfterSeconds !== null) return retryAfterSeconds * 1000;
   const backoff = baseDelayMs * 2 ** attempt;
   return Math.min(30_000, backoff / 2 + Math.random() * (backoff / 2));
 }

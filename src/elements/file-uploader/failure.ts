@@ -1,4 +1,4 @@
-import { ApiError, type ClientErrorCode } from '../../client/api-error.js';
+import { ApiError, type ClientErrorCode, isTransientStatus } from '../../client/api-error.js';
 import { formatBytes } from '../shared/format.js';
 import type { FailureContext, FileUploaderStrings } from './strings.js';
 
@@ -27,13 +27,9 @@ export interface UploadFailure {
 
 /** Failures worth an automatic retry: the same request may well work a little later. */
 export function isTransientFailure(failure: UploadFailure): boolean {
-  return (
-    failure.code === 'network_error' ||
-    failure.code === 'url_expired' ||
-    failure.status === 408 ||
-    failure.status === 429 ||
-    failure.status >= 500
-  );
+  // A failure of our own before any request (status 0, code not network_error) is not one.
+  if (failure.code === 'network_error' || failure.code === 'url_expired') return true;
+  return failure.status !== 0 && isTransientStatus(failure.status);
 }
 
 /** An XHR failure from Uppy (`error.request` is the XMLHttpRequest) as an ApiError. */

@@ -2,10 +2,10 @@ import Uppy, { type Meta, RestrictionError, type UppyFile } from '@uppy/core';
 import XHRUpload from '@uppy/xhr-upload';
 import { cleanName } from '../../api/names.js';
 import type { FileRecord, SignRequest, SignResponse } from '../../api/types.js';
-import { ApiError } from '../../client/api-error.js';
+import { ApiError, isTransientStatus } from '../../client/api-error.js';
 import { Batcher, eachAlone } from '../../client/batcher.js';
 import { FilehostApi } from '../../client/client.js';
-import { retryDelayMs } from '../../client/retry.js';
+import { backoffMs } from '../../client/retry.js';
 import { formatBytes } from '../shared/format.js';
 import {
   describeFailure,
@@ -543,7 +543,7 @@ export class UploadEngine {
     if ((isTransientFailure(failure) || refusedUrl) && attempts < AUTO_RETRIES) {
       this.#attempts.set(id, attempts + 1);
       const delay =
-        failure.code === 'url_expired' ? 0 : retryDelayMs(apiErrorOf(failure), attempts, 1000);
+        failure.code === 'url_expired' ? 0 : backoffMs(failure.retryAfter, attempts, 1000);
       this.#scheduleRetry(id, delay);
       return;
     }
@@ -707,18 +707,7 @@ function summary(file: UFile): FileSummary {
 
 /** Part PUTs worth repeating at once: a lost connection, 408, 429, 5xx. */
 function shouldRetryXhr(xhr: XMLHttpRequest): boolean {
-  return xhr.status === 0 || xhr.status === 408 || xhr.status === 429 || xhr.status >= 500;
-}
-
-function apiErrorOf(failure: UploadFailure): ApiError {
-  return new ApiError(
-    failure.status,
-    failure.code === 'network_error' ? 'network_error' : 'internal_error',
-    '',
-    {
-      retryAfter: failure.retryAfter,
-    },
-  );
+  return isTransientStatus(xhr.status);
 }
 
 /** A failure found before any request (no key, a secret key, no endpoint). */
