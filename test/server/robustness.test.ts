@@ -164,6 +164,30 @@ describe('bad input: documented 4xx, never a 500, a hang or a kept half file', (
     assert.equal(list.files.length, 0);
   });
 
+  it('ends a multipart upload cut inside a part it skips, keeping no receiving row', async () => {
+    const boundary = 'cut-here';
+    const head = [
+      'POST /v1/upload HTTP/1.1',
+      'Host: localhost',
+      `Authorization: Bearer ${t.secretKey}`,
+      `Content-Type: multipart/form-data; boundary=${boundary}`,
+      'Content-Length: 100000',
+      '',
+      '',
+    ].join('\r\n');
+    // Another form's file input (read past, not kept) that never finishes.
+    const body = `--${boundary}\r\nContent-Disposition: form-data; name="other"; filename="o.bin"\r\n\r\n${'x'.repeat(500)}`;
+    await rawExchange(t.apiUrl, head + body, { keepOpenMs: 5_000 });
+    // The handler saw the cut and cleaned up (it waited for an 'end' that never came).
+    const deadline = Date.now() + 5_000;
+    let receiving = await t.service.context.db.listReceiving(10);
+    while (receiving.length > 0 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      receiving = await t.service.context.db.listReceiving(10);
+    }
+    assert.deepEqual(receiving, []);
+  });
+
   it('does not cut a slow upload that keeps moving', async () => {
     const chunks = 6;
     let sent = 0;

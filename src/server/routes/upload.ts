@@ -1,3 +1,4 @@
+import { finished } from 'node:stream/promises';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { MAX_ONE_REQUEST_BYTES } from '../../api/limits.js';
 import type { UploadResponse } from '../../api/types.js';
@@ -149,9 +150,10 @@ async function storeMultipart(
     for await (const part of request.parts()) {
       if (part.type === 'file') {
         if (part.fieldname !== 'file') {
-          // Another form's file input: not ours to keep, so read past it.
+          // Another form's file input: not ours to keep, so read past it. `finished`, not
+          // 'end': a connection cut mid-part must fail this request, not leave it waiting.
           part.file.resume();
-          await new Promise((resolve) => part.file.once('end', resolve));
+          await finished(part.file);
           continue;
         }
         if (stored) fail('invalid_request', 'The multipart body has more than one "file" part.');
