@@ -93,7 +93,6 @@ export class UploadEngine {
   #rejected: FileView[] = [];
   #destroyTimer: ReturnType<typeof setTimeout> | null = null;
   #redrawPending = false;
-  #firstSign: { client: FilehostApi; done: Promise<void> } | null = null;
   #batchers: Batchers | null = null;
 
   constructor(host: UploadHost, settings: UploaderSettings, callbacks: UploadCallbacks) {
@@ -354,11 +353,7 @@ export class UploadEngine {
           metadata: this.#settings.metadata,
         };
         // Failures are retried a level up (#onFailure), where the user can see it happen.
-        plan = planFromSign(
-          await this.#signOnceFirst(client, () =>
-            this.#batchersFor(client).sign.add({ request, signal }),
-          ),
-        );
+        plan = planFromSign(await this.#batchersFor(client).sign.add({ request, signal }));
       }
       this.#plans.set(id, plan);
       const current = uppy.getFile(id);
@@ -387,7 +382,10 @@ export class UploadEngine {
    * about one request per file instead of three. A lone file goes by the single calls, as
    * before. A batch call that fails as a whole fails each of its files, and each is retried
    * by the usual rules, on its own; a batch sign refused for one file (`index`) is made
-   * again file by file, so only that file meets the error.
+   * again file by file, so only that file meets the error. (Files dropped together no longer
+   * need their first sign to go alone so the rest find the CORS preflight cached: they are
+   * one request. Letting it go alone cost 10% on 200 small files: 1.85x to 1.67x of the
+   * one-request time, medians of three bench runs each.)
    */
   #batchersFor(client: FilehostApi): Batchers {
     if (this.#batchers?.client === client) return this.#batchers;
@@ -426,27 +424,6 @@ export class UploadEngine {
     );
     this.#batchers = { client, sign, complete };
     return this.#batchers;
-  }
-
-  /**
-   * The first sign of a client goes alone: the browser sends a CORS preflight before it and
-   * caches the answer for that URL, so the signs that follow (200 files dropped at once)
-   * skip their preflights instead of all sending one while the cache is still empty.
-   */
-  async #signOnceFirst<T>(client: FilehostApi, sign: () => Promise<T>): Promise<T> {
-    if (this.#firstSign?.client === client) {
-      await this.#firstSign.done;
-      return sign();
-    }
-    const attempt = sign();
-    this.#firstSign = {
-      client,
-      done: attempt.then(
-        () => undefined,
-        () => undefined,
-      ),
-    };
-    return attempt;
   }
 
   /** Fresh URLs for the parts of an upload, merged into its plan (ETags kept). */
