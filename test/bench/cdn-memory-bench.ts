@@ -9,9 +9,9 @@
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { FileRow } from '../../src/server/db/metadata-store.js';
 import { newId } from '../../src/server/secrets.js';
 import { patternBytes } from '../helpers/bytes.js';
+import { readyFileRow } from '../helpers/file-rows.js';
 import { type ChildService, spawnService } from '../helpers/service.js';
 import { insertFilesBulk } from '../helpers/sqlite-rows.js';
 
@@ -43,20 +43,13 @@ async function seed(dataDir: string): Promise<string[]> {
   const now = Date.now();
   insertFilesBulk(
     join(dataDir, 'filehost.db'),
-    ids.map(
-      (id, index): FileRow => ({
+    ids.map((id, index) =>
+      readyFileRow({
         id,
         projectId,
         name: `file-${index}.bin`,
-        mime: 'application/octet-stream',
         size: bytes.length,
         createdAt: now + index,
-        status: 'ready',
-        metadata: {},
-        partSize: null,
-        storageUploadId: null,
-        expiresAt: null,
-        deletedAt: null,
       }),
     ),
   );

@@ -10,6 +10,7 @@ import { chromium, type Page } from 'playwright-core';
 import { createKey, createProject } from '../../src/server/admin.js';
 import type { FileRow } from '../../src/server/db/metadata-store.js';
 import { newId } from '../../src/server/secrets.js';
+import { readyFileRow } from '../helpers/file-rows.js';
 import { servePage } from '../helpers/page-server.js';
 import { startTestService } from '../helpers/service.js';
 import { insertFilesBulk } from '../helpers/sqlite-rows.js';
@@ -79,26 +80,22 @@ async function main(): Promise<void> {
   });
   const { key } = await createKey(db, project.id, 'publishable');
   const base = Date.now() - 3 * 24 * 3600 * 1000;
-  const rows: FileRow[] = Array.from({ length: COUNT }, (_, index) => ({
-    id: newId(),
-    projectId: project.id,
-    name: `${['holiday', 'invoice', 'screenshot', 'report', 'notes'][index % 5]}-${index}.${['jpg', 'pdf', 'png', 'docx', 'txt'][index % 5]}`,
-    mime: [
-      'application/octet-stream',
-      'application/pdf',
-      'text/plain',
-      'application/zip',
-      'text/plain',
-    ][index % 5] as string,
-    size: 1000 + index * 37,
-    createdAt: base + index * 1000,
-    status: 'ready',
-    metadata: {},
-    partSize: null,
-    storageUploadId: null,
-    expiresAt: null,
-    deletedAt: null,
-  }));
+  const rows: FileRow[] = Array.from({ length: COUNT }, (_, index) =>
+    readyFileRow({
+      id: newId(),
+      projectId: project.id,
+      name: `${['holiday', 'invoice', 'screenshot', 'report', 'notes'][index % 5]}-${index}.${['jpg', 'pdf', 'png', 'docx', 'txt'][index % 5]}`,
+      mime: [
+        'application/octet-stream',
+        'application/pdf',
+        'text/plain',
+        'application/zip',
+        'text/plain',
+      ][index % 5] as string,
+      size: 1000 + index * 37,
+      createdAt: base + index * 1000,
+    }),
+  );
   insertFilesBulk(join(running.dataDir, 'filehost.db'), rows);
 
   const browser = await chromium.launch({ executablePath: chromiumPath(), args: CHROMIUM_ARGS });

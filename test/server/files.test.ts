@@ -3,6 +3,7 @@ import { after, before, beforeEach, describe, it } from 'node:test';
 import type { FileListResponse, FileRecord, UploadResponse } from '../../src/api/types.js';
 import type { FileRow } from '../../src/server/db/metadata-store.js';
 import { newId } from '../../src/server/secrets.js';
+import { readyFileRow } from '../helpers/file-rows.js';
 import {
   ALLOWED_ORIGIN,
   expectError,
@@ -31,20 +32,14 @@ describe('GET /v1/files, GET and DELETE /v1/files/:id', () => {
   async function seed(count: number, createdAt: (index: number) => number): Promise<FileRow[]> {
     const rows: FileRow[] = [];
     for (let index = 0; index < count; index++) {
-      const row: FileRow = {
+      const row = readyFileRow({
         id: newId(),
         projectId,
         name: `f${index}.txt`,
         mime: 'text/plain',
         size: index + 1,
         createdAt: createdAt(index),
-        status: 'ready',
-        metadata: {},
-        partSize: null,
-        storageUploadId: null,
-        expiresAt: null,
-        deletedAt: null,
-      };
+      });
       await t.service.context.db.insertFile(row);
       rows.push(row);
     }

@@ -11,6 +11,7 @@ import {
 import { PostgresRateLimiter } from '../../../src/server/db/postgres/rate-limiter.js';
 import { MetadataUnavailableError } from '../../../src/server/db/unavailable.js';
 import { MemoryRateLimiter } from '../../../src/server/rate-limit.js';
+import { readyFileRow } from '../../helpers/file-rows.js';
 import { freePort } from '../../helpers/ports.js';
 import { postgresAvailable, startPostgres, type TestPostgres } from '../../helpers/postgres.js';
 import { metadataStoreConformance } from './metadata-store.conformance.js';
@@ -59,21 +60,16 @@ const project = (id: string) => ({
   createdAt: 1,
 });
 
-const fileRow = (projectId: string, overrides: Partial<FileRow> = {}): FileRow => ({
-  id: 'f_1',
-  projectId,
-  name: 'a.txt',
-  mime: 'text/plain',
-  size: 3,
-  createdAt: 1_700_000_000_000,
-  status: 'ready',
-  metadata: {},
-  partSize: null,
-  storageUploadId: null,
-  expiresAt: null,
-  deletedAt: null,
-  ...overrides,
-});
+const fileRow = (projectId: string, overrides: Partial<FileRow> = {}): FileRow =>
+  readyFileRow({
+    id: 'f_1',
+    projectId,
+    name: 'a.txt',
+    mime: 'text/plain',
+    size: 3,
+    createdAt: 1_700_000_000_000,
+    ...overrides,
+  });
 
 // A skipped suite shows its reason but is not counted in the run's summary; this is.
 if (skip) it('PostgreSQL metadata store and rate limiter', { skip }, () => {});

@@ -1,0 +1,23 @@
+import type { FileRow } from '../../src/server/db/metadata-store.js';
+
+/**
+ * A ready file's row as the stores keep it, for tests and benchmarks that write rows
+ * directly: the fields a one-request upload leaves, with what the caller sets laid over.
+ */
+export function readyFileRow(
+  fields: Pick<FileRow, 'id' | 'projectId'> & Partial<FileRow>,
+): FileRow {
+  return {
+    name: 'upload',
+    mime: 'application/octet-stream',
+    size: 1,
+    createdAt: Date.now(),
+    status: 'ready',
+    metadata: {},
+    partSize: null,
+    storageUploadId: null,
+    expiresAt: null,
+    deletedAt: null,
+    ...fields,
+  };
+}
