@@ -1,4 +1,5 @@
 import type { ReactiveControllerHost } from 'lit';
+import { cleanName } from '../../api/names.js';
 import type { FileMetadata, FileRecord } from '../../api/types.js';
 import type { UploadFailure } from './failure.js';
 import type { FileUploaderStrings } from './strings.js';
@@ -86,22 +87,23 @@ export function recordsOf(files: readonly FileView[]): FileRecord[] {
 }
 
 /**
- * A file added before the upload engine was loaded: on its way, not yet checked or signed
- * (or, when the engine could not be fetched, failed for want of a connection).
+ * The view of a file the upload engine does not hold: one added before the engine was
+ * loaded (`preparing`, or `failed` when the engine could not be fetched), or one its rules
+ * refused (`rejected`). Its name is made safe to show, as every name in the list is.
  */
-export function waitingView(
+export function unsentFileView(
   id: string,
-  name: string,
   file: File,
+  status: 'preparing' | 'failed' | 'rejected',
   failure: UploadFailure | null,
 ): FileView {
   return {
     id,
-    name,
+    name: cleanName(file.name) || 'upload',
     size: file.size,
     type: file.type,
     thumbnail: null,
-    status: failure ? 'failed' : 'preparing',
+    status,
     bytesUploaded: 0,
     fraction: 0,
     failure,

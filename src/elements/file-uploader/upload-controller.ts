@@ -1,12 +1,12 @@
 import type { ReactiveController } from 'lit';
-import { cleanName } from '../../api/names.js';
+
 import { failureContext, localFailure } from './failure.js';
 import {
   type FileView,
   type UploadCallbacks,
   type UploaderSettings,
   type UploadHost,
-  waitingView,
+  unsentFileView,
 } from './file-view.js';
 import type { UploadEngine } from './upload-engine.js';
 
@@ -66,7 +66,9 @@ export class UploadController implements ReactiveController {
 
   get files(): FileView[] {
     const waiting = this.#waiting.map(({ id, file, failed }) =>
-      waitingView(id, cleanName(file.name) || 'upload', file, failed ? this.#offline() : null),
+      failed
+        ? unsentFileView(id, file, 'failed', this.#offline())
+        : unsentFileView(id, file, 'preparing', null),
     );
     return this.#engine ? [...this.#engine.files, ...waiting] : waiting;
   }

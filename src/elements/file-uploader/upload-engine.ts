@@ -25,6 +25,7 @@ import type {
   UploaderSettings,
   UploadHost,
 } from './file-view.js';
+import { unsentFileView } from './file-view.js';
 import { MultipartUpload } from './multipart-upload.js';
 import type { FileUploaderStrings } from './strings.js';
 import { planFromSign, planFromState, type UploadPlan } from './upload-plan.js';
@@ -608,19 +609,7 @@ export class UploadEngine {
       failure = rejection('type_not_allowed', strings, { accept: (accept ?? []).join(', ') });
     }
     const id = `rejected-${crypto.randomUUID()}`;
-    const view: FileView = {
-      id,
-      name: cleanName(file.name) || 'upload',
-      size: file.size,
-      type: file.type,
-      thumbnail: null,
-      status: 'rejected',
-      bytesUploaded: 0,
-      fraction: 0,
-      failure,
-      record: null,
-      retryAt: null,
-    };
+    const view = unsentFileView(id, file, 'rejected', failure);
     this.#rejected.push(view);
     this.#callbacks.failed({ id, name: view.name, size: file.size, type: file.type }, failure);
   }
