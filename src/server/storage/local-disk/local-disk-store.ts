@@ -3,7 +3,6 @@ import { close, createReadStream, createWriteStream, fsync, open as openCallback
 import { mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { promisify } from 'node:util';
 import type { FastifyInstance } from 'fastify';
 import { ID_PATTERN } from '../../../api/routes.js';
@@ -26,6 +25,7 @@ import {
   type UploadManifest,
   type UploadState,
 } from './upload-log.js';
+import { pipeUntilClosed } from './write-file.js';
 
 const WRITE_BUFFER = 1024 * 1024;
 const READ_BUFFER = 256 * 1024;
@@ -104,14 +104,14 @@ export class LocalDiskBlobStore implements BlobStore {
     const temporary = join(this.#root, 'tmp', `${key}.${randomBytes(6).toString('hex')}`);
     let size = 0;
     try {
-      await pipeline(
-        source,
-        async function* count(chunks: AsyncIterable<Buffer>) {
-          for await (const chunk of chunks) {
+      // Until closed: the temp file must exist no more once this fails.
+      await pipeUntilClosed(
+        (async function* count() {
+          for await (const chunk of source) {
             size += chunk.length;
             yield chunk;
           }
-        },
+        })(),
         fileWriter(temporary, 'wx', 0),
       );
       await syncFile(temporary);
@@ -266,7 +266,8 @@ export class LocalDiskBlobStore implements BlobStore {
           await appendLog(this.#logPath(key), { clear: part.partNumber });
         }
         // 'r+' never creates: a part for an upload that is gone fails with ENOENT.
-        await pipeline(
+        // Until closed: a write that failed may not touch the file after it says so.
+        await pipeUntilClosed(
           untilAborted(source, writer.abort.signal),
           fileWriter(this.#dataPath(key), 'r+', part.offset),
           { signal: writer.abort.signal },
