@@ -649,6 +649,23 @@ describe('<file-uploader>', () => {
       expect(element.files).to.have.length(0);
     });
 
+    it('completes a file where it was signed, when the page changes endpoint and key mid-upload', async () => {
+      const p = await project();
+      const element = await uploader(p);
+      await network('hold', '\\[upload ', 1500);
+      const success = next(element, 'upload-success', 20_000);
+      pick(element, [file('moved.txt', 10, 'text/plain')]);
+      await waitUntil(() => statuses(element)[0] === 'uploading', 'not uploading', {
+        timeout: 10_000,
+      });
+      // While its bytes are held: another address and another key (neither would work).
+      element.endpoint = 'http://127.0.0.1:9';
+      element.apiKey = 'pk_live_elsewhere';
+      await element.updateComplete;
+      await network('restore');
+      expect((await success).record.name).to.equal('moved.txt');
+    });
+
     it('retries a failed file when asked, once the cause is fixed', async () => {
       const p = await project();
       const element = await uploader({ endpoint: p.endpoint, publishableKey: 'pk_live_wrong' });

@@ -1,11 +1,11 @@
 import { html, LitElement, nothing, type PropertyValues, svg } from 'lit';
 import { repeat } from 'lit/directives/repeat.js';
 import { LIST_DEFAULT_LIMIT, LIST_MAX_LIMIT } from '../../api/limits.js';
-import { SECRET_KEY_PREFIX } from '../../api/routes.js';
 import type { FileRecord } from '../../api/types.js';
 import type { ApiError } from '../../client/api-error.js';
 import { FilehostApi } from '../../client/client.js';
 import { Announcer } from '../shared/announcer.js';
+import { type ConnectionProblem, connect } from '../shared/connection.js';
 import { emit } from '../shared/events.js';
 import {
   formatBytes,
@@ -52,6 +52,12 @@ declare global {
 /** Files newer than this show a relative time ("5 minutes ago"); older ones a date. */
 const RELATIVE_FOR_MS = 7 * 24 * 3600 * 1000;
 const COPIED_FOR_MS = 2000;
+/** The `code` of `list-error` for each reason the list cannot reach the service. */
+const CONNECTION_PROBLEM_CODES: Record<ConnectionProblem, string> = {
+  no_endpoint: 'missing_endpoint',
+  missing_auth: 'missing_auth',
+  secret_key: 'invalid_key',
+};
 
 /**
  * The project's files, newest first, with their CDN links: pages through the API as the
@@ -220,20 +226,15 @@ export class FileListElement extends LitElement {
 
   /** A client for the current address and key, or null (with the reason shown) if there is none. */
   #client(): FilehostApi | null {
-    const errors = this.texts.errors;
-    const local = (code: string, message: string): null => {
-      this.#localFailure = { code, status: 0, message, serviceMessage: null };
-      return null;
-    };
-    this.#localFailure = null;
-    if (!this.endpoint) return local('missing_endpoint', errors.no_endpoint);
-    if (!this.apiKey) return local('missing_auth', errors.missing_auth);
-    if (this.apiKey.startsWith(SECRET_KEY_PREFIX)) return local('invalid_key', errors.secret_key);
-    try {
-      return new FilehostApi({ endpoint: this.endpoint, apiKey: this.apiKey });
-    } catch {
-      return local('missing_endpoint', errors.no_endpoint);
+    const connection = connect(this.endpoint, this.apiKey);
+    if (connection instanceof FilehostApi) {
+      this.#localFailure = null;
+      return connection;
     }
+    const code = CONNECTION_PROBLEM_CODES[connection];
+    const message = this.texts.errors[connection];
+    this.#localFailure = { code, status: 0, message, serviceMessage: null };
+    return null;
   }
 
   #describe(error: ApiError): FileListFailure {

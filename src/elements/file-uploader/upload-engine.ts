@@ -4,8 +4,9 @@ import { cleanName } from '../../api/names.js';
 import type { FileRecord, SignRequest, SignResponse } from '../../api/types.js';
 import { ApiError, isTransientStatus } from '../../client/api-error.js';
 import { Batcher, eachAlone } from '../../client/batcher.js';
-import { FilehostApi } from '../../client/client.js';
+import type { FilehostApi } from '../../client/client.js';
 import { backoffMs } from '../../client/retry.js';
+import { type ConnectionProblem, connect } from '../shared/connection.js';
 import { formatBytes } from '../shared/format.js';
 import {
   describeFailure,
@@ -17,8 +18,8 @@ import {
   rejection,
   type UploadFailure,
 } from './failure.js';
+import { type FileUpload, fileView, newFileUpload, type UploadTarget } from './file-state.js';
 import type {
-  FileStatus,
   FileSummary,
   FileView,
   UploadCallbacks,
@@ -40,7 +41,6 @@ interface CompleteItem {
 }
 
 interface Batchers {
-  client: FilehostApi;
   sign: Batcher<{ request: SignRequest; signal: AbortSignal }, SignResponse>;
   complete: Batcher<CompleteItem, FileRecord>;
 }
@@ -79,22 +79,14 @@ export class UploadEngine {
   readonly #callbacks: UploadCallbacks;
   #settings: UploaderSettings;
   #uppy: Uppy<Meta, UploadBody> | null = null;
-  #client: FilehostApi | null = null;
-
-  readonly #plans = new Map<string, UploadPlan>();
-  readonly #records = new Map<string, FileRecord>();
-  readonly #failures = new Map<string, UploadFailure>();
-  readonly #attempts = new Map<string, number>();
-  readonly #retryTimers = new Map<string, { timer: ReturnType<typeof setTimeout>; at: number }>();
-  readonly #thumbnails = new Map<string, string>();
-  readonly #aborts = new Map<string, AbortController>();
-  readonly #steps = new Map<string, 'preparing' | 'finishing'>();
-  /** Files whose upload ran since the last "all done", and how each ended. */
-  readonly #batch = new Map<string, 'running' | 'succeeded' | 'failed'>();
+  /** Our state of each file Uppy holds, by Uppy's file id. */
+  readonly #uploads = new Map<string, FileUpload>();
+  /** One client per endpoint and key the files were added with (usually one). */
+  readonly #clients = new Map<string, FilehostApi | ConnectionProblem>();
+  readonly #batchers = new WeakMap<FilehostApi, Batchers>();
   #rejected: FileView[] = [];
   #destroyTimer: ReturnType<typeof setTimeout> | null = null;
   #redrawPending = false;
-  #batchers: Batchers | null = null;
 
   constructor(host: UploadHost, settings: UploaderSettings, callbacks: UploadCallbacks) {
     this.#host = host;
@@ -120,18 +112,19 @@ export class UploadEngine {
     this.#destroyTimer = setTimeout(() => this.#destroy(), 0);
   }
 
-  /** Applies changed attributes or properties; files already added keep their settings. */
+  /** Applies changed attributes or properties (to signed files only from their next fresh start). */
   configure(settings: UploaderSettings): void {
-    const clientChanged =
-      settings.endpoint !== this.#settings.endpoint || settings.apiKey !== this.#settings.apiKey;
     this.#settings = settings;
-    if (clientChanged) this.#client = null;
     this.#uppy?.setOptions({ restrictions: this.#restrictions() });
   }
 
   get files(): FileView[] {
     const uppy = this.#uppy;
-    const views = uppy ? uppy.getFiles().map((file) => this.#view(file)) : [];
+    const views: FileView[] = [];
+    for (const file of uppy?.getFiles() ?? []) {
+      const upload = this.#uploads.get(file.id);
+      if (upload) views.push(fileView(file, upload));
+    }
     return [...views, ...this.#rejected];
   }
 
@@ -140,6 +133,7 @@ export class UploadEngine {
     const uppy = this.#uppy;
     if (!uppy || files.length === 0) return;
     const added: FileSummary[] = [];
+    const target = this.#currentTarget();
     for (const file of files) {
       try {
         const id = uppy.addFile({
@@ -148,11 +142,13 @@ export class UploadEngine {
           data: file,
           source: 'file-uploader',
         });
+        const thumbnail =
+          file.type.startsWith('image/') && file.size <= THUMBNAIL_MAX_BYTES
+            ? URL.createObjectURL(file)
+            : null;
+        this.#uploads.set(id, newFileUpload(target, thumbnail));
         const current = uppy.getFile(id);
         if (current) added.push(summary(current));
-        if (file.type.startsWith('image/') && file.size <= THUMBNAIL_MAX_BYTES) {
-          this.#thumbnails.set(id, URL.createObjectURL(file));
-        }
       } catch (error) {
         this.#reject(file, error);
       }
@@ -168,15 +164,19 @@ export class UploadEngine {
   }
 
   retry(id: string): void {
-    this.#attempts.set(id, 0);
+    const upload = this.#uploads.get(id);
+    if (upload) upload.attempts = 0;
     this.#start(id);
   }
 
   /** Cancels a running upload, or removes a finished, failed or rejected file from the list. */
   remove(id: string): void {
     this.#rejected = this.#rejected.filter((file) => file.id !== id);
-    this.#clearRetry(id);
-    this.#aborts.get(id)?.abort();
+    const upload = this.#uploads.get(id);
+    if (upload) {
+      clearRetry(upload);
+      upload.abort?.abort();
+    }
     if (this.#uppy?.getFile(id)) this.#uppy.removeFile(id);
     this.#host.requestUpdate();
   }
@@ -192,7 +192,6 @@ export class UploadEngine {
   clear(): void {
     for (const file of this.files) this.remove(file.id);
     this.#rejected = [];
-    this.#batch.clear();
   }
 
   #createUppy(): Uppy<Meta, UploadBody> {
@@ -208,7 +207,7 @@ export class UploadEngine {
     uppy.addPreProcessor(this.#prepareFiles);
     // Several parts: ours, installed first, so that XHRUpload finds those files done.
     uppy.use(MultipartUpload, {
-      getPlan: (id) => this.#plans.get(id),
+      getPlan: (id) => this.#uploads.get(id)?.plan ?? undefined,
       refreshPlan: (id) => this.#refreshPlan(id),
       shouldRetry: shouldRetryXhr,
       limit: 4,
@@ -259,12 +258,14 @@ export class UploadEngine {
 
   #destroy(): void {
     this.#destroyTimer = null;
-    for (const id of [...this.#retryTimers.keys()]) this.#clearRetry(id);
-    for (const controller of this.#aborts.values()) controller.abort();
+    for (const upload of this.#uploads.values()) {
+      clearRetry(upload);
+      upload.abort?.abort();
+      if (upload.thumbnail) URL.revokeObjectURL(upload.thumbnail);
+    }
+    this.#uploads.clear();
     this.#uppy?.destroy();
     this.#uppy = null;
-    for (const url of this.#thumbnails.values()) URL.revokeObjectURL(url);
-    this.#thumbnails.clear();
   }
 
   #restrictions() {
@@ -278,22 +279,22 @@ export class UploadEngine {
     };
   }
 
-  /** The client for the current endpoint and key, or the reason there cannot be one. */
-  #getClient(): FilehostApi {
-    if (this.#client) return this.#client;
-    const { endpoint, apiKey } = this.#settings;
-    const strings = this.#host.texts;
-    if (!endpoint) throw setupFailure(strings.errors.no_endpoint, 'missing_auth');
-    if (!apiKey) throw setupFailure(strings.errors.missing_auth, 'missing_auth');
-    try {
-      this.#client = new FilehostApi({ endpoint, apiKey });
-    } catch {
-      const reason = apiKey.startsWith('sk_')
-        ? strings.errors.secret_key
-        : strings.errors.no_endpoint;
-      throw setupFailure(reason, apiKey.startsWith('sk_') ? 'invalid_key' : 'missing_auth');
+  #currentTarget(): UploadTarget {
+    const { endpoint, apiKey, metadata } = this.#settings;
+    return { endpoint, apiKey, metadata };
+  }
+
+  /** The client for a file's endpoint and key, or why there cannot be one. */
+  #clientFor(target: UploadTarget): FilehostApi {
+    const key = `${target.endpoint}\n${target.apiKey}`;
+    let connection = this.#clients.get(key);
+    if (connection === undefined) {
+      connection = connect(target.endpoint, target.apiKey);
+      this.#clients.set(key, connection);
     }
-    return this.#client;
+    if (typeof connection !== 'string') return connection;
+    const code = connection === 'secret_key' ? 'invalid_key' : 'missing_auth';
+    throw setupFailure(this.#host.texts.errors[connection], code);
   }
 
   /**
@@ -303,14 +304,15 @@ export class UploadEngine {
    */
   #start(id: string): void {
     const uppy = this.#uppy;
-    if (!uppy?.getFile(id)) return;
-    this.#clearRetry(id);
-    this.#failures.delete(id);
-    if (!this.#batch.has(id)) {
-      const file = uppy.getFile(id);
-      if (file) this.#callbacks.started(summary(file));
-    }
-    this.#batch.set(id, 'running');
+    const file = uppy?.getFile(id);
+    const upload = this.#uploads.get(id);
+    if (!uppy || !file || !upload) return;
+    clearRetry(upload);
+    upload.failure = null;
+    // A file not yet signed goes where the element points now; a signed one stays put.
+    if (!upload.plan) upload.target = this.#currentTarget();
+    if (upload.outcome === null) this.#callbacks.started(summary(file));
+    upload.outcome = 'running';
     void uppy.retryUpload(id).catch(() => undefined);
     this.#host.requestUpdate();
   }
@@ -323,18 +325,19 @@ export class UploadEngine {
   async #prepare(id: string): Promise<void> {
     const uppy = this.#uppy;
     const file = uppy?.getFile(id);
-    if (!uppy || !file) return;
+    const upload = this.#uploads.get(id);
+    if (!uppy || !file || !upload) return;
     const abort = new AbortController();
-    this.#aborts.set(id, abort);
-    this.#steps.set(id, 'preparing');
+    upload.abort = abort;
+    upload.step = 'preparing';
     uppy.emit('preprocess-progress', file, {
       mode: 'indeterminate',
       message: this.#host.texts.preparing,
     });
     try {
-      const client = this.#getClient();
+      const client = this.#clientFor(upload.target);
       const signal = abort.signal;
-      let plan = this.#plans.get(id);
+      let plan = upload.plan ?? undefined;
       if (plan) {
         const known: UploadPlan = plan;
         plan = await client
@@ -351,12 +354,12 @@ export class UploadEngine {
           name: file.name ?? 'upload',
           size: file.size ?? 0,
           type: file.type || undefined,
-          metadata: this.#settings.metadata,
+          metadata: upload.target.metadata,
         };
         // Failures are retried a level up (#onFailure), where the user can see it happen.
         plan = planFromSign(await this.#batchersFor(client).sign.add({ request, signal }));
       }
-      this.#plans.set(id, plan);
+      upload.plan = plan;
       const current = uppy.getFile(id);
       if (!current) return;
       const [only] = plan.parts;
@@ -373,7 +376,7 @@ export class UploadEngine {
       if (abort.signal.aborted) return;
       this.#fail(id, error, 'sign');
     } finally {
-      this.#steps.delete(id);
+      upload.step = null;
     }
   }
 
@@ -389,7 +392,8 @@ export class UploadEngine {
    * one-request time, medians of three bench runs each.)
    */
   #batchersFor(client: FilehostApi): Batchers {
-    if (this.#batchers?.client === client) return this.#batchers;
+    const known = this.#batchers.get(client);
+    if (known) return known;
     const sign = new Batcher<{ request: SignRequest; signal: AbortSignal }, SignResponse>(
       async (items) => {
         const alone = () => eachAlone(items, (item) => client.sign(item.request, item));
@@ -423,15 +427,17 @@ export class UploadEngine {
       },
       { windowMs: BATCH_WINDOW_MS, max: MAX_BATCH },
     );
-    this.#batchers = { client, sign, complete };
-    return this.#batchers;
+    const batchers = { sign, complete };
+    this.#batchers.set(client, batchers);
+    return batchers;
   }
 
   /** Fresh URLs for the parts of an upload, merged into its plan (ETags kept). */
   async #refreshPlan(id: string): Promise<UploadPlan> {
-    const plan = this.#plans.get(id);
-    if (!plan) throw new Error(`No upload plan for ${id}`);
-    const state = await this.#getClient().getUpload(plan.uploadId);
+    const upload = this.#uploads.get(id);
+    const plan = upload?.plan;
+    if (!upload || !plan) throw new Error(`No upload plan for ${id}`);
+    const state = await this.#clientFor(upload.target).getUpload(plan.uploadId);
     for (const fresh of planFromState(state).parts) {
       const part = plan.parts.find((p) => p.partNumber === fresh.partNumber);
       if (part) {
@@ -450,11 +456,12 @@ export class UploadEngine {
   async #complete(id: string): Promise<void> {
     const uppy = this.#uppy;
     const file = uppy?.getFile(id);
-    const plan = this.#plans.get(id);
-    if (!uppy || !file || file.error || !file.progress.uploadComplete || !plan) return;
+    const upload = this.#uploads.get(id);
+    const plan = upload?.plan;
+    if (!uppy || !file || !upload || !plan || file.error || !file.progress.uploadComplete) return;
     const abort = new AbortController();
-    this.#aborts.set(id, abort);
-    this.#steps.set(id, 'finishing');
+    upload.abort = abort;
+    upload.step = 'finishing';
     uppy.emit('postprocess-progress', file, {
       mode: 'indeterminate',
       message: this.#host.texts.finishing,
@@ -467,7 +474,7 @@ export class UploadEngine {
       ? plan.parts.map((part) => ({ partNumber: part.partNumber, etag: part.etag as string }))
       : undefined;
     try {
-      const client = this.#getClient();
+      const client = this.#clientFor(upload.target);
       const record = await this.#batchersFor(client).complete.add({
         id: plan.uploadId,
         parts,
@@ -475,27 +482,28 @@ export class UploadEngine {
       });
       const current = uppy.getFile(id);
       if (!current) return;
-      this.#records.set(id, record);
+      upload.record = record;
       uppy.setFileState(id, {
         response: { status: 200, body: record as unknown as UploadBody, uploadURL: record.url },
         uploadURL: record.url,
       });
       uppy.emit('postprocess-complete', current);
-      this.#batch.set(id, 'succeeded');
+      upload.outcome = 'succeeded';
       this.#callbacks.succeeded(summary(current), record);
       this.#maybeAllDone();
     } catch (error) {
       if (abort.signal.aborted) return;
       this.#fail(id, error, 'complete');
     } finally {
-      this.#steps.delete(id);
+      upload.step = null;
     }
   }
 
   /** Records a failure of our own steps and tells Uppy, which marks the file failed. */
   #fail(id: string, error: unknown, step: FailureStep): void {
     const failure = this.#describe(error, step);
-    this.#failures.set(id, failure);
+    const upload = this.#uploads.get(id);
+    if (upload) upload.failure = failure;
     const file = this.#uppy?.getFile(id);
     if (file)
       this.#uppy?.emit('upload-error', file, { name: 'UploadFailure', message: failure.message });
@@ -512,21 +520,23 @@ export class UploadEngine {
 
   /** Every failure passes here (ours and XHRUpload's): retry it, or leave it to the user. */
   #onFailure(id: string, error: { name: string; message: string }): void {
-    const failure = this.#failures.get(id) ?? this.#describe(error, 'upload');
-    this.#failures.set(id, failure);
-    const attempts = this.#attempts.get(id) ?? 0;
+    const upload = this.#uploads.get(id);
+    if (!upload) return;
+    const failure = upload.failure ?? this.#describe(error, 'upload');
+    upload.failure = failure;
+    const attempts = upload.attempts;
     // A first 403 on a part PUT (S3 words an expired or refused URL its own way) is worth
     // one try with fresh URLs, which the retry signs; after that a 403 is final.
     const refusedUrl = failure.step === 'upload' && failure.status === 403 && attempts === 0;
     if ((isTransientFailure(failure) || refusedUrl) && attempts < AUTO_RETRIES) {
-      this.#attempts.set(id, attempts + 1);
+      upload.attempts = attempts + 1;
       const delay =
         failure.code === 'url_expired' ? 0 : backoffMs(failure.retryAfter, attempts, 1000);
-      this.#scheduleRetry(id, delay);
+      this.#scheduleRetry(id, upload, delay);
       return;
     }
     const file = this.#uppy?.getFile(id);
-    this.#batch.set(id, 'failed');
+    upload.outcome = 'failed';
     // A failure is drawn at once; a finished file waits for the next throttled redraw (at
     // most REDRAW_INTERVAL_MS), or 200 small files finishing one by one would redraw 200
     // rows 200 times.
@@ -535,42 +545,40 @@ export class UploadEngine {
     this.#maybeAllDone();
   }
 
-  #scheduleRetry(id: string, delayMs: number): void {
-    this.#clearRetry(id);
+  #scheduleRetry(id: string, upload: FileUpload, delayMs: number): void {
+    clearRetry(upload);
     const timer = setTimeout(() => {
-      this.#retryTimers.delete(id);
+      upload.retry = null;
       this.#start(id);
     }, delayMs);
-    this.#retryTimers.set(id, { timer, at: Date.now() + delayMs });
+    upload.retry = { timer, at: Date.now() + delayMs };
     this.#host.requestUpdate();
-  }
-
-  #clearRetry(id: string): void {
-    const pending = this.#retryTimers.get(id);
-    if (pending) clearTimeout(pending.timer);
-    this.#retryTimers.delete(id);
   }
 
   /** Back online: files that failed for want of a connection carry on where they stopped. */
   #onOnline = (): void => {
-    for (const [id, failure] of this.#failures) {
-      if (failure.code === 'network_error' && this.#uppy?.getFile(id)?.error) this.retry(id);
+    for (const [id, upload] of this.#uploads) {
+      if (upload.failure?.code === 'network_error' && this.#uppy?.getFile(id)?.error) {
+        this.retry(id);
+      }
     }
   };
 
+  /** When no file that ran since the last "all done" is still running, the page hears it. */
   #maybeAllDone(): void {
-    if (this.#batch.size === 0 || [...this.#batch.values()].includes('running')) return;
+    const ran = [...this.#uploads].filter(([, upload]) => upload.outcome !== null);
+    if (ran.length === 0 || ran.some(([, upload]) => upload.outcome === 'running')) return;
     const uppy = this.#uppy;
     const successful: FileRecord[] = [];
     const failed: { file: FileSummary; failure: UploadFailure }[] = [];
-    for (const [id, outcome] of this.#batch) {
-      const record = this.#records.get(id);
-      const failure = this.#failures.get(id);
+    for (const [id, upload] of ran) {
       const file = uppy?.getFile(id);
-      if (outcome === 'succeeded' && record) successful.push(record);
-      if (outcome === 'failed' && failure && file) failed.push({ file: summary(file), failure });
+      if (upload.outcome === 'succeeded' && upload.record) successful.push(upload.record);
+      if (upload.outcome === 'failed' && upload.failure && file) {
+        failed.push({ file: summary(file), failure: upload.failure });
+      }
+      upload.outcome = null;
     }
-    this.#batch.clear();
     // The end of a batch is drawn at once: `uploading` and the form's validity must be
     // current when the page hears `upload-complete`.
     this.#host.requestUpdate();
@@ -578,18 +586,13 @@ export class UploadEngine {
   }
 
   #forget(id: string): void {
-    this.#aborts.get(id)?.abort();
-    this.#aborts.delete(id);
-    this.#clearRetry(id);
-    this.#plans.delete(id);
-    this.#records.delete(id);
-    this.#failures.delete(id);
-    this.#attempts.delete(id);
-    this.#steps.delete(id);
-    const thumbnail = this.#thumbnails.get(id);
-    if (thumbnail) URL.revokeObjectURL(thumbnail);
-    this.#thumbnails.delete(id);
-    if (this.#batch.delete(id)) this.#maybeAllDone();
+    const upload = this.#uploads.get(id);
+    if (!upload) return;
+    this.#uploads.delete(id);
+    upload.abort?.abort();
+    clearRetry(upload);
+    if (upload.thumbnail) URL.revokeObjectURL(upload.thumbnail);
+    if (upload.outcome !== null) this.#maybeAllDone();
     this.#host.requestUpdate();
   }
 
@@ -623,43 +626,6 @@ export class UploadEngine {
     const id = error instanceof RestrictionError ? error.file?.id : undefined;
     return id !== undefined && this.#uppy?.checkIfFileAlreadyExists(id) === true;
   }
-
-  #view(file: UFile): FileView {
-    const id = file.id;
-    const record = this.#records.get(id) ?? null;
-    const failure = file.error ? (this.#failures.get(id) ?? null) : null;
-    const retry = this.#retryTimers.get(id);
-    const progress = file.progress;
-    const size = file.size ?? 0;
-    let status: FileStatus;
-    if (record) status = 'done';
-    else if (retry) status = 'retrying';
-    else if (failure) status = 'failed';
-    else if (this.#steps.get(id) === 'finishing' || progress.uploadComplete) status = 'finishing';
-    else if (this.#steps.get(id) === 'preparing') status = 'preparing';
-    else if (progress.uploadStarted) status = 'uploading';
-    else if (this.#batch.get(id) === 'running') status = 'preparing';
-    else status = 'queued';
-    const bytesUploaded = record
-      ? size
-      : typeof progress.bytesUploaded === 'number'
-        ? progress.bytesUploaded
-        : 0;
-    return {
-      id,
-      // The stored name once there is one; until then the chosen name, made safe to show.
-      name: record?.name ?? (cleanName(file.name ?? '') || 'upload'),
-      size,
-      type: file.type ?? '',
-      thumbnail: this.#thumbnails.get(id) ?? null,
-      status,
-      bytesUploaded,
-      fraction: size > 0 ? Math.min(1, bytesUploaded / size) : 0,
-      failure: retry ? (this.#failures.get(id) ?? null) : failure,
-      record,
-      retryAt: retry?.at ?? null,
-    };
-  }
 }
 
 function summary(file: UFile): FileSummary {
@@ -669,6 +635,11 @@ function summary(file: UFile): FileSummary {
     size: file.size ?? 0,
     type: file.type ?? '',
   };
+}
+
+function clearRetry(upload: FileUpload): void {
+  if (upload.retry) clearTimeout(upload.retry.timer);
+  upload.retry = null;
 }
 
 /** Part PUTs worth repeating at once: a lost connection, 408, 429, 5xx. */

@@ -1,0 +1,105 @@
+import { cleanName } from '../../api/names.js';
+import type { FileMetadata, FileRecord } from '../../api/types.js';
+import type { UploadFailure } from './failure.js';
+import type { FileStatus, FileView } from './file-view.js';
+import type { UploadPlan } from './upload-plan.js';
+
+/**
+ * Where and as what one file is uploaded. Taken from the element's settings when the file
+ * starts, and kept once the file is signed: a page that changes `endpoint`, `api-key` or
+ * `metadata` while a file is on its way changes it for that file's next fresh start (a
+ * retry after a refused key, say), never between its sign, its PUTs and its complete.
+ */
+export interface UploadTarget {
+  readonly endpoint: string;
+  readonly apiKey: string;
+  readonly metadata: FileMetadata;
+}
+
+/** Everything the engine knows of one file besides Uppy's own state: one record per file. */
+export interface FileUpload {
+  target: UploadTarget;
+  /** Object URL of a small picture, for images. */
+  readonly thumbnail: string | null;
+  /** The signed upload: its id and parts (kept across retries, so a retry resumes). */
+  plan: UploadPlan | null;
+  /** The service's record, once complete answered `ready`. */
+  record: FileRecord | null;
+  /** Why the last attempt failed (kept while a retry waits, to say why it waits). */
+  failure: UploadFailure | null;
+  /** Automatic retries since the user last asked for one. */
+  attempts: number;
+  retry: { timer: ReturnType<typeof setTimeout>; at: number } | null;
+  /** Cancels the sign or complete request under way. */
+  abort: AbortController | null;
+  /** Our own step under way, between Uppy's events. */
+  step: 'preparing' | 'finishing' | null;
+  /** How its upload went since the page last heard "all done"; null when it has not run. */
+  outcome: 'running' | 'succeeded' | 'failed' | null;
+}
+
+export function newFileUpload(target: UploadTarget, thumbnail: string | null): FileUpload {
+  return {
+    target,
+    thumbnail,
+    plan: null,
+    record: null,
+    failure: null,
+    attempts: 0,
+    retry: null,
+    abort: null,
+    step: null,
+    outcome: null,
+  };
+}
+
+/** What the view needs of Uppy's file (structurally; the engine passes Uppy's own). */
+export interface EngineFile {
+  id: string;
+  name?: string;
+  size: number | null;
+  type?: string;
+  error?: string | null;
+  progress: {
+    uploadStarted: number | null;
+    uploadComplete?: boolean;
+    bytesUploaded: number | false;
+  };
+}
+
+/** Where a file stands, from Uppy's state and ours; the first that holds wins. */
+export function fileStatus(file: EngineFile, upload: FileUpload): FileStatus {
+  if (upload.record) return 'done';
+  if (upload.retry) return 'retrying';
+  if (file.error && upload.failure) return 'failed';
+  if (upload.step === 'finishing' || file.progress.uploadComplete) return 'finishing';
+  if (upload.step === 'preparing') return 'preparing';
+  if (file.progress.uploadStarted) return 'uploading';
+  // Started, and waiting for its turn to be signed.
+  if (upload.outcome === 'running') return 'preparing';
+  return 'queued';
+}
+
+/** What the element renders for one file the engine holds. */
+export function fileView(file: EngineFile, upload: FileUpload): FileView {
+  const { record } = upload;
+  const size = file.size ?? 0;
+  const sent = file.progress.bytesUploaded;
+  const bytesUploaded = record ? size : typeof sent === 'number' ? sent : 0;
+  const status = fileStatus(file, upload);
+  return {
+    id: file.id,
+    // The stored name once there is one; until then the chosen name, made safe to show.
+    name: record?.name ?? (cleanName(file.name ?? '') || 'upload'),
+    size,
+    type: file.type ?? '',
+    thumbnail: upload.thumbnail,
+    status,
+    bytesUploaded,
+    fraction: size > 0 ? Math.min(1, bytesUploaded / size) : 0,
+    // Shown while it fails, and while a retry waits (to say why).
+    failure: status === 'failed' || status === 'retrying' ? upload.failure : null,
+    record,
+    retryAt: upload.retry?.at ?? null,
+  };
+}
