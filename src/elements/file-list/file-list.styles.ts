@@ -1,38 +1,32 @@
 import { css } from 'lit';
 
-/** Public custom properties are copied into private `--_*` tokens once, on :host. */
+/**
+ * Public custom properties are read once, on :host, into private `--_*` tokens: the list's
+ * own (`--file-list-*`), else the shared palette (`--filehost-*`, see shared/styles.ts).
+ */
 export const styles = css`
   :host {
-    --_accent: var(--file-list-accent, #2563eb);
-    --_text: var(--file-list-text, #0f172a);
-    --_muted: var(--file-list-muted, #475569);
-    --_background: var(--file-list-background, #ffffff);
-    --_surface: var(--file-list-surface, #f8fafc);
-    --_border: var(--file-list-border, #e2e8f0);
-    --_error: var(--file-list-error, #b91c1c);
-    --_radius: var(--file-list-radius, 0.75rem);
+    --_accent: var(--file-list-accent, var(--_fh-accent));
+    --_text: var(--file-list-text, var(--_fh-text));
+    --_muted: var(--file-list-muted, var(--_fh-muted));
+    --_background: var(--file-list-background, var(--_fh-background));
+    --_surface: var(--file-list-surface, var(--_fh-surface));
+    --_border: var(--file-list-border, var(--_fh-border));
+    --_error: var(--file-list-error, var(--_fh-error));
+    --_radius: var(--file-list-radius, var(--_fh-radius));
     --_row-gap: var(--file-list-row-gap, 0);
     --_row-height: var(--file-list-row-height, 3.75rem);
-    --_font: var(--file-list-font, inherit);
-    --_focus: var(--file-list-focus-ring, 0 0 0 3px color-mix(in srgb, var(--_accent) 45%, transparent));
+    --_font: var(--file-list-font, var(--_fh-font));
+    --_focus: var(
+      --file-list-focus-ring,
+      var(--filehost-focus-ring, 0 0 0 3px color-mix(in srgb, var(--_accent) 45%, transparent))
+    );
 
     display: block;
     box-sizing: border-box;
     font: var(--_font);
     color: var(--_text);
     min-width: 0;
-  }
-
-  @media (prefers-color-scheme: dark) {
-    :host {
-      --_accent: var(--file-list-accent, #60a5fa);
-      --_text: var(--file-list-text, #e2e8f0);
-      --_muted: var(--file-list-muted, #94a3b8);
-      --_background: var(--file-list-background, #0f172a);
-      --_surface: var(--file-list-surface, #111c31);
-      --_border: var(--file-list-border, #1e293b);
-      --_error: var(--file-list-error, #fca5a5);
-    }
   }
 
   .base {

@@ -1,4 +1,4 @@
-import { html, LitElement, nothing, type PropertyValues, svg } from 'lit';
+import { html, LitElement, nothing, type PropertyValues } from 'lit';
 import { repeat } from 'lit/directives/repeat.js';
 import { LIST_DEFAULT_LIMIT, LIST_MAX_LIMIT } from '../../api/limits.js';
 import type { FileRecord } from '../../api/types.js';
@@ -7,6 +7,7 @@ import { FilehostApi } from '../../client/client.js';
 import { Announcer } from '../shared/announcer.js';
 import { type ConnectionProblem, connect } from '../shared/connection.js';
 import { emit } from '../shared/events.js';
+import { describeApiError, failureContext, type ServiceFailure } from '../shared/failure-text.js';
 import {
   formatBytes,
   formatCount,
@@ -15,6 +16,7 @@ import {
   formatRelative,
   localeOf,
 } from '../shared/format.js';
+import { fileIcon } from '../shared/icons.js';
 import { hideBrokenImage } from '../shared/images.js';
 import { sharedStyles } from '../shared/styles.js';
 import { styles } from './file-list.styles.js';
@@ -25,13 +27,7 @@ import { type FileListStrings, mergeListStrings } from './strings.js';
 export type { FileListStrings } from './strings.js';
 
 /** An error of the list, as the page sees it in `list-error` and the user reads it. */
-export interface FileListFailure {
-  code: string;
-  status: number;
-  /** The sentence shown to the user. */
-  message: string;
-  serviceMessage: string | null;
-}
+export type FileListFailure = ServiceFailure;
 
 export interface FileListEventMap {
   /** A page of files arrived (the first, or one more). */
@@ -95,6 +91,18 @@ const CONNECTION_PROBLEM_CODES: Record<ConnectionProblem, string> = {
  * @cssprop --file-list-row-height - Height of a row. Default 3.75rem.
  * @cssprop --file-list-font - Font shorthand. Default inherit.
  * @cssprop --file-list-focus-ring - The focus indicator (a box-shadow).
+ * @cssprop --filehost-accent - Shared by both elements (each element's own property wins): accent. Default #2563eb (dark: #60a5fa).
+ * @cssprop --filehost-on-accent - Shared: text on the accent color.
+ * @cssprop --filehost-text - Shared: text color.
+ * @cssprop --filehost-muted - Shared: secondary text.
+ * @cssprop --filehost-background - Shared: background.
+ * @cssprop --filehost-surface - Shared: raised surfaces.
+ * @cssprop --filehost-border - Shared: borders. Default #cbd5e1 (dark: #334155).
+ * @cssprop --filehost-error - Shared: errors.
+ * @cssprop --filehost-success - Shared: finished files.
+ * @cssprop --filehost-radius - Shared: corner radius. Default 0.75rem.
+ * @cssprop --filehost-font - Shared: font shorthand. Default inherit.
+ * @cssprop --filehost-focus-ring - Shared: the focus indicator (a box-shadow).
  */
 export class FileListElement extends LitElement {
   static override styles = [sharedStyles, styles];
@@ -232,28 +240,23 @@ export class FileListElement extends LitElement {
       return connection;
     }
     const code = CONNECTION_PROBLEM_CODES[connection];
-    const message = this.texts.errors[connection];
-    this.#localFailure = { code, status: 0, message, serviceMessage: null };
+    const message = this.texts.errors[connection](failureContext({ code }));
+    this.#localFailure = {
+      code,
+      status: 0,
+      message,
+      serviceMessage: null,
+      retryAfter: null,
+      details: {},
+    };
     return null;
   }
 
   #describe(error: ApiError): FileListFailure {
-    const errors = this.texts.errors;
-    const origin =
-      typeof error.details.origin === 'string' ? error.details.origin : location.origin;
-    const messages: Record<string, () => string> = {
-      origin_not_allowed: () => errors.origin_not_allowed(origin),
-      invalid_key: () => errors.invalid_key,
-      missing_auth: () => errors.missing_auth,
-      rate_limited: () => errors.rate_limited(formatCount(error.retryAfter ?? 60, this.locale)),
-      network_error: () => errors.network_error,
-    };
-    return {
-      code: error.code,
-      status: error.status,
-      message: (messages[error.code] ?? (() => errors.unexpected(error.code, error.message)))(),
-      serviceMessage: error.code === 'network_error' ? null : error.message,
-    };
+    return describeApiError(error, this.texts.errors, {
+      locale: this.locale,
+      origin: location.origin,
+    });
   }
 
   /** An upload that finished on the page: shown at the top at once if it is this list's. */
@@ -478,7 +481,3 @@ export class FileListElement extends LitElement {
     `;
   }
 }
-
-const fileIcon = svg`<svg viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="1.8"
-  stroke-linecap="round" stroke-linejoin="round" aria-hidden="true"><path d="M14 3H7a2 2 0 0 0-2 2v14a2 2 0 0 0 2 2h10a2 2 0 0 0 2-2V8z"/>
-  <path d="M14 3v5h5"/></svg>`;

@@ -1,3 +1,5 @@
+import type { FailureText } from '../shared/failure-text.js';
+
 /**
  * Every text `<file-list>` shows or announces. Set the `strings` property to replace any
  * of them; numbers, sizes and dates arrive formatted for the page's language.
@@ -23,16 +25,18 @@ export interface FileListStrings {
   announceAdded: (name: string) => string;
   announceCopied: (name: string) => string;
   errorTitle: string;
-  errors: {
-    origin_not_allowed: (origin: string) => string;
-    invalid_key: string;
-    missing_auth: string;
-    secret_key: string;
-    no_endpoint: string;
-    rate_limited: (seconds: string) => string;
-    network_error: string;
-    unexpected: (code: string, message: string) => string;
-  };
+  /** The same shape as `<file-uploader>`'s: each text gets a `FailureContext`. */
+  errors: Record<
+    | 'origin_not_allowed'
+    | 'invalid_key'
+    | 'missing_auth'
+    | 'secret_key'
+    | 'no_endpoint'
+    | 'rate_limited'
+    | 'network_error'
+    | 'unexpected',
+    FailureText
+  >;
 }
 
 export const defaultListStrings: FileListStrings = {
@@ -56,17 +60,17 @@ export const defaultListStrings: FileListStrings = {
   announceCopied: (name) => `Link to ${name} copied.`,
   errorTitle: 'The files could not be loaded.',
   errors: {
-    origin_not_allowed: (origin) =>
+    origin_not_allowed: ({ origin }) =>
       `This page (${origin}) may not read files with this key. The key's list of allowed origins must include ${origin}.`,
-    invalid_key: 'The key was not recognized. Check the api-key setting of this list.',
-    missing_auth: 'No key is set. Give the list a publishable key (api-key).',
-    secret_key:
+    invalid_key: () => 'The key was not recognized. Check the api-key setting of this list.',
+    missing_auth: () => 'No key is set. Give the list a publishable key (api-key).',
+    secret_key: () =>
       'This list was given a secret key, which must never be in a web page. Use the publishable key (pk_live_…).',
-    no_endpoint: 'No address is set. Give the list the API address (endpoint).',
-    rate_limited: (seconds) =>
+    no_endpoint: () => 'No address is set. Give the list the API address (endpoint).',
+    rate_limited: ({ seconds }) =>
       `Too many requests in a short time. Try again in ${seconds} seconds.`,
-    network_error: 'The service could not be reached. Check the connection and try again.',
-    unexpected: (code, message) => `Something went wrong (${code}). ${message}`.trim(),
+    network_error: () => 'The service could not be reached. Check the connection and try again.',
+    unexpected: ({ code, message }) => `Something went wrong (${code}). ${message}`.trim(),
   },
 };
 

@@ -1,6 +1,8 @@
 import { ApiError, type ClientErrorCode, isTransientStatus } from '../../client/api-error.js';
-import { formatBytes } from '../shared/format.js';
-import type { FailureContext, FileUploaderStrings } from './strings.js';
+import { describeApiError, type FailureContext, failureContext } from '../shared/failure-text.js';
+import type { FileUploaderStrings } from './strings.js';
+
+export { failureContext };
 
 /** Codes of failures found in the browser before anything is sent. */
 export type RejectionCode = 'type_not_allowed' | 'too_many_files' | 'duplicate_file';
@@ -40,55 +42,17 @@ export function fromXhrError(error: unknown): ApiError {
   return ApiError.fromBody(xhr.status, xhr.responseText, xhr.getResponseHeader('Retry-After'));
 }
 
+/** How the uploader names a code for its user: a missing upload is one that expired. */
+const ALIASES = { not_found: 'upload_expired' };
+
 export function describeFailure(
   error: ApiError,
   step: FailureStep,
   strings: FileUploaderStrings,
   context: { locale: string; origin: string },
 ): UploadFailure {
-  const limit =
-    typeof error.details.limit === 'number' ? formatBytes(error.details.limit, context.locale) : '';
-  const full = failureContext({
-    origin: typeof error.details.origin === 'string' ? error.details.origin : context.origin,
-    limit,
-    seconds: String(error.retryAfter ?? 60),
-    code: error.code,
-    message: error.message,
-  });
-  const text = strings.errors;
-  const byCode: Partial<Record<FailureCode, () => string>> = {
-    origin_not_allowed: () => text.origin_not_allowed(full),
-    invalid_key: () => text.invalid_key(full),
-    missing_auth: () => text.missing_auth(full),
-    too_large: () => text.too_large(full),
-    rate_limited: () => text.rate_limited(full),
-    empty_body: () => text.empty_body(full),
-    network_error: () => text.network_error(full),
-    not_found: () => text.upload_expired(full),
-  };
-  return {
-    code: error.code,
-    status: error.status,
-    step,
-    message: (byCode[error.code] ?? (() => text.unexpected(full)))(),
-    serviceMessage: error.code === 'network_error' ? null : error.message,
-    retryAfter: error.retryAfter,
-    details: error.details,
-  };
-}
-
-/** A message context with only what is known filled in. */
-export function failureContext(known: Partial<FailureContext>): FailureContext {
-  return {
-    origin: '',
-    limit: '',
-    seconds: '',
-    accept: '',
-    max: '',
-    code: '',
-    message: '',
-    ...known,
-  };
+  const described = describeApiError(error, strings.errors, { ...context, aliases: ALIASES });
+  return { ...described, code: error.code, step };
 }
 
 /** A failure found in the browser, before (or instead of) any request. */

@@ -1,44 +1,34 @@
 import { css } from 'lit';
 
 /**
- * Public custom properties are read once, on :host, into private `--_*` tokens with
- * defaults for light and dark; every rule below reads only the private tokens.
+ * Public custom properties are read once, on :host, into private `--_*` tokens: the
+ * uploader's own (`--file-uploader-*`), else the shared palette (`--filehost-*`, with the
+ * light and dark defaults, see shared/styles.ts). Every rule below reads only the tokens.
  */
 export const styles = css`
   :host {
-    --_accent: var(--file-uploader-accent, #2563eb);
-    --_on-accent: var(--file-uploader-on-accent, #ffffff);
-    --_text: var(--file-uploader-text, #0f172a);
-    --_muted: var(--file-uploader-muted, #475569);
-    --_background: var(--file-uploader-background, #ffffff);
-    --_surface: var(--file-uploader-surface, #f8fafc);
-    --_border: var(--file-uploader-border, #cbd5e1);
-    --_error: var(--file-uploader-error, #b91c1c);
-    --_success: var(--file-uploader-success, #15803d);
-    --_radius: var(--file-uploader-radius, 0.75rem);
+    --_accent: var(--file-uploader-accent, var(--_fh-accent));
+    --_on-accent: var(--file-uploader-on-accent, var(--_fh-on-accent));
+    --_text: var(--file-uploader-text, var(--_fh-text));
+    --_muted: var(--file-uploader-muted, var(--_fh-muted));
+    --_background: var(--file-uploader-background, var(--_fh-background));
+    --_surface: var(--file-uploader-surface, var(--_fh-surface));
+    --_border: var(--file-uploader-border, var(--_fh-border));
+    --_error: var(--file-uploader-error, var(--_fh-error));
+    --_success: var(--file-uploader-success, var(--_fh-success));
+    --_radius: var(--file-uploader-radius, var(--_fh-radius));
     --_gap: var(--file-uploader-gap, 0.75rem);
-    --_font: var(--file-uploader-font, inherit);
-    --_focus: var(--file-uploader-focus-ring, 0 0 0 3px color-mix(in srgb, var(--_accent) 45%, transparent));
+    --_font: var(--file-uploader-font, var(--_fh-font));
+    --_focus: var(
+      --file-uploader-focus-ring,
+      var(--filehost-focus-ring, 0 0 0 3px color-mix(in srgb, var(--_accent) 45%, transparent))
+    );
 
     display: block;
     box-sizing: border-box;
     font: var(--_font);
     color: var(--_text);
     min-width: 0;
-  }
-
-  @media (prefers-color-scheme: dark) {
-    :host {
-      --_accent: var(--file-uploader-accent, #60a5fa);
-      --_on-accent: var(--file-uploader-on-accent, #0b1220);
-      --_text: var(--file-uploader-text, #e2e8f0);
-      --_muted: var(--file-uploader-muted, #94a3b8);
-      --_background: var(--file-uploader-background, #0f172a);
-      --_surface: var(--file-uploader-surface, #111c31);
-      --_border: var(--file-uploader-border, #334155);
-      --_error: var(--file-uploader-error, #fca5a5);
-      --_success: var(--file-uploader-success, #86efac);
-    }
   }
 
   .base {

@@ -4,6 +4,7 @@ import type { FileMetadata, FileRecord } from '../../api/types.js';
 import { Announcer } from '../shared/announcer.js';
 import { emit } from '../shared/events.js';
 import { formatBytes, formatCount, formatPercent, localeOf } from '../shared/format.js';
+import { fileIcon } from '../shared/icons.js';
 import { hideBrokenImage } from '../shared/images.js';
 import { sharedStyles } from '../shared/styles.js';
 import type { UploadFailure } from './failure.js';
@@ -110,6 +111,18 @@ const optionalNumber = {
  * @cssprop --file-uploader-gap - Space between the parts. Default 0.75rem.
  * @cssprop --file-uploader-font - Font shorthand. Default inherit.
  * @cssprop --file-uploader-focus-ring - The focus indicator (a box-shadow).
+ * @cssprop --filehost-accent - Shared by both elements (each element's own property wins): accent. Default #2563eb (dark: #60a5fa).
+ * @cssprop --filehost-on-accent - Shared: text on the accent color.
+ * @cssprop --filehost-text - Shared: text color.
+ * @cssprop --filehost-muted - Shared: secondary text.
+ * @cssprop --filehost-background - Shared: background.
+ * @cssprop --filehost-surface - Shared: raised surfaces.
+ * @cssprop --filehost-border - Shared: borders. Default #cbd5e1 (dark: #334155).
+ * @cssprop --filehost-error - Shared: errors.
+ * @cssprop --filehost-success - Shared: finished files.
+ * @cssprop --filehost-radius - Shared: corner radius. Default 0.75rem.
+ * @cssprop --filehost-font - Shared: font shorthand. Default inherit.
+ * @cssprop --filehost-focus-ring - Shared: the focus indicator (a box-shadow).
  */
 export class FileUploaderElement extends LitElement {
   static override styles = [sharedStyles, styles];
@@ -595,7 +608,3 @@ function hasFiles(event: DragEvent): boolean {
 const uploadIcon = svg`<svg class="icon" viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="1.8"
   stroke-linecap="round" stroke-linejoin="round" aria-hidden="true"><path d="M12 16V4m0 0 4.5 4.5M12 4 7.5 8.5"/>
   <path d="M4 15v3a2 2 0 0 0 2 2h12a2 2 0 0 0 2-2v-3"/></svg>`;
-
-const fileIcon = svg`<svg viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="1.8"
-  stroke-linecap="round" stroke-linejoin="round" aria-hidden="true"><path d="M14 3H7a2 2 0 0 0-2 2v14a2 2 0 0 0 2 2h10a2 2 0 0 0 2-2V8z"/>
-  <path d="M14 3v5h5"/></svg>`;

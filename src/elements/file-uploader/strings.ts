@@ -1,21 +1,6 @@
-/** What a failure message may mention, already formatted for the page's language. */
-export interface FailureContext {
-  /** The page's origin (for origin_not_allowed). */
-  origin: string;
-  /** A size limit, e.g. "100 MB" (too_large). */
-  limit: string;
-  /** Seconds until a retry may work (rate_limited). */
-  seconds: string;
-  /** The accepted types (type_not_allowed). */
-  accept: string;
-  /** The maximum number of files (too_many_files). */
-  max: string;
-  /** The machine code and the service's own sentence, for the unexpected. */
-  code: string;
-  message: string;
-}
+import type { FailureText } from '../shared/failure-text.js';
 
-type Text = (context: FailureContext) => string;
+export type { FailureContext } from '../shared/failure-text.js';
 
 /**
  * Every text the uploader shows or announces. Set the `strings` property to replace any
@@ -67,7 +52,7 @@ export interface FileUploaderStrings {
     | 'duplicate_file'
     | 'upload_expired'
     | 'unexpected',
-    Text
+    FailureText
   >;
 }
 

@@ -1,10 +1,40 @@
 import { css } from 'lit';
 
 /**
- * Rules both elements need alike. They read the same private tokens (`--_surface`,
- * `--_muted`, `--_radius`), which each element defines from its own public properties.
+ * Rules both elements need alike, and the palette they share. They read the same private
+ * tokens (`--_surface`, `--_muted`, `--_radius`), which each element defines from its own
+ * public property (`--file-uploader-accent`), else the shared one (`--filehost-accent`),
+ * else the defaults below, for light and dark: one palette, written once.
  */
 export const sharedStyles = css`
+  :host {
+    --_fh-accent: var(--filehost-accent, #2563eb);
+    --_fh-on-accent: var(--filehost-on-accent, #ffffff);
+    --_fh-text: var(--filehost-text, #0f172a);
+    --_fh-muted: var(--filehost-muted, #475569);
+    --_fh-background: var(--filehost-background, #ffffff);
+    --_fh-surface: var(--filehost-surface, #f8fafc);
+    --_fh-border: var(--filehost-border, #cbd5e1);
+    --_fh-error: var(--filehost-error, #b91c1c);
+    --_fh-success: var(--filehost-success, #15803d);
+    --_fh-radius: var(--filehost-radius, 0.75rem);
+    --_fh-font: var(--filehost-font, inherit);
+  }
+
+  @media (prefers-color-scheme: dark) {
+    :host {
+      --_fh-accent: var(--filehost-accent, #60a5fa);
+      --_fh-on-accent: var(--filehost-on-accent, #0b1220);
+      --_fh-text: var(--filehost-text, #e2e8f0);
+      --_fh-muted: var(--filehost-muted, #94a3b8);
+      --_fh-background: var(--filehost-background, #0f172a);
+      --_fh-surface: var(--filehost-surface, #111c31);
+      --_fh-border: var(--filehost-border, #334155);
+      --_fh-error: var(--filehost-error, #fca5a5);
+      --_fh-success: var(--filehost-success, #86efac);
+    }
+  }
+
   :host([hidden]) {
     display: none;
   }

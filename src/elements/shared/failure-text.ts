@@ -1,0 +1,88 @@
+import type { ApiError } from '../../client/api-error.js';
+import { formatBytes, formatCount } from './format.js';
+
+/**
+ * What a failure message may mention, already formatted for the page's language. Both
+ * elements word every failure from one of these, through `strings.errors`, so a page
+ * translating them writes one kind of function for either element.
+ */
+export interface FailureContext {
+  /** The page's origin (origin_not_allowed). */
+  origin: string;
+  /** A size limit, e.g. "100 MB" (too_large). */
+  limit: string;
+  /** Seconds until a retry may work (rate_limited). */
+  seconds: string;
+  /** The accepted types (type_not_allowed). */
+  accept: string;
+  /** The maximum number of files (too_many_files). */
+  max: string;
+  /** The machine code and the service's own sentence, for the unexpected. */
+  code: string;
+  message: string;
+}
+
+/** One entry of an element's `strings.errors`. */
+export type FailureText = (context: FailureContext) => string;
+
+/** The `errors` of an element's strings: a text per code it words, and one for the rest. */
+export type FailureTexts = { readonly [code: string]: FailureText | undefined } & {
+  readonly unexpected: FailureText;
+};
+
+/** A failed service call, as both elements report it in their events and show it. */
+export interface ServiceFailure {
+  code: string;
+  /** HTTP status of the service's answer; 0 when it never answered. */
+  status: number;
+  /** The sentence shown to the user. */
+  message: string;
+  /** The service's own message, when there was one. */
+  serviceMessage: string | null;
+  /** Seconds the service asked to wait (rate_limited). */
+  retryAfter: number | null;
+  details: Readonly<Record<string, unknown>>;
+}
+
+/** A message context with only what is known filled in. */
+export function failureContext(known: Partial<FailureContext>): FailureContext {
+  return {
+    origin: '',
+    limit: '',
+    seconds: '',
+    accept: '',
+    max: '',
+    code: '',
+    message: '',
+    ...known,
+  };
+}
+
+/**
+ * Words a failed call in the element's strings: the text named by its code (or by
+ * `aliases[code]`, where an element names a code after what it means to its user), else
+ * `unexpected`, which shows the code and the service's sentence.
+ */
+export function describeApiError(
+  error: ApiError,
+  errors: FailureTexts,
+  options: { locale: string; origin: string; aliases?: Readonly<Record<string, string>> },
+): ServiceFailure {
+  const { details } = error;
+  const context = failureContext({
+    origin: typeof details.origin === 'string' ? details.origin : options.origin,
+    limit: typeof details.limit === 'number' ? formatBytes(details.limit, options.locale) : '',
+    seconds: formatCount(error.retryAfter ?? 60, options.locale),
+    code: error.code,
+    message: error.message,
+  });
+  const text = errors[options.aliases?.[error.code] ?? error.code] ?? errors.unexpected;
+  return {
+    code: error.code,
+    status: error.status,
+    message: text(context),
+    serviceMessage: error.code === 'network_error' ? null : error.message,
+    retryAfter: error.retryAfter,
+    details,
+  };
+}
