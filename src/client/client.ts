@@ -18,6 +18,17 @@ import type {
 } from '../api/types.js';
 import { ApiError, isTransient } from './api-error.js';
 import { type RetryOptions, withRetry } from './retry.js';
+import {
+  claimedParts,
+  missingParts,
+  needsFreshUrls,
+  type PlannedPart,
+  partStart,
+  planFromSign,
+  planFromState,
+  takeFreshUrls,
+  type UploadPlan,
+} from './upload-plan.js';
 
 export interface FilehostClientOptions {
   /** Base URL of the API, e.g. `http://localhost:8787`. */
@@ -99,15 +110,6 @@ export type CompleteResult =
 export type UploadFileResult =
   | { file: FileRecord; error?: undefined }
   | { file?: undefined; error: Error };
-
-/** A part on its way: where it goes, and its ETag once the store holds it. */
-interface PartTask {
-  partNumber: number;
-  size: number;
-  url: string;
-  headers: Record<string, string>;
-  etag: string | null;
-}
 
 function isBrowser(): boolean {
   return typeof window !== 'undefined' && typeof document !== 'undefined';
@@ -356,29 +358,19 @@ export class FilehostClient extends FilehostApi {
   async uploadFile(source: UploadSource, options: UploadFileOptions = {}): Promise<FileRecord> {
     const retry: RetryOptions = { retries: options.retries ?? 3, signal: options.signal };
     const call = { signal: options.signal };
-    let parts: PartTask[];
-    let id: string;
-    let partSize: number;
+    let plan: UploadPlan;
     if (options.resumeUploadId) {
       const state = await withRetry(
         () => this.getUpload(options.resumeUploadId as string, call),
         retry,
       );
-      id = state.id;
-      partSize = state.partSize;
-      if (state.status === 'ready') return withRetry(() => this.complete(id, {}, call), retry);
-      parts = state.parts.map((part) => ({
-        partNumber: part.partNumber,
-        size: part.size,
-        url: part.url ?? '',
-        headers: part.headers ?? {},
-        etag: part.etag,
-      }));
+      if (state.status === 'ready') {
+        return withRetry(() => this.complete(state.id, {}, call), retry);
+      }
+      plan = planFromState(state);
     } else {
       const signed = await withRetry(() => this.sign(signRequestOf(source, options), call), retry);
-      id = signed.id;
-      partSize = signed.partSize;
-      parts = signed.parts.map((part) => ({ ...part, etag: null }));
+      plan = planFromSign(signed);
     }
 
     const sent = new Map<number, number>();
@@ -387,13 +379,13 @@ export class FilehostClient extends FilehostApi {
         bytesUploaded: [...sent.values()].reduce((sum, bytes) => sum + bytes, 0),
         bytesTotal: source.size,
       });
-    for (const part of parts) if (part.etag) sent.set(part.partNumber, part.size);
+    for (const part of plan.parts) if (part.etag) sent.set(part.partNumber, part.size);
     report();
 
-    const queue = parts.filter((part) => part.etag === null);
+    const queue = missingParts(plan);
     const workers = Array.from({ length: Math.max(1, options.concurrency ?? 4) }, async () => {
       for (let part = queue.shift(); part; part = queue.shift()) {
-        await this.#sendPart({ id, source, partSize, part, parts, retry }, (bytes) => {
+        await this.#sendPart({ source, plan, part, retry }, (bytes) => {
           sent.set(part.partNumber, bytes);
           report();
         });
@@ -401,7 +393,10 @@ export class FilehostClient extends FilehostApi {
     });
     await Promise.all(workers);
 
-    return withRetry(() => this.complete(id, { parts: claimedParts(parts) }, call), retry);
+    return withRetry(
+      () => this.complete(plan.uploadId, { parts: claimedParts(plan) }, call),
+      retry,
+    );
   }
 
   /**
@@ -435,7 +430,7 @@ export class FilehostClient extends FilehostApi {
     };
 
     // Completion: files whose parts have all landed wait here for the next batch call.
-    const landed: { index: number; id: string; parts: PartTask[] }[] = [];
+    const landed: { index: number; plan: UploadPlan }[] = [];
     let completing: Promise<void> | null = null;
     const completeLanded = async (): Promise<void> => {
       while (landed.length > 0) {
@@ -443,7 +438,7 @@ export class FilehostClient extends FilehostApi {
         let answers: CompleteResult[] | null = null;
         try {
           answers = await this.completeMany(
-            batch.map(({ id, parts }) => ({ id, parts: claimedParts(parts) })),
+            batch.map(({ plan }) => ({ id: plan.uploadId, parts: claimedParts(plan) })),
             call,
           );
         } catch (error) {
@@ -451,7 +446,7 @@ export class FilehostClient extends FilehostApi {
           // The batch call failed whole: each file is completed on its own, with retries.
         }
         await Promise.all(
-          batch.map(async ({ index, id, parts }, position) => {
+          batch.map(async ({ index, plan }, position) => {
             const answer = answers?.[position];
             if (answer && (answer.file || !isTransient(answer.error))) {
               settle(index, answer);
@@ -459,7 +454,7 @@ export class FilehostClient extends FilehostApi {
             }
             try {
               const file = await withRetry(
-                () => this.complete(id, { parts: claimedParts(parts) }, call),
+                () => this.complete(plan.uploadId, { parts: claimedParts(plan) }, call),
                 retry,
               );
               settle(index, { file });
@@ -480,13 +475,7 @@ export class FilehostClient extends FilehostApi {
     };
 
     // Parts: one queue for every file, filled as batches are signed.
-    const queue: {
-      index: number;
-      id: string;
-      partSize: number;
-      part: PartTask;
-      parts: PartTask[];
-    }[] = [];
+    const queue: { index: number; plan: UploadPlan; part: PlannedPart }[] = [];
     const remaining = new Map<number, number>();
     const failedFiles = new Set<number>();
     let signingDone = false;
@@ -509,12 +498,12 @@ export class FilehostClient extends FilehostApi {
           });
           continue;
         }
-        const { index, id, partSize, part, parts } = task;
+        const { index, plan, part } = task;
         if (failedFiles.has(index)) continue;
         const key = `${index}:${part.partNumber}`;
         try {
           await this.#sendPart(
-            { id, source: files[index] as UploadSource, partSize, part, parts, retry },
+            { source: files[index] as UploadSource, plan, part, retry },
             (bytes) => {
               sent.set(key, bytes);
               report();
@@ -531,7 +520,7 @@ export class FilehostClient extends FilehostApi {
         const left = (remaining.get(index) ?? 1) - 1;
         remaining.set(index, left);
         if (left === 0) {
-          landed.push({ index, id, parts });
+          landed.push({ index, plan });
           void scheduleCompletion().catch(() => undefined);
         }
       }
@@ -567,11 +556,9 @@ export class FilehostClient extends FilehostApi {
           }
           for (const [position, upload] of signed.entries()) {
             const { index } = pending[position] as { index: number };
-            const parts: PartTask[] = upload.parts.map((part) => ({ ...part, etag: null }));
-            remaining.set(index, parts.length);
-            for (const part of parts) {
-              queue.push({ index, id: upload.id, partSize: upload.partSize, part, parts });
-            }
+            const plan = planFromSign(upload);
+            remaining.set(index, plan.parts.length);
+            for (const part of plan.parts) queue.push({ index, plan, part });
           }
           notify();
           break;
@@ -595,19 +582,12 @@ export class FilehostClient extends FilehostApi {
    * URLs for every part not yet sent, once; a 403 after that is final.
    */
   async #sendPart(
-    job: {
-      id: string;
-      source: UploadSource;
-      partSize: number;
-      part: PartTask;
-      parts: PartTask[];
-      retry: RetryOptions;
-    },
+    job: { source: UploadSource; plan: UploadPlan; part: PlannedPart; retry: RetryOptions },
     onBytes: (bytesSent: number) => void,
   ): Promise<void> {
-    const { id, source, partSize, part, parts, retry } = job;
+    const { source, plan, part, retry } = job;
     const call = { signal: retry.signal };
-    const start = (part.partNumber - 1) * partSize;
+    const start = partStart(plan, part);
     let refreshed = false;
     let retryFresh = false;
     const partRetry: RetryOptions = {
@@ -631,19 +611,10 @@ export class FilehostClient extends FilehostApi {
         const answer = await this.uploadPart(part, body, call);
         return answer.etag;
       } catch (error) {
-        const refusedUrl =
-          error instanceof ApiError && (error.status === 403 || error.code === 'network_error');
-        if (refusedUrl && !refreshed) {
+        if (error instanceof ApiError && needsFreshUrls(error.status) && !refreshed) {
           refreshed = true;
           retryFresh = true;
-          const fresh = await this.getUpload(id, call);
-          for (const latest of fresh.parts) {
-            const known = parts.find((p) => p.partNumber === latest.partNumber);
-            if (known && latest.url) {
-              known.url = latest.url;
-              known.headers = latest.headers ?? known.headers;
-            }
-          }
+          takeFreshUrls(plan, await this.getUpload(plan.uploadId, call));
         }
         throw error;
       }
@@ -663,11 +634,6 @@ function signRequestOf(
     type: options.type ?? source.type,
     metadata: options.metadata,
   };
-}
-
-/** Every part with the ETag its PUT answered, as complete wants them. */
-function claimedParts(parts: PartTask[]): { partNumber: number; etag: string }[] {
-  return parts.map((part) => ({ partNumber: part.partNumber, etag: part.etag as string }));
 }
 
 function isStream(body: unknown): body is ReadableStream<Uint8Array> {

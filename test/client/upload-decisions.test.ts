@@ -4,8 +4,16 @@ import fc from 'fast-check';
 import { ApiError, isTransient, isTransientStatus } from '../../src/client/api-error.js';
 import { Batcher, eachAlone } from '../../src/client/batcher.js';
 import { backoffMs, retryDelayMs } from '../../src/client/retry.js';
-import { isTransientFailure, localFailure } from '../../src/elements/file-uploader/failure.js';
-import { missingParts, planFromState } from '../../src/elements/file-uploader/upload-plan.js';
+import {
+  claimedParts,
+  fileRetryDelayMs,
+  missingParts,
+  needsFreshUrls,
+  planFromSign,
+  planFromState,
+  takeFreshUrls,
+  type UploadStep,
+} from '../../src/client/upload-plan.js';
 
 /**
  * The decisions of the upload engine that are not about the DOM: which failures are worth
@@ -24,19 +32,27 @@ describe('which failures are retried', () => {
     assert.equal(isTransient(new Error('not from the API')), false);
   });
 
-  it('for a file: the same statuses, plus a lost connection and an expired URL', () => {
-    const failure = (code: Parameters<typeof localFailure>[0], status: number) => ({
-      ...localFailure(code, 'upload', ''),
-      status,
-    });
-    assert.equal(isTransientFailure(failure('network_error', 0)), true);
-    assert.equal(isTransientFailure(failure('url_expired', 403)), true);
-    assert.equal(isTransientFailure(failure('rate_limited', 429)), true);
-    assert.equal(isTransientFailure(failure('internal_error', 503)), true);
-    assert.equal(isTransientFailure(failure('invalid_signature', 403)), false);
-    assert.equal(isTransientFailure(failure('too_large', 413)), false);
-    // Refused before any request (no key, a secret key): trying again cannot help.
-    assert.equal(isTransientFailure(failure('missing_auth', 0)), false);
+  it('for a whole file: the same statuses, an expired URL at once, a refused part URL once', () => {
+    const error = (status: number, code: ConstructorParameters<typeof ApiError>[1]) =>
+      new ApiError(status, code, '');
+    const retried = (e: unknown, step: UploadStep, attempt = 0) =>
+      fileRetryDelayMs(e, step, attempt, 3) !== null;
+    assert.equal(retried(ApiError.network(null), 'upload'), true);
+    assert.equal(retried(error(429, 'rate_limited'), 'sign'), true);
+    assert.equal(retried(error(503, 'internal_error'), 'complete'), true);
+    assert.equal(fileRetryDelayMs(error(403, 'url_expired'), 'upload', 2, 3), 0);
+    // A 403 on a part PUT (S3's words for an expired URL) gets one try with fresh URLs.
+    assert.equal(retried(error(403, 'unexpected_response'), 'upload', 0), true);
+    assert.equal(retried(error(403, 'unexpected_response'), 'upload', 1), false);
+    assert.equal(retried(error(403, 'invalid_key'), 'sign', 0), false);
+    assert.equal(retried(error(413, 'too_large'), 'sign'), false);
+    // Never past the limit, and never what is not a failure of the service's.
+    assert.equal(retried(error(503, 'internal_error'), 'upload', 3), false);
+    assert.equal(retried(new Error('no key set'), 'sign'), false);
+    assert.equal(
+      fileRetryDelayMs(new ApiError(429, 'rate_limited', '', { retryAfter: 4 }), 'sign', 0, 3),
+      4000,
+    );
   });
 });
 
@@ -89,6 +105,59 @@ describe('what a resume sends', () => {
         [2, 'https://x/2', { A: '1' }],
         [3, 'https://x/3', {}],
       ],
+    );
+  });
+});
+
+describe('fresh URLs and what complete is told', () => {
+  const signed = () =>
+    planFromSign({
+      id: 'u2',
+      expiresAt: 1,
+      partSize: 5,
+      parts: [1, 2].map((partNumber) => ({
+        partNumber,
+        size: 5,
+        method: 'PUT',
+        url: `https://old/${partNumber}`,
+        headers: { Old: '1' },
+      })),
+    } as never);
+
+  it('takes fresh URLs into a plan, keeping the ETags of parts already sent', () => {
+    const plan = signed();
+    (plan.parts[0] as { etag: string | null }).etag = '"kept"';
+    takeFreshUrls(plan, {
+      id: 'u2',
+      parts: [
+        { partNumber: 1, size: 5, etag: '"kept"', url: 'https://new/1', headers: { New: '1' } },
+        { partNumber: 2, size: 5, etag: null, url: 'https://new/2' },
+      ],
+    } as never);
+    assert.deepEqual(
+      plan.parts.map((part) => [part.url, part.headers, part.etag]),
+      [
+        ['https://new/1', { New: '1' }, '"kept"'],
+        ['https://new/2', { Old: '1' }, null],
+      ],
+    );
+  });
+
+  it('claims every part once each has an ETag, and nothing before', () => {
+    const plan = signed();
+    assert.equal(claimedParts(plan), undefined);
+    for (const part of plan.parts) part.etag = `"e${part.partNumber}"`;
+    assert.deepEqual(claimedParts(plan), [
+      { partNumber: 1, etag: '"e1"' },
+      { partNumber: 2, etag: '"e2"' },
+    ]);
+  });
+
+  it('asks for fresh URLs after a 403 or no answer, never after another status', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 599 }), (status) => {
+        assert.equal(needsFreshUrls(status), status === 403 || status === 0);
+      }),
     );
   });
 });

@@ -1,4 +1,5 @@
-import { ApiError, type ClientErrorCode, isTransientStatus } from '../../client/api-error.js';
+import { ApiError, type ClientErrorCode } from '../../client/api-error.js';
+import type { UploadStep } from '../../client/upload-plan.js';
 import { describeApiError, type FailureContext, failureContext } from '../shared/failure-text.js';
 import type { FileUploaderStrings } from './strings.js';
 
@@ -27,13 +28,6 @@ export interface UploadFailure {
   details: Readonly<Record<string, unknown>>;
 }
 
-/** Failures worth an automatic retry: the same request may well work a little later. */
-export function isTransientFailure(failure: UploadFailure): boolean {
-  // A failure of our own before any request (status 0, code not network_error) is not one.
-  if (failure.code === 'network_error' || failure.code === 'url_expired') return true;
-  return failure.status !== 0 && isTransientStatus(failure.status);
-}
-
 /** An XHR failure from Uppy (`error.request` is the XMLHttpRequest) as an ApiError. */
 export function fromXhrError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
@@ -53,6 +47,19 @@ export function describeFailure(
 ): UploadFailure {
   const described = describeApiError(error, strings.errors, { ...context, aliases: ALIASES });
   return { ...described, code: error.code, step };
+}
+
+/** A failure found before any request (no key, a secret key, no endpoint). */
+export class LocalFailure extends Error {
+  constructor(readonly failure: UploadFailure) {
+    super(failure.message);
+  }
+}
+
+/** What made a file fail, kept as it was (an `ApiError`) until the page's words are needed. */
+export interface FailureCause {
+  error: ApiError | LocalFailure;
+  step: UploadStep;
 }
 
 /** A failure found in the browser, before (or instead of) any request. */

@@ -1,8 +1,8 @@
 import { cleanName } from '../../api/names.js';
 import type { FileMetadata, FileRecord } from '../../api/types.js';
-import type { UploadFailure } from './failure.js';
+import type { UploadPlan } from '../../client/upload-plan.js';
+import type { FailureCause, UploadFailure } from './failure.js';
 import type { FileStatus, FileView } from './file-view.js';
-import type { UploadPlan } from './upload-plan.js';
 
 /**
  * Where and as what one file is uploaded. Taken from the element's settings when the file
@@ -25,7 +25,9 @@ export interface FileUpload {
   plan: UploadPlan | null;
   /** The service's record, once complete answered `ready`. */
   record: FileRecord | null;
-  /** Why the last attempt failed (kept while a retry waits, to say why it waits). */
+  /** Why the last attempt failed, as it was: what the retry rules decide on. */
+  cause: FailureCause | null;
+  /** The same in the page's words (kept while a retry waits, to say why it waits). */
   failure: UploadFailure | null;
   /** Automatic retries since the user last asked for one. */
   attempts: number;
@@ -44,6 +46,7 @@ export function newFileUpload(target: UploadTarget, thumbnail: string | null): F
     thumbnail,
     plan: null,
     record: null,
+    cause: null,
     failure: null,
     attempts: 0,
     retry: null,

@@ -8,7 +8,13 @@ import {
   type UppyFile,
 } from '@uppy/core';
 import { fetcher, filterFilesToUpload, TaskQueue } from '@uppy/core/utils';
-import { missingParts, type PlannedPart, type UploadPlan } from './upload-plan.js';
+import {
+  missingParts,
+  needsFreshUrls,
+  type PlannedPart,
+  partStart,
+  type UploadPlan,
+} from '../../client/upload-plan.js';
 
 export interface MultipartUploadOptions extends PluginOpts {
   /** The plan the sign step made for a file; files with one part are left to XHRUpload. */
@@ -131,7 +137,7 @@ export class MultipartUpload<M extends Meta, B extends Body> extends BasePlugin<
     report: () => void,
     signal: AbortSignal,
   ): Promise<void> {
-    const start = (part.partNumber - 1) * plan.partSize;
+    const start = partStart(plan, part);
     const body = (file.data as Blob).slice(start, start + part.size);
     const put = (target: PlannedPart) =>
       fetcher(target.url, {
@@ -150,10 +156,8 @@ export class MultipartUpload<M extends Meta, B extends Body> extends BasePlugin<
       xhr = await put(part);
     } catch (error) {
       const request = (error as { request?: XMLHttpRequest }).request;
-      // Any 403 (an expired URL: a long upload, a laptop asleep; S3 words it its own way)
-      // and a lost connection (an expired S3 URL answers without CORS headers, which a
-      // browser reports as a network error) get fresh URLs once; failing again is final.
-      if (signal.aborted || (request?.status !== 403 && request?.status !== 0)) throw error;
+      // Fresh URLs once (see needsFreshUrls); failing again is final.
+      if (signal.aborted || !request || !needsFreshUrls(request.status)) throw error;
       const fresh = await this.opts.refreshPlan(file.id);
       const renewed = fresh.parts.find((p) => p.partNumber === part.partNumber) ?? part;
       sent.set(part.partNumber, 0);

@@ -5,15 +5,23 @@ import type { FileRecord, SignRequest, SignResponse } from '../../api/types.js';
 import { ApiError, isTransientStatus } from '../../client/api-error.js';
 import { Batcher, eachAlone } from '../../client/batcher.js';
 import type { FilehostApi } from '../../client/client.js';
-import { backoffMs } from '../../client/retry.js';
+import {
+  claimedParts,
+  fileRetryDelayMs,
+  planFromSign,
+  planFromState,
+  takeFreshUrls,
+  type UploadPlan,
+  type UploadStep,
+} from '../../client/upload-plan.js';
 import { type ConnectionProblem, connect } from '../shared/connection.js';
 import { formatBytes } from '../shared/format.js';
 import {
   describeFailure,
-  type FailureStep,
+  type FailureCause,
   failureContext,
   fromXhrError,
-  isTransientFailure,
+  LocalFailure,
   localFailure,
   rejection,
   type UploadFailure,
@@ -29,7 +37,6 @@ import type {
 import { unsentFileView } from './file-view.js';
 import { MultipartUpload } from './multipart-upload.js';
 import type { FileUploaderStrings } from './strings.js';
-import { planFromSign, planFromState, type UploadPlan } from './upload-plan.js';
 
 type UploadBody = Record<string, unknown>;
 type UFile = UppyFile<Meta, UploadBody>;
@@ -309,6 +316,7 @@ export class UploadEngine {
     if (!uppy || !file || !upload) return;
     clearRetry(upload);
     upload.failure = null;
+    upload.cause = null;
     // A file not yet signed goes where the element points now; a signed one stays put.
     if (!upload.plan) upload.target = this.#currentTarget();
     if (upload.outcome === null) this.#callbacks.started(summary(file));
@@ -437,15 +445,7 @@ export class UploadEngine {
     const upload = this.#uploads.get(id);
     const plan = upload?.plan;
     if (!upload || !plan) throw new Error(`No upload plan for ${id}`);
-    const state = await this.#clientFor(upload.target).getUpload(plan.uploadId);
-    for (const fresh of planFromState(state).parts) {
-      const part = plan.parts.find((p) => p.partNumber === fresh.partNumber);
-      if (part) {
-        part.url = fresh.url;
-        part.headers = fresh.headers;
-      }
-    }
-    return plan;
+    return takeFreshUrls(plan, await this.#clientFor(upload.target).getUpload(plan.uploadId));
   }
 
   #completeFiles = async (fileIDs: string[]): Promise<void> => {
@@ -470,9 +470,7 @@ export class UploadEngine {
     const single = (file.response?.body as { etag?: unknown } | undefined)?.etag;
     const [only] = plan.parts;
     if (only && only.etag === null && typeof single === 'string') only.etag = single;
-    const parts = plan.parts.every((part) => part.etag)
-      ? plan.parts.map((part) => ({ partNumber: part.partNumber, etag: part.etag as string }))
-      : undefined;
+    const parts = claimedParts(plan);
     try {
       const client = this.#clientFor(upload.target);
       const record = await this.#batchersFor(client).complete.add({
@@ -500,19 +498,26 @@ export class UploadEngine {
   }
 
   /** Records a failure of our own steps and tells Uppy, which marks the file failed. */
-  #fail(id: string, error: unknown, step: FailureStep): void {
-    const failure = this.#describe(error, step);
+  #fail(id: string, error: unknown, step: UploadStep): void {
+    const cause: FailureCause = {
+      error: isLocalFailure(error) ? error : fromXhrError(error),
+      step,
+    };
+    const failure = this.#describe(cause);
     const upload = this.#uploads.get(id);
-    if (upload) upload.failure = failure;
+    if (upload) {
+      upload.cause = cause;
+      upload.failure = failure;
+    }
     const file = this.#uppy?.getFile(id);
     if (file)
       this.#uppy?.emit('upload-error', file, { name: 'UploadFailure', message: failure.message });
   }
 
-  #describe(error: unknown, step: FailureStep): UploadFailure {
+  /** A failure in the page's words (the only place an `ApiError` becomes text). */
+  #describe({ error, step }: FailureCause): UploadFailure {
     if (isLocalFailure(error)) return error.failure;
-    const apiError = fromXhrError(error);
-    return describeFailure(apiError, step, this.#host.texts, {
+    return describeFailure(error, step, this.#host.texts, {
       locale: this.#host.locale,
       origin: window.location.origin,
     });
@@ -522,16 +527,17 @@ export class UploadEngine {
   #onFailure(id: string, error: { name: string; message: string }): void {
     const upload = this.#uploads.get(id);
     if (!upload) return;
-    const failure = upload.failure ?? this.#describe(error, 'upload');
+    // Our own steps recorded their cause (#fail); a failed PUT of XHRUpload or of our
+    // multipart plugin arrives only here, with its XMLHttpRequest.
+    const cause: FailureCause = upload.cause ?? { error: fromXhrError(error), step: 'upload' };
+    upload.cause = cause;
+    const failure = upload.failure ?? this.#describe(cause);
     upload.failure = failure;
-    const attempts = upload.attempts;
-    // A first 403 on a part PUT (S3 words an expired or refused URL its own way) is worth
-    // one try with fresh URLs, which the retry signs; after that a 403 is final.
-    const refusedUrl = failure.step === 'upload' && failure.status === 403 && attempts === 0;
-    if ((isTransientFailure(failure) || refusedUrl) && attempts < AUTO_RETRIES) {
-      upload.attempts = attempts + 1;
-      const delay =
-        failure.code === 'url_expired' ? 0 : backoffMs(failure.retryAfter, attempts, 1000);
+    const delay = isLocalFailure(cause.error)
+      ? null
+      : fileRetryDelayMs(cause.error, cause.step, upload.attempts, AUTO_RETRIES);
+    if (delay !== null) {
+      upload.attempts++;
       this.#scheduleRetry(id, upload, delay);
       return;
     }
@@ -645,13 +651,6 @@ function clearRetry(upload: FileUpload): void {
 /** Part PUTs worth repeating at once: a lost connection, 408, 429, 5xx. */
 function shouldRetryXhr(xhr: XMLHttpRequest): boolean {
   return isTransientStatus(xhr.status);
-}
-
-/** A failure found before any request (no key, a secret key, no endpoint). */
-class LocalFailure extends Error {
-  constructor(readonly failure: UploadFailure) {
-    super(failure.message);
-  }
 }
 
 function setupFailure(

@@ -1,0 +1,124 @@
+import type { SignResponse, UploadState } from '../api/types.js';
+import { ApiError, isTransient } from './api-error.js';
+import { backoffMs } from './retry.js';
+
+/**
+ * The decisions of a multi-step upload, in one place for both uploaders: the typed client
+ * (`FilehostClient.uploadFile`, `uploadFiles`) and `<file-uploader>`'s Uppy plugins. What
+ * was signed, which parts are missing (a resume), fresh URLs merged into a plan, what
+ * complete is told, and which failures are worth another try.
+ */
+
+/** One part of a file's upload: where to PUT it, and its ETag once the service holds it. */
+export interface PlannedPart {
+  partNumber: number;
+  size: number;
+  url: string;
+  headers: Record<string, string>;
+  etag: string | null;
+}
+
+/** What the sign step learned about a file: its upload id and its parts. */
+export interface UploadPlan {
+  uploadId: string;
+  partSize: number;
+  parts: PlannedPart[];
+}
+
+export function planFromSign(signed: SignResponse): UploadPlan {
+  return {
+    uploadId: signed.id,
+    partSize: signed.partSize,
+    parts: signed.parts.map((part) => ({
+      partNumber: part.partNumber,
+      size: part.size,
+      url: part.url,
+      headers: part.headers,
+      etag: null,
+    })),
+  };
+}
+
+/** A plan from `GET /v1/uploads/:id`: fresh URLs, and the parts already held (resume). */
+export function planFromState(state: UploadState): UploadPlan {
+  return {
+    uploadId: state.id,
+    partSize: state.partSize,
+    parts: state.parts.map((part) => ({
+      partNumber: part.partNumber,
+      size: part.size,
+      url: part.url ?? '',
+      headers: part.headers ?? {},
+      etag: part.etag,
+    })),
+  };
+}
+
+/** The parts the service does not hold yet: all of them at first, the rest on a resume. */
+export function missingParts(plan: UploadPlan): PlannedPart[] {
+  return plan.parts.filter((part) => part.etag === null);
+}
+
+/** Where each part starts in the file. */
+export function partStart(plan: UploadPlan, part: PlannedPart): number {
+  return (part.partNumber - 1) * plan.partSize;
+}
+
+/**
+ * Takes the fresh URLs of `state` into `plan` (after an expired or refused URL); the ETags
+ * the plan holds stay, so nothing already sent is sent again.
+ */
+export function takeFreshUrls(plan: UploadPlan, state: UploadState): UploadPlan {
+  for (const fresh of state.parts) {
+    const part = plan.parts.find((p) => p.partNumber === fresh.partNumber);
+    if (part && fresh.url) {
+      part.url = fresh.url;
+      part.headers = fresh.headers ?? part.headers;
+    }
+  }
+  return plan;
+}
+
+/**
+ * What complete is told: every part with the ETag its PUT answered, once all have one;
+ * otherwise nothing, and the service completes with the parts it holds.
+ */
+export function claimedParts(plan: UploadPlan): { partNumber: number; etag: string }[] | undefined {
+  const claimed: { partNumber: number; etag: string }[] = [];
+  for (const { partNumber, etag } of plan.parts) {
+    if (etag === null) return undefined;
+    claimed.push({ partNumber, etag });
+  }
+  return claimed;
+}
+
+/**
+ * Whether a failed part PUT gets fresh URLs (once): any 403 (an expired URL: a long upload,
+ * a laptop asleep; S3 words it its own way) and no answer at all (an expired S3 URL answers
+ * without CORS headers, which a browser reports as a network error).
+ */
+export function needsFreshUrls(status: number): boolean {
+  return status === 403 || status === 0;
+}
+
+/** Where in its upload a file failed. */
+export type UploadStep = 'sign' | 'upload' | 'complete';
+
+/**
+ * Whether a file whose upload failed is started again by itself, and after how long (ms):
+ * a transient failure (no answer, 408, 429, 5xx) or an expired URL, after the service's
+ * `Retry-After` or a backoff (an expired URL at once); and a first 403 on a part PUT, which
+ * the new attempt resumes with fresh URLs. Null: the file waits for its user.
+ */
+export function fileRetryDelayMs(
+  error: unknown,
+  step: UploadStep,
+  attempt: number,
+  maxAttempts: number,
+): number | null {
+  if (!(error instanceof ApiError) || attempt >= maxAttempts) return null;
+  if (error.code === 'url_expired') return 0;
+  const refusedUrl = step === 'upload' && error.status === 403 && attempt === 0;
+  if (!isTransient(error) && !refusedUrl) return null;
+  return backoffMs(error.retryAfter, attempt, 1000);
+}
