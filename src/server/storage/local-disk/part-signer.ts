@@ -14,7 +14,7 @@ export interface PartToSign {
 export type SignatureCheck = 'valid' | 'invalid' | 'expired';
 
 /**
- * The one URL every part of every upload is PUT to (decisions.md, "Part URLs that browsers
+ * The one URL every part of every upload is PUT to (the API's "part URLs that browsers
  * can reuse"): a browser caches a preflight per URL, so one URL costs one preflight for a
  * whole page of files. What addresses and authorizes the part travels in these headers.
  */
