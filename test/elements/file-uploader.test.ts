@@ -8,6 +8,7 @@ import type {
 } from '../../src/elements/file-uploader/file-uploader.js';
 import {
   bytes,
+  device,
   file,
   network,
   next,
@@ -315,6 +316,141 @@ describe('<file-uploader>', () => {
         expect(element.files).to.have.length(0);
       } finally {
         before.remove();
+      }
+    });
+  });
+
+  describe('folders and the camera', () => {
+    /** A dropped folder as the browser hands it over: entries read batch by batch. */
+    function folderEntry(name: string, children: unknown[]) {
+      return {
+        isFile: false,
+        isDirectory: true,
+        name,
+        createReader() {
+          let read = false;
+          return {
+            readEntries(done: (entries: unknown[]) => void) {
+              done(read ? [] : children);
+              read = true;
+            },
+          };
+        },
+      };
+    }
+    function fileEntry(item: File) {
+      return {
+        isFile: true,
+        isDirectory: false,
+        name: item.name,
+        file: (done: (file: File) => void) => done(item),
+      };
+    }
+    function dropEntries(element: FileUploaderElement, entries: unknown[]): void {
+      const event = new DragEvent('drop', { bubbles: true, cancelable: true });
+      Object.defineProperty(event, 'dataTransfer', {
+        value: {
+          types: ['Files'],
+          files: [],
+          items: entries.map((entry) => ({
+            kind: 'file',
+            webkitGetAsEntry: () => entry,
+            getAsFile: () => null,
+          })),
+        },
+      });
+      shadow(element, '.dropzone').dispatchEvent(event);
+    }
+    const pathsOf = (records: FileRecord[]) =>
+      records.map((record) => record.metadata.relativePath).sort();
+
+    it('uploads every file of a dropped folder, each with its path, and lists what it refuses', async () => {
+      const p = await project();
+      const element = await uploader(p, { accept: '.txt', metadata: { user: 'u1' } });
+      const done = next(element, 'upload-complete');
+      // Same name, size and date in two folders: two files, not a duplicate.
+      const twin = () =>
+        new File([bytes(10, 1)], 'a.txt', { type: 'text/plain', lastModified: 1_700_000_000_000 });
+      dropEntries(element, [
+        folderEntry('trip', [
+          fileEntry(twin()),
+          folderEntry('day2', [
+            fileEntry(twin()),
+            fileEntry(file('c.txt', 12, 'text/plain', 3)),
+            fileEntry(file('photo.png', 20, 'image/png', 4)),
+          ]),
+        ]),
+      ]);
+      const { successful } = await done;
+      expect(pathsOf(successful)).to.deep.equal([
+        'trip/a.txt',
+        'trip/day2/a.txt',
+        'trip/day2/c.txt',
+      ]);
+      expect(successful.every((record) => record.metadata.user === 'u1')).to.equal(true);
+      await element.updateComplete;
+      const refused = element.files.filter((f) => f.status === 'rejected');
+      expect(refused.map((f) => [f.name, f.failure?.code])).to.deep.equal([
+        ['photo.png', 'type_not_allowed'],
+      ]);
+    });
+
+    it('offers "choose a folder" with directory, and uploads a folder picked with it', async () => {
+      const p = await project();
+      const element = await uploader(p, { directory: true });
+      const buttons = [...(element.shadowRoot?.querySelectorAll('.browse') ?? [])];
+      expect(buttons.map((b) => b.textContent?.trim())).to.deep.equal([
+        'choose files',
+        'choose a folder',
+      ]);
+      expect(text(element)).to.contain('Drag files or folders here, or');
+      expect(shadow(element, '.pick-folder').hasAttribute('webkitdirectory')).to.equal(true);
+      await expect(element).to.be.accessible();
+      const done = next(element, 'upload-complete');
+      await device({
+        action: 'pick',
+        selector: 'file-uploader .pick-folder',
+        files: { 'album/x.txt': 'x', 'album/sub/y.txt': 'yy' },
+        folder: 'album',
+      });
+      const { successful } = await done;
+      expect(pathsOf(successful)).to.deep.equal(['album/sub/y.txt', 'album/x.txt']);
+    });
+
+    it('offers "Take a photo" with capture on a touch device with a camera, and not elsewhere', async () => {
+      const p = await project();
+      const desktop = await uploader(p, { capture: 'environment' });
+      await aTimeout(50);
+      await desktop.updateComplete;
+      expect(desktop.shadowRoot?.querySelector('.camera')).to.equal(null);
+      await device({ action: 'touch', enabled: true });
+      try {
+        const phone = await uploader(p, { capture: 'environment', id: 'phone' });
+        await until(() => Boolean(phone.shadowRoot?.querySelector('.camera')));
+        const camera = shadow(phone, '.camera');
+        expect(camera.textContent?.trim()).to.equal('Take a photo');
+        const input = shadow(phone, '.pick-photo') as HTMLInputElement;
+        expect([input.accept, input.getAttribute('capture')]).to.deep.equal([
+          'image/*',
+          'environment',
+        ]);
+        let opened = 0;
+        input.addEventListener('click', (event) => {
+          opened++;
+          event.preventDefault();
+        });
+        camera.click();
+        expect(opened).to.equal(1);
+        await expect(phone).to.be.accessible();
+        const success = next(phone, 'upload-success');
+        await device({
+          action: 'pick',
+          selector: '#phone .pick-photo',
+          files: { 'IMG_0001.jpg': 'not really a jpeg' },
+        });
+        expect((await success).record.name).to.equal('IMG_0001.jpg');
+      } finally {
+        await device({ action: 'touch', enabled: false });
       }
     });
   });

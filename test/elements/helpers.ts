@@ -25,6 +25,15 @@ export function network(
   return executeServerCommand('filehost-network', { action, pattern, ms, once });
 }
 
+/** A touch screen, or real files set on a file input of the page (see wtr-plugins.ts). */
+export function device(
+  options:
+    | { action: 'touch'; enabled: boolean }
+    | { action: 'pick'; selector: string; files: Record<string, string>; folder?: string },
+): Promise<unknown> {
+  return executeServerCommand('filehost-device', options);
+}
+
 export { patternBytes as bytes } from '../helpers/bytes.js';
 
 export function file(

@@ -1,5 +1,7 @@
 import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
 import type { TestRunnerPlugin } from '@web/test-runner';
 import { build } from 'esbuild';
 import type { Page, Request as PlaywrightRequest, Route } from 'playwright-core';
@@ -59,6 +61,9 @@ export interface ProjectForTest {
  * data directory, plus commands the tests call through `executeServerCommand`:
  * - `filehost-project` `{ allowTestOrigin?, plan?, rateLimited?, shortLivedUrls? }`: a fresh project with its
  *   publishable key (the secret key never reaches the browser);
+ * - `filehost-device` `{ action: 'touch', enabled }` (a touch screen, as a phone's) or
+ *   `{ action: 'pick', selector, files: { path: text }, folder? }` (real files, or a real
+ *   folder, set on a file input);
  * - `filehost-network` `{ action: 'drop' | 'restore' | 'offline-for' | 'log' | 'hold' | 'refuse' | 'grant-clipboard', pattern?, ms? }`:
  *   ('log' answers the requests made since the previous 'log')
  *   real network failures in the browser under test (Playwright).
@@ -114,6 +119,39 @@ export function filehostService(): TestRunnerPlugin {
           origin,
         };
         return result;
+      }
+      if (command === 'filehost-device') {
+        const page = (session.browser as unknown as { getPage(id: string): Page }).getPage(
+          session.id,
+        );
+        switch (options.action) {
+          case 'touch': {
+            // A phone's touch screen: \`(pointer: coarse)\` matches, as on a real one.
+            const cdp = await page.context().newCDPSession(page);
+            await cdp.send('Emulation.setTouchEmulationEnabled', {
+              enabled: options.enabled === true,
+              maxTouchPoints: options.enabled === true ? 5 : 1,
+            });
+            return true;
+          }
+          case 'pick': {
+            // Real files (or a real folder, for a webkitdirectory input) through the browser's
+            // own file chooser path: Playwright sets them on the input inside the shadow root.
+            const dir = await mkdtemp(join(tmpdir(), 'filehost-pick-'));
+            const files = options.files as Record<string, string>;
+            for (const [path, text] of Object.entries(files)) {
+              await mkdir(dirname(join(dir, path)), { recursive: true });
+              await writeFile(join(dir, path), text);
+            }
+            const target = options.folder
+              ? join(dir, String(options.folder))
+              : Object.keys(files).map((path) => join(dir, path));
+            await page.locator(String(options.selector)).setInputFiles(target);
+            return true;
+          }
+          default:
+            throw new Error(`Unknown device action ${String(options.action)}`);
+        }
       }
       if (command === 'filehost-network') {
         const page = (session.browser as unknown as { getPage(id: string): Page }).getPage(
@@ -215,6 +253,8 @@ export function chromiumPath(): string | undefined {
 /** Flags that keep Chromium quiet on a closed network (no update checks, no sync, no sandbox as root). */
 export const CHROMIUM_ARGS = [
   '--no-sandbox',
+  // A camera for \`capture\` (enumerateDevices lists it); nothing is ever recorded.
+  '--use-fake-device-for-media-stream',
   '--disable-gpu',
   '--disable-dev-shm-usage',
   '--disable-background-networking',

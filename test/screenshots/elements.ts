@@ -25,6 +25,7 @@ const STATES = [
   ['too-large', 'too_large (plan limit)'],
   ['rate-limited', 'rate_limited (retrying)'],
   ['network', 'Network lost (after the automatic retries)'],
+  ['folders', 'With directory and capture (a desktop: no camera)'],
 ] as const;
 
 const LIST_STATES = [
@@ -122,6 +123,7 @@ ${LIST_STATES.map(([id, title]) => `<section><h2>${title}</h2><file-list id="${i
 
     const good = await keyFor(main, [origin]);
     for (const [id] of STATES) await configure(id, { endpoint: main.apiUrl, apiKey: good });
+    await configure('folders', { directory: true, capture: 'environment' });
 
     await tab.evaluate(() => {
       const zone = document.querySelector('#dragging')?.shadowRoot?.querySelector('.dropzone');
@@ -249,6 +251,18 @@ ${LIST_STATES.map(([id, title]) => `<section><h2>${title}</h2><file-list id="${i
       ['dark', 1320],
       ['light', 390],
     ] as const) {
+      if (width === 390) {
+        // A phone: a touch screen and a (fake) camera, so "Take a photo" is offered.
+        const cdp = await tab.context().newCDPSession(tab);
+        await cdp.send('Emulation.setTouchEmulationEnabled', { enabled: true, maxTouchPoints: 5 });
+        await tab.evaluate(async () => {
+          const section = document.createElement('section');
+          section.innerHTML =
+            '<h2>A phone, with directory and capture</h2><file-uploader id="phone" multiple directory capture="environment"></file-uploader>';
+          document.querySelector('main')?.prepend(section);
+          await new Promise((resolve) => setTimeout(resolve, 300));
+        });
+      }
       await tab.emulateMedia({ colorScheme: scheme });
       await tab.setViewportSize({ width, height: 900 });
       await tab.waitForTimeout(200);

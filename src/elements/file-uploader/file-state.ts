@@ -21,6 +21,8 @@ export interface FileUpload {
   target: UploadTarget;
   /** Object URL of a small picture, for images. */
   readonly thumbnail: string | null;
+  /** Its path in a chosen or dropped folder, stored as the `relativePath` metadata. */
+  readonly relativePath: string | null;
   /** The signed upload: its id and parts (kept across retries, so a retry resumes). */
   plan: UploadPlan | null;
   /** The service's record, once complete answered `ready`. */
@@ -40,10 +42,15 @@ export interface FileUpload {
   outcome: 'running' | 'succeeded' | 'failed' | null;
 }
 
-export function newFileUpload(target: UploadTarget, thumbnail: string | null): FileUpload {
+export function newFileUpload(
+  target: UploadTarget,
+  thumbnail: string | null,
+  relativePath: string | null = null,
+): FileUpload {
   return {
     target,
     thumbnail,
+    relativePath,
     plan: null,
     record: null,
     cause: null,

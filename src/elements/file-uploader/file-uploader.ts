@@ -7,6 +7,8 @@ import { formatBytes, formatCount, formatPercent, localeOf } from '../shared/for
 import { fileIcon } from '../shared/icons.js';
 import { hideBrokenImage } from '../shared/images.js';
 import { sharedStyles } from '../shared/styles.js';
+import { hasCamera } from './camera.js';
+import { takeDrop } from './dropped.js';
 import type { UploadFailure } from './failure.js';
 import { styles } from './file-uploader.styles.js';
 import { type FileSummary, type FileView, isBusy, recordsOf } from './file-view.js';
@@ -133,6 +135,8 @@ export class FileUploaderElement extends LitElement {
     endpoint: { type: String },
     apiKey: { type: String, attribute: 'api-key' },
     multiple: { type: Boolean, reflect: true },
+    directory: { type: Boolean },
+    capture: { type: String },
     accept: { type: String },
     maxFileSize: { attribute: 'max-file-size', converter: optionalNumber },
     maxFiles: { attribute: 'max-files', converter: optionalNumber },
@@ -153,6 +157,17 @@ export class FileUploaderElement extends LitElement {
   declare apiKey: string;
   /** Accept several files. Default false: one file, and a new one replaces it. */
   declare multiple: boolean;
+  /**
+   * Offer "choose a folder" beside "choose files": every file in the folder (and below) is
+   * added, each with its path in the folder as the `relativePath` metadata. (A dropped
+   * folder is always read whole.)
+   */
+  declare directory: boolean;
+  /**
+   * Offer "Take a photo" on devices with a camera (phones, tablets): `environment` (the back
+   * camera) or `user` (the front one), passed to the picker as its `capture`.
+   */
+  declare capture: '' | 'user' | 'environment';
   /** Like `<input accept>`: extensions and media types, comma-separated. */
   declare accept: string;
   /** Largest file accepted, in bytes; checked before anything is sent. */
@@ -181,6 +196,8 @@ export class FileUploaderElement extends LitElement {
   readonly #controller: UploadController;
   readonly #announcer = new Announcer(this);
   #dragDepth = 0;
+  /** Whether this device has a camera worth offering (see `capture`); asked once. */
+  #hasCamera: boolean | undefined;
   #formDisabled = false;
   #ticker: ReturnType<typeof setInterval> | null = null;
   #view: FileView[] = [];
@@ -190,6 +207,8 @@ export class FileUploaderElement extends LitElement {
     this.endpoint = '';
     this.apiKey = '';
     this.multiple = false;
+    this.directory = false;
+    this.capture = '';
     this.accept = '';
     this.maxFileSize = null;
     this.maxFiles = null;
@@ -307,8 +326,22 @@ export class FileUploaderElement extends LitElement {
 
   /** Opens the file picker. */
   browse(): void {
+    this.#openPicker('.pick-files');
+  }
+
+  /** Opens the folder picker (with `directory`). */
+  browseFolder(): void {
+    this.#openPicker('.pick-folder');
+  }
+
+  /** Opens the camera (with `capture`, on a device that has one). */
+  takePhoto(): void {
+    this.#openPicker('.pick-photo');
+  }
+
+  #openPicker(selector: string): void {
     if (this.disabled || this.#formDisabled) return;
-    this.renderRoot.querySelector<HTMLInputElement>('input[type=file]')?.click();
+    this.renderRoot.querySelector<HTMLInputElement>(selector)?.click();
   }
 
   formResetCallback(): void {
@@ -332,6 +365,13 @@ export class FileUploaderElement extends LitElement {
       'multiple',
     ].some((key) => changed.has(key as keyof FileUploaderElement));
     if (settingsChanged) this.#controller.configure(this.#settings());
+    if (this.capture && this.#hasCamera === undefined) {
+      this.#hasCamera = false;
+      void hasCamera().then((found) => {
+        this.#hasCamera = found;
+        this.requestUpdate();
+      });
+    }
     // The view of the files is built once per update; render, the form and the countdown
     // all read this one.
     this.#view = this.#controller.files;
@@ -426,11 +466,14 @@ export class FileUploaderElement extends LitElement {
   };
 
   #onDrop = (event: DragEvent): void => {
-    if (!hasFiles(event)) return;
+    if (!hasFiles(event) || !event.dataTransfer) return;
     event.preventDefault();
     this.#dragDepth = 0;
     this.dragging = false;
-    this.addFiles(event.dataTransfer?.files ?? []);
+    // What was dropped must be taken now, while the drop lasts; the folders in it are read
+    // with the upload engine, which may still be on its way.
+    const dropped = takeDrop(event.dataTransfer);
+    void this.#controller.readDrop(dropped).then((files) => this.addFiles(files));
   };
 
   #hint(t: FileUploaderStrings, locale: string): string {
@@ -574,14 +617,38 @@ export class FileUploaderElement extends LitElement {
             ${
               this.dragging
                 ? t.dropHere
-                : html`${t.dropzone}
+                : html`${this.directory ? t.dropzoneFolders : t.dropzone}
               <button part="browse-button" class="browse" type="button" ?disabled=${disabled}
-                aria-describedby="hint" @click=${() => this.browse()}>${t.browse}</button>`
+                aria-describedby="hint" @click=${() => this.browse()}>${t.browse}</button>${
+                  this.directory
+                    ? html` ${t.or}
+              <button part="browse-button folder-button" class="browse" type="button" ?disabled=${disabled}
+                aria-describedby="hint" @click=${() => this.browseFolder()}>${t.browseFolder}</button>`
+                    : nothing
+                }`
             }
           </p>
+          ${
+            this.capture && this.#hasCamera && !this.dragging
+              ? html`<button part="camera-button" class="action camera" type="button" ?disabled=${disabled}
+                  @click=${() => this.takePhoto()}>${t.takePhoto}</button>`
+              : nothing
+          }
           <p part="hint" id="hint" class="hint">${this.#hint(t, locale)}</p>
-          <input type="file" hidden tabindex="-1" ?multiple=${this.multiple} accept=${this.accept || nothing}
-            ?disabled=${disabled} @change=${this.#onPick} />
+          <input class="pick-files" type="file" hidden tabindex="-1" ?multiple=${this.multiple}
+            accept=${this.accept || nothing} ?disabled=${disabled} @change=${this.#onPick} />
+          ${
+            this.directory
+              ? html`<input class="pick-folder" type="file" hidden tabindex="-1" webkitdirectory
+                  ?disabled=${disabled} @change=${this.#onPick} />`
+              : nothing
+          }
+          ${
+            this.capture
+              ? html`<input class="pick-photo" type="file" hidden tabindex="-1" accept="image/*"
+                  capture=${this.capture} ?disabled=${disabled} @change=${this.#onPick} />`
+              : nothing
+          }
         </div>
         ${files.some((file) => file.status !== 'rejected') ? this.#renderSummary(files, t, locale) : nothing}
         ${

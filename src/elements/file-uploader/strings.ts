@@ -8,7 +8,12 @@ export type { FailureContext } from '../shared/failure-text.js';
  */
 export interface FileUploaderStrings {
   dropzone: string;
+  /** The prompt with `directory`: folders may be dropped too. */
+  dropzoneFolders: string;
   browse: string;
+  or: string;
+  browseFolder: string;
+  takePhoto: string;
   dropHere: string;
   hintTypes: (types: string) => string;
   hintMaxSize: (size: string) => string;
@@ -58,7 +63,11 @@ export interface FileUploaderStrings {
 
 export const defaultStrings: FileUploaderStrings = {
   dropzone: 'Drag files here, or',
+  dropzoneFolders: 'Drag files or folders here, or',
   browse: 'choose files',
+  or: 'or',
+  browseFolder: 'choose a folder',
+  takePhoto: 'Take a photo',
   dropHere: 'Drop the files to upload them',
   hintTypes: (types) => `Accepted: ${types}.`,
   hintMaxSize: (size) => `Up to ${size} each.`,

@@ -1,5 +1,5 @@
 import type { ReactiveController } from 'lit';
-
+import type { TakenDrop } from './dropped.js';
 import { failureContext, localFailure } from './failure.js';
 import {
   type FileView,
@@ -84,6 +84,21 @@ export class UploadController implements ReactiveController {
     }
     this.#host.requestUpdate();
     void this.#load();
+  }
+
+  /**
+   * The files of a drop, with every folder in it read (each file with its `relativePath`).
+   * The folder reader is fetched only when a folder is dropped; if it cannot be, the files
+   * dropped as such are all there is.
+   */
+  async readDrop(dropped: TakenDrop): Promise<File[]> {
+    if (!dropped.entries.some((entry) => entry?.isDirectory)) return [...dropped.files];
+    try {
+      const { readDroppedFiles } = await import('./folder-reader.js');
+      return await readDroppedFiles(dropped);
+    } catch {
+      return [...dropped.files];
+    }
   }
 
   uploadAll(): void {

@@ -143,17 +143,20 @@ export class UploadEngine {
     const target = this.#currentTarget();
     for (const file of files) {
       try {
+        const relativePath = relativePathOf(file);
         const id = uppy.addFile({
           name: file.name,
           type: file.type,
           data: file,
           source: 'file-uploader',
+          // Part of Uppy's file id: a.txt in two folders is two files, not a duplicate.
+          meta: relativePath ? { relativePath } : {},
         });
         const thumbnail =
           file.type.startsWith('image/') && file.size <= THUMBNAIL_MAX_BYTES
             ? URL.createObjectURL(file)
             : null;
-        this.#uploads.set(id, newFileUpload(target, thumbnail));
+        this.#uploads.set(id, newFileUpload(target, thumbnail, relativePath));
         const current = uppy.getFile(id);
         if (current) added.push(summary(current));
       } catch (error) {
@@ -362,7 +365,9 @@ export class UploadEngine {
           name: file.name ?? 'upload',
           size: file.size ?? 0,
           type: file.type || undefined,
-          metadata: upload.target.metadata,
+          metadata: upload.relativePath
+            ? { ...upload.target.metadata, [RELATIVE_PATH_KEY]: upload.relativePath }
+            : upload.target.metadata,
         };
         // Failures are retried a level up (#onFailure), where the user can see it happen.
         plan = planFromSign(await this.#batchersFor(client).sign.add({ request, signal }));
@@ -632,6 +637,18 @@ export class UploadEngine {
     const id = error instanceof RestrictionError ? error.file?.id : undefined;
     return id !== undefined && this.#uppy?.checkIfFileAlreadyExists(id) === true;
   }
+}
+
+/**
+ * The metadata key of a file's path within the folder it was chosen or dropped with
+ * (`photos/2026/a.jpg`), beside the page's own metadata.
+ */
+const RELATIVE_PATH_KEY = 'relativePath';
+
+/** Where a file sits in a dropped folder (Uppy's reader) or a picked one (the browser's). */
+function relativePathOf(file: File): string | null {
+  const dropped = (file as File & { relativePath?: string | null }).relativePath;
+  return dropped || file.webkitRelativePath || null;
 }
 
 function summary(file: UFile): FileSummary {

@@ -1,0 +1,11 @@
+/**
+ * Whether to offer "Take a photo": on a device whose main pointer is a touch screen (phones
+ * and tablets, where browsers honour `capture` and open the camera) and, where the browser
+ * can list devices, one of them is a camera. On a desktop `capture` is ignored, so the
+ * button would only open the file chooser a second way.
+ */
+export async function hasCamera(): Promise<boolean> {
+  if (!matchMedia('(pointer: coarse)').matches) return false;
+  const devices = await navigator.mediaDevices?.enumerateDevices?.().catch(() => undefined);
+  return devices ? devices.some((device) => device.kind === 'videoinput') : true;
+}
