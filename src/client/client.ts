@@ -1,3 +1,4 @@
+import { CHECKSUM_HEADER, checksumHeaderValue, type PartChecksum } from '../api/checksum.js';
 import { API_ERROR_STATUS } from '../api/errors.js';
 import { MAX_BATCH } from '../api/limits.js';
 import { routes, SECRET_KEY_PREFIX } from '../api/routes.js';
@@ -16,7 +17,8 @@ import type {
   UploadResponse,
   UploadState,
 } from '../api/types.js';
-import { ApiError, isTransient } from './api-error.js';
+import { ApiError, isTransient, partPutError } from './api-error.js';
+import { consumedByHashing, partDigest } from './part-digest.js';
 import { type RetryOptions, withRetry } from './retry.js';
 
 export interface FilehostClientOptions {
@@ -66,6 +68,13 @@ export interface UploadFileOptions extends CallOptions {
   onProgress?: (progress: UploadProgress) => void;
   /** Resume an upload signed earlier (its id) instead of signing a new one. */
   resumeUploadId?: string;
+  /**
+   * Default true: sign with `checksum: true` and send each part with the digest of its
+   * bytes, so the storage refuses a part damaged on the way (it is sent again). Costs one
+   * extra read of each part (browsers: the part in memory once); in a browser, parts
+   * stored on S3 (MD5) go unchecked, as WebCrypto has no MD5.
+   */
+  checksum?: boolean;
 }
 
 /** One file of `uploadFiles`: its bytes, and what a single sign would be told of it. */
@@ -85,6 +94,8 @@ export interface UploadFilesOptions extends CallOptions {
   onProgress?: (progress: UploadProgress) => void;
   /** Called once per file, as soon as its outcome is known (in the order they finish). */
   onFileDone?: (index: number, result: UploadFileResult) => void;
+  /** Default true: see `UploadFileOptions.checksum`. */
+  checksum?: boolean;
 }
 
 /** One upload's outcome in `completeMany`: the ready file, or the service's error for it. */
@@ -191,7 +202,7 @@ export class FilehostApi {
       part.url,
       'PUT',
       { body, headers, signal: options.signal },
-      { lenient: true },
+      { part: true },
     );
     // S3 answers a part PUT with an empty body: the ETag header is what every store sends.
     const etag = answer.response.headers.get('ETag') ?? answer.body?.etag;
@@ -284,14 +295,15 @@ export class FilehostApi {
   }
 
   /**
-   * One request; an error answer becomes an `ApiError`. `lenient` reads a body that is not
-   * JSON (S3's answers to part PUTs) as no body instead of refusing it.
+   * One request; an error answer becomes an `ApiError`. `part` (a part PUT, which S3 may
+   * answer) reads a body that is not JSON as no body instead of refusing it, and S3's own
+   * refusals in the words of the API (`partPutError`).
    */
   async #exchange<T>(
     url: string,
     method: string,
     init: { body?: UploadBody; headers: Record<string, string>; signal?: AbortSignal },
-    options: { lenient?: boolean } = {},
+    options: { part?: boolean } = {},
   ): Promise<{ body: T; response: Response }> {
     let response: Response;
     try {
@@ -309,13 +321,14 @@ export class FilehostApi {
     }
     const text = await response.text();
     if (!response.ok) {
-      throw ApiError.fromBody(response.status, text, response.headers.get('Retry-After'));
+      const error = ApiError.fromBody(response.status, text, response.headers.get('Retry-After'));
+      throw options.part ? partPutError(error, text) : error;
     }
     if (response.status === 204 || text === '') return { body: undefined as T, response };
     try {
       return { body: JSON.parse(text) as T, response };
     } catch (error) {
-      if (options.lenient) return { body: undefined as T, response };
+      if (options.part) return { body: undefined as T, response };
       throw new ApiError(
         response.status,
         'unexpected_response',
@@ -359,6 +372,7 @@ export class FilehostClient extends FilehostApi {
     let parts: PartTask[];
     let id: string;
     let partSize: number;
+    let checksum: PartChecksum | null;
     if (options.resumeUploadId) {
       const state = await withRetry(
         () => this.getUpload(options.resumeUploadId as string, call),
@@ -366,6 +380,8 @@ export class FilehostClient extends FilehostApi {
       );
       id = state.id;
       partSize = state.partSize;
+      // A service from before checksums answers none.
+      checksum = state.checksum ?? null;
       if (state.status === 'ready') return withRetry(() => this.complete(id, {}, call), retry);
       parts = state.parts.map((part) => ({
         partNumber: part.partNumber,
@@ -378,6 +394,7 @@ export class FilehostClient extends FilehostApi {
       const signed = await withRetry(() => this.sign(signRequestOf(source, options), call), retry);
       id = signed.id;
       partSize = signed.partSize;
+      checksum = signed.checksum ?? null;
       parts = signed.parts.map((part) => ({ ...part, etag: null }));
     }
 
@@ -393,7 +410,7 @@ export class FilehostClient extends FilehostApi {
     const queue = parts.filter((part) => part.etag === null);
     const workers = Array.from({ length: Math.max(1, options.concurrency ?? 4) }, async () => {
       for (let part = queue.shift(); part; part = queue.shift()) {
-        await this.#sendPart({ id, source, partSize, part, parts, retry }, (bytes) => {
+        await this.#sendPart({ id, source, partSize, checksum, part, parts, retry }, (bytes) => {
           sent.set(part.partNumber, bytes);
           report();
         });
@@ -484,6 +501,7 @@ export class FilehostClient extends FilehostApi {
       index: number;
       id: string;
       partSize: number;
+      checksum: PartChecksum | null;
       part: PartTask;
       parts: PartTask[];
     }[] = [];
@@ -509,12 +527,12 @@ export class FilehostClient extends FilehostApi {
           });
           continue;
         }
-        const { index, id, partSize, part, parts } = task;
+        const { index, id, partSize, checksum, part, parts } = task;
         if (failedFiles.has(index)) continue;
         const key = `${index}:${part.partNumber}`;
         try {
           await this.#sendPart(
-            { id, source: files[index] as UploadSource, partSize, part, parts, retry },
+            { id, source: files[index] as UploadSource, partSize, checksum, part, parts, retry },
             (bytes) => {
               sent.set(key, bytes);
               report();
@@ -549,7 +567,9 @@ export class FilehostClient extends FilehostApi {
             signed = await withRetry(
               () =>
                 this.signMany(
-                  pending.map(({ source }) => signRequestOf(source, source)),
+                  pending.map(({ source }) =>
+                    signRequestOf(source, { ...source, checksum: options.checksum }),
+                  ),
                   call,
                 ),
               retry,
@@ -569,8 +589,16 @@ export class FilehostClient extends FilehostApi {
             const { index } = pending[position] as { index: number };
             const parts: PartTask[] = upload.parts.map((part) => ({ ...part, etag: null }));
             remaining.set(index, parts.length);
+            const checksum = upload.checksum ?? null;
             for (const part of parts) {
-              queue.push({ index, id: upload.id, partSize: upload.partSize, part, parts });
+              queue.push({
+                index,
+                id: upload.id,
+                partSize: upload.partSize,
+                checksum,
+                part,
+                parts,
+              });
             }
           }
           notify();
@@ -592,20 +620,23 @@ export class FilehostClient extends FilehostApi {
    * Sends one part and records its ETag, retried on its own. Any 403 on a part PUT (an
    * expired or refused URL: S3 words it its own way) and a failed connection (an expired S3
    * URL answers without CORS headers, so a browser sees only a network error) get fresh
-   * URLs for every part not yet sent, once; a 403 after that is final.
+   * URLs for every part not yet sent, once; a 403 after that is final. With a `checksum`,
+   * each try carries the digest of the bytes read for it, and a part the storage refused as
+   * damaged (`checksum_mismatch`) is sent again like a transient failure.
    */
   async #sendPart(
     job: {
       id: string;
       source: UploadSource;
       partSize: number;
+      checksum: PartChecksum | null;
       part: PartTask;
       parts: PartTask[];
       retry: RetryOptions;
     },
     onBytes: (bytesSent: number) => void,
   ): Promise<void> {
-    const { id, source, partSize, part, parts, retry } = job;
+    const { id, source, partSize, checksum, part, parts, retry } = job;
     const call = { signal: retry.signal };
     const start = (part.partNumber - 1) * partSize;
     let refreshed = false;
@@ -615,6 +646,7 @@ export class FilehostClient extends FilehostApi {
       isRetryable: (error) => {
         const fresh = retryFresh;
         retryFresh = false;
+        if (error instanceof ApiError && error.code === 'checksum_mismatch') return true;
         return isTransient(error) || (fresh && error instanceof ApiError && error.status === 403);
       },
     };
@@ -622,13 +654,24 @@ export class FilehostClient extends FilehostApi {
       let bytes = 0;
       if (tryNumber > 0) onBytes(0);
       let body = await source.slice(start, start + part.size);
+      let headers = part.headers;
+      if (checksum) {
+        const digest = await partDigest(checksum, body);
+        if (consumedByHashing(body)) body = await source.slice(start, start + part.size);
+        if (digest !== null) {
+          headers = {
+            ...headers,
+            [CHECKSUM_HEADER[checksum]]: checksumHeaderValue(checksum, digest),
+          };
+        }
+      }
       if (isStream(body))
         body = countBytes(body, (chunk) => {
           bytes += chunk;
           onBytes(bytes);
         });
       try {
-        const answer = await this.uploadPart(part, body, call);
+        const answer = await this.uploadPart({ ...part, headers }, body, call);
         return answer.etag;
       } catch (error) {
         const refusedUrl =
@@ -655,13 +698,14 @@ export class FilehostClient extends FilehostApi {
 /** What a sign call is told of a file: its options first, then what the source knows. */
 function signRequestOf(
   source: UploadSource,
-  options: { name?: string; type?: string; metadata?: FileMetadata },
+  options: { name?: string; type?: string; metadata?: FileMetadata; checksum?: boolean },
 ): SignRequest {
   return {
     name: options.name ?? source.name ?? 'upload',
     size: source.size,
     type: options.type ?? source.type,
     metadata: options.metadata,
+    checksum: options.checksum ?? true,
   };
 }
 
