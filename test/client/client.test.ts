@@ -368,7 +368,11 @@ describe('FilehostClient against the real service', () => {
     const calls = (method: string, path: string) =>
       log.filter((entry) => entry.method === method && new URL(entry.url).pathname === path).length;
     assert.equal(calls('POST', '/v1/uploads/sign'), 1);
-    assert.equal(log.filter((entry) => entry.method === 'PUT').length, 30);
+    const puts = log.filter((entry) => entry.method === 'PUT');
+    assert.equal(puts.length, 30);
+    // Each part carried its digest (the uploads were signed with checksums).
+    const digestHeader = SCALE ? 'Content-MD5' : 'Content-Digest';
+    assert.ok(puts.every((put) => new Headers(put.headers).get(digestHeader)));
     const completes = calls('POST', '/v1/uploads/complete');
     assert.ok(completes >= 1 && completes < 30, `${completes} batch completes`);
     assert.equal(

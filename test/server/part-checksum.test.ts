@@ -221,6 +221,12 @@ describe('part checksums on the local-disk store: the requirement is signed', {
   it('lists the signed requirement among the part headers, and the preflight allows it', async () => {
     const signed = await sign({ name: 'h.bin', size: 10, checksum: true });
     assert.equal((signed.parts[0] as Part).headers['X-Filehost-Checksum'], 'sha256');
+    // URLs signed afresh for a resume require it as well.
+    const resumed = await json<UploadState>(await t.api(`/v1/uploads/${signed.id}`));
+    assert.equal(resumed.parts[0]?.headers?.['X-Filehost-Checksum'], 'sha256');
+    const plain = await sign({ name: 'p.bin', size: 10 });
+    const plainResumed = await json<UploadState>(await t.api(`/v1/uploads/${plain.id}`));
+    assert.ok(!('X-Filehost-Checksum' in (plainResumed.parts[0]?.headers ?? {})));
     const preflight = await fetch(`${t.apiUrl}/v1/parts`, { method: 'OPTIONS' });
     const allowed = preflight.headers.get('access-control-allow-headers') ?? '';
     assert.match(allowed, /\bX-Filehost-Checksum\b/);
