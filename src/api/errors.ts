@@ -9,6 +9,8 @@ export const API_ERROR_STATUS = {
   missing_file: 400,
   empty_body: 400,
   size_mismatch: 400,
+  checksum_missing: 400,
+  checksum_mismatch: 400,
   missing_auth: 401,
   invalid_key: 401,
   origin_not_allowed: 403,

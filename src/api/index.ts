@@ -1,3 +1,4 @@
+export * from './checksum.js';
 export * from './errors.js';
 export * from './limits.js';
 export * from './routes.js';

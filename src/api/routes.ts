@@ -15,12 +15,17 @@ export const routes = {
     `/v1/uploads/${encodeURIComponent(id)}/parts/${partNumber}`,
 } as const;
 
-/** Headers a browser may send to the API; the CORS preflight allows exactly these. */
+/**
+ * Headers a browser may send to the API; the CORS preflight allows exactly these, on every
+ * path alike. `Content-Digest` is the digest a part PUT of an upload signed with checksums
+ * carries (the local store's per-part URLs are API paths like any other).
+ */
 export const ALLOWED_REQUEST_HEADERS = [
   'Authorization',
   'Content-Type',
   'X-Filename',
   'X-Metadata',
+  'Content-Digest',
 ];
 export const EXPOSED_RESPONSE_HEADERS = ['Retry-After', 'ETag'];
 export const ALLOWED_METHODS = ['GET', 'POST', 'PUT', 'DELETE'];

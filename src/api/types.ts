@@ -1,3 +1,4 @@
+import type { PartChecksum } from './checksum.js';
 import type { ApiErrorBody } from './errors.js';
 
 /** Shapes on the wire. The service produces exactly these; the client returns exactly these. */
@@ -41,6 +42,11 @@ export interface SignRequest {
   /** Defaults to `application/octet-stream`. */
   type?: string;
   metadata?: FileMetadata;
+  /**
+   * `true`: every part PUT must carry a digest of its bytes, and the storage refuses a part
+   * whose bytes do not match it (see `SignResponse.checksum`). Default false.
+   */
+  checksum?: boolean;
 }
 
 /** Batch sign: 1 to 100 files, all signed or none (see `SignBatchResponse`). */
@@ -62,6 +68,12 @@ export interface SignResponse {
   id: string;
   expiresAt: number;
   partSize: number;
+  /**
+   * The digest every part PUT of this upload must carry (`sha256`: a `Content-Digest`
+   * header, `md5`: `Content-MD5`; see `api/checksum.ts`). `null` when the upload was signed
+   * without `checksum: true`, or the storage is configured to check none.
+   */
+  checksum: PartChecksum | null;
   parts: SignedPart[];
 }
 
@@ -114,5 +126,7 @@ export interface UploadState {
   status: FileStatus;
   expiresAt: number;
   partSize: number;
+  /** As the sign answer said: the digest every part PUT must carry, or null. */
+  checksum: PartChecksum | null;
   parts: UploadPartState[];
 }

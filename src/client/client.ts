@@ -1,3 +1,4 @@
+import { CHECKSUM_HEADER, checksumHeaderValue } from '../api/checksum.js';
 import { API_ERROR_STATUS } from '../api/errors.js';
 import { MAX_BATCH } from '../api/limits.js';
 import { routes, SECRET_KEY_PREFIX } from '../api/routes.js';
@@ -16,7 +17,8 @@ import type {
   UploadResponse,
   UploadState,
 } from '../api/types.js';
-import { ApiError, isTransient } from './api-error.js';
+import { ApiError, isTransient, partPutError } from './api-error.js';
+import { consumedByHashing, partDigest } from './part-digest.js';
 import { type RetryOptions, withRetry } from './retry.js';
 import {
   claimedParts,
@@ -77,6 +79,13 @@ export interface UploadFileOptions extends CallOptions {
   onProgress?: (progress: UploadProgress) => void;
   /** Resume an upload signed earlier (its id) instead of signing a new one. */
   resumeUploadId?: string;
+  /**
+   * Default true: sign with `checksum: true` and send each part with the digest of its
+   * bytes, so the storage refuses a part damaged on the way (it is sent again). Costs one
+   * extra read of each part (browsers: the part in memory once); in a browser, parts
+   * stored on S3 (MD5) go unchecked, as WebCrypto has no MD5.
+   */
+  checksum?: boolean;
 }
 
 /** One file of `uploadFiles`: its bytes, and what a single sign would be told of it. */
@@ -96,6 +105,8 @@ export interface UploadFilesOptions extends CallOptions {
   onProgress?: (progress: UploadProgress) => void;
   /** Called once per file, as soon as its outcome is known (in the order they finish). */
   onFileDone?: (index: number, result: UploadFileResult) => void;
+  /** Default true: see `UploadFileOptions.checksum`. */
+  checksum?: boolean;
 }
 
 /** One upload's outcome in `completeMany`: the ready file, or the service's error for it. */
@@ -178,35 +189,6 @@ export class FilehostApi {
     return answer.uploads;
   }
 
-  /** PUTs one part to its signed URL (no Authorization: the URL is the credential). */
-  async uploadPart(
-    part: Pick<SignedPart, 'url' | 'headers' | 'partNumber' | 'size'>,
-    body: UploadBody,
-    options: CallOptions = {},
-  ): Promise<PartUploadResponse> {
-    // A stream has no length of its own and would go out chunked; S3 signs the part's
-    // length into its URL and refuses a body without it.
-    const headers = isStream(body)
-      ? { ...part.headers, 'Content-Length': String(part.size) }
-      : (part.headers ?? {});
-    const answer = await this.#exchange<Partial<PartUploadResponse> | undefined>(
-      part.url,
-      'PUT',
-      { body, headers, signal: options.signal },
-      { lenient: true },
-    );
-    // S3 answers a part PUT with an empty body: the ETag header is what every store sends.
-    const etag = answer.response.headers.get('ETag') ?? answer.body?.etag;
-    if (!etag) {
-      throw new ApiError(200, 'unexpected_response', 'The part PUT answered without an ETag.');
-    }
-    return {
-      partNumber: answer.body?.partNumber ?? part.partNumber,
-      size: answer.body?.size ?? part.size,
-      etag,
-    };
-  }
-
   complete(
     id: string,
     request: CompleteRequest = {},
@@ -282,18 +264,24 @@ export class FilehostApi {
   ): Promise<T> {
     const url = `${this.endpoint}${path}`;
     const headers = { Authorization: `Bearer ${this.#apiKey}`, ...init.headers };
-    return this.#exchange<T>(url, method, { ...init, headers }).then((answer) => answer.body);
+    return this.exchange<T>(url, method, { ...init, headers }).then((answer) => answer.body);
   }
 
   /**
-   * One request; an error answer becomes an `ApiError`. `lenient` reads a body that is not
-   * JSON (S3's answers to part PUTs) as no body instead of refusing it.
+   * One request; an error answer becomes an `ApiError`. `part` (a part PUT, which S3 may
+   * answer) reads a body that is not JSON as no body instead of refusing it, and S3's own
+   * refusals in the words of the API (`partPutError`).
    */
-  async #exchange<T>(
+  protected async exchange<T>(
     url: string,
     method: string,
     init: { body?: UploadBody; headers: Record<string, string>; signal?: AbortSignal },
-    options: { lenient?: boolean } = {},
+    options: {
+      /** A store's answer (S3's is empty or XML): no JSON body is needed. */
+      part?: boolean;
+      /** Rewords a refusal (a part PUT's, in the words of the API). */
+      describeError?: (error: ApiError, bodyText: string) => ApiError;
+    } = {},
   ): Promise<{ body: T; response: Response }> {
     let response: Response;
     try {
@@ -311,13 +299,14 @@ export class FilehostApi {
     }
     const text = await response.text();
     if (!response.ok) {
-      throw ApiError.fromBody(response.status, text, response.headers.get('Retry-After'));
+      const error = ApiError.fromBody(response.status, text, response.headers.get('Retry-After'));
+      throw options.describeError ? options.describeError(error, text) : error;
     }
     if (response.status === 204 || text === '') return { body: undefined as T, response };
     try {
       return { body: JSON.parse(text) as T, response };
     } catch (error) {
-      if (options.lenient) return { body: undefined as T, response };
+      if (options.part) return { body: undefined as T, response };
       throw new ApiError(
         response.status,
         'unexpected_response',
@@ -335,6 +324,39 @@ export class FilehostApi {
  * multi-step upload whole (`uploadFile`) and every file of a project (`iterateFiles`).
  */
 export class FilehostClient extends FilehostApi {
+  /**
+   * PUTs one part to its signed URL (no Authorization: the URL is the credential). Here and
+   * not on \`FilehostApi\`: the elements' parts go through Uppy, so the script-tag bundle,
+   * which carries \`FilehostApi\`, need not carry this.
+   */
+  async uploadPart(
+    part: Pick<SignedPart, 'url' | 'headers' | 'partNumber' | 'size'>,
+    body: UploadBody,
+    options: CallOptions = {},
+  ): Promise<PartUploadResponse> {
+    // A stream has no length of its own and would go out chunked; S3 signs the part's
+    // length into its URL and refuses a body without it.
+    const headers = isStream(body)
+      ? { ...part.headers, 'Content-Length': String(part.size) }
+      : (part.headers ?? {});
+    const answer = await this.exchange<Partial<PartUploadResponse> | undefined>(
+      part.url,
+      'PUT',
+      { body, headers, signal: options.signal },
+      { part: true, describeError: partPutError },
+    );
+    // S3 answers a part PUT with an empty body: the ETag header is what every store sends.
+    const etag = answer.response.headers.get('ETag') ?? answer.body?.etag;
+    if (!etag) {
+      throw new ApiError(200, 'unexpected_response', 'The part PUT answered without an ETag.');
+    }
+    return {
+      partNumber: answer.body?.partNumber ?? part.partNumber,
+      size: answer.body?.size ?? part.size,
+      etag,
+    };
+  }
+
   /** Every file of the project, newest first, fetching pages as the loop asks for them. */
   async *iterateFiles(
     query: { pageSize?: number } = {},
@@ -538,7 +560,9 @@ export class FilehostClient extends FilehostApi {
             signed = await withRetry(
               () =>
                 this.signMany(
-                  pending.map(({ source }) => signRequestOf(source, source)),
+                  pending.map(({ source }) =>
+                    signRequestOf(source, { ...source, checksum: options.checksum }),
+                  ),
                   call,
                 ),
               retry,
@@ -579,13 +603,16 @@ export class FilehostClient extends FilehostApi {
    * Sends one part and records its ETag, retried on its own. Any 403 on a part PUT (an
    * expired or refused URL: S3 words it its own way) and a failed connection (an expired S3
    * URL answers without CORS headers, so a browser sees only a network error) get fresh
-   * URLs for every part not yet sent, once; a 403 after that is final.
+   * URLs for every part not yet sent, once; a 403 after that is final. With a `checksum`,
+   * each try carries the digest of the bytes read for it, and a part the storage refused as
+   * damaged (`checksum_mismatch`) is sent again like a transient failure.
    */
   async #sendPart(
     job: { source: UploadSource; plan: UploadPlan; part: PlannedPart; retry: RetryOptions },
     onBytes: (bytesSent: number) => void,
   ): Promise<void> {
     const { source, plan, part, retry } = job;
+    const { checksum } = plan;
     const call = { signal: retry.signal };
     const start = partStart(plan, part);
     let refreshed = false;
@@ -595,6 +622,7 @@ export class FilehostClient extends FilehostApi {
       isRetryable: (error) => {
         const fresh = retryFresh;
         retryFresh = false;
+        if (error instanceof ApiError && error.code === 'checksum_mismatch') return true;
         return isTransient(error) || (fresh && error instanceof ApiError && error.status === 403);
       },
     };
@@ -602,13 +630,24 @@ export class FilehostClient extends FilehostApi {
       let bytes = 0;
       if (tryNumber > 0) onBytes(0);
       let body = await source.slice(start, start + part.size);
+      let headers = part.headers;
+      if (checksum) {
+        const digest = await partDigest(checksum, body);
+        if (consumedByHashing(body)) body = await source.slice(start, start + part.size);
+        if (digest !== null) {
+          headers = {
+            ...headers,
+            [CHECKSUM_HEADER[checksum]]: checksumHeaderValue(checksum, digest),
+          };
+        }
+      }
       if (isStream(body))
         body = countBytes(body, (chunk) => {
           bytes += chunk;
           onBytes(bytes);
         });
       try {
-        const answer = await this.uploadPart(part, body, call);
+        const answer = await this.uploadPart({ ...part, headers }, body, call);
         return answer.etag;
       } catch (error) {
         if (error instanceof ApiError && needsFreshUrls(error.status) && !refreshed) {
@@ -626,13 +665,14 @@ export class FilehostClient extends FilehostApi {
 /** What a sign call is told of a file: its options first, then what the source knows. */
 function signRequestOf(
   source: UploadSource,
-  options: { name?: string; type?: string; metadata?: FileMetadata },
+  options: { name?: string; type?: string; metadata?: FileMetadata; checksum?: boolean },
 ): SignRequest {
   return {
     name: options.name ?? source.name ?? 'upload',
     size: source.size,
     type: options.type ?? source.type,
     metadata: options.metadata,
+    checksum: options.checksum ?? true,
   };
 }
 

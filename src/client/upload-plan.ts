@@ -1,3 +1,4 @@
+import type { PartChecksum } from '../api/checksum.js';
 import type { SignResponse, UploadState } from '../api/types.js';
 import { ApiError, isTransient } from './api-error.js';
 import { backoffMs } from './retry.js';
@@ -22,6 +23,8 @@ export interface PlannedPart {
 export interface UploadPlan {
   uploadId: string;
   partSize: number;
+  /** The digest every part PUT must carry, when the upload was signed with one. */
+  checksum: PartChecksum | null;
   parts: PlannedPart[];
 }
 
@@ -29,6 +32,8 @@ export function planFromSign(signed: SignResponse): UploadPlan {
   return {
     uploadId: signed.id,
     partSize: signed.partSize,
+    // A service from before checksums answers none.
+    checksum: signed.checksum ?? null,
     parts: signed.parts.map((part) => ({
       partNumber: part.partNumber,
       size: part.size,
@@ -44,6 +49,7 @@ export function planFromState(state: UploadState): UploadPlan {
   return {
     uploadId: state.id,
     partSize: state.partSize,
+    checksum: state.checksum ?? null,
     parts: state.parts.map((part) => ({
       partNumber: part.partNumber,
       size: part.size,

@@ -55,6 +55,8 @@ export interface S3Config {
   forcePathStyle: boolean;
   /** Unset: the AWS SDK's usual credential chain. */
   credentials: { accessKeyId: string; secretAccessKey: string } | undefined;
+  /** `FILEHOST_S3_CHECKSUM`: the digest of parts of uploads signed with checksums. */
+  checksum: 'md5' | 'none';
 }
 
 export class ConfigError extends Error {
@@ -127,6 +129,7 @@ function s3Config(read: (name: string) => string | undefined): S3Config | undefi
     'FILEHOST_S3_ACCESS_KEY_ID',
     'FILEHOST_S3_SECRET_ACCESS_KEY',
     'FILEHOST_S3_FORCE_PATH_STYLE',
+    'FILEHOST_S3_CHECKSUM',
   ].filter((name) => read(name) !== undefined);
   if (bucket === undefined) {
     if (others.length > 0) {
@@ -146,6 +149,10 @@ function s3Config(read: (name: string) => string | undefined): S3Config | undefi
   if (pathStyle !== 'true' && pathStyle !== 'false') {
     throw new ConfigError('FILEHOST_S3_FORCE_PATH_STYLE', 'must be true or false');
   }
+  const checksum = read('FILEHOST_S3_CHECKSUM') ?? 'md5';
+  if (checksum !== 'md5' && checksum !== 'none') {
+    throw new ConfigError('FILEHOST_S3_CHECKSUM', 'must be md5 or none');
+  }
   const endpoint = read('FILEHOST_S3_ENDPOINT');
   return {
     bucket,
@@ -157,6 +164,7 @@ function s3Config(read: (name: string) => string | undefined): S3Config | undefi
       accessKeyId !== undefined && secretAccessKey !== undefined
         ? { accessKeyId, secretAccessKey }
         : undefined,
+    checksum,
   };
 }
 

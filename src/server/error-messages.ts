@@ -6,6 +6,10 @@ export const ERROR_MESSAGES: Readonly<Record<ApiErrorCode, string>> = {
   missing_file: 'The multipart body has no part named "file".',
   empty_body: 'There are no bytes to store: the file is empty.',
   size_mismatch: 'The part body does not have the byte count that was signed for it.',
+  checksum_missing:
+    'This upload was signed with checksums: every part PUT must carry the digest of its bytes.',
+  checksum_mismatch:
+    'The part body does not match its digest (damaged on the way); it was not stored. Send it again.',
   missing_auth: 'No Authorization header. Send "Authorization: Bearer <API key>".',
   invalid_key: 'The API key is not recognized.',
   origin_not_allowed: "This origin is not on the publishable key's allowlist.",

@@ -21,6 +21,7 @@ const SINGLETON_HEADERS = new Set([
   'x-filehost-part',
   'x-filehost-expires',
   'x-filehost-signature',
+  'x-filehost-checksum',
 ]);
 
 /**

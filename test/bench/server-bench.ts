@@ -154,6 +154,7 @@ function sqliteListing(dir: string): ListingStore {
             metadata: { user: `u${index % 100}` },
             partSize: null,
             storageUploadId: null,
+            checksum: null,
             expiresAt: null,
             deletedAt: null,
           };

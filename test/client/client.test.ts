@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { CHECKSUM_HEADER, checksumHeaderValue } from '../../src/api/checksum.js';
+import { partPutError } from '../../src/client/api-error.js';
 import {
   ApiError,
   FilehostClient,
@@ -13,6 +16,7 @@ import {
   withRetry,
 } from '../../src/client/index.js';
 import { fileSource } from '../../src/client/node.js';
+import { SCALE } from '../helpers/scale-mode.js';
 import {
   ALLOWED_ORIGIN,
   assertSameBytes,
@@ -152,6 +156,92 @@ describe('FilehostClient against the real service', () => {
     assertSameBytes(await (await fetch(record.url)).arrayBuffer(), bytes);
   });
 
+  it('sends each part with its digest, and sends again a part damaged on the way', async () => {
+    const bytes = patternBytes(11 * MiB + 5, 12);
+    const path = join(dir, 'damaged.bin');
+    await writeFile(path, bytes);
+    const header = SCALE ? 'Content-MD5' : 'Content-Digest';
+    const log: Logged[] = [];
+    const answers: { part: string; status: number }[] = [];
+    let damaged = false;
+    const flipping = new FilehostClient({
+      endpoint: t.apiUrl,
+      apiKey: t.secretKey,
+      fetch: recordingFetch(log, async (url, init) => {
+        if (init?.method !== 'PUT') return undefined;
+        const part = partOf({ url, headers: init.headers });
+        let body = init.body;
+        if (!damaged && part === '2') {
+          // One bit flipped on the way, the digest of the bytes as they left kept.
+          damaged = true;
+          const sent = new Uint8Array(await new Response(body).arrayBuffer());
+          sent[4096] = (sent[4096] as number) ^ 0x01;
+          body = sent;
+        }
+        const { duplex: _, ...rest } = init as RequestInit & { duplex?: string };
+        const response = await fetch(url, {
+          ...rest,
+          body,
+          ...(body instanceof ReadableStream ? ({ duplex: 'half' } as RequestInit) : {}),
+        });
+        answers.push({ part, status: response.status });
+        return response;
+      }),
+    });
+    const record = await flipping.uploadFile(await fileSource(path), { retries: 2 });
+    const puts = log.filter((entry) => entry.method === 'PUT');
+    assert.deepEqual(puts.map((entry) => partOf(entry)).sort(), ['1', '2', '2', '3']);
+    for (const put of puts) assert.ok(new Headers(put.headers).get(header), `${header} sent`);
+    assert.deepEqual(
+      answers.filter((answer) => answer.status !== 200),
+      [{ part: '2', status: 400 }],
+    );
+    assertSameBytes(await (await fetch(record.url)).arrayBuffer(), bytes);
+  });
+
+  it('names a part refused as damaged checksum_mismatch, whichever store refused it', async () => {
+    const signed = await client.sign({ name: 'refused.bin', size: 100, checksum: true });
+    const part = signed.parts[0] as SignedPart;
+    const wrong = createHash(signed.checksum ?? 'sha256')
+      .update('other bytes')
+      .digest('base64');
+    const headers = {
+      ...part.headers,
+      [CHECKSUM_HEADER[signed.checksum ?? 'sha256']]: checksumHeaderValue(
+        signed.checksum ?? 'sha256',
+        wrong,
+      ),
+    };
+    await assert.rejects(
+      client.uploadPart({ ...part, headers }, patternBytes(100)),
+      (error: unknown) => {
+        assert.ok(error instanceof ApiError);
+        assert.equal(error.status, 400);
+        assert.equal(error.code, 'checksum_mismatch');
+        return true;
+      },
+    );
+  });
+
+  it('signs without checksums when told not to, and sends no digest', async () => {
+    const bytes = patternBytes(3000, 13);
+    const log: Logged[] = [];
+    const plain = new FilehostClient({
+      endpoint: t.apiUrl,
+      apiKey: t.secretKey,
+      fetch: recordingFetch(log),
+    });
+    const record = await plain.uploadFile(
+      { size: bytes.length, slice: (start, end) => new Blob([bytes.subarray(start, end)]) },
+      { name: 'plain.bin', checksum: false },
+    );
+    assert.equal((await plain.getUpload(record.id)).checksum, null);
+    const put = log.find((entry) => entry.method === 'PUT');
+    const sent = new Headers(put?.headers);
+    assert.equal(sent.get('Content-Digest') ?? sent.get('Content-MD5'), null);
+    assertSameBytes(await (await fetch(record.url)).arrayBuffer(), bytes);
+  });
+
   it('signs again when a part URL has expired', async () => {
     // Two seconds: S3 counts a presigned URL's life from its signing second, so a
     // one-second URL can be dead on arrival; the delay below outlasts two.
@@ -278,7 +368,11 @@ describe('FilehostClient against the real service', () => {
     const calls = (method: string, path: string) =>
       log.filter((entry) => entry.method === method && new URL(entry.url).pathname === path).length;
     assert.equal(calls('POST', '/v1/uploads/sign'), 1);
-    assert.equal(log.filter((entry) => entry.method === 'PUT').length, 30);
+    const puts = log.filter((entry) => entry.method === 'PUT');
+    assert.equal(puts.length, 30);
+    // Each part carried its digest (the uploads were signed with checksums).
+    const digestHeader = SCALE ? 'Content-MD5' : 'Content-Digest';
+    assert.ok(puts.every((put) => new Headers(put.headers).get(digestHeader)));
     const completes = calls('POST', '/v1/uploads/complete');
     assert.ok(completes >= 1 && completes < 30, `${completes} batch completes`);
     assert.equal(
@@ -477,3 +571,17 @@ function partOf(request: Pick<Logged, 'url' | 'headers'>): string {
   const parsed = new URL(request.url);
   return parsed.searchParams.get('partNumber') ?? parsed.pathname.split('/').at(-1) ?? '';
 }
+
+describe('part PUT errors from S3, in the words of the API', () => {
+  it('reads S3 BadDigest as checksum_mismatch, and leaves every other answer as it was', () => {
+    const xml = (code: string) =>
+      `<?xml version="1.0" encoding="UTF-8"?><Error><Code>${code}</Code><Message></Message></Error>`;
+    const mapped = partPutError(ApiError.fromBody(400, xml('BadDigest'), null), xml('BadDigest'));
+    assert.equal(mapped.code, 'checksum_mismatch');
+    assert.equal(mapped.status, 400);
+    const other = ApiError.fromBody(403, xml('SignatureDoesNotMatch'), null);
+    assert.equal(partPutError(other, xml('SignatureDoesNotMatch')), other);
+    const ours = ApiError.fromBody(400, '{"error":{"code":"size_mismatch","message":"m"}}', null);
+    assert.equal(partPutError(ours, xml('BadDigest')), ours);
+  });
+});

@@ -16,6 +16,7 @@ export function readyFileRow(
     metadata: {},
     partSize: null,
     storageUploadId: null,
+    checksum: null,
     expiresAt: null,
     deletedAt: null,
     ...fields,

@@ -29,6 +29,12 @@ describe('configuration from FILEHOST_* variables', () => {
     assert.equal(config.rateLimitPerMinute, 5);
   });
 
+  it('checks S3 parts with Content-MD5 unless told none', () => {
+    assert.equal(configFromEnv({ FILEHOST_S3_BUCKET: 'b' }).s3?.checksum, 'md5');
+    const none = { FILEHOST_S3_BUCKET: 'b', FILEHOST_S3_CHECKSUM: 'none' };
+    assert.equal(configFromEnv(none).s3?.checksum, 'none');
+  });
+
   it('names the variable that is wrong', () => {
     const cases: [Record<string, string>, RegExp][] = [
       [{ FILEHOST_API_PORT: 'abc' }, /FILEHOST_API_PORT/],
@@ -38,6 +44,8 @@ describe('configuration from FILEHOST_* variables', () => {
       [{ FILEHOST_API_URL: 'ftp://x' }, /FILEHOST_API_URL/],
       [{ FILEHOST_ALLOWED_ORIGINS: 'https://a.test/path' }, /origin/],
       [{ FILEHOST_PART_SIZE: '1024' }, /FILEHOST_PART_SIZE/],
+      [{ FILEHOST_S3_BUCKET: 'b', FILEHOST_S3_CHECKSUM: 'sha256' }, /FILEHOST_S3_CHECKSUM/],
+      [{ FILEHOST_S3_CHECKSUM: 'none' }, /FILEHOST_S3_BUCKET/],
     ];
     for (const [env, message] of cases) {
       assert.throws(

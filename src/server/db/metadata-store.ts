@@ -1,3 +1,4 @@
+import type { PartChecksum } from '../../api/checksum.js';
 import type { Plan } from '../../api/limits.js';
 import type { FileMetadata } from '../../api/types.js';
 import type { KeyKind } from '../secrets.js';
@@ -48,6 +49,8 @@ export interface FileRow {
    */
   expiresAt: number | null;
   deletedAt: number | null;
+  /** Multi-step uploads signed with `checksum: true`: the digest every part PUT must carry. */
+  checksum: PartChecksum | null;
 }
 
 export interface ListPosition {

@@ -59,4 +59,9 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
     value TEXT NOT NULL
   );
   `,
+  // Multi-step uploads signed with checksums: the digest their part PUTs must carry, so
+  // that URLs signed afresh (resume) require it too. Null: no checksum.
+  `
+  ALTER TABLE files ADD COLUMN checksum TEXT CHECK (checksum IN ('sha256', 'md5'));
+  `,
 ];

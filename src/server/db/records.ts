@@ -1,3 +1,4 @@
+import type { PartChecksum } from '../../api/checksum.js';
 import type { Plan } from '../../api/limits.js';
 import type { FileMetadata } from '../../api/types.js';
 import type { KeyKind } from '../secrets.js';
@@ -38,11 +39,12 @@ export interface FileRecord<J = FileMetadata> {
   storage_upload_id: string | null;
   expires_at: number | null;
   deleted_at: number | null;
+  checksum: PartChecksum | null;
 }
 
 /** Every column of `files` that a `FileRow` is made of, in the stores' insert order. */
 export const FILE_COLUMNS =
-  'id, project_id, name, mime, size, created_at, status, metadata, part_size, storage_upload_id, expires_at, deleted_at';
+  'id, project_id, name, mime, size, created_at, status, metadata, part_size, storage_upload_id, expires_at, deleted_at, checksum';
 
 /** A row's values in `FILE_COLUMNS` order, for an insert (metadata as JSON text). */
 export function fileValues(file: FileRow): (string | number | null)[] {
@@ -59,6 +61,7 @@ export function fileValues(file: FileRow): (string | number | null)[] {
     file.storageUploadId,
     file.expiresAt,
     file.deletedAt,
+    file.checksum,
   ];
 }
 
@@ -98,5 +101,6 @@ export function toFile(row: FileRecord): FileRow {
     storageUploadId: row.storage_upload_id,
     expiresAt: row.expires_at,
     deletedAt: row.deleted_at,
+    checksum: row.checksum,
   };
 }

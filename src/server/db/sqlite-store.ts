@@ -209,7 +209,9 @@ export class SqliteMetadataStore implements MetadataStore {
   insertFile(file: FileRow): Promise<void> {
     return this.#run(() => {
       this.#db
-        .prepare(`INSERT INTO files (${FILE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+        .prepare(
+          `INSERT INTO files (${FILE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        )
         .run(...fileValues(file));
     });
   }

@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { PartChecksum } from '../../api/checksum.js';
 import { MAX_BATCH, PLAN_SIGN_CAP, type Plan } from '../../api/limits.js';
 import type { FileMetadata, SignBatchResponse, SignResponse } from '../../api/types.js';
 import { authenticate, type Caller } from '../auth.js';
@@ -22,6 +23,8 @@ export interface SignEntry {
   size: number;
   mime: string;
   metadata: FileMetadata;
+  /** `checksum: true` was asked: parts must carry the digest the store checks. */
+  checksum: boolean;
 }
 
 /**
@@ -70,7 +73,7 @@ export async function signUploadHandler(
  */
 export function validateSignEntry(body: unknown, plan: Plan): SignEntry {
   if (!isPlainObject(body)) fail('invalid_request', 'The body must be a JSON object.');
-  const { name, size, type, metadata } = body;
+  const { name, size, type, metadata, checksum } = body;
   if (name !== undefined && typeof name !== 'string') {
     fail('invalid_request', 'name must be a string.');
   }
@@ -87,11 +90,15 @@ export function validateSignEntry(body: unknown, plan: Plan): SignEntry {
   if (type !== undefined && typeof type !== 'string') {
     fail('invalid_request', 'type must be a media type string.');
   }
+  if (checksum !== undefined && typeof checksum !== 'boolean') {
+    fail('invalid_request', 'checksum must be true or false.');
+  }
   return {
     name: sanitizeName(name),
     size,
     mime: normalizeMediaType(type, 'type'),
     metadata: validateMetadata(metadata, 'metadata'),
+    checksum: checksum === true,
   };
 }
 
@@ -112,6 +119,9 @@ async function createUpload(
   const now = ctx.now();
   const partSize = choosePartSize(entry.size, ctx.config.partSize);
   const expiresAt = now + ctx.config.uploadUrlTtlSeconds * 1000;
+  // Null when the store checks no digest (S3 with FILEHOST_S3_CHECKSUM=none): the answer
+  // says so, and the client sends none.
+  const checksum: PartChecksum | null = entry.checksum ? ctx.blobs.partChecksum : null;
   const row = {
     id,
     projectId: caller.project.id,
@@ -125,6 +135,7 @@ async function createUpload(
     storageUploadId: null,
     expiresAt,
     deletedAt: null,
+    checksum,
   };
   // The row first: if the process dies before the storage side exists, the row still
   // expires and the sweeper cleans up whatever was created.
@@ -140,6 +151,7 @@ async function createUpload(
     id,
     expiresAt,
     partSize,
+    checksum,
     parts: await signParts(
       ctx,
       { ...row, storageUploadId },

@@ -14,14 +14,19 @@ import {
 
 /** How the blob store addresses a multi-step upload's row. */
 export function multipartOf(
-  row: Pick<FileRow, 'id' | 'mime' | 'storageUploadId'>,
+  row: Pick<FileRow, 'id' | 'mime' | 'storageUploadId' | 'checksum'>,
 ): MultipartUpload {
-  return { key: row.id, uploadId: row.storageUploadId ?? row.id, contentType: row.mime };
+  return {
+    key: row.id,
+    uploadId: row.storageUploadId ?? row.id,
+    contentType: row.mime,
+    checksum: row.checksum,
+  };
 }
 
 export function signParts(
   ctx: ServiceContext,
-  row: Pick<FileRow, 'id' | 'mime' | 'storageUploadId'>,
+  row: Pick<FileRow, 'id' | 'mime' | 'storageUploadId' | 'checksum'>,
   layout: PartPlacement[],
   expiresAt: number,
 ): Promise<SignedPart[]> {
@@ -74,6 +79,7 @@ export async function uploadStateHandler(
     status: row.status === 'ready' ? 'ready' : 'pending',
     expiresAt,
     partSize: row.partSize,
+    checksum: row.checksum,
     parts: layout.map((part, index) => {
       const whole = held.get(part.partNumber);
       // A ready file holds every part; their ETags are no longer the store's to list.

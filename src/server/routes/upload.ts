@@ -73,6 +73,7 @@ export async function uploadHandler(
     metadata: {},
     partSize: null,
     storageUploadId: null,
+    checksum: null,
     expiresAt: lease.expiresAt(),
     deletedAt: null,
   });

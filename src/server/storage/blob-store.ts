@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
+import type { PartChecksum } from '../../api/checksum.js';
 import type { SignedPart } from '../../api/types.js';
 
 export interface ByteRange {
@@ -30,6 +31,12 @@ export interface MultipartUpload {
   uploadId: string;
   /** The object's content type, fixed when the upload was created. */
   contentType: string;
+  /**
+   * The digest every part PUT must carry (the store's `partChecksum`, when the upload was
+   * signed with checksums): `signPart` makes it a condition of the part's credential where
+   * the store can. Absent or null: none.
+   */
+  checksum?: PartChecksum | null;
 }
 
 /** The multipart upload is gone (aborted, completed, or never created). */
@@ -70,6 +77,13 @@ export class BlobUnavailableError extends Error {
  * implementation passes `test/server/storage/blob-store.conformance.ts`.
  */
 export interface BlobStore {
+  /**
+   * The digest this store checks on a part PUT before it accepts the part (a part whose
+   * bytes do not match is refused and never stored), or null when it checks none. Uploads
+   * signed with `checksum: true` get this one.
+   */
+  readonly partChecksum: PartChecksum | null;
+
   /** Removes what a crash left behind (temporary files); called once before serving. */
   recover(): Promise<void>;
 

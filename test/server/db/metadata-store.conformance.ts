@@ -40,6 +40,7 @@ export function metadataStoreConformance(
     metadata: { user: 'u1' },
     partSize: null,
     storageUploadId: null,
+    checksum: null,
     expiresAt: null,
     deletedAt: null,
     ...overrides,
@@ -99,14 +100,19 @@ export function metadataStoreConformance(
         const ready = file(project.id);
         const pending = file(project.id, { status: 'pending', partSize: 5, expiresAt: 9 });
         const receiving = file(project.id, { status: 'receiving' });
-        for (const row of [ready, pending, receiving]) await store.insertFile(row);
+        const checked = file(project.id, { status: 'pending', partSize: 5, checksum: 'md5' });
+        for (const row of [ready, pending, receiving, checked]) await store.insertFile(row);
+        assert.deepEqual(await store.getVisibleFile(project.id, checked.id), checked);
         assert.deepEqual(await store.getVisibleFile(project.id, ready.id), ready);
         assert.deepEqual(await store.getVisibleFile(project.id, pending.id), pending);
         assert.equal(await store.getVisibleFile(project.id, receiving.id), null);
         assert.equal(await store.getVisibleFile(other.id, ready.id), null);
         assert.deepEqual(await store.getLiveFile(receiving.id), receiving);
         const listed = await store.listFiles(project.id, null, 10);
-        assert.deepEqual(new Set(listed.map((row) => row.id)), new Set([ready.id, pending.id]));
+        assert.deepEqual(
+          new Set(listed.map((row) => row.id)),
+          new Set([ready.id, pending.id, checked.id]),
+        );
         assert.deepEqual(await store.listFiles(other.id, null, 10), []);
       }),
     );

@@ -142,3 +142,56 @@ describe('part credentials in headers for the shared part URL', () => {
     );
   });
 });
+
+describe('a signed checksum requirement (uploads signed with checksum: true)', () => {
+  const signer = new PartSigner(Buffer.alloc(32, 1), () => 'http://api.test');
+  const part = { uploadId: 'u1', partNumber: 1, size: 10, type: 'image/png' };
+  const lower = (headers: Record<string, string>) =>
+    Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
+
+  it('leaves the signatures of parts without it as they were', () => {
+    const before = signer.signedPart({ ...part, expiresAt: 2000 });
+    assert.deepEqual(signer.signedPart({ ...part, expiresAt: 2000, checksum: null }), before);
+    assert.equal(
+      signer.signedPartUrl({ ...part, expiresAt: 2000, checksum: null }).url,
+      signer.signedPartUrl({ ...part, expiresAt: 2000 }).url,
+    );
+  });
+
+  it('signs it into the header credential: it cannot be dropped, changed or added', () => {
+    const checked = signer.signedPart({ ...part, expiresAt: 2000, checksum: 'sha256' });
+    const plain = signer.signedPart({ ...part, expiresAt: 2000 });
+    const credential = signer.readCredential(lower(checked.headers));
+    assert.equal(credential?.checksum, 'sha256');
+    assert.equal(credential && signer.checkCredential(part, credential, 1000), 'valid');
+    const { 'X-Filehost-Checksum': _, ...dropped } = checked.headers;
+    const added = { ...plain.headers, 'X-Filehost-Checksum': 'sha256' };
+    for (const headers of [dropped, added]) {
+      const read = signer.readCredential(lower(headers));
+      assert.equal(read && signer.checkCredential(part, read, 1000), 'invalid');
+    }
+    for (const value of ['md5', 'SHA256', 'sha256 ', '']) {
+      const read = signer.readCredential(
+        lower({ ...checked.headers, 'X-Filehost-Checksum': value }),
+      );
+      assert.equal(read, null, value);
+    }
+  });
+
+  it('signs it into a per-part URL as a parameter in its one canonical place', () => {
+    const url = signer.signedPartUrl({ ...part, expiresAt: 2000, checksum: 'sha256' }).url;
+    const sent = url.slice('http://api.test'.length);
+    assert.match(sent, /^\/v1\/uploads\/u1\/parts\/1\?expires=2000&checksum=sha256&signature=/);
+    assert.equal(signer.urlChecksum(sent), 'sha256');
+    assert.equal(signer.check({ ...part, checksum: 'sha256' }, sent, 1000), 'valid');
+    const signature = new URL(url).searchParams.get('signature') as string;
+    for (const variant of [
+      sent.replace('&checksum=sha256', ''),
+      `/v1/uploads/u1/parts/1?checksum=sha256&expires=2000&signature=${signature}`,
+      `/v1/uploads/u1/parts/1?expires=2000&signature=${signature}&checksum=sha256`,
+    ]) {
+      const checksum = signer.urlChecksum(variant);
+      assert.equal(signer.check({ ...part, checksum }, variant, 1000), 'invalid', variant);
+    }
+  });
+});

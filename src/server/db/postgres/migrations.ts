@@ -66,4 +66,10 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
     taken boolean NOT NULL
   );
   `,
+  // Multi-step uploads signed with checksums: the digest their part PUTs must carry, so
+  // that URLs signed afresh (resume) require it too. Null: no checksum. A nullable column
+  // added: instances of the version before keep working on the migrated table.
+  `
+  ALTER TABLE files ADD COLUMN checksum text CHECK (checksum IN ('sha256', 'md5'));
+  `,
 ];

@@ -328,7 +328,7 @@ export class PostgresMetadataStore implements MetadataStore {
   async insertFile(file: FileRow): Promise<void> {
     await this.#rows(
       `INSERT INTO files (${FILE_COLUMNS})
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
       fileValues(file),
     );
   }

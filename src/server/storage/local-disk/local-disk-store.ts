@@ -60,6 +60,8 @@ interface PartWriter {
  * belongs to one process (see `lockDataDir` in `data-dir.ts`).
  */
 export class LocalDiskBlobStore implements BlobStore {
+  /** Checked on the way in by the part route (`part-digest.ts`), as the bytes stream. */
+  readonly partChecksum = 'sha256' as const;
   readonly #root: string;
   readonly signer: PartSigner;
   readonly now: () => number;
@@ -187,6 +189,7 @@ export class LocalDiskBlobStore implements BlobStore {
       size: part.size,
       type: upload.contentType,
       expiresAt,
+      checksum: upload.checksum === 'sha256' ? 'sha256' : null,
     });
   }
 

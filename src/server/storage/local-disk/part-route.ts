@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { CHECKSUM_HEADER } from '../../../api/checksum.js';
 import { MAX_PARTS } from '../../../api/limits.js';
 import type { PartUploadResponse } from '../../../api/types.js';
 import { bodyChunks, contentLength, exactBytes } from '../../body.js';
@@ -7,13 +8,27 @@ import { normalizeMediaType } from '../../media-type.js';
 import { partLayout } from '../../records.js';
 import { BlobBusyError, BlobNotFoundError } from '../blob-store.js';
 import { isValidKey, type LocalDiskBlobStore, PartReplacedError } from './local-disk-store.js';
-import { PART_HEADERS, SHARED_PART_PATH, type SignatureCheck } from './part-signer.js';
+import { expectedDigest, verifyDigest } from './part-digest.js';
+import {
+  CHECKSUM_REQUIREMENT_HEADER,
+  type LocalPartChecksum,
+  PART_HEADERS,
+  SHARED_PART_PATH,
+  type SignatureCheck,
+} from './part-signer.js';
 
 interface PartRequest {
   Params: { id: string; partNumber: string };
 }
 
 type Verify = (part: { size: number; type: string }) => SignatureCheck;
+
+/** What a part PUT's credential says about it: how to check it, and the digest it requires. */
+interface Credential {
+  verify: Verify;
+  /** Read from the credential, and trusted once `verify` says the credential is valid. */
+  checksum: LocalPartChecksum | null;
+}
 
 /**
  * `PUT /v1/uploads/:id/parts/:partNumber?expires=…&signature=…`: a part at a URL of its
@@ -25,13 +40,17 @@ export function partRouteHandler(store: LocalDiskBlobStore) {
     const { id } = request.params;
     const partNumber = parsePartNumber(request.params.partNumber);
     if (!isValidKey(id)) fail('not_found', 'No pending upload with this id.');
-    await receivePart(store, request, reply, id, partNumber, (part) =>
-      store.signer.check(
-        { uploadId: id, partNumber, size: part.size, type: part.type },
-        request.raw.url ?? '',
-        store.now(),
-      ),
-    );
+    const url = request.raw.url ?? '';
+    const checksum = store.signer.urlChecksum(url);
+    await receivePart(store, request, reply, id, partNumber, {
+      checksum,
+      verify: (part) =>
+        store.signer.check(
+          { uploadId: id, partNumber, size: part.size, type: part.type, checksum },
+          url,
+          store.now(),
+        ),
+    });
   };
 }
 
@@ -53,18 +72,20 @@ export function sharedPartRouteHandler(store: LocalDiskBlobStore) {
         `A part PUT must carry the ${Object.values(PART_HEADERS).join(', ')} headers exactly as signed.`,
       );
     }
-    await receivePart(store, request, reply, credential.uploadId, credential.partNumber, (part) =>
-      store.signer.checkCredential(
-        {
-          uploadId: credential.uploadId,
-          partNumber: credential.partNumber,
-          size: part.size,
-          type: part.type,
-        },
-        credential,
-        store.now(),
-      ),
-    );
+    await receivePart(store, request, reply, credential.uploadId, credential.partNumber, {
+      checksum: credential.checksum,
+      verify: (part) =>
+        store.signer.checkCredential(
+          {
+            uploadId: credential.uploadId,
+            partNumber: credential.partNumber,
+            size: part.size,
+            type: part.type,
+          },
+          credential,
+          store.now(),
+        ),
+    });
   };
 }
 
@@ -89,7 +110,12 @@ export async function sharedPartPreflight(
     .header('Access-Control-Allow-Methods', 'PUT')
     .header(
       'Access-Control-Allow-Headers',
-      ['Content-Type', ...Object.values(PART_HEADERS)].join(', '),
+      [
+        'Content-Type',
+        ...Object.values(PART_HEADERS),
+        CHECKSUM_REQUIREMENT_HEADER,
+        CHECKSUM_HEADER.sha256,
+      ].join(', '),
     )
     .header('Access-Control-Max-Age', String(SHARED_PART_PREFLIGHT_MAX_AGE))
     .send();
@@ -97,10 +123,11 @@ export async function sharedPartPreflight(
 
 /**
  * What both part routes do once they know which part is meant: check it is an open upload's
- * part, that the credential signs it, that the body has the signed type and length; then
- * write it. The body must be exactly the signed length with the signed Content-Type.
- * Re-sending a part replaces it. Everything it checks is the store's own: the service's
- * database is not consulted, as it would not be on S3.
+ * part, that the credential signs it, that the body has the signed type and length (and,
+ * when the credential requires it, the digest it carries); then write it. The body must be
+ * exactly the signed length with the signed Content-Type. Re-sending a part replaces it.
+ * Everything it checks is the store's own: the service's database is not consulted, as it
+ * would not be on S3.
  */
 async function receivePart(
   store: LocalDiskBlobStore,
@@ -108,7 +135,7 @@ async function receivePart(
   reply: FastifyReply,
   id: string,
   partNumber: number,
-  verify: Verify,
+  credential: Credential,
 ): Promise<void> {
   const manifest = await store.manifest(id);
   if (!manifest) {
@@ -118,7 +145,7 @@ async function receivePart(
   const part = partLayout(manifest.size, manifest.partSize)[partNumber - 1];
   if (!part) fail('not_found', `This upload has no part ${partNumber}.`);
 
-  const check = verify({ size: part.size, type: manifest.contentType });
+  const check = credential.verify({ size: part.size, type: manifest.contentType });
   if (check === 'invalid') fail('invalid_signature');
   if (check === 'expired') fail('url_expired');
   const sentType = normalizeMediaType(request.headers['content-type'], 'Content-Type');
@@ -135,13 +162,19 @@ async function receivePart(
     });
   const declared = contentLength(request);
   if (declared !== undefined && declared !== part.size) throw mismatch();
+  const { checksum } = credential;
+  const digest =
+    checksum && expectedDigest(request.headers[CHECKSUM_HEADER[checksum].toLowerCase()], checksum);
+  const bytes = exactBytes(bodyChunks(request.raw), part.size, mismatch);
 
   let etag: string;
   try {
+    // A body that does not match its digest fails as it ends, before the store counts the
+    // part as whole: it is refused like any failed write of the part (it is not whole after).
     ({ etag } = await store.writePart(
       id,
       part,
-      exactBytes(bodyChunks(request.raw), part.size, mismatch),
+      checksum && digest ? verifyDigest(bytes, checksum, digest, partNumber) : bytes,
     ));
   } catch (error) {
     if (error instanceof PartReplacedError) {

@@ -3,12 +3,21 @@ import { ID_PATTERN, routes } from '../../../api/routes.js';
 import type { SignedPart } from '../../../api/types.js';
 import { constantTimeEqual } from '../../secrets.js';
 
+/** The one digest this store checks (`Content-Digest: sha-256=:…:`, RFC 9530). */
+export type LocalPartChecksum = 'sha256';
+
 export interface PartToSign {
   uploadId: string;
   partNumber: number;
   size: number;
   type: string;
   expiresAt: number;
+  /**
+   * `sha256`: the PUT must carry the digest of its bytes. Signed, so a credential that
+   * requires it cannot be made into one that does not. Absent or null: no digest required,
+   * and the signature is the one issued before checksums existed.
+   */
+  checksum?: LocalPartChecksum | null;
 }
 
 export type SignatureCheck = 'valid' | 'invalid' | 'expired';
@@ -28,12 +37,20 @@ export const PART_HEADERS = {
   signature: 'X-Filehost-Signature',
 } as const;
 
+/**
+ * Sent, and signed, with the credential of a part whose upload was signed with checksums
+ * (the value: the digest required). Not in `PART_HEADERS`: a part without it is valid.
+ */
+export const CHECKSUM_REQUIREMENT_HEADER = 'X-Filehost-Checksum';
+
 /** A part's identity and credential as a PUT to `SHARED_PART_PATH` carries them. */
 export interface PartCredential {
   uploadId: string;
   partNumber: number;
   expiresAt: number;
   signature: string;
+  /** The digest the credential says the PUT must carry (the signature covers it). */
+  checksum: LocalPartChecksum | null;
 }
 
 /** The only spellings each header may have: no sign, no leading zero, no padding. */
@@ -41,6 +58,7 @@ const CANONICAL = {
   part: /^[1-9]\d{0,4}$/,
   expires: /^[1-9]\d{0,15}$/,
   signature: /^[A-Za-z0-9_-]{43}$/,
+  checksum: /^sha256$/,
 };
 
 /**
@@ -78,6 +96,7 @@ export class PartSigner {
         [PART_HEADERS.part]: String(part.partNumber),
         [PART_HEADERS.expires]: String(part.expiresAt),
         [PART_HEADERS.signature]: this.#signature('headers', part),
+        ...(part.checksum ? { [CHECKSUM_REQUIREMENT_HEADER]: part.checksum } : {}),
       },
     };
   }
@@ -88,7 +107,7 @@ export class PartSigner {
       partNumber: part.partNumber,
       size: part.size,
       method: 'PUT',
-      url: `${this.#apiUrl()}${canonicalPartUrl(part.uploadId, part.partNumber, part.expiresAt, this.#signature('url', part))}`,
+      url: `${this.#apiUrl()}${canonicalPartUrl(part, this.#signature('url', part))}`,
       headers: { 'Content-Type': part.type },
     };
   }
@@ -108,6 +127,7 @@ export class PartSigner {
     const partNumber = value(PART_HEADERS.part);
     const expiresAt = value(PART_HEADERS.expires);
     const signature = value(PART_HEADERS.signature);
+    const checksum = value(CHECKSUM_REQUIREMENT_HEADER);
     if (
       uploadId === undefined ||
       !ID_PATTERN.test(uploadId) ||
@@ -116,7 +136,8 @@ export class PartSigner {
       expiresAt === undefined ||
       !CANONICAL.expires.test(expiresAt) ||
       signature === undefined ||
-      !CANONICAL.signature.test(signature)
+      !CANONICAL.signature.test(signature) ||
+      (checksum !== undefined && !CANONICAL.checksum.test(checksum))
     ) {
       return null;
     }
@@ -125,6 +146,7 @@ export class PartSigner {
       partNumber: Number(partNumber),
       expiresAt: Number(expiresAt),
       signature,
+      checksum: checksum === undefined ? null : (checksum as LocalPartChecksum),
     };
   }
 
@@ -133,14 +155,18 @@ export class PartSigner {
    * checked before the expiry, so a forged expiry reads as forged, not as expired.
    */
   checkCredential(
-    part: Omit<PartToSign, 'expiresAt'>,
+    part: Omit<PartToSign, 'expiresAt' | 'checksum'>,
     credential: PartCredential,
     now: number,
   ): SignatureCheck {
     if (credential.uploadId !== part.uploadId || credential.partNumber !== part.partNumber) {
       return 'invalid';
     }
-    const expected = this.#signature('headers', { ...part, expiresAt: credential.expiresAt });
+    const expected = this.#signature('headers', {
+      ...part,
+      expiresAt: credential.expiresAt,
+      checksum: credential.checksum,
+    });
     if (!constantTimeEqual(expected, credential.signature)) return 'invalid';
     return credential.expiresAt < now ? 'expired' : 'valid';
   }
@@ -151,14 +177,18 @@ export class PartSigner {
    * byte. `parts/01`, a percent-encoded digit, parameters reordered, repeated or added all
    * mean the same to a lenient parser and are still refused, so no two URLs carry one
    * signature. The signature is checked before the expiry, so a forged expiry reads as
-   * forged, not as expired.
+   * forged, not as expired. `part.checksum` is the requirement the route read from the URL
+   * (`urlChecksum`); the URL is valid only if it is signed with exactly that requirement.
    */
   check(part: Omit<PartToSign, 'expiresAt'>, requestUrl: string, now: number): SignatureCheck {
-    const query = /\?expires=(\d{1,16})&signature=([A-Za-z0-9_-]{43})$/.exec(requestUrl);
+    const query =
+      /\?expires=(\d{1,16})(?:&checksum=[a-z0-9]{1,16})?&signature=([A-Za-z0-9_-]{43})$/.exec(
+        requestUrl,
+      );
     if (!query?.[1] || !query[2]) return 'invalid';
     const expiresAt = Number(query[1]);
     const signature = query[2];
-    if (requestUrl !== canonicalPartUrl(part.uploadId, part.partNumber, expiresAt, signature)) {
+    if (requestUrl !== canonicalPartUrl({ ...part, expiresAt }, signature)) {
       return 'invalid';
     }
     const expected = this.#signature('url', { ...part, expiresAt });
@@ -166,8 +196,19 @@ export class PartSigner {
     return expiresAt < now ? 'expired' : 'valid';
   }
 
+  /**
+   * The digest a per-part URL says its PUT must carry (its `checksum` parameter), read
+   * before the URL is checked: `check` then refuses the URL unless it was signed with
+   * exactly this requirement, so a URL stripped of it is `invalid_signature`.
+   */
+  urlChecksum(requestUrl: string): LocalPartChecksum | null {
+    return /&checksum=sha256&signature=[A-Za-z0-9_-]{43}$/.test(requestUrl) ? 'sha256' : null;
+  }
+
   #signature(scheme: Scheme, part: PartToSign): string {
     const fields = ['PUT', part.uploadId, part.partNumber, part.size, part.type, part.expiresAt];
+    // Only when required, so that a part without it keeps the signature it always had.
+    if (part.checksum) fields.push(`checksum ${part.checksum}`);
     // The URL form's payload is unchanged, so the URLs issued before stay valid.
     const payload = (scheme === 'url' ? fields : [`PUT ${SHARED_PART_PATH}`, ...fields]).join('\n');
     return createHmac('sha256', this.#secret).update(payload).digest('base64url');
@@ -176,10 +217,9 @@ export class PartSigner {
 
 /** The one spelling of a part URL's path and query that its signature is valid for. */
 function canonicalPartUrl(
-  uploadId: string,
-  partNumber: number,
-  expiresAt: number,
+  part: Pick<PartToSign, 'uploadId' | 'partNumber' | 'expiresAt' | 'checksum'>,
   signature: string,
 ): string {
-  return `${routes.part(uploadId, partNumber)}?expires=${expiresAt}&signature=${signature}`;
+  const checksum = part.checksum ? `&checksum=${part.checksum}` : '';
+  return `${routes.part(part.uploadId, part.partNumber)}?expires=${part.expiresAt}${checksum}&signature=${signature}`;
 }

@@ -43,8 +43,11 @@ export function bucketLifecycleRules(): LifecycleRule[] {
   ];
 }
 
+/** What addresses the bucket: the S3 settings but how parts are checked. */
+type BucketAddress = Omit<S3Config, 'checksum'>;
+
 /** An SDK client for the configured store, with no checksum features some stores lack. */
-export function s3ClientFor(config: S3Config): S3Client {
+export function s3ClientFor(config: BucketAddress): S3Client {
   return new S3Client({
     region: config.region,
     ...(config.endpoint ? { endpoint: config.endpoint } : {}),
@@ -56,7 +59,7 @@ export function s3ClientFor(config: S3Config): S3Client {
 }
 
 /** Applies the CORS and lifecycle rules above (`npm run admin -- bucket setup`). */
-export async function configureBucket(config: S3Config, origins: string[]): Promise<void> {
+export async function configureBucket(config: BucketAddress, origins: string[]): Promise<void> {
   const client = s3ClientFor(config);
   try {
     await client.send(
