@@ -60,6 +60,23 @@ export interface UploadSource {
   type?: string;
   /** The bytes `[start, end)` as a body; called again when a part is retried. */
   slice(start: number, end: number): UploadBody | Promise<UploadBody>;
+  /**
+   * What tells these bytes apart from any others across runs (`fileSource` makes one from
+   * the path, size, modification time and a hash of the first and last MiB): with a
+   * `resume` store, an upload of the same fingerprint cut off before resumes.
+   */
+  fingerprint?: string;
+}
+
+/**
+ * Where `uploadFile` remembers unfinished uploads, by the source's fingerprint and the
+ * endpoint, so that a later run resumes them (`fileResumeStore` in `filehost/client/node`
+ * keeps them in a file).
+ */
+export interface ResumeStore {
+  get(key: string): Promise<string | undefined>;
+  set(key: string, uploadId: string): Promise<void>;
+  delete(key: string): Promise<void>;
 }
 
 export interface UploadProgress {
@@ -79,6 +96,12 @@ export interface UploadFileOptions extends CallOptions {
   onProgress?: (progress: UploadProgress) => void;
   /** Resume an upload signed earlier (its id) instead of signing a new one. */
   resumeUploadId?: string;
+  /**
+   * Remember the upload while it runs (sources with a `fingerprint`), and resume one of the
+   * same bytes to the same endpoint that was cut off: only the parts the service does not
+   * hold are sent. One the service no longer knows (expired, deleted) starts afresh.
+   */
+  resume?: ResumeStore;
   /**
    * Default true: sign with `checksum: true` and send each part with the digest of its
    * bytes, so the storage refuses a part damaged on the way (it is sent again). Costs one
@@ -380,19 +403,36 @@ export class FilehostClient extends FilehostApi {
   async uploadFile(source: UploadSource, options: UploadFileOptions = {}): Promise<FileRecord> {
     const retry: RetryOptions = { retries: options.retries ?? 3, signal: options.signal };
     const call = { signal: options.signal };
-    let plan: UploadPlan;
+    const store = source.fingerprint ? options.resume : undefined;
+    const key = `${this.endpoint} ${source.fingerprint}`;
+    const stateOf = (id: string) => withRetry(() => this.getUpload(id, call), retry);
+    let state: UploadState | null = null;
     if (options.resumeUploadId) {
-      const state = await withRetry(
-        () => this.getUpload(options.resumeUploadId as string, call),
-        retry,
-      );
-      if (state.status === 'ready') {
-        return withRetry(() => this.complete(state.id, {}, call), retry);
+      state = await stateOf(options.resumeUploadId);
+    } else if (store) {
+      const remembered = await store.get(key);
+      if (remembered) {
+        // One the service no longer knows (expired, deleted) is forgotten, and signed anew.
+        state = await stateOf(remembered).catch((error: unknown) => {
+          if (error instanceof ApiError && error.code === 'not_found') return null;
+          throw error;
+        });
+        if (!state) await store.delete(key);
       }
+    }
+    if (state?.status === 'ready') {
+      const { id } = state;
+      const record = await withRetry(() => this.complete(id, {}, call), retry);
+      await store?.delete(key);
+      return record;
+    }
+    let plan: UploadPlan;
+    if (state) {
       plan = planFromState(state);
     } else {
       const signed = await withRetry(() => this.sign(signRequestOf(source, options), call), retry);
       plan = planFromSign(signed);
+      await store?.set(key, plan.uploadId);
     }
 
     const sent = new Map<number, number>();
@@ -415,10 +455,12 @@ export class FilehostClient extends FilehostApi {
     });
     await Promise.all(workers);
 
-    return withRetry(
+    const record = await withRetry(
       () => this.complete(plan.uploadId, { parts: claimedParts(plan) }, call),
       retry,
     );
+    await store?.delete(key);
+    return record;
   }
 
   /**

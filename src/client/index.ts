@@ -8,6 +8,7 @@ export {
   FilehostApi,
   FilehostClient,
   type FilehostClientOptions,
+  type ResumeStore,
   type UploadBody,
   type UploadFileOptions,
   type UploadFileResult,

@@ -1,21 +1,108 @@
+import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
-import { basename } from 'node:path';
+import { mkdir, open, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { basename, dirname, join, resolve } from 'node:path';
 import { Readable } from 'node:stream';
-import type { UploadSource } from './client.js';
+import type { FileRecord } from '../api/types.js';
+import type { FilehostClient, ResumeStore, UploadFileOptions, UploadSource } from './client.js';
+
+/** How much of each end of a file its fingerprint reads: a file rewritten in place differs there. */
+const FINGERPRINT_EDGE = 1024 * 1024;
 
 /**
  * A file on disk as an upload source for `FilehostClient.uploadFile` in Node: each part is
  * read as a stream of its byte range, so no part, let alone the file, is held in memory.
+ * Its fingerprint (for `resume`) is the full path, size, modification time and a hash of
+ * the first and last MiB.
  */
 export async function fileSource(path: string, type?: string): Promise<UploadSource> {
-  const info = await stat(path);
+  const full = resolve(path);
+  const info = await stat(full);
   if (!info.isFile()) throw new TypeError(`${path} is not a file`);
   return {
     size: info.size,
-    name: basename(path),
+    name: basename(full),
     type,
+    fingerprint: await fingerprintOf(full, info.size, info.mtimeMs),
     slice: (start, end) =>
-      Readable.toWeb(createReadStream(path, { start, end: end - 1 })) as ReadableStream<Uint8Array>,
+      Readable.toWeb(createReadStream(full, { start, end: end - 1 })) as ReadableStream<Uint8Array>,
   };
+}
+
+async function fingerprintOf(path: string, size: number, modifiedMs: number): Promise<string> {
+  const hash = createHash('sha256').update(`${path}\n${size}\n${modifiedMs}\n`);
+  const handle = await open(path, 'r');
+  try {
+    const edge = Math.min(FINGERPRINT_EDGE, size);
+    const buffer = Buffer.alloc(edge);
+    await handle.read(buffer, 0, edge, 0);
+    hash.update(buffer);
+    await handle.read(buffer, 0, edge, size - edge);
+    hash.update(buffer);
+  } finally {
+    await handle.close();
+  }
+  return hash.digest('base64url');
+}
+
+/** Where `fileResumeStore` keeps unfinished uploads unless told: the user's cache folder. */
+export function defaultResumeFile(): string {
+  const cache = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
+  return join(cache, 'filehost', 'uploads.json');
+}
+
+/**
+ * Unfinished uploads remembered in a JSON file (by default in the user's cache folder), so
+ * that a run cut off (a crash, a kill, a lost connection) is resumed by the next run of the
+ * same file. Each change is written to a temporary file and renamed over the old one, so a
+ * kill never leaves it half written; two processes writing at once may lose one's entry
+ * (that upload then starts afresh, and the one left behind expires on the service).
+ */
+export function fileResumeStore(path = defaultResumeFile()): ResumeStore {
+  const read = async (): Promise<Record<string, string>> => {
+    try {
+      const parsed: unknown = JSON.parse(await readFile(path, 'utf8'));
+      return parsed && typeof parsed === 'object' ? (parsed as Record<string, string>) : {};
+    } catch {
+      // None yet, or unreadable: nothing to resume.
+      return {};
+    }
+  };
+  const write = async (entries: Record<string, string>): Promise<void> => {
+    await mkdir(dirname(path), { recursive: true });
+    const temporary = `${path}.${process.pid}.tmp`;
+    await writeFile(temporary, JSON.stringify(entries));
+    await rename(temporary, path);
+  };
+  return {
+    async get(key) {
+      const value = (await read())[key];
+      return typeof value === 'string' ? value : undefined;
+    },
+    async set(key, uploadId) {
+      await write({ ...(await read()), [key]: uploadId });
+    },
+    async delete(key) {
+      const entries = await read();
+      if (!(key in entries)) return;
+      delete entries[key];
+      await write(entries);
+    },
+  };
+}
+
+/**
+ * Uploads a file from disk by its path, resuming an upload of the same file cut off before
+ * (see `fileResumeStore`): all a resume needs is the path.
+ */
+export async function uploadPath(
+  client: FilehostClient,
+  path: string,
+  options: UploadFileOptions & { type?: string } = {},
+): Promise<FileRecord> {
+  return client.uploadFile(await fileSource(path, options.type), {
+    resume: fileResumeStore(),
+    ...options,
+  });
 }
