@@ -26,6 +26,18 @@ const MiB = 1024 * 1024;
 const PART = 5 * MiB;
 type Part = SignResponse['parts'][number];
 
+/** A single sign by the secret key, answered 201. */
+async function signWith(t: TestService, body: Record<string, unknown>): Promise<SignResponse> {
+  return json<SignResponse>(
+    await t.api('/v1/uploads/sign', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(body),
+    }),
+    201,
+  );
+}
+
 /** Issue #19, point 2: a part whose bytes were damaged on the way is refused, never stored. */
 describe('part checksums: uploads signed with checksum: true', () => {
   let t: TestService;
@@ -34,15 +46,7 @@ describe('part checksums: uploads signed with checksum: true', () => {
   });
   after(() => t.close());
 
-  const sign = async (body: Record<string, unknown>) =>
-    json<SignResponse>(
-      await t.api('/v1/uploads/sign', {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify(body),
-      }),
-      201,
-    );
+  const sign = (body: Record<string, unknown>) => signWith(t, body);
   /** The header carrying the digest of `bytes` that `signed` asks for. */
   const digestHeader = (signed: SignResponse, bytes: Uint8Array): Record<string, string> => {
     assert.ok(signed.checksum, 'the upload asks for a digest');
@@ -188,15 +192,7 @@ describe('part checksums on the local-disk store: the requirement is signed', {
   });
   after(() => t.close());
 
-  const sign = async (body: Record<string, unknown>) =>
-    json<SignResponse>(
-      await t.api('/v1/uploads/sign', {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify(body),
-      }),
-      201,
-    );
+  const sign = (body: Record<string, unknown>) => signWith(t, body);
   const sha256 = (bytes: Uint8Array) =>
     `sha-256=:${createHash('sha256').update(bytes).digest('base64')}:`;
   const put = (
