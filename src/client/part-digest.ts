@@ -1,5 +1,5 @@
 import type { Hash } from 'node:crypto';
-import type { PartChecksum } from '../api/checksum.js';
+import { CHECKSUM_HEADER, checksumHeaderValue, type PartChecksum } from '../api/checksum.js';
 import type { UploadBody } from './client.js';
 
 /**
@@ -76,4 +76,16 @@ function toBase64(bytes: Uint8Array): string {
     binary += String.fromCharCode(...bytes.subarray(index, index + 0x8000));
   }
   return btoa(binary);
+}
+
+/**
+ * The `Content-Digest` header for a Blob's bytes (WebCrypto SHA-256): what `<file-uploader>`
+ * adds to each part PUT of an upload signed with `checksum: 'sha256'`. The part is read into
+ * memory once (at most one part size); WebCrypto hashes it off the page's main thread.
+ */
+export async function sha256Header(blob: Blob): Promise<Record<string, string>> {
+  const digest = await crypto.subtle.digest('SHA-256', await blob.arrayBuffer());
+  // 32 bytes: one call of fromCharCode takes them all.
+  const base64 = btoa(String.fromCharCode(...new Uint8Array(digest)));
+  return { [CHECKSUM_HEADER.sha256]: checksumHeaderValue('sha256', base64) };
 }

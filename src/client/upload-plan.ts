@@ -1,6 +1,7 @@
 import type { PartChecksum } from '../api/checksum.js';
 import type { SignResponse, UploadState } from '../api/types.js';
 import { ApiError, isTransient } from './api-error.js';
+import { sha256Header } from './part-digest.js';
 import { backoffMs } from './retry.js';
 
 /**
@@ -65,6 +66,17 @@ export function missingParts(plan: UploadPlan): PlannedPart[] {
   return plan.parts.filter((part) => part.etag === null);
 }
 
+/**
+ * The digest headers a part of this plan carries (its bytes as a Blob): SHA-256 when the
+ * upload asks for it, else none (a browser has no MD5: S3 parts go unchecked there).
+ */
+export async function blobDigestHeaders(
+  plan: UploadPlan,
+  bytes: Blob,
+): Promise<Record<string, string>> {
+  return plan.checksum === 'sha256' ? sha256Header(bytes) : {};
+}
+
 /** Where each part starts in the file. */
 export function partStart(plan: UploadPlan, part: PlannedPart): number {
   return (part.partNumber - 1) * plan.partSize;
@@ -123,7 +135,8 @@ export function fileRetryDelayMs(
   maxAttempts: number,
 ): number | null {
   if (!(error instanceof ApiError) || attempt >= maxAttempts) return null;
-  if (error.code === 'url_expired') return 0;
+  // An expired URL is signed again; damaged bytes are sent again (the store kept none).
+  if (error.code === 'url_expired' || error.code === 'checksum_mismatch') return 0;
   const refusedUrl = step === 'upload' && error.status === 403 && attempt === 0;
   if (!isTransient(error) && !refusedUrl) return null;
   return backoffMs(error.retryAfter, attempt, 1000);

@@ -123,7 +123,8 @@ export async function reportRows(rows: BenchRow[]): Promise<void> {
  * The script-tag bundle's budgets, minified and gzipped: what a page downloads before both
  * elements render and take files (`filehost.js`); what every page that uploads loads (with
  * the upload engine, fetched on first use or when the page is idle); and each feature a
- * page turns on by attribute and loads on use only (the folder reader), on its own.
+ * page turns on by attribute and loads on use only (the folder reader, the camera check),
+ * on its own.
  */
 export const FIRST_LOAD_BUDGET_BYTES = 20 * 1024;
 export const TOTAL_BUDGET_BYTES = 34 * 1024;
@@ -143,7 +144,7 @@ export async function scriptTagSizes(): Promise<{
   firstLoad: number;
   /** `filehost.js` and the upload engine: what every page that uploads loads. */
   total: number;
-  /** Chunks loaded only when a page uses a feature (a dropped folder). */
+  /** Chunks loaded only when a page uses a feature (a dropped folder, `capture`). */
   features: { name: string; gzipped: number }[];
   files: { name: string; gzipped: number }[];
 }> {

@@ -21,8 +21,8 @@ describe('the script-tag bundle (dist/filehost.js and its upload engine)', () =>
     );
     assert.deepEqual(
       features.map((f) => f.name.replace(/-[\w-]{8}\.js$/, '')),
-      ['filehost-folder-reader'],
-      'filehost.js, the upload engine, and the folder reader: nothing else',
+      ['filehost-camera', 'filehost-folder-reader'],
+      'filehost.js, the upload engine, and two features on use: nothing else',
     );
     assert.ok(
       firstLoad <= FIRST_LOAD_BUDGET_BYTES,

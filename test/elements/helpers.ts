@@ -17,7 +17,15 @@ export function project(
 /** Real network conditions in this browser, set from the test runner (Playwright). */
 /** `pattern` is a regular expression over request URLs. */
 export function network(
-  action: 'drop' | 'restore' | 'offline-for' | 'log' | 'hold' | 'refuse' | 'grant-clipboard',
+  action:
+    | 'drop'
+    | 'restore'
+    | 'offline-for'
+    | 'log'
+    | 'hold'
+    | 'refuse'
+    | 'flip'
+    | 'grant-clipboard',
   pattern?: string,
   ms?: number,
   once = false,

@@ -64,7 +64,7 @@ export interface ProjectForTest {
  * - `filehost-device` `{ action: 'touch', enabled }` (a touch screen, as a phone's) or
  *   `{ action: 'pick', selector, files: { path: text }, folder? }` (real files, or a real
  *   folder, set on a file input);
- * - `filehost-network` `{ action: 'drop' | 'restore' | 'offline-for' | 'log' | 'hold' | 'refuse' | 'grant-clipboard', pattern?, ms? }`:
+ * - `filehost-network` `{ action: 'drop' | 'restore' | 'offline-for' | 'log' | 'hold' | 'refuse' | 'flip' | 'grant-clipboard', pattern?, ms? }`:
  *   ('log' answers the requests made since the previous 'log')
  *   real network failures in the browser under test (Playwright).
  */
@@ -207,6 +207,21 @@ export function filehostService(): TestRunnerPlugin {
                 body: '<?xml version="1.0" encoding="UTF-8"?><Error><Code>AccessDenied</Code></Error>',
               }),
             );
+            return true;
+          case 'flip':
+            // Bytes damaged on the way: one byte of the request body flipped, the rest sent
+            // on as it was (a part PUT, for the checksum tests).
+            await route(async (intercepted) => {
+              const body = intercepted.request().postDataBuffer();
+              if (!body || body.length === 0) {
+                await intercepted.continue();
+                return;
+              }
+              const damaged = Buffer.from(body);
+              const middle = Math.floor(damaged.length / 2);
+              damaged.writeUInt8(damaged.readUInt8(middle) ^ 0xff, middle);
+              await intercepted.continue({ postData: damaged });
+            });
             return true;
           case 'restore':
             await page.unrouteAll({ behavior: 'ignoreErrors' });

@@ -7,7 +7,6 @@ import { formatBytes, formatCount, formatPercent, localeOf } from '../shared/for
 import { fileIcon } from '../shared/icons.js';
 import { hideBrokenImage } from '../shared/images.js';
 import { sharedStyles } from '../shared/styles.js';
-import { hasCamera } from './camera.js';
 import { takeDrop } from './dropped.js';
 import type { UploadFailure } from './failure.js';
 import { styles } from './file-uploader.styles.js';
@@ -367,8 +366,9 @@ export class FileUploaderElement extends LitElement {
     if (settingsChanged) this.#controller.configure(this.#settings());
     if (this.capture && this.#hasCamera === undefined) {
       this.#hasCamera = false;
-      void hasCamera().then((found) => {
-        this.#hasCamera = found;
+      // Fetched only by pages that set `capture`.
+      void import('./camera.js').then(async ({ hasCamera }) => {
+        this.#hasCamera = await hasCamera();
         this.requestUpdate();
       });
     }

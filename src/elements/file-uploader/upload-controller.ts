@@ -91,14 +91,12 @@ export class UploadController implements ReactiveController {
    * The folder reader is fetched only when a folder is dropped; if it cannot be, the files
    * dropped as such are all there is.
    */
-  async readDrop(dropped: TakenDrop): Promise<File[]> {
-    if (!dropped.entries.some((entry) => entry?.isDirectory)) return [...dropped.files];
-    try {
-      const { readDroppedFiles } = await import('./folder-reader.js');
-      return await readDroppedFiles(dropped);
-    } catch {
-      return [...dropped.files];
-    }
+  readDrop(dropped: TakenDrop): Promise<File[]> {
+    const asDropped = async () => [...dropped.files];
+    if (!dropped.entries.some((entry) => entry?.isDirectory)) return asDropped();
+    return import('./folder-reader.js')
+      .then((reader) => reader.readDroppedFiles(dropped))
+      .catch(asDropped);
   }
 
   uploadAll(): void {

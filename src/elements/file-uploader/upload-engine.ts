@@ -6,6 +6,7 @@ import { ApiError, isTransientStatus } from '../../client/api-error.js';
 import { Batcher, eachAlone } from '../../client/batcher.js';
 import type { FilehostApi } from '../../client/client.js';
 import {
+  blobDigestHeaders,
   claimedParts,
   fileRetryDelayMs,
   planFromSign,
@@ -340,11 +341,9 @@ export class UploadEngine {
     if (!uppy || !file || !upload) return;
     const abort = new AbortController();
     upload.abort = abort;
+    // Our step, not Uppy's pre-processing state: the view reads it (file-state.ts).
     upload.step = 'preparing';
-    uppy.emit('preprocess-progress', file, {
-      mode: 'indeterminate',
-      message: this.#host.texts.preparing,
-    });
+    this.#redrawSoon();
     try {
       const client = this.#clientFor(upload.target);
       const signal = abort.signal;
@@ -361,13 +360,14 @@ export class UploadEngine {
           });
       }
       if (!plan) {
+        // A file of a folder carries its path in it (`album/2026/a.jpg`) as `relativePath`.
+        const { relativePath, target } = upload;
         const request = {
           name: file.name ?? 'upload',
           size: file.size ?? 0,
           type: file.type || undefined,
-          metadata: upload.relativePath
-            ? { ...upload.target.metadata, [RELATIVE_PATH_KEY]: upload.relativePath }
-            : upload.target.metadata,
+          checksum: true,
+          metadata: relativePath ? { ...target.metadata, relativePath } : target.metadata,
         };
         // Failures are retried a level up (#onFailure), where the user can see it happen.
         plan = planFromSign(await this.#batchersFor(client).sign.add({ request, signal }));
@@ -380,11 +380,17 @@ export class UploadEngine {
         // Every byte is already there (a retry after complete failed): straight to complete.
         uppy.emit('upload-success', current, { status: 200, body: {}, uploadURL: undefined });
       } else if (plan.parts.length === 1 && only) {
+        // The whole file is the one part: its digest goes with it (see MultipartUpload).
+        const digest = await blobDigestHeaders(plan, current.data as Blob);
         uppy.setFileState(id, {
-          xhrUpload: { endpoint: only.url, method: 'PUT', formData: false, headers: only.headers },
+          xhrUpload: {
+            endpoint: only.url,
+            method: 'PUT',
+            formData: false,
+            headers: { ...only.headers, ...digest },
+          },
         });
       }
-      uppy.emit('preprocess-complete', current);
     } catch (error) {
       if (abort.signal.aborted) return;
       this.#fail(id, error, 'sign');
@@ -467,10 +473,7 @@ export class UploadEngine {
     const abort = new AbortController();
     upload.abort = abort;
     upload.step = 'finishing';
-    uppy.emit('postprocess-progress', file, {
-      mode: 'indeterminate',
-      message: this.#host.texts.finishing,
-    });
+    this.#redrawSoon();
     // A single part's ETag came back in the PUT answer; several parts' in the plan.
     const single = (file.response?.body as { etag?: unknown } | undefined)?.etag;
     const [only] = plan.parts;
@@ -490,7 +493,6 @@ export class UploadEngine {
         response: { status: 200, body: record as unknown as UploadBody, uploadURL: record.url },
         uploadURL: record.url,
       });
-      uppy.emit('postprocess-complete', current);
       upload.outcome = 'succeeded';
       this.#callbacks.succeeded(summary(current), record);
       this.#maybeAllDone();
@@ -638,12 +640,6 @@ export class UploadEngine {
     return id !== undefined && this.#uppy?.checkIfFileAlreadyExists(id) === true;
   }
 }
-
-/**
- * The metadata key of a file's path within the folder it was chosen or dropped with
- * (`photos/2026/a.jpg`), beside the page's own metadata.
- */
-const RELATIVE_PATH_KEY = 'relativePath';
 
 /** Where a file sits in a dropped folder (Uppy's reader) or a picked one (the browser's). */
 function relativePathOf(file: File): string | null {
