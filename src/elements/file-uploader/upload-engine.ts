@@ -340,11 +340,9 @@ export class UploadEngine {
     if (!uppy || !file || !upload) return;
     const abort = new AbortController();
     upload.abort = abort;
+    // Our own step, shown from `step`: no Uppy progress events for it, since each one
+    // copies Uppy's whole file map (O(n²) over a batch; see #complete).
     upload.step = 'preparing';
-    uppy.emit('preprocess-progress', file, {
-      mode: 'indeterminate',
-      message: this.#host.texts.preparing,
-    });
     try {
       const client = this.#clientFor(upload.target);
       const signal = abort.signal;
@@ -384,7 +382,6 @@ export class UploadEngine {
           xhrUpload: { endpoint: only.url, method: 'PUT', formData: false, headers: only.headers },
         });
       }
-      uppy.emit('preprocess-complete', current);
     } catch (error) {
       if (abort.signal.aborted) return;
       this.#fail(id, error, 'sign');
@@ -467,10 +464,6 @@ export class UploadEngine {
     const abort = new AbortController();
     upload.abort = abort;
     upload.step = 'finishing';
-    uppy.emit('postprocess-progress', file, {
-      mode: 'indeterminate',
-      message: this.#host.texts.finishing,
-    });
     // A single part's ETag came back in the PUT answer; several parts' in the plan.
     const single = (file.response?.body as { etag?: unknown } | undefined)?.etag;
     const [only] = plan.parts;
@@ -485,12 +478,9 @@ export class UploadEngine {
       });
       const current = uppy.getFile(id);
       if (!current) return;
+      // The record is ours (`upload.record`), not Uppy's: every Uppy state change copies its
+      // whole file map, and at the end of this run Uppy marks the file complete by itself.
       upload.record = record;
-      uppy.setFileState(id, {
-        response: { status: 200, body: record as unknown as UploadBody, uploadURL: record.url },
-        uploadURL: record.url,
-      });
-      uppy.emit('postprocess-complete', current);
       upload.outcome = 'succeeded';
       this.#callbacks.succeeded(summary(current), record);
       this.#maybeAllDone();
