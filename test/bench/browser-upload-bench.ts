@@ -164,6 +164,14 @@ async function main(): Promise<void> {
         `  ${scenario.name.padEnd(34)} ${(ms / 1000).toFixed(2).padStart(6)} s = ${(ms / one).toFixed(2)}x one-request; per file ${count?.requests.toFixed(2)} requests, ${count?.preflights.toFixed(2)} preflights`,
       );
     }
+    // Each run's own ratio too: medians of two columns can pair a fast run with a slow one.
+    const perRun = (name: string) =>
+      (results[`${shape.label} ${name}`] ?? [])
+        .map((ms, i) => (ms / (results[`${shape.label} one-request`]?.[i] ?? ms)).toFixed(2))
+        .join(' / ');
+    console.log(
+      `  per run, element: ${perRun('element')}x; batched fetch: ${perRun('batched fetch')}x`,
+    );
     const element = at(`${shape.label} element`);
     rows.push(
       {

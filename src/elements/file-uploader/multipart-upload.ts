@@ -95,7 +95,9 @@ export class MultipartUpload<M extends Meta, B extends Body> extends BasePlugin<
     };
     report();
     try {
-      await Promise.all(
+      // Every part settles before the file fails: a part still on its way when another
+      // failed lands (and counts) instead of being sent again by the retry.
+      const settled = await Promise.allSettled(
         missingParts(plan).map((part) =>
           this.#queue.add((signal) =>
             this.#sendPart(
@@ -109,6 +111,7 @@ export class MultipartUpload<M extends Meta, B extends Body> extends BasePlugin<
           ),
         ),
       );
+      for (const result of settled) if (result.status === 'rejected') throw result.reason;
       const current = this.uppy.getFile(file.id);
       if (current) {
         this.uppy.emit('upload-success', current, {

@@ -157,8 +157,10 @@ export class UploadController implements ReactiveController {
     return localFailure('network_error', 'sign', message);
   }
 
+  /** Back online: files that failed for want of a connection carry on (or the engine loads). */
   #onOnline = (): void => {
-    if (!this.#engine && this.#waiting.length > 0) void this.#load();
+    if (this.#engine) this.#engine.online();
+    else if (this.#waiting.length > 0) void this.#load();
   };
 }
 
