@@ -9,7 +9,6 @@ import {
 } from '@uppy/core';
 import { fetcher, filterFilesToUpload, TaskQueue } from '@uppy/core/utils';
 import {
-  blobDigestHeaders,
   missingParts,
   needsFreshUrls,
   type PlannedPart,
@@ -143,13 +142,11 @@ export class MultipartUpload<M extends Meta, B extends Body> extends BasePlugin<
   ): Promise<void> {
     const start = partStart(plan, part);
     const body = (file.data as Blob).slice(start, start + part.size);
-    // Checked by the store before it keeps the part: bytes damaged on the way are refused.
-    const digest = await blobDigestHeaders(plan, body);
     const put = (target: PlannedPart) =>
       fetcher(target.url, {
         method: 'PUT',
         body,
-        headers: { ...target.headers, ...digest },
+        headers: target.headers,
         signal,
         shouldRetry: this.opts.shouldRetry,
         onUploadProgress: (event) => {
