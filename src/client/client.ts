@@ -63,9 +63,10 @@ export interface UploadSource {
   /**
    * What tells these bytes apart from any others across runs (`fileSource` makes one from
    * the path, size, modification time and a hash of the first and last MiB): with a
-   * `resume` store, an upload of the same fingerprint cut off before resumes.
+   * `resume` store, an upload of the same fingerprint cut off before resumes. Asked only
+   * when there is a store: it may read the file.
    */
-  fingerprint?: string;
+  fingerprint?: () => Promise<string>;
 }
 
 /**
@@ -403,8 +404,9 @@ export class FilehostClient extends FilehostApi {
   async uploadFile(source: UploadSource, options: UploadFileOptions = {}): Promise<FileRecord> {
     const retry: RetryOptions = { retries: options.retries ?? 3, signal: options.signal };
     const call = { signal: options.signal };
-    const store = source.fingerprint ? options.resume : undefined;
-    const key = `${this.endpoint} ${source.fingerprint}`;
+    const fingerprint = options.resume ? await source.fingerprint?.() : undefined;
+    const store = fingerprint ? options.resume : undefined;
+    const key = `${this.endpoint} ${fingerprint}`;
     const stateOf = (id: string) => withRetry(() => this.getUpload(id, call), retry);
     let state: UploadState | null = null;
     if (options.resumeUploadId) {

@@ -24,7 +24,8 @@ export async function fileSource(path: string, type?: string): Promise<UploadSou
     size: info.size,
     name: basename(full),
     type,
-    fingerprint: await fingerprintOf(full, info.size, info.mtimeMs),
+    // Read only for a resume store: an upload without one need not open the file twice.
+    fingerprint: () => fingerprintOf(full, info.size, info.mtimeMs),
     slice: (start, end) =>
       Readable.toWeb(createReadStream(full, { start, end: end - 1 })) as ReadableStream<Uint8Array>,
   };
