@@ -292,9 +292,9 @@ export class FilehostApi {
   }
 
   /**
-   * One request; an error answer becomes an `ApiError`. `part` (a part PUT, which S3 may
-   * answer) reads a body that is not JSON as no body instead of refusing it, and S3's own
-   * refusals in the words of the API (`partPutError`).
+   * One request; an error answer becomes an `ApiError` (reworded by `describeError` when
+   * given). `lenient` reads a body that is not JSON (S3's answers to part PUTs) as no body
+   * instead of refusing it.
    */
   protected async exchange<T>(
     url: string,
@@ -302,7 +302,7 @@ export class FilehostApi {
     init: { body?: UploadBody; headers: Record<string, string>; signal?: AbortSignal },
     options: {
       /** A store's answer (S3's is empty or XML): no JSON body is needed. */
-      part?: boolean;
+      lenient?: boolean;
       /** Rewords a refusal (a part PUT's, in the words of the API). */
       describeError?: (error: ApiError, bodyText: string) => ApiError;
     } = {},
@@ -330,7 +330,7 @@ export class FilehostApi {
     try {
       return { body: JSON.parse(text) as T, response };
     } catch (error) {
-      if (options.part) return { body: undefined as T, response };
+      if (options.lenient) return { body: undefined as T, response };
       throw new ApiError(
         response.status,
         'unexpected_response',
@@ -367,7 +367,7 @@ export class FilehostClient extends FilehostApi {
       part.url,
       'PUT',
       { body, headers, signal: options.signal },
-      { part: true, describeError: partPutError },
+      { lenient: true, describeError: partPutError },
     );
     // S3 answers a part PUT with an empty body: the ETag header is what every store sends.
     const etag = answer.response.headers.get('ETag') ?? answer.body?.etag;
