@@ -26,8 +26,12 @@ export async function partDigest(
     return hash.digest('base64');
   }
   if (algorithm !== 'sha256' || typeof crypto === 'undefined' || !crypto.subtle) return null;
-  const digest = await crypto.subtle.digest('SHA-256', await wholeBytes(body));
-  return toBase64(new Uint8Array(digest));
+  return sha256Base64(await wholeBytes(body));
+}
+
+/** WebCrypto's SHA-256 of `bytes`, base64 (32 bytes: one call of fromCharCode takes them). */
+async function sha256Base64(bytes: BufferSource): Promise<string> {
+  return btoa(String.fromCharCode(...new Uint8Array(await crypto.subtle.digest('SHA-256', bytes))));
 }
 
 /** Whether hashing `body` uses it up, so the bytes must be sliced again to be sent. */
@@ -70,22 +74,16 @@ async function wholeBytes(body: UploadBody): Promise<Uint8Array<ArrayBuffer>> {
   return new Uint8Array(await new Response(body).arrayBuffer());
 }
 
-function toBase64(bytes: Uint8Array): string {
-  let binary = '';
-  for (let index = 0; index < bytes.length; index += 0x8000) {
-    binary += String.fromCharCode(...bytes.subarray(index, index + 0x8000));
-  }
-  return btoa(binary);
-}
-
 /**
  * The `Content-Digest` header for a Blob's bytes (WebCrypto SHA-256): what `<file-uploader>`
  * adds to each part PUT of an upload signed with `checksum: 'sha256'`. The part is read into
  * memory once (at most one part size); WebCrypto hashes it off the page's main thread.
  */
 export async function sha256Header(blob: Blob): Promise<Record<string, string>> {
-  const digest = await crypto.subtle.digest('SHA-256', await blob.arrayBuffer());
-  // 32 bytes: one call of fromCharCode takes them all.
-  const base64 = btoa(String.fromCharCode(...new Uint8Array(digest)));
-  return { [CHECKSUM_HEADER.sha256]: checksumHeaderValue('sha256', base64) };
+  return {
+    [CHECKSUM_HEADER.sha256]: checksumHeaderValue(
+      'sha256',
+      await sha256Base64(await blob.arrayBuffer()),
+    ),
+  };
 }
