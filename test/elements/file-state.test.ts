@@ -47,6 +47,16 @@ describe('file-state (what <file-uploader> shows for each file the engine holds)
       [engineFile({}, 'x'), upload(), 'queued'],
       [engineFile({}, 'x'), upload({ failure, retry: { timer: 0 as never, at: 5 } }), 'retrying'],
       [engineFile({ uploadComplete: true }, 'x'), upload({ failure, record }), 'done'],
+      // Paused wins over every step on the way (a one-part file's bytes may have landed)...
+      [
+        engineFile({ uploadStarted: 1, bytesUploaded: 10 }),
+        upload({ outcome: 'running', paused: true }),
+        'paused',
+      ],
+      [engineFile({ uploadComplete: true }), upload({ paused: true }), 'paused'],
+      [engineFile(), upload({ paused: true, step: 'preparing' }), 'paused'],
+      // ...but not over a file that is done.
+      [engineFile({ uploadComplete: true }), upload({ paused: true, record }), 'done'],
     ];
     for (const [file, state, expected] of cases) {
       expect(fileStatus(file, state), JSON.stringify({ file, state })).to.equal(expected);

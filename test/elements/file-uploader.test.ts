@@ -41,6 +41,15 @@ function shadow(element: HTMLElement, selector: string): HTMLElement {
   return found;
 }
 
+/** The button with this accessible name (`aria-label`, else its text). */
+function labelled(element: HTMLElement, name: string): HTMLButtonElement {
+  const found = [...(element.shadowRoot?.querySelectorAll<HTMLButtonElement>('button') ?? [])].find(
+    (button) => (button.getAttribute('aria-label') ?? button.textContent?.trim()) === name,
+  );
+  if (!found) throw new Error(`no button named ${name}`);
+  return found;
+}
+
 function statuses(element: FileUploaderElement): string[] {
   return element.files.map((f) => f.status);
 }
@@ -788,9 +797,8 @@ describe('<file-uploader>', () => {
       await element.updateComplete;
       expect(element.hasAttribute('uploading')).to.equal(true);
       await expect(element).to.be.accessible();
-      const cancel = element.shadowRoot?.querySelector<HTMLButtonElement>('li .action');
-      expect(cancel?.getAttribute('aria-label')).to.equal('Cancel uploading slow.bin');
-      cancel?.click();
+      const cancel = labelled(element, 'Cancel uploading slow.bin');
+      cancel.click();
       await element.updateComplete;
       expect(element.files.map((f) => f.name)).to.deep.equal(['other.bin']);
       await network('restore');
@@ -844,6 +852,111 @@ describe('<file-uploader>', () => {
       const success = next(element, 'upload-success');
       retry.click();
       expect((await success).record.name).to.equal('again.txt');
+    });
+  });
+
+  describe('pause and resume', () => {
+    const puts = (log: string[]) =>
+      log.filter((line) => line.startsWith('PUT') && line.includes('[upload '));
+    const partOf = (line: string) => Number(/part (\d+)\]/.exec(line)?.[1]);
+
+    it('pauses a multi-part file: the parts in flight stop, and resume sends only the rest', async () => {
+      const p = await project();
+      const element = await uploader(p);
+      await network('log');
+      // Parts 2 and 3 are held on their way; part 1 lands.
+      await network('hold', 'part [23]\\]', 60_000);
+      const content = bytes(12 * MiB + 5, 11);
+      let completed = 0;
+      element.addEventListener('upload-complete', () => completed++);
+      pick(element, [new File([content], 'big.bin')]);
+      await waitUntil(() => element.files[0]?.bytesUploaded === 5 * MiB, 'part 1 not sent', {
+        timeout: 20_000,
+      });
+      await element.updateComplete;
+      labelled(element, 'Pause uploading big.bin').click();
+      await element.updateComplete;
+      expect(statuses(element)).to.deep.equal(['paused']);
+      expect(text(element)).to.contain('Paused');
+      await network('restore');
+      const before = (await network('log')) as string[];
+      expect(puts(before).map(partOf).sort()).to.deep.equal([1, 2, 3]);
+      // Paused holds: nothing more goes out, nothing completes, the form still waits.
+      await aTimeout(1500);
+      expect(puts((await network('log')) as string[])).to.deep.equal([]);
+      expect(statuses(element)).to.deep.equal(['paused']);
+      expect(completed).to.equal(0);
+      expect(element.hasAttribute('uploading')).to.equal(true);
+      await expect(element).to.be.accessible();
+
+      const done = next(element, 'upload-complete', 30_000);
+      const resume = labelled(element, 'Resume uploading big.bin');
+      resume.focus();
+      await sendKeys({ press: 'Enter' });
+      const { successful } = await done;
+      const after = (await network('log')) as string[];
+      expect(puts(after).map(partOf).sort()).to.deep.equal([2, 3]);
+      expect(await sameBytes((successful[0] as FileRecord).url, content)).to.equal(true);
+    });
+
+    it('pauses and resumes every file from the summary, while they are being signed', async () => {
+      const p = await project();
+      const element = await uploader(p);
+      await network('hold', '/v1/uploads/sign$', 60_000);
+      let completed = 0;
+      element.addEventListener('upload-complete', () => completed++);
+      pick(element, [
+        file('one.txt', 3000, 'text/plain', 1),
+        file('two.txt', 4000, 'text/plain', 2),
+      ]);
+      await waitUntil(() => statuses(element).every((s) => s === 'preparing'), 'not signing', {
+        timeout: 10_000,
+      });
+      await element.updateComplete;
+      labelled(element, 'Pause all').click();
+      await element.updateComplete;
+      expect(statuses(element)).to.deep.equal(['paused', 'paused']);
+      await network('restore');
+      await aTimeout(500);
+      expect(statuses(element)).to.deep.equal(['paused', 'paused']);
+      expect(completed).to.equal(0);
+      const done = next(element, 'upload-complete', 20_000);
+      labelled(element, 'Resume all').click();
+      const { successful, failed } = await done;
+      expect(failed).to.deep.equal([]);
+      expect(successful.map((record) => record.name).sort()).to.deep.equal(['one.txt', 'two.txt']);
+      expect(
+        await sameBytes(
+          (successful.find((r) => r.name === 'two.txt') as FileRecord).url,
+          bytes(4000, 2),
+        ),
+      ).to.equal(true);
+    });
+
+    it('lets a file of one part finish sending when paused, and completes it only on resume', async () => {
+      const p = await project();
+      const element = await uploader(p);
+      await network('log');
+      await network('hold', '\\[upload ', 1500);
+      pick(element, [file('small.bin', 5000, undefined, 5)]);
+      await waitUntil(() => statuses(element)[0] === 'uploading', 'not uploading', {
+        timeout: 10_000,
+      });
+      labelled(element, 'Pause uploading small.bin').click();
+      await aTimeout(2500);
+      await network('restore');
+      expect(statuses(element)).to.deep.equal(['paused']);
+      const completes = (log: string[]) => log.filter((line) => /\/complete$/.test(line));
+      const before = (await network('log')) as string[];
+      expect(puts(before)).to.have.length(1);
+      expect(completes(before)).to.deep.equal([]);
+      const done = next(element, 'upload-success', 20_000);
+      element.resumeFile(element.files[0]?.id ?? '');
+      const { record } = await done;
+      const after = (await network('log')) as string[];
+      expect(puts(after)).to.deep.equal([]);
+      expect(completes(after)).to.have.length(1);
+      expect(await sameBytes(record.url, bytes(5000, 5))).to.equal(true);
     });
   });
 

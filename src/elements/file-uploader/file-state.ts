@@ -34,8 +34,10 @@ export interface FileUpload {
   /** Automatic retries since the user last asked for one. */
   attempts: number;
   retry: { timer: ReturnType<typeof setTimeout>; at: number } | null;
-  /** Cancels the sign or complete request under way. */
+  /** Stops the attempt under way: its sign, its part PUTs (several parts) and its complete. */
   abort: AbortController | null;
+  /** Paused by the user: nothing more is sent until it is resumed. */
+  paused: boolean;
   /** Our own step under way, between Uppy's events. */
   step: 'preparing' | 'finishing' | null;
   /** How its upload went since the page last heard "all done"; null when it has not run. */
@@ -58,6 +60,7 @@ export function newFileUpload(
     attempts: 0,
     retry: null,
     abort: null,
+    paused: false,
     step: null,
     outcome: null,
   };
@@ -80,6 +83,7 @@ export interface EngineFile {
 /** Where a file stands, from Uppy's state and ours; the first that holds wins. */
 export function fileStatus(file: EngineFile, upload: FileUpload): FileStatus {
   if (upload.record) return 'done';
+  if (upload.paused) return 'paused';
   if (upload.retry) return 'retrying';
   if (file.error && upload.failure) return 'failed';
   if (upload.step === 'finishing' || file.progress.uploadComplete) return 'finishing';

@@ -139,6 +139,10 @@ export class FileUploaderElement extends LitElement {
     accept: { type: String },
     maxFileSize: { attribute: 'max-file-size', converter: optionalNumber },
     maxFiles: { attribute: 'max-files', converter: optionalNumber },
+    maxImageWidth: { attribute: 'max-image-width', converter: optionalNumber },
+    maxImageHeight: { attribute: 'max-image-height', converter: optionalNumber },
+    imageQuality: { attribute: 'image-quality', converter: optionalNumber },
+    imageType: { type: String, attribute: 'image-type' },
     metadata: { converter: jsonConverter },
     disabled: { type: Boolean, reflect: true },
     noAutoUpload: { type: Boolean, attribute: 'no-auto-upload' },
@@ -173,6 +177,20 @@ export class FileUploaderElement extends LitElement {
   declare maxFileSize: number | null;
   /** Most files accepted (with `multiple`). */
   declare maxFiles: number | null;
+  /**
+   * Images wider than this (in pixels, once turned upright) are made smaller before they
+   * are sent, in a worker; so are images taller than `max-image-height`. Setting any of the
+   * four image options also re-encodes images (JPEG, PNG, WebP, BMP) that already fit,
+   * which drops their metadata (EXIF, GPS); an image is sent as it is when that would not
+   * make it smaller. The record's `size` is what was sent.
+   */
+  declare maxImageWidth: number | null;
+  /** Images taller than this (pixels) are made smaller before they are sent. */
+  declare maxImageHeight: number | null;
+  /** Quality of re-encoded JPEG and WebP images, 0 to 1. Default 0.85. */
+  declare imageQuality: number | null;
+  /** Media type images are re-encoded to, e.g. `image/webp`. Default: the image's own type. */
+  declare imageType: string;
   /** Metadata stored with every file (JSON object of strings in the attribute). */
   declare metadata: FileMetadata;
   declare disabled: boolean;
@@ -200,6 +218,8 @@ export class FileUploaderElement extends LitElement {
   #formDisabled = false;
   #ticker: ReturnType<typeof setInterval> | null = null;
   #view: FileView[] = [];
+  /** The settings the engine was last given, as JSON. */
+  #settingsKey = '';
 
   constructor() {
     super();
@@ -211,6 +231,10 @@ export class FileUploaderElement extends LitElement {
     this.accept = '';
     this.maxFileSize = null;
     this.maxFiles = null;
+    this.maxImageWidth = null;
+    this.maxImageHeight = null;
+    this.imageQuality = null;
+    this.imageType = '';
     this.metadata = {};
     this.disabled = false;
     this.noAutoUpload = false;
@@ -313,6 +337,29 @@ export class FileUploaderElement extends LitElement {
     this.#controller.retry(id);
   }
 
+  /**
+   * Pauses a file's upload: nothing more is sent until `resumeFile`, which sends only what the
+   * service does not hold yet. (A file of one part already sending finishes its bytes.)
+   */
+  pauseFile(id: string): void {
+    this.#controller.pauseFile(id);
+  }
+
+  resumeFile(id: string): void {
+    this.#controller.resumeFile(id);
+  }
+
+  /** Pauses every file on its way. */
+  pauseAllFiles(): void {
+    for (const file of this.#controller.files) if (isPausable(file)) this.pauseFile(file.id);
+  }
+
+  /** Resumes every paused file. */
+  resumeAllFiles(): void {
+    for (const file of this.#controller.files)
+      if (file.status === 'paused') this.resumeFile(file.id);
+  }
+
   /** Cancels an upload, or removes a file from the list. */
   removeFile(id: string): void {
     this.#controller.remove(id);
@@ -353,17 +400,14 @@ export class FileUploaderElement extends LitElement {
   }
 
   override willUpdate(changed: PropertyValues<this>): void {
-    const settingsChanged = [
-      'endpoint',
-      'apiKey',
-      'metadata',
-      'maxFileSize',
-      'maxFiles',
-      'accept',
-      'noAutoUpload',
-      'multiple',
-    ].some((key) => changed.has(key as keyof FileUploaderElement));
-    if (settingsChanged) this.#controller.configure(this.#settings());
+    // The engine hears of a change of what it runs with, and only then (each `configure`
+    // redraws Uppy's state, which would update the element again).
+    const settings = this.#settings();
+    const key = JSON.stringify(settings);
+    if (key !== this.#settingsKey) {
+      this.#settingsKey = key;
+      this.#controller.configure(settings);
+    }
     if (this.capture && this.#hasCamera === undefined) {
       this.#hasCamera = false;
       // Fetched only by pages that set `capture`.
@@ -396,11 +440,16 @@ export class FileUploaderElement extends LitElement {
     this.#ticker = null;
   }
 
-  #settings() {
-    const accept = this.accept
+  /** The `accept` list: extensions and media types. */
+  #acceptList(): string[] {
+    return this.accept
       .split(',')
       .map((item) => item.trim())
       .filter(Boolean);
+  }
+
+  #settings() {
+    const accept = this.#acceptList();
     return {
       endpoint: this.endpoint,
       apiKey: this.apiKey,
@@ -409,6 +458,15 @@ export class FileUploaderElement extends LitElement {
       maxFiles: this.multiple ? this.maxFiles : 1,
       accept: accept.length > 0 ? accept : null,
       autoUpload: !this.noAutoUpload,
+      image:
+        this.maxImageWidth || this.maxImageHeight || this.imageQuality || this.imageType
+          ? {
+              maxWidth: this.maxImageWidth,
+              maxHeight: this.maxImageHeight,
+              quality: Math.min(1, this.imageQuality ?? 0.85),
+              type: this.imageType || null,
+            }
+          : null,
     };
   }
 
@@ -478,15 +536,7 @@ export class FileUploaderElement extends LitElement {
 
   #hint(t: FileUploaderStrings, locale: string): string {
     const parts: string[] = [];
-    if (this.accept)
-      parts.push(
-        t.hintTypes(
-          this.accept
-            .split(',')
-            .map((a) => a.trim())
-            .join(', '),
-        ),
-      );
+    if (this.accept) parts.push(t.hintTypes(this.#acceptList().join(', ')));
     if (this.maxFileSize) parts.push(t.hintMaxSize(formatBytes(this.maxFileSize, locale)));
     if (this.multiple && this.maxFiles)
       parts.push(t.hintMaxFiles(formatCount(this.maxFiles, locale)));
@@ -506,6 +556,8 @@ export class FileUploaderElement extends LitElement {
         return t.finishing;
       case 'done':
         return t.done;
+      case 'paused':
+        return t.paused;
       case 'retrying':
         return t.retrying(
           formatCount(Math.max(1, Math.ceil(((file.retryAt ?? 0) - Date.now()) / 1000)), locale),
@@ -558,6 +610,14 @@ export class FileUploaderElement extends LitElement {
               ? html`<button part="action" class="action" type="button" aria-label=${t.retryLabel(file.name)}
                   @click=${() => this.retry(file.id)}>${t.retry}</button>`
               : nothing
+          }${
+            isPausable(file)
+              ? html`<button part="action" class="action" type="button" aria-label=${t.pauseLabel(file.name)}
+                  @click=${() => this.pauseFile(file.id)}>${t.pauseUpload}</button>`
+              : file.status === 'paused'
+                ? html`<button part="action" class="action" type="button" aria-label=${t.resumeLabel(file.name)}
+                  @click=${() => this.resumeFile(file.id)}>${t.resumeUpload}</button>`
+                : nothing
           }
           <button part="action" class="action" type="button"
             aria-label=${finished ? t.removeLabel(file.name) : t.cancelLabel(file.name)}
@@ -570,15 +630,20 @@ export class FileUploaderElement extends LitElement {
   #renderSummary(files: FileView[], t: FileUploaderStrings, locale: string) {
     const counted = files.filter((file) => file.status !== 'rejected');
     const moving = counted.filter((file) => file.status !== 'failed');
-    const total = moving.reduce((sum, file) => sum + file.size, 0);
+    const size = moving.reduce((sum, file) => sum + file.size, 0);
     const sent = moving.reduce((sum, file) => sum + file.bytesUploaded, 0);
-    const fraction = total > 0 ? sent / total : 0;
+    const fraction = size > 0 ? sent / size : 0;
     const done = files.filter((file) => file.status === 'done').length;
     const queued = files.some((file) => file.status === 'queued');
+    const total = t.total(
+      formatCount(done, locale),
+      formatCount(counted.length, locale),
+      formatPercent(fraction, locale),
+    );
     return html`
       <div part="total" class="summary">
-        <span>${t.total(formatCount(done, locale), formatCount(counted.length, locale), formatPercent(fraction, locale))}</span>
-        <div part="progress" class="bar" role="progressbar" aria-label=${t.total(formatCount(done, locale), formatCount(counted.length, locale), formatPercent(fraction, locale))}
+        <span>${total}</span>
+        <div part="progress" class="bar" role="progressbar" aria-label=${total}
           aria-valuemin="0" aria-valuemax="100" aria-valuenow=${Math.round(fraction * 100)}
           style="--fraction: ${fraction}"><span></span></div>
         ${
@@ -587,6 +652,12 @@ export class FileUploaderElement extends LitElement {
             : nothing
         }
         ${
+          files.some(isPausable)
+            ? html`<button part="action" class="action" type="button" @click=${() => this.pauseAllFiles()}>${t.pauseAllUploads}</button>`
+            : files.some((file) => file.status === 'paused')
+              ? html`<button part="action" class="action" type="button" @click=${() => this.resumeAllFiles()}>${t.resumeAllUploads}</button>`
+              : nothing
+        }${
           this.uploading
             ? html`<button part="action" class="action" type="button" @click=${() => this.cancelAll()}>${t.cancelAll}</button>`
             : nothing
@@ -666,6 +737,13 @@ export class FileUploaderElement extends LitElement {
       </div>
     `;
   }
+}
+
+/** A file on its way that can be paused (one being completed is not stopped). */
+function isPausable(file: FileView): boolean {
+  return (
+    ['uploading', 'preparing', 'retrying'].includes(file.status) && !file.id.startsWith('waiting-')
+  );
 }
 
 function hasFiles(event: DragEvent): boolean {

@@ -2,6 +2,7 @@ import type { ReactiveControllerHost } from 'lit';
 import { cleanName } from '../../api/names.js';
 import type { FileMetadata, FileRecord } from '../../api/types.js';
 import type { UploadFailure } from './failure.js';
+import type { ImageOptions } from './image-shrink.js';
 import type { FileUploaderStrings } from './strings.js';
 
 /**
@@ -20,6 +21,8 @@ export interface UploaderSettings {
   /** The `accept` list: extensions (`.pdf`) and media types (`image/*`). */
   accept: string[] | null;
   autoUpload: boolean;
+  /** How images are made smaller before they are sent; null: sent as they are. */
+  image: ImageOptions | null;
 }
 
 export type FileStatus =
@@ -30,6 +33,7 @@ export type FileStatus =
   | 'done'
   | 'failed'
   | 'retrying'
+  | 'paused'
   | 'rejected';
 
 /** What the element renders for one file: derived from Uppy's state each time. */
@@ -77,7 +81,7 @@ export interface UploadHost extends ReactiveControllerHost, HTMLElement {
 /** Whether any of these files is still on its way (the form must wait). */
 export function isBusy(files: readonly FileView[]): boolean {
   return files.some((file) =>
-    ['queued', 'preparing', 'uploading', 'finishing', 'retrying'].includes(file.status),
+    ['queued', 'preparing', 'uploading', 'finishing', 'retrying', 'paused'].includes(file.status),
   );
 }
 

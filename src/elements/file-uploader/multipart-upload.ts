@@ -21,6 +21,8 @@ export interface MultipartUploadOptions extends PluginOpts {
   getPlan: (fileId: string) => UploadPlan | undefined;
   /** Fetches fresh part URLs (after `url_expired`); resolves with the updated plan. */
   refreshPlan: (fileId: string) => Promise<UploadPlan>;
+  /** Ends a file's attempt (pause): the parts in flight stop, those sent stay in the plan. */
+  signal: (fileId: string) => AbortSignal | undefined;
   /** Which failed part requests are worth another try (network, 408, 429, 5xx). */
   shouldRetry: (xhr: XMLHttpRequest) => boolean;
   /**
@@ -45,13 +47,8 @@ export class MultipartUpload<M extends Meta, B extends Body> extends BasePlugin<
   readonly #queue: TaskQueue;
 
   constructor(uppy: Uppy<M, B>, options: MultipartUploadOptions) {
+    // Its options are typed and it is installed only by the engine: no checks at run time.
     super(uppy, options);
-    if (typeof options?.getPlan !== 'function') {
-      throw new TypeError('MultipartUpload: the `getPlan` option must be a function.');
-    }
-    if (typeof options.refreshPlan !== 'function') {
-      throw new TypeError('MultipartUpload: the `refreshPlan` option must be a function.');
-    }
     this.id = options.id ?? 'MultipartUpload';
     this.type = 'uploader';
     this.#queue = new TaskQueue({ concurrency: options.limit ?? 4 });
@@ -79,6 +76,8 @@ export class MultipartUpload<M extends Meta, B extends Body> extends BasePlugin<
     const controller = new AbortController();
     events.onFileRemove(file.id, () => controller.abort());
     events.onCancelAll(file.id, () => controller.abort());
+    const attempt = this.opts.signal(file.id);
+    const stop = attempt ? AbortSignal.any([attempt, controller.signal]) : controller.signal;
     const plan = this.opts.getPlan(file.id) as UploadPlan;
     const sent = new Map<number, number>(
       plan.parts.map((p) => [p.partNumber, p.etag ? p.size : 0]),
@@ -99,14 +98,7 @@ export class MultipartUpload<M extends Meta, B extends Body> extends BasePlugin<
       const settled = await Promise.allSettled(
         missingParts(plan).map((part) =>
           this.#queue.add((signal) =>
-            this.#sendPart(
-              file,
-              part,
-              plan,
-              sent,
-              report,
-              AbortSignal.any([signal, controller.signal]),
-            ),
+            this.#sendPart(file, part, plan, sent, report, AbortSignal.any([signal, stop])),
           ),
         ),
       );
@@ -122,7 +114,7 @@ export class MultipartUpload<M extends Meta, B extends Body> extends BasePlugin<
         });
       }
     } catch (error) {
-      if (controller.signal.aborted || (error as Error).name === 'AbortError') return;
+      if (stop.aborted || (error as Error).name === 'AbortError') return;
       const current = this.uppy.getFile(file.id);
       if (current) {
         this.uppy.emit('upload-error', current, error as Error, undefined);

@@ -25,11 +25,18 @@ export interface FileUploaderStrings {
   finishing: string;
   done: string;
   retrying: (seconds: string) => string;
+  paused: string;
   upload: string;
   retry: string;
   cancel: string;
   remove: string;
   cancelAll: string;
+  pauseUpload: string;
+  resumeUpload: string;
+  pauseAllUploads: string;
+  resumeAllUploads: string;
+  pauseLabel: (name: string) => string;
+  resumeLabel: (name: string) => string;
   retryLabel: (name: string) => string;
   cancelLabel: (name: string) => string;
   removeLabel: (name: string) => string;
@@ -79,11 +86,18 @@ export const defaultStrings: FileUploaderStrings = {
   finishing: 'Finishing…',
   done: 'Uploaded',
   retrying: (seconds) => `Trying again in ${seconds} s…`,
+  paused: 'Paused',
   upload: 'Upload',
   retry: 'Retry',
   cancel: 'Cancel',
   remove: 'Remove',
   cancelAll: 'Cancel all',
+  pauseUpload: 'Pause',
+  resumeUpload: 'Resume',
+  pauseAllUploads: 'Pause all',
+  resumeAllUploads: 'Resume all',
+  pauseLabel: (name) => `Pause uploading ${name}`,
+  resumeLabel: (name) => `Resume uploading ${name}`,
   retryLabel: (name) => `Retry uploading ${name}`,
   cancelLabel: (name) => `Cancel uploading ${name}`,
   removeLabel: (name) => `Remove ${name}`,

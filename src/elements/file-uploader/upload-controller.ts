@@ -37,7 +37,11 @@ export class UploadController implements ReactiveController {
   #engine: UploadEngine | null = null;
   #loading = false;
   #connected = false;
-  #waiting: { id: string; file: File; failed: boolean }[] = [];
+  /**
+   * Files not yet with the engine: it is still on its way, or they are images being made
+   * smaller (`shrinking`), each handed over as soon as it is ready.
+   */
+  #waiting: { id: string; file: File; failed: boolean; shrinking: boolean }[] = [];
 
   constructor(host: UploadHost, settings: UploaderSettings, callbacks: UploadCallbacks) {
     this.#host = host;
@@ -74,15 +78,36 @@ export class UploadController implements ReactiveController {
   }
 
   addFiles(files: File[]): void {
-    if (this.#engine) {
+    const image = this.#settings.image;
+    if (this.#engine && !image) {
       this.#engine.addFiles(files);
       return;
     }
     if (files.length === 0) return;
-    for (const file of files) {
-      this.#waiting.push({ id: `waiting-${crypto.randomUUID()}`, file, failed: false });
-    }
+    const entries = files.map((file) => ({
+      id: `waiting-${crypto.randomUUID()}`,
+      file,
+      failed: false,
+      shrinking: !!image,
+    }));
+    this.#waiting.push(...entries);
     this.#host.requestUpdate();
+    if (image) {
+      // Fetched only by pages that ask for smaller images.
+      const done = (index: number, file: File) => {
+        const entry = entries[index];
+        if (!entry) return;
+        entry.file = file;
+        entry.shrinking = false;
+        this.#handOver();
+      };
+      void import('./image-shrink.js')
+        .then((shrink) => shrink.shrinkEach(files, image, done))
+        // Not fetched (offline): the images go as they are, or wait with the engine.
+        .catch(() => {
+          for (const [index, file] of files.entries()) done(index, file);
+        });
+    }
     void this.#load();
   }
 
@@ -106,6 +131,14 @@ export class UploadController implements ReactiveController {
   retry(id: string): void {
     if (this.#engine) this.#engine.retry(id);
     else void this.#load();
+  }
+
+  pauseFile(id: string): void {
+    this.#engine?.pauseFile(id);
+  }
+
+  resumeFile(id: string): void {
+    this.#engine?.resumeFile(id);
   }
 
   remove(id: string): void {
@@ -144,9 +177,16 @@ export class UploadController implements ReactiveController {
     const engine = new module.UploadEngine(this.#host, this.#settings, this.#callbacks);
     this.#engine = engine;
     if (this.#connected) engine.connect();
-    const waiting = this.#waiting.map((entry) => entry.file);
-    this.#waiting = [];
-    if (waiting.length > 0) engine.addFiles(waiting);
+    this.#handOver();
+  }
+
+  /** Gives the engine every waiting file that is ready for it. */
+  #handOver(): void {
+    const engine = this.#engine;
+    if (!engine) return;
+    const ready = this.#waiting.filter((entry) => !entry.shrinking);
+    this.#waiting = this.#waiting.filter((entry) => entry.shrinking);
+    if (ready.length > 0) engine.addFiles(ready.map((entry) => entry.file));
     this.#host.requestUpdate();
   }
 

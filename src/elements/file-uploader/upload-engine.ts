@@ -181,6 +181,28 @@ export class UploadEngine {
     this.#start(id);
   }
 
+  /**
+   * Pauses a file on its way: its requests stop (the parts already sent stay with the
+   * service) until `resumeFile`. A file of one part already sending finishes its bytes and
+   * waits before it is completed; a file being completed is not stopped.
+   */
+  pauseFile(id: string): void {
+    const upload = this.#uploads.get(id);
+    if (!upload || upload.outcome !== 'running' || upload.step === 'finishing') return;
+    upload.paused = true;
+    clearRetry(upload);
+    upload.abort?.abort();
+    this.#host.requestUpdate();
+  }
+
+  /** Carries on with a paused file, sending only what the service does not hold yet. */
+  resumeFile(id: string): void {
+    const upload = this.#uploads.get(id);
+    if (!upload?.paused) return;
+    upload.paused = false;
+    this.#start(id);
+  }
+
   /** Cancels a running upload, or removes a finished, failed or rejected file from the list. */
   remove(id: string): void {
     this.#rejected = this.#rejected.filter((file) => file.id !== id);
@@ -219,6 +241,7 @@ export class UploadEngine {
     // Several parts: ours, installed first, so that XHRUpload finds those files done.
     uppy.use(MultipartUpload, {
       getPlan: (id) => this.#uploads.get(id)?.plan ?? undefined,
+      signal: (id) => this.#uploads.get(id)?.abort?.signal,
       refreshPlan: (id) => this.#refreshPlan(id),
       shouldRetry: shouldRetryXhr,
       limit: 4,
@@ -326,6 +349,9 @@ export class UploadEngine {
     clearRetry(upload);
     upload.failure = null;
     upload.cause = null;
+    // One controller per attempt: a pause or a removal stops whichever step it is in.
+    upload.abort?.abort();
+    upload.abort = new AbortController();
     // A file not yet signed goes where the element points now; a signed one stays put.
     if (!upload.plan) upload.target = this.#currentTarget();
     if (upload.outcome === null) this.#callbacks.started(summary(file));
@@ -343,9 +369,8 @@ export class UploadEngine {
     const uppy = this.#uppy;
     const file = uppy?.getFile(id);
     const upload = this.#uploads.get(id);
-    if (!uppy || !file || !upload) return;
-    const abort = new AbortController();
-    upload.abort = abort;
+    const abort = upload?.abort;
+    if (!uppy || !file || !upload || !abort) return;
     // Our own step, shown from `step`: no Uppy progress events for it, since each one
     // copies Uppy's whole file map (O(n²) over a batch; see #complete).
     upload.step = 'preparing';
@@ -379,7 +404,9 @@ export class UploadEngine {
         // Failures are retried a level up (#onFailure), where the user can see it happen.
         plan = planFromSign(await this.#batchersFor(client).sign.add({ request, signal }));
       }
+      // Kept even if paused meanwhile: the resume goes on with this upload.
       upload.plan = plan;
+      signal.throwIfAborted();
       const current = uppy.getFile(id);
       if (!current) return;
       const [only] = plan.parts;
@@ -394,7 +421,12 @@ export class UploadEngine {
         };
       }
     } catch (error) {
-      if (abort.signal.aborted) return;
+      // Paused: this run of Uppy ends here (the uploaders must not start). Removed: it is
+      // gone from Uppy's files, so they skip it.
+      if (abort.signal.aborted) {
+        if (upload.paused) throw error;
+        return;
+      }
       this.#fail(id, error, 'sign');
     } finally {
       upload.step = null;
@@ -468,13 +500,14 @@ export class UploadEngine {
     const upload = this.#uploads.get(id);
     const plan = upload?.plan;
     if (!uppy || !file || !upload || !plan || file.error || !file.progress.uploadComplete) return;
-    const abort = new AbortController();
-    upload.abort = abort;
-    upload.step = 'finishing';
     // A single part's ETag came back in the PUT answer; several parts' in the plan.
     const single = (file.response?.body as { etag?: unknown } | undefined)?.etag;
     const [only] = plan.parts;
     if (only && only.etag === null && typeof single === 'string') only.etag = single;
+    // Paused while its one part was on its way: completed when resumed.
+    const abort = upload.abort;
+    if (upload.paused || !abort) return;
+    upload.step = 'finishing';
     const parts = claimedParts(plan);
     try {
       const client = this.#clientFor(upload.target);
@@ -528,7 +561,8 @@ export class UploadEngine {
   /** Every failure passes here (ours and XHRUpload's): retry it, or leave it to the user. */
   #onFailure(id: string, error: { name: string; message: string }): void {
     const upload = this.#uploads.get(id);
-    if (!upload) return;
+    // A paused file's failures wait for its resume, which starts it afresh anyway.
+    if (!upload || upload.paused) return;
     // Our own steps recorded their cause (#fail); a failed PUT of XHRUpload or of our
     // multipart plugin arrives only here, with its XMLHttpRequest.
     const cause: FailureCause = upload.cause ?? { error: fromXhrError(error), step: 'upload' };
