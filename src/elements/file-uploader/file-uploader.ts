@@ -1,4 +1,4 @@
-import { html, LitElement, nothing, type PropertyValues, svg } from 'lit';
+import { html, LitElement, nothing, svg } from 'lit';
 import { repeat } from 'lit/directives/repeat.js';
 import type { FileMetadata, FileRecord } from '../../api/types.js';
 import { Announcer } from '../shared/announcer.js';
@@ -399,7 +399,7 @@ export class FileUploaderElement extends LitElement {
     this.requestUpdate();
   }
 
-  override willUpdate(changed: PropertyValues<this>): void {
+  override willUpdate(): void {
     // The engine hears of a change of what it runs with, and only then (each `configure`
     // redraws Uppy's state, which would update the element again).
     const settings = this.#settings();

@@ -188,7 +188,7 @@ export class UploadEngine {
    */
   pauseFile(id: string): void {
     const upload = this.#uploads.get(id);
-    if (!upload || upload.outcome !== 'running' || upload.step === 'finishing') return;
+    if (upload?.outcome !== 'running' || upload.step === 'finishing') return;
     upload.paused = true;
     clearRetry(upload);
     upload.abort?.abort();
