@@ -18,6 +18,7 @@ const BENCHES = [
   ['serving', 'test/bench/serving-bench.ts'],
   ['load', 'test/bench/load-bench.ts'],
   ['startup', 'test/bench/startup-bench.ts'],
+  ['images', 'test/bench/image-shrink-bench.ts'],
   ['file-list', 'test/bench/file-list-bench.ts'],
   ['bundle size', 'test/bench/bundle-size.ts'],
   ['server', 'test/bench/server-bench.ts'],

@@ -878,6 +878,9 @@ describe('<file-uploader>', () => {
       await element.updateComplete;
       expect(statuses(element)).to.deep.equal(['paused']);
       expect(text(element)).to.contain('Paused');
+      // What was sent stays counted.
+      await aTimeout(300);
+      expect(element.files[0]?.bytesUploaded).to.equal(5 * MiB);
       await network('restore');
       const before = (await network('log')) as string[];
       expect(puts(before).map(partOf).sort()).to.deep.equal([1, 2, 3]);

@@ -18,6 +18,7 @@ const STATES = [
   ['empty', 'Empty'],
   ['dragging', 'Dragging files over it'],
   ['uploading', 'Uploading (a multi-part file, one part in)'],
+  ['paused', 'Paused (part 1 sent, the rest waits)'],
   ['done', 'Done'],
   ['rejected', 'Refused before sending (type, size, empty)'],
   ['origin', 'origin_not_allowed'],
@@ -183,11 +184,23 @@ ${LIST_STATES.map(([id, title]) => `<section><h2>${title}</h2><file-list id="${i
     await pick('uploading', [
       { name: 'conference-talk.mov', type: 'video/quicktime', size: 14 * 1024 * 1024 },
     ]);
-    await tab.waitForFunction(() => {
-      const files = (
-        document.querySelector('#uploading') as unknown as { files: { fraction: number }[] }
-      ).files;
-      return (files[0]?.fraction ?? 0) > 0.3;
+    await pick('paused', [
+      { name: 'interview-raw.wav', type: 'audio/wav', size: 12 * 1024 * 1024 },
+    ]);
+    for (const id of ['uploading', 'paused']) {
+      await tab.waitForFunction((selector) => {
+        const files = (
+          document.querySelector(selector) as unknown as { files: { fraction: number }[] }
+        ).files;
+        return (files[0]?.fraction ?? 0) > 0.3;
+      }, `#${id}`);
+    }
+    await tab.evaluate(() => {
+      const element = document.querySelector('#paused') as unknown as {
+        files: { id: string }[];
+        pauseFile(id: string): void;
+      };
+      element.pauseFile(element.files[0]?.id ?? '');
     });
 
     offline = true;
