@@ -68,14 +68,10 @@ export class MultipartUpload<M extends Meta, B extends Body> extends BasePlugin<
     );
     if (files.length === 0) return;
     this.uppy.emit('upload-start', files);
-    const paused = await Promise.all(files.map((file) => this.#uploadFile(file)));
-    // A paused file is neither done nor failed: the run must end here, or the next uploader
-    // (XHRUpload) would take it for a file of its own.
-    if (paused.includes(true)) throw new Error('paused');
+    await Promise.allSettled(files.map((file) => this.#uploadFile(file)));
   };
 
-  /** Sends a file's missing parts; resolves true if its attempt was stopped (paused). */
-  async #uploadFile(file: UppyFile<M, B>): Promise<boolean> {
+  async #uploadFile(file: UppyFile<M, B>): Promise<void> {
     const events = new EventManager(this.uppy);
     const controller = new AbortController();
     events.onFileRemove(file.id, () => controller.abort());
@@ -118,7 +114,7 @@ export class MultipartUpload<M extends Meta, B extends Body> extends BasePlugin<
         });
       }
     } catch (error) {
-      if (stop.aborted || (error as Error).name === 'AbortError') return !!attempt?.aborted;
+      if (stop.aborted || (error as Error).name === 'AbortError') return;
       const current = this.uppy.getFile(file.id);
       if (current) {
         this.uppy.emit('upload-error', current, error as Error, undefined);
@@ -126,7 +122,6 @@ export class MultipartUpload<M extends Meta, B extends Body> extends BasePlugin<
     } finally {
       events.remove();
     }
-    return false;
   }
 
   async #sendPart(

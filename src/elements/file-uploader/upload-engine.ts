@@ -192,6 +192,9 @@ export class UploadEngine {
     upload.paused = true;
     clearRetry(upload);
     upload.abort?.abort();
+    // An error in Uppy's eyes: its uploaders skip the file (a paused multi-part file must not
+    // pass on to XHRUpload), and `retryUpload` clears it on resume. Shown as paused.
+    this.#uppy?.setFileState(id, { error: 'paused' });
     this.#host.requestUpdate();
   }
 
@@ -421,12 +424,8 @@ export class UploadEngine {
         };
       }
     } catch (error) {
-      // Paused: this run of Uppy ends here (the uploaders must not start). Removed: it is
-      // gone from Uppy's files, so they skip it.
-      if (abort.signal.aborted) {
-        if (upload.paused) throw error;
-        return;
-      }
+      // Paused or removed: Uppy's uploaders skip it (it has an error, or is gone).
+      if (abort.signal.aborted) return;
       this.#fail(id, error, 'sign');
     } finally {
       upload.step = null;
@@ -499,15 +498,16 @@ export class UploadEngine {
     const file = uppy?.getFile(id);
     const upload = this.#uploads.get(id);
     const plan = upload?.plan;
-    if (!uppy || !file || !upload || !plan || file.error || !file.progress.uploadComplete) return;
+    // A file paused while its one part was on its way has Uppy's error (see pauseFile): it is
+    // completed when resumed, once the service says it holds the part.
+    const abort = upload?.abort;
+    if (!uppy || !file || !upload || !plan || !abort || file.error) return;
+    if (!file.progress.uploadComplete) return;
+    upload.step = 'finishing';
     // A single part's ETag came back in the PUT answer; several parts' in the plan.
     const single = (file.response?.body as { etag?: unknown } | undefined)?.etag;
     const [only] = plan.parts;
     if (only && only.etag === null && typeof single === 'string') only.etag = single;
-    // Paused while its one part was on its way: completed when resumed.
-    const abort = upload.abort;
-    if (upload.paused || !abort) return;
-    upload.step = 'finishing';
     const parts = claimedParts(plan);
     try {
       const client = this.#clientFor(upload.target);
@@ -600,7 +600,11 @@ export class UploadEngine {
   /** Back online: files that failed for want of a connection carry on where they stopped. */
   online(): void {
     for (const [id, upload] of this.#uploads) {
-      if (upload.failure?.code === 'network_error' && this.#uppy?.getFile(id)?.error) {
+      if (
+        !upload.paused &&
+        upload.failure?.code === 'network_error' &&
+        this.#uppy?.getFile(id)?.error
+      ) {
         this.retry(id);
       }
     }
