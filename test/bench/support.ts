@@ -128,13 +128,21 @@ export async function reportRows(rows: BenchRow[]): Promise<void> {
  */
 export const FIRST_LOAD_BUDGET_BYTES = 20 * 1024;
 /**
- * 34 KiB was the engine issue's (#17) for the elements as they were. Pause and resume and
- * the image options (#20, which asks for its features to load "with the engine or on use"
- * and for the first-load budget alone to hold) cost 0.6 KiB of it on 2026-11-24, in the
- * element (buttons, texts, attributes) and in the engine, with nothing left to cut but
- * more rewriting of Uppy (which #17 asks to undo): that much more, and no more.
+ * What every page that uploads loads (first load and engine). 34 KiB was the engine issue's
+ * (#17) for the elements as they were; the features #18 and #20 asked for since, "loaded
+ * with the engine or on use" (#20) with the first-load budget alone to hold, each add what
+ * it measured when it landed (gzipped bytes, 2026-11-24), with nothing left to cut short of
+ * rewriting more of Uppy (which #17 asks to undo). Each is counted here, so that anything
+ * else still has to fit the 34 KiB.
  */
-export const TOTAL_BUDGET_BYTES = 34 * 1024 + 600;
+const ENGINE_FEATURE_BYTES = {
+  /** Pause and resume (buttons, texts, the engine's side) and the image attributes. */
+  pauseResumeAndImageOptions: 600,
+  /** Files added together in one Uppy run (#18: 200 small files 1.50x against 2.12x). */
+  sharedUppyRuns: 111,
+};
+export const TOTAL_BUDGET_BYTES =
+  34 * 1024 + Object.values(ENGINE_FEATURE_BYTES).reduce((sum, bytes) => sum + bytes, 0);
 export const FEATURE_BUDGET_BYTES = 2 * 1024;
 
 /** The chunk of the upload engine; every other chunk but `filehost.js` is a feature's. */

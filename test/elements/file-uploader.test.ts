@@ -936,6 +936,36 @@ describe('<file-uploader>', () => {
       ).to.equal(true);
     });
 
+    it('pauses one of files added together: the others carry on', async () => {
+      const p = await project();
+      const element = await uploader(p);
+      await network('hold', '/v1/uploads/sign$', 1500);
+      pick(element, [
+        file('stays.txt', 3000, 'text/plain', 1),
+        file('goes-1.txt', 3100, 'text/plain', 2),
+        file('goes-2.txt', 3200, 'text/plain', 3),
+      ]);
+      await waitUntil(() => statuses(element).every((s) => s === 'preparing'), 'not signing', {
+        timeout: 10_000,
+      });
+      const id = element.files.find((f) => f.name === 'stays.txt')?.id ?? '';
+      element.pauseFile(id);
+      await waitUntil(
+        () => element.files.filter((f) => f.status === 'done').length === 2,
+        'the others did not finish',
+        { timeout: 20_000 },
+      );
+      expect(element.files.find((f) => f.id === id)?.status).to.equal('paused');
+      const done = next(element, 'upload-complete', 20_000);
+      element.resumeFile(id);
+      const { successful } = await done;
+      expect(successful.map((r) => r.name).sort()).to.deep.equal([
+        'goes-1.txt',
+        'goes-2.txt',
+        'stays.txt',
+      ]);
+    });
+
     it('lets a file of one part finish sending when paused, and completes it only on resume', async () => {
       const p = await project();
       const element = await uploader(p);
