@@ -263,7 +263,11 @@ export function trimUppyModule(code: string, path: string): MagicString {
         (callee === 'this.log' || callee === 'this.uppy.log') &&
         !call.arguments?.some(hasEffects)
       ) {
-        out.remove(node.start, node.end);
+        // An empty statement, not nothing: the call may be the whole body of a brace-less
+        // `if`, whose body would otherwise become the statement after it (Uppy's
+        // `if (!exists) this.log(…); return exists;` turned into `if (!exists) return exists`,
+        // and every file lost its progress in the script-tag bundle).
+        out.overwrite(node.start, node.end, ';');
         return false;
       }
     }

@@ -55,6 +55,26 @@ describe("the script-tag bundle's trimmed Uppy", () => {
     assert.ok(trimmed.includes('this.log(`Removed files: '));
   });
 
+  it('leaves an empty statement where a log call was the whole body of an if without braces', async () => {
+    // Uppy's own case: removing the call made `return exists` the if's body, and every file
+    // of the script-tag bundle lost its upload progress.
+    const source = await uppySource('core/lib/Uppy.js');
+    assert.match(source, /if \(!exists\)\s+this\.log\(/);
+    const trimmed = trimUppyModule(source, 'core/lib/Uppy.js').toString();
+    const filter = new Function(
+      'file',
+      'getFile',
+      /const exists = [^;]+;\s+if \(!exists\)[^]*?return exists;/
+        .exec(trimmed)?.[0]
+        .replace('this.getFile', 'getFile') ?? 'throw new Error("not found")',
+    ) as (file: { id: string } | null, getFile: (id: string) => unknown) => unknown;
+    assert.ok(
+      filter({ id: 'a' }, () => ({ id: 'a' })),
+      'a file that exists is kept',
+    );
+    assert.ok(!filter({ id: 'b' }, () => undefined), 'a removed one is not');
+  });
+
   it('stops when Uppy no longer has a listed member, or a fold occurs a different number of times', () => {
     assert.throws(
       () => trimUppyModule('export default class Uppy { pauseAll() {} }', 'core/lib/Uppy.js'),
