@@ -30,7 +30,7 @@ export async function partDigest(
 }
 
 /** WebCrypto's SHA-256 of `bytes`, base64 (32 bytes: one call of fromCharCode takes them). */
-async function sha256Base64(bytes: BufferSource): Promise<string> {
+export async function sha256Base64(bytes: BufferSource): Promise<string> {
   return btoa(String.fromCharCode(...new Uint8Array(await crypto.subtle.digest('SHA-256', bytes))));
 }
 

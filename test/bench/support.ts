@@ -140,6 +140,11 @@ const ENGINE_FEATURE_BYTES = {
   pauseResumeAndImageOptions: 600,
   /** Files added together in one Uppy run (#18: 200 small files 1.50x against 2.12x). */
   sharedUppyRuns: 111,
+  /**
+   * Uploads remembered across reloads (#19): IndexedDB through idb-keyval, the fingerprint,
+   * matching a file chosen again, the interrupted rows, `no-resume`, `forget()`.
+   */
+  resumeAfterReload: 1151,
 };
 export const TOTAL_BUDGET_BYTES =
   34 * 1024 + Object.values(ENGINE_FEATURE_BYTES).reduce((sum, bytes) => sum + bytes, 0);

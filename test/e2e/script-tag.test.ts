@@ -3,10 +3,10 @@ import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { type Browser, chromium, type Locator, type Page } from 'playwright-core';
-import { scriptTagFiles } from '../bench/support.js';
 import { patternBytes } from '../helpers/bytes.js';
 import { SCALE } from '../helpers/scale-mode.js';
 import { startTestService, type TestService } from '../helpers/service.js';
+import { staticServer } from '../helpers/static-server.js';
 import { CHROMIUM_ARGS, chromiumPath } from '../helpers/wtr-plugins.js';
 
 /**
@@ -14,32 +14,6 @@ import { CHROMIUM_ARGS, chromiumPath } from '../helpers/wtr-plugins.js';
  * first; `npm run test:e2e` does), loaded with a script tag from a plain static server (no
  * Vite, no bundler), configured by HTML attributes only, against the real service.
  */
-async function staticServer(
-  page: (origin: string) => string,
-): Promise<{ origin: string; server: Server }> {
-  // filehost.js and the upload engine it imports from beside itself, as a CDN would serve them.
-  const scripts = new Map<string, Buffer>();
-  for (const name of await scriptTagFiles()) {
-    scripts.set(`/${name}`, await readFile(`dist/${name}`));
-  }
-  const server = createServer((request, response) => {
-    const path = (request.url ?? '/').split('?')[0] ?? '/';
-    const script = scripts.get(path);
-    if (script) {
-      response.writeHead(200, { 'Content-Type': 'text/javascript' }).end(script);
-    } else if (path === '/') {
-      response.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(page(origin));
-    } else {
-      response.writeHead(404).end();
-    }
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  if (!address || typeof address === 'string') throw new Error('no address');
-  const origin = `http://localhost:${address.port}`;
-  return { origin, server };
-}
-
 /** The service's smallest part size: a file above it goes up in parts, by our MultipartUpload. */
 const PART_SIZE = 5 * 1024 * 1024;
 

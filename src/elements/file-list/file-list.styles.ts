@@ -6,20 +6,20 @@ import { css } from 'lit';
  */
 export const styles = css`
   :host {
-    --_accent: var(--file-list-accent, var(--_fh-accent));
-    --_text: var(--file-list-text, var(--_fh-text));
-    --_muted: var(--file-list-muted, var(--_fh-muted));
-    --_background: var(--file-list-background, var(--_fh-background));
-    --_surface: var(--file-list-surface, var(--_fh-surface));
-    --_border: var(--file-list-border, var(--_fh-border));
-    --_error: var(--file-list-error, var(--_fh-error));
-    --_radius: var(--file-list-radius, var(--_fh-radius));
-    --_row-gap: var(--file-list-row-gap, 0);
-    --_row-height: var(--file-list-row-height, 3.75rem);
-    --_font: var(--file-list-font, var(--_fh-font));
+    --_accent: var(--file-list-accent,var(--_fh-accent));
+    --_text: var(--file-list-text,var(--_fh-text));
+    --_muted: var(--file-list-muted,var(--_fh-muted));
+    --_background: var(--file-list-background,var(--_fh-background));
+    --_surface: var(--file-list-surface,var(--_fh-surface));
+    --_border: var(--file-list-border,var(--_fh-border));
+    --_error: var(--file-list-error,var(--_fh-error));
+    --_radius: var(--file-list-radius,var(--_fh-radius));
+    --_row-gap: var(--file-list-row-gap,0);
+    --_row-height: var(--file-list-row-height,3.75rem);
+    --_font: var(--file-list-font,var(--_fh-font));
     --_focus: var(
       --file-list-focus-ring,
-      var(--filehost-focus-ring, 0 0 0 3px color-mix(in srgb, var(--_accent) 45%, transparent))
+      var(--filehost-focus-ring,0 0 0 3px color-mix(in srgb, var(--_accent) 45%, transparent))
     );
 
     display: block;

@@ -38,6 +38,13 @@ export interface FileUpload {
   abort: AbortController | null;
   /** Paused by the user: nothing more is sent until it is resumed. */
   paused: boolean;
+  /**
+   * What tells the file apart, once its upload is remembered across reloads (null until
+   * then), so that it is forgotten when done or removed.
+   */
+  fingerprint: string | null;
+  /** Its plan came from an upload remembered before a reload: one the service forgot is said so. */
+  recalled: boolean;
   /** Our own step under way, between Uppy's events. */
   step: 'preparing' | 'finishing' | null;
   /** How its upload went since the page last heard "all done"; null when it has not run. */
@@ -61,6 +68,8 @@ export function newFileUpload(
     retry: null,
     abort: null,
     paused: false,
+    fingerprint: null,
+    recalled: false,
     step: null,
     outcome: null,
   };

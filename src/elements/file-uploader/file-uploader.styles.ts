@@ -7,21 +7,21 @@ import { css } from 'lit';
  */
 export const styles = css`
   :host {
-    --_accent: var(--file-uploader-accent, var(--_fh-accent));
-    --_on-accent: var(--file-uploader-on-accent, var(--_fh-on-accent));
-    --_text: var(--file-uploader-text, var(--_fh-text));
-    --_muted: var(--file-uploader-muted, var(--_fh-muted));
-    --_background: var(--file-uploader-background, var(--_fh-background));
-    --_surface: var(--file-uploader-surface, var(--_fh-surface));
-    --_border: var(--file-uploader-border, var(--_fh-border));
-    --_error: var(--file-uploader-error, var(--_fh-error));
-    --_success: var(--file-uploader-success, var(--_fh-success));
-    --_radius: var(--file-uploader-radius, var(--_fh-radius));
-    --_gap: var(--file-uploader-gap, 0.75rem);
-    --_font: var(--file-uploader-font, var(--_fh-font));
+    --_accent: var(--file-uploader-accent,var(--_fh-accent));
+    --_on-accent: var(--file-uploader-on-accent,var(--_fh-on-accent));
+    --_text: var(--file-uploader-text,var(--_fh-text));
+    --_muted: var(--file-uploader-muted,var(--_fh-muted));
+    --_background: var(--file-uploader-background,var(--_fh-background));
+    --_surface: var(--file-uploader-surface,var(--_fh-surface));
+    --_border: var(--file-uploader-border,var(--_fh-border));
+    --_error: var(--file-uploader-error,var(--_fh-error));
+    --_success: var(--file-uploader-success,var(--_fh-success));
+    --_radius: var(--file-uploader-radius,var(--_fh-radius));
+    --_gap: var(--file-uploader-gap,0.75rem);
+    --_font: var(--file-uploader-font,var(--_fh-font));
     --_focus: var(
       --file-uploader-focus-ring,
-      var(--filehost-focus-ring, 0 0 0 3px color-mix(in srgb, var(--_accent) 45%, transparent))
+      var(--filehost-focus-ring,0 0 0 3px color-mix(in srgb, var(--_accent) 45%, transparent))
     );
 
     display: block;
@@ -215,7 +215,7 @@ export const styles = css`
     display: block;
     height: 100%;
     background: var(--_accent);
-    transform: scaleX(var(--fraction, 0));
+    transform: scaleX(var(--fraction,0));
     transform-origin: left;
     transition: transform 100ms linear;
   }

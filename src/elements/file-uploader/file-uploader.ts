@@ -143,6 +143,8 @@ export class FileUploaderElement extends LitElement {
     maxImageHeight: { attribute: 'max-image-height', converter: optionalNumber },
     imageQuality: { attribute: 'image-quality', converter: optionalNumber },
     imageType: { type: String, attribute: 'image-type' },
+    noResume: { type: Boolean, attribute: 'no-resume' },
+    resumeMaxSize: { attribute: 'resume-max-size', converter: optionalNumber },
     metadata: { converter: jsonConverter },
     disabled: { type: Boolean, reflect: true },
     noAutoUpload: { type: Boolean, attribute: 'no-auto-upload' },
@@ -191,6 +193,17 @@ export class FileUploaderElement extends LitElement {
   declare imageQuality: number | null;
   /** Media type images are re-encoded to, e.g. `image/webp`. Default: the image's own type. */
   declare imageType: string;
+  /**
+   * Do not remember unfinished uploads across reloads. By default each upload still on its
+   * way after a second is remembered in this browser (IndexedDB) until it is done or
+   * removed, so that the next visit of the page carries on with it.
+   */
+  declare noResume: boolean;
+  /**
+   * Files up to this many bytes are remembered whole and resume after a reload by
+   * themselves; larger ones resume when the user chooses the same file again. Default 10 MB.
+   */
+  declare resumeMaxSize: number | null;
   /** Metadata stored with every file (JSON object of strings in the attribute). */
   declare metadata: FileMetadata;
   declare disabled: boolean;
@@ -235,6 +248,8 @@ export class FileUploaderElement extends LitElement {
     this.maxImageHeight = null;
     this.imageQuality = null;
     this.imageType = '';
+    this.noResume = false;
+    this.resumeMaxSize = null;
     this.metadata = {};
     this.disabled = false;
     this.noAutoUpload = false;
@@ -362,6 +377,14 @@ export class FileUploaderElement extends LitElement {
       if (file.status === 'paused') this.resumeFile(file.id);
   }
 
+  /**
+   * Forgets the uploads remembered in this browser for this endpoint and key: those cut off
+   * by an earlier reload are no longer offered, and none is taken up on the next visit.
+   */
+  forget(): void {
+    this.#controller.forget();
+  }
+
   /** Cancels an upload, or removes a file from the list. */
   removeFile(id: string): void {
     this.#controller.remove(id);
@@ -469,6 +492,8 @@ export class FileUploaderElement extends LitElement {
               type: this.imageType || null,
             }
           : null,
+      rememberUploads: !this.noResume,
+      keepFilesUpTo: this.resumeMaxSize ?? 10_000_000,
     };
   }
 
@@ -560,6 +585,8 @@ export class FileUploaderElement extends LitElement {
         return t.done;
       case 'paused':
         return t.paused;
+      case 'interrupted':
+        return t.interrupted;
       case 'retrying':
         return t.retrying(
           formatCount(Math.max(1, Math.ceil(((file.retryAt ?? 0) - Date.now()) / 1000)), locale),
@@ -570,9 +597,8 @@ export class FileUploaderElement extends LitElement {
   }
 
   #renderFile(file: FileView, t: FileUploaderStrings, locale: string) {
-    const finished =
-      file.status === 'done' || file.status === 'failed' || file.status === 'rejected';
-    const showBar = !['rejected', 'failed', 'queued'].includes(file.status);
+    const finished = ['done', 'failed', 'rejected', 'interrupted'].includes(file.status);
+    const showBar = !['rejected', 'failed', 'queued', 'interrupted'].includes(file.status);
     const statusText = this.#statusText(file, t, locale);
     return html`
       <li part="file" class="file" data-status=${file.status}>
@@ -630,7 +656,7 @@ export class FileUploaderElement extends LitElement {
   }
 
   #renderSummary(files: FileView[], t: FileUploaderStrings, locale: string) {
-    const counted = files.filter((file) => file.status !== 'rejected');
+    const counted = files.filter((file) => !['rejected', 'interrupted'].includes(file.status));
     const moving = counted.filter((file) => file.status !== 'failed');
     const size = moving.reduce((sum, file) => sum + file.size, 0);
     const sent = moving.reduce((sum, file) => sum + file.bytesUploaded, 0);
@@ -723,7 +749,7 @@ export class FileUploaderElement extends LitElement {
               : nothing
           }
         </div>
-        ${files.some((file) => file.status !== 'rejected') ? this.#renderSummary(files, t, locale) : nothing}
+        ${files.some((file) => !['rejected', 'interrupted'].includes(file.status)) ? this.#renderSummary(files, t, locale) : nothing}
         ${
           files.length > 0
             ? html`<ul part="list" aria-label=${t.fileListLabel}>

@@ -23,6 +23,12 @@ export interface UploaderSettings {
   autoUpload: boolean;
   /** How images are made smaller before they are sent; null: sent as they are. */
   image: ImageOptions | null;
+  /**
+   * Remember unfinished uploads across reloads (IndexedDB), keeping files up to
+   * `keepFilesUpTo` bytes themselves; false with `no-resume`.
+   */
+  rememberUploads: boolean;
+  keepFilesUpTo: number;
 }
 
 export type FileStatus =
@@ -34,7 +40,8 @@ export type FileStatus =
   | 'failed'
   | 'retrying'
   | 'paused'
-  | 'rejected';
+  | 'rejected'
+  | 'interrupted';
 
 /** What the element renders for one file: derived from Uppy's state each time. */
 export interface FileView {
@@ -93,19 +100,20 @@ export function recordsOf(files: readonly FileView[]): FileRecord[] {
 /**
  * The view of a file the upload engine does not hold: one added before the engine was
  * loaded (`preparing`, or `failed` when the engine could not be fetched), or one its rules
- * refused (`rejected`). Its name is made safe to show, as every name in the list is.
+ * refused (`rejected`), or one cut off before the page was loaded (`interrupted`). Its name
+ * is made safe to show, as every name in the list is.
  */
 export function unsentFileView(
   id: string,
-  file: File,
-  status: 'preparing' | 'failed' | 'rejected',
+  file: { name: string; size: number; type?: string },
+  status: 'preparing' | 'failed' | 'rejected' | 'interrupted',
   failure: UploadFailure | null,
 ): FileView {
   return {
     id,
     name: cleanName(file.name) || 'upload',
     size: file.size,
-    type: file.type,
+    type: file.type ?? '',
     thumbnail: null,
     status,
     bytesUploaded: 0,

@@ -47,6 +47,8 @@ export interface FileUploaderStrings {
   announceDone: (name: string) => string;
   announceFailed: (name: string, reason: string) => string;
   announceAllDone: (succeeded: string, failed: string) => string;
+  /** An upload cut off before the page was loaded, whose file must be chosen again. */
+  interrupted: string;
   formUploading: string;
   formRequired: string;
   errors: Record<
@@ -111,6 +113,7 @@ export const defaultStrings: FileUploaderStrings = {
     failed === '0'
       ? `All uploads finished: ${succeeded} uploaded.`
       : `Uploads finished: ${succeeded} uploaded, ${failed} failed.`,
+  interrupted: 'Interrupted. Choose this file again to carry on where it stopped.',
   formUploading: 'Please wait until the uploads have finished.',
   formRequired: 'Please upload at least one file.',
   errors: {

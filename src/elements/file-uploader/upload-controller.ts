@@ -133,6 +133,10 @@ export class UploadController implements ReactiveController {
     else void this.#load();
   }
 
+  forget(): void {
+    void this.#engine?.forgetAll();
+  }
+
   pauseFile(id: string): void {
     this.#engine?.pauseFile(id);
   }

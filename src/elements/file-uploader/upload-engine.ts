@@ -38,6 +38,13 @@ import type {
 } from './file-view.js';
 import { unsentFileView } from './file-view.js';
 import { MultipartUpload } from './multipart-upload.js';
+import {
+  fingerprintOf,
+  forget,
+  type RememberedUpload,
+  remember,
+  rememberedFor,
+} from './resume-memory.js';
 import type { FileUploaderStrings } from './strings.js';
 
 type UploadBody = Record<string, unknown>;
@@ -67,6 +74,11 @@ const AUTO_RETRIES = 3;
  * while 200 rows restyled each frame cost the browser more than the uploads themselves.
  */
 const REDRAW_INTERVAL_MS = 100;
+/**
+ * An upload is remembered across reloads once it has run this long without finishing: most
+ * small files are done sooner, and never cost an IndexedDB write (200 at once would).
+ */
+const REMEMBER_AFTER_MS = 1000;
 /** Thumbnails are made from images up to this size; larger ones would cost memory for a 40 px picture. */
 const THUMBNAIL_MAX_BYTES = 20_000_000;
 
@@ -95,6 +107,10 @@ export class UploadEngine {
   readonly #clients = new Map<string, FilehostApi | ConnectionProblem>();
   readonly #batchers = new WeakMap<FilehostApi, Batchers>();
   #rejected: FileView[] = [];
+  /** Uploads remembered from before this page was loaded, not yet taken up again. */
+  #remembered: RememberedUpload[] = [];
+  /** The endpoint and key whose remembered uploads were taken up. */
+  #recalledFor = '';
   #destroyTimer: ReturnType<typeof setTimeout> | null = null;
   #redrawPending = false;
 
@@ -112,6 +128,39 @@ export class UploadEngine {
       this.#destroyTimer = null;
     }
     this.#uppy ??= this.#createUppy();
+    this.#recall();
+  }
+
+  /**
+   * Takes up the uploads remembered from an earlier visit of this page (to this endpoint,
+   * with this key): files kept whole resume at once; the others wait for the user to choose
+   * the same file again (`interrupted`), matched when it is signed (#recalledPlan).
+   */
+  #recall(): void {
+    const { endpoint, apiKey, rememberUploads } = this.#settings;
+    const target = `${endpoint}\n${apiKey}`;
+    // Once per endpoint and key (the page may set them after the engine is in).
+    if (!rememberUploads || !endpoint || !apiKey || this.#recalledFor === target) return;
+    this.#recalledFor = target;
+    // No IndexedDB here (a private window may refuse it): nothing to take up.
+    void rememberedFor(endpoint, apiKey)
+      .catch(() => [])
+      .then((remembered) => {
+        this.#remembered = remembered;
+        const kept = remembered.flatMap((upload) => (upload.file ? [upload.file] : []));
+        if (kept.length > 0) this.addFiles(kept);
+        this.#host.requestUpdate();
+      });
+  }
+
+  /** Forgets every upload remembered for this endpoint and key (and no longer offers them). */
+  async forgetAll(): Promise<void> {
+    const { endpoint, apiKey } = this.#settings;
+    this.#remembered = [];
+    this.#host.requestUpdate();
+    for (const upload of await rememberedFor(endpoint, apiKey).catch(() => [])) {
+      await forget(upload);
+    }
   }
 
   /** The element left the page: unless it comes back at once, everything stops. */
@@ -124,6 +173,7 @@ export class UploadEngine {
   configure(settings: UploaderSettings): void {
     this.#settings = settings;
     this.#uppy?.setOptions({ restrictions: this.#restrictions() });
+    if (this.#uppy) this.#recall();
   }
 
   get files(): FileView[] {
@@ -133,7 +183,13 @@ export class UploadEngine {
       const upload = this.#uploads.get(file.id);
       if (upload) views.push(fileView(file, upload));
     }
-    return [...views, ...this.#rejected];
+    // Uploads cut off before this page was loaded, until their files are chosen again.
+    const interrupted = this.#remembered.flatMap((upload) =>
+      upload.file
+        ? []
+        : [unsentFileView(`interrupted-${upload.uploadId}`, upload, 'interrupted', null)],
+    );
+    return [...views, ...this.#rejected, ...interrupted];
   }
 
   /** Adds files (picked, dropped or pasted); those Uppy's restrictions refuse are listed as rejected. */
@@ -208,10 +264,18 @@ export class UploadEngine {
   /** Cancels a running upload, or removes a finished, failed or rejected file from the list. */
   remove(id: string): void {
     this.#rejected = this.#rejected.filter((file) => file.id !== id);
+    // An interrupted upload removed from the list is forgotten.
+    for (const upload of this.#remembered) {
+      if (`interrupted-${upload.uploadId}` === id) {
+        void forget(upload).catch(() => undefined);
+        this.#remembered = this.#remembered.filter((known) => known !== upload);
+      }
+    }
     const upload = this.#uploads.get(id);
     if (upload) {
       clearRetry(upload);
       upload.abort?.abort();
+      this.#forgetUpload(upload);
     }
     if (this.#uppy?.getFile(id)) this.#uppy.removeFile(id);
     this.#host.requestUpdate();
@@ -417,15 +481,20 @@ export class UploadEngine {
     try {
       const client = this.#clientFor(upload.target);
       const signal = abort.signal;
-      let plan = upload.plan ?? undefined;
+      let plan = upload.plan ?? (await this.#recalledPlan(upload, file.data as File));
       if (plan) {
         const known: UploadPlan = plan;
         plan = await client
           .getUpload(known.uploadId, { signal })
           .then(planFromState)
           .catch((error: unknown) => {
-            // Expired or cancelled meanwhile: start afresh.
-            if (error instanceof ApiError && error.code === 'not_found') return undefined;
+            if (!(error instanceof ApiError && error.code === 'not_found')) throw error;
+            // Remembered from before a reload, and expired or deleted since: said so, and
+            // started afresh only if the user retries. Cancelled meanwhile: afresh at once.
+            upload.plan = null;
+            if (!upload.recalled) return undefined;
+            upload.recalled = false;
+            this.#forgetUpload(upload);
             throw error;
           });
       }
@@ -443,6 +512,7 @@ export class UploadEngine {
         };
         // Failures are retried a level up (#onFailure), where the user can see it happen.
         plan = planFromSign(await this.#batchersFor(client).sign.add({ request, signal }));
+        if (this.#settings.rememberUploads) setTimeout(() => this.#remember(id), REMEMBER_AFTER_MS);
       }
       // Kept even if paused meanwhile: the resume goes on with this upload.
       upload.plan = plan;
@@ -559,6 +629,7 @@ export class UploadEngine {
       // whole file map.
       upload.record = record;
       upload.outcome = 'succeeded';
+      this.#forgetUpload(upload);
       this.#callbacks.succeeded(summary(current), record);
       this.#maybeAllDone();
     } catch (error) {
@@ -567,6 +638,56 @@ export class UploadEngine {
     } finally {
       upload.step = null;
     }
+  }
+
+  /**
+   * A plan from an upload remembered before this page was loaded, if this file is the one
+   * it was sending (the same name and size first: only then is the file read to be sure).
+   */
+  async #recalledPlan(upload: FileUpload, file: File): Promise<UploadPlan | undefined> {
+    const { endpoint, apiKey } = upload.target;
+    const candidates = this.#remembered.filter(
+      (known) =>
+        known.endpoint === endpoint &&
+        known.apiKey === apiKey &&
+        known.name === file.name &&
+        known.size === file.size,
+    );
+    if (candidates.length === 0) return undefined;
+    const fingerprint = await fingerprintOf(file);
+    const match = candidates.find((known) => known.fingerprint === fingerprint);
+    if (!match) return undefined;
+    this.#remembered = this.#remembered.filter((known) => known !== match);
+    this.#host.requestUpdate();
+    upload.fingerprint = fingerprint;
+    upload.recalled = true;
+    return { uploadId: match.uploadId, partSize: 0, checksum: null, parts: [] };
+  }
+
+  /** Remembers a file's upload across reloads, if it is still on its way. */
+  async #remember(id: string): Promise<void> {
+    const upload = this.#uploads.get(id);
+    const file = this.#uppy?.getFile(id)?.data as File | undefined;
+    if (!upload?.plan || upload.record || !file) return;
+    upload.fingerprint ??= await fingerprintOf(file);
+    const { endpoint, apiKey } = upload.target;
+    await remember({
+      endpoint,
+      apiKey,
+      uploadId: upload.plan.uploadId,
+      fingerprint: upload.fingerprint,
+      name: file.name,
+      size: file.size,
+      relativePath: upload.relativePath,
+      file: file.size <= this.#settings.keepFilesUpTo ? file : null,
+    }).catch(() => undefined);
+    // Finished or removed while it was written: not to be taken up again.
+    if (upload.record || !this.#uploads.has(id)) this.#forgetUpload(upload);
+  }
+
+  #forgetUpload(upload: FileUpload): void {
+    const { fingerprint } = upload;
+    if (fingerprint) void forget({ ...upload.target, fingerprint }).catch(() => undefined);
   }
 
   /** Records a failure of our own steps and tells Uppy, which marks the file failed. */

@@ -8,30 +8,30 @@ import { css } from 'lit';
  */
 export const sharedStyles = css`
   :host {
-    --_fh-accent: var(--filehost-accent, #2563eb);
-    --_fh-on-accent: var(--filehost-on-accent, #ffffff);
-    --_fh-text: var(--filehost-text, #0f172a);
-    --_fh-muted: var(--filehost-muted, #475569);
-    --_fh-background: var(--filehost-background, #ffffff);
-    --_fh-surface: var(--filehost-surface, #f8fafc);
-    --_fh-border: var(--filehost-border, #cbd5e1);
-    --_fh-error: var(--filehost-error, #b91c1c);
-    --_fh-success: var(--filehost-success, #15803d);
-    --_fh-radius: var(--filehost-radius, 0.75rem);
-    --_fh-font: var(--filehost-font, inherit);
+    --_fh-accent: var(--filehost-accent,#2563eb);
+    --_fh-on-accent: var(--filehost-on-accent,#ffffff);
+    --_fh-text: var(--filehost-text,#0f172a);
+    --_fh-muted: var(--filehost-muted,#475569);
+    --_fh-background: var(--filehost-background,#ffffff);
+    --_fh-surface: var(--filehost-surface,#f8fafc);
+    --_fh-border: var(--filehost-border,#cbd5e1);
+    --_fh-error: var(--filehost-error,#b91c1c);
+    --_fh-success: var(--filehost-success,#15803d);
+    --_fh-radius: var(--filehost-radius,0.75rem);
+    --_fh-font: var(--filehost-font,inherit);
   }
 
   @media (prefers-color-scheme: dark) {
     :host {
-      --_fh-accent: var(--filehost-accent, #60a5fa);
-      --_fh-on-accent: var(--filehost-on-accent, #0b1220);
-      --_fh-text: var(--filehost-text, #e2e8f0);
-      --_fh-muted: var(--filehost-muted, #94a3b8);
-      --_fh-background: var(--filehost-background, #0f172a);
-      --_fh-surface: var(--filehost-surface, #111c31);
-      --_fh-border: var(--filehost-border, #334155);
-      --_fh-error: var(--filehost-error, #fca5a5);
-      --_fh-success: var(--filehost-success, #86efac);
+      --_fh-accent: var(--filehost-accent,#60a5fa);
+      --_fh-on-accent: var(--filehost-on-accent,#0b1220);
+      --_fh-text: var(--filehost-text,#e2e8f0);
+      --_fh-muted: var(--filehost-muted,#94a3b8);
+      --_fh-background: var(--filehost-background,#0f172a);
+      --_fh-surface: var(--filehost-surface,#111c31);
+      --_fh-border: var(--filehost-border,#334155);
+      --_fh-error: var(--filehost-error,#fca5a5);
+      --_fh-success: var(--filehost-success,#86efac);
     }
   }
 

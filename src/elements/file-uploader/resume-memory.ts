@@ -1,0 +1,64 @@
+import { createStore, del, entries, set, type UseStore } from 'idb-keyval';
+import { sha256Base64 } from '../../client/part-digest.js';
+
+/**
+ * What `<file-uploader>` remembers of each unfinished upload, in the browser's IndexedDB,
+ * so that a reload, a crash or a closed tab does not lose it: where it goes, its upload id,
+ * what tells the file apart from any other, and (for files up to `resume-max-size`) the
+ * file itself. A file that was not kept can be matched again only when the user picks or
+ * drops it again: a page cannot re-open a file by itself.
+ */
+export interface RememberedUpload {
+  endpoint: string;
+  apiKey: string;
+  uploadId: string;
+  /** Name, size, type, last change and a hash of the first and last MiB. */
+  fingerprint: string;
+  name: string;
+  size: number;
+  relativePath: string | null;
+  /** The file itself, when it was small enough to keep: it resumes with no one asking. */
+  file: File | null;
+}
+
+/** How much of each end of a file its fingerprint hashes: a file changed in place differs there. */
+const EDGE_BYTES = 1024 * 1024;
+
+let store: UseStore | undefined;
+function uploads(): UseStore {
+  store ??= createStore('filehost-uploader', 'uploads');
+  return store;
+}
+
+const keyOf = (upload: Pick<RememberedUpload, 'endpoint' | 'apiKey' | 'fingerprint'>) =>
+  `${upload.endpoint}\n${upload.apiKey}\n${upload.fingerprint}`;
+
+export async function fingerprintOf(file: File): Promise<string> {
+  const edges =
+    file.size <= 2 * EDGE_BYTES
+      ? file
+      : new Blob([file.slice(0, EDGE_BYTES), file.slice(file.size - EDGE_BYTES)]);
+  return JSON.stringify([
+    file.name,
+    file.size,
+    file.type,
+    file.lastModified,
+    await sha256Base64(await edges.arrayBuffer()),
+  ]);
+}
+
+/** Remembers an upload (again: the same file to the same place is one entry). */
+export function remember(upload: RememberedUpload): Promise<void> {
+  return set(keyOf(upload), upload, uploads());
+}
+
+export function forget(upload: Pick<RememberedUpload, 'endpoint' | 'apiKey' | 'fingerprint'>) {
+  return del(keyOf(upload), uploads());
+}
+
+/** The unfinished uploads to this endpoint with this key. */
+export async function rememberedFor(endpoint: string, apiKey: string) {
+  return (await entries<string, RememberedUpload>(uploads()))
+    .map(([, upload]) => upload)
+    .filter((upload) => upload.endpoint === endpoint && upload.apiKey === apiKey);
+}

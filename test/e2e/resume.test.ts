@@ -1,0 +1,289 @@
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import type { Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { type Browser, chromium, type Page, type Request, type Route } from 'playwright-core';
+import { patternBytes } from '../helpers/bytes.js';
+import { startTestService, type TestService } from '../helpers/service.js';
+import { staticServer } from '../helpers/static-server.js';
+import { CHROMIUM_ARGS, chromiumPath } from '../helpers/wtr-plugins.js';
+
+/**
+ * Uploads that survive a reload (#19), in the built script-tag bundle in a plain page, with
+ * a real reload of the page mid-upload, against the real service (and, under
+ * FILEHOST_TEST_DEPLOYMENT=scale, PostgreSQL and the Ceph gateway, parts listed by S3).
+ */
+const PART_SIZE = 5 * 1024 * 1024;
+const MiB = 1024 * 1024;
+
+/** A part PUT's number: the local store's header, or S3's `partNumber` (a one-part file: 1). */
+function partNumberOf(request: Request): number {
+  const header = request.headers()['x-filehost-part'];
+  const query = new URL(request.url()).searchParams.get('partNumber');
+  return Number(header ?? query ?? 1);
+}
+
+const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
+
+describe('<file-uploader> resumes after a reload', () => {
+  let service: TestService;
+  let site: { origin: string; server: Server };
+  let browser: Browser;
+  let scratch: string;
+
+  before(async () => {
+    let endpoint = '';
+    let key = '';
+    site = await staticServer(
+      () => `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>resume</title>
+<script type="module" src="/filehost.js"></script></head>
+<body><file-uploader endpoint="${endpoint}" api-key="${key}" multiple></file-uploader></body></html>`,
+    );
+    service = await startTestService({
+      FILEHOST_ALLOWED_ORIGINS: site.origin,
+      FILEHOST_PART_SIZE: String(PART_SIZE),
+    });
+    endpoint = service.apiUrl;
+    key = service.publishableKey;
+    browser = await chromium.launch({ executablePath: chromiumPath(), args: CHROMIUM_ARGS });
+    scratch = await mkdtemp(join(tmpdir(), 'filehost-resume-'));
+  });
+  after(async () => {
+    await browser?.close();
+    await service?.close();
+    site?.server.close();
+    await rm(scratch, { recursive: true, force: true });
+  });
+
+  async function open(): Promise<{ page: Page; puts: number[] }> {
+    // A context of its own: its IndexedDB starts empty.
+    const page = await (await browser.newContext()).newPage();
+    const puts: number[] = [];
+    if (process.env.DEBUG_RESUME) {
+      page.on('pageerror', (e) => console.log('PAGEERROR', e.message));
+      page.on('console', (m) => console.log('CONSOLE', m.text()));
+      page.on('request', (r) => console.log('REQ', r.method(), r.url().slice(0, 100)));
+      page.on('requestfailed', (r) =>
+        console.log('FAILED', r.url().slice(0, 100), r.failure()?.errorText),
+      );
+    }
+    page.on('request', (request) => {
+      if (request.method() === 'PUT') puts.push(partNumberOf(request));
+    });
+    await page.goto(site.origin);
+    await page.waitForFunction(() => customElements.get('file-uploader'));
+    return { page, puts };
+  }
+
+  /**
+   * Part PUTs numbered `from` and up never leave the page; the function returned lets new
+   * ones go (those held stay held until the page is reloaded, which ends them).
+   */
+  async function holdPartsFrom(page: Page, from: number): Promise<() => void> {
+    let holding = true;
+    await page.route('**/*', (route: Route) =>
+      holding && route.request().method() === 'PUT' && partNumberOf(route.request()) >= from
+        ? undefined
+        : route.fallback(),
+    );
+    return () => {
+      holding = false;
+    };
+  }
+
+  const remembered = (page: Page) =>
+    page.evaluate(
+      () =>
+        new Promise<number>((resolve) => {
+          const opening = indexedDB.open('filehost-uploader');
+          opening.onsuccess = () => {
+            const db = opening.result;
+            if (!db.objectStoreNames.contains('uploads')) return resolve(0);
+            const counting = db.transaction('uploads').objectStore('uploads').count();
+            counting.onsuccess = () => resolve(counting.result);
+          };
+        }),
+    );
+
+  const files = (page: Page) =>
+    page.evaluate(() =>
+      (
+        document.querySelector('file-uploader') as unknown as {
+          files: {
+            name: string;
+            status: string;
+            bytesUploaded: number;
+            record: { url: string } | null;
+          }[];
+        }
+      ).files.map(({ name, status, bytesUploaded, record }) => ({
+        name,
+        status,
+        bytesUploaded,
+        url: record?.url ?? null,
+      })),
+    );
+
+  const interrupted = async (page: Page) =>
+    (await files(page)).filter((f) => f.status === 'interrupted').map((f) => f.name);
+
+  async function until(page: Page, check: () => Promise<boolean>, what: string, ms = 60_000) {
+    const deadline = Date.now() + ms;
+    while (!(await check())) {
+      if (Date.now() > deadline)
+        throw new Error(`timed out: ${what}: ${JSON.stringify(await files(page))}`);
+      await page.waitForTimeout(100);
+    }
+  }
+
+  async function servedHash(url: string): Promise<string> {
+    const response = await fetch(url);
+    assert.equal(response.status, 200);
+    return sha256(new Uint8Array(await response.arrayBuffer()));
+  }
+
+  it('resumes a small file by itself after a reload, sending it once more', async () => {
+    const { page, puts } = await open();
+    const bytes = patternBytes(3 * MiB, 21);
+    const release = await holdPartsFrom(page, 1);
+    await page.setInputFiles('file-uploader input.pick-files', {
+      name: 'notes.bin',
+      mimeType: 'application/octet-stream',
+      buffer: Buffer.from(bytes),
+    });
+    await until(page, async () => (await remembered(page)) === 1, 'remembered');
+    release();
+    puts.length = 0;
+    await page.reload();
+    await until(
+      page,
+      async () => (await files(page)).some((f) => f.status === 'done'),
+      'resumed and done',
+    );
+    const [done] = await files(page);
+    assert.equal(done?.name, 'notes.bin');
+    assert.equal(await servedHash(done?.url ?? ''), sha256(bytes));
+    assert.deepEqual(puts, [1]);
+    await until(page, async () => (await remembered(page)) === 0, 'forgotten once done');
+    await page.context().close();
+  });
+
+  it('resumes a 60 MiB upload cut off by a reload at half, when the file is chosen again: only the missing parts go', async () => {
+    const { page, puts } = await open();
+    const bytes = patternBytes(60 * MiB, 22);
+    // A file on disk: choosing it again gives the same name, size and modification time.
+    const path = join(scratch, 'film.bin');
+    await writeFile(path, bytes);
+    const release = await holdPartsFrom(page, 7);
+    await page.setInputFiles('file-uploader input.pick-files', path);
+    await until(
+      page,
+      async () => ((await files(page))[0]?.bytesUploaded ?? 0) >= 6 * PART_SIZE,
+      'parts 1 to 6 sent',
+    );
+    await until(page, async () => (await remembered(page)) === 1, 'remembered');
+    release();
+    await page.reload();
+    await until(page, async () => (await interrupted(page)).includes('film.bin'), 'listed');
+    assert.match(
+      await page.locator('file-uploader li[data-status=interrupted]').innerText(),
+      /film\.bin[^]*Interrupted\. Choose this file again to carry on where it stopped\./,
+    );
+    puts.length = 0;
+    await page.setInputFiles('file-uploader input.pick-files', path);
+    await until(
+      page,
+      async () => (await files(page)).some((f) => f.status === 'done'),
+      'done',
+      120_000,
+    );
+    assert.deepEqual(
+      [...puts].sort((a, b) => a - b),
+      [7, 8, 9, 10, 11, 12],
+    );
+    const [done] = await files(page);
+    assert.equal(await servedHash(done?.url ?? ''), sha256(bytes));
+    assert.deepEqual(await interrupted(page), []);
+    assert.equal(await remembered(page), 0);
+    await page.context().close();
+  });
+
+  it('says so when the service no longer knows the upload, and starts afresh only on Retry', async () => {
+    const { page } = await open();
+    const bytes = patternBytes(12 * MiB, 23);
+    const path = join(scratch, 'gone.bin');
+    await writeFile(path, bytes);
+    const release = await holdPartsFrom(page, 2);
+    await page.setInputFiles('file-uploader input.pick-files', path);
+    await until(page, async () => (await remembered(page)) === 1, 'remembered');
+    release();
+    await page.reload();
+    await until(page, async () => (await interrupted(page)).length === 1, 'listed');
+    // Cancelled meanwhile (deleting a pending upload cancels it); its id as remembered.
+    const uploadId = await page.evaluate(
+      () =>
+        new Promise<string>((resolve) => {
+          const opening = indexedDB.open('filehost-uploader');
+          opening.onsuccess = () => {
+            const all = opening.result.transaction('uploads').objectStore('uploads').getAll();
+            all.onsuccess = () => resolve((all.result[0] as { uploadId: string }).uploadId);
+          };
+        }),
+    );
+    assert.equal((await service.api(`/v1/files/${uploadId}`, { method: 'DELETE' })).status, 204);
+    await page.setInputFiles('file-uploader input.pick-files', path);
+    await until(page, async () => (await files(page)).some((f) => f.status === 'failed'), 'failed');
+    assert.match(
+      await page.locator('file-uploader .error').innerText(),
+      /This upload expired before it finished\. Retry to start it again\. \(not_found\)/,
+    );
+    await page.locator('file-uploader button', { hasText: 'Retry' }).click();
+    await until(page, async () => (await files(page)).some((f) => f.status === 'done'), 'done');
+    const [done] = await files(page);
+    assert.equal(await servedHash(done?.url ?? ''), sha256(bytes));
+    await page.context().close();
+  });
+
+  it('remembers nothing with no-resume; Remove and forget() let an interrupted one go', async () => {
+    const { page } = await open();
+    const path = join(scratch, 'twice.bin');
+    await writeFile(path, patternBytes(12 * MiB, 24));
+    const uploader = page.locator('file-uploader');
+    await uploader.evaluate((element) => element.setAttribute('no-resume', ''));
+    const release = await holdPartsFrom(page, 1);
+    await page.setInputFiles('file-uploader input.pick-files', path);
+    await page.waitForTimeout(2000);
+    assert.equal(await remembered(page), 0);
+    await uploader.evaluate((element) => element.removeAttribute('no-resume'));
+    await page.locator('file-uploader button', { hasText: 'Cancel all' }).click();
+
+    // Interrupted, then removed from the list by the user.
+    await page.setInputFiles('file-uploader input.pick-files', path);
+    await until(page, async () => (await remembered(page)) === 1, 'remembered');
+    release();
+    await page.reload();
+    await until(page, async () => (await interrupted(page)).length === 1, 'listed');
+    await page.getByRole('button', { name: 'Remove twice.bin' }).click();
+    await until(page, async () => (await remembered(page)) === 0, 'forgotten');
+    assert.deepEqual(await interrupted(page), []);
+
+    // Interrupted again, then forgotten by the page.
+    const again = await holdPartsFrom(page, 1);
+    await page.setInputFiles('file-uploader input.pick-files', path);
+    await until(page, async () => (await remembered(page)) === 1, 'remembered');
+    again();
+    await page.reload();
+    await until(page, async () => (await interrupted(page)).length === 1, 'listed');
+    await uploader.evaluate((element) => (element as unknown as { forget(): void }).forget());
+    await until(page, async () => (await remembered(page)) === 0, 'forgotten');
+    assert.deepEqual(await interrupted(page), []);
+    await page.reload();
+    await page.waitForTimeout(1500);
+    assert.deepEqual(await interrupted(page), []);
+    await page.context().close();
+  });
+});

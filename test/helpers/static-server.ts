@@ -1,0 +1,33 @@
+import { readFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import { scriptTagFiles } from '../bench/support.js';
+
+/**
+ * The built script-tag bundle (`dist/`, from `npm run build`) and one HTML page, served by a
+ * plain static server (no Vite, no bundler), as a page author's CDN would serve them.
+ */
+export async function staticServer(
+  page: (origin: string) => string,
+): Promise<{ origin: string; server: Server }> {
+  // filehost.js and the upload engine it imports from beside itself, as a CDN would serve them.
+  const scripts = new Map<string, Buffer>();
+  for (const name of await scriptTagFiles()) {
+    scripts.set(`/${name}`, await readFile(`dist/${name}`));
+  }
+  const server = createServer((request, response) => {
+    const path = (request.url ?? '/').split('?')[0] ?? '/';
+    const script = scripts.get(path);
+    if (script) {
+      response.writeHead(200, { 'Content-Type': 'text/javascript' }).end(script);
+    } else if (path === '/') {
+      response.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(page(origin));
+    } else {
+      response.writeHead(404).end();
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  if (!address || typeof address === 'string') throw new Error('no address');
+  const origin = `http://localhost:${address.port}`;
+  return { origin, server };
+}
