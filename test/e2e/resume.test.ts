@@ -190,8 +190,8 @@ describe('<file-uploader> resumes after a reload', () => {
     await page.reload();
     await until(page, async () => (await interrupted(page)).includes('film.bin'), 'listed');
     assert.match(
-      await page.locator('file-uploader li[data-status=interrupted]').innerText(),
-      /film\.bin[^]*Interrupted\. Choose this file again to carry on where it stopped\./,
+      (await page.locator('file-uploader li[data-status=interrupted]').textContent()) ?? '',
+      /film\.bin[\s\S]*Interrupted\. Choose this file again to carry on where it stopped\./,
     );
     puts.length = 0;
     await page.setInputFiles('file-uploader input.pick-files', path);
@@ -238,7 +238,7 @@ describe('<file-uploader> resumes after a reload', () => {
     await page.setInputFiles('file-uploader input.pick-files', path);
     await until(page, async () => (await files(page)).some((f) => f.status === 'failed'), 'failed');
     assert.match(
-      await page.locator('file-uploader .error').innerText(),
+      (await page.locator('file-uploader .error').textContent()) ?? '',
       /This upload expired before it finished\. Retry to start it again\. \(not_found\)/,
     );
     await page.locator('file-uploader button', { hasText: 'Retry' }).click();

@@ -64,7 +64,7 @@ describe("the script-tag bundle's trimmed Uppy", () => {
     const filter = new Function(
       'file',
       'getFile',
-      /const exists = [^;]+;\s+if \(!exists\)[^]*?return exists;/
+      /const exists = [^;]+;\s+if \(!exists\)[\s\S]*?return exists;/
         .exec(trimmed)?.[0]
         .replace('this.getFile', 'getFile') ?? 'throw new Error("not found")',
     ) as (file: { id: string } | null, getFile: (id: string) => unknown) => unknown;
