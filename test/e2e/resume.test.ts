@@ -248,6 +248,36 @@ describe('<file-uploader> resumes after a reload', () => {
     await page.context().close();
   });
 
+  it('carries a paused upload over a reload as an interrupted one', async () => {
+    const { page, puts } = await open();
+    const bytes = patternBytes(12 * MiB, 25);
+    const path = join(scratch, 'paused.bin');
+    await writeFile(path, bytes);
+    const release = await holdPartsFrom(page, 2);
+    await page.setInputFiles('file-uploader input.pick-files', path);
+    await until(page, async () => (await remembered(page)) === 1, 'remembered');
+    await until(
+      page,
+      async () => ((await files(page))[0]?.bytesUploaded ?? 0) >= PART_SIZE,
+      'part 1 sent',
+    );
+    await page.getByRole('button', { name: 'Pause uploading paused.bin' }).click();
+    await until(page, async () => (await files(page))[0]?.status === 'paused', 'paused');
+    release();
+    await page.reload();
+    await until(page, async () => (await interrupted(page)).includes('paused.bin'), 'listed');
+    puts.length = 0;
+    await page.setInputFiles('file-uploader input.pick-files', path);
+    await until(page, async () => (await files(page)).some((f) => f.status === 'done'), 'done');
+    assert.deepEqual(
+      [...puts].sort((a, b) => a - b),
+      [2, 3],
+    );
+    const [done] = await files(page);
+    assert.equal(await servedHash(done?.url ?? ''), sha256(bytes));
+    await page.context().close();
+  });
+
   it('remembers nothing with no-resume; Remove and forget() let an interrupted one go', async () => {
     const { page } = await open();
     const path = join(scratch, 'twice.bin');
