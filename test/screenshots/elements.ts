@@ -19,6 +19,7 @@ const STATES = [
   ['dragging', 'Dragging files over it'],
   ['uploading', 'Uploading (a multi-part file, one part in)'],
   ['paused', 'Paused (part 1 sent, the rest waits)'],
+  ['interrupted', 'Cut off by an earlier reload (its file to be chosen again)'],
   ['done', 'Done'],
   ['rejected', 'Refused before sending (type, size, empty)'],
   ['origin', 'origin_not_allowed'],
@@ -123,7 +124,36 @@ ${LIST_STATES.map(([id, title]) => `<section><h2>${title}</h2><file-list id="${i
       );
 
     const good = await keyFor(main, [origin]);
-    for (const [id] of STATES) await configure(id, { endpoint: main.apiUrl, apiKey: good });
+    // An upload remembered from an earlier visit (as the element writes it), for its own key.
+    const remembered = await keyFor(main, [origin]);
+    await tab.evaluate(
+      ([endpoint, apiKey]) =>
+        new Promise<void>((resolve) => {
+          const opening = indexedDB.open('filehost-uploader');
+          opening.onupgradeneeded = () => opening.result.createObjectStore('uploads');
+          opening.onsuccess = () => {
+            const upload = {
+              endpoint,
+              apiKey,
+              uploadId: 'earlier',
+              fingerprint: 'f',
+              name: 'wedding-video.mp4',
+              size: 734_003_200,
+              relativePath: null,
+              file: null,
+            };
+            const writing = opening.result.transaction('uploads', 'readwrite');
+            writing.objectStore('uploads').put(upload, `${endpoint}\n${apiKey}\nf`);
+            writing.oncomplete = () => resolve();
+          };
+        }),
+      [main.apiUrl, remembered] as const,
+    );
+    for (const [id] of STATES)
+      await configure(id, {
+        endpoint: main.apiUrl,
+        apiKey: id === 'interrupted' ? remembered : good,
+      });
     await configure('folders', { directory: true, capture: 'environment' });
 
     await tab.evaluate(() => {
