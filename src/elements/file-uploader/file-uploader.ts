@@ -380,6 +380,7 @@ export class FileUploaderElement extends LitElement {
   /**
    * Forgets the uploads remembered in this browser for this endpoint and key: those cut off
    * by an earlier reload are no longer offered, and none is taken up on the next visit.
+   * Acts once the upload engine is in (fetched when the page is idle after it connects).
    */
   forget(): void {
     this.#controller.forget();
