@@ -142,9 +142,10 @@ const ENGINE_FEATURE_BYTES = {
   sharedUppyRuns: 111,
   /**
    * Uploads remembered across reloads (#19): IndexedDB through idb-keyval, the fingerprint,
-   * matching a file chosen again, the interrupted rows, `no-resume`, `forget()`.
+   * matching a file chosen again, the interrupted rows, `no-resume`, `forget()`, and the
+   * Web Locks that keep a second tab off an upload the first still runs.
    */
-  resumeAfterReload: 1151,
+  resumeAfterReload: 1311,
 };
 export const TOTAL_BUDGET_BYTES =
   34 * 1024 + Object.values(ENGINE_FEATURE_BYTES).reduce((sum, bytes) => sum + bytes, 0);

@@ -278,6 +278,38 @@ describe('<file-uploader> resumes after a reload', () => {
     await page.context().close();
   });
 
+  it('leaves an upload another tab is running alone, and takes it up once that tab is gone', async () => {
+    const { page } = await open();
+    const bytes = patternBytes(3 * MiB, 26);
+    const release = await holdPartsFrom(page, 1);
+    await page.setInputFiles('file-uploader input.pick-files', {
+      name: 'shared.bin',
+      mimeType: 'application/octet-stream',
+      buffer: Buffer.from(bytes),
+    });
+    await until(page, async () => (await remembered(page)) === 1, 'remembered');
+    // A second tab of the same page, same browser profile: the first still runs the upload.
+    const second = await page.context().newPage();
+    let secondPuts = 0;
+    second.on('request', (request) => {
+      if (request.method() === 'PUT') secondPuts++;
+    });
+    await second.goto(site.origin);
+    await second.waitForFunction(() => customElements.get('file-uploader'));
+    await second.waitForTimeout(1500);
+    assert.deepEqual(await files(second), []);
+    assert.equal(secondPuts, 0);
+    // The first tab is gone (closed, crashed): its lock goes with it.
+    release();
+    await page.close();
+    await second.reload();
+    await until(second, async () => (await files(second)).some((f) => f.status === 'done'), 'done');
+    const [done] = await files(second);
+    assert.equal(done?.name, 'shared.bin');
+    assert.equal(await servedHash(done?.url ?? ''), sha256(bytes));
+    await second.context().close();
+  });
+
   it('remembers nothing with no-resume; Remove and forget() let an interrupted one go', async () => {
     const { page } = await open();
     const path = join(scratch, 'twice.bin');

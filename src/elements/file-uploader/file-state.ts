@@ -45,6 +45,8 @@ export interface FileUpload {
   fingerprint: string | null;
   /** Its plan came from an upload remembered before a reload: one the service forgot is said so. */
   recalled: boolean;
+  /** Lets go of the lock that tells other tabs this page runs the remembered upload. */
+  unlock: (() => void) | null;
   /** Our own step under way, between Uppy's events. */
   step: 'preparing' | 'finishing' | null;
   /** How its upload went since the page last heard "all done"; null when it has not run. */
@@ -70,6 +72,7 @@ export function newFileUpload(
     paused: false,
     fingerprint: null,
     recalled: false,
+    unlock: null,
     step: null,
     outcome: null,
   };

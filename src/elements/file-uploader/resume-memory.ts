@@ -56,6 +56,33 @@ export function forget(upload: Pick<RememberedUpload, 'endpoint' | 'apiKey' | 'f
   return del(keyOf(upload), uploads());
 }
 
+const LOCK = 'filehost-upload ';
+
+/**
+ * Holds a lock named for the upload while this page runs it (Web Locks: let go when the
+ * page closes or crashes), so that another tab of this browser leaves it alone. Returns
+ * what lets it go.
+ */
+export function hold(uploadId: string): () => void {
+  let done = false;
+  let release: (() => void) | undefined;
+  void navigator.locks
+    ?.request(LOCK + uploadId, () =>
+      done ? undefined : new Promise<void>((resolve) => (release = resolve)),
+    )
+    .catch(() => undefined);
+  return () => {
+    done = true;
+    release?.();
+  };
+}
+
+/** The ids of the uploads another tab of this browser is running now. */
+export async function runningElsewhere(): Promise<Set<string>> {
+  const held = (await navigator.locks?.query().catch(() => undefined))?.held ?? [];
+  return new Set(held.map((lock) => lock.name?.slice(LOCK.length) ?? ''));
+}
+
 /** The unfinished uploads to this endpoint with this key. */
 export async function rememberedFor(endpoint: string, apiKey: string) {
   return (await entries<string, RememberedUpload>(uploads()))

@@ -41,9 +41,11 @@ import { MultipartUpload } from './multipart-upload.js';
 import {
   fingerprintOf,
   forget,
+  hold,
   type RememberedUpload,
   remember,
   rememberedFor,
+  runningElsewhere,
 } from './resume-memory.js';
 import type { FileUploaderStrings } from './strings.js';
 
@@ -143,11 +145,12 @@ export class UploadEngine {
     if (!rememberUploads || !endpoint || !apiKey || this.#recalledFor === target) return;
     this.#recalledFor = target;
     // No IndexedDB here (a private window may refuse it): nothing to take up.
-    void rememberedFor(endpoint, apiKey)
-      .catch(() => [])
-      .then((remembered) => {
-        this.#remembered = remembered;
-        const kept = remembered.flatMap((upload) => (upload.file ? [upload.file] : []));
+    // Not those another tab is running now (it holds their locks).
+    void Promise.all([rememberedFor(endpoint, apiKey), runningElsewhere()])
+      .catch(() => [[], new Set<string>()] as const)
+      .then(([remembered, elsewhere]) => {
+        this.#remembered = remembered.filter((upload) => !elsewhere.has(upload.uploadId));
+        const kept = this.#remembered.flatMap((upload) => (upload.file ? [upload.file] : []));
         if (kept.length > 0) this.addFiles(kept);
         this.#host.requestUpdate();
       });
@@ -367,6 +370,7 @@ export class UploadEngine {
     for (const upload of this.#uploads.values()) {
       clearRetry(upload);
       upload.abort?.abort();
+      upload.unlock?.();
       if (upload.thumbnail) URL.revokeObjectURL(upload.thumbnail);
     }
     this.#uploads.clear();
@@ -661,6 +665,7 @@ export class UploadEngine {
     this.#host.requestUpdate();
     upload.fingerprint = fingerprint;
     upload.recalled = true;
+    upload.unlock = hold(match.uploadId);
     return { uploadId: match.uploadId, partSize: 0, checksum: null, parts: [] };
   }
 
@@ -670,6 +675,7 @@ export class UploadEngine {
     const file = this.#uppy?.getFile(id)?.data as File | undefined;
     if (!upload?.plan || upload.record || !file) return;
     upload.fingerprint ??= await fingerprintOf(file);
+    upload.unlock ??= hold(upload.plan.uploadId);
     const { endpoint, apiKey } = upload.target;
     await remember({
       endpoint,
@@ -686,6 +692,8 @@ export class UploadEngine {
   }
 
   #forgetUpload(upload: FileUpload): void {
+    upload.unlock?.();
+    upload.unlock = null;
     const { fingerprint } = upload;
     if (fingerprint) void forget({ ...upload.target, fingerprint }).catch(() => undefined);
   }
