@@ -107,7 +107,6 @@ onmessage = async ({ data }) => {
       event.preventDefault();
       current.terminate();
       worker = null;
-      workersAllowed = false;
       reject(new Error(NO_WORKER));
     };
     current.postMessage({ file, options });

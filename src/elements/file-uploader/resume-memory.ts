@@ -16,12 +16,15 @@ export interface RememberedUpload {
   fingerprint: string;
   name: string;
   size: number;
-  relativePath: string | null;
   /** The file itself, when it was small enough to keep: it resumes with no one asking. */
   file: File | null;
 }
 
-/** How much of each end of a file its fingerprint hashes: a file changed in place differs there. */
+/**
+ * How much of each end of a file its fingerprint hashes: a file changed in place differs
+ * there. (The same as FINGERPRINT_EDGE in src/client/node.ts: a shared constant is not
+ * inlined across modules and costs bytes the bundle budget does not have.)
+ */
 const EDGE_BYTES = 1024 * 1024;
 
 let store: UseStore | undefined;

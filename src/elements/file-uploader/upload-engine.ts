@@ -684,7 +684,6 @@ export class UploadEngine {
       fingerprint: upload.fingerprint,
       name: file.name,
       size: file.size,
-      relativePath: upload.relativePath,
       file: file.size <= this.#settings.keepFilesUpTo ? file : null,
     }).catch(() => undefined);
     // Finished or removed while it was written: not to be taken up again.
