@@ -1,4 +1,3 @@
-import { CHECKSUM_HEADER, checksumHeaderValue } from '../api/checksum.js';
 import { API_ERROR_STATUS } from '../api/errors.js';
 import { MAX_BATCH } from '../api/limits.js';
 import { routes, SECRET_KEY_PREFIX } from '../api/routes.js';
@@ -17,8 +16,9 @@ import type {
   UploadResponse,
   UploadState,
 } from '../api/types.js';
-import { ApiError, isTransient, partPutError } from './api-error.js';
-import { consumedByHashing, partDigest } from './part-digest.js';
+import { ApiError, isTransient } from './api-error.js';
+import { consumedByHashing, digestHeaders } from './part-digest.js';
+import { partPutError } from './part-put-error.js';
 import { type RetryOptions, withRetry } from './retry.js';
 import {
   claimedParts,
@@ -676,14 +676,8 @@ export class FilehostClient extends FilehostApi {
       let body = await source.slice(start, start + part.size);
       let headers = part.headers;
       if (checksum) {
-        const digest = await partDigest(checksum, body);
+        headers = { ...headers, ...(await digestHeaders(checksum, body)) };
         if (consumedByHashing(body)) body = await source.slice(start, start + part.size);
-        if (digest !== null) {
-          headers = {
-            ...headers,
-            [CHECKSUM_HEADER[checksum]]: checksumHeaderValue(checksum, digest),
-          };
-        }
       }
       if (isStream(body))
         body = countBytes(body, (chunk) => {

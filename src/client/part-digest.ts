@@ -3,15 +3,37 @@ import { CHECKSUM_HEADER, checksumHeaderValue, type PartChecksum } from '../api/
 import type { UploadBody } from './client.js';
 
 /**
+ * The header that carries a part's digest, as its upload asks for it (`{}` where this
+ * runtime cannot hash: WebCrypto is missing outside secure contexts).
+ */
+export async function digestHeaders(
+  algorithm: PartChecksum,
+  body: UploadBody,
+): Promise<Record<string, string>> {
+  return digestHeader(algorithm, await partDigest(algorithm, body));
+}
+
+/** The same for a Blob, with only what a browser needs (what `<file-uploader>` loads). */
+export async function blobDigestHeader(
+  algorithm: PartChecksum,
+  blob: Blob,
+): Promise<Record<string, string>> {
+  return digestHeader(algorithm, await blobDigest(algorithm, blob));
+}
+
+function digestHeader(algorithm: PartChecksum, digest: string | null): Record<string, string> {
+  return digest === null
+    ? {}
+    : { [CHECKSUM_HEADER[algorithm]]: checksumHeaderValue(algorithm, digest) };
+}
+
+/**
  * The digest of a part's bytes (base64) for the header its upload asks for, or null when
- * this runtime cannot compute it without a library: MD5 in a browser (WebCrypto has no
- * MD5), so a browser sends S3 parts unchecked rather than carry an MD5 implementation in
- * every page's bundle.
+ * this runtime cannot compute it.
  *
  * Node (and Deno, Bun) hash with `node:crypto` as the bytes stream by, so a 64 MiB part read
  * from disk is never held whole; it is looked up at run time (`process.getBuiltinModule`),
- * not imported, so browser bundles never see it. Browsers hash SHA-256 with WebCrypto, which
- * needs the part's bytes at once (a Blob part is read into memory, then let go).
+ * not imported, so browser bundles never see it. Browsers: see `blobDigest`.
  *
  * A stream body is used up by hashing: the caller slices the part again to send it.
  */
@@ -20,13 +42,24 @@ export async function partDigest(
   body: UploadBody,
 ): Promise<string | null> {
   const createHash = nodeCreateHash();
-  if (createHash) {
-    const hash = createHash(algorithm);
-    await eachChunk(body, (chunk) => hash.update(chunk));
-    return hash.digest('base64');
+  if (!createHash) {
+    return blobDigest(algorithm, body instanceof Blob ? body : new Blob([await wholeBytes(body)]));
   }
-  if (algorithm !== 'sha256' || typeof crypto === 'undefined' || !crypto.subtle) return null;
-  return sha256Base64(await wholeBytes(body));
+  const hash = createHash(algorithm);
+  await eachChunk(body, (chunk) => hash.update(chunk));
+  return hash.digest('base64');
+}
+
+/**
+ * A browser's digest of a Blob: SHA-256 with WebCrypto, which needs the bytes at once (the
+ * part is read into memory, then let go) and hashes off the page's main thread; MD5 (what
+ * S3 checks; WebCrypto has none) streamed through the WebAssembly MD5 of `./md5.js`, a chunk
+ * loaded on first use. Null without WebCrypto (outside secure contexts).
+ */
+export async function blobDigest(algorithm: PartChecksum, blob: Blob): Promise<string | null> {
+  if (algorithm === 'md5') return (await import('./md5.js')).md5Base64(blob);
+  if (typeof crypto === 'undefined' || !crypto.subtle) return null;
+  return sha256Base64(await blob.arrayBuffer());
 }
 
 /** WebCrypto's SHA-256 of `bytes`, base64 (32 bytes: one call of fromCharCode takes them). */
@@ -72,18 +105,4 @@ async function wholeBytes(body: UploadBody): Promise<Uint8Array<ArrayBuffer>> {
   if (body instanceof Uint8Array) return body;
   if (body instanceof Blob) return new Uint8Array(await body.arrayBuffer());
   return new Uint8Array(await new Response(body).arrayBuffer());
-}
-
-/**
- * The `Content-Digest` header for a Blob's bytes (WebCrypto SHA-256): what `<file-uploader>`
- * adds to each part PUT of an upload signed with `checksum: 'sha256'`. The part is read into
- * memory once (at most one part size); WebCrypto hashes it off the page's main thread.
- */
-export async function sha256Header(blob: Blob): Promise<Record<string, string>> {
-  return {
-    [CHECKSUM_HEADER.sha256]: checksumHeaderValue(
-      'sha256',
-      await sha256Base64(await blob.arrayBuffer()),
-    ),
-  };
 }

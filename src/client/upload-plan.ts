@@ -1,7 +1,7 @@
 import type { PartChecksum } from '../api/checksum.js';
 import type { SignResponse, UploadState } from '../api/types.js';
 import { ApiError, isTransient } from './api-error.js';
-import { sha256Header } from './part-digest.js';
+import { blobDigestHeader } from './part-digest.js';
 import { backoffMs } from './retry.js';
 
 /**
@@ -66,15 +66,12 @@ export function missingParts(plan: UploadPlan): PlannedPart[] {
   return plan.parts.filter((part) => part.etag === null);
 }
 
-/**
- * The digest headers a part of this plan carries (its bytes as a Blob): SHA-256 when the
- * upload asks for it, else none (a browser has no MD5: S3 parts go unchecked there).
- */
+/** The digest header a part of this plan carries (its bytes as a Blob), if it asks for one. */
 export async function blobDigestHeaders(
   plan: UploadPlan,
   bytes: Blob,
 ): Promise<Record<string, string>> {
-  return plan.checksum === 'sha256' ? sha256Header(bytes) : {};
+  return plan.checksum ? blobDigestHeader(plan.checksum, bytes) : {};
 }
 
 /** Where each part starts in the file. */

@@ -5,7 +5,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { CHECKSUM_HEADER, checksumHeaderValue } from '../../src/api/checksum.js';
-import { partPutError } from '../../src/client/api-error.js';
 import {
   ApiError,
   FilehostClient,
@@ -16,6 +15,7 @@ import {
   withRetry,
 } from '../../src/client/index.js';
 import { fileSource } from '../../src/client/node.js';
+import { partPutError } from '../../src/client/part-put-error.js';
 import { SCALE } from '../helpers/scale-mode.js';
 import {
   ALLOWED_ORIGIN,

@@ -1,4 +1,4 @@
-import { ApiError, type ClientErrorCode } from '../../client/api-error.js';
+import type { ApiError, ClientErrorCode } from '../../client/api-error.js';
 import type { UploadStep } from '../../client/upload-plan.js';
 import { describeApiError, type FailureContext, failureContext } from '../shared/failure-text.js';
 import type { FileUploaderStrings } from './strings.js';
@@ -26,14 +26,6 @@ export interface UploadFailure {
   /** Seconds the service asked to wait (rate_limited). */
   retryAfter: number | null;
   details: Readonly<Record<string, unknown>>;
-}
-
-/** An XHR failure from Uppy (`error.request` is the XMLHttpRequest) as an ApiError. */
-export function fromXhrError(error: unknown): ApiError {
-  if (error instanceof ApiError) return error;
-  const xhr = (error as { request?: XMLHttpRequest } | undefined)?.request;
-  if (!xhr || xhr.status === 0) return ApiError.network(error);
-  return ApiError.fromBody(xhr.status, xhr.responseText, xhr.getResponseHeader('Retry-After'));
 }
 
 /** How the uploader names a code for its user: a missing upload is one that expired. */

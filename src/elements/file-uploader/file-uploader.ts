@@ -10,12 +10,18 @@ import { sharedStyles } from '../shared/styles.js';
 import { takeDrop } from './dropped.js';
 import type { UploadFailure } from './failure.js';
 import { styles } from './file-uploader.styles.js';
-import { type FileSummary, type FileView, isBusy, recordsOf } from './file-view.js';
+import {
+  type ChecksumChoice,
+  type FileSummary,
+  type FileView,
+  isBusy,
+  recordsOf,
+} from './file-view.js';
 import { type FileUploaderStrings, mergeStrings } from './strings.js';
 import { UploadController } from './upload-controller.js';
 
 export type { FailureCode, FailureStep, UploadFailure } from './failure.js';
-export type { FileSummary, FileView } from './file-view.js';
+export type { ChecksumChoice, FileSummary, FileView } from './file-view.js';
 export type { FileUploaderStrings } from './strings.js';
 
 export interface FileUploaderEventMap {
@@ -145,6 +151,7 @@ export class FileUploaderElement extends LitElement {
     imageType: { type: String, attribute: 'image-type' },
     noResume: { type: Boolean, attribute: 'no-resume' },
     resumeMaxSize: { attribute: 'resume-max-size', converter: optionalNumber },
+    checksum: { type: String },
     metadata: { converter: jsonConverter },
     disabled: { type: Boolean, reflect: true },
     noAutoUpload: { type: Boolean, attribute: 'no-auto-upload' },
@@ -204,6 +211,13 @@ export class FileUploaderElement extends LitElement {
    * themselves; larger ones resume when the user chooses the same file again. Default 10 MB.
    */
   declare resumeMaxSize: number | null;
+  /**
+   * Which files carry a checksum of each part, so that the storage refuses bytes damaged on
+   * the way and they are sent again: `small` (the default) files of one part, up to 5 MiB;
+   * `all` every file, at a cost on big files (each part is read once more to hash it);
+   * `off` none.
+   */
+  declare checksum: ChecksumChoice;
   /** Metadata stored with every file (JSON object of strings in the attribute). */
   declare metadata: FileMetadata;
   declare disabled: boolean;
@@ -250,6 +264,7 @@ export class FileUploaderElement extends LitElement {
     this.imageType = '';
     this.noResume = false;
     this.resumeMaxSize = null;
+    this.checksum = 'small';
     this.metadata = {};
     this.disabled = false;
     this.noAutoUpload = false;
@@ -495,6 +510,7 @@ export class FileUploaderElement extends LitElement {
           : null,
       rememberUploads: !this.noResume,
       keepFilesUpTo: this.resumeMaxSize ?? 10_000_000,
+      checksum: this.checksum,
     };
   }
 

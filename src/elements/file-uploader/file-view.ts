@@ -29,7 +29,12 @@ export interface UploaderSettings {
    */
   rememberUploads: boolean;
   keepFilesUpTo: number;
+  /** Which files are sent with part checksums (the `checksum` attribute). */
+  checksum: ChecksumChoice;
 }
+
+/** `small`: files of one part (up to 5 MiB); `all`: every part of every file; `off`: none. */
+export type ChecksumChoice = 'small' | 'all' | 'off';
 
 export type FileStatus =
   | 'queued'

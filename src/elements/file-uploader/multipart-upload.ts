@@ -9,6 +9,7 @@ import {
 } from '@uppy/core';
 import { fetcher, filterFilesToUpload, TaskQueue } from '@uppy/core/utils';
 import {
+  blobDigestHeaders,
   missingParts,
   needsFreshUrls,
   type PlannedPart,
@@ -92,13 +93,36 @@ export class MultipartUpload<M extends Meta, B extends Body> extends BasePlugin<
       });
     };
     report();
+    // An upload signed with checksums: each part's digest, hashed one part after another in
+    // part order, ahead of the sending (part 2 is hashed while part 1 goes out), so hashing
+    // holds one part's bytes at a time and overlaps the PUTs instead of adding to them.
+    let ahead: Promise<unknown> = Promise.resolve();
+    const digests = new Map(
+      missingParts(plan).map((part) => {
+        ahead = ahead.then(() => {
+          stop.throwIfAborted();
+          return plan.checksum ? blobDigestHeaders(plan, this.#bytesOf(file, plan, part)) : {};
+        });
+        // Awaited by the part's PUT; a part never sent (the file stopped) must not warn.
+        ahead.catch(() => {});
+        return [part.partNumber, ahead as Promise<Record<string, string>>];
+      }),
+    );
     try {
       // Every part settles before the file fails: a part still on its way when another
       // failed lands (and counts) instead of being sent again by the retry.
       const settled = await Promise.allSettled(
         missingParts(plan).map((part) =>
-          this.#queue.add((signal) =>
-            this.#sendPart(file, part, plan, sent, report, AbortSignal.any([signal, stop])),
+          this.#queue.add(async (signal) =>
+            this.#sendPart(
+              file,
+              part,
+              plan,
+              await digests.get(part.partNumber),
+              sent,
+              report,
+              AbortSignal.any([signal, stop]),
+            ),
           ),
         ),
       );
@@ -124,21 +148,26 @@ export class MultipartUpload<M extends Meta, B extends Body> extends BasePlugin<
     }
   }
 
+  #bytesOf(file: UppyFile<M, B>, plan: UploadPlan, part: PlannedPart): Blob {
+    const start = partStart(plan, part);
+    return (file.data as Blob).slice(start, start + part.size);
+  }
+
   async #sendPart(
     file: UppyFile<M, B>,
     part: PlannedPart,
     plan: UploadPlan,
+    digest: Record<string, string> | undefined,
     sent: Map<number, number>,
     report: () => void,
     signal: AbortSignal,
   ): Promise<void> {
-    const start = partStart(plan, part);
-    const body = (file.data as Blob).slice(start, start + part.size);
+    const body = this.#bytesOf(file, plan, part);
     const put = (target: PlannedPart) =>
       fetcher(target.url, {
         method: 'PUT',
         body,
-        headers: target.headers,
+        headers: { ...target.headers, ...digest },
         signal,
         shouldRetry: this.opts.shouldRetry,
         onUploadProgress: (event) => {

@@ -1,0 +1,160 @@
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import type { Server } from 'node:http';
+import { after, before, describe, it } from 'node:test';
+import { type Browser, chromium, type Page, type Request, type Route } from 'playwright-core';
+import { patternBytes } from '../helpers/bytes.js';
+import { startTestService, type TestService } from '../helpers/service.js';
+import { staticServer } from '../helpers/static-server.js';
+import { CHROMIUM_ARGS, chromiumPath } from '../helpers/wtr-plugins.js';
+
+/**
+ * Part checksums from the browser (#19), in the built script-tag bundle against the real
+ * service: SHA-256 (`Content-Digest`) on the embedded store and, under
+ * FILEHOST_TEST_DEPLOYMENT=scale, MD5 (`Content-MD5`, hashed by the WebAssembly chunk) on
+ * the Ceph gateway, which checks it itself. A byte of one part PUT is flipped on the way;
+ * the storage must refuse it and the element send it again.
+ */
+const PART_SIZE = 5 * 1024 * 1024;
+const MiB = 1024 * 1024;
+const scale = process.env.FILEHOST_TEST_DEPLOYMENT === 'scale';
+const digestHeader = scale ? 'content-md5' : 'content-digest';
+
+/** A part PUT's number: the local store's header, or S3's `partNumber` (a one-part file: 1). */
+function partNumberOf(request: Request): number {
+  const header = request.headers()['x-filehost-part'];
+  const query = new URL(request.url()).searchParams.get('partNumber');
+  return Number(header ?? query ?? 1);
+}
+
+const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
+
+describe(`<file-uploader> checks the bytes of each part (${scale ? 'S3: MD5' : 'embedded: SHA-256'})`, () => {
+  let service: TestService;
+  let site: { origin: string; server: Server };
+  let browser: Browser;
+  let attributes = '';
+
+  before(async () => {
+    let endpoint = '';
+    let key = '';
+    site = await staticServer(
+      () => `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>checksums</title>
+<script type="module" src="/filehost.js"></script></head>
+<body><file-uploader endpoint="${endpoint}" api-key="${key}" multiple no-resume ${attributes}></file-uploader></body></html>`,
+    );
+    service = await startTestService({
+      FILEHOST_ALLOWED_ORIGINS: site.origin,
+      FILEHOST_PART_SIZE: String(PART_SIZE),
+    });
+    endpoint = service.apiUrl;
+    key = service.publishableKey;
+    browser = await chromium.launch({ executablePath: chromiumPath(), args: CHROMIUM_ARGS });
+  });
+  after(async () => {
+    await browser?.close();
+    await service?.close();
+    site?.server.close();
+  });
+
+  /**
+   * The page, with every part PUT recorded (its number and digest header) and the first PUT
+   * of part `flip` damaged on the way: one byte in its middle flipped.
+   */
+  async function open(flip: number) {
+    const page = await (await browser.newContext()).newPage();
+    const puts: { part: number; digest: string | undefined }[] = [];
+    let flipped = false;
+    await page.route('**/*', async (route: Route) => {
+      const request = route.request();
+      if (request.method() !== 'PUT') return route.fallback();
+      const part = partNumberOf(request);
+      puts.push({ part, digest: request.headers()[digestHeader] });
+      const body = request.postDataBuffer();
+      if (flipped || part !== flip || !body) return route.fallback();
+      flipped = true;
+      const damaged = Buffer.from(body);
+      const middle = Math.floor(damaged.length / 2);
+      damaged.writeUInt8(damaged.readUInt8(middle) ^ 0xff, middle);
+      return route.fallback({ postData: damaged });
+    });
+    await page.goto(site.origin);
+    await page.waitForFunction(() => customElements.get('file-uploader'));
+    return { page, puts };
+  }
+
+  async function uploaded(page: Page, name: string, bytes: Uint8Array): Promise<string> {
+    await page.setInputFiles('file-uploader input.pick-files', {
+      name,
+      mimeType: 'application/octet-stream',
+      buffer: Buffer.from(bytes),
+    });
+    const handle = await page.waitForFunction(
+      () => {
+        const [file] = (
+          document.querySelector('file-uploader') as unknown as {
+            files: { status: string; record: { url: string } | null; failure: unknown }[];
+          }
+        ).files;
+        if (file?.status === 'failed') return JSON.stringify(file.failure);
+        return file?.status === 'done' ? `url:${file.record?.url}` : false;
+      },
+      undefined,
+      { timeout: 60_000, polling: 100 },
+    );
+    const outcome = (await handle.jsonValue()) as string;
+    assert.ok(outcome.startsWith('url:'), `failed: ${outcome}`);
+    return outcome.slice(4);
+  }
+
+  async function servedHash(url: string): Promise<string> {
+    const response = await fetch(url);
+    assert.equal(response.status, 200);
+    return sha256(new Uint8Array(await response.arrayBuffer()));
+  }
+
+  it('refuses a small file damaged on the way and sends it again (the default)', async () => {
+    attributes = '';
+    const { page, puts } = await open(1);
+    const bytes = patternBytes(300_000, 31);
+    const url = await uploaded(page, 'small.bin', bytes);
+    assert.equal(await servedHash(url), sha256(bytes));
+    assert.deepEqual(
+      puts.map((put) => put.part),
+      [1, 1],
+    );
+    assert.ok(
+      puts.every((put) => put.digest),
+      'every PUT carries its digest',
+    );
+    await page.context().close();
+  });
+
+  it('with checksum="all", refuses a damaged part of a 12 MiB file and sends that part again', async () => {
+    attributes = 'checksum="all"';
+    const { page, puts } = await open(2);
+    const bytes = patternBytes(12 * MiB, 32);
+    const url = await uploaded(page, 'big.bin', bytes);
+    assert.equal(await servedHash(url), sha256(bytes));
+    assert.deepEqual(puts.map((put) => put.part).sort(), [1, 2, 2, 3]);
+    assert.ok(
+      puts.every((put) => put.digest),
+      'every part PUT carries its digest',
+    );
+    await page.context().close();
+  });
+
+  it('sends the parts of a big file without digests by default', async () => {
+    attributes = '';
+    const { page, puts } = await open(0);
+    const bytes = patternBytes(12 * MiB, 33);
+    const url = await uploaded(page, 'plain.bin', bytes);
+    assert.equal(await servedHash(url), sha256(bytes));
+    assert.deepEqual(
+      puts.map((put) => put.digest),
+      [undefined, undefined, undefined],
+    );
+    await page.context().close();
+  });
+});
