@@ -12,6 +12,7 @@ export type {
   FileListStrings,
 } from './elements/file-list/file-list.js';
 export type {
+  ChecksumChoice,
   FailureCode,
   FailureStep,
   FileSummary,
