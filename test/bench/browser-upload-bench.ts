@@ -126,6 +126,7 @@ async function main(): Promise<void> {
             service.publishableKey,
             shape.count,
             shape.size,
+            scenario.checksum ?? 'small',
           ] as const);
           results[`${shape.label} ${scenario.name}`] ??= [];
           results[`${shape.label} ${scenario.name}`]?.push(ms);
@@ -194,7 +195,7 @@ async function main(): Promise<void> {
         .map((ms, i) => (ms / (results[`${shape.label} one-request`]?.[i] ?? ms)).toFixed(2))
         .join(' / ');
     console.log(
-      `  per run, element: ${perRun('element')}x; batched fetch: ${perRun('batched fetch')}x`,
+      `  per run, element: ${perRun('element')}x; checksum off: ${perRun('element, checksum off')}x; batched fetch: ${perRun('batched fetch')}x`,
     );
     const element = at(`${shape.label} element`);
     rows.push(
@@ -218,6 +219,13 @@ async function main(): Promise<void> {
       },
       {
         comparison: 'many small files through the browser',
+        measure: `${shape.label}, checksum="off", seconds`,
+        filehost: at(`${shape.label} element, checksum off`) / 1000,
+        peer: { name: 'one-request uploads', value: one / 1000 },
+        runs: RUNS,
+      },
+      {
+        comparison: 'many small files through the browser',
         measure: `${shape.label} by bare fetch: sign, PUT, complete each vs one request, seconds`,
         filehost: at(`${shape.label} three-step fetch`) / 1000,
         peer: { name: 'one-request uploads', value: one / 1000 },
@@ -233,10 +241,21 @@ const SMALL_SHAPES = [
   { label: '2,000 x 2 KiB', count: 2000, size: 2 * 1024 },
 ].filter((shape) => !process.env.BENCH_SMALL || process.env.BENCH_SMALL === String(shape.count));
 
-type ScenarioArgs = readonly [endpoint: string, apiKey: string, count: number, size: number];
+type ScenarioArgs = readonly [
+  endpoint: string,
+  apiKey: string,
+  count: number,
+  size: number,
+  /** The element's `checksum` attribute (element scenarios only). */
+  checksum: string,
+];
 
 /** Each runs in the page and answers its milliseconds. */
-const SCENARIOS: { name: string; run: (args: ScenarioArgs) => Promise<number> }[] = [
+const SCENARIOS: {
+  name: string;
+  checksum?: string;
+  run: (args: ScenarioArgs) => Promise<number>;
+}[] = [
   {
     name: 'one-request',
     run: async ([endpoint, apiKey, count, size]) => {
@@ -365,13 +384,16 @@ const SCENARIOS: { name: string; run: (args: ScenarioArgs) => Promise<number> }[
   },
   {
     name: 'element',
-    run: async ([, , count, size]) => {
+    run: async ([, , count, size, checksum]) => {
       const element = document.querySelector('file-uploader') as HTMLElement & {
         addFiles(files: File[]): void;
         removeFile(id: string): void;
         files: { id: string }[];
+        updateComplete: Promise<boolean>;
       };
       for (const file of element.files) element.removeFile(file.id);
+      element.setAttribute('checksum', checksum);
+      await element.updateComplete;
       const files = Array.from(
         { length: count },
         (_, i) => new File([new Uint8Array(size).fill(i % 256)], `e${i}-${Math.random()}.bin`),
@@ -393,6 +415,10 @@ const SCENARIOS: { name: string; run: (args: ScenarioArgs) => Promise<number> }[
     },
   },
 ];
+
+// The element as pages get it, and without part checksums: what the integrity of #19 costs.
+const elementScenario = SCENARIOS.at(-1) as (typeof SCENARIOS)[number];
+SCENARIOS.push({ ...elementScenario, name: 'element, checksum off', checksum: 'off' });
 
 /** Counts the page's requests and CORS preflights until `stop`, per file. */
 async function countRequests(tab: Page) {

@@ -25,6 +25,12 @@ export const LIST_AFTER_CURSOR_SQL = `SELECT ${FILE_COLUMNS} FROM files
   WHERE project_id = ? AND status IN ('pending', 'ready') AND (created_at, id) < (?, ?)
   ORDER BY created_at DESC, id DESC LIMIT ?`;
 
+interface QueuedWrite {
+  statement: () => unknown;
+  resolve: (value: unknown) => void;
+  reject: (reason: unknown) => void;
+}
+
 /** How long a statement waits for another process's lock before the request gets 503. */
 const DEFAULT_BUSY_WAIT_MS = 3000;
 /** At start-up nothing is being served yet, so waiting synchronously for a lock is fine. */
@@ -50,6 +56,8 @@ export class SqliteMetadataStore implements MetadataStore {
   readonly #db: Database.Database;
   readonly #held = new Set<string>();
   readonly #busyWaitMs: number;
+  /** Writes waiting for the next group commit (see `#write`). */
+  #queued: QueuedWrite[] = [];
 
   constructor(path: string, options: SqliteStoreOptions = {}) {
     this.#busyWaitMs = options.busyWaitMs ?? DEFAULT_BUSY_WAIT_MS;
@@ -82,6 +90,52 @@ export class SqliteMetadataStore implements MetadataStore {
       }
       await new Promise((resolve) => setTimeout(resolve, delay));
     }
+  }
+
+  /**
+   * A write on an upload's path (a new row, its storage id, ready), committed together with
+   * the others that arrive in the same turn of the event loop: one transaction, so one
+   * fsync of the WAL (`synchronous = FULL`) for many rows instead of one each, and the
+   * synchronous wait for the disk, which stops every request, is paid once. Each write is a
+   * savepoint of its own, so one that fails (a constraint) is rolled back and rejected
+   * alone. A write resolves only once its transaction has committed: what a caller is told
+   * is on disk still is. (200 small files through the browser spent about 0.6 s of the
+   * service's event loop in these commits, one per write, before; see the README.)
+   */
+  #write<T>(statement: () => T): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      if (this.#queued.length === 0) setImmediate(() => this.#commitQueued());
+      this.#queued.push({ statement, resolve: resolve as (value: unknown) => void, reject });
+    });
+  }
+
+  #commitQueued(): void {
+    const writes = this.#queued;
+    this.#queued = [];
+    const outcomes = this.#run(() =>
+      this.#db.transaction(() =>
+        writes.map((write): PromiseSettledResult<unknown> => {
+          try {
+            return { status: 'fulfilled', value: this.#db.transaction(write.statement)() };
+          } catch (error) {
+            // Locked: the whole group waits and runs again (#run); else this write alone fails.
+            if (isBusy(error)) throw error;
+            return { status: 'rejected', reason: error };
+          }
+        }),
+      )(),
+    );
+    outcomes.then(
+      (settled) =>
+        settled.forEach((outcome, index) => {
+          const write = writes[index] as QueuedWrite;
+          if (outcome.status === 'fulfilled') write.resolve(outcome.value);
+          else write.reject(outcome.reason);
+        }),
+      (error: unknown) => {
+        for (const write of writes) write.reject(error);
+      },
+    );
   }
 
   #migrate(): void {
@@ -207,7 +261,7 @@ export class SqliteMetadataStore implements MetadataStore {
   }
 
   insertFile(file: FileRow): Promise<void> {
-    return this.#run(() => {
+    return this.#write(() => {
       this.#db
         .prepare(
           `INSERT INTO files (${FILE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -260,7 +314,7 @@ export class SqliteMetadataStore implements MetadataStore {
     from: 'receiving' | 'pending',
     fields: Partial<Pick<FileRow, 'name' | 'mime' | 'size' | 'metadata' | 'createdAt'>>,
   ): Promise<boolean> {
-    return this.#run(() => {
+    return this.#write(() => {
       const result = this.#db
         .prepare(
           `UPDATE files SET status = 'ready',
@@ -316,7 +370,7 @@ export class SqliteMetadataStore implements MetadataStore {
   }
 
   setStorageUploadId(id: string, storageUploadId: string): Promise<void> {
-    return this.#run(() => {
+    return this.#write(() => {
       this.#db
         .prepare('UPDATE files SET storage_upload_id = ? WHERE id = ?')
         .run(storageUploadId, id);
