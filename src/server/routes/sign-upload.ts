@@ -108,91 +108,126 @@ interface Made {
   storageUploadId: string | null;
 }
 
-/** Creates one pending upload (its row, then its multipart upload) and signs its parts. */
-async function createUpload(
-  ctx: ServiceContext,
-  caller: Caller,
-  entry: SignEntry,
-  made: Made,
-): Promise<SignResponse> {
-  const { id } = made;
+/** The row of a pending upload for `entry`, as sign makes it (before its storage exists). */
+function pendingRow(ctx: ServiceContext, caller: Caller, entry: SignEntry, id: string): FileRow {
   const now = ctx.now();
-  const partSize = choosePartSize(entry.size, ctx.config.partSize);
-  const expiresAt = now + ctx.config.uploadUrlTtlSeconds * 1000;
-  // Null when the store checks no digest (S3 with FILEHOST_S3_CHECKSUM=none): the answer
-  // says so, and the client sends none.
-  const checksum: PartChecksum | null = entry.checksum ? ctx.blobs.partChecksum : null;
-  const row = {
+  return {
     id,
     projectId: caller.project.id,
     name: entry.name,
     mime: entry.mime,
     size: entry.size,
     createdAt: now,
-    status: 'pending' as const,
+    status: 'pending',
     metadata: entry.metadata,
-    partSize,
+    partSize: choosePartSize(entry.size, ctx.config.partSize),
     storageUploadId: null,
-    expiresAt,
+    expiresAt: now + ctx.config.uploadUrlTtlSeconds * 1000,
     deletedAt: null,
-    checksum,
+    // Null when the store checks no digest (S3 with FILEHOST_S3_CHECKSUM=none): the answer
+    // says so, and the client sends none.
+    checksum: entry.checksum ? ctx.blobs.partChecksum : null,
   };
-  // The row first: if the process dies before the storage side exists, the row still
-  // expires and the sweeper cleans up whatever was created.
-  await ctx.db.insertFile(row);
-  const storageUploadId = await ctx.blobs.createMultipart(id, {
-    size: entry.size,
-    partSize,
-    contentType: entry.mime,
+}
+
+/** Creates the storage side of a pending upload whose row exists; records it in `made`. */
+async function createStorage(ctx: ServiceContext, row: FileRow, made: Made): Promise<void> {
+  made.storageUploadId = await ctx.blobs.createMultipart(row.id, {
+    size: row.size,
+    partSize: row.partSize as number,
+    contentType: row.mime,
   });
-  made.storageUploadId = storageUploadId;
-  await ctx.db.setStorageUploadId(id, storageUploadId);
+}
+
+/** The sign answer for a pending upload whose storage exists. */
+async function signAnswer(ctx: ServiceContext, row: FileRow): Promise<SignResponse> {
+  const { id, expiresAt, partSize, checksum } = row as FileRow & {
+    expiresAt: number;
+    partSize: number;
+  };
   return {
     id,
     expiresAt,
     partSize,
     checksum,
-    parts: await signParts(
-      ctx,
-      { ...row, storageUploadId },
-      partLayout(entry.size, partSize),
-      expiresAt,
-    ),
+    parts: await signParts(ctx, row, partLayout(row.size, partSize), expiresAt),
   };
 }
 
 /**
- * Creates every upload of a batch, a few at a time, in order. On the first failure no
- * further upload is started; once those under way have settled, everything made is taken
- * back and the failure is thrown (a fault of a store: 503 or 507, nothing left behind).
+ * Creates one pending upload (its row, then its multipart upload) and signs its parts. The
+ * row comes first: if the process dies before the storage side exists, the row still
+ * expires and the sweeper cleans up whatever was created.
+ */
+async function createUpload(
+  ctx: ServiceContext,
+  caller: Caller,
+  entry: SignEntry,
+  made: Made,
+): Promise<SignResponse> {
+  const row = pendingRow(ctx, caller, entry, made.id);
+  await ctx.db.insertFile(row);
+  await createStorage(ctx, row, made);
+  await ctx.db.setStorageUploadId(row.id, made.storageUploadId as string);
+  return signAnswer(ctx, { ...row, storageUploadId: made.storageUploadId });
+}
+
+/**
+ * Creates every upload of a batch in the order a single sign does, a step at a time for
+ * all of them: the rows together (the embedded store commits writes that arrive together
+ * as one transaction: one fsync for the batch, not one per file), then the storage side a
+ * few at a time, then every storage id together. On the first failure no further upload is
+ * started; once those under way have settled, everything made is taken back and the
+ * failure is thrown (a fault of a store: 503 or 507, nothing left behind).
  */
 async function createAll(
   ctx: ServiceContext,
   caller: Caller,
   entries: SignEntry[],
 ): Promise<SignResponse[]> {
-  const made: Made[] = [];
-  const responses: SignResponse[] = new Array(entries.length);
-  let next = 0;
-  let failure: { error: unknown } | null = null;
-  const worker = async () => {
-    while (failure === null && next < entries.length) {
-      const index = next++;
-      const record: Made = { id: newId(), storageUploadId: null };
-      made.push(record);
-      try {
-        responses[index] = await createUpload(ctx, caller, entries[index] as SignEntry, record);
-      } catch (error) {
-        failure ??= { error };
-      }
-    }
-  };
-  await Promise.all(
-    Array.from({ length: Math.min(BATCH_CONCURRENCY, entries.length) }, () => worker()),
+  const made: Made[] = entries.map(() => ({ id: newId(), storageUploadId: null }));
+  const rows = entries.map((entry, index) =>
+    pendingRow(ctx, caller, entry, (made[index] as Made).id),
   );
-  if (failure === null) return responses;
-  await undo(ctx, caller, made);
-  throw (failure as { error: unknown }).error;
+  try {
+    await settleAll(rows.map((row) => ctx.db.insertFile(row)));
+    let next = 0;
+    let failed = false;
+    const worker = async () => {
+      while (!failed && next < rows.length) {
+        const index = next++;
+        await createStorage(ctx, rows[index] as FileRow, made[index] as Made).catch(
+          (error: unknown) => {
+            failed = true;
+            throw error;
+          },
+        );
+      }
+    };
+    await settleAll(
+      Array.from({ length: Math.min(BATCH_CONCURRENCY, rows.length) }, () => worker()),
+    );
+    await settleAll(
+      made.map(({ id, storageUploadId }) =>
+        ctx.db.setStorageUploadId(id, storageUploadId as string),
+      ),
+    );
+  } catch (error) {
+    await undo(ctx, caller, made);
+    throw error;
+  }
+  return Promise.all(
+    rows.map((row, index) =>
+      signAnswer(ctx, { ...row, storageUploadId: (made[index] as Made).storageUploadId }),
+    ),
+  );
+}
+
+/** Waits for every promise to settle, then throws the first failure if there was one. */
+async function settleAll(promises: Promise<unknown>[]): Promise<void> {
+  for (const outcome of await Promise.allSettled(promises)) {
+    if (outcome.status === 'rejected') throw outcome.reason;
+  }
 }
 
 /**
