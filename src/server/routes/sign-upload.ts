@@ -1,5 +1,4 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { PartChecksum } from '../../api/checksum.js';
 import { MAX_BATCH, PLAN_SIGN_CAP, type Plan } from '../../api/limits.js';
 import type { FileMetadata, SignBatchResponse, SignResponse } from '../../api/types.js';
 import { authenticate, type Caller } from '../auth.js';
