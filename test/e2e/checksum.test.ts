@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
 import type { Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
-import { type Browser, chromium, type Page, type Request, type Route } from 'playwright-core';
+import { type Browser, chromium, type Page, type Route } from 'playwright-core';
 import { patternBytes } from '../helpers/bytes.js';
+import { partNumberOf, servedHash, sha256 } from '../helpers/part-requests.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { staticServer } from '../helpers/static-server.js';
 import { CHROMIUM_ARGS, chromiumPath } from '../helpers/wtr-plugins.js';
@@ -19,15 +19,6 @@ const PART_SIZE = 5 * 1024 * 1024;
 const MiB = 1024 * 1024;
 const scale = process.env.FILEHOST_TEST_DEPLOYMENT === 'scale';
 const digestHeader = scale ? 'content-md5' : 'content-digest';
-
-/** A part PUT's number: the local store's header, or S3's `partNumber` (a one-part file: 1). */
-function partNumberOf(request: Request): number {
-  const header = request.headers()['x-filehost-part'];
-  const query = new URL(request.url()).searchParams.get('partNumber');
-  return Number(header ?? query ?? 1);
-}
-
-const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 
 describe(`<file-uploader> checks the bytes of each part (${scale ? 'S3: MD5' : 'embedded: SHA-256'})`, () => {
   let service: TestService;
@@ -106,12 +97,6 @@ describe(`<file-uploader> checks the bytes of each part (${scale ? 'S3: MD5' : '
     const outcome = (await handle.jsonValue()) as string;
     assert.ok(outcome.startsWith('url:'), `failed: ${outcome}`);
     return outcome.slice(4);
-  }
-
-  async function servedHash(url: string): Promise<string> {
-    const response = await fetch(url);
-    assert.equal(response.status, 200);
-    return sha256(new Uint8Array(await response.arrayBuffer()));
   }
 
   it('refuses a small file damaged on the way and sends it again (the default)', async () => {

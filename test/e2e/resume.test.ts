@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { type Browser, chromium, type Page, type Request, type Route } from 'playwright-core';
+import { type Browser, chromium, type Page, type Route } from 'playwright-core';
 import { patternBytes } from '../helpers/bytes.js';
+import { partNumberOf, servedHash, sha256 } from '../helpers/part-requests.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { staticServer } from '../helpers/static-server.js';
 import { CHROMIUM_ARGS, chromiumPath } from '../helpers/wtr-plugins.js';
@@ -18,15 +18,6 @@ import { CHROMIUM_ARGS, chromiumPath } from '../helpers/wtr-plugins.js';
  */
 const PART_SIZE = 5 * 1024 * 1024;
 const MiB = 1024 * 1024;
-
-/** A part PUT's number: the local store's header, or S3's `partNumber` (a one-part file: 1). */
-function partNumberOf(request: Request): number {
-  const header = request.headers()['x-filehost-part'];
-  const query = new URL(request.url()).searchParams.get('partNumber');
-  return Number(header ?? query ?? 1);
-}
-
-const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 
 describe('<file-uploader> resumes after a reload', () => {
   let service: TestService;
@@ -138,12 +129,6 @@ describe('<file-uploader> resumes after a reload', () => {
         throw new Error(`timed out: ${what}: ${JSON.stringify(await files(page))}`);
       await page.waitForTimeout(100);
     }
-  }
-
-  async function servedHash(url: string): Promise<string> {
-    const response = await fetch(url);
-    assert.equal(response.status, 200);
-    return sha256(new Uint8Array(await response.arrayBuffer()));
   }
 
   it('resumes a small file by itself after a reload, sending it once more', async () => {
