@@ -1,4 +1,4 @@
-import { createStore, del, entries, set, type UseStore } from 'idb-keyval';
+import { createStore, delMany, entries, setMany, type UseStore } from 'idb-keyval';
 import { sha256Base64 } from '../../client/part-digest.js';
 
 /**
@@ -50,13 +50,40 @@ export async function fingerprintOf(file: File): Promise<string> {
   ]);
 }
 
+/**
+ * Changes waiting to be written, by key (the last one for a key wins: undefined deletes).
+ * They go to IndexedDB together a moment later, one transaction for what is remembered and
+ * one for what is forgotten: 200 small files remembered at once took 200 transactions, and
+ * a tenth of their upload time (measured taking turns with `no-resume`).
+ */
+let changes = new Map<string, RememberedUpload | undefined>();
+let written: Promise<void> | undefined;
+
+function change(key: string, upload: RememberedUpload | undefined): Promise<void> {
+  changes.set(key, upload);
+  written ??= new Promise((resolve) => setTimeout(resolve, 50)).then(async () => {
+    const batch = [...changes];
+    changes = new Map();
+    written = undefined;
+    await setMany(
+      batch.filter((entry): entry is [string, RememberedUpload] => entry[1] !== undefined),
+      uploads(),
+    );
+    await delMany(
+      batch.filter(([, upload]) => !upload).map(([key]) => key),
+      uploads(),
+    );
+  });
+  return written;
+}
+
 /** Remembers an upload (again: the same file to the same place is one entry). */
 export function remember(upload: RememberedUpload): Promise<void> {
-  return set(keyOf(upload), upload, uploads());
+  return change(keyOf(upload), upload);
 }
 
 export function forget(upload: Pick<RememberedUpload, 'endpoint' | 'apiKey' | 'fingerprint'>) {
-  return del(keyOf(upload), uploads());
+  return change(keyOf(upload), undefined);
 }
 
 const LOCK = 'filehost-upload ';
