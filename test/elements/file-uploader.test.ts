@@ -905,6 +905,15 @@ describe('<file-uploader>', () => {
       await waitUntil(() => element.files[0]?.bytesUploaded === 5 * MiB, 'part 1 not sent', {
         timeout: 20_000,
       });
+      // Its bytes sent is not yet a part the service holds: wait for the answer, or pausing
+      // would cut part 1 off too (seen in CI on a loaded machine).
+      let landed = false;
+      for (let tries = 0; tries < 200 && !landed; tries++) {
+        const answered = (await network('answered')) as string[];
+        landed = answered.some((line) => line.startsWith('PUT') && partOf(line) === 1);
+        if (!landed) await aTimeout(50);
+      }
+      expect(landed, 'part 1 answered').to.equal(true);
       await element.updateComplete;
       labelled(element, 'Pause uploading big.bin').click();
       await element.updateComplete;

@@ -22,6 +22,7 @@ export function network(
     | 'restore'
     | 'offline-for'
     | 'log'
+    | 'answered'
     | 'hold'
     | 'refuse'
     | 'flip'

@@ -64,8 +64,9 @@ export interface ProjectForTest {
  * - `filehost-device` `{ action: 'touch', enabled }` (a touch screen, as a phone's) or
  *   `{ action: 'pick', selector, files: { path: text }, folder? }` (real files, or a real
  *   folder, set on a file input);
- * - `filehost-network` `{ action: 'drop' | 'restore' | 'offline-for' | 'log' | 'hold' | 'refuse' | 'flip' | 'grant-clipboard', pattern?, ms? }`:
- *   ('log' answers the requests made since the previous 'log')
+ * - `filehost-network` `{ action: 'drop' | 'restore' | 'offline-for' | 'log' | 'answered' | 'hold' | 'refuse' | 'flip' | 'grant-clipboard', pattern?, ms? }`:
+ *   ('log' answers the requests made since the previous 'log'; 'answered' those whose
+ *   answer has arrived since 'log' started recording)
  *   real network failures in the browser under test (Playwright).
  */
 export function filehostService(): TestRunnerPlugin {
@@ -75,6 +76,7 @@ export function filehostService(): TestRunnerPlugin {
   const running: TestService[] = [];
   let origin = '';
   const requestLogs = new WeakMap<Page, string[]>();
+  const answeredLogs = new WeakMap<Page, string[]>();
 
   async function start(env: Record<string, string>): Promise<RunningService> {
     const started = await startTestService({
@@ -177,14 +179,23 @@ export function filehostService(): TestRunnerPlugin {
             const log = requestLogs.get(page);
             if (!log) {
               const fresh: string[] = [];
+              const answered: string[] = [];
               requestLogs.set(page, fresh);
+              answeredLogs.set(page, answered);
               page.on('request', (request) =>
                 fresh.push(`${request.method()} ${describeRequest(request)}`),
+              );
+              page.on('requestfinished', (request) =>
+                answered.push(`${request.method()} ${describeRequest(request)}`),
               );
               return [];
             }
             return log.splice(0, log.length);
           }
+          case 'answered':
+            // Every request whose answer has arrived whole since 'log' started recording
+            // (a request body sent is not yet a part the service holds).
+            return [...(answeredLogs.get(page) ?? [])];
           case 'drop':
             // A real network failure in the browser: the request errors as if the link were down.
             await route((intercepted) => intercepted.abort('internetdisconnected'));

@@ -158,7 +158,7 @@ export const styles = css`
   .file {
     contain: layout paint style;
     content-visibility: auto;
-    contain-intrinsic-size: auto 3.5rem;
+    contain-intrinsic-size: auto 3.8rem;
     display: grid;
     grid-template-columns: 2.5rem minmax(0, 1fr) auto;
     align-items: center;
