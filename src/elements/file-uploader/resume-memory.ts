@@ -1,4 +1,4 @@
-import { createStore, delMany, entries, setMany, type UseStore } from 'idb-keyval';
+import { createStore, delMany, entries, set, setMany, type UseStore } from 'idb-keyval';
 import { sha256Base64 } from '../../client/part-digest.js';
 
 /**
@@ -65,9 +65,13 @@ function change(key: string, upload: RememberedUpload | undefined): Promise<void
     const batch = [...changes];
     changes = new Map();
     written = undefined;
-    await setMany(
-      batch.filter((entry): entry is [string, RememberedUpload] => entry[1] !== undefined),
-      uploads(),
+    const kept = batch.filter(
+      (entry): entry is [string, RememberedUpload] => entry[1] !== undefined,
+    );
+    // One that does not fit (the browser's quota: kept files are up to 10 MB each) must not
+    // take the others with it: then each on its own, as many as fit.
+    await setMany(kept, uploads()).catch(() =>
+      Promise.all(kept.map(([key, upload]) => set(key, upload, uploads()).catch(() => undefined))),
     );
     await delMany(
       batch.filter(([, upload]) => !upload).map(([key]) => key),

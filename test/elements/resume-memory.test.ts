@@ -1,0 +1,52 @@
+import { expect } from '@open-wc/testing';
+import {
+  forget,
+  type RememberedUpload,
+  remember,
+  rememberedFor,
+} from '../../src/elements/file-uploader/resume-memory.js';
+
+/**
+ * What `<file-uploader>` remembers for a reload, in this browser's real IndexedDB: changes
+ * made together are written together, and one that cannot be written loses no other.
+ */
+const entry = (name: string, file: File | null = null): RememberedUpload => ({
+  endpoint: 'http://resume-memory.test',
+  apiKey: 'pk_live_resume',
+  uploadId: `up_${name}`,
+  fingerprint: `["${name}"]`,
+  name,
+  size: 3,
+  file,
+});
+
+describe('resume memory (IndexedDB)', () => {
+  afterEach(async () => {
+    for (const upload of await rememberedFor(entry('x').endpoint, entry('x').apiKey)) {
+      await forget(upload);
+    }
+  });
+
+  it('writes what is remembered together, and one that cannot be written loses no other', async () => {
+    // A value IndexedDB cannot store (a function: DataCloneError) between two it can.
+    const unstorable = { ...entry('b'), file: (() => 0) as unknown as File };
+    await Promise.all([
+      remember(entry('a', new File(['abc'], 'a.txt'))),
+      remember(unstorable),
+      remember(entry('c')),
+    ]);
+    const names = (await rememberedFor(entry('x').endpoint, entry('x').apiKey))
+      .map((upload) => upload.name)
+      .sort();
+    expect(names).to.deep.equal(['a', 'c']);
+  });
+
+  it('takes the last change of a key made together: remembered then forgotten is gone', async () => {
+    await remember(entry('kept'));
+    await Promise.all([remember(entry('gone')), forget(entry('gone'))]);
+    const names = (await rememberedFor(entry('x').endpoint, entry('x').apiKey)).map(
+      (upload) => upload.name,
+    );
+    expect(names).to.deep.equal(['kept']);
+  });
+});
