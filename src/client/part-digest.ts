@@ -13,12 +13,15 @@ export async function digestHeaders(
   return digestHeader(algorithm, await partDigest(algorithm, body));
 }
 
-/** The same for a Blob, with only what a browser needs (what `<file-uploader>` loads). */
+/**
+ * The same for a Blob, with only what a browser needs (what `<file-uploader>` loads); `{}`
+ * for an upload signed without checksums (`algorithm` null).
+ */
 export async function blobDigestHeader(
-  algorithm: PartChecksum,
+  algorithm: PartChecksum | null,
   blob: Blob,
 ): Promise<Record<string, string>> {
-  return digestHeader(algorithm, await blobDigest(algorithm, blob));
+  return algorithm ? digestHeader(algorithm, await blobDigest(algorithm, blob)) : {};
 }
 
 function digestHeader(algorithm: PartChecksum, digest: string | null): Record<string, string> {

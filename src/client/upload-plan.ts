@@ -1,7 +1,6 @@
 import type { PartChecksum } from '../api/checksum.js';
 import type { SignResponse, UploadState } from '../api/types.js';
 import { ApiError, isTransient } from './api-error.js';
-import { blobDigestHeader } from './part-digest.js';
 import { backoffMs } from './retry.js';
 
 /**
@@ -64,14 +63,6 @@ export function planFromState(state: UploadState): UploadPlan {
 /** The parts the service does not hold yet: all of them at first, the rest on a resume. */
 export function missingParts(plan: UploadPlan): PlannedPart[] {
   return plan.parts.filter((part) => part.etag === null);
-}
-
-/** The digest header a part of this plan carries (its bytes as a Blob), if it asks for one. */
-export async function blobDigestHeaders(
-  plan: UploadPlan,
-  bytes: Blob,
-): Promise<Record<string, string>> {
-  return plan.checksum ? blobDigestHeader(plan.checksum, bytes) : {};
 }
 
 /** Where each part starts in the file. */

@@ -1,12 +1,9 @@
 import assert from 'node:assert/strict';
-import type { Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
-import { type Browser, chromium, type Page, type Route } from 'playwright-core';
+import type { Page, Route } from 'playwright-core';
 import { patternBytes } from '../helpers/bytes.js';
 import { partNumberOf, servedHash, sha256 } from '../helpers/part-requests.js';
-import { startTestService, type TestService } from '../helpers/service.js';
-import { staticServer } from '../helpers/static-server.js';
-import { CHROMIUM_ARGS, chromiumPath } from '../helpers/wtr-plugins.js';
+import { startUploaderSite, type UploaderSite } from '../helpers/uploader-site.js';
 
 /**
  * Part checksums from the browser (#19), in the built script-tag bundle against the real
@@ -15,38 +12,19 @@ import { CHROMIUM_ARGS, chromiumPath } from '../helpers/wtr-plugins.js';
  * the Ceph gateway, which checks it itself. A byte of one part PUT is flipped on the way;
  * the storage must refuse it and the element send it again.
  */
-const PART_SIZE = 5 * 1024 * 1024;
 const MiB = 1024 * 1024;
 const scale = process.env.FILEHOST_TEST_DEPLOYMENT === 'scale';
 const digestHeader = scale ? 'content-md5' : 'content-digest';
 
 describe(`<file-uploader> checks the bytes of each part (${scale ? 'S3: MD5' : 'embedded: SHA-256'})`, () => {
-  let service: TestService;
-  let site: { origin: string; server: Server };
-  let browser: Browser;
+  let site: UploaderSite;
   let attributes = '';
 
   before(async () => {
-    let endpoint = '';
-    let key = '';
-    site = await staticServer(
-      () => `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>checksums</title>
-<script type="module" src="/filehost.js"></script></head>
-<body><file-uploader endpoint="${endpoint}" api-key="${key}" multiple no-resume ${attributes}></file-uploader></body></html>`,
-    );
-    service = await startTestService({
-      FILEHOST_ALLOWED_ORIGINS: site.origin,
-      FILEHOST_PART_SIZE: String(PART_SIZE),
-    });
-    endpoint = service.apiUrl;
-    key = service.publishableKey;
-    browser = await chromium.launch({ executablePath: chromiumPath(), args: CHROMIUM_ARGS });
+    site = await startUploaderSite('checksums', () => `no-resume ${attributes}`);
   });
   after(async () => {
-    await browser?.close();
-    await service?.close();
-    site?.server.close();
+    await site?.close();
   });
 
   /**
@@ -54,7 +32,7 @@ describe(`<file-uploader> checks the bytes of each part (${scale ? 'S3: MD5' : '
    * of part `flip` damaged on the way: one byte in its middle flipped.
    */
   async function open(flip: number) {
-    const page = await (await browser.newContext()).newPage();
+    const page = await (await site.browser.newContext()).newPage();
     const puts: { part: number; digest: string | undefined }[] = [];
     let flipped = false;
     await page.route('**/*', async (route: Route) => {

@@ -1,52 +1,34 @@
 import assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { type Browser, chromium, type Page, type Route } from 'playwright-core';
+import type { Browser, Page, Route } from 'playwright-core';
 import { patternBytes } from '../helpers/bytes.js';
 import { partNumberOf, servedHash, sha256 } from '../helpers/part-requests.js';
-import { startTestService, type TestService } from '../helpers/service.js';
-import { staticServer } from '../helpers/static-server.js';
-import { CHROMIUM_ARGS, chromiumPath } from '../helpers/wtr-plugins.js';
+import type { TestService } from '../helpers/service.js';
+import { E2E_PART_SIZE, startUploaderSite, type UploaderSite } from '../helpers/uploader-site.js';
 
 /**
  * Uploads that survive a reload (#19), in the built script-tag bundle in a plain page, with
  * a real reload of the page mid-upload, against the real service (and, under
  * FILEHOST_TEST_DEPLOYMENT=scale, PostgreSQL and the Ceph gateway, parts listed by S3).
  */
-const PART_SIZE = 5 * 1024 * 1024;
 const MiB = 1024 * 1024;
 
 describe('<file-uploader> resumes after a reload', () => {
+  let site: UploaderSite;
   let service: TestService;
-  let site: { origin: string; server: Server };
   let browser: Browser;
   let scratch: string;
 
   before(async () => {
-    let endpoint = '';
-    let key = '';
-    site = await staticServer(
-      () => `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>resume</title>
-<script type="module" src="/filehost.js"></script></head>
-<body><file-uploader endpoint="${endpoint}" api-key="${key}" multiple></file-uploader></body></html>`,
-    );
-    service = await startTestService({
-      FILEHOST_ALLOWED_ORIGINS: site.origin,
-      FILEHOST_PART_SIZE: String(PART_SIZE),
-    });
-    endpoint = service.apiUrl;
-    key = service.publishableKey;
-    browser = await chromium.launch({ executablePath: chromiumPath(), args: CHROMIUM_ARGS });
+    site = await startUploaderSite('resume');
+    ({ service, browser } = site);
     scratch = await mkdtemp(join(tmpdir(), 'filehost-resume-'));
   });
   after(async () => {
-    await browser?.close();
-    await service?.close();
-    site?.server.close();
+    await site?.close();
     await rm(scratch, { recursive: true, force: true });
   });
 
@@ -248,7 +230,7 @@ describe('<file-uploader> resumes after a reload', () => {
     await until(page, async () => (await remembered(page)) === 1, 'remembered');
     await until(
       page,
-      async () => ((await files(page))[0]?.bytesUploaded ?? 0) >= PART_SIZE,
+      async () => ((await files(page))[0]?.bytesUploaded ?? 0) >= E2E_PART_SIZE,
       'part 1 sent',
     );
     await page.getByRole('button', { name: 'Pause uploading paused.bin' }).click();

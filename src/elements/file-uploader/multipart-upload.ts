@@ -8,8 +8,8 @@ import {
   type UppyFile,
 } from '@uppy/core';
 import { fetcher, filterFilesToUpload, TaskQueue } from '@uppy/core/utils';
+import { blobDigestHeader } from '../../client/part-digest.js';
 import {
-  blobDigestHeaders,
   missingParts,
   needsFreshUrls,
   type PlannedPart,
@@ -93,26 +93,29 @@ export class MultipartUpload<M extends Meta, B extends Body> extends BasePlugin<
       });
     };
     report();
+    const missing = missingParts(plan);
     // An upload signed with checksums: each part's digest, hashed one part after another in
     // part order, ahead of the sending (part 2 is hashed while part 1 goes out), so hashing
     // holds one part's bytes at a time and overlaps the PUTs instead of adding to them.
-    let ahead: Promise<unknown> = Promise.resolve();
-    const digests = new Map(
-      missingParts(plan).map((part) => {
-        ahead = ahead.then(() => {
+    const digests = new Map<number, Promise<Record<string, string>>>();
+    if (plan.checksum) {
+      let ahead: Promise<unknown> = Promise.resolve();
+      for (const part of missing) {
+        const digest = ahead.then(() => {
           stop.throwIfAborted();
-          return plan.checksum ? blobDigestHeaders(plan, this.#bytesOf(file, plan, part)) : {};
+          return blobDigestHeader(plan.checksum, this.#bytesOf(file, plan, part));
         });
         // Awaited by the part's PUT; a part never sent (the file stopped) must not warn.
-        ahead.catch(() => {});
-        return [part.partNumber, ahead as Promise<Record<string, string>>];
-      }),
-    );
+        digest.catch(() => {});
+        digests.set(part.partNumber, digest);
+        ahead = digest;
+      }
+    }
     try {
       // Every part settles before the file fails: a part still on its way when another
       // failed lands (and counts) instead of being sent again by the retry.
       const settled = await Promise.allSettled(
-        missingParts(plan).map((part) =>
+        missing.map((part) =>
           this.#queue.add(async (signal) =>
             this.#sendPart(
               file,

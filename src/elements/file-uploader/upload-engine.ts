@@ -6,8 +6,8 @@ import type { FileRecord, SignRequest, SignResponse } from '../../api/types.js';
 import { ApiError, isTransientStatus } from '../../client/api-error.js';
 import { Batcher, eachAlone } from '../../client/batcher.js';
 import type { FilehostApi } from '../../client/client.js';
+import { blobDigestHeader } from '../../client/part-digest.js';
 import {
-  blobDigestHeaders,
   claimedParts,
   fileRetryDelayMs,
   planFromSign,
@@ -534,7 +534,7 @@ export class UploadEngine {
         // The whole file is the one part: its digest goes with it (see MultipartUpload).
         only.headers = {
           ...only.headers,
-          ...(await blobDigestHeaders(plan, current.data as Blob)),
+          ...(await blobDigestHeader(plan.checksum, current.data as Blob)),
         };
       }
     } catch (error) {
