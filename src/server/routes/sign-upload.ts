@@ -46,9 +46,7 @@ export async function signUploadHandler(
       fail('invalid_request', `The JSON body is larger than ${JSON_LIMIT / 1024} KiB.`);
     }
     const entry = validateSignEntry(body, caller.project.plan);
-    reply
-      .code(201)
-      .send(await createUpload(ctx, caller, entry, { id: newId(), storageUploadId: null }));
+    reply.code(201).send(await createUpload(ctx, caller, entry));
     return;
   }
   const { files } = body;
@@ -101,12 +99,6 @@ export function validateSignEntry(body: unknown, plan: Plan): SignEntry {
   };
 }
 
-/** What `createUpload` has made so far, so that a failed batch can take it back. */
-interface Made {
-  id: string;
-  storageUploadId: string | null;
-}
-
 /** The row of a pending upload for `entry`, as sign makes it (before its storage exists). */
 function pendingRow(ctx: ServiceContext, caller: Caller, entry: SignEntry, id: string): FileRow {
   const now = ctx.now();
@@ -129,9 +121,12 @@ function pendingRow(ctx: ServiceContext, caller: Caller, entry: SignEntry, id: s
   };
 }
 
-/** Creates the storage side of a pending upload whose row exists; records it in `made`. */
-async function createStorage(ctx: ServiceContext, row: FileRow, made: Made): Promise<void> {
-  made.storageUploadId = await ctx.blobs.createMultipart(row.id, {
+/**
+ * Creates the storage side of a pending upload whose row exists, and records its id in the
+ * row (so that a failed batch knows what to take back).
+ */
+async function createStorage(ctx: ServiceContext, row: FileRow): Promise<void> {
+  row.storageUploadId = await ctx.blobs.createMultipart(row.id, {
     size: row.size,
     partSize: row.partSize as number,
     contentType: row.mime,
@@ -162,13 +157,12 @@ async function createUpload(
   ctx: ServiceContext,
   caller: Caller,
   entry: SignEntry,
-  made: Made,
 ): Promise<SignResponse> {
-  const row = pendingRow(ctx, caller, entry, made.id);
+  const row = pendingRow(ctx, caller, entry, newId());
   await ctx.db.insertFile(row);
-  await createStorage(ctx, row, made);
-  await ctx.db.setStorageUploadId(row.id, made.storageUploadId as string);
-  return signAnswer(ctx, { ...row, storageUploadId: made.storageUploadId });
+  await createStorage(ctx, row);
+  await ctx.db.setStorageUploadId(row.id, row.storageUploadId as string);
+  return signAnswer(ctx, row);
 }
 
 /**
@@ -184,10 +178,7 @@ async function createAll(
   caller: Caller,
   entries: SignEntry[],
 ): Promise<SignResponse[]> {
-  const made: Made[] = entries.map(() => ({ id: newId(), storageUploadId: null }));
-  const rows = entries.map((entry, index) =>
-    pendingRow(ctx, caller, entry, (made[index] as Made).id),
-  );
+  const rows = entries.map((entry) => pendingRow(ctx, caller, entry, newId()));
   try {
     await settleAll(rows.map((row) => ctx.db.insertFile(row)));
     let next = 0;
@@ -195,31 +186,25 @@ async function createAll(
     const worker = async () => {
       while (!failed && next < rows.length) {
         const index = next++;
-        await createStorage(ctx, rows[index] as FileRow, made[index] as Made).catch(
-          (error: unknown) => {
-            failed = true;
-            throw error;
-          },
-        );
+        await createStorage(ctx, rows[index] as FileRow).catch((error: unknown) => {
+          failed = true;
+          throw error;
+        });
       }
     };
     await settleAll(
       Array.from({ length: Math.min(BATCH_CONCURRENCY, rows.length) }, () => worker()),
     );
     await settleAll(
-      made.map(({ id, storageUploadId }) =>
+      rows.map(({ id, storageUploadId }) =>
         ctx.db.setStorageUploadId(id, storageUploadId as string),
       ),
     );
   } catch (error) {
-    await undo(ctx, caller, made);
+    await undo(ctx, caller, rows);
     throw error;
   }
-  return Promise.all(
-    rows.map((row, index) =>
-      signAnswer(ctx, { ...row, storageUploadId: (made[index] as Made).storageUploadId }),
-    ),
-  );
+  return Promise.all(rows.map((row) => signAnswer(ctx, row)));
 }
 
 /** Waits for every promise to settle, then throws the first failure if there was one. */
@@ -235,7 +220,11 @@ async function settleAll(promises: Promise<unknown>[]): Promise<void> {
  * database is what failed) is left to the sweeper: a row still pending expires with its
  * URLs, a deleted row whose bytes remain is purged.
  */
-async function undo(ctx: ServiceContext, caller: Caller, made: Made[]): Promise<void> {
+async function undo(
+  ctx: ServiceContext,
+  caller: Caller,
+  made: Pick<FileRow, 'id' | 'storageUploadId'>[],
+): Promise<void> {
   await Promise.all(
     made.map(async ({ id, storageUploadId }) => {
       let row: FileRow | null = null;
