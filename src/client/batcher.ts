@@ -3,37 +3,48 @@
  * result, while `send` carries every item that arrived within `windowMs` of the first
  * (at most `max`). `send` answers one settled result per item, in order, so one item's
  * failure is that item's alone.
+ *
+ * With `first`, a burst of items (many added at once) goes out in growing calls: the first
+ * carries `first` items and goes at once, each next one up to four times as many, up to
+ * `max`; a call sent by the window's end ends the burst. What waits on the first items
+ * (their PUTs) can then start long before a call of `max` would have been answered.
  */
 export class Batcher<Item, Result> {
   readonly #send: (items: Item[]) => Promise<PromiseSettledResult<Result>[]>;
   readonly #windowMs: number;
   readonly #max: number;
+  readonly #first: number;
+  /** How many items close the batch now being gathered. */
+  #size: number;
   #queue: { item: Item; resolve: (value: Result) => void; reject: (reason: unknown) => void }[] =
     [];
   #timer: ReturnType<typeof setTimeout> | null = null;
 
   constructor(
     send: (items: Item[]) => Promise<PromiseSettledResult<Result>[]>,
-    options: { windowMs: number; max: number },
+    options: { windowMs: number; max: number; first?: number },
   ) {
     this.#send = send;
     this.#windowMs = options.windowMs;
     this.#max = options.max;
+    this.#first = Math.min(options.first ?? options.max, options.max);
+    this.#size = this.#first;
   }
 
   add(item: Item): Promise<Result> {
     return new Promise((resolve, reject) => {
       this.#queue.push({ item, resolve, reject });
-      if (this.#queue.length >= this.#max) this.#flush();
-      else this.#timer ??= setTimeout(() => this.#flush(), this.#windowMs);
+      if (this.#queue.length >= this.#size) this.#flush(true);
+      else this.#timer ??= setTimeout(() => this.#flush(false), this.#windowMs);
     });
   }
 
-  #flush(): void {
+  #flush(full: boolean): void {
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = null;
-    const batch = this.#queue.splice(0, this.#max);
-    if (this.#queue.length > 0) this.#timer = setTimeout(() => this.#flush(), this.#windowMs);
+    const batch = this.#queue.splice(0, this.#size);
+    this.#size = full ? Math.min(this.#max, this.#size * 4) : this.#first;
+    if (this.#queue.length > 0) this.#timer = setTimeout(() => this.#flush(false), this.#windowMs);
     if (batch.length === 0) return;
     this.#send(batch.map((entry) => entry.item)).then(
       (results) =>

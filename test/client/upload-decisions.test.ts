@@ -187,6 +187,30 @@ describe('batching calls made close together', () => {
     assert.deepEqual(calls.at(-1), [5]);
   });
 
+  it('sends a burst in growing calls from `first`, and starts over after a quiet window', async () => {
+    const calls: number[][] = [];
+    const batcher = new Batcher<number, number>(
+      async (items) => {
+        calls.push(items);
+        return items.map((n) => ({ status: 'fulfilled' as const, value: n }));
+      },
+      { windowMs: 10, max: 50, first: 2 },
+    );
+    const burst = Array.from({ length: 100 }, (_, i) => i);
+    const sent = burst.map((n) => batcher.add(n));
+    // Each call goes as soon as it is full, before the window ends.
+    assert.deepEqual(calls, [[0, 1], burst.slice(2, 10), burst.slice(10, 42), burst.slice(42, 92)]);
+    assert.deepEqual(await Promise.all(sent), burst);
+    assert.deepEqual(
+      calls.map((items) => items.length),
+      [2, 8, 32, 50, 8],
+      'each full call up to four times the one before, at most `max`; the rest at the window',
+    );
+    // The burst is over: the next ones start small again.
+    await Promise.all([100, 101, 102].map((n) => batcher.add(n)));
+    assert.deepEqual(calls.slice(5), [[100, 101], [102]]);
+  });
+
   it('fails every caller of a batch whose call fails as a whole', async () => {
     const batcher = new Batcher<number, number>(
       async () => {

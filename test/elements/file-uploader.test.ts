@@ -214,11 +214,39 @@ describe('<file-uploader>', () => {
         expect(record.size).to.equal(2000 + index);
       }
       const log = (await network('log')) as string[];
-      // One call signs all twelve (two, if a loaded machine spreads them past the window).
-      expect(signs(log).length).to.be.at.most(2);
+      // Two calls sign all twelve: the first eight at once, then the rest (three, if a
+      // loaded machine spreads them past the window).
+      expect(signs(log).length).to.be.at.most(3);
       // Completed as their bytes land, a few at a time (one that lands alone goes alone).
       expect(batchCompletes(log).length).to.be.at.least(1);
       expect(batchCompletes(log).length + singleCompletes(log).length).to.be.at.most(6);
+    });
+
+    it('sends the first files of many while the others are still being signed', async () => {
+      const p = await project();
+      const element = await uploader(p);
+      await network('log');
+      const signedBefore = signs((await network('answered')) as string[]).length;
+      // The first sign call (the first eight files) is answered; the next is held for 4 s.
+      await network('hold', '/v1/uploads/sign$', 4000, true, 1);
+      const done = next(element, 'upload-complete', 30_000);
+      const finished: string[] = [];
+      element.addEventListener('upload-success', (event) => finished.push(event.detail.file.name));
+      pick(
+        element,
+        Array.from({ length: 20 }, (_, i) => file(`many-${i}.txt`, 1000 + i, 'text/plain', i)),
+      );
+      await waitUntil(() => finished.length === 8, 'the first eight not done', { timeout: 3500 });
+      // Done (PUT and completed) while the second sign was still held.
+      const answered = (await network('answered')) as string[];
+      expect(signs(answered).length - signedBefore).to.equal(1);
+      expect([...finished].sort()).to.deep.equal(
+        Array.from({ length: 8 }, (_, i) => `many-${i}.txt`).sort(),
+      );
+      const result = await done;
+      expect(result.successful.length).to.equal(20);
+      // Each completed by a batch call, even one that landed alone (no CORS preflight).
+      expect(singleCompletes((await network('log')) as string[])).to.deep.equal([]);
     });
 
     it('sends a file added alone by the single calls, as before', async () => {

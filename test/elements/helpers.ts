@@ -30,8 +30,10 @@ export function network(
   pattern?: string,
   ms?: number,
   once = false,
+  /** The first `skip` requests the pattern matches go on untouched. */
+  skip = 0,
 ): Promise<unknown> {
-  return executeServerCommand('filehost-network', { action, pattern, ms, once });
+  return executeServerCommand('filehost-network', { action, pattern, ms, once, skip });
 }
 
 /** A touch screen, or real files set on a file input of the page (see wtr-plugins.ts). */

@@ -64,7 +64,7 @@ export interface ProjectForTest {
  * - `filehost-device` `{ action: 'touch', enabled }` (a touch screen, as a phone's) or
  *   `{ action: 'pick', selector, files: { path: text }, folder? }` (real files, or a real
  *   folder, set on a file input);
- * - `filehost-network` `{ action: 'drop' | 'restore' | 'offline-for' | 'log' | 'answered' | 'hold' | 'refuse' | 'flip' | 'grant-clipboard', pattern?, ms? }`:
+ * - `filehost-network` `{ action: 'drop' | 'restore' | 'offline-for' | 'log' | 'answered' | 'hold' | 'refuse' | 'flip' | 'grant-clipboard', pattern?, ms?, once?, skip? }`:
  *   ('log' answers the requests made since the previous 'log'; 'answered' those whose
  *   answer has arrived since 'log' started recording)
  *   real network failures in the browser under test (Playwright).
@@ -163,10 +163,19 @@ export function filehostService(): TestRunnerPlugin {
         // runner's own traffic is never matched.
         const regex = new RegExp(typeof options.pattern === 'string' ? options.pattern : '/v1/');
         let uses = options.once ? 1 : Number.POSITIVE_INFINITY;
-        /** Routes the requests the pattern matches (`once`: the first only) to `handle`. */
+        let skip = Number(options.skip ?? 0);
+        /**
+         * Routes the requests the pattern matches (`once`: the first only; after `skip` of
+         * them went on untouched) to `handle`.
+         */
         const route = (handle: (route: Route) => Promise<void>) =>
           page.route('**/v1/**', async (intercepted) => {
             if (uses <= 0 || !regex.test(describeRequest(intercepted.request()))) {
+              await intercepted.fallback();
+              return;
+            }
+            if (skip > 0) {
+              skip--;
               await intercepted.fallback();
               return;
             }

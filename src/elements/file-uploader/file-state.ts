@@ -47,6 +47,10 @@ export interface FileUpload {
   recalled: boolean;
   /** Lets go of the lock that tells other tabs this page runs the remembered upload. */
   unlock: (() => void) | null;
+  /** Signed by a batch call (then completed by one too, even alone). */
+  signedTogether: boolean;
+  /** The sign step of the attempt under way (it never rejects: failures are recorded). */
+  prepared: Promise<void> | null;
   /** Our own step under way, between Uppy's events. */
   step: 'preparing' | 'finishing' | null;
   /** How its upload went since the page last heard "all done"; null when it has not run. */
@@ -73,6 +77,8 @@ export function newFileUpload(
     fingerprint: null,
     recalled: false,
     unlock: null,
+    signedTogether: false,
+    prepared: null,
     step: null,
     outcome: null,
   };

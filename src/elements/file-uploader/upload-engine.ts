@@ -55,11 +55,20 @@ type UFile = UppyFile<Meta, UploadBody>;
 interface CompleteItem {
   id: string;
   parts: { partNumber: number; etag: string }[] | undefined;
+  /** Signed in a batch: completed by the batch call even alone (its CORS preflight is cached). */
+  together: boolean;
   signal: AbortSignal;
 }
 
+/** One file's sign; `together` once a batch call signed it. */
+interface SignItem {
+  request: SignRequest;
+  signal: AbortSignal;
+  together?: boolean;
+}
+
 interface Batchers {
-  sign: Batcher<{ request: SignRequest; signal: AbortSignal }, SignResponse>;
+  sign: Batcher<SignItem, SignResponse>;
   complete: Batcher<CompleteItem, FileRecord>;
 }
 
@@ -319,14 +328,18 @@ export class UploadEngine {
     // build reads both as false and drops the code behind them (vite.config.ts).
     // A file of one part goes to its signed URL with its headers, read from our plan when
     // XHRUpload sends it: no per-file Uppy state (each change copies Uppy's whole file map).
-    const single = (file: UFile) => this.#uploads.get(file.id)?.plan?.parts[0];
+    // XHRUpload asks for the URL when the file's turn comes, and waits for it: the first
+    // files of a batch go out as soon as their own sign answers, not the whole batch's.
     uppy.use(XHRUpload, {
-      endpoint: (file) => single(file as UFile)?.url ?? 'about:blank',
-      headers: (file) => single(file)?.headers ?? {},
+      endpoint: (file) => this.#signedPartUrl(file as UFile),
+      onBeforeRequest: (xhr, _retry, files) => {
+        const headers = this.#uploads.get(files[0]?.id ?? '')?.plan?.parts[0]?.headers ?? {};
+        for (const [name, value] of Object.entries(headers)) xhr.setRequestHeader(name, value);
+      },
       method: 'PUT',
       formData: false,
       // 6, the browser's connection limit per host: more would only queue in the browser.
-      limit: 6,
+      limit: 16,
       shouldRetry: shouldRetryXhr,
       // The local store answers JSON; S3 an empty body. Both send the ETag header.
       getResponseData: (xhr) => ({ etag: xhr.getResponseHeader('ETag') ?? undefined }),
@@ -468,9 +481,45 @@ export class UploadEngine {
     return true;
   }
 
+  /**
+   * Uppy's pre-processing step of a run: signs each file. Only files that may have several
+   * parts hold the run until they are signed (MultipartUpload needs their plans when its
+   * step starts); a file of one part is waited for by XHRUpload when its turn comes
+   * (#signedPartUrl), so the first of 200 small files is sent while the others are signed.
+   */
   #prepareFiles = async (fileIDs: string[]): Promise<void> => {
-    await Promise.all(fileIDs.map((id) => this.#prepare(id)));
+    const held = fileIDs.map((id) => {
+      const upload = this.#uploads.get(id);
+      const prepared = this.#prepare(id);
+      if (upload) upload.prepared = prepared;
+      return (this.#uppy?.getFile(id)?.size ?? 0) > MIN_PART_SIZE ? prepared : undefined;
+    });
+    await Promise.all(held);
   };
+
+  /**
+   * The URL XHRUpload sends a file of one part to, once the file's sign step is done. A file
+   * that failed, was paused or removed, or had every byte in already is not sent:
+   * XHRUpload passes over an `AbortError` quietly (the failure is the sign step's to report).
+   */
+  async #signedPartUrl(file: UFile): Promise<string> {
+    const upload = this.#uploads.get(file.id);
+    const attempt = upload?.abort;
+    await upload?.prepared;
+    const current = this.#uppy?.getFile(file.id);
+    const part = upload?.plan?.parts[0];
+    // (A paused file has an error too; a retry started meanwhile is another attempt.)
+    if (
+      !part ||
+      !current ||
+      current.error ||
+      current.progress.uploadComplete ||
+      upload.abort !== attempt
+    ) {
+      throw new DOMException('', 'AbortError');
+    }
+    return part.url;
+  }
 
   /** Sign step: a new upload is signed; a retried one learns which parts the service holds. */
   async #prepare(id: string): Promise<void> {
@@ -518,7 +567,9 @@ export class UploadEngine {
           metadata: relativePath ? { ...target.metadata, relativePath } : target.metadata,
         };
         // Failures are retried a level up (#onFailure), where the user can see it happen.
-        plan = planFromSign(await this.#batchersFor(client).sign.add({ request, signal }));
+        const item: SignItem = { request, signal };
+        plan = planFromSign(await this.#batchersFor(client).sign.add(item));
+        upload.signedTogether = item.together === true;
         if (this.#settings.rememberUploads) setTimeout(() => this.#remember(id), REMEMBER_AFTER_MS);
       }
       // Kept even if paused meanwhile: the resume goes on with this upload.
@@ -560,12 +611,13 @@ export class UploadEngine {
   #batchersFor(client: FilehostApi): Batchers {
     const known = this.#batchers.get(client);
     if (known) return known;
-    const sign = new Batcher<{ request: SignRequest; signal: AbortSignal }, SignResponse>(
+    const sign = new Batcher<SignItem, SignResponse>(
       async (items) => {
         const alone = () => eachAlone(items, (item) => client.sign(item.request, item));
         if (items.length === 1) return alone();
         try {
           const answers = await client.signMany(items.map((item) => item.request));
+          for (const item of items) item.together = true;
           return answers.map((value) => ({ status: 'fulfilled', value }));
         } catch (error) {
           // One file refused (the error names it by `index`): the others are fine alone.
@@ -573,7 +625,9 @@ export class UploadEngine {
           throw error;
         }
       },
-      { windowMs: BATCH_WINDOW_MS, max: MAX_BATCH },
+      // The first of many files start sending once a sign of 8 answers (more than the 6
+      // connections a browser opens), while the rest are signed in calls of 32, then 100.
+      { windowMs: BATCH_WINDOW_MS, max: MAX_BATCH, first: 8 },
     );
     const complete = new Batcher<CompleteItem, FileRecord>(
       async (items) => {
@@ -581,7 +635,7 @@ export class UploadEngine {
           eachAlone(items, (item) =>
             client.complete(item.id, item.parts ? { parts: item.parts } : {}, item),
           );
-        if (items.length === 1) return alone();
+        if (items.length === 1 && !items[0]?.together) return alone();
         const results = await client.completeMany(
           items.map(({ id, parts }) => (parts ? { id, parts } : { id })),
         );
@@ -628,6 +682,7 @@ export class UploadEngine {
       const record = await this.#batchersFor(client).complete.add({
         id: plan.uploadId,
         parts,
+        together: upload.signedTogether,
         signal: abort.signal,
       });
       const current = uppy.getFile(id);
