@@ -1,5 +1,6 @@
 import type { Hash } from 'node:crypto';
 import { CHECKSUM_HEADER, checksumHeaderValue, type PartChecksum } from '../api/checksum.js';
+import { Batcher, eachAlone } from './batcher.js';
 import type { UploadBody } from './client.js';
 
 /**
@@ -62,8 +63,36 @@ export async function partDigest(
 export async function blobDigest(algorithm: PartChecksum, blob: Blob): Promise<string | null> {
   if (algorithm === 'md5') return (await import('./md5.js')).md5Base64(blob);
   if (typeof crypto === 'undefined' || !crypto.subtle) return null;
+  if (blob.size <= SMALL_BLOB_BYTES) return smallBlobDigests.add(blob);
   return sha256Base64(await blob.arrayBuffer());
 }
+
+/** Small enough to be read together with others (at most 64 of them: 16 MiB at once). */
+const SMALL_BLOB_BYTES = 256 * 1024;
+
+/**
+ * SHA-256 of small Blobs asked for at about the same time, read as ONE Blob: a browser
+ * reads each Blob from its blob store with a round trip between processes, so 200 files of
+ * 20 KiB took 130-180 ms read one by one and 55-95 ms read together (same page, 4 runs).
+ * When the read fails (a file gone from the disk), each is read alone: the others hash.
+ */
+const smallBlobDigests = new Batcher<Blob, string>(
+  async (blobs) => {
+    const hashEach = (bytes: ArrayBuffer) => {
+      let offset = 0;
+      return eachAlone(blobs, (blob) => {
+        offset += blob.size;
+        return sha256Base64(new Uint8Array(bytes, offset - blob.size, blob.size));
+      });
+    };
+    try {
+      return await hashEach(await new Blob(blobs).arrayBuffer());
+    } catch {
+      return eachAlone(blobs, async (blob) => sha256Base64(await blob.arrayBuffer()));
+    }
+  },
+  { windowMs: 0, max: 64 },
+);
 
 /** WebCrypto's SHA-256 of `bytes`, base64 (32 bytes: one call of fromCharCode takes them). */
 export async function sha256Base64(bytes: BufferSource): Promise<string> {
