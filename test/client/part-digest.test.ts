@@ -46,15 +46,16 @@ describe('blobDigest (SHA-256 of Blobs, small ones read together)', () => {
       await writeFile(path, 'before');
       const changed = await openAsBlob(path);
       await writeFile(path, 'after, and longer');
-      const fine = [new Uint8Array([1, 2, 3]), new Uint8Array(1000).fill(7)];
+      const first = new Uint8Array([1, 2, 3]);
+      const third = new Uint8Array(1000).fill(7);
       const results = await Promise.allSettled([
-        blobDigest('sha256', new Blob([fine[0] as Uint8Array])),
+        blobDigest('sha256', new Blob([first])),
         blobDigest('sha256', changed),
-        blobDigest('sha256', new Blob([fine[1] as Uint8Array])),
+        blobDigest('sha256', new Blob([third])),
       ]);
       assert.deepEqual(
         [results[0], results[2]].map((result) => result.status === 'fulfilled' && result.value),
-        fine.map(sha256),
+        [first, third].map(sha256),
       );
       assert.equal(results[1]?.status, 'rejected');
     } finally {
