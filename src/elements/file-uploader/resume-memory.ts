@@ -1,5 +1,5 @@
 import { createStore, delMany, entries, set, setMany, type UseStore } from 'idb-keyval';
-import { sha256Base64 } from '../../client/part-digest.js';
+import { blobDigest } from '../../client/part-digest.js';
 
 /**
  * What `<file-uploader>` remembers of each unfinished upload, in the browser's IndexedDB,
@@ -46,7 +46,8 @@ export async function fingerprintOf(file: File): Promise<string> {
     file.size,
     file.type,
     file.lastModified,
-    await sha256Base64(await edges.arrayBuffer()),
+    // Small files of a batch are read together (see blobDigest).
+    await blobDigest('sha256', edges),
   ]);
 }
 
