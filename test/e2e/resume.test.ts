@@ -158,8 +158,12 @@ describe('<file-uploader> resumes after a reload', () => {
       'parts 1 to 6 held by the service',
     );
     await until(page, async () => (await remembered(page)) === 1, 'remembered');
-    release();
+    // Let go only once the page is reloaded: a part whose preflight (S3's part URLs each
+    // have their own) was still on its way would otherwise be sent whole in between, and
+    // the service would hold more than parts 1 to 6 (seen once in CI: 9 not sent again).
+    // Nothing goes out after the reload until the file is chosen again.
     await page.reload();
+    release();
     await until(page, async () => (await interrupted(page)).includes('film.bin'), 'listed');
     assert.match(
       (await page.locator('file-uploader li[data-status=interrupted]').textContent()) ?? '',
