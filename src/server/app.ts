@@ -57,7 +57,7 @@ export async function buildApiApp(ctx: ServiceContext): Promise<FastifyInstance>
     if (origin !== undefined) reply.header('Access-Control-Allow-Origin', origin);
     reply.header('Vary', 'Origin');
     reply.header('Access-Control-Expose-Headers', EXPOSED_RESPONSE_HEADERS.join(', '));
-    const refused = refusedRequest(request);
+    const refused = refusedRequest(request.raw);
     if (refused) throw refused;
   });
 

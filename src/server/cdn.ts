@@ -4,6 +4,7 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import fresh from 'fresh';
 import { ID_PATTERN } from '../api/routes.js';
 import { parseRange } from './byte-range.js';
+import { cdnServerFactory } from './cdn-memory-path.js';
 import type { ServiceContext } from './context.js';
 import type { FileRow } from './db/metadata-store.js';
 import { ServiceError, serviceFault } from './errors.js';
@@ -37,10 +38,12 @@ function etagOf(row: FileRow): string {
  * file can never act as the API's origin. Routing is on the id alone.
  */
 export function buildCdnApp(ctx: ServiceContext): FastifyInstance {
+  const options = serverOptions(ctx.config);
   const app = Fastify({
-    ...serverOptions(ctx.config),
+    ...options,
     loggerInstance: ctx.log,
     exposeHeadRoutes: false,
+    serverFactory: cdnServerFactory(ctx.servingCache, options),
   });
   answerInOurShape(app.server);
   app.removeAllContentTypeParsers();
@@ -51,7 +54,7 @@ export function buildCdnApp(ctx: ServiceContext): FastifyInstance {
   app.route({ method: ['GET', 'HEAD'], url: '/:id', handler: serve });
   app.route({ method: ['GET', 'HEAD'], url: '/:id/*', handler: serve });
   app.addHook('onRequest', async (request, reply) => {
-    const refused = refusedRequest(request);
+    const refused = refusedRequest(request.raw);
     if (refused) return sendError(reply, refused);
   });
   app.setNotFoundHandler((_request, reply) => notFound(reply));
@@ -96,7 +99,7 @@ async function serveFile(
     'if-none-match': request.headers['if-none-match'],
     'if-modified-since': request.headers['if-modified-since'],
   };
-  if (fresh(validators, { etag: headers.ETag, 'last-modified': headers['Last-Modified'] })) {
+  if (fresh(validators, { etag: headers.etag, 'last-modified': headers['last-modified'] })) {
     return reply.code(304).headers(headers).send();
   }
 
@@ -106,8 +109,8 @@ async function serveFile(
     typeof rangeHeader === 'string' &&
     rangeApplies(
       request.headers['if-range'],
-      headers.ETag as string,
-      headers['Last-Modified'] as string,
+      headers.etag as string,
+      headers['last-modified'] as string,
     )
   ) {
     const asked = parseRange(rangeHeader, row.size);
@@ -129,7 +132,7 @@ async function serveFile(
   }
   reply
     .headers(headers)
-    .header('Content-Length', String(range ? range.end - range.start + 1 : row.size));
+    .header('content-length', String(range ? range.end - range.start + 1 : row.size));
   if (range) {
     reply.code(206).header('Content-Range', `bytes ${range.start}-${range.end}/${row.size}`);
   }
@@ -167,11 +170,13 @@ async function servedFile(
     headers:
       cached?.headers ?? fileHeaders(row, etagOf(row), new Date(row.createdAt).toUTCString()),
     bytes: null,
+    wholeHeaders: null,
   };
   if (wantsBytes && row.size <= cache.options.maxFileBytes) {
     const stream = await ctx.blobs.get(row.id);
     if (!stream) return null;
     file.bytes = await readWhole(stream, row.size);
+    file.wholeHeaders = { ...file.headers, 'content-length': String(row.size) };
   }
   cache.put(id, file, epoch);
   return file;
@@ -188,19 +193,20 @@ async function readWhole(stream: Readable, size: number): Promise<Buffer> {
   return bytes;
 }
 
+/** Lower-case names, as the framework sends them: the memory path (cdn-memory-path.ts) sends these as they are. */
 function fileHeaders(row: FileRow, etag: string, lastModified: string): Record<string, string> {
   const inline = isSafeInline(row.mime);
   return {
-    'Content-Type': row.mime,
-    ETag: etag,
-    'Last-Modified': lastModified,
-    'Cache-Control': 'public, max-age=31536000, immutable',
-    'Accept-Ranges': 'bytes',
-    'X-Content-Type-Options': 'nosniff',
-    'Access-Control-Allow-Origin': '*',
-    'Cross-Origin-Resource-Policy': 'cross-origin',
-    'Content-Disposition': contentDisposition(row.name, { type: inline ? 'inline' : 'attachment' }),
-    ...(inline ? {} : { 'Content-Security-Policy': 'sandbox' }),
+    'content-type': row.mime,
+    etag,
+    'last-modified': lastModified,
+    'cache-control': 'public, max-age=31536000, immutable',
+    'accept-ranges': 'bytes',
+    'x-content-type-options': 'nosniff',
+    'access-control-allow-origin': '*',
+    'cross-origin-resource-policy': 'cross-origin',
+    'content-disposition': contentDisposition(row.name, { type: inline ? 'inline' : 'attachment' }),
+    ...(inline ? {} : { 'content-security-policy': 'sandbox' }),
   };
 }
 

@@ -1,4 +1,4 @@
-import type { FastifyRequest } from 'fastify';
+import type { IncomingMessage } from 'node:http';
 import { ServiceError } from './errors.js';
 
 /** A request URL longer than this is `414 uri_too_long` (README, hostile input). */
@@ -28,12 +28,12 @@ const SINGLETON_HEADERS = new Set([
  * What both the API and the CDN refuse before any route runs, in the documented shape:
  * an over-long URL, a singleton header sent twice. Null when the request may go on.
  */
-export function refusedRequest(request: FastifyRequest): ServiceError | null {
-  if (Buffer.byteLength(request.raw.url ?? '') > MAX_URL_BYTES) {
+export function refusedRequest(request: IncomingMessage): ServiceError | null {
+  if (Buffer.byteLength(request.url ?? '') > MAX_URL_BYTES) {
     return new ServiceError('uri_too_long');
   }
   const seen = new Set<string>();
-  const raw = request.raw.rawHeaders;
+  const raw = request.rawHeaders;
   for (let index = 0; index < raw.length; index += 2) {
     const name = (raw[index] as string).toLowerCase();
     if (!SINGLETON_HEADERS.has(name)) continue;

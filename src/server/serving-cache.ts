@@ -7,6 +7,11 @@ export interface ServedFile {
   headers: Record<string, string>;
   /** The whole file, for small files; null when it is read from the store each time. */
   bytes: Buffer | null;
+  /**
+   * With `bytes`: the headers of a 200 carrying them (`headers` and the length), made once,
+   * for the CDN's memory path. (Made per request they cost a fifth of its rate.)
+   */
+  wholeHeaders: Record<string, string> | null;
 }
 
 export interface ServingCacheOptions {

@@ -21,6 +21,7 @@ function served(id: string, bytes: number): ServedFile {
     row: { id, size: bytes } as FileRow,
     headers: {},
     bytes: Buffer.alloc(bytes),
+    wholeHeaders: { 'content-length': String(bytes) },
   };
 }
 

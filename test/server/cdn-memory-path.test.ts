@@ -1,0 +1,162 @@
+import assert from 'node:assert/strict';
+import { createServer, request as httpRequest, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import fc from 'fast-check';
+import Fastify, { type FastifyRequest } from 'fastify';
+import { answerFromMemory, plainFileId } from '../../src/server/cdn-memory-path.js';
+import type { FileRow } from '../../src/server/db/metadata-store.js';
+import { type ServedFile, ServingCache } from '../../src/server/serving-cache.js';
+
+const ID = 'aB3_-x';
+const BYTES = Buffer.from('hello, memory');
+
+function cached(): ServedFile {
+  const headers = { 'content-type': 'text/plain', etag: `"${ID}"` };
+  return {
+    row: { id: ID, size: BYTES.length } as FileRow,
+    headers,
+    bytes: BYTES,
+    wholeHeaders: { ...headers, 'content-length': String(BYTES.length) },
+  };
+}
+
+/**
+ * A real HTTP server whose handler is the memory path; whatever it leaves goes to a
+ * stand-in for the framework's routes that answers 599, so each request shows which of
+ * the two answered it.
+ */
+async function serverWith(cache: ServingCache): Promise<{ server: Server; url: string }> {
+  const server = createServer((request, response) => {
+    if (answerFromMemory(cache, request, response)) return;
+    response.writeHead(599).end('the routes');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}
+
+/** node:http, which sends a header given as an array once per value (fetch would join them). */
+function get(
+  url: string,
+  headers: Record<string, string | string[]> = {},
+  method = 'GET',
+): Promise<{ status: number; headers: Record<string, unknown>; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const sent = httpRequest(url, { method, headers }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () =>
+        resolve({
+          status: response.statusCode ?? 0,
+          headers: response.headers,
+          body: Buffer.concat(chunks),
+        }),
+      );
+    });
+    sent.on('error', reject);
+    sent.end();
+  });
+}
+
+describe('the CDN memory path', () => {
+  const cache = new ServingCache({
+    maxBytes: 1 << 20,
+    maxFileBytes: 64 * 1024,
+    trustRecords: true,
+  });
+  let site: { server: Server; url: string };
+  before(async () => {
+    cache.put(ID, cached(), cache.epoch);
+    site = await serverWith(cache);
+  });
+  after(() => site.server.close());
+
+  it('answers a plain GET of a file it holds with its headers and bytes', async () => {
+    for (const path of [`/${ID}`, `/${ID}/`, `/${ID}/report.txt`, `/${ID}/a/b-c.txt`]) {
+      const answer = await get(`${site.url}${encodeURI(path)}`);
+      assert.equal(answer.status, 200, path);
+      assert.deepEqual(answer.body, BYTES);
+      assert.equal(answer.headers['content-type'], 'text/plain');
+      assert.equal(answer.headers.etag, `"${ID}"`);
+      assert.equal(answer.headers['content-length'], String(BYTES.length));
+    }
+  });
+
+  it('leaves to the routes every request with anything to decide', async () => {
+    const left: [string, Record<string, string | string[]>, string?][] = [
+      [`/${ID}`, {}, 'HEAD'],
+      [`/${ID}`, { range: 'bytes=0-1' }],
+      [`/${ID}`, { 'if-none-match': `"${ID}"` }],
+      [`/${ID}`, { 'if-modified-since': 'Wed, 25 Nov 2026 00:00:00 GMT' }],
+      // The request guard refuses a singleton header sent twice: the routes answer that.
+      [`/${ID}`, { authorization: ['Bearer a', 'Bearer b'] }],
+      [`/${ID}?download=1`, {}],
+      [`/%61B3_-x`, {}],
+      [`/${ID}/%2e%2e`, {}],
+      ['/unknown', {}],
+      [`/${ID}/${'x'.repeat(9000)}`, {}],
+    ];
+    for (const [path, headers, method] of left) {
+      const answer = await get(`${site.url}${path}`, headers, method);
+      assert.equal(
+        answer.status,
+        599,
+        `${method ?? 'GET'} ${path.slice(0, 40)} ${JSON.stringify(headers)}`,
+      );
+    }
+  });
+
+  it('never answers for a file it does not hold whole, nor where the database must decide', async () => {
+    const recordOnly = new ServingCache({ ...cache.options });
+    recordOnly.put(ID, { ...cached(), bytes: null, wholeHeaders: null }, recordOnly.epoch);
+    const atScale = new ServingCache({ ...cache.options, trustRecords: false });
+    atScale.put(ID, cached(), atScale.epoch);
+    const forgotten = new ServingCache({ ...cache.options });
+    forgotten.put(ID, cached(), forgotten.epoch);
+    forgotten.forget(ID);
+    for (const other of [recordOnly, atScale, forgotten]) {
+      const otherSite = await serverWith(other);
+      try {
+        assert.equal((await get(`${otherSite.url}/${ID}`)).status, 599);
+      } finally {
+        otherSite.server.close();
+      }
+    }
+  });
+
+  it('reads the id from a URL exactly as the CDN routes do, or leaves the URL to them', async () => {
+    // The routes of buildCdnApp, with its router options, recording the id they are given;
+    // asked over HTTP, since an injected request has its URL normalised on the way.
+    const routes = Fastify({ routerOptions: { maxParamLength: 500 } });
+    const handler = async (request: FastifyRequest<{ Params: { id: string } }>) => ({
+      id: request.params.id,
+    });
+    routes.get('/:id', handler);
+    routes.get('/:id/*', handler);
+    const base = await routes.listen({ host: '127.0.0.1', port: 0 });
+    const segment = fc.stringMatching(/^[A-Za-z0-9_.~%?#/ -]{0,12}$/);
+    try {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.oneof(fc.constant(ID), fc.stringMatching(/^[A-Za-z0-9_-]{1,130}$/), segment),
+          fc.oneof(
+            fc.constant(''),
+            segment.map((rest) => `/${rest}`),
+            segment,
+          ),
+          async (first, rest) => {
+            const url = `/${first}${rest}`.replaceAll(' ', '+').replaceAll('#', '~');
+            const id = plainFileId(url);
+            if (id === null) return;
+            const routed = await get(`${base}${url}`);
+            assert.equal(routed.status, 200, url);
+            assert.equal((JSON.parse(routed.body.toString()) as { id: string }).id, id, url);
+          },
+        ),
+        { numRuns: 300 },
+      );
+    } finally {
+      await routes.close();
+    }
+  });
+});
