@@ -867,10 +867,14 @@ describe('<file-uploader>', () => {
       expect(element.hasAttribute('uploading')).to.equal(false);
     });
 
-    it('cancels all running uploads', async () => {
+    it('cancels all running uploads at once; a finished file stays', async () => {
       const p = await project();
       const element = await uploader(p);
+      pick(element, [file('done.txt', 10, 'text/plain', 3)]);
+      await next(element, 'upload-complete');
       await network('hold', '\\[upload ', 3000);
+      let succeeded = 0;
+      element.addEventListener('upload-success', () => succeeded++);
       pick(element, [file('a.bin', 5000), file('b.bin', 5000, undefined, 2)]);
       await waitUntil(() => element.uploading, 'not uploading');
       await element.updateComplete;
@@ -878,7 +882,11 @@ describe('<file-uploader>', () => {
         .find((b) => b.textContent?.trim() === 'Cancel all')
         ?.click();
       await element.updateComplete;
-      expect(element.files).to.have.length(0);
+      expect(element.files.map((f) => f.name)).to.deep.equal(['done.txt']);
+      expect(element.uploading).to.equal(false);
+      await network('restore');
+      await aTimeout(500);
+      expect(succeeded).to.equal(0);
     });
 
     it('completes a file where it was signed, when the page changes endpoint and key mid-upload', async () => {

@@ -282,35 +282,48 @@ export class UploadEngine {
 
   /** Cancels a running upload, or removes a finished, failed or rejected file from the list. */
   remove(id: string): void {
-    this.#rejected = this.#rejected.filter((file) => file.id !== id);
-    // An interrupted upload removed from the list is forgotten.
-    for (const upload of this.#remembered) {
-      if (`interrupted-${upload.uploadId}` === id) {
-        void forget(upload).catch(() => undefined);
-        this.#remembered = this.#remembered.filter((known) => known !== upload);
-      }
-    }
-    const upload = this.#uploads.get(id);
-    if (upload) {
-      clearRetry(upload);
-      upload.abort?.abort();
-      this.#forgetUpload(upload);
-    }
-    if (this.#uppy?.getFile(id)) this.#uppy.removeFile(id);
-    this.#host.requestUpdate();
+    this.#removeMany([id]);
   }
 
   /** Cancels every upload still running; finished files stay. */
   cancelAll(): void {
-    for (const file of this.files) {
-      if (!['done', 'failed', 'rejected'].includes(file.status)) this.remove(file.id);
-    }
+    this.#removeMany(
+      this.files
+        .filter((file) => !['done', 'failed', 'rejected'].includes(file.status))
+        .map((file) => file.id),
+    );
   }
 
   /** Empties the list (form reset). */
   clear(): void {
-    for (const file of this.files) this.remove(file.id);
+    this.#removeMany(this.files.map((file) => file.id));
     this.#rejected = [];
+  }
+
+  /**
+   * Removes files in ONE change of Uppy's state: each change copies Uppy's whole map of
+   * files, so removing 2,000 one by one took 1.9 s of the page's main thread.
+   */
+  #removeMany(ids: string[]): void {
+    const removed = new Set(ids);
+    this.#rejected = this.#rejected.filter((file) => !removed.has(file.id));
+    // An interrupted upload removed from the list is forgotten.
+    this.#remembered = this.#remembered.filter((upload) => {
+      if (!removed.has(`interrupted-${upload.uploadId}`)) return true;
+      void forget(upload).catch(() => undefined);
+      return false;
+    });
+    for (const id of ids) {
+      const upload = this.#uploads.get(id);
+      if (!upload) continue;
+      clearRetry(upload);
+      upload.abort?.abort();
+      this.#forgetUpload(upload);
+    }
+    const uppy = this.#uppy;
+    const held = uppy ? ids.filter((id) => uppy.getFile(id)) : [];
+    if (held.length > 0) uppy?.removeFiles(held);
+    this.#host.requestUpdate();
   }
 
   #createUppy(): Uppy<Meta, UploadBody> {
@@ -848,8 +861,11 @@ export class UploadEngine {
 
   /** When no file that ran since the last "all done" is still running, the page hears it. */
   #maybeAllDone(): void {
+    // Asked as each file finishes: a plain loop that stops at the first running file, not
+    // a copy of every upload each time (0.26 s of 2,000 small files' main thread).
+    for (const upload of this.#uploads.values()) if (upload.outcome === 'running') return;
     const ran = [...this.#uploads].filter(([, upload]) => upload.outcome !== null);
-    if (ran.length === 0 || ran.some(([, upload]) => upload.outcome === 'running')) return;
+    if (ran.length === 0) return;
     const uppy = this.#uppy;
     const successful: FileRecord[] = [];
     const failed: { file: FileSummary; failure: UploadFailure }[] = [];
