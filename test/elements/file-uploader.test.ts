@@ -108,6 +108,44 @@ describe('<file-uploader>', () => {
       expect(text(element)).to.contain('6 of 6 uploaded');
     });
 
+    it('sends a small file without upload progress events and reports its bytes once; a larger one as they go', async () => {
+      const p = await project();
+      const element = await uploader(p);
+      const seen: string[] = [];
+      element.addEventListener('upload-progress', (event) =>
+        seen.push(
+          `${event.detail.file.name} ${event.detail.bytesUploaded}/${event.detail.bytesTotal}`,
+        ),
+      );
+      element.addEventListener('upload-success', (event) =>
+        seen.push(`${event.detail.file.name} done`),
+      );
+      // What each PUT asked of the browser: with an upload listener, every progress step is a
+      // message between the browser's processes and a copy of Uppy's map of files.
+      const listening: boolean[] = [];
+      const send = XMLHttpRequest.prototype.send;
+      XMLHttpRequest.prototype.send = function (this: XMLHttpRequest, body) {
+        listening.push(this.upload.onprogress !== null);
+        send.call(this, body);
+      };
+      try {
+        pick(element, [file('small.bin', 64 * 1024, undefined, 1)]);
+        await next(element, 'upload-complete', 20_000);
+        pick(element, [file('larger.bin', 64 * 1024 + 1, undefined, 2)]);
+        await next(element, 'upload-complete', 20_000);
+      } finally {
+        XMLHttpRequest.prototype.send = send;
+      }
+      expect(listening).to.deep.equal([false, true]);
+      expect(seen.filter((line) => line.startsWith('small'))).to.deep.equal([
+        'small.bin 65536/65536',
+        'small.bin done',
+      ]);
+      const larger = seen.filter((line) => line.startsWith('larger'));
+      expect(larger.at(-1)).to.equal('larger.bin done');
+      expect(larger.at(-2)).to.equal('larger.bin 65537/65537');
+    });
+
     it('sends a multi-part file part by part, in parallel, with progress summed per file', async () => {
       const p = await project();
       const element = await uploader(p);

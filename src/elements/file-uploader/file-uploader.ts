@@ -87,7 +87,7 @@ const optionalNumber = {
  *
  * @fires file-add - Files were added and passed the checks. `detail.files`.
  * @fires upload-start - A file's upload started. `detail.file`.
- * @fires upload-progress - Bytes went out. `detail.file`, `detail.bytesUploaded`, `detail.bytesTotal`.
+ * @fires upload-progress - Bytes went out (a file of 64 KiB or less reports them once, when all are out). `detail.file`, `detail.bytesUploaded`, `detail.bytesTotal`.
  * @fires upload-success - A file is ready on the CDN. `detail.file`, `detail.record` (with `url`).
  * @fires upload-error - A file failed or was refused. `detail.code`, `detail.status`, `detail.message`, `detail.step`.
  * @fires upload-complete - Nothing is uploading any more. `detail.successful`, `detail.failed`.
