@@ -233,20 +233,24 @@ export function assertSameBytes(actual: ArrayBuffer, expected: Uint8Array): void
   assert.ok(Buffer.from(actual).equals(expected), 'bytes differ');
 }
 
-/** A request through `node:http`, for bodies fetch will not send (a lying Content-Length). */
+/**
+ * A request through `node:http`, for what fetch will not send: a lying Content-Length, a
+ * header given as an array (sent once per value), a path exactly as written (fetch and
+ * `URL` resolve `/a/..`).
+ */
 export function rawHttp(
   baseUrl: string,
   options: {
     method: string;
     path: string;
-    headers: Record<string, string>;
+    headers: Record<string, string | string[]>;
     body?: Buffer;
     end?: boolean;
   },
 ): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
-  const url = new URL(options.path, baseUrl);
+  const { method, path, headers } = options;
   return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { method: options.method, headers: options.headers }, (res) => {
+    const req = httpRequest(baseUrl, { method, path, headers }, (res) => {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (chunk) => {

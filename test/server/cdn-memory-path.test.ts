@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { createServer, request as httpRequest, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
@@ -7,6 +7,7 @@ import Fastify, { type FastifyRequest } from 'fastify';
 import { answerFromMemory, plainFileId } from '../../src/server/cdn-memory-path.js';
 import type { FileRow } from '../../src/server/db/metadata-store.js';
 import { type ServedFile, ServingCache } from '../../src/server/serving-cache.js';
+import { rawHttp } from '../helpers/service.js';
 
 const ID = 'aB3_-x';
 const BYTES = Buffer.from('hello, memory');
@@ -35,29 +36,6 @@ async function serverWith(cache: ServingCache): Promise<{ server: Server; url: s
   return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }
 
-/** node:http, which sends a header given as an array once per value (fetch would join them). */
-function get(
-  url: string,
-  headers: Record<string, string | string[]> = {},
-  method = 'GET',
-): Promise<{ status: number; headers: Record<string, unknown>; body: Buffer }> {
-  return new Promise((resolve, reject) => {
-    const sent = httpRequest(url, { method, headers }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () =>
-        resolve({
-          status: response.statusCode ?? 0,
-          headers: response.headers,
-          body: Buffer.concat(chunks),
-        }),
-      );
-    });
-    sent.on('error', reject);
-    sent.end();
-  });
-}
-
 describe('the CDN memory path', () => {
   const cache = new ServingCache({
     maxBytes: 1 << 20,
@@ -73,9 +51,9 @@ describe('the CDN memory path', () => {
 
   it('answers a plain GET of a file it holds with its headers and bytes', async () => {
     for (const path of [`/${ID}`, `/${ID}/`, `/${ID}/report.txt`, `/${ID}/a/b-c.txt`]) {
-      const answer = await get(`${site.url}${encodeURI(path)}`);
+      const answer = await rawHttp(site.url, { method: 'GET', path: encodeURI(path), headers: {} });
       assert.equal(answer.status, 200, path);
-      assert.deepEqual(answer.body, BYTES);
+      assert.equal(answer.body, BYTES.toString());
       assert.equal(answer.headers['content-type'], 'text/plain');
       assert.equal(answer.headers.etag, `"${ID}"`);
       assert.equal(answer.headers['content-length'], String(BYTES.length));
@@ -97,7 +75,7 @@ describe('the CDN memory path', () => {
       [`/${ID}/${'x'.repeat(9000)}`, {}],
     ];
     for (const [path, headers, method] of left) {
-      const answer = await get(`${site.url}${path}`, headers, method);
+      const answer = await rawHttp(site.url, { method: method ?? 'GET', path, headers });
       assert.equal(
         answer.status,
         599,
@@ -117,7 +95,8 @@ describe('the CDN memory path', () => {
     for (const other of [recordOnly, atScale, forgotten]) {
       const otherSite = await serverWith(other);
       try {
-        assert.equal((await get(`${otherSite.url}/${ID}`)).status, 599);
+        const answer = await rawHttp(otherSite.url, { method: 'GET', path: `/${ID}`, headers: {} });
+        assert.equal(answer.status, 599);
       } finally {
         otherSite.server.close();
       }
@@ -148,9 +127,9 @@ describe('the CDN memory path', () => {
             const url = `/${first}${rest}`.replaceAll(' ', '+').replaceAll('#', '~');
             const id = plainFileId(url);
             if (id === null) return;
-            const routed = await get(`${base}${url}`);
+            const routed = await rawHttp(base, { method: 'GET', path: url, headers: {} });
             assert.equal(routed.status, 200, url);
-            assert.equal((JSON.parse(routed.body.toString()) as { id: string }).id, id, url);
+            assert.equal((JSON.parse(routed.body) as { id: string }).id, id, url);
           },
         ),
         { numRuns: 300 },
