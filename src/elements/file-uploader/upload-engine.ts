@@ -326,8 +326,8 @@ export class UploadEngine {
       this.#forgetUpload(upload);
     }
     const uppy = this.#uppy;
-    const held = uppy ? ids.filter((id) => uppy.getFile(id)) : [];
-    if (held.length > 0) uppy?.removeFiles(held);
+    const held = ids.filter((id) => uppy?.getFile(id));
+    if (uppy && held.length > 0) uppy.removeFiles(held);
     this.#host.requestUpdate();
   }
 
@@ -364,9 +364,7 @@ export class UploadEngine {
         // A small file is sent without upload progress events (XHRUpload set its listener
         // just before this hook): no bar can show a person its progress, while each event
         // cost the browser a message between processes and Uppy a copy of its file map.
-        if ((file?.size ?? Number.POSITIVE_INFINITY) <= QUIET_UPLOAD_BYTES) {
-          xhr.upload.onprogress = null;
-        }
+        if (file && sentQuietly(file)) xhr.upload.onprogress = null;
       },
       method: 'PUT',
       formData: false,
@@ -382,9 +380,8 @@ export class UploadEngine {
     // Each file completes as soon as its own bytes are in, not when its run's last PUT is.
     uppy.on('upload-success', (file) => {
       if (!file) return;
-      // A small file reports its bytes once, when they are all out (see QUIET_UPLOAD_BYTES).
-      const size = file.size ?? 0;
-      if (size <= QUIET_UPLOAD_BYTES) this.#callbacks.progress(summary(file), size, size);
+      // A file sent quietly reports its bytes once, when they are all out.
+      if (sentQuietly(file)) this.#callbacks.progress(summary(file), file.size, file.size);
       void this.#complete(file.id);
     });
 
@@ -949,6 +946,11 @@ function relativePathOf(file: File): string | null {
 }
 
 function quiet(): void {}
+
+/** Whether a file goes without upload progress events (see QUIET_UPLOAD_BYTES). */
+function sentQuietly(file: UFile): file is UFile & { size: number } {
+  return file.size !== null && file.size <= QUIET_UPLOAD_BYTES;
+}
 
 function summary(file: UFile): FileSummary {
   return {
