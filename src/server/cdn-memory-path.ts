@@ -1,13 +1,15 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { FastifyServerFactory, FastifyServerOptions } from 'fastify';
+import { ID_PATTERN } from '../api/routes.js';
 import { refusedRequest } from './request-guard.js';
 import type { ServingCache } from './serving-cache.js';
 
 /**
  * `/<id>` or `/<id>/<name>`, nothing percent-encoded and no query: the only URLs answered
- * here. Anything else (and an id of another shape) goes through the framework's routes.
+ * here. Anything else (and an id of another shape: `ID_PATTERN` without its anchors) goes
+ * through the framework's routes.
  */
-const PLAIN_FILE_URL = /^\/([A-Za-z0-9_-]{1,128})(?:\/[^%?]*)?$/;
+const PLAIN_FILE_URL = new RegExp(`^/(${ID_PATTERN.source.slice(1, -1)})(?:/[^%?]*)?$`);
 
 /** The id a URL of the plain shape names, as the CDN's routes read it; null for any other URL. */
 export function plainFileId(url: string): string | null {
