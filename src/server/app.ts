@@ -26,9 +26,6 @@ import { signUploadHandler } from './routes/sign-upload.js';
 import { uploadHandler } from './routes/upload.js';
 import { uploadStateHandler } from './routes/upload-state.js';
 
-/** A request whose body was left unread may have megabytes still in flight. */
-const LINGER_MS = 2_000;
-
 /**
  * The API: routing, CORS, and the one place that turns anything thrown into a response.
  * Bodies are never parsed by the framework: uploads stream straight to storage, and the
@@ -36,7 +33,7 @@ const LINGER_MS = 2_000;
  */
 export async function buildApiApp(ctx: ServiceContext): Promise<FastifyInstance> {
   const app = Fastify({ ...serverOptions(ctx.config), loggerInstance: ctx.log });
-  answerInOurShape(app.server);
+  answerInOurShape(app.server, ctx.log);
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', (_request, _payload, done) => done(null));
   await app.register(multipart, {
@@ -105,13 +102,12 @@ export async function buildApiApp(ctx: ServiceContext): Promise<FastifyInstance>
 export function handleErrors(app: FastifyInstance): void {
   app.setNotFoundHandler((request, reply) => {
     sendError(
-      request,
       reply,
       new ServiceError('not_found', `No route ${request.method} ${request.url.split('?')[0]}.`),
     );
   });
   app.setErrorHandler((error, request, reply) => {
-    sendError(request, reply, toServiceError(error, request));
+    sendError(reply, toServiceError(error, request));
   });
 }
 
@@ -136,25 +132,7 @@ function toServiceError(error: unknown, request: FastifyRequest): ServiceError {
   return new ServiceError('internal_error', ERROR_MESSAGES.internal_error);
 }
 
-function sendError(request: FastifyRequest, reply: FastifyReply, error: ServiceError): void {
-  if (!request.raw.complete && !request.raw.destroyed) lingerThenClose(request, reply);
+/** Early answers reach the client whatever is left of its body: `lingering-close.ts`. */
+function sendError(reply: FastifyReply, error: ServiceError): void {
   reply.code(error.status).headers(error.headers).send(error.toBody());
-}
-
-/**
- * Refusing a body before reading all of it (a 413 from Content-Length, a bad key on an
- * upload): closing at once would make the kernel reset the connection while the client is
- * still sending, and the client might never see the answer. So, like a web server's
- * lingering close, the rest is read and dropped for a moment; a client that keeps sending
- * past that is cut off.
- */
-function lingerThenClose(request: FastifyRequest, reply: FastifyReply): void {
-  const raw = request.raw;
-  reply.raw.once('finish', () => {
-    if (raw.complete || raw.destroyed) return;
-    raw.resume();
-    const timer = setTimeout(() => raw.socket?.destroy(), LINGER_MS);
-    timer.unref();
-    raw.once('end', () => clearTimeout(timer));
-  });
 }

@@ -45,7 +45,7 @@ export function buildCdnApp(ctx: ServiceContext): FastifyInstance {
     exposeHeadRoutes: false,
     serverFactory: cdnServerFactory(ctx.servingCache, options),
   });
-  answerInOurShape(app.server);
+  answerInOurShape(app.server, ctx.log);
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', (_request, _payload, done) => done(null));
 

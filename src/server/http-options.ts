@@ -9,6 +9,7 @@ import {
 import type { ServiceConfig } from './config.js';
 import { ERROR_MESSAGES } from './error-messages.js';
 import { ServiceError } from './errors.js';
+import { type LingerLog, lingerAfterEarlyAnswers } from './lingering-close.js';
 import { MAX_URL_BYTES } from './request-guard.js';
 
 /**
@@ -122,12 +123,15 @@ export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Socket)
  * requests Node would otherwise answer itself, in no shape of ours, are handled: an `Expect`
  * other than `100-continue` (Node: `417`, empty body), which RFC 9110 lets a server ignore,
  * so the request is handled as if the header were absent; and `CONNECT` (Node: the
- * connection dropped unanswered), which no route serves.
+ * connection dropped unanswered), which no route serves. An early answer (sent before the
+ * request's body was read) reaches the client on a closing connection too
+ * (`lingering-close.ts`).
  */
-export function answerInOurShape(server: Server): void {
+export function answerInOurShape(server: Server, log: LingerLog): void {
   server.on('request', (request: IncomingMessage, response: ServerResponse) => {
     exchangesInFlight.set(request.socket, { request, response });
   });
+  lingerAfterEarlyAnswers(server, (socket) => exchangesInFlight.get(socket)?.request, log);
   server.on('checkExpectation', (request, response) => server.emit('request', request, response));
   server.on('connect', (_request, socket: Socket) => {
     socket.end(rawError('404 Not Found', 'not_found', 'No route CONNECT.'));

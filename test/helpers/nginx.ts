@@ -122,6 +122,8 @@ ${servers(options.cdnUpstreams)}
     keepalive 16;
   }
 
+  # HTTP/1.1 with kept-alive connections to the instances: nginx's default (HTTP/1.0,
+  # a new connection per request) costs a handshake per request.
   proxy_http_version 1.1;
   proxy_set_header Connection "";
   proxy_set_header Host $http_host;

@@ -6,6 +6,7 @@ import { startRgw } from '../helpers/ceph-rgw.js';
 import { startNginx, type TestNginx } from '../helpers/nginx.js';
 import { freePort } from '../helpers/ports.js';
 import { startPostgres } from '../helpers/postgres.js';
+import { rawExchange } from '../helpers/raw-exchange.js';
 import { scaleDeployment } from '../helpers/scale.js';
 import {
   ALLOWED_ORIGIN,
@@ -150,6 +151,52 @@ describe('many instances behind a load balancer (PostgreSQL + S3)', { skip }, ()
         `bytes ${bytes.length - 10}-${bytes.length - 1}/${bytes.length}`,
       );
       assertSameBytes(await range.arrayBuffer(), bytes.subarray(bytes.length - 10));
+    }
+  });
+
+  it("passes an early refusal through nginx as the service's answer, never a 502", async () => {
+    // nginx keeps HTTP/1.1 connections to the instances (the README's configuration); the
+    // client's own connection closes after the answer. A refused body still streaming
+    // must not turn the instance's 403 or 413 into nginx's 502.
+    const url = new URL(nginx.apiUrl);
+    const body = Buffer.alloc(5 * MiB, 7);
+    const refusals = [
+      {
+        headers: [
+          `Authorization: Bearer ${instances[0]?.publishableKey}`,
+          'Origin: http://evil.test',
+          `Content-Length: ${body.length}`,
+        ],
+        status: 403,
+        code: 'origin_not_allowed',
+      },
+      {
+        headers: [`Authorization: Bearer ${env.FILEHOST_SECRET_KEY}`, 'Content-Length: 104857601'],
+        status: 413,
+        code: 'too_large',
+      },
+    ];
+    for (const version of ['1.1', '1.0'] as const) {
+      for (const refusal of refusals) {
+        for (let i = 0; i < 5; i++) {
+          const answer = await rawExchange(
+            url,
+            {
+              method: 'POST',
+              path: '/v1/upload',
+              version,
+              headers: [
+                'Content-Type: application/octet-stream',
+                ...refusal.headers,
+                ...(version === '1.1' ? ['Connection: close'] : []),
+              ],
+            },
+            body,
+          );
+          assert.equal(answer.status, refusal.status, `HTTP/${version}: ${answer.body}`);
+          assert.equal(JSON.parse(answer.body).error.code, refusal.code);
+        }
+      }
     }
   });
 
