@@ -20,6 +20,7 @@ export const API_ERROR_STATUS = {
   not_found: 404,
   upload_incomplete: 409,
   upload_not_pending: 409,
+  upload_conflict: 409,
   too_large: 413,
   uri_too_long: 414,
   rate_limited: 429,

@@ -26,6 +26,8 @@ export const ALLOWED_REQUEST_HEADERS = [
   'X-Filename',
   'X-Metadata',
   'Content-Digest',
+  // A pending upload's own credential (state, complete): see `SignResponse.uploadToken`.
+  'X-Upload-Token',
 ];
 export const EXPOSED_RESPONSE_HEADERS = ['Retry-After', 'ETag'];
 export const ALLOWED_METHODS = ['GET', 'POST', 'PUT', 'DELETE'];

@@ -66,6 +66,16 @@ export interface SignedPart {
 
 export interface SignResponse {
   id: string;
+  /**
+   * The upload's own credential: with a publishable key, its state and its completion are
+   * answered only to a caller that shows it (`X-Upload-Token`; batch complete: each entry's
+   * `uploadToken`). Keep it as long as the upload may be resumed; it is shown only here.
+   */
+  uploadToken: string;
+  /**
+   * When the upload expires unfinished: 24 hours after its sign or its last part, whichever
+   * is later, never more than 7 days after its sign.
+   */
   expiresAt: number;
   partSize: number;
   /**
@@ -94,7 +104,8 @@ export interface CompleteRequest {
 
 /** Batch complete: 1 to 100 uploads, each completed on its own. */
 export interface CompleteBatchRequest {
-  uploads: ({ id: string } & CompleteRequest)[];
+  /** `uploadToken`: what the upload's sign answered (needed with a publishable key). */
+  uploads: ({ id: string; uploadToken?: string } & CompleteRequest)[];
 }
 
 /** One upload's outcome in a batch complete: the ready file, or why it is not. */
@@ -109,7 +120,8 @@ export interface CompleteBatchResponse {
 
 /**
  * One part of `GET /v1/uploads/:id`: `etag` is null until the part has arrived whole. Once
- * the upload is ready every part is whole and the storage keeps no part ETags: `''`.
+ * the upload is ready, the ETag it was completed with (`''` for uploads completed before
+ * the service kept them).
  */
 export interface UploadPartState {
   partNumber: number;

@@ -24,6 +24,12 @@ export interface ServiceConfig {
   plan: Plan | undefined;
   rateLimitPerMinute: number;
   uploadUrlTtlSeconds: number;
+  /**
+   * A pending upload expires this long after its sign or its last part, whichever is
+   * later (24 h), and never later than `uploadMaxLifetimeSeconds` after its sign (7 days).
+   */
+  uploadLifetimeSeconds: number;
+  uploadMaxLifetimeSeconds: number;
   /** Part size of multi-step uploads; the service raises it for files that need more. */
   partSize: number;
   /** A connection with no bytes moving for this long is cut (not a cap on slow uploads). */
@@ -108,6 +114,14 @@ export function configFromEnv(env: Env = process.env): ServiceConfig {
     plan: plan as Plan | undefined,
     rateLimitPerMinute: integer(env, 'FILEHOST_RATE_LIMIT', 600, 1, 1_000_000),
     uploadUrlTtlSeconds: integer(env, 'FILEHOST_UPLOAD_URL_TTL', 3600, 1, 7 * 24 * 3600),
+    uploadLifetimeSeconds: integer(env, 'FILEHOST_UPLOAD_LIFETIME', 24 * 3600, 1, 7 * 24 * 3600),
+    uploadMaxLifetimeSeconds: integer(
+      env,
+      'FILEHOST_UPLOAD_MAX_LIFETIME',
+      7 * 24 * 3600,
+      1,
+      30 * 24 * 3600,
+    ),
     partSize: integer(env, 'FILEHOST_PART_SIZE', 16 * 1024 * 1024, MIN_PART_SIZE, 5 * 1024 ** 3),
     idleTimeoutSeconds: integer(env, 'FILEHOST_IDLE_TIMEOUT', 60, 1, 3600),
     pendingGraceSeconds: integer(env, 'FILEHOST_PENDING_GRACE', 24 * 3600, 0, 30 * 24 * 3600),

@@ -19,6 +19,8 @@ export const ERROR_MESSAGES: Readonly<Record<ApiErrorCode, string>> = {
   not_found: 'Not found.',
   upload_incomplete: 'Not every part of the upload has arrived whole.',
   upload_not_pending: 'The upload is already complete.',
+  upload_conflict:
+    'The upload was completed with other parts than these: the file holds other bytes than the ones you sent.',
   too_large: 'The file is larger than the limit.',
   uri_too_long: 'The request URL is longer than 8 KiB.',
   rate_limited: 'Too many requests; retry after the given delay.',

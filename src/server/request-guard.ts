@@ -16,6 +16,7 @@ const SINGLETON_HEADERS = new Set([
   'x-filename',
   'x-metadata',
   'range',
+  'x-upload-token',
   // The credential of a part PUT to the shared part URL (see local-disk/part-signer.ts).
   'x-filehost-upload',
   'x-filehost-part',

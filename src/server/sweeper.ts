@@ -1,5 +1,7 @@
 import type { ServiceContext } from './context.js';
 import type { FileRow } from './db/metadata-store.js';
+import { heldParts, lastPartArrival } from './routes/upload-state.js';
+import { pendingExpiry } from './upload-access.js';
 
 const BATCH = 100;
 
@@ -35,6 +37,21 @@ export async function recover(ctx: ServiceContext, options: { exclusive: boolean
   await sweep(ctx);
 }
 
+/** A pending upload's expiry by what its store holds; its row's when the store cannot say. */
+async function expiryByParts(ctx: ServiceContext, row: FileRow): Promise<number> {
+  const recorded = row.expiresAt ?? row.createdAt;
+  if (row.partSize === null) return recorded;
+  try {
+    const last = lastPartArrival(await heldParts(ctx, row));
+    return last === null
+      ? recorded
+      : Math.max(recorded, pendingExpiry(ctx.config, row.createdAt, last));
+  } catch (error) {
+    ctx.log.warn({ err: error, id: row.id }, 'could not list the parts of an expiring upload');
+    return recorded;
+  }
+}
+
 async function discardReceiving(ctx: ServiceContext, row: FileRow): Promise<void> {
   await ctx.blobs.delete(row.id);
   await ctx.db.discardReceiving(row.id);
@@ -59,10 +76,19 @@ async function sweepNow(ctx: ServiceContext): Promise<SweepResult> {
   const cutoff = ctx.now() - ctx.config.pendingGraceSeconds * 1000;
   for (;;) {
     const rows = await ctx.db.listExpiredPending(cutoff, BATCH);
+    let extended = 0;
     for (const row of rows) {
-      if (await ctx.db.expirePending(row.id, ctx.now())) expired++;
+      // A part that arrived since the row's expiry was written moves it (at scale parts go
+      // straight to the bucket, so only the store knows when the last one came).
+      const expiresAt = await expiryByParts(ctx, row);
+      if (expiresAt >= cutoff) {
+        await ctx.db.extendExpiry(row.id, expiresAt);
+        extended++;
+      } else if (await ctx.db.expirePending(row.id, ctx.now())) {
+        expired++;
+      }
     }
-    if (rows.length < BATCH) break;
+    if (rows.length < BATCH || extended === rows.length) break;
   }
   for (;;) {
     const rows = await ctx.db.listReceiving(BATCH, ctx.now());

@@ -157,6 +157,8 @@ function sqliteListing(dir: string): ListingStore {
             checksum: null,
             expiresAt: null,
             deletedAt: null,
+            uploadTokenHash: null,
+            completedParts: null,
           };
         }
       }

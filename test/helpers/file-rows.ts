@@ -19,6 +19,8 @@ export function readyFileRow(
     checksum: null,
     expiresAt: null,
     deletedAt: null,
+    uploadTokenHash: null,
+    completedParts: null,
     ...fields,
   };
 }

@@ -296,8 +296,19 @@ describe('batch sign and batch complete (many small files)', () => {
       'origin_not_allowed',
     );
     await put(signed.uploads[0]?.parts[0] as SignResponse['parts'][number], patternBytes(1));
-    const done = await json<CompleteBatchResponse>(
+    // With a publishable key, each entry shows the token its sign answered.
+    const without = await json<CompleteBatchResponse>(
       await post('/v1/uploads/complete', { uploads: [{ id }] }, t.publishableKey, ALLOWED_ORIGIN),
+    );
+    assert.equal(without.results[0]?.error?.code, 'not_found');
+    const uploadToken = signed.uploads[0]?.uploadToken;
+    const done = await json<CompleteBatchResponse>(
+      await post(
+        '/v1/uploads/complete',
+        { uploads: [{ id, uploadToken }] },
+        t.publishableKey,
+        ALLOWED_ORIGIN,
+      ),
     );
     assert.equal(done.results[0]?.file?.status, 'ready');
   });
@@ -322,7 +333,7 @@ describe('batch calls and the rate limit', () => {
     const files = Array.from({ length: 50 }, (_, index) => ({ name: `s${index}`, size: 1 }));
     const signed = await json<SignBatchResponse>(await call('/v1/uploads/sign', { files }), 201);
     assert.equal(signed.uploads.length, 50);
-    const uploads = signed.uploads.map((upload) => ({ id: upload.id }));
+    const uploads = signed.uploads.map(({ id, uploadToken }) => ({ id, uploadToken }));
     const done = await json<CompleteBatchResponse>(await call('/v1/uploads/complete', { uploads }));
     assert.ok(done.results.every((result) => result.error?.code === 'upload_incomplete'));
     assert.equal((await call('/v1/uploads/complete', { uploads })).status, 200);

@@ -29,6 +29,13 @@ function partHeaders(part: SignResponse['parts'][number] | undefined): Record<st
     assert.match(signature, /^[A-Za-z0-9_-]{43}$/);
     headers['X-Filehost-Signature'] = '<signature>';
   }
+  const expires = headers['X-Filehost-Expires'];
+  if (expires !== undefined) {
+    // A part URL lives the URL lifetime (an hour by default), never past its upload.
+    const at = Number(expires);
+    assert.ok(at > Date.now() + 3_000_000 && at <= Date.now() + 3_600_000, expires);
+    headers['X-Filehost-Expires'] = '<url expiry>';
+  }
   return headers;
 }
 
@@ -37,7 +44,7 @@ function sharedUrlHeaders(signed: SignResponse, partNumber: number): Record<stri
   return {
     'X-Filehost-Upload': signed.id,
     'X-Filehost-Part': String(partNumber),
-    'X-Filehost-Expires': String(signed.expiresAt),
+    'X-Filehost-Expires': '<url expiry>',
     'X-Filehost-Signature': '<signature>',
   };
 }
@@ -54,7 +61,7 @@ function perPartUrl(
     partNumber,
     size: part.size,
     type: part.headers['Content-Type'] as string,
-    expiresAt: signed.expiresAt,
+    expiresAt: Number(part.headers['X-Filehost-Expires']),
   });
 }
 
@@ -121,7 +128,10 @@ describe('multi-step upload: sign, PUT parts, complete', () => {
       partHeaders(signed.parts[0]),
       SCALE ? {} : { 'Content-Type': 'video/mp4', ...sharedUrlHeaders(signed, 1) },
     );
-    assert.ok(signed.expiresAt > Date.now() + 3_000_000);
+    // The upload itself expires a day after its sign (or its last part).
+    assert.ok(signed.expiresAt > Date.now() + 23.9 * 3_600_000);
+    assert.ok(signed.expiresAt <= Date.now() + 24 * 3_600_000);
+    assert.match(signed.uploadToken, /^[A-Za-z0-9_-]{22,}$/);
 
     const pending = await json<FileRecord>(await t.api(`/v1/files/${signed.id}`));
     assert.equal(pending.status, 'pending');
@@ -179,6 +189,7 @@ describe('multi-step upload: sign, PUT parts, complete', () => {
       method: 'POST',
       key: t.publishableKey,
       origin: ALLOWED_ORIGIN,
+      headers: { 'X-Upload-Token': signed.uploadToken },
     });
     assert.equal((await json<FileRecord>(done)).status, 'ready');
     await expectError(
@@ -324,8 +335,8 @@ describe('multi-step upload: sign, PUT parts, complete', () => {
       await altered((u) => {
         u.pathname = u.pathname.replace(/parts\/1$/, 'parts/2');
       }),
-      404,
-      'not_found',
+      403,
+      'invalid_signature',
     );
     await expectError(
       await altered((u) => {
@@ -338,8 +349,8 @@ describe('multi-step upload: sign, PUT parts, complete', () => {
       await altered((u) => {
         u.pathname = u.pathname.replace(signed.id, 'someone-else');
       }),
-      404,
-      'not_found',
+      403,
+      'invalid_signature',
     );
 
     const short = await json<SignResponse>(await sign({ name: 'b', size: 10 }), 201);
@@ -515,8 +526,8 @@ describe('multi-step upload: sign, PUT parts, complete', () => {
 
   it('removes abandoned pending uploads with their bytes after expiry plus grace', async () => {
     const short = await startTestService({
-      // Two seconds: long enough for the part PUT to arrive before its URL expires.
-      FILEHOST_UPLOAD_URL_TTL: '2',
+      // Two seconds after its last part: long enough for the part PUT to arrive first.
+      FILEHOST_UPLOAD_LIFETIME: '2',
       FILEHOST_PENDING_GRACE: '0',
     });
     try {

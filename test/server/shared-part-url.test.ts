@@ -164,11 +164,12 @@ describe('part URLs that browsers can reuse (local-disk store)', { skip: LOCAL_O
     });
     assert.equal(twice.status, 400, twice.body);
     assert.equal(JSON.parse(twice.body).error.code, 'invalid_request');
-    // An upload id naming nothing open is unknown, as on the per-part URLs.
+    // The signature is checked before the upload is looked up: another upload's id (or
+    // one naming nothing) is forged, and says nothing of what exists.
     await expectError(
       await changed('X-Filehost-Upload', 'unknownUnknownUnknown'),
-      404,
-      'not_found',
+      403,
+      'invalid_signature',
     );
     // Unchanged, it still works.
     await partAccepted(await put(part, bytes), part);

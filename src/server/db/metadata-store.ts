@@ -51,6 +51,18 @@ export interface FileRow {
   deletedAt: number | null;
   /** Multi-step uploads signed with `checksum: true`: the digest every part PUT must carry. */
   checksum: PartChecksum | null;
+  /**
+   * Multi-step uploads: SHA-256 of the upload token their sign answered; with a
+   * publishable key, only a caller showing that token may see, continue or finish them.
+   */
+  uploadTokenHash: string | null;
+  /** Ready multi-step uploads: the parts, with their ETags, they were completed with. */
+  completedParts: CompletedPart[] | null;
+}
+
+export interface CompletedPart {
+  partNumber: number;
+  etag: string;
 }
 
 export interface ListPosition {
@@ -91,7 +103,9 @@ export interface MetadataStore {
   markReady(
     id: string,
     from: 'receiving' | 'pending',
-    fields: Partial<Pick<FileRow, 'name' | 'mime' | 'size' | 'metadata' | 'createdAt'>>,
+    fields: Partial<
+      Pick<FileRow, 'name' | 'mime' | 'size' | 'metadata' | 'createdAt' | 'completedParts'>
+    >,
   ): Promise<boolean>;
   /** Marks a visible file deleted (it stops being listed and served at once). */
   markDeleted(projectId: string, id: string, at: number): Promise<FileRow | null>;

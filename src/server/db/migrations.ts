@@ -64,4 +64,11 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE files ADD COLUMN checksum TEXT CHECK (checksum IN ('sha256', 'md5'));
   `,
+  // Who may act on a pending upload: the hash of the token its sign answered (null for
+  // rows that were never signed, or signed before tokens). The ETags a multi-step upload
+  // was completed with (JSON), so a later complete naming others is a conflict.
+  `
+  ALTER TABLE files ADD COLUMN upload_token_hash TEXT;
+  ALTER TABLE files ADD COLUMN completed_parts TEXT;
+  `,
 ];

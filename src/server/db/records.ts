@@ -2,11 +2,17 @@ import type { PartChecksum } from '../../api/checksum.js';
 import type { Plan } from '../../api/limits.js';
 import type { FileMetadata } from '../../api/types.js';
 import type { KeyKind } from '../secrets.js';
-import type { ApiKeyRow, FileRow, FileRowStatus, Project } from './metadata-store.js';
+import type {
+  ApiKeyRow,
+  CompletedPart,
+  FileRow,
+  FileRowStatus,
+  Project,
+} from './metadata-store.js';
 
 /**
- * The tables' columns as both SQL stores read them. `J` is how a JSON column arrives: text
- * from SQLite (parsed by the caller), a value from PostgreSQL.
+ * The tables' columns as both SQL stores read them. `J` and `P` are how a JSON column
+ * arrives: text from SQLite (parsed by the caller), a value from PostgreSQL.
  */
 export interface ProjectRecord<J = string[]> {
   id: string;
@@ -26,7 +32,7 @@ export interface KeyRecord {
   revoked_at: number | null;
 }
 
-export interface FileRecord<J = FileMetadata> {
+export interface FileRecord<J = FileMetadata, P = CompletedPart[]> {
   id: string;
   project_id: string;
   name: string;
@@ -40,11 +46,20 @@ export interface FileRecord<J = FileMetadata> {
   expires_at: number | null;
   deleted_at: number | null;
   checksum: PartChecksum | null;
+  upload_token_hash: string | null;
+  completed_parts: P | null;
 }
 
 /** Every column of `files` that a `FileRow` is made of, in the stores' insert order. */
 export const FILE_COLUMNS =
-  'id, project_id, name, mime, size, created_at, status, metadata, part_size, storage_upload_id, expires_at, deleted_at, checksum';
+  'id, project_id, name, mime, size, created_at, status, metadata, part_size, storage_upload_id, expires_at, deleted_at, checksum, upload_token_hash, completed_parts';
+
+/** The insert's placeholders for `FILE_COLUMNS`, numbered by `placeholder(n)` (1-based). */
+export function filePlaceholders(placeholder: (n: number) => string): string {
+  return FILE_COLUMNS.split(',')
+    .map((_, index) => placeholder(index + 1))
+    .join(', ');
+}
 
 /** A row's values in `FILE_COLUMNS` order, for an insert (metadata as JSON text). */
 export function fileValues(file: FileRow): (string | number | null)[] {
@@ -62,6 +77,8 @@ export function fileValues(file: FileRow): (string | number | null)[] {
     file.expiresAt,
     file.deletedAt,
     file.checksum,
+    file.uploadTokenHash,
+    file.completedParts ? JSON.stringify(file.completedParts) : null,
   ];
 }
 
@@ -102,5 +119,7 @@ export function toFile(row: FileRecord): FileRow {
     expiresAt: row.expires_at,
     deletedAt: row.deleted_at,
     checksum: row.checksum,
+    uploadTokenHash: row.upload_token_hash,
+    completedParts: row.completed_parts,
   };
 }

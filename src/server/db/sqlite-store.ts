@@ -3,11 +3,19 @@ import Database from 'better-sqlite3';
 import type { Plan } from '../../api/limits.js';
 import type { FileMetadata } from '../../api/types.js';
 import { dataDirError } from '../startup-error.js';
-import type { ApiKeyRow, FileRow, ListPosition, MetadataStore, Project } from './metadata-store.js';
+import type {
+  ApiKeyRow,
+  CompletedPart,
+  FileRow,
+  ListPosition,
+  MetadataStore,
+  Project,
+} from './metadata-store.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
 import {
   FILE_COLUMNS,
   type FileRecord,
+  filePlaceholders,
   fileValues,
   type KeyRecord,
   type ProjectRecord,
@@ -263,9 +271,7 @@ export class SqliteMetadataStore implements MetadataStore {
   insertFile(file: FileRow): Promise<void> {
     return this.#write(() => {
       this.#db
-        .prepare(
-          `INSERT INTO files (${FILE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        )
+        .prepare(`INSERT INTO files (${FILE_COLUMNS}) VALUES (${filePlaceholders(() => '?')})`)
         .run(...fileValues(file));
     });
   }
@@ -277,7 +283,7 @@ export class SqliteMetadataStore implements MetadataStore {
           `SELECT ${FILE_COLUMNS} FROM files
            WHERE id = ? AND project_id = ? AND status IN ('pending', 'ready')`,
         )
-        .get(id, projectId) as FileRecord<string> | undefined;
+        .get(id, projectId) as FileRecord<string, string> | undefined;
       return row ? fileOf(row) : null;
     });
   }
@@ -286,7 +292,7 @@ export class SqliteMetadataStore implements MetadataStore {
     return this.#run(() => {
       const row = this.#db
         .prepare(`SELECT ${FILE_COLUMNS} FROM files WHERE id = ? AND status != 'deleted'`)
-        .get(id) as FileRecord<string> | undefined;
+        .get(id) as FileRecord<string, string> | undefined;
       return row ? fileOf(row) : null;
     });
   }
@@ -297,14 +303,14 @@ export class SqliteMetadataStore implements MetadataStore {
       const rows = after
         ? (this.#db
             .prepare(LIST_AFTER_CURSOR_SQL)
-            .all(projectId, after.createdAt, after.id, limit) as FileRecord<string>[])
+            .all(projectId, after.createdAt, after.id, limit) as FileRecord<string, string>[])
         : (this.#db
             .prepare(
               `SELECT ${FILE_COLUMNS} FROM files
                WHERE project_id = ? AND status IN ('pending', 'ready')
                ORDER BY created_at DESC, id DESC LIMIT ?`,
             )
-            .all(projectId, limit) as FileRecord<string>[]);
+            .all(projectId, limit) as FileRecord<string, string>[]);
       return rows.map(fileOf);
     });
   }
@@ -312,14 +318,17 @@ export class SqliteMetadataStore implements MetadataStore {
   markReady(
     id: string,
     from: 'receiving' | 'pending',
-    fields: Partial<Pick<FileRow, 'name' | 'mime' | 'size' | 'metadata' | 'createdAt'>>,
+    fields: Partial<
+      Pick<FileRow, 'name' | 'mime' | 'size' | 'metadata' | 'createdAt' | 'completedParts'>
+    >,
   ): Promise<boolean> {
     return this.#write(() => {
       const result = this.#db
         .prepare(
           `UPDATE files SET status = 'ready',
              name = coalesce(?, name), mime = coalesce(?, mime), size = coalesce(?, size),
-             metadata = coalesce(?, metadata), created_at = coalesce(?, created_at)
+             metadata = coalesce(?, metadata), created_at = coalesce(?, created_at),
+             completed_parts = coalesce(?, completed_parts)
            WHERE id = ? AND status = ?`,
         )
         .run(
@@ -328,6 +337,7 @@ export class SqliteMetadataStore implements MetadataStore {
           fields.size ?? null,
           fields.metadata ? JSON.stringify(fields.metadata) : null,
           fields.createdAt ?? null,
+          fields.completedParts ? JSON.stringify(fields.completedParts) : null,
           id,
           from,
         );
@@ -343,7 +353,7 @@ export class SqliteMetadataStore implements MetadataStore {
             `SELECT ${FILE_COLUMNS} FROM files
              WHERE id = ? AND project_id = ? AND status IN ('pending', 'ready')`,
           )
-          .get(id, projectId) as FileRecord<string> | undefined;
+          .get(id, projectId) as FileRecord<string, string> | undefined;
         if (!row) return null;
         this.#db
           .prepare(`UPDATE files SET status = 'deleted', deleted_at = ? WHERE id = ?`)
@@ -384,7 +394,7 @@ export class SqliteMetadataStore implements MetadataStore {
           `SELECT ${FILE_COLUMNS} FROM files WHERE status = 'deleted' AND purged = 0
            ORDER BY deleted_at LIMIT ?`,
         )
-        .all(limit) as FileRecord<string>[];
+        .all(limit) as FileRecord<string, string>[];
       return rows.map(fileOf);
     });
   }
@@ -397,7 +407,10 @@ export class SqliteMetadataStore implements MetadataStore {
              AND (? IS NULL OR coalesce(expires_at, 0) < ?)
            ORDER BY created_at LIMIT ?`,
         )
-        .all(leaseExpiredBefore ?? null, leaseExpiredBefore ?? null, limit) as FileRecord<string>[];
+        .all(leaseExpiredBefore ?? null, leaseExpiredBefore ?? null, limit) as FileRecord<
+        string,
+        string
+      >[];
       return rows.map(fileOf);
     });
   }
@@ -415,7 +428,7 @@ export class SqliteMetadataStore implements MetadataStore {
           `SELECT ${FILE_COLUMNS} FROM files WHERE status = 'pending' AND expires_at < ?
            ORDER BY expires_at LIMIT ?`,
         )
-        .all(before, limit) as FileRecord<string>[];
+        .all(before, limit) as FileRecord<string, string>[];
       return rows.map(fileOf);
     });
   }
@@ -470,8 +483,13 @@ function projectOf(row: ProjectRecord<string>): Project {
   return toProject({ ...row, allowed_origins: JSON.parse(row.allowed_origins) as string[] });
 }
 
-function fileOf(row: FileRecord<string>): FileRow {
-  return toFile({ ...row, metadata: JSON.parse(row.metadata) as FileMetadata });
+function fileOf(row: FileRecord<string, string>): FileRow {
+  return toFile({
+    ...row,
+    metadata: JSON.parse(row.metadata) as FileMetadata,
+    completed_parts:
+      row.completed_parts === null ? null : (JSON.parse(row.completed_parts) as CompletedPart[]),
+  });
 }
 
 function isBusy(error: unknown): boolean {

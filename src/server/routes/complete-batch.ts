@@ -45,11 +45,11 @@ export async function completeBatchHandler(
   const worker = async () => {
     while (next < entries.length) {
       const index = next++;
-      const { id, claimed } = entries[index] as { id: string; claimed: ClaimedPart[] };
+      const { id, claimed, token } = entries[index] as BatchEntry;
       try {
         // An id of another shape names nothing, as on the single route.
         if (!ID_PATTERN.test(id)) fail('not_found', 'No upload with this id.');
-        results[index] = { file: await completeUpload(ctx, caller, id, claimed) };
+        results[index] = { file: await completeUpload(ctx, caller, id, claimed, token) };
       } catch (error) {
         results[index] = { error: itemError(error, request, id).toBody().error };
       }
@@ -62,11 +62,29 @@ export async function completeBatchHandler(
   reply.send(response);
 }
 
-function parseEntry(entry: unknown): { id: string; claimed: ClaimedPart[] } {
-  if (!isPlainObject(entry) || typeof entry.id !== 'string') {
-    fail('invalid_request', 'Each of uploads must be { "id": "<upload id>", "parts"?: [ … ] }.');
+interface BatchEntry {
+  id: string;
+  claimed: ClaimedPart[];
+  /** The upload's token (`uploadToken`), needed with a publishable key. */
+  token: string | undefined;
+}
+
+function parseEntry(entry: unknown): BatchEntry {
+  if (
+    !isPlainObject(entry) ||
+    typeof entry.id !== 'string' ||
+    (entry.uploadToken !== undefined && typeof entry.uploadToken !== 'string')
+  ) {
+    fail(
+      'invalid_request',
+      'Each of uploads must be { "id": "<upload id>", "uploadToken"?: "<token>", "parts"?: [ … ] }.',
+    );
   }
-  return { id: entry.id, claimed: parseClaimedParts({ parts: entry.parts }) };
+  return {
+    id: entry.id,
+    claimed: parseClaimedParts({ parts: entry.parts }),
+    token: entry.uploadToken as string | undefined,
+  };
 }
 
 /**

@@ -4,15 +4,19 @@ import { authenticate, type Caller } from '../auth.js';
 import { isPlainObject, readJson } from '../body.js';
 import type { ServiceContext } from '../context.js';
 import { crashPoint } from '../crash-points.js';
+import type { CompletedPart, FileRow } from '../db/metadata-store.js';
 import { fail } from '../errors.js';
 import { partLayout, toFileRecord } from '../records.js';
 import { BlobBusyError, BlobNotFoundError, type HeldPart } from '../storage/blob-store.js';
-import { heldParts, multipartOf } from './upload-state.js';
+import { UPLOAD_TOKEN_HEADER } from '../upload-access.js';
+import { heldParts, multipartOf, multiStepUpload } from './upload-state.js';
 
 /**
  * `POST /v1/uploads/:id/complete`: checks every part arrived whole (and, if the client
- * lists its ETags, that they are the parts it sent), then makes the file `ready`.
- * Completing a ready file answers the same record again.
+ * lists its ETags, that they are the parts it sent), then makes the file `ready`, keeping
+ * the ETags it was completed with. Completing a ready file answers the same record again,
+ * unless the parts named are not those it was completed with (`409 upload_conflict`: the
+ * file holds other bytes than the caller sent).
  */
 export async function completeUploadHandler(
   ctx: ServiceContext,
@@ -21,22 +25,24 @@ export async function completeUploadHandler(
 ): Promise<void> {
   const caller = await authenticate(ctx, request);
   const claimed = parseClaimedParts(await readJson(request));
-  reply.send(await completeUpload(ctx, caller, request.params.id, claimed));
+  const token = request.headers[UPLOAD_TOKEN_HEADER];
+  reply.send(await completeUpload(ctx, caller, request.params.id, claimed, token));
 }
 
 /**
  * Completes one upload of the caller's project (the single complete, and each entry of a
- * batch): the ready file's record, or the documented error thrown.
+ * batch), for a caller that may act on it (`token`: see `requireUploadAccess`): the ready
+ * file's record, or the documented error thrown.
  */
 export async function completeUpload(
   ctx: ServiceContext,
   caller: Caller,
   id: string,
   claimed: ClaimedPart[],
+  token: unknown,
 ): Promise<FileRecord> {
-  const row = await ctx.db.getVisibleFile(caller.project.id, id);
-  if (!row) fail('not_found', 'No upload with this id.');
-  if (row.status === 'ready' || row.partSize === null) return toFileRecord(ctx, row);
+  const row = await multiStepUpload(ctx, caller, id, token);
+  if (row.status === 'ready') return readyRecord(ctx, row, claimed);
 
   const layout = partLayout(row.size, row.partSize);
   const held = await heldParts(ctx, row);
@@ -81,10 +87,34 @@ export async function completeUpload(
     }
   }
   crashPoint('complete:renamed');
-  await ctx.db.markReady(row.id, 'pending', {});
+  // `held` is null when a racing complete made the object: that one records the ETags.
+  const completedParts = held
+    ? layout.map(({ partNumber }) => ({
+        partNumber,
+        etag: (held.get(partNumber) as HeldPart).etag,
+      }))
+    : undefined;
+  await ctx.db.markReady(row.id, 'pending', { completedParts });
   const now = await ctx.db.getVisibleFile(caller.project.id, row.id);
   if (!now) fail('not_found', 'The upload was cancelled.');
-  return toFileRecord(ctx, now);
+  return readyRecord(ctx, now, claimed);
+}
+
+/**
+ * A ready upload's record, for a caller whose named parts (if any) are those it was
+ * completed with. Uploads completed before the service kept their ETags are not checked.
+ */
+function readyRecord(ctx: ServiceContext, row: FileRow, claimed: ClaimedPart[]): FileRecord {
+  const kept = new Map(row.completedParts?.map((part: CompletedPart) => [part.partNumber, part]));
+  const conflicting = row.completedParts
+    ? claimed.filter((part) => kept.get(part.partNumber)?.etag !== part.etag)
+    : [];
+  if (conflicting.length > 0) {
+    fail('upload_conflict', undefined, {
+      extra: { conflictingParts: conflicting.map((part) => part.partNumber) },
+    });
+  }
+  return toFileRecord(ctx, row);
 }
 
 /** A part the client says it sent, with the ETag its PUT answered. */

@@ -11,6 +11,7 @@ import { validateMetadata } from '../metadata.js';
 import { sanitizeName } from '../names.js';
 import { choosePartSize, partLayout } from '../records.js';
 import { newId } from '../secrets.js';
+import { newUploadToken, partUrlExpiry, pendingExpiry } from '../upload-access.js';
 import { signParts } from './upload-state.js';
 
 /** Uploads of one batch created at once: enough to hide S3's round trips, few enough to be polite. */
@@ -99,11 +100,18 @@ export function validateSignEntry(body: unknown, plan: Plan): SignEntry {
   };
 }
 
-/** The row of a pending upload for `entry`, as sign makes it (before its storage exists). */
-function pendingRow(ctx: ServiceContext, caller: Caller, entry: SignEntry, id: string): FileRow {
+/** A pending upload as sign makes it: its row (before its storage exists) and its token. */
+interface NewUpload {
+  row: FileRow;
+  /** Answered once, in the sign answer; the row keeps only its hash. */
+  token: string;
+}
+
+function newUpload(ctx: ServiceContext, caller: Caller, entry: SignEntry): NewUpload {
   const now = ctx.now();
-  return {
-    id,
+  const { token, hash } = newUploadToken();
+  const row: FileRow = {
+    id: newId(),
     projectId: caller.project.id,
     name: entry.name,
     mime: entry.mime,
@@ -113,12 +121,15 @@ function pendingRow(ctx: ServiceContext, caller: Caller, entry: SignEntry, id: s
     metadata: entry.metadata,
     partSize: choosePartSize(entry.size, ctx.config.partSize),
     storageUploadId: null,
-    expiresAt: now + ctx.config.uploadUrlTtlSeconds * 1000,
+    expiresAt: pendingExpiry(ctx.config, now, null),
     deletedAt: null,
     // Null when the store checks no digest (S3 with FILEHOST_S3_CHECKSUM=none): the answer
     // says so, and the client sends none.
     checksum: entry.checksum ? ctx.blobs.partChecksum : null,
+    uploadTokenHash: hash,
+    completedParts: null,
   };
+  return { row, token };
 }
 
 /**
@@ -134,17 +145,19 @@ async function createStorage(ctx: ServiceContext, row: FileRow): Promise<void> {
 }
 
 /** The sign answer for a pending upload whose storage exists. */
-async function signAnswer(ctx: ServiceContext, row: FileRow): Promise<SignResponse> {
+async function signAnswer(ctx: ServiceContext, { row, token }: NewUpload): Promise<SignResponse> {
   const { id, expiresAt, partSize, checksum } = row as FileRow & {
     expiresAt: number;
     partSize: number;
   };
+  const urlsExpireAt = partUrlExpiry(ctx.config, ctx.now(), expiresAt);
   return {
     id,
+    uploadToken: token,
     expiresAt,
     partSize,
     checksum,
-    parts: await signParts(ctx, row, partLayout(row.size, partSize), expiresAt),
+    parts: await signParts(ctx, row, partLayout(row.size, partSize), urlsExpireAt),
   };
 }
 
@@ -158,11 +171,12 @@ async function createUpload(
   caller: Caller,
   entry: SignEntry,
 ): Promise<SignResponse> {
-  const row = pendingRow(ctx, caller, entry, newId());
+  const upload = newUpload(ctx, caller, entry);
+  const { row } = upload;
   await ctx.db.insertFile(row);
   await createStorage(ctx, row);
   await ctx.db.setStorageUploadId(row.id, row.storageUploadId as string);
-  return signAnswer(ctx, row);
+  return signAnswer(ctx, upload);
 }
 
 /**
@@ -178,7 +192,8 @@ async function createAll(
   caller: Caller,
   entries: SignEntry[],
 ): Promise<SignResponse[]> {
-  const rows = entries.map((entry) => pendingRow(ctx, caller, entry, newId()));
+  const uploads = entries.map((entry) => newUpload(ctx, caller, entry));
+  const rows = uploads.map(({ row }) => row);
   try {
     await settleAll(rows.map((row) => ctx.db.insertFile(row)));
     let next = 0;
@@ -204,7 +219,7 @@ async function createAll(
     await undo(ctx, caller, rows);
     throw error;
   }
-  return Promise.all(rows.map((row) => signAnswer(ctx, row)));
+  return Promise.all(uploads.map((upload) => signAnswer(ctx, upload)));
 }
 
 /** Waits for every promise to settle, then throws the first failure if there was one. */

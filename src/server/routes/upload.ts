@@ -76,6 +76,8 @@ export async function uploadHandler(
     checksum: null,
     expiresAt: lease.expiresAt(),
     deletedAt: null,
+    uploadTokenHash: null,
+    completedParts: null,
   });
   // While bytes arrive the lease is renewed, so that no other instance's sweep takes this
   // upload for one whose receiver died.

@@ -22,6 +22,8 @@ export interface HeldPart {
   size: number;
   /** Quoted, as the `ETag` header of the part PUT carried it. */
   etag: string;
+  /** When the part arrived (ms since the epoch), where the store knows: a pending upload expires a while after its last part. */
+  arrivedAt?: number;
 }
 
 /** What the store needs to address one multipart upload. */

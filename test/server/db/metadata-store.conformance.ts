@@ -43,6 +43,8 @@ export function metadataStoreConformance(
     checksum: null,
     expiresAt: null,
     deletedAt: null,
+    uploadTokenHash: null,
+    completedParts: null,
     ...overrides,
   });
 

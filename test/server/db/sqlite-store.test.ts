@@ -83,6 +83,8 @@ describe('SqliteMetadataStore specifics', () => {
         checksum: null,
         expiresAt: 1_800_000_000_000,
         deletedAt: null,
+        uploadTokenHash: null,
+        completedParts: null,
       });
       const ids = Array.from({ length: 40 }, () => newId());
       const walBefore = (await stat(`${path}-wal`)).size;

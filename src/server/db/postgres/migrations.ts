@@ -72,4 +72,11 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE files ADD COLUMN checksum text CHECK (checksum IN ('sha256', 'md5'));
   `,
+  // Who may act on a pending upload: the hash of the token its sign answered (null for
+  // rows that were never signed, or signed before tokens). The ETags a multi-step upload
+  // was completed with, so a later complete naming others is a conflict. Nullable columns:
+  // instances of the version before keep working on the migrated table.
+  `
+  ALTER TABLE files ADD COLUMN upload_token_hash text, ADD COLUMN completed_parts json;
+  `,
 ];

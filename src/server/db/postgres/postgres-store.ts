@@ -11,6 +11,7 @@ import type {
 import {
   FILE_COLUMNS,
   type FileRecord,
+  filePlaceholders,
   fileValues,
   type KeyRecord,
   type ProjectRecord,
@@ -327,8 +328,7 @@ export class PostgresMetadataStore implements MetadataStore {
 
   async insertFile(file: FileRow): Promise<void> {
     await this.#rows(
-      `INSERT INTO files (${FILE_COLUMNS})
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+      `INSERT INTO files (${FILE_COLUMNS}) VALUES (${filePlaceholders((n) => `$${n}`)})`,
       fileValues(file),
     );
   }
@@ -369,12 +369,15 @@ export class PostgresMetadataStore implements MetadataStore {
   async markReady(
     id: string,
     from: 'receiving' | 'pending',
-    fields: Partial<Pick<FileRow, 'name' | 'mime' | 'size' | 'metadata' | 'createdAt'>>,
+    fields: Partial<
+      Pick<FileRow, 'name' | 'mime' | 'size' | 'metadata' | 'createdAt' | 'completedParts'>
+    >,
   ): Promise<boolean> {
     return this.#changed(
       `UPDATE files SET status = 'ready',
          name = coalesce($3, name), mime = coalesce($4, mime), size = coalesce($5, size),
-         metadata = coalesce($6::json, metadata), created_at = coalesce($7, created_at)
+         metadata = coalesce($6::json, metadata), created_at = coalesce($7, created_at),
+         completed_parts = coalesce($8::json, completed_parts)
        WHERE id = $1 AND status = $2`,
       [
         id,
@@ -384,6 +387,7 @@ export class PostgresMetadataStore implements MetadataStore {
         fields.size ?? null,
         fields.metadata ? JSON.stringify(fields.metadata) : null,
         fields.createdAt ?? null,
+        fields.completedParts ? JSON.stringify(fields.completedParts) : null,
       ],
     );
   }

@@ -280,8 +280,14 @@ export class LocalDiskBlobStore implements BlobStore {
         // the event loop was half of its busy time in a profile of a 1 GiB upload, and
         // completion only needs to know that the part it holds is the one sent last.
         const etag = `"${randomBytes(16).toString('hex')}"`;
-        await appendLog(this.#logPath(key), { part: part.partNumber, size: part.size, etag });
-        open.parts.set(part.partNumber, { partNumber: part.partNumber, size: part.size, etag });
+        const held = { partNumber: part.partNumber, size: part.size, etag, arrivedAt: Date.now() };
+        await appendLog(this.#logPath(key), {
+          part: held.partNumber,
+          size: held.size,
+          etag,
+          at: held.arrivedAt,
+        });
+        open.parts.set(part.partNumber, held);
         return { etag };
       } catch (error) {
         // Stopped on purpose: say why (replaced by a newer write, or the upload aborted).

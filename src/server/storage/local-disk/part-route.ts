@@ -122,12 +122,18 @@ export async function sharedPartPreflight(
 }
 
 /**
- * What both part routes do once they know which part is meant: check it is an open upload's
- * part, that the credential signs it, that the body has the signed type and length (and,
- * when the credential requires it, the digest it carries); then write it. The body must be
- * exactly the signed length with the signed Content-Type. Re-sending a part replaces it.
- * Everything it checks is the store's own: the service's database is not consulted, as it
- * would not be on S3.
+ * What both part routes do once they know which part is meant: check that the credential
+ * signs it, that it is an open upload's part, that the body has the signed type and length
+ * (and, when the credential requires it, the digest it carries); then write it. The body
+ * must be exactly the signed length with the signed Content-Type. Re-sending a part
+ * replaces it. Everything it checks is the store's own: the service's database is not
+ * consulted, as it would not be on S3.
+ *
+ * The signature is checked before the upload is looked up, against the length and type the
+ * request declares: a forged credential is `403 invalid_signature` whether the upload
+ * exists, is pending or complete, so it tells a stranger nothing. Only a credential that
+ * signs none of what the request says is checked against the upload's own part, so that a
+ * genuine one sent with the wrong length or type still hears what is wrong.
  */
 async function receivePart(
   store: LocalDiskBlobStore,
@@ -137,17 +143,25 @@ async function receivePart(
   partNumber: number,
   credential: Credential,
 ): Promise<void> {
+  const declared = contentLength(request);
+  const declaredType = declaredMediaType(request);
+  let check: SignatureCheck =
+    declared === undefined || declaredType === null
+      ? 'invalid'
+      : credential.verify({ size: declared, type: declaredType });
+  if (check === 'expired') fail('url_expired');
   const manifest = await store.manifest(id);
+  const part = manifest ? partLayout(manifest.size, manifest.partSize)[partNumber - 1] : undefined;
+  if (check === 'invalid' && manifest && part) {
+    check = credential.verify({ size: part.size, type: manifest.contentType });
+    if (check === 'expired') fail('url_expired');
+  }
+  if (check === 'invalid') fail('invalid_signature');
   if (!manifest) {
     if (await store.head(id)) fail('upload_not_pending');
     fail('not_found', 'No pending upload with this id.');
   }
-  const part = partLayout(manifest.size, manifest.partSize)[partNumber - 1];
   if (!part) fail('not_found', `This upload has no part ${partNumber}.`);
-
-  const check = credential.verify({ size: part.size, type: manifest.contentType });
-  if (check === 'invalid') fail('invalid_signature');
-  if (check === 'expired') fail('url_expired');
   const sentType = normalizeMediaType(request.headers['content-type'], 'Content-Type');
   if (sentType !== manifest.contentType) {
     fail(
@@ -160,7 +174,6 @@ async function receivePart(
     new ServiceError('size_mismatch', `Part ${partNumber} must be exactly ${part.size} bytes.`, {
       extra: { expected: part.size },
     });
-  const declared = contentLength(request);
   if (declared !== undefined && declared !== part.size) throw mismatch();
   const { checksum } = credential;
   const digest =
@@ -193,6 +206,15 @@ async function receivePart(
   }
   const body: PartUploadResponse = { partNumber, size: part.size, etag };
   reply.header('ETag', etag).send(body);
+}
+
+/** The request's Content-Type as the signature reads it; null when it has none it could sign. */
+function declaredMediaType(request: FastifyRequest): string | null {
+  try {
+    return normalizeMediaType(request.headers['content-type'], 'Content-Type');
+  } catch {
+    return null;
+  }
 }
 
 function parsePartNumber(raw: string): number {

@@ -15,7 +15,8 @@ export interface UploadState {
 }
 
 type LogLine =
-  | { part: number; size: number; etag: string }
+  /** `at`: when the part arrived (ms); absent in logs written before it was kept. */
+  | { part: number; size: number; etag: string; at?: number }
   | {
       clear: number;
     };
@@ -67,7 +68,14 @@ export function replayLog(text: string): UploadState | null {
   for (const raw of rest) {
     const line = JSON.parse(raw) as LogLine;
     if ('clear' in line) parts.delete(line.clear);
-    else parts.set(line.part, { partNumber: line.part, size: line.size, etag: line.etag });
+    else {
+      parts.set(line.part, {
+        partNumber: line.part,
+        size: line.size,
+        etag: line.etag,
+        ...(line.at === undefined ? {} : { arrivedAt: line.at }),
+      });
+    }
   }
   return { manifest, parts };
 }

@@ -372,6 +372,7 @@ export class S3BlobStore implements BlobStore {
             partNumber: part.PartNumber,
             size: part.Size ?? 0,
             etag: quoted(part.ETag),
+            ...(part.LastModified ? { arrivedAt: part.LastModified.getTime() } : {}),
           });
         }
         const next = output.NextPartNumberMarker;
