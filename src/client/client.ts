@@ -45,6 +45,18 @@ export interface CallOptions {
   signal?: AbortSignal;
 }
 
+/** A call on one pending upload: its token, which its sign answered (needed with a publishable key). */
+export interface UploadCallOptions extends CallOptions {
+  uploadToken?: string | null;
+}
+
+/** An unfinished upload as a `ResumeStore` keeps it: its id and the token its sign answered. */
+export interface RememberedUpload {
+  id: string;
+  /** Null for uploads remembered before tokens: those resume only with a secret key. */
+  token: string | null;
+}
+
 /** A request body the runtime's fetch can send: streams need `duplex: 'half'` (added for you). */
 export type UploadBody =
   | Blob
@@ -75,8 +87,8 @@ export interface UploadSource {
  * keeps them in a file).
  */
 export interface ResumeStore {
-  get(key: string): Promise<string | undefined>;
-  set(key: string, uploadId: string): Promise<void>;
+  get(key: string): Promise<RememberedUpload | undefined>;
+  set(key: string, upload: RememberedUpload): Promise<void>;
   delete(key: string): Promise<void>;
 }
 
@@ -97,6 +109,8 @@ export interface UploadFileOptions extends CallOptions {
   onProgress?: (progress: UploadProgress) => void;
   /** Resume an upload signed earlier (its id) instead of signing a new one. */
   resumeUploadId?: string;
+  /** The token the sign of `resumeUploadId` answered (needed with a publishable key). */
+  resumeUploadToken?: string;
   /**
    * Remember the upload while it runs (sources with a `fingerprint`), and resume one of the
    * same bytes to the same endpoint that was cut off: only the parts the service does not
@@ -145,6 +159,11 @@ export type CompleteResult =
 export type UploadFileResult =
   | { file: FileRecord; error?: undefined }
   | { file?: undefined; error: Error };
+
+/** `X-Upload-Token`, when there is a token to show. */
+function uploadTokenHeader(token: string | null | undefined): Record<string, string> {
+  return token ? { 'X-Upload-Token': token } : {};
+}
 
 function isBrowser(): boolean {
   return typeof window !== 'undefined' && typeof document !== 'undefined';
@@ -216,7 +235,7 @@ export class FilehostApi {
   complete(
     id: string,
     request: CompleteRequest = {},
-    options: CallOptions = {},
+    options: UploadCallOptions = {},
   ): Promise<FileRecord> {
     return this.#json<FileRecord>('POST', routes.complete(id), request, options);
   }
@@ -249,8 +268,11 @@ export class FilehostApi {
   }
 
   /** The parts the service holds, with fresh URLs for the rest (resume). */
-  getUpload(id: string, options: CallOptions = {}): Promise<UploadState> {
-    return this.#request<UploadState>('GET', routes.uploadState(id), options);
+  getUpload(id: string, options: UploadCallOptions = {}): Promise<UploadState> {
+    return this.#request<UploadState>('GET', routes.uploadState(id), {
+      signal: options.signal,
+      headers: uploadTokenHeader(options.uploadToken),
+    });
   }
 
   listFiles(
@@ -273,10 +295,10 @@ export class FilehostApi {
     await this.#request<void>('DELETE', routes.file(id), options);
   }
 
-  #json<T>(method: string, path: string, payload: unknown, options: CallOptions): Promise<T> {
+  #json<T>(method: string, path: string, payload: unknown, options: UploadCallOptions): Promise<T> {
     return this.#request<T>(method, path, {
       body: JSON.stringify(payload),
-      headers: { 'Content-Type': 'application/json' },
+      headers: { 'Content-Type': 'application/json', ...uploadTokenHeader(options.uploadToken) },
       signal: options.signal,
     });
   }
@@ -407,15 +429,18 @@ export class FilehostClient extends FilehostApi {
     const fingerprint = options.resume ? await source.fingerprint?.() : undefined;
     const store = fingerprint ? options.resume : undefined;
     const key = `${this.endpoint} ${fingerprint}`;
-    const stateOf = (id: string) => withRetry(() => this.getUpload(id, call), retry);
+    const stateOf = (upload: RememberedUpload) =>
+      withRetry(() => this.getUpload(upload.id, { ...call, uploadToken: upload.token }), retry);
     let state: UploadState | null = null;
+    let resumed: RememberedUpload | undefined;
     if (options.resumeUploadId) {
-      state = await stateOf(options.resumeUploadId);
+      resumed = { id: options.resumeUploadId, token: options.resumeUploadToken ?? null };
+      state = await stateOf(resumed);
     } else if (store) {
-      const remembered = await store.get(key);
-      if (remembered) {
+      resumed = await store.get(key);
+      if (resumed) {
         // One the service no longer knows (expired, deleted) is forgotten, and signed anew.
-        state = await stateOf(remembered).catch((error: unknown) => {
+        state = await stateOf(resumed).catch((error: unknown) => {
           if (error instanceof ApiError && error.code === 'not_found') return null;
           throw error;
         });
@@ -424,17 +449,18 @@ export class FilehostClient extends FilehostApi {
     }
     if (state?.status === 'ready') {
       const { id } = state;
-      const record = await withRetry(() => this.complete(id, {}, call), retry);
+      const uploadToken = resumed?.token;
+      const record = await withRetry(() => this.complete(id, {}, { ...call, uploadToken }), retry);
       await store?.delete(key);
       return record;
     }
     let plan: UploadPlan;
     if (state) {
-      plan = planFromState(state);
+      plan = planFromState(state, resumed?.token ?? null);
     } else {
       const signed = await withRetry(() => this.sign(signRequestOf(source, options), call), retry);
       plan = planFromSign(signed);
-      await store?.set(key, plan.uploadId);
+      await store?.set(key, { id: plan.uploadId, token: plan.uploadToken });
     }
 
     const sent = new Map<number, number>();
@@ -458,7 +484,12 @@ export class FilehostClient extends FilehostApi {
     await Promise.all(workers);
 
     const record = await withRetry(
-      () => this.complete(plan.uploadId, { parts: claimedParts(plan) }, call),
+      () =>
+        this.complete(
+          plan.uploadId,
+          { parts: claimedParts(plan) },
+          { ...call, uploadToken: plan.uploadToken },
+        ),
       retry,
     );
     await store?.delete(key);
@@ -504,7 +535,11 @@ export class FilehostClient extends FilehostApi {
         let answers: CompleteResult[] | null = null;
         try {
           answers = await this.completeMany(
-            batch.map(({ plan }) => ({ id: plan.uploadId, parts: claimedParts(plan) })),
+            batch.map(({ plan }) => ({
+              id: plan.uploadId,
+              ...(plan.uploadToken ? { uploadToken: plan.uploadToken } : {}),
+              parts: claimedParts(plan),
+            })),
             call,
           );
         } catch (error) {
@@ -520,7 +555,12 @@ export class FilehostClient extends FilehostApi {
             }
             try {
               const file = await withRetry(
-                () => this.complete(plan.uploadId, { parts: claimedParts(plan) }, call),
+                () =>
+                  this.complete(
+                    plan.uploadId,
+                    { parts: claimedParts(plan) },
+                    { ...call, uploadToken: plan.uploadToken },
+                  ),
                 retry,
               );
               settle(index, { file });
@@ -691,7 +731,10 @@ export class FilehostClient extends FilehostApi {
         if (error instanceof ApiError && needsFreshUrls(error.status) && !refreshed) {
           refreshed = true;
           retryFresh = true;
-          takeFreshUrls(plan, await this.getUpload(plan.uploadId, call));
+          takeFreshUrls(
+            plan,
+            await this.getUpload(plan.uploadId, { ...call, uploadToken: plan.uploadToken }),
+          );
         }
         throw error;
       }

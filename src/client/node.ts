@@ -5,7 +5,13 @@ import { homedir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import type { FileRecord } from '../api/types.js';
-import type { FilehostClient, ResumeStore, UploadFileOptions, UploadSource } from './client.js';
+import type {
+  FilehostClient,
+  RememberedUpload,
+  ResumeStore,
+  UploadFileOptions,
+  UploadSource,
+} from './client.js';
 
 /** How much of each end of a file its fingerprint reads: a file rewritten in place differs there. */
 const FINGERPRINT_EDGE = 1024 * 1024;
@@ -61,16 +67,16 @@ export function defaultResumeFile(): string {
  * (that upload then starts afresh, and the one left behind expires on the service).
  */
 export function fileResumeStore(path = defaultResumeFile()): ResumeStore {
-  const read = async (): Promise<Record<string, string>> => {
+  const read = async (): Promise<Record<string, unknown>> => {
     try {
       const parsed: unknown = JSON.parse(await readFile(path, 'utf8'));
-      return parsed && typeof parsed === 'object' ? (parsed as Record<string, string>) : {};
+      return parsed && typeof parsed === 'object' ? (parsed as Record<string, unknown>) : {};
     } catch {
       // None yet, or unreadable: nothing to resume.
       return {};
     }
   };
-  const write = async (entries: Record<string, string>): Promise<void> => {
+  const write = async (entries: Record<string, unknown>): Promise<void> => {
     await mkdir(dirname(path), { recursive: true });
     const temporary = `${path}.${process.pid}.tmp`;
     await writeFile(temporary, JSON.stringify(entries));
@@ -78,11 +84,11 @@ export function fileResumeStore(path = defaultResumeFile()): ResumeStore {
   };
   return {
     async get(key) {
-      const value = (await read())[key];
-      return typeof value === 'string' ? value : undefined;
+      return rememberedUpload((await read())[key]);
     },
-    async set(key, uploadId) {
-      await write({ ...(await read()), [key]: uploadId });
+    async set(key, upload) {
+      // The file is the user's own (their cache folder): the token lives as long as the upload.
+      await write({ ...(await read()), [key]: { id: upload.id, token: upload.token } });
     },
     async delete(key) {
       const entries = await read();
@@ -91,6 +97,15 @@ export function fileResumeStore(path = defaultResumeFile()): ResumeStore {
       await write(entries);
     },
   };
+}
+
+/** An entry of the resume file: `{ id, token }`, or an id alone as files before tokens kept it. */
+function rememberedUpload(value: unknown): RememberedUpload | undefined {
+  if (typeof value === 'string') return { id: value, token: null };
+  if (!value || typeof value !== 'object') return undefined;
+  const { id, token } = value as { id?: unknown; token?: unknown };
+  if (typeof id !== 'string') return undefined;
+  return { id, token: typeof token === 'string' ? token : null };
 }
 
 /**

@@ -22,6 +22,8 @@ export interface PlannedPart {
 /** What the sign step learned about a file: its upload id and its parts. */
 export interface UploadPlan {
   uploadId: string;
+  /** What the sign answered: shown on every later call about this upload. */
+  uploadToken: string | null;
   partSize: number;
   /** The digest every part PUT must carry, when the upload was signed with one. */
   checksum: PartChecksum | null;
@@ -31,6 +33,8 @@ export interface UploadPlan {
 export function planFromSign(signed: SignResponse): UploadPlan {
   return {
     uploadId: signed.id,
+    // A service from before upload tokens answers none.
+    uploadToken: signed.uploadToken ?? null,
     partSize: signed.partSize,
     // A service from before checksums answers none.
     checksum: signed.checksum ?? null,
@@ -44,10 +48,14 @@ export function planFromSign(signed: SignResponse): UploadPlan {
   };
 }
 
-/** A plan from `GET /v1/uploads/:id`: fresh URLs, and the parts already held (resume). */
-export function planFromState(state: UploadState): UploadPlan {
+/**
+ * A plan from `GET /v1/uploads/:id`: fresh URLs, and the parts already held (resume). The
+ * state never carries the token: the caller kept it from the sign.
+ */
+export function planFromState(state: UploadState, uploadToken: string | null): UploadPlan {
   return {
     uploadId: state.id,
+    uploadToken,
     partSize: state.partSize,
     checksum: state.checksum ?? null,
     parts: state.parts.map((part) => ({

@@ -9,6 +9,8 @@ import {
   ApiError,
   FilehostClient,
   type FileRecord,
+  type RememberedUpload,
+  type ResumeStore,
   retryDelayMs,
   type SignedPart,
   type SignResponse,
@@ -130,6 +132,75 @@ describe('FilehostClient against the real service', () => {
     const puts = log.filter((entry) => entry.method === 'PUT').map((entry) => partOf(entry));
     assert.deepEqual(puts.sort(), ['2', '3']);
     assertSameBytes(await (await fetch(record.url)).arrayBuffer(), bytes);
+  });
+
+  it("with a page's publishable key, keeps the upload token and resumes with it", async () => {
+    const bytes = patternBytes(11 * MiB, 9);
+    // What a page's fetch sends: its Origin, which the publishable key requires.
+    const pageFetch = (log: Logged[]) =>
+      recordingFetch(log, async (url, init) =>
+        url.startsWith(t.apiUrl)
+          ? fetch(url, { ...init, headers: { ...init?.headers, Origin: ALLOWED_ORIGIN } })
+          : undefined,
+      );
+    const remembered = new Map<string, RememberedUpload>();
+    const store: ResumeStore = {
+      get: async (key) => remembered.get(key),
+      set: async (key, upload) => void remembered.set(key, upload),
+      delete: async (key) => void remembered.delete(key),
+    };
+    const source = {
+      size: bytes.length,
+      fingerprint: async () => 'same-bytes',
+      slice: (start: number, end: number) => new Blob([bytes.subarray(start, end)]),
+    };
+    // Cut off once the first part is in.
+    const abort = new AbortController();
+    const firstLog: Logged[] = [];
+    const first = new FilehostClient({
+      endpoint: t.apiUrl,
+      apiKey: t.publishableKey,
+      fetch: recordingFetch(firstLog, async (url, init) => {
+        if (init?.method !== 'PUT') return pageFetch([])(url, init);
+        const answer = await fetch(url, init);
+        abort.abort(new Error('cut'));
+        return answer;
+      }),
+    });
+    await assert.rejects(
+      first.uploadFile(source, { resume: store, signal: abort.signal, concurrency: 1 }),
+    );
+    const [kept] = [...remembered.values()];
+    assert.match(kept?.token ?? '', /^[A-Za-z0-9_-]{22,}$/, 'the token is remembered');
+    // The next run shows it: the service answers the state, and only the rest is sent.
+    const log: Logged[] = [];
+    const second = new FilehostClient({
+      endpoint: t.apiUrl,
+      apiKey: t.publishableKey,
+      fetch: pageFetch(log),
+    });
+    const record = await second.uploadFile(source, { resume: store });
+    assert.equal(record.id, kept?.id);
+    assert.deepEqual(
+      log
+        .filter((entry) => entry.method === 'PUT')
+        .map((entry) => partOf(entry))
+        .sort(),
+      ['2', '3'],
+    );
+    assert.ok(
+      log
+        .filter(
+          (entry) =>
+            entry.url.startsWith(t.apiUrl) && /\/v1\/uploads\/[^/]+(\/complete)?$/.test(entry.url),
+        )
+        .every(
+          (entry) => (entry.headers as Record<string, string>)['X-Upload-Token'] === kept?.token,
+        ),
+      'state and complete carry the token',
+    );
+    assertSameBytes(await (await fetch(record.url)).arrayBuffer(), bytes);
+    assert.equal(remembered.size, 0, 'forgotten once done');
   });
 
   it('retries a part after a network failure, and only that part', async () => {

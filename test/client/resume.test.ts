@@ -106,7 +106,10 @@ describe('resuming an upload in Node by its path', () => {
     const source = await fileSource(path);
     const store = fileResumeStore();
     // Remembered, but gone from the service (expired, or cancelled elsewhere).
-    await store.set(`${t.apiUrl} ${await source.fingerprint?.()}`, 'AAAAAAAAAAAAAAAAAAAAAA');
+    await store.set(`${t.apiUrl} ${await source.fingerprint?.()}`, {
+      id: 'AAAAAAAAAAAAAAAAAAAAAA',
+      token: null,
+    });
     const first = countingClient();
     const record = await uploadPath(first.client, path);
     assert.equal(first.puts(), 3, 'all three parts');

@@ -81,24 +81,27 @@ describe('how long to wait', () => {
 
 describe('what a resume sends', () => {
   it('only the parts the service does not hold, with the fresh URLs it gave', () => {
-    const plan = planFromState({
-      id: 'u1',
-      status: 'pending',
-      expiresAt: 1,
-      partSize: 5,
-      parts: [
-        { partNumber: 1, size: 5, etag: '"a"' },
-        {
-          partNumber: 2,
-          size: 5,
-          etag: null,
-          url: 'https://x/2',
-          method: 'PUT',
-          headers: { A: '1' },
-        },
-        { partNumber: 3, size: 2, etag: null, url: 'https://x/3', method: 'PUT', headers: {} },
-      ],
-    } as never);
+    const plan = planFromState(
+      {
+        id: 'u1',
+        status: 'pending',
+        expiresAt: 1,
+        partSize: 5,
+        parts: [
+          { partNumber: 1, size: 5, etag: '"a"' },
+          {
+            partNumber: 2,
+            size: 5,
+            etag: null,
+            url: 'https://x/2',
+            method: 'PUT',
+            headers: { A: '1' },
+          },
+          { partNumber: 3, size: 2, etag: null, url: 'https://x/3', method: 'PUT', headers: {} },
+        ],
+      } as never,
+      'token-1',
+    );
     assert.deepEqual(
       missingParts(plan).map((part) => [part.partNumber, part.url, part.headers]),
       [

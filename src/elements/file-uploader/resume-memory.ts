@@ -12,6 +12,12 @@ export interface RememberedUpload {
   endpoint: string;
   apiKey: string;
   uploadId: string;
+  /**
+   * The token its sign answered: with a publishable key, the service answers an upload's
+   * state and completion only to whoever shows it. Absent in what was remembered before
+   * tokens: such an upload is not found again, and starts afresh.
+   */
+  uploadToken?: string | null;
   /** Name, size, type, last change and a hash of the first and last MiB. */
   fingerprint: string;
   name: string;

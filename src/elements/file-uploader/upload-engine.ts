@@ -54,6 +54,7 @@ type UFile = UppyFile<Meta, UploadBody>;
 
 interface CompleteItem {
   id: string;
+  uploadToken: string | null;
   parts: { partNumber: number; etag: string }[] | undefined;
   /** Signed in a batch: completed by the batch call even alone (its CORS preflight is cached). */
   together: boolean;
@@ -577,8 +578,8 @@ export class UploadEngine {
       if (plan) {
         const known: UploadPlan = plan;
         plan = await client
-          .getUpload(known.uploadId, { signal })
-          .then(planFromState)
+          .getUpload(known.uploadId, { signal, uploadToken: known.uploadToken })
+          .then((state) => planFromState(state, known.uploadToken))
           .catch((error: unknown) => {
             if (!(error instanceof ApiError && error.code === 'not_found')) throw error;
             // Remembered from before a reload, and expired or deleted since: said so, and
@@ -676,7 +677,11 @@ export class UploadEngine {
           );
         if (items.length === 1 && !items[0]?.together) return alone();
         const results = await client.completeMany(
-          items.map(({ id, parts }) => (parts ? { id, parts } : { id })),
+          items.map(({ id, uploadToken, parts }) => ({
+            id,
+            ...(uploadToken ? { uploadToken } : {}),
+            ...(parts ? { parts } : {}),
+          })),
         );
         return results.map((result) =>
           result.file
@@ -696,7 +701,11 @@ export class UploadEngine {
     const upload = this.#uploads.get(id);
     const plan = upload?.plan;
     if (!upload || !plan) throw new Error(`No upload plan for ${id}`);
-    return takeFreshUrls(plan, await this.#clientFor(upload.target).getUpload(plan.uploadId));
+    const client = this.#clientFor(upload.target);
+    return takeFreshUrls(
+      plan,
+      await client.getUpload(plan.uploadId, { uploadToken: plan.uploadToken }),
+    );
   }
 
   /** Complete step: only its `ready` answer makes the file uploaded. */
@@ -720,6 +729,7 @@ export class UploadEngine {
       const client = this.#clientFor(upload.target);
       const record = await this.#batchersFor(client).complete.add({
         id: plan.uploadId,
+        uploadToken: plan.uploadToken,
         parts,
         together: upload.signedTogether,
         signal: abort.signal,
@@ -763,7 +773,13 @@ export class UploadEngine {
     upload.fingerprint = fingerprint;
     upload.recalled = true;
     upload.unlock = hold(match.uploadId);
-    return { uploadId: match.uploadId, partSize: 0, checksum: null, parts: [] };
+    return {
+      uploadId: match.uploadId,
+      uploadToken: match.uploadToken ?? null,
+      partSize: 0,
+      checksum: null,
+      parts: [],
+    };
   }
 
   /** Remembers a file's upload across reloads, if it is still on its way. */
@@ -778,6 +794,7 @@ export class UploadEngine {
       endpoint,
       apiKey,
       uploadId: upload.plan.uploadId,
+      uploadToken: upload.plan.uploadToken,
       fingerprint: upload.fingerprint,
       name: file.name,
       size: file.size,
