@@ -7,6 +7,7 @@ import { newId } from '../../../src/server/secrets.js';
 import {
   BlobNotFoundError,
   type BlobStore,
+  type HeldPart,
   type MultipartUpload,
 } from '../../../src/server/storage/blob-store.js';
 import { patternBytes } from '../../helpers/bytes.js';
@@ -176,7 +177,7 @@ export function blobStoreConformance(
         const etags = new Map<number, string>();
         for (const partNumber of [3, 1, 2]) etags.set(partNumber, await put(partNumber));
         assert.equal(new Set(etags.values()).size, 3);
-        assert.deepEqual(await store.listParts(upload), [
+        assert.deepEqual(await heldParts(store, upload), [
           { partNumber: 1, size: PART_SIZE, etag: etags.get(1) },
           { partNumber: 2, size: PART_SIZE, etag: etags.get(2) },
           { partNumber: 3, size: 10, etag: etags.get(3) },
@@ -204,7 +205,9 @@ export function blobStoreConformance(
         const first = await put(1);
         const second = await put(1, Buffer.from('bbbb'));
         assert.notEqual(second, first);
-        assert.deepEqual(await store.listParts(upload), [{ partNumber: 1, size: 4, etag: second }]);
+        assert.deepEqual(await heldParts(store, upload), [
+          { partNumber: 1, size: 4, etag: second },
+        ]);
         await store.completeMultipart(upload, [{ partNumber: 1, etag: second }]);
         assert.equal(await read(store, key), 'bbbb');
       }),
@@ -265,5 +268,26 @@ export function blobStoreConformance(
         assert.equal(await store.get(key), null);
       }),
     );
+  });
+}
+
+/**
+ * The parts a store holds, as `listParts` answers them, with when each arrived checked (a
+ * time within the last `withinMs`, ms since the epoch: S3 gives whole seconds) and then
+ * left out, so the rest compares exactly.
+ */
+export async function heldParts(
+  store: BlobStore,
+  upload: MultipartUpload,
+  withinMs = 120_000,
+): Promise<Omit<HeldPart, 'arrivedAt'>[]> {
+  const now = Date.now();
+  return (await store.listParts(upload)).map(({ arrivedAt, ...part }) => {
+    assert.equal(typeof arrivedAt, 'number', `part ${part.partNumber} says when it arrived`);
+    assert.ok(
+      (arrivedAt as number) <= now + 1000 && (arrivedAt as number) > now - withinMs,
+      `part ${part.partNumber} arrived at ${arrivedAt}, now ${now}`,
+    );
+    return part;
   });
 }
