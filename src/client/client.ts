@@ -1,5 +1,4 @@
 import { API_ERROR_STATUS } from '../api/errors.js';
-import { MAX_BATCH } from '../api/limits.js';
 import { routes, SECRET_KEY_PREFIX } from '../api/routes.js';
 import type {
   CompleteBatchRequest,
@@ -31,6 +30,7 @@ import {
   takeFreshUrls,
   type UploadPlan,
 } from './upload-plan.js';
+import { UploadSession } from './upload-session.js';
 
 export interface FilehostClientOptions {
   /** Base URL of the API, e.g. `http://localhost:8787`. */
@@ -370,6 +370,8 @@ export class FilehostApi {
  * multi-step upload whole (`uploadFile`) and every file of a project (`iterateFiles`).
  */
 export class FilehostClient extends FilehostApi {
+  #session: UploadSession | undefined;
+
   /**
    * PUTs one part to its signed URL (no Authorization: the URL is the credential). Here and
    * not on \`FilehostApi\`: the elements' parts go through Uppy, so the script-tag bundle,
@@ -497,11 +499,13 @@ export class FilehostClient extends FilehostApi {
   }
 
   /**
-   * Many files at once, each its own upload, for pages of small files: signed 100 to a call,
-   * their parts sent through one queue (`concurrency` at once across files), and completed
-   * in batches as their bytes land. Resolves with one result per file, in order: the ready
-   * file, or the `ApiError` that stopped it; one file's failure never loses the others.
-   * Rejects only when `signal` aborts.
+   * Many files at once, each its own upload, for pages of small files: signed and completed
+   * together through the client's `UploadSession` (one call for many files, the first
+   * files' PUTs starting while the rest are signed), their parts sent through one queue
+   * (`concurrency` at once across files), each file completed as soon as its bytes land.
+   * Resolves with one result per file, in order: the ready file, or the `ApiError` that
+   * stopped it; one file's failure never loses the others. Rejects only when `signal`
+   * aborts.
    */
   async uploadFiles(
     files: UploadFilesItem[],
@@ -509,6 +513,7 @@ export class FilehostClient extends FilehostApi {
   ): Promise<UploadFileResult[]> {
     const retry: RetryOptions = { retries: options.retries ?? 3, signal: options.signal };
     const call = { signal: options.signal };
+    const session = this.session;
     const results: UploadFileResult[] = new Array(files.length);
     const bytesTotal = files.reduce((sum, file) => sum + file.size, 0);
     const sent = new Map<string, number>();
@@ -517,170 +522,62 @@ export class FilehostClient extends FilehostApi {
         bytesUploaded: [...sent.values()].reduce((sum, bytes) => sum + bytes, 0),
         bytesTotal,
       });
-    const settle = (index: number, result: UploadFileResult) => {
-      results[index] = result;
-      options.onFileDone?.(index, result);
-    };
-    const fail = (index: number, error: unknown) => {
-      if (options.signal?.aborted) throw options.signal.reason ?? error;
-      settle(index, { error: error instanceof Error ? error : new Error(String(error)) });
-    };
+    const inFlight = concurrencyLimit(Math.max(1, options.concurrency ?? 6));
 
-    // Completion: files whose parts have all landed wait here for the next batch call.
-    const landed: { index: number; plan: UploadPlan }[] = [];
-    let completing: Promise<void> | null = null;
-    const completeLanded = async (): Promise<void> => {
-      while (landed.length > 0) {
-        const batch = landed.splice(0, MAX_BATCH);
-        let answers: CompleteResult[] | null = null;
-        try {
-          answers = await this.completeMany(
-            batch.map(({ plan }) => ({
-              id: plan.uploadId,
-              ...(plan.uploadToken ? { uploadToken: plan.uploadToken } : {}),
-              parts: claimedParts(plan),
-            })),
-            call,
-          );
-        } catch (error) {
-          if (options.signal?.aborted) throw options.signal.reason ?? error;
-          // The batch call failed whole: each file is completed on its own, with retries.
-        }
-        await Promise.all(
-          batch.map(async ({ index, plan }, position) => {
-            const answer = answers?.[position];
-            if (answer && (answer.file || !isTransient(answer.error))) {
-              settle(index, answer);
-              return;
-            }
-            try {
-              const file = await withRetry(
-                () =>
-                  this.complete(
-                    plan.uploadId,
-                    { parts: claimedParts(plan) },
-                    { ...call, uploadToken: plan.uploadToken },
-                  ),
-                retry,
-              );
-              settle(index, { file });
-            } catch (error) {
-              fail(index, error);
-            }
-          }),
-        );
-      }
-    };
-    const scheduleCompletion = (): Promise<void> => {
-      completing ??= completeLanded().finally(() => {
-        completing = null;
-        // Files that landed while the last call was finishing go in the next one.
-        if (landed.length > 0) void scheduleCompletion().catch(() => undefined);
-      });
-      return completing;
-    };
-
-    // Parts: one queue for every file, filled as batches are signed.
-    const queue: { index: number; plan: UploadPlan; part: PlannedPart }[] = [];
-    const remaining = new Map<number, number>();
-    const failedFiles = new Set<number>();
-    let signingDone = false;
-    let wake: (() => void) | null = null;
-    const notify = () => {
-      wake?.();
-      wake = null;
-    };
-    const worker = async () => {
-      for (;;) {
-        const task = queue.shift();
-        if (!task) {
-          if (signingDone) return;
-          await new Promise<void>((resolve) => {
-            const previous = wake;
-            wake = () => {
-              previous?.();
-              resolve();
-            };
-          });
-          continue;
-        }
-        const { index, plan, part } = task;
-        if (failedFiles.has(index)) continue;
-        const key = `${index}:${part.partNumber}`;
-        try {
-          await this.#sendPart(
-            { source: files[index] as UploadSource, plan, part, retry },
-            (bytes) => {
-              sent.set(key, bytes);
+    const uploadOne = async (source: UploadFilesItem, index: number): Promise<FileRecord> => {
+      const request = signRequestOf(source, { ...source, checksum: options.checksum });
+      const { signed, together } = await withRetry(() => session.sign(request, call), retry);
+      const plan = planFromSign(signed);
+      // The first part to fail fails the file; its other parts still queued are not sent.
+      let failed = false;
+      await Promise.all(
+        plan.parts.map((part) =>
+          inFlight(async () => {
+            if (failed) return;
+            await this.#sendPart({ source, plan, part, retry }, (bytes) => {
+              sent.set(`${index}:${part.partNumber}`, bytes);
               report();
-            },
-          );
-        } catch (error) {
-          // Another part of the file may have failed first: the file has its result.
-          if (!failedFiles.has(index)) {
-            failedFiles.add(index);
-            fail(index, error);
-          }
-          continue;
-        }
-        const left = (remaining.get(index) ?? 1) - 1;
-        remaining.set(index, left);
-        if (left === 0) {
-          landed.push({ index, plan });
-          void scheduleCompletion().catch(() => undefined);
-        }
-      }
+            }).catch((error: unknown) => {
+              failed = true;
+              throw error;
+            });
+          }),
+        ),
+      );
+      return withRetry(
+        () =>
+          session.complete({
+            id: plan.uploadId,
+            uploadToken: plan.uploadToken,
+            parts: claimedParts(plan),
+            together,
+            signal: options.signal,
+          }),
+        retry,
+      );
     };
-    const workers = Array.from({ length: Math.max(1, options.concurrency ?? 6) }, () => worker());
 
-    try {
-      for (let start = 0; start < files.length; start += MAX_BATCH) {
-        let pending = files
-          .slice(start, start + MAX_BATCH)
-          .map((source, offset) => ({ index: start + offset, source }));
-        while (pending.length > 0) {
-          let signed: SignResponse[];
-          try {
-            signed = await withRetry(
-              () =>
-                this.signMany(
-                  pending.map(({ source }) =>
-                    signRequestOf(source, { ...source, checksum: options.checksum }),
-                  ),
-                  call,
-                ),
-              retry,
-            );
-          } catch (error) {
-            const at = error instanceof ApiError ? error.details.index : undefined;
-            if (typeof at === 'number' && pending[at]) {
-              // All or nothing: the refused file fails, the others are signed again.
-              fail((pending[at] as { index: number }).index, error);
-              pending = pending.filter((_, position) => position !== at);
-              continue;
-            }
-            for (const { index } of pending) fail(index, error);
-            break;
-          }
-          for (const [position, upload] of signed.entries()) {
-            const { index } = pending[position] as { index: number };
-            const plan = planFromSign(upload);
-            remaining.set(index, plan.parts.length);
-            for (const part of plan.parts) queue.push({ index, plan, part });
-          }
-          notify();
-          break;
+    await Promise.all(
+      files.map(async (source, index) => {
+        let result: UploadFileResult;
+        try {
+          result = { file: await uploadOne(source, index) };
+        } catch (error) {
+          if (options.signal?.aborted) return;
+          result = { error: error instanceof Error ? error : new Error(String(error)) };
         }
-      }
-    } finally {
-      signingDone = true;
-      notify();
-      await Promise.allSettled(workers);
-    }
-    await Promise.all(workers);
-    while (completing || landed.length > 0) await (completing ?? scheduleCompletion());
+        results[index] = result;
+        options.onFileDone?.(index, result);
+      }),
+    );
     if (options.signal?.aborted) throw options.signal.reason;
     return results;
+  }
+
+  /** This client's sign and complete calls, batched (see `UploadSession`). */
+  get session(): UploadSession {
+    this.#session ??= new UploadSession(this);
+    return this.#session;
   }
 
   /**
@@ -741,6 +638,24 @@ export class FilehostClient extends FilehostApi {
     }, partRetry);
     onBytes(part.size);
   }
+}
+
+/** Runs at most `limit` of the tasks given to it at once, the others in the order given. */
+function concurrencyLimit(limit: number): <T>(task: () => Promise<T>) => Promise<T> {
+  let running = 0;
+  const waiting: (() => void)[] = [];
+  return async (task) => {
+    // A finished task hands its place to the next waiting one, so none is taken twice.
+    if (running < limit) running++;
+    else await new Promise<void>((resolve) => waiting.push(resolve));
+    try {
+      return await task();
+    } finally {
+      const next = waiting.shift();
+      if (next) next();
+      else running--;
+    }
+  };
 }
 
 /** What a sign call is told of a file: its options first, then what the source knows. */

@@ -93,12 +93,18 @@ export function takeFreshUrls(plan: UploadPlan, state: UploadState): UploadPlan 
   return plan;
 }
 
+/** A part as complete is told of it: the ETag its PUT answered. */
+export interface ClaimedPart {
+  partNumber: number;
+  etag: string;
+}
+
 /**
  * What complete is told: every part with the ETag its PUT answered, once all have one;
  * otherwise nothing, and the service completes with the parts it holds.
  */
-export function claimedParts(plan: UploadPlan): { partNumber: number; etag: string }[] | undefined {
-  const claimed: { partNumber: number; etag: string }[] = [];
+export function claimedParts(plan: UploadPlan): ClaimedPart[] | undefined {
+  const claimed: ClaimedPart[] = [];
   for (const { partNumber, etag } of plan.parts) {
     if (etag === null) return undefined;
     claimed.push({ partNumber, etag });

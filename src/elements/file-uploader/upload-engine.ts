@@ -2,9 +2,8 @@ import Uppy, { type Meta, RestrictionError, type UppyFile } from '@uppy/core';
 import XHRUpload from '@uppy/xhr-upload';
 import { MIN_PART_SIZE } from '../../api/limits.js';
 import { cleanName } from '../../api/names.js';
-import type { FileRecord, SignRequest, SignResponse } from '../../api/types.js';
+import type { FileRecord } from '../../api/types.js';
 import { ApiError, isTransientStatus } from '../../client/api-error.js';
-import { Batcher, eachAlone } from '../../client/batcher.js';
 import type { FilehostApi } from '../../client/client.js';
 import { blobDigestHeader } from '../../client/part-digest.js';
 import {
@@ -16,6 +15,7 @@ import {
   type UploadPlan,
   type UploadStep,
 } from '../../client/upload-plan.js';
+import { UploadSession } from '../../client/upload-session.js';
 import { type ConnectionProblem, connect } from '../shared/connection.js';
 import { formatBytes } from '../shared/format.js';
 import {
@@ -51,32 +51,6 @@ import { fromXhrError } from './xhr-error.js';
 
 type UploadBody = Record<string, unknown>;
 type UFile = UppyFile<Meta, UploadBody>;
-
-interface CompleteItem {
-  id: string;
-  uploadToken: string | null;
-  parts: { partNumber: number; etag: string }[] | undefined;
-  /** Signed in a batch: completed by the batch call even alone (its CORS preflight is cached). */
-  together: boolean;
-  signal: AbortSignal;
-}
-
-/** One file's sign; `together` once a batch call signed it. */
-interface SignItem {
-  request: SignRequest;
-  signal: AbortSignal;
-  together?: boolean;
-}
-
-interface Batchers {
-  sign: Batcher<SignItem, SignResponse>;
-  complete: Batcher<CompleteItem, FileRecord>;
-}
-
-/** How long a sign or complete waits for others to join it; short enough not to be seen. */
-const BATCH_WINDOW_MS = 15;
-/** The most a batch call carries (the service's limit). */
-const MAX_BATCH = 100;
 
 /** Automatic retries of one file after transient failures, before it is left to the user. */
 const AUTO_RETRIES = 3;
@@ -129,7 +103,7 @@ export class UploadEngine {
   readonly #uploads = new Map<string, FileUpload>();
   /** One client per endpoint and key the files were added with (usually one). */
   readonly #clients = new Map<string, FilehostApi | ConnectionProblem>();
-  readonly #batchers = new WeakMap<FilehostApi, Batchers>();
+  readonly #sessions = new WeakMap<FilehostApi, UploadSession>();
   #rejected: FileView[] = [];
   /** Uploads remembered from before this page was loaded, not yet taken up again. */
   #remembered: RememberedUpload[] = [];
@@ -607,9 +581,9 @@ export class UploadEngine {
           metadata: relativePath ? { ...target.metadata, relativePath } : target.metadata,
         };
         // Failures are retried a level up (#onFailure), where the user can see it happen.
-        const item: SignItem = { request, signal };
-        plan = planFromSign(await this.#batchersFor(client).sign.add(item));
-        upload.signedTogether = item.together === true;
+        const { signed, together } = await this.#sessionFor(client).sign(request, { signal });
+        plan = planFromSign(signed);
+        upload.signedTogether = together;
         if (this.#settings.rememberUploads) setTimeout(() => this.#remember(id), REMEMBER_AFTER_MS);
       }
       // Kept even if paused meanwhile: the resume goes on with this upload.
@@ -639,61 +613,21 @@ export class UploadEngine {
 
   /**
    * Files added together (one drop, pick or paste, or within a moment) are signed in one
-   * call and completed in batches as their bytes land: a page of small files then costs
-   * about one request per file instead of three. A lone file goes by the single calls, as
-   * before. A batch call that fails as a whole fails each of its files, and each is retried
-   * by the usual rules, on its own; a batch sign refused for one file (`index`) is made
-   * again file by file, so only that file meets the error. (Files dropped together no longer
-   * need their first sign to go alone so the rest find the CORS preflight cached: they are
-   * one request. Letting it go alone cost 10% on 200 small files: 1.85x to 1.67x of the
-   * one-request time, medians of three bench runs each.)
+   * call and completed in batches as their bytes land (`UploadSession`, shared with the
+   * typed client): a page of small files then costs about one request per file instead of
+   * three. A batch call that fails as a whole fails each of its files, and each is retried
+   * by the usual rules, on its own. (Files dropped together no longer need their first
+   * sign to go alone so the rest find the CORS preflight cached: they are one request.
+   * Letting it go alone cost 10% on 200 small files: 1.85x to 1.67x of the one-request
+   * time, medians of three bench runs each.)
    */
-  #batchersFor(client: FilehostApi): Batchers {
-    const known = this.#batchers.get(client);
-    if (known) return known;
-    const sign = new Batcher<SignItem, SignResponse>(
-      async (items) => {
-        const alone = () => eachAlone(items, (item) => client.sign(item.request, item));
-        if (items.length === 1) return alone();
-        try {
-          const answers = await client.signMany(items.map((item) => item.request));
-          for (const item of items) item.together = true;
-          return answers.map((value) => ({ status: 'fulfilled', value }));
-        } catch (error) {
-          // One file refused (the error names it by `index`): the others are fine alone.
-          if (error instanceof ApiError && typeof error.details.index === 'number') return alone();
-          throw error;
-        }
-      },
-      // The first of many files start sending once a sign of 8 answers (more than the 6
-      // connections a browser opens), while the rest are signed in calls of 32, then 100.
-      { windowMs: BATCH_WINDOW_MS, max: MAX_BATCH, first: 8 },
-    );
-    const complete = new Batcher<CompleteItem, FileRecord>(
-      async (items) => {
-        const alone = () =>
-          eachAlone(items, (item) =>
-            client.complete(item.id, item.parts ? { parts: item.parts } : {}, item),
-          );
-        if (items.length === 1 && !items[0]?.together) return alone();
-        const results = await client.completeMany(
-          items.map(({ id, uploadToken, parts }) => ({
-            id,
-            ...(uploadToken ? { uploadToken } : {}),
-            ...(parts ? { parts } : {}),
-          })),
-        );
-        return results.map((result) =>
-          result.file
-            ? { status: 'fulfilled', value: result.file }
-            : { status: 'rejected', reason: result.error },
-        );
-      },
-      { windowMs: BATCH_WINDOW_MS, max: MAX_BATCH },
-    );
-    const batchers = { sign, complete };
-    this.#batchers.set(client, batchers);
-    return batchers;
+  #sessionFor(client: FilehostApi): UploadSession {
+    let session = this.#sessions.get(client);
+    if (!session) {
+      session = new UploadSession(client);
+      this.#sessions.set(client, session);
+    }
+    return session;
   }
 
   /** Fresh URLs for the parts of an upload, merged into its plan (ETags kept). */
@@ -727,7 +661,7 @@ export class UploadEngine {
     const parts = claimedParts(plan);
     try {
       const client = this.#clientFor(upload.target);
-      const record = await this.#batchersFor(client).complete.add({
+      const record = await this.#sessionFor(client).complete({
         id: plan.uploadId,
         uploadToken: plan.uploadToken,
         parts,
