@@ -17,12 +17,12 @@ import type {
 } from '../api/types.js';
 import { ApiError, isTransient } from './api-error.js';
 import { consumedByHashing, digestHeaders } from './part-digest.js';
+import { partEtag, putWithFreshUrl } from './part-put.js';
 import { partPutError } from './part-put-error.js';
 import { type RetryOptions, withRetry } from './retry.js';
 import {
   claimedParts,
   missingParts,
-  needsFreshUrls,
   type PlannedPart,
   partStart,
   planFromSign,
@@ -393,8 +393,7 @@ export class FilehostClient extends FilehostApi {
       { body, headers, signal: options.signal },
       { lenient: true, describeError: partPutError },
     );
-    // S3 answers a part PUT with an empty body: the ETag header is what every store sends.
-    const etag = answer.response.headers.get('ETag') ?? answer.body?.etag;
+    const etag = partEtag(answer.response.headers.get('ETag'), answer.body);
     if (!etag) {
       throw new ApiError(200, 'unexpected_response', 'The part PUT answered without an ETag.');
     }
@@ -596,22 +595,18 @@ export class FilehostClient extends FilehostApi {
     const { checksum } = plan;
     const call = { signal: retry.signal };
     const start = partStart(plan, part);
-    let refreshed = false;
-    let retryFresh = false;
+    const state = { refreshed: false };
     const partRetry: RetryOptions = {
       ...retry,
-      isRetryable: (error) => {
-        const fresh = retryFresh;
-        retryFresh = false;
-        if (error instanceof ApiError && error.code === 'checksum_mismatch') return true;
-        return isTransient(error) || (fresh && error instanceof ApiError && error.status === 403);
-      },
+      isRetryable: (error) =>
+        (error instanceof ApiError && error.code === 'checksum_mismatch') || isTransient(error),
     };
-    part.etag = await withRetry(async (tryNumber) => {
+    /** One send of the part's bytes, read afresh (a stream is read once), with its digest. */
+    const put = async (target: PlannedPart) => {
       let bytes = 0;
-      if (tryNumber > 0) onBytes(0);
+      onBytes(0);
       let body = await source.slice(start, start + part.size);
-      let headers = part.headers;
+      let headers = target.headers;
       if (checksum) {
         headers = { ...headers, ...(await digestHeaders(checksum, body)) };
         if (consumedByHashing(body)) body = await source.slice(start, start + part.size);
@@ -621,21 +616,26 @@ export class FilehostClient extends FilehostApi {
           bytes += chunk;
           onBytes(bytes);
         });
-      try {
-        const answer = await this.uploadPart({ ...part, headers }, body, call);
-        return answer.etag;
-      } catch (error) {
-        if (error instanceof ApiError && needsFreshUrls(error.status) && !refreshed) {
-          refreshed = true;
-          retryFresh = true;
-          takeFreshUrls(
-            plan,
-            await this.getUpload(plan.uploadId, { ...call, uploadToken: plan.uploadToken }),
-          );
-        }
-        throw error;
-      }
-    }, partRetry);
+      return (await this.uploadPart({ ...target, headers }, body, call)).etag;
+    };
+    part.etag = await withRetry(
+      () =>
+        putWithFreshUrl(part, {
+          put,
+          statusOf: (error) => (error instanceof ApiError ? error.status : undefined),
+          freshPart: async () => {
+            const fresh = await this.getUpload(plan.uploadId, {
+              ...call,
+              uploadToken: plan.uploadToken,
+            });
+            takeFreshUrls(plan, fresh);
+            return part;
+          },
+          state,
+          signal: retry.signal,
+        }),
+      partRetry,
+    );
     onBytes(part.size);
   }
 }

@@ -9,9 +9,9 @@ import {
 } from '@uppy/core';
 import { fetcher, filterFilesToUpload, TaskQueue } from '@uppy/core/utils';
 import { blobDigestHeader } from '../../client/part-digest.js';
+import { putWithFreshUrl, xhrPartEtag } from '../../client/part-put.js';
 import {
   missingParts,
-  needsFreshUrls,
   type PlannedPart,
   partStart,
   type UploadPlan,
@@ -178,20 +178,18 @@ export class MultipartUpload<M extends Meta, B extends Body> extends BasePlugin<
           report();
         },
       });
-    let xhr: XMLHttpRequest;
-    try {
-      xhr = await put(part);
-    } catch (error) {
-      const request = (error as { request?: XMLHttpRequest }).request;
-      // Fresh URLs once (see needsFreshUrls); failing again is final.
-      if (signal.aborted || !request || !needsFreshUrls(request.status)) throw error;
-      const fresh = await this.opts.refreshPlan(file.id);
-      const renewed = fresh.parts.find((p) => p.partNumber === part.partNumber) ?? part;
-      sent.set(part.partNumber, 0);
-      xhr = await put(renewed);
-    }
-    // Every store sends the ETag header (S3's answer has no body); ours also has it in JSON.
-    part.etag = xhr.getResponseHeader('ETag') ?? (JSON.parse(xhr.responseText) as PlannedPart).etag;
+    const xhr = await putWithFreshUrl(part, {
+      put,
+      statusOf: (error) => (error as { request?: XMLHttpRequest }).request?.status,
+      freshPart: async () => {
+        const fresh = await this.opts.refreshPlan(file.id);
+        sent.set(part.partNumber, 0);
+        return fresh.parts.find((p) => p.partNumber === part.partNumber) ?? part;
+      },
+      state: { refreshed: false },
+      signal,
+    });
+    part.etag = xhrPartEtag(xhr);
     sent.set(part.partNumber, part.size);
     report();
   }

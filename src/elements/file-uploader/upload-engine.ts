@@ -6,6 +6,7 @@ import type { FileRecord } from '../../api/types.js';
 import { ApiError, isTransientStatus } from '../../client/api-error.js';
 import type { FilehostApi } from '../../client/client.js';
 import { blobDigestHeader } from '../../client/part-digest.js';
+import { xhrPartEtag } from '../../client/part-put.js';
 import {
   claimedParts,
   fileRetryDelayMs,
@@ -350,7 +351,7 @@ export class UploadEngine {
       limit: 16,
       shouldRetry: shouldRetryXhr,
       // The local store answers JSON; S3 an empty body. Both send the ETag header.
-      getResponseData: (xhr) => ({ etag: xhr.getResponseHeader('ETag') ?? undefined }),
+      getResponseData: (xhr) => ({ etag: xhrPartEtag(xhr) ?? undefined }),
     });
     // Each file completes as soon as its own bytes are in, not when its run's last PUT is.
     uppy.on('upload-success', (file) => {

@@ -1,0 +1,64 @@
+import { needsFreshUrls, type PlannedPart } from './upload-plan.js';
+
+/**
+ * A part PUT of the multi-step upload, as both uploaders send it (the typed client through
+ * `fetch`, `<file-uploader>` through Uppy's XHR): the ETag read from its answer, and fresh
+ * URLs asked for once when the store refuses the part's URL.
+ */
+
+/**
+ * The ETag of a part PUT's answer: every store sends the `ETag` header (S3's answer has no
+ * body), and the embedded store's JSON body carries it too. Null when neither does.
+ */
+export function partEtag(header: string | null, body: unknown): string | null {
+  if (header) return header;
+  const etag = (body as { etag?: unknown } | null | undefined)?.etag;
+  return typeof etag === 'string' && etag !== '' ? etag : null;
+}
+
+/** A part PUT's answer as an XHR holds it: its ETag, or null. */
+export function xhrPartEtag(xhr: XMLHttpRequest): string | null {
+  let body: unknown;
+  try {
+    body = JSON.parse(xhr.responseText);
+  } catch {
+    // S3 answers with an empty body.
+  }
+  return partEtag(xhr.getResponseHeader('ETag'), body);
+}
+
+export interface FreshUrlRetry<T> {
+  /** Sends the part to `target` (its URL and headers); may be called twice. */
+  put: (target: PlannedPart) => Promise<T>;
+  /** The HTTP status of a failed PUT (0: no answer), undefined for anything else. */
+  statusOf: (error: unknown) => number | undefined;
+  /** Fresh URLs from the service (`GET /v1/uploads/:id`): the part as it is now signed. */
+  freshPart: () => Promise<PlannedPart>;
+  /** Shared by the tries of one part: fresh URLs are asked for once per part. */
+  state: { refreshed: boolean };
+  signal?: AbortSignal;
+}
+
+/**
+ * Sends a part; when the store refuses it in a way fresh URLs may cure (`needsFreshUrls`:
+ * a 403, which is how an expired URL answers on every store, or no answer at all, which is
+ * how a browser sees S3's expired URL) and the part has not had fresh URLs yet, asks for
+ * them and sends the part once more, to its fresh URL. Failing again is final here.
+ */
+export async function putWithFreshUrl<T>(part: PlannedPart, retry: FreshUrlRetry<T>): Promise<T> {
+  try {
+    return await retry.put(part);
+  } catch (error) {
+    const status = retry.statusOf(error);
+    if (
+      retry.signal?.aborted ||
+      retry.state.refreshed ||
+      status === undefined ||
+      !needsFreshUrls(status)
+    ) {
+      throw error;
+    }
+    retry.state.refreshed = true;
+    return retry.put(await retry.freshPart());
+  }
+}
