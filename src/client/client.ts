@@ -17,7 +17,7 @@ import type {
 } from '../api/types.js';
 import { ApiError, isTransient } from './api-error.js';
 import { consumedByHashing, digestHeaders } from './part-digest.js';
-import { partEtag, putWithFreshUrl } from './part-put.js';
+import { partEtag, putWithFreshUrl, SentBytes } from './part-put.js';
 import { partPutError } from './part-put-error.js';
 import { type RetryOptions, withRetry } from './retry.js';
 import {
@@ -464,10 +464,10 @@ export class FilehostClient extends FilehostApi {
       await store?.set(key, { id: plan.uploadId, token: plan.uploadToken });
     }
 
-    const sent = new Map<number, number>();
+    const sent = new SentBytes<number>();
     const report = () =>
       options.onProgress?.({
-        bytesUploaded: [...sent.values()].reduce((sum, bytes) => sum + bytes, 0),
+        bytesUploaded: sent.total,
         bytesTotal: source.size,
       });
     for (const part of plan.parts) if (part.etag) sent.set(part.partNumber, part.size);
@@ -515,10 +515,10 @@ export class FilehostClient extends FilehostApi {
     const session = this.session;
     const results: UploadFileResult[] = new Array(files.length);
     const bytesTotal = files.reduce((sum, file) => sum + file.size, 0);
-    const sent = new Map<string, number>();
+    const sent = new SentBytes<string>();
     const report = () =>
       options.onProgress?.({
-        bytesUploaded: [...sent.values()].reduce((sum, bytes) => sum + bytes, 0),
+        bytesUploaded: sent.total,
         bytesTotal,
       });
     const inFlight = concurrencyLimit(Math.max(1, options.concurrency ?? 6));

@@ -62,3 +62,22 @@ export async function putWithFreshUrl<T>(part: PlannedPart, retry: FreshUrlRetry
     return retry.put(await retry.freshPart());
   }
 }
+
+/**
+ * The bytes an upload has sent, summed over its parts (or over the parts of several files):
+ * each part's count is replaced as it grows, set back to 0 when the part is sent again, and
+ * set to its size once the service holds it.
+ */
+export class SentBytes<Key> {
+  readonly #sent = new Map<Key, number>();
+
+  set(key: Key, bytes: number): void {
+    this.#sent.set(key, bytes);
+  }
+
+  get total(): number {
+    let sum = 0;
+    for (const bytes of this.#sent.values()) sum += bytes;
+    return sum;
+  }
+}

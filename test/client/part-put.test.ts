@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { partEtag, putWithFreshUrl } from '../../src/client/part-put.js';
+import { partEtag, putWithFreshUrl, SentBytes } from '../../src/client/part-put.js';
 import type { PlannedPart } from '../../src/client/upload-plan.js';
 
 const part = (url: string): PlannedPart => ({
@@ -80,5 +80,16 @@ describe('a part PUT, as both uploaders send it', () => {
       );
       assert.equal(asked, 0, `status ${status}`);
     }
+  });
+
+  it('sums the bytes sent over parts, each count replaced as it grows or starts again', () => {
+    const sent = new SentBytes<number>();
+    assert.equal(sent.total, 0);
+    sent.set(1, 5);
+    sent.set(2, 3);
+    sent.set(2, 4);
+    assert.equal(sent.total, 9);
+    sent.set(1, 0);
+    assert.equal(sent.total, 4, 'a part sent again counts from 0');
   });
 });

@@ -9,7 +9,7 @@ import {
 } from '@uppy/core';
 import { fetcher, filterFilesToUpload, TaskQueue } from '@uppy/core/utils';
 import { blobDigestHeader } from '../../client/part-digest.js';
-import { putWithFreshUrl, xhrPartEtag } from '../../client/part-put.js';
+import { putWithFreshUrl, SentBytes, xhrPartEtag } from '../../client/part-put.js';
 import {
   missingParts,
   type PlannedPart,
@@ -80,15 +80,14 @@ export class MultipartUpload<M extends Meta, B extends Body> extends BasePlugin<
     const attempt = this.opts.signal(file.id);
     const stop = attempt ? AbortSignal.any([attempt, controller.signal]) : controller.signal;
     const plan = this.opts.getPlan(file.id) as UploadPlan;
-    const sent = new Map<number, number>(
-      plan.parts.map((p) => [p.partNumber, p.etag ? p.size : 0]),
-    );
+    const sent = new SentBytes<number>();
+    for (const p of plan.parts) sent.set(p.partNumber, p.etag ? p.size : 0);
     const report = () => {
       const current = this.uppy.getFile(file.id);
       if (!current) return;
       this.uppy.emit('upload-progress', current, {
         uploadStarted: current.progress.uploadStarted ?? Date.now(),
-        bytesUploaded: [...sent.values()].reduce((sum, bytes) => sum + bytes, 0),
+        bytesUploaded: sent.total,
         bytesTotal: file.size,
       });
     };
@@ -161,7 +160,7 @@ export class MultipartUpload<M extends Meta, B extends Body> extends BasePlugin<
     part: PlannedPart,
     plan: UploadPlan,
     digest: Record<string, string> | undefined,
-    sent: Map<number, number>,
+    sent: SentBytes<number>,
     report: () => void,
     signal: AbortSignal,
   ): Promise<void> {
