@@ -6,10 +6,16 @@
  * Afterwards every file is fetched from the CDN (through nginx at scale) and compared byte
  * for byte. Prints, for each, the throughput, p50/p99 of sign and complete, and the count
  * of errors and mismatches; the scale rows carry their ratio to the embedded ones.
+ *
+ * `BENCH_BASELINE=<git revision>`: instead, the embedded deployment only, the service of
+ * that revision (checked out beside this one) and of the working tree taking turns,
+ * `BENCH_ROUNDS` pairs (default 3), with the same client: what a change of the service
+ * costs, told apart from the machine's drift. Prints each pair and the median ratios.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { mkdtemp, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { FilehostClient } from '../../src/client/client.js';
 import { DEMO_ORIGINS } from '../../src/server/config.js';
 import { patternBytes } from '../helpers/bytes.js';
@@ -213,10 +219,11 @@ async function stopService(service: ChildService): Promise<void> {
   await service.exited;
 }
 
-async function runEmbedded(): Promise<LoadResult> {
+/** The embedded deployment: one service process, from this checkout or from `cwd`. */
+async function runEmbedded(cwd?: string): Promise<LoadResult> {
   const dir = await mkdtemp(join(tmpdir(), 'filehost-load-'));
   try {
-    const service = await spawnService({ ...COMMON_ENV, FILEHOST_DATA_DIR: dir });
+    const service = await spawnService({ ...COMMON_ENV, FILEHOST_DATA_DIR: dir }, [], { cwd });
     try {
       return await runLoad(service);
     } finally {
@@ -300,7 +307,61 @@ function running<T>(result: PromiseSettledResult<T | { skip: string }>): T {
   return result.value as T;
 }
 
+/** The median of a list of numbers. */
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2
+    ? (sorted[middle] as number)
+    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+}
+
+/** `BENCH_BASELINE`: the service of a revision and of the working tree, taking turns. */
+async function compareWithBaseline(revision: string): Promise<void> {
+  const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+  const dir = await mkdtemp(join(tmpdir(), 'filehost-load-baseline-'));
+  const base = join(dir, 'base');
+  execFileSync('git', ['worktree', 'add', '--detach', base, revision], { stdio: 'ignore' });
+  try {
+    await symlink(resolve('node_modules'), join(base, 'node_modules'));
+    const pairs: { before: LoadResult; after: LoadResult }[] = [];
+    for (let round = 0; round < rounds; round++) {
+      // Each pair starts with the other side, so neither always runs on a warmer machine.
+      const first = round % 2 === 0 ? 'before' : 'after';
+      const one = await runEmbedded(first === 'before' ? base : undefined);
+      const two = await runEmbedded(first === 'before' ? undefined : base);
+      const pair = first === 'before' ? { before: one, after: two } : { before: two, after: one };
+      pairs.push(pair);
+      printRun(`round ${round + 1}: ${revision} (before)`, pair.before);
+      printRun(`round ${round + 1}: working tree (after)`, pair.after);
+    }
+    console.log(
+      `\nfilehost load bench, embedded, ${revision} vs the working tree — ${new Date().toISOString()}`,
+    );
+    console.log(
+      `${CLIENTS} clients x ${FILES_EACH} files, ${rounds} pairs taking turns; after / before, median (range):`,
+    );
+    for (const [measure, of] of MEASURES) {
+      const ratios = pairs.map(({ before, after }) => of(after) / of(before));
+      console.log(
+        `  ${measure.padEnd(20)} ${median(ratios).toFixed(3)}x (${Math.min(...ratios).toFixed(3)}-${Math.max(...ratios).toFixed(3)}); before ${median(pairs.map((p) => of(p.before))).toFixed(1)}, after ${median(pairs.map((p) => of(p.after))).toFixed(1)}`,
+      );
+    }
+    const errors = pairs.reduce((sum, { before, after }) => sum + before.errors + after.errors, 0);
+    const mismatches = pairs.reduce((sum, p) => sum + p.before.mismatches + p.after.mismatches, 0);
+    console.log(`  errors ${errors}, byte mismatches on the CDN ${mismatches}`);
+  } finally {
+    execFileSync('git', ['worktree', 'remove', '--force', base], { stdio: 'ignore' });
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
 async function main(): Promise<void> {
+  const baseline = process.env.BENCH_BASELINE;
+  if (baseline) {
+    await compareWithBaseline(baseline);
+    return;
+  }
   if (TOTAL_BYTES > SCALE_BUDGET_BYTES) {
     throw new Error(
       `${CLIENTS} clients x ${FILES_EACH} files is ${(TOTAL_BYTES / MiB).toFixed(0)} MiB, more than the test bucket holds (${SCALE_BUDGET_BYTES / MiB} MiB): lower BENCH_CLIENTS or BENCH_FILES_EACH`,

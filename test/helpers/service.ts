@@ -153,8 +153,9 @@ export interface ChildService {
 export async function spawnService(
   env: Record<string, string>,
   nodeArgs: string[] = [],
+  options: { cwd?: string } = {},
 ): Promise<ChildService> {
-  const { child, output: read, exited } = startServiceProcess(env, { nodeArgs });
+  const { child, output: read, exited } = startServiceProcess(env, { nodeArgs, ...options });
   const output = () => read();
   const deadline = Date.now() + 30_000;
   while (!/Secret key\s+\S+/.test(output())) {
@@ -186,7 +187,8 @@ export async function spawnService(
  */
 export function startServiceProcess(
   env: Record<string, string>,
-  options: { nodeArgs?: string[]; uid?: number; gid?: number } = {},
+  /** `cwd`: a checkout of another revision (a bench's baseline); this one by default. */
+  options: { nodeArgs?: string[]; uid?: number; gid?: number; cwd?: string } = {},
 ): {
   child: ChildProcess;
   output: () => string;
