@@ -108,10 +108,13 @@ export interface CompleteBatchRequest {
   uploads: ({ id: string; uploadToken?: string } & CompleteRequest)[];
 }
 
-/** One upload's outcome in a batch complete: the ready file, or why it is not. */
+/**
+ * One upload's outcome in a batch complete: the ready file, or why it is not, with the
+ * HTTP status a single complete would have answered.
+ */
 export type CompleteBatchResult =
   | { file: FileRecord; error?: undefined }
-  | { file?: undefined; error: ApiErrorBody['error'] };
+  | { file?: undefined; error: ApiErrorBody['error'] & { status: number } };
 
 /** `200` answer of a batch complete: one result per upload, in the order asked. */
 export interface CompleteBatchResponse {

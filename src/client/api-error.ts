@@ -1,4 +1,4 @@
-import { type ApiErrorCode, isApiErrorCode } from '../api/errors.js';
+import type { ApiErrorCode } from '../api/errors.js';
 
 /** Codes the client adds for failures that never reached an answer from the service. */
 export type ClientErrorCode = ApiErrorCode | 'network_error' | 'unexpected_response';
@@ -33,7 +33,11 @@ export class ApiError extends Error {
     this.details = options.details ?? {};
   }
 
-  /** Builds the error from a non-2xx answer, reading the documented JSON body when there is one. */
+  /**
+   * Builds the error from a non-2xx answer, reading the documented JSON body when there is
+   * one. A code this client does not know (a newer service's) is kept as the service said
+   * it: its status still says what kind of failure it is.
+   */
   static fromBody(status: number, bodyText: string, retryAfterHeader: string | null): ApiError {
     const retryAfter = parseRetryAfter(retryAfterHeader);
     let parsed: unknown;
@@ -43,9 +47,9 @@ export class ApiError extends Error {
       parsed = undefined;
     }
     const error = (parsed as { error?: Record<string, unknown> } | undefined)?.error;
-    if (error && isApiErrorCode(error.code) && typeof error.message === 'string') {
+    if (error && typeof error.code === 'string' && typeof error.message === 'string') {
       const { code, message, ...details } = error;
-      return new ApiError(status, code, message, { retryAfter, details });
+      return new ApiError(status, code as ApiErrorCode, message, { retryAfter, details });
     }
     return new ApiError(
       status,

@@ -1,4 +1,3 @@
-import { API_ERROR_STATUS } from '../api/errors.js';
 import { routes, SECRET_KEY_PREFIX } from '../api/routes.js';
 import type {
   CompleteBatchRequest,
@@ -257,9 +256,10 @@ export class FilehostApi {
     );
     return answer.results.map((result) => {
       if (result.file) return { file: result.file };
-      const { code, message, ...details } = result.error;
+      // Each result's error carries the status a single complete would have answered.
+      const { code, message, status, ...details } = result.error;
       return {
-        error: new ApiError(API_ERROR_STATUS[code] ?? 500, code, message, {
+        error: new ApiError(typeof status === 'number' ? status : 500, code, message, {
           details,
           retryAfter: typeof details.retryAfter === 'number' ? details.retryAfter : null,
         }),

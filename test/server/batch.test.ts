@@ -228,6 +228,11 @@ describe('batch sign and batch complete (many small files)', () => {
       done.results.map((result) => result.error?.code ?? 'ok'),
       ['ok', 'not_found', 'upload_incomplete', 'not_found', 'not_found', 'upload_incomplete', 'ok'],
     );
+    // Each error carries the status the single complete would have answered.
+    assert.deepEqual(
+      done.results.map((result) => result.error?.status ?? 'ok'),
+      ['ok', 404, 409, 404, 404, 409, 'ok'],
+    );
     assert.deepEqual(done.results[2]?.error?.missingParts, [1]);
     assert.deepEqual(done.results[5]?.error?.mismatchedParts, [1]);
     for (const result of done.results) {

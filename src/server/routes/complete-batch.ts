@@ -51,7 +51,9 @@ export async function completeBatchHandler(
         if (!ID_PATTERN.test(id)) fail('not_found', 'No upload with this id.');
         results[index] = { file: await completeUpload(ctx, caller, id, claimed, token) };
       } catch (error) {
-        results[index] = { error: itemError(error, request, id).toBody().error };
+        const failure = itemError(error, request, id);
+        // The status a single complete would answer, so a client needs no table of codes.
+        results[index] = { error: { ...failure.toBody().error, status: failure.status } };
       }
     }
   };
