@@ -1,3 +1,4 @@
+// @deployments embedded scale (also run on PostgreSQL + S3: `npm run test:scale`)
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, utimes, writeFile } from 'node:fs/promises';

@@ -1,3 +1,4 @@
+// @deployments embedded scale (also run on PostgreSQL + S3: `npm run test:scale`)
 import assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
