@@ -1,6 +1,6 @@
-import { createServer } from 'vite';
 import { runUntilSignal } from '../src/server/run.js';
 import { startService } from '../src/server/service.js';
+import { startDemoServer } from './demo-server.js';
 
 /**
  * `npm start`: the reference service and the demo page in one process. The page gets the
@@ -13,8 +13,7 @@ runUntilSignal(async (config) => {
   process.env.VITE_FILEHOST_API_URL = service.apiUrl;
   process.env.VITE_FILEHOST_PUBLISHABLE_KEY = publishableKey;
 
-  const vite = await createServer({ logLevel: 'warn' });
-  await vite.listen();
+  const vite = await startDemoServer({ dataDir: config.dataDir });
   const demoUrl = vite.resolvedUrls?.local[0] ?? 'http://localhost:5173/';
   const demoOrigin = new URL(demoUrl).origin;
   console.log(
