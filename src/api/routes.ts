@@ -33,6 +33,15 @@ export const EXPOSED_RESPONSE_HEADERS = ['Retry-After', 'ETag'];
 export const ALLOWED_METHODS = ['GET', 'POST', 'PUT', 'DELETE'];
 
 export const SECRET_KEY_PREFIX = 'sk_live_';
+
+/**
+ * Whether a key as a page or a caller gave it is the secret key. Keys are used trimmed
+ * (whitespace around one pasted from a terminal is not part of it), and so is this check:
+ * `' sk_live_…'` is the secret key too.
+ */
+export function isSecretKey(key: string): boolean {
+  return key.trim().startsWith(SECRET_KEY_PREFIX);
+}
 export const PUBLISHABLE_KEY_PREFIX = 'pk_live_';
 
 /** Every id the service makes (files, projects) has this shape; any other is simply unknown. */

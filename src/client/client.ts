@@ -1,4 +1,4 @@
-import { routes, SECRET_KEY_PREFIX } from '../api/routes.js';
+import { isSecretKey, routes } from '../api/routes.js';
 import type {
   CompleteBatchRequest,
   CompleteBatchResponse,
@@ -183,16 +183,17 @@ export class FilehostApi {
     if (typeof options?.endpoint !== 'string' || !/^https?:\/\//.test(options.endpoint)) {
       throw new TypeError('FilehostClient: `endpoint` must be the http(s) base URL of the API.');
     }
-    if (typeof options.apiKey !== 'string' || options.apiKey === '') {
+    if (typeof options.apiKey !== 'string' || options.apiKey.trim() === '') {
       throw new TypeError('FilehostClient: `apiKey` is required.');
     }
-    if (isBrowser() && options.apiKey.startsWith(SECRET_KEY_PREFIX)) {
+    if (isBrowser() && isSecretKey(options.apiKey)) {
       throw new TypeError(
         'FilehostClient: a secret key (sk_live_…) must never be used in a web page, where anyone can read it. Use the publishable key (pk_live_…).',
       );
     }
     this.endpoint = options.endpoint.replace(/\/+$/, '');
-    this.#apiKey = options.apiKey;
+    // Sent trimmed: the service takes exactly `Bearer <key>`.
+    this.#apiKey = options.apiKey.trim();
     // Bound: a bare `fetch` called as a method of another object throws "Illegal invocation".
     this.#fetch = options.fetch ?? globalThis.fetch.bind(globalThis);
   }

@@ -10,7 +10,12 @@ export interface Caller {
   keyId: string;
 }
 
-const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
+/**
+ * `Bearer`, one space, the key: exactly what every client of ours sends (they trim the key).
+ * Node has already dropped whitespace around the whole value; any other spacing is refused,
+ * so that a key is read one way only.
+ */
+const BEARER = /^Bearer (\S+)$/i;
 
 /**
  * Resolves the caller from `Authorization: Bearer <key>`. A publishable key must come from

@@ -57,6 +57,22 @@ describe('keys, origins, CORS and rate limits', () => {
     assert.equal((await t.api('/v1/files', { origin: OTHER_ORIGIN })).status, 200);
   });
 
+  it('reads a key one way only: "Bearer", one space, the key', async () => {
+    const call = (authorization: string) =>
+      t.api('/v1/files', { key: null, headers: { Authorization: authorization } });
+    assert.equal((await call(`Bearer ${t.secretKey}`)).status, 200);
+    // The scheme is case-insensitive (RFC 9110); Node drops whitespace around the value.
+    assert.equal((await call(`bearer ${t.secretKey}`)).status, 200);
+    assert.equal((await call(`  Bearer ${t.secretKey}  `)).status, 200);
+    for (const spaced of [
+      `Bearer  ${t.secretKey}`,
+      `Bearer\t${t.secretKey}`,
+      `Bearer ${t.secretKey} x`,
+    ]) {
+      await expectError(await call(spaced), 401, 'invalid_key');
+    }
+  });
+
   it('refuses a key of one kind dressed as the other, and revoked keys', async () => {
     const swapped = `pk_live_${t.secretKey.slice('sk_live_'.length)}`;
     await expectError(

@@ -1,4 +1,4 @@
-import { SECRET_KEY_PREFIX } from '../../api/routes.js';
+import { isSecretKey } from '../../api/routes.js';
 import { FilehostApi } from '../../client/client.js';
 
 /** Why an element cannot talk to the service; each element words it through its `strings`. */
@@ -11,8 +11,8 @@ export type ConnectionProblem = 'no_endpoint' | 'missing_auth' | 'secret_key';
  */
 export function connect(endpoint: string, apiKey: string): FilehostApi | ConnectionProblem {
   if (!endpoint) return 'no_endpoint';
-  if (!apiKey) return 'missing_auth';
-  if (apiKey.startsWith(SECRET_KEY_PREFIX)) return 'secret_key';
+  if (!apiKey.trim()) return 'missing_auth';
+  if (isSecretKey(apiKey)) return 'secret_key';
   try {
     return new FilehostApi({ endpoint, apiKey });
   } catch {
