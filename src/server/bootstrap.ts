@@ -3,7 +3,7 @@ import { createKey, createProject, ensureKey } from './admin.js';
 import { ConfigError, DEMO_ORIGINS, type ServiceConfig } from './config.js';
 import { readJsonFile, writePrivateJson } from './data-dir.js';
 import type { MetadataStore, Project } from './db/metadata-store.js';
-import { newId } from './secrets.js';
+import { hashKey, type KeyKind, newId } from './secrets.js';
 
 export interface DefaultProject {
   project: Project;
@@ -13,8 +13,11 @@ export interface DefaultProject {
 
 interface SavedKeys {
   projectId: string;
+  /** Keys generated at a start without `FILEHOST_*_KEY`, kept to be printed again. */
   secretKey?: string;
   publishableKey?: string;
+  /** SHA-256 of the keys the environment gave last (never the keys themselves). */
+  environmentKeys?: Partial<Record<KeyKind, string>>;
 }
 
 /**
@@ -49,18 +52,52 @@ export async function ensureDefaultProject(
       project = (await db.updateProject(project.id, patch)) ?? project;
   }
 
-  if (config.secretKey) await ensureKey(db, project.id, config.secretKey);
-  else generated.secretKey ??= (await createKey(db, project.id, 'secret')).key;
-  if (config.publishableKey) await ensureKey(db, project.id, config.publishableKey);
-  else generated.publishableKey ??= (await createKey(db, project.id, 'publishable')).key;
+  const secretKey = await settleKey(db, project.id, 'secret', config.secretKey, generated);
+  const publishableKey = await settleKey(
+    db,
+    project.id,
+    'publishable',
+    config.publishableKey,
+    generated,
+  );
   // Only generated keys are written down; keys given in the environment stay there.
   await writePrivateJson(path, generated);
+  return { project, secretKey, publishableKey };
+}
 
-  return {
-    project,
-    secretKey: config.secretKey ?? (generated.secretKey as string),
-    publishableKey: config.publishableKey ?? (generated.publishableKey as string),
-  };
+/**
+ * The default project's key of one kind, as this start has it: the environment's when it
+ * gives one, else the one generated earlier (or now). The start keeps one such key of each
+ * kind working: when it changes (a key set in the environment over a generated one, or
+ * changed there, or removed), the one it replaces is revoked, so a key that leaked cannot
+ * outlive its replacement. Keys made with `npm run admin` are not the start's to revoke.
+ */
+async function settleKey(
+  db: MetadataStore,
+  projectId: string,
+  kind: KeyKind,
+  given: string | undefined,
+  saved: SavedKeys,
+): Promise<string> {
+  const field = kind === 'secret' ? 'secretKey' : 'publishableKey';
+  const generatedBefore = saved[field];
+  const before = generatedBefore ? hashKey(generatedBefore) : saved.environmentKeys?.[kind];
+  let key: string;
+  if (given) {
+    await ensureKey(db, projectId, given);
+    delete saved[field];
+    saved.environmentKeys = { ...saved.environmentKeys, [kind]: hashKey(given) };
+    key = given;
+  } else {
+    if (saved.environmentKeys) delete saved.environmentKeys[kind];
+    key = generatedBefore ?? (await createKey(db, projectId, kind)).key;
+    saved[field] = key;
+  }
+  if (before && before !== hashKey(key)) {
+    const replaced = await db.findKeyByHash(before);
+    if (replaced?.project.id === projectId) await db.revokeKey(replaced.key.id, Date.now());
+  }
+  return key;
 }
 
 const DEFAULT_PROJECT_SETTING = 'default-project-id';

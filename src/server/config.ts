@@ -74,20 +74,38 @@ export class ConfigError extends Error {
 
 type Env = Record<string, string | undefined>;
 
+/**
+ * A key given in the environment: its prefix, then at least 24 random bytes written
+ * URL-safe (32 characters of base64url), as decisions.md asks of every key and as
+ * `npm run admin -- keys generate` makes them. A guessable key is refused at start.
+ */
+function strongKey(variable: string, key: string | undefined, prefix: string): string | undefined {
+  if (key === undefined) return undefined;
+  if (!key.startsWith(prefix) || !/^[A-Za-z0-9_-]{32,}$/.test(key.slice(prefix.length))) {
+    throw new ConfigError(
+      variable,
+      `must be ${prefix} followed by at least 32 URL-safe characters (24 random bytes); make one with \`npm run admin -- keys generate\``,
+    );
+  }
+  return key;
+}
+
 /** Reads the `FILEHOST_*` variables the README documents; every one is optional. */
 export function configFromEnv(env: Env = process.env): ServiceConfig {
   const read = (name: string) => {
     const value = env[name]?.trim();
     return value === '' ? undefined : value;
   };
-  const secretKey = read('FILEHOST_SECRET_KEY');
-  if (secretKey !== undefined && !secretKey.startsWith(SECRET_KEY_PREFIX)) {
-    throw new ConfigError('FILEHOST_SECRET_KEY', `must start with ${SECRET_KEY_PREFIX}`);
-  }
-  const publishableKey = read('FILEHOST_PUBLISHABLE_KEY');
-  if (publishableKey !== undefined && !publishableKey.startsWith(PUBLISHABLE_KEY_PREFIX)) {
-    throw new ConfigError('FILEHOST_PUBLISHABLE_KEY', `must start with ${PUBLISHABLE_KEY_PREFIX}`);
-  }
+  const secretKey = strongKey(
+    'FILEHOST_SECRET_KEY',
+    read('FILEHOST_SECRET_KEY'),
+    SECRET_KEY_PREFIX,
+  );
+  const publishableKey = strongKey(
+    'FILEHOST_PUBLISHABLE_KEY',
+    read('FILEHOST_PUBLISHABLE_KEY'),
+    PUBLISHABLE_KEY_PREFIX,
+  );
   const plan = read('FILEHOST_PLAN');
   if (plan !== undefined && !PLANS.includes(plan as Plan)) {
     throw new ConfigError('FILEHOST_PLAN', `must be one of ${PLANS.join(', ')}`);

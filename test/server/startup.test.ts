@@ -69,6 +69,61 @@ describe('start-up refusals: one line, the cause, the setting, a non-zero exit',
     assert.equal((await service.exited).code, 0);
   });
 
+  it('a weak key in the environment', async () => {
+    for (const [variable, key] of [
+      ['FILEHOST_SECRET_KEY', 'sk_live_a'],
+      ['FILEHOST_SECRET_KEY', `sk_live_${'a'.repeat(31)}`],
+      ['FILEHOST_PUBLISHABLE_KEY', `pk_live_${'a'.repeat(31)}+`],
+    ] as const) {
+      const refusal = await refusedStart({
+        FILEHOST_DATA_DIR: join(root, 'weak'),
+        [variable]: key,
+      });
+      assertOneLine(refusal, /at least 32 URL-safe characters/, variable);
+    }
+  });
+
+  it('a key given in the environment replaces the generated one, which stops working', async () => {
+    const dataDir = join(root, 'replaced');
+    const first = await spawnService({ FILEHOST_DATA_DIR: dataDir });
+    first.process.kill('SIGTERM');
+    await first.exited;
+    const secretKey = `sk_live_${'S'.repeat(43)}`;
+    const publishableKey = `pk_live_${'P'.repeat(43)}`;
+    const second = await spawnService({
+      FILEHOST_DATA_DIR: dataDir,
+      FILEHOST_SECRET_KEY: secretKey,
+      FILEHOST_PUBLISHABLE_KEY: publishableKey,
+    });
+    try {
+      assert.equal(second.secretKey, secretKey);
+      const files = (key: string) =>
+        fetch(`${second.apiUrl}/v1/files`, {
+          headers: { Authorization: `Bearer ${key}`, Origin: 'http://localhost:5173' },
+        });
+      assert.equal((await files(secretKey)).status, 200);
+      assert.equal((await files(publishableKey)).status, 200);
+      assert.equal((await files(first.secretKey)).status, 401, 'the generated secret key');
+      assert.equal((await files(first.publishableKey)).status, 401, 'the generated one');
+    } finally {
+      second.process.kill('SIGTERM');
+      await second.exited;
+    }
+    // Changed again: the key it replaces stops working too.
+    const newer = `sk_live_${'N'.repeat(43)}`;
+    const third = await spawnService({ FILEHOST_DATA_DIR: dataDir, FILEHOST_SECRET_KEY: newer });
+    try {
+      const status = async (key: string) =>
+        (await fetch(`${third.apiUrl}/v1/files`, { headers: { Authorization: `Bearer ${key}` } }))
+          .status;
+      assert.equal(await status(newer), 200);
+      assert.equal(await status(secretKey), 401);
+    } finally {
+      third.process.kill('SIGTERM');
+      await third.exited;
+    }
+  });
+
   it('a data dir that is a file', async () => {
     const file = join(root, 'a-file');
     await writeFile(file, 'x');
