@@ -88,6 +88,25 @@ export async function prepareDataDir(dir: string): Promise<void> {
   } finally {
     await rm(probe, { force: true }).catch(() => {});
   }
+  await makeOwnerOnly(dir);
+}
+
+/**
+ * The data directory holds the database and the file of the default project's keys: only
+ * its owner may enter it. One that already exists keeps the mode it had (0755 left the
+ * database readable by every user of the machine), so it is made owner-only at each start,
+ * or the start is refused when this user cannot.
+ */
+async function makeOwnerOnly(dir: string): Promise<void> {
+  const { mode } = await stat(dir);
+  if ((mode & 0o077) === 0) return;
+  try {
+    await chmod(dir, mode & 0o700);
+  } catch {
+    throw new StartupError(
+      `The data directory ${dir} can be entered by other users (mode ${(mode & 0o777).toString(8)}) and this user cannot change that. Make it owner-only (chmod 700 ${dir}), or set FILEHOST_DATA_DIR to a directory of this user's.`,
+    );
+  }
 }
 
 /** A secret generated once and kept in the data directory, readable only by its owner. */

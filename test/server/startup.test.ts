@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
-import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { chmod, mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -122,6 +122,32 @@ describe('start-up refusals: one line, the cause, the setting, a non-zero exit',
       third.process.kill('SIGTERM');
       await third.exited;
     }
+  });
+
+  it("makes a data dir that exists owner-only, the database inside it out of others' reach", async () => {
+    const open = join(root, 'open');
+    await mkdir(open, { mode: 0o755 });
+    await chmod(open, 0o755);
+    const service = await spawnService({ FILEHOST_DATA_DIR: open });
+    service.process.kill('SIGTERM');
+    await service.exited;
+    assert.equal((await stat(open)).mode & 0o777, 0o700);
+    // Another user cannot read the database any more: the folder does not let them in.
+    const reader = spawnSync('cat', [join(open, 'filehost.db')], { uid: NOBODY, gid: NOBODY });
+    assert.notEqual(reader.status, 0);
+    assert.match(reader.stderr.toString(), /Permission denied/);
+  });
+
+  it("a data dir that is another user's and open to others", { skip: NEEDS_ROOT }, async () => {
+    const theirs = join(root, 'theirs');
+    await mkdir(theirs, { mode: 0o777 });
+    await chmod(theirs, 0o777);
+    // Writable by us, but not ours: its mode is not ours to change.
+    const refusal = await refusedStart(
+      { FILEHOST_DATA_DIR: theirs, HOME: root, TSX_DISABLE_CACHE: '1' },
+      { uid: NOBODY, gid: NOBODY },
+    );
+    assertOneLine(refusal, /can be entered by other users \(mode 777\)/, 'FILEHOST_DATA_DIR');
   });
 
   it('a data dir that is a file', async () => {
