@@ -18,6 +18,7 @@ export const API_ERROR_STATUS = {
   invalid_signature: 403,
   url_expired: 403,
   not_found: 404,
+  request_timeout: 408,
   upload_incomplete: 409,
   upload_not_pending: 409,
   upload_conflict: 409,

@@ -33,7 +33,7 @@ import { uploadStateHandler } from './routes/upload-state.js';
  */
 export async function buildApiApp(ctx: ServiceContext): Promise<FastifyInstance> {
   const app = Fastify({ ...serverOptions(ctx.config), loggerInstance: ctx.log });
-  answerInOurShape(app.server, ctx.log);
+  answerInOurShape(app.server, ctx.log, ctx.config);
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', (_request, _payload, done) => done(null));
   await app.register(multipart, {

@@ -60,11 +60,26 @@ export const JSON_LIMIT = 64 * 1024;
 export const BATCH_JSON_LIMIT = 4 * 1024 * 1024;
 
 /**
- * Reads a small JSON body. Bodies are never parsed by the framework (uploads stream), so
- * handlers that want JSON ask for it here. An empty body reads as `undefined`.
+ * How a JSON body is read: at most `limit` bytes, whole within `deadlineMs`. Uploads have
+ * no deadline (a slow link may take hours; an idle timeout cuts only a connection on which
+ * nothing moves), but a body of a few KiB that trickles in a byte a minute is a connection
+ * held for nothing (`FILEHOST_JSON_BODY_TIMEOUT`).
  */
-export async function readJson(request: FastifyRequest, limit = JSON_LIMIT): Promise<unknown> {
-  return (await readSizedJson(request, limit)).value;
+export interface JsonBodyOptions {
+  limit?: number;
+  deadlineMs: number;
+}
+
+/**
+ * Reads a small JSON body. Bodies are never parsed by the framework (uploads stream), so
+ * handlers that want JSON ask for it here. An empty body reads as `undefined`; one not
+ * whole by the deadline is `408 request_timeout`, and the connection is closed.
+ */
+export async function readJson(
+  request: FastifyRequest,
+  options: JsonBodyOptions,
+): Promise<unknown> {
+  return (await readSizedJson(request, options)).value;
 }
 
 /**
@@ -73,7 +88,7 @@ export async function readJson(request: FastifyRequest, limit = JSON_LIMIT): Pro
  */
 export async function readSizedJson(
   request: FastifyRequest,
-  limit = JSON_LIMIT,
+  { limit = JSON_LIMIT, deadlineMs }: JsonBodyOptions,
 ): Promise<{ value: unknown; bytes: number }> {
   const type = request.headers['content-type'];
   if (type !== undefined && !/^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(type)) {
@@ -83,12 +98,34 @@ export async function readSizedJson(
   const tooLarge = `The JSON body is larger than ${limit / 1024} KiB.`;
   if (length !== undefined && length > limit) fail('invalid_request', tooLarge);
   const chunks: Buffer[] = [];
-  for await (const chunk of limitBytes(
-    bodyChunks(request.raw),
-    limit,
-    () => new ServiceError('invalid_request', tooLarge),
-  )) {
-    chunks.push(chunk);
+  const reading = (async () => {
+    for await (const chunk of limitBytes(
+      bodyChunks(request.raw),
+      limit,
+      () => new ServiceError('invalid_request', tooLarge),
+    )) {
+      chunks.push(chunk);
+    }
+  })();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new ServiceError('request_timeout', undefined, {
+            extra: { seconds: deadlineMs / 1000 },
+            headers: { Connection: 'close' },
+          }),
+        ),
+      deadlineMs,
+    );
+  });
+  // Once answered, the rest of a late body is no one's: its reading may end any way.
+  reading.catch(() => {});
+  try {
+    await Promise.race([reading, late]);
+  } finally {
+    clearTimeout(timer);
   }
   const body = Buffer.concat(chunks);
   const text = body.toString('utf8');
@@ -102,4 +139,9 @@ export async function readSizedJson(
 
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The deadline of JSON bodies, from the service's configuration. */
+export function jsonDeadline(ctx: { config: { jsonBodyTimeoutSeconds: number } }): number {
+  return ctx.config.jsonBodyTimeoutSeconds * 1000;
 }

@@ -45,7 +45,7 @@ export function buildCdnApp(ctx: ServiceContext): FastifyInstance {
     exposeHeadRoutes: false,
     serverFactory: cdnServerFactory(ctx.servingCache, options),
   });
-  answerInOurShape(app.server, ctx.log);
+  answerInOurShape(app.server, ctx.log, ctx.config);
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', (_request, _payload, done) => done(null));
 

@@ -34,6 +34,13 @@ export interface ServiceConfig {
   partSize: number;
   /** A connection with no bytes moving for this long is cut (not a cap on slow uploads). */
   idleTimeoutSeconds: number;
+  /** How long a JSON body (sign, complete) may take to arrive whole: `408` past it. */
+  jsonBodyTimeoutSeconds: number;
+  /**
+   * Connections one client address may hold at once; 0: no cap. Off behind a trusted
+   * proxy, whose one address carries every client (cap there instead).
+   */
+  maxConnectionsPerClient: number;
   /** How long past its expiry an abandoned pending upload is kept before it is removed. */
   pendingGraceSeconds: number;
   sweepIntervalSeconds: number;
@@ -142,6 +149,8 @@ export function configFromEnv(env: Env = process.env): ServiceConfig {
     ),
     partSize: integer(env, 'FILEHOST_PART_SIZE', 16 * 1024 * 1024, MIN_PART_SIZE, 5 * 1024 ** 3),
     idleTimeoutSeconds: integer(env, 'FILEHOST_IDLE_TIMEOUT', 60, 1, 3600),
+    jsonBodyTimeoutSeconds: integer(env, 'FILEHOST_JSON_BODY_TIMEOUT', 5, 1, 300),
+    maxConnectionsPerClient: integer(env, 'FILEHOST_MAX_CONNECTIONS_PER_CLIENT', 256, 0, 1_000_000),
     pendingGraceSeconds: integer(env, 'FILEHOST_PENDING_GRACE', 24 * 3600, 0, 30 * 24 * 3600),
     sweepIntervalSeconds: integer(env, 'FILEHOST_SWEEP_INTERVAL', 60, 1, 24 * 3600),
     cdnCacheBytes: integer(env, 'FILEHOST_CDN_CACHE_MB', 64, 0, 64 * 1024) * 1024 * 1024,

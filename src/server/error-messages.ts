@@ -17,6 +17,8 @@ export const ERROR_MESSAGES: Readonly<Record<ApiErrorCode, string>> = {
   invalid_signature: 'The upload URL was altered or was not issued by this service.',
   url_expired: 'The upload URL has expired; sign the upload again.',
   not_found: 'Not found.',
+  request_timeout:
+    'The request body did not arrive in time; send it again (the connection is closed).',
   upload_incomplete: 'Not every part of the upload has arrived whole.',
   upload_not_pending: 'The upload is already complete.',
   upload_conflict:

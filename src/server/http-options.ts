@@ -7,6 +7,7 @@ import {
   LogController,
 } from 'fastify';
 import type { ServiceConfig } from './config.js';
+import { capConnectionsPerClient } from './connection-cap.js';
 import { ERROR_MESSAGES } from './error-messages.js';
 import { ServiceError } from './errors.js';
 import { type LingerLog, lingerAfterEarlyAnswers } from './lingering-close.js';
@@ -127,7 +128,14 @@ export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Socket)
  * request's body was read) reaches the client on a closing connection too
  * (`lingering-close.ts`).
  */
-export function answerInOurShape(server: Server, log: LingerLog): void {
+export function answerInOurShape(
+  server: Server,
+  log: LingerLog,
+  config: Pick<ServiceConfig, 'maxConnectionsPerClient' | 'trustProxy'>,
+): void {
+  if (config.maxConnectionsPerClient > 0 && config.trustProxy === undefined) {
+    capConnectionsPerClient(server, config.maxConnectionsPerClient);
+  }
   server.on('request', (request: IncomingMessage, response: ServerResponse) => {
     exchangesInFlight.set(request.socket, { request, response });
   });

@@ -138,6 +138,10 @@ ${servers(options.cdnUpstreams)}
   # An instance that is down is skipped; a request it failed is not re-sent (it may have
   # been an upload that already began).
   proxy_next_upstream error timeout;
+  # The instances see only this proxy's address, so connections per client are capped here.
+  limit_conn_zone $binary_remote_addr zone=per_client:10m;
+  limit_conn per_client 256;
+  limit_conn_status 429;
 
   server {
     listen ${options.apiListen};

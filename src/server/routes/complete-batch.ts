@@ -3,7 +3,7 @@ import { MAX_BATCH } from '../../api/limits.js';
 import { ID_PATTERN } from '../../api/routes.js';
 import type { CompleteBatchResponse, CompleteBatchResult } from '../../api/types.js';
 import { authenticate } from '../auth.js';
-import { BATCH_JSON_LIMIT, isPlainObject, readJson } from '../body.js';
+import { BATCH_JSON_LIMIT, isPlainObject, jsonDeadline, readJson } from '../body.js';
 import type { ServiceContext } from '../context.js';
 import { ERROR_MESSAGES } from '../error-messages.js';
 import { fail, ServiceError, serviceFault } from '../errors.js';
@@ -26,7 +26,7 @@ export async function completeBatchHandler(
   reply: FastifyReply,
 ): Promise<void> {
   const caller = await authenticate(ctx, request);
-  const body = await readJson(request, BATCH_JSON_LIMIT);
+  const body = await readJson(request, { limit: BATCH_JSON_LIMIT, deadlineMs: jsonDeadline(ctx) });
   if (!isPlainObject(body)) fail('invalid_request', 'The body must be a JSON object.');
   const { uploads } = body;
   if (!Array.isArray(uploads) || uploads.length < 1 || uploads.length > MAX_BATCH) {

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FileRecord } from '../../api/types.js';
 import { authenticate, type Caller } from '../auth.js';
-import { isPlainObject, readJson } from '../body.js';
+import { isPlainObject, jsonDeadline, readJson } from '../body.js';
 import type { ServiceContext } from '../context.js';
 import { crashPoint } from '../crash-points.js';
 import type { CompletedPart, FileRow } from '../db/metadata-store.js';
@@ -24,7 +24,7 @@ export async function completeUploadHandler(
   reply: FastifyReply,
 ): Promise<void> {
   const caller = await authenticate(ctx, request);
-  const claimed = parseClaimedParts(await readJson(request));
+  const claimed = parseClaimedParts(await readJson(request, { deadlineMs: jsonDeadline(ctx) }));
   const token = request.headers[UPLOAD_TOKEN_HEADER];
   reply.send(await completeUpload(ctx, caller, request.params.id, claimed, token));
 }

@@ -2,7 +2,13 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { MAX_BATCH, PLAN_SIGN_CAP, type Plan } from '../../api/limits.js';
 import type { FileMetadata, SignBatchResponse, SignResponse } from '../../api/types.js';
 import { authenticate, type Caller } from '../auth.js';
-import { BATCH_JSON_LIMIT, isPlainObject, JSON_LIMIT, readSizedJson } from '../body.js';
+import {
+  BATCH_JSON_LIMIT,
+  isPlainObject,
+  JSON_LIMIT,
+  jsonDeadline,
+  readSizedJson,
+} from '../body.js';
 import type { ServiceContext } from '../context.js';
 import type { FileRow } from '../db/metadata-store.js';
 import { fail, ServiceError } from '../errors.js';
@@ -39,7 +45,10 @@ export async function signUploadHandler(
   reply: FastifyReply,
 ): Promise<void> {
   const caller = await authenticate(ctx, request);
-  const { value: body, bytes } = await readSizedJson(request, BATCH_JSON_LIMIT);
+  const { value: body, bytes } = await readSizedJson(request, {
+    limit: BATCH_JSON_LIMIT,
+    deadlineMs: jsonDeadline(ctx),
+  });
   if (!isPlainObject(body)) fail('invalid_request', 'The body must be a JSON object.');
   if (body.files === undefined) {
     // One file: held to the limit it always had.
