@@ -8,10 +8,21 @@ import { hashKey, type KeyKind, keyHint, keyKindOf, newApiKey, newId } from './s
  */
 export async function createProject(
   db: MetadataStore,
-  input: { name: string; plan: Plan; allowedOrigins: string[]; id?: string },
+  input: {
+    name: string;
+    plan: Plan;
+    allowedOrigins: string[];
+    allowedTypes?: string[] | null;
+    id?: string;
+  },
   now = Date.now(),
 ): Promise<Project> {
-  const project: Project = { ...input, id: input.id ?? newId('prj_'), createdAt: now };
+  const project: Project = {
+    ...input,
+    allowedTypes: input.allowedTypes ?? null,
+    id: input.id ?? newId('prj_'),
+    createdAt: now,
+  };
   await db.createProject(project);
   return project;
 }

@@ -40,6 +40,7 @@ export async function ensureDefaultProject(
       name: 'Default project',
       plan: config.plan ?? 'free',
       allowedOrigins: config.allowedOrigins ?? DEMO_ORIGINS,
+      allowedTypes: config.allowedTypes ?? null,
     });
     generated = { projectId: project.id };
   } else {
@@ -47,6 +48,7 @@ export async function ensureDefaultProject(
     const patch = {
       ...(config.plan ? { plan: config.plan } : {}),
       ...(config.allowedOrigins ? { allowedOrigins: config.allowedOrigins } : {}),
+      ...(config.allowedTypes !== undefined ? { allowedTypes: config.allowedTypes } : {}),
     };
     if (Object.keys(patch).length > 0)
       project = (await db.updateProject(project.id, patch)) ?? project;
@@ -127,6 +129,7 @@ async function ensureSharedDefaultProject(
       name: 'Default project',
       plan: config.plan ?? 'free',
       allowedOrigins: config.allowedOrigins ?? DEMO_ORIGINS,
+      allowedTypes: config.allowedTypes ?? null,
     });
   } else {
     // Another instance won the race and may not have created the row yet.
@@ -140,6 +143,7 @@ async function ensureSharedDefaultProject(
     const patch = {
       ...(config.plan ? { plan: config.plan } : {}),
       ...(config.allowedOrigins ? { allowedOrigins: config.allowedOrigins } : {}),
+      ...(config.allowedTypes !== undefined ? { allowedTypes: config.allowedTypes } : {}),
     };
     if (Object.keys(patch).length > 0) {
       project = (await db.updateProject(project.id, patch)) ?? project;

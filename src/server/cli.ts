@@ -5,6 +5,7 @@ import { ConfigError, configFromEnv, parseOrigins } from './config.js';
 import type { MetadataStore } from './db/metadata-store.js';
 import { openMetadataStore } from './deployment.js';
 import { newApiKey } from './secrets.js';
+import { parseTypeList } from './stored-type.js';
 
 const USAGE = `Manage projects and keys of a filehost service: the SQLite database in
 FILEHOST_DATA_DIR, or PostgreSQL when FILEHOST_DATABASE_URL is set.
@@ -15,7 +16,12 @@ FILEHOST_DATA_DIR, or PostgreSQL when FILEHOST_DATABASE_URL is set.
 
   npm run admin -- projects list
   npm run admin -- projects create --name NAME [--plan free|paid] [--origins URL,URL]
+                                   [--types TYPE,TYPE]
   npm run admin -- projects set PROJECT_ID [--name NAME] [--plan free|paid] [--origins URL,URL]
+                                   [--types TYPE,TYPE]
+
+--types: the media types the project accepts, e.g. image/*,application/pdf (declared at
+sign, recognised from the bytes when complete); * for every type, the default.
   npm run admin -- keys list PROJECT_ID
   npm run admin -- keys create PROJECT_ID --kind secret|publishable
   npm run admin -- keys revoke KEY_ID
@@ -25,6 +31,18 @@ Changes apply at once, also to a running service.`;
 
 class UsageError extends Error {}
 
+function parseTypes(raw: string): string[] | null {
+  try {
+    return parseTypeList(raw);
+  } catch (error) {
+    throw new UsageError(`--types: ${(error as Error).message}`);
+  }
+}
+
+function describeTypes(types: string[] | null): string {
+  return types ? types.join(', ') : 'any';
+}
+
 async function run(args: string[], db: MetadataStore): Promise<string> {
   const { values, positionals } = parseArgs({
     args,
@@ -33,6 +51,7 @@ async function run(args: string[], db: MetadataStore): Promise<string> {
       name: { type: 'string' },
       plan: { type: 'string' },
       origins: { type: 'string' },
+      types: { type: 'string' },
       kind: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -41,6 +60,7 @@ async function run(args: string[], db: MetadataStore): Promise<string> {
   if (values.help || !group) return USAGE;
   const plan = values.plan === undefined ? undefined : parsePlan(values.plan);
   const origins = values.origins === undefined ? undefined : parseOrigins(values.origins);
+  const types = values.types === undefined ? undefined : parseTypes(values.types);
 
   if (group === 'bucket' && action === 'setup') {
     const config = configFromEnv();
@@ -73,7 +93,7 @@ async function run(args: string[], db: MetadataStore): Promise<string> {
     return projects
       .map(
         (p) =>
-          `${p.id}  ${p.name}  (${p.plan})  origins: ${p.allowedOrigins.join(', ') || '(none)'}`,
+          `${p.id}  ${p.name}  (${p.plan})  origins: ${p.allowedOrigins.join(', ') || '(none)'}  types: ${describeTypes(p.allowedTypes)}`,
       )
       .join('\n');
   }
@@ -83,11 +103,12 @@ async function run(args: string[], db: MetadataStore): Promise<string> {
       name: values.name,
       plan: plan ?? 'free',
       allowedOrigins: origins ?? [],
+      allowedTypes: types ?? null,
     });
     const secret = await createKey(db, project.id, 'secret');
     const publishable = await createKey(db, project.id, 'publishable');
     return [
-      `Created ${project.id} (${project.plan}), origins: ${project.allowedOrigins.join(', ') || '(none)'}`,
+      `Created ${project.id} (${project.plan}), origins: ${project.allowedOrigins.join(', ') || '(none)'}, types: ${describeTypes(project.allowedTypes)}`,
       `  Publishable key  ${publishable.key}`,
       `  Secret key       ${secret.key}`,
       'Keep the secret key on servers only. Neither key is shown again.',
@@ -99,9 +120,10 @@ async function run(args: string[], db: MetadataStore): Promise<string> {
       ...(values.name ? { name: values.name } : {}),
       ...(plan ? { plan } : {}),
       ...(origins ? { allowedOrigins: origins } : {}),
+      ...(types !== undefined ? { allowedTypes: types } : {}),
     });
     if (!updated) throw new UsageError(`No project ${target}`);
-    return `${updated.id}  ${updated.name}  (${updated.plan})  origins: ${updated.allowedOrigins.join(', ') || '(none)'}`;
+    return `${updated.id}  ${updated.name}  (${updated.plan})  origins: ${updated.allowedOrigins.join(', ') || '(none)'}  types: ${describeTypes(updated.allowedTypes)}`;
   }
   if (group === 'keys' && action === 'list') {
     if (!target) throw new UsageError('keys list needs a PROJECT_ID');

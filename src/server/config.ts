@@ -4,6 +4,7 @@ import { PUBLISHABLE_KEY_PREFIX, SECRET_KEY_PREFIX } from '../api/routes.js';
 import { MetadataUnavailableError } from './db/unavailable.js';
 import { StartupError } from './startup-error.js';
 import { BlobUnavailableError } from './storage/blob-store.js';
+import { parseTypeList } from './stored-type.js';
 
 /** Where the demo page is served from (`npm start`): allowed by default so it just works. */
 export const DEMO_ORIGINS = ['http://localhost:5173', 'http://127.0.0.1:5173'];
@@ -21,6 +22,8 @@ export interface ServiceConfig {
   secretKey: string | undefined;
   publishableKey: string | undefined;
   allowedOrigins: string[] | undefined;
+  /** `FILEHOST_ALLOWED_TYPES`: the default project's accepted types; null: every type. */
+  allowedTypes: string[] | null | undefined;
   plan: Plan | undefined;
   rateLimitPerMinute: number;
   uploadUrlTtlSeconds: number;
@@ -136,6 +139,7 @@ export function configFromEnv(env: Env = process.env): ServiceConfig {
     secretKey,
     publishableKey,
     allowedOrigins: origins === undefined ? undefined : parseOrigins(origins),
+    allowedTypes: allowedTypes(read('FILEHOST_ALLOWED_TYPES')),
     plan: plan as Plan | undefined,
     rateLimitPerMinute: integer(env, 'FILEHOST_RATE_LIMIT', 600, 1, 1_000_000),
     uploadUrlTtlSeconds: integer(env, 'FILEHOST_UPLOAD_URL_TTL', 3600, 1, 7 * 24 * 3600),
@@ -160,6 +164,15 @@ export function configFromEnv(env: Env = process.env): ServiceConfig {
     trustProxy: trustProxy(read('FILEHOST_TRUST_PROXY')),
     logLevel: logLevel(read('FILEHOST_LOG_LEVEL') ?? 'warn'),
   };
+}
+
+function allowedTypes(raw: string | undefined): string[] | null | undefined {
+  if (raw === undefined) return undefined;
+  try {
+    return parseTypeList(raw);
+  } catch (error) {
+    throw new ConfigError('FILEHOST_ALLOWED_TYPES', (error as Error).message);
+  }
 }
 
 /** `FILEHOST_S3_BUCKET` selects S3 storage; the other `FILEHOST_S3_*` refine it. */

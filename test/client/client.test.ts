@@ -19,6 +19,7 @@ import {
 } from '../../src/client/index.js';
 import { fileSource } from '../../src/client/node.js';
 import { partPutError } from '../../src/client/part-put-error.js';
+import { bytesOfType } from '../helpers/bytes.js';
 import { SCALE } from '../helpers/scale-mode.js';
 import {
   ALLOWED_ORIGIN,
@@ -85,7 +86,7 @@ describe('FilehostClient against the real service', () => {
   });
 
   it('uploads a file from disk as a stream through the multi-step flow, with progress', async () => {
-    const bytes = patternBytes(12 * MiB + 77, 5);
+    const bytes = bytesOfType('video/mp4', 12 * MiB + 77, 5);
     const path = join(dir, 'video.bin');
     await writeFile(path, bytes);
     const progress: number[] = [];

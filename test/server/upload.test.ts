@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { FileRecord, UploadResponse } from '../../src/api/types.js';
+import { bytesOfType } from '../helpers/bytes.js';
 import {
   ALLOWED_ORIGIN,
   assertSameBytes,
@@ -32,7 +33,7 @@ describe('POST /v1/upload', () => {
     });
 
   it('stores a raw body and serves the same bytes at the returned URL at once', async () => {
-    const bytes = patternBytes(300_000);
+    const bytes = bytesOfType('image/png', 300_000);
     const response = await rawUpload(bytes, {
       'Content-Type': 'image/png',
       'X-Filename': 'cat.png',

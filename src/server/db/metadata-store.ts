@@ -9,8 +9,18 @@ export interface Project {
   plan: Plan;
   /** Exact origins (scheme, host, port) from which the publishable key may be used. */
   allowedOrigins: string[];
+  /**
+   * The media types the project accepts (`image/*`, `application/pdf`), declared at sign and
+   * recognised from the bytes at completion; null: every type.
+   */
+  allowedTypes: string[] | null;
   createdAt: number;
 }
+
+/** What `updateProject` changes: the fields given (`allowedTypes: null` removes the list). */
+export type ProjectPatch = Partial<
+  Pick<Project, 'name' | 'plan' | 'allowedOrigins' | 'allowedTypes'>
+>;
 
 export interface ApiKeyRow {
   id: string;
@@ -79,10 +89,7 @@ export interface MetadataStore {
   close(): Promise<void>;
 
   createProject(project: Project): Promise<void>;
-  updateProject(
-    id: string,
-    patch: Partial<Pick<Project, 'name' | 'plan' | 'allowedOrigins'>>,
-  ): Promise<Project | null>;
+  updateProject(id: string, patch: ProjectPatch): Promise<Project | null>;
   getProject(id: string): Promise<Project | null>;
   listProjects(): Promise<Project[]>;
 

@@ -71,4 +71,8 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   ALTER TABLE files ADD COLUMN upload_token_hash TEXT;
   ALTER TABLE files ADD COLUMN completed_parts TEXT;
   `,
+  // The media types a project accepts (JSON list); null: every type.
+  `
+  ALTER TABLE projects ADD COLUMN allowed_types TEXT;
+  `,
 ];

@@ -19,6 +19,7 @@ export interface ProjectRecord<J = string[]> {
   name: string;
   plan: Plan;
   allowed_origins: J;
+  allowed_types: J | null;
   created_at: number;
 }
 
@@ -88,6 +89,7 @@ export function toProject(row: ProjectRecord): Project {
     name: row.name,
     plan: row.plan,
     allowedOrigins: row.allowed_origins,
+    allowedTypes: row.allowed_types,
     createdAt: row.created_at,
   };
 }

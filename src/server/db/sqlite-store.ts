@@ -10,6 +10,7 @@ import type {
   ListPosition,
   MetadataStore,
   Project,
+  ProjectPatch,
 } from './metadata-store.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
 import {
@@ -164,31 +165,39 @@ export class SqliteMetadataStore implements MetadataStore {
     return this.#run(() => {
       this.#db
         .prepare(
-          'INSERT INTO projects (id, name, plan, allowed_origins, created_at) VALUES (?, ?, ?, ?, ?)',
+          'INSERT INTO projects (id, name, plan, allowed_origins, allowed_types, created_at) VALUES (?, ?, ?, ?, ?, ?)',
         )
         .run(
           project.id,
           project.name,
           project.plan,
           JSON.stringify(project.allowedOrigins),
+          project.allowedTypes ? JSON.stringify(project.allowedTypes) : null,
           project.createdAt,
         );
     });
   }
 
-  async updateProject(
-    id: string,
-    patch: Partial<Pick<Project, 'name' | 'plan' | 'allowedOrigins'>>,
-  ): Promise<Project | null> {
-    const current = await this.getProject(id);
-    if (!current) return null;
-    const next = { ...current, ...patch };
-    await this.#run(() =>
-      this.#db
-        .prepare('UPDATE projects SET name = ?, plan = ?, allowed_origins = ? WHERE id = ?')
-        .run(next.name, next.plan, JSON.stringify(next.allowedOrigins), id),
-    );
-    return next;
+  updateProject(id: string, patch: ProjectPatch): Promise<Project | null> {
+    // One statement, so two concurrent patches of different fields both land.
+    return this.#run(() => {
+      const row = this.#db
+        .prepare(
+          `UPDATE projects SET name = coalesce(?, name), plan = coalesce(?, plan),
+             allowed_origins = coalesce(?, allowed_origins),
+             allowed_types = CASE WHEN ? THEN ? ELSE allowed_types END
+           WHERE id = ? RETURNING *`,
+        )
+        .get(
+          patch.name ?? null,
+          patch.plan ?? null,
+          patch.allowedOrigins ? JSON.stringify(patch.allowedOrigins) : null,
+          patch.allowedTypes === undefined ? 0 : 1,
+          patch.allowedTypes ? JSON.stringify(patch.allowedTypes) : null,
+          id,
+        ) as ProjectRecord<string> | undefined;
+      return row ? projectOf(row) : null;
+    });
   }
 
   getProject(id: string): Promise<Project | null> {
@@ -224,7 +233,7 @@ export class SqliteMetadataStore implements MetadataStore {
       const row = this.#db
         .prepare(
           `SELECT k.*, p.name AS p_name, p.plan AS p_plan, p.allowed_origins AS p_allowed_origins,
-                  p.created_at AS p_created_at
+                  p.allowed_types AS p_allowed_types, p.created_at AS p_created_at
            FROM api_keys k JOIN projects p ON p.id = k.project_id
            WHERE k.hash = ? AND k.revoked_at IS NULL`,
         )
@@ -233,6 +242,7 @@ export class SqliteMetadataStore implements MetadataStore {
             p_name: string;
             p_plan: Plan;
             p_allowed_origins: string;
+            p_allowed_types: string | null;
             p_created_at: number;
           })
         | undefined;
@@ -244,6 +254,7 @@ export class SqliteMetadataStore implements MetadataStore {
           name: row.p_name,
           plan: row.p_plan,
           allowed_origins: row.p_allowed_origins,
+          allowed_types: row.p_allowed_types,
           created_at: row.p_created_at,
         }),
       };
@@ -480,7 +491,11 @@ export class SqliteMetadataStore implements MetadataStore {
 
 /** SQLite keeps JSON columns as text. */
 function projectOf(row: ProjectRecord<string>): Project {
-  return toProject({ ...row, allowed_origins: JSON.parse(row.allowed_origins) as string[] });
+  return toProject({
+    ...row,
+    allowed_origins: JSON.parse(row.allowed_origins) as string[],
+    allowed_types: row.allowed_types === null ? null : (JSON.parse(row.allowed_types) as string[]),
+  });
 }
 
 function fileOf(row: FileRecord<string, string>): FileRow {

@@ -8,6 +8,8 @@ import type { CompletedPart, FileRow } from '../db/metadata-store.js';
 import { fail } from '../errors.js';
 import { partLayout, toFileRecord } from '../records.js';
 import { BlobBusyError, BlobNotFoundError, type HeldPart } from '../storage/blob-store.js';
+import { readHead, requireAllowedType, storedType, typeAllowed } from '../stored-type.js';
+import { purge } from '../sweeper.js';
 import { UPLOAD_TOKEN_HEADER } from '../upload-access.js';
 import { heldParts, multipartOf, multiStepUpload } from './upload-state.js';
 
@@ -87,17 +89,44 @@ export async function completeUpload(
     }
   }
   crashPoint('complete:renamed');
-  // `held` is null when a racing complete made the object: that one records the ETags.
-  const completedParts = held
-    ? layout.map(({ partNumber }) => ({
+  // `held` is null when a racing complete made the object: that one records the ETags and
+  // the type.
+  let ready: { completedParts?: CompletedPart[]; mime?: string } = {};
+  if (held) {
+    const mime = await storedType(row.mime, await readHead(ctx.blobs, row.id, row.size));
+    if (!typeAllowed(caller.project.allowedTypes, mime)) {
+      await discard(ctx, caller, row);
+      requireAllowedType(caller.project.allowedTypes, mime, 'recognised');
+    }
+    ready = {
+      mime,
+      completedParts: layout.map(({ partNumber }) => ({
         partNumber,
         etag: (held.get(partNumber) as HeldPart).etag,
-      }))
-    : undefined;
-  await ctx.db.markReady(row.id, 'pending', { completedParts });
+      })),
+    };
+  }
+  await ctx.db.markReady(row.id, 'pending', ready);
   const now = await ctx.db.getVisibleFile(caller.project.id, row.id);
   if (!now) fail('not_found', 'The upload was cancelled.');
   return readyRecord(ctx, now, claimed);
+}
+
+/**
+ * Takes back an upload whose bytes the project does not accept, as `DELETE` of a pending
+ * upload does: the row marked deleted at once (so it is listed and served nowhere), then
+ * its bytes removed; what cannot be removed now the sweeper purges.
+ */
+async function discard(ctx: ServiceContext, caller: Caller, row: FileRow): Promise<void> {
+  if (!(await ctx.db.markDeleted(caller.project.id, row.id, ctx.now()))) return;
+  try {
+    await purge(ctx, row);
+  } catch (error) {
+    ctx.log.warn(
+      { err: error, id: row.id },
+      'the bytes of a refused upload are left to the sweeper',
+    );
+  }
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { MAX_BATCH, PLAN_SIGN_CAP, type Plan } from '../../api/limits.js';
+import { MAX_BATCH, PLAN_SIGN_CAP } from '../../api/limits.js';
 import type { FileMetadata, SignBatchResponse, SignResponse } from '../../api/types.js';
 import { authenticate, type Caller } from '../auth.js';
 import {
@@ -10,13 +10,14 @@ import {
   readSizedJson,
 } from '../body.js';
 import type { ServiceContext } from '../context.js';
-import type { FileRow } from '../db/metadata-store.js';
+import type { FileRow, Project } from '../db/metadata-store.js';
 import { fail, ServiceError } from '../errors.js';
 import { normalizeMediaType } from '../media-type.js';
 import { validateMetadata } from '../metadata.js';
 import { sanitizeName } from '../names.js';
 import { choosePartSize, partLayout } from '../records.js';
 import { newId } from '../secrets.js';
+import { requireAllowedType } from '../stored-type.js';
 import { newUploadToken, partUrlExpiry, pendingExpiry } from '../upload-access.js';
 import { signParts } from './upload-state.js';
 
@@ -55,7 +56,7 @@ export async function signUploadHandler(
     if (bytes > JSON_LIMIT) {
       fail('invalid_request', `The JSON body is larger than ${JSON_LIMIT / 1024} KiB.`);
     }
-    const entry = validateSignEntry(body, caller.project.plan);
+    const entry = validateSignEntry(body, caller.project);
     reply.code(201).send(await createUpload(ctx, caller, entry));
     return;
   }
@@ -65,7 +66,7 @@ export async function signUploadHandler(
   }
   const entries = files.map((file: unknown, index) => {
     try {
-      return validateSignEntry(file, caller.project.plan);
+      return validateSignEntry(file, caller.project);
     } catch (error) {
       throw atIndex(error, index, 'files');
     }
@@ -78,7 +79,11 @@ export async function signUploadHandler(
  * Checks one file to sign (a single sign's body, or one entry of a batch) and answers it
  * normalized; throws the documented error a single sign gives for it.
  */
-export function validateSignEntry(body: unknown, plan: Plan): SignEntry {
+export function validateSignEntry(
+  body: unknown,
+  project: Pick<Project, 'plan' | 'allowedTypes'>,
+): SignEntry {
+  const { plan } = project;
   if (!isPlainObject(body)) fail('invalid_request', 'The body must be a JSON object.');
   const { name, size, type, metadata, checksum } = body;
   if (name !== undefined && typeof name !== 'string') {
@@ -100,10 +105,12 @@ export function validateSignEntry(body: unknown, plan: Plan): SignEntry {
   if (checksum !== undefined && typeof checksum !== 'boolean') {
     fail('invalid_request', 'checksum must be true or false.');
   }
+  const mime = normalizeMediaType(type, 'type');
+  requireAllowedType(project.allowedTypes, mime, 'declared');
   return {
     name: sanitizeName(name),
     size,
-    mime: normalizeMediaType(type, 'type'),
+    mime,
     metadata: validateMetadata(metadata, 'metadata'),
     checksum: checksum === true,
   };

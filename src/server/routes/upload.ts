@@ -11,6 +11,7 @@ import { mediaEssence, normalizeMediaType } from '../media-type.js';
 import { parseMetadataJson } from '../metadata.js';
 import { decodeFilenameHeader, fileUrl, sanitizeName } from '../names.js';
 import { newId } from '../secrets.js';
+import { readHead, requireAllowedType, storedType } from '../stored-type.js';
 
 /** Room for boundaries, part headers and a metadata field around a 100 MiB file part. */
 const MULTIPART_OVERHEAD = 256 * 1024;
@@ -59,6 +60,8 @@ export async function uploadHandler(
         name: sanitizeName(decodeFilenameHeader(headerValue(request, 'x-filename'))),
         mime: normalizeMediaType(request.headers['content-type'], 'Content-Type'),
       };
+  const { allowedTypes } = caller.project;
+  if (rawMeta) requireAllowedType(allowedTypes, rawMeta.mime, 'declared');
 
   const id = newId();
   const lease = receivingLease(ctx);
@@ -95,8 +98,11 @@ export async function uploadHandler(
           metadata: headerMetadata,
           ...(await storeRaw(ctx, id, request, rawMeta.mime)),
         }
-      : await storeMultipart(ctx, id, request, headerMetadata);
+      : await storeMultipart(ctx, id, request, headerMetadata, allowedTypes);
     if (received.size === 0) fail('empty_body');
+    // What the file is, from its bytes; a type the project does not take keeps nothing.
+    received.mime = await storedType(received.mime, await readHead(ctx.blobs, id, received.size));
+    requireAllowedType(allowedTypes, received.mime, 'recognised');
     crashPoint('upload:stored');
     const made = await ctx.db.markReady(id, 'receiving', { ...received, createdAt: ctx.now() });
     if (!made) throw new Error(`Upload row ${id} left the receiving state`);
@@ -146,6 +152,7 @@ async function storeMultipart(
   id: string,
   request: FastifyRequest,
   headerMetadata: Record<string, string>,
+  allowedTypes: readonly string[] | null,
 ): Promise<Received> {
   let stored: Received | null = null;
   let metadata = headerMetadata;
@@ -162,6 +169,7 @@ async function storeMultipart(
         if (stored) fail('invalid_request', 'The multipart body has more than one "file" part.');
         const name = sanitizeName(part.filename);
         const mime = normalizeMediaType(part.mimetype, 'The Content-Type of the file part');
+        requireAllowedType(allowedTypes, mime, 'declared');
         const { size } = await ctx.blobs.put(
           id,
           limitBytes(part.file, MAX_ONE_REQUEST_BYTES, tooLarge),

@@ -19,6 +19,7 @@ export function metadataStoreConformance(
         name: 'P',
         plan: 'free',
         allowedOrigins: ['https://a.test'],
+        allowedTypes: null,
         createdAt: 1,
       };
       await store.createProject(project);
@@ -68,6 +69,46 @@ export function metadataStoreConformance(
           (await store.listProjects()).map((p) => p.id),
           [project.id],
         );
+      }),
+    );
+
+    it(
+      "keeps a project's allowed types: a list, or null for every type",
+      withStore(async (store, project) => {
+        assert.equal(project.allowedTypes, null);
+        const listed = await store.updateProject(project.id, {
+          allowedTypes: ['image/*', 'application/pdf'],
+        });
+        assert.deepEqual(listed?.allowedTypes, ['image/*', 'application/pdf']);
+        // A patch without it leaves it; null removes it.
+        assert.deepEqual(
+          (await store.updateProject(project.id, { name: 'Renamed' }))?.allowedTypes,
+          ['image/*', 'application/pdf'],
+        );
+        assert.equal(
+          (await store.updateProject(project.id, { allowedTypes: null }))?.allowedTypes,
+          null,
+        );
+        assert.equal((await store.getProject(project.id))?.allowedTypes, null);
+      }),
+    );
+
+    it(
+      'loses no field when patches of different fields of one project run at once',
+      withStore(async (store, project) => {
+        await Promise.all([
+          store.updateProject(project.id, { name: 'New name' }),
+          store.updateProject(project.id, { plan: 'paid' }),
+          store.updateProject(project.id, { allowedOrigins: ['https://c.test'] }),
+          store.updateProject(project.id, { allowedTypes: ['text/plain'] }),
+        ]);
+        assert.deepEqual(await store.getProject(project.id), {
+          ...project,
+          name: 'New name',
+          plan: 'paid',
+          allowedOrigins: ['https://c.test'],
+          allowedTypes: ['text/plain'],
+        });
       }),
     );
 

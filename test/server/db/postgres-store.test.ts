@@ -57,6 +57,7 @@ const project = (id: string) => ({
   name: 'P',
   plan: 'free' as const,
   allowedOrigins: [],
+  allowedTypes: null,
   createdAt: 1,
 });
 

@@ -47,6 +47,7 @@ describe('SqliteMetadataStore specifics', () => {
         name: 'P',
         plan: 'free',
         allowedOrigins: [],
+        allowedTypes: null,
         createdAt: 1,
       });
       await first.close();
@@ -67,6 +68,7 @@ describe('SqliteMetadataStore specifics', () => {
         name: 'G',
         plan: 'free',
         allowedOrigins: [],
+        allowedTypes: null,
         createdAt: 1,
       });
       const row = (id: string): FileRow => ({

@@ -79,4 +79,8 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE files ADD COLUMN upload_token_hash text, ADD COLUMN completed_parts json;
   `,
+  // The media types a project accepts; null: every type.
+  `
+  ALTER TABLE projects ADD COLUMN allowed_types json;
+  `,
 ];

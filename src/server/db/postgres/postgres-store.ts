@@ -7,6 +7,7 @@ import type {
   ListPosition,
   MetadataStore,
   Project,
+  ProjectPatch,
 } from '../metadata-store.js';
 import {
   FILE_COLUMNS,
@@ -235,31 +236,32 @@ export class PostgresMetadataStore implements MetadataStore {
 
   async createProject(project: Project): Promise<void> {
     await this.#rows(
-      'INSERT INTO projects (id, name, plan, allowed_origins, created_at) VALUES ($1, $2, $3, $4, $5)',
+      'INSERT INTO projects (id, name, plan, allowed_origins, allowed_types, created_at) VALUES ($1, $2, $3, $4, $5, $6)',
       [
         project.id,
         project.name,
         project.plan,
         JSON.stringify(project.allowedOrigins),
+        project.allowedTypes ? JSON.stringify(project.allowedTypes) : null,
         project.createdAt,
       ],
     );
   }
 
-  async updateProject(
-    id: string,
-    patch: Partial<Pick<Project, 'name' | 'plan' | 'allowedOrigins'>>,
-  ): Promise<Project | null> {
+  async updateProject(id: string, patch: ProjectPatch): Promise<Project | null> {
     // One statement, so two concurrent patches of different fields both land.
     const [row] = await this.#rows<ProjectRecord>(
       `UPDATE projects SET name = coalesce($2, name), plan = coalesce($3, plan),
-         allowed_origins = coalesce($4::json, allowed_origins)
+         allowed_origins = coalesce($4::json, allowed_origins),
+         allowed_types = CASE WHEN $5 THEN $6::json ELSE allowed_types END
        WHERE id = $1 RETURNING *`,
       [
         id,
         patch.name ?? null,
         patch.plan ?? null,
         patch.allowedOrigins ? JSON.stringify(patch.allowedOrigins) : null,
+        patch.allowedTypes !== undefined,
+        patch.allowedTypes ? JSON.stringify(patch.allowedTypes) : null,
       ],
     );
     return row ? toProject(row) : null;
@@ -289,11 +291,12 @@ export class PostgresMetadataStore implements MetadataStore {
         p_name: string;
         p_plan: Plan;
         p_allowed_origins: string[];
+        p_allowed_types: string[] | null;
         p_created_at: number;
       }
     >(
       `SELECT k.*, p.name AS p_name, p.plan AS p_plan, p.allowed_origins AS p_allowed_origins,
-              p.created_at AS p_created_at
+              p.allowed_types AS p_allowed_types, p.created_at AS p_created_at
        FROM api_keys k JOIN projects p ON p.id = k.project_id
        WHERE k.hash = $1 AND k.revoked_at IS NULL`,
       [hash],
@@ -306,6 +309,7 @@ export class PostgresMetadataStore implements MetadataStore {
         name: row.p_name,
         plan: row.p_plan,
         allowed_origins: row.p_allowed_origins,
+        allowed_types: row.p_allowed_types,
         created_at: row.p_created_at,
       }),
     };
