@@ -17,6 +17,7 @@ export const API_ERROR_STATUS = {
   secret_key_required: 403,
   invalid_signature: 403,
   url_expired: 403,
+  quota_exceeded: 403,
   not_found: 404,
   request_timeout: 408,
   upload_incomplete: 409,

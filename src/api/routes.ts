@@ -7,6 +7,7 @@ export const routes = {
   files: () => '/v1/files',
   file: (id: string) => `/v1/files/${encodeURIComponent(id)}`,
   sign: () => '/v1/uploads/sign',
+  usage: () => '/v1/usage',
   uploadState: (id: string) => `/v1/uploads/${encodeURIComponent(id)}`,
   complete: (id: string) => `/v1/uploads/${encodeURIComponent(id)}/complete`,
   /** Batch complete: `{ "uploads": [ { "id", "parts"? }, … ] }`. */

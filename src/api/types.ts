@@ -136,6 +136,18 @@ export interface UploadPartState {
   headers?: Record<string, string>;
 }
 
+/** `GET /v1/usage` (secret key): what the project holds now, and its limits (null: none). */
+export interface Usage {
+  /** Bytes of ready files. */
+  storedBytes: number;
+  /** Ready files. */
+  files: number;
+  /** Signed sizes of pending uploads (and bytes reserved by one-request uploads under way). */
+  pendingBytes: number;
+  pendingUploads: number;
+  quota: { storageBytes: number | null; pendingUploads: number | null };
+}
+
 export interface UploadState {
   id: string;
   status: FileStatus;

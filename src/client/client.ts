@@ -13,6 +13,7 @@ import type {
   SignResponse,
   UploadResponse,
   UploadState,
+  Usage,
 } from '../api/types.js';
 import { ApiError, isTransient } from './api-error.js';
 import { consumedByHashing, digestHeaders } from './part-digest.js';
@@ -285,6 +286,11 @@ export class FilehostApi {
     if (query.cursor) params.set('cursor', query.cursor);
     const search = params.size > 0 ? `?${params}` : '';
     return this.#request<FileListResponse>('GET', `${routes.files()}${search}`, options);
+  }
+
+  /** `GET /v1/usage` (secret key): what the project holds now, and its limits. */
+  usage(options: CallOptions = {}): Promise<Usage> {
+    return this.#request<Usage>('GET', routes.usage(), options);
   }
 
   getFile(id: string, options: CallOptions = {}): Promise<FileRecord> {

@@ -13,6 +13,8 @@ export async function createProject(
     plan: Plan;
     allowedOrigins: string[];
     allowedTypes?: string[] | null;
+    storageQuota?: number | null;
+    maxPendingUploads?: number | null;
     id?: string;
   },
   now = Date.now(),
@@ -20,6 +22,8 @@ export async function createProject(
   const project: Project = {
     ...input,
     allowedTypes: input.allowedTypes ?? null,
+    storageQuota: input.storageQuota ?? null,
+    maxPendingUploads: input.maxPendingUploads ?? null,
     id: input.id ?? newId('prj_'),
     createdAt: now,
   };

@@ -25,6 +25,7 @@ import { listFilesHandler } from './routes/list-files.js';
 import { signUploadHandler } from './routes/sign-upload.js';
 import { uploadHandler } from './routes/upload.js';
 import { uploadStateHandler } from './routes/upload-state.js';
+import { usageHandler } from './routes/usage.js';
 
 /**
  * The API: routing, CORS, and the one place that turns anything thrown into a response.
@@ -89,6 +90,7 @@ export async function buildApiApp(ctx: ServiceContext): Promise<FastifyInstance>
   app.delete('/v1/files/:id', bind(deleteFileHandler));
   app.post('/v1/uploads/sign', bind(signUploadHandler));
   app.get('/v1/uploads/:id', bind(uploadStateHandler));
+  app.get('/v1/usage', bind(usageHandler));
   app.post('/v1/uploads/:id/complete', bind(completeUploadHandler));
   app.post('/v1/uploads/complete', bind(completeBatchHandler));
   // The local-disk store receives parts here; S3 receives them at its own URLs.

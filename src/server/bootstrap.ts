@@ -41,6 +41,8 @@ export async function ensureDefaultProject(
       plan: config.plan ?? 'free',
       allowedOrigins: config.allowedOrigins ?? DEMO_ORIGINS,
       allowedTypes: config.allowedTypes ?? null,
+      storageQuota: config.storageQuota ?? null,
+      maxPendingUploads: config.maxPendingUploads ?? null,
     });
     generated = { projectId: project.id };
   } else {
@@ -49,6 +51,10 @@ export async function ensureDefaultProject(
       ...(config.plan ? { plan: config.plan } : {}),
       ...(config.allowedOrigins ? { allowedOrigins: config.allowedOrigins } : {}),
       ...(config.allowedTypes !== undefined ? { allowedTypes: config.allowedTypes } : {}),
+      ...(config.storageQuota !== undefined ? { storageQuota: config.storageQuota } : {}),
+      ...(config.maxPendingUploads !== undefined
+        ? { maxPendingUploads: config.maxPendingUploads }
+        : {}),
     };
     if (Object.keys(patch).length > 0)
       project = (await db.updateProject(project.id, patch)) ?? project;
@@ -130,6 +136,8 @@ async function ensureSharedDefaultProject(
       plan: config.plan ?? 'free',
       allowedOrigins: config.allowedOrigins ?? DEMO_ORIGINS,
       allowedTypes: config.allowedTypes ?? null,
+      storageQuota: config.storageQuota ?? null,
+      maxPendingUploads: config.maxPendingUploads ?? null,
     });
   } else {
     // Another instance won the race and may not have created the row yet.
@@ -144,6 +152,10 @@ async function ensureSharedDefaultProject(
       ...(config.plan ? { plan: config.plan } : {}),
       ...(config.allowedOrigins ? { allowedOrigins: config.allowedOrigins } : {}),
       ...(config.allowedTypes !== undefined ? { allowedTypes: config.allowedTypes } : {}),
+      ...(config.storageQuota !== undefined ? { storageQuota: config.storageQuota } : {}),
+      ...(config.maxPendingUploads !== undefined
+        ? { maxPendingUploads: config.maxPendingUploads }
+        : {}),
     };
     if (Object.keys(patch).length > 0) {
       project = (await db.updateProject(project.id, patch)) ?? project;

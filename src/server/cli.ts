@@ -2,8 +2,9 @@ import { parseArgs } from 'node:util';
 import { PLANS, type Plan } from '../api/limits.js';
 import { createKey, createProject } from './admin.js';
 import { ConfigError, configFromEnv, parseOrigins } from './config.js';
-import type { MetadataStore } from './db/metadata-store.js';
+import type { MetadataStore, Project } from './db/metadata-store.js';
 import { openMetadataStore } from './deployment.js';
+import { projectQuota } from './quota.js';
 import { newApiKey } from './secrets.js';
 import { parseTypeList } from './stored-type.js';
 
@@ -16,10 +17,13 @@ FILEHOST_DATA_DIR, or PostgreSQL when FILEHOST_DATABASE_URL is set.
 
   npm run admin -- projects list
   npm run admin -- projects create --name NAME [--plan free|paid] [--origins URL,URL]
-                                   [--types TYPE,TYPE]
+                                   [--types TYPE,TYPE] [--storage-quota BYTES] [--max-pending N]
   npm run admin -- projects set PROJECT_ID [--name NAME] [--plan free|paid] [--origins URL,URL]
-                                   [--types TYPE,TYPE]
+                                   [--types TYPE,TYPE] [--storage-quota BYTES] [--max-pending N]
 
+--storage-quota, --max-pending: the project's limits (stored bytes and pending uploads'
+signed sizes; pending uploads at once); 0 for none, plan for the plan's (free: 10 GB and
+1,000; paid: none).
 --types: the media types the project accepts, e.g. image/*,application/pdf (declared at
 sign, recognised from the bytes when complete); * for every type, the default.
   npm run admin -- keys list PROJECT_ID
@@ -43,6 +47,20 @@ function describeTypes(types: string[] | null): string {
   return types ? types.join(', ') : 'any';
 }
 
+/** A limit option: a whole number (0: none), `plan` for the plan's (null), or absent. */
+function limitOption(name: string, raw: string | undefined): number | null | undefined {
+  if (raw === undefined) return undefined;
+  if (raw === 'plan') return null;
+  if (!/^\d+$/.test(raw)) throw new UsageError(`${name} takes a whole number, 0 for none, or plan`);
+  return Number(raw);
+}
+
+/** A project's limits as listings show them. */
+function describeLimits(project: Project): string {
+  const quota = projectQuota(project);
+  return `quota: ${quota.storageBytes ?? 'none'} bytes, ${quota.pendingUploads ?? 'no cap on'} pending`;
+}
+
 async function run(args: string[], db: MetadataStore): Promise<string> {
   const { values, positionals } = parseArgs({
     args,
@@ -52,6 +70,8 @@ async function run(args: string[], db: MetadataStore): Promise<string> {
       plan: { type: 'string' },
       origins: { type: 'string' },
       types: { type: 'string' },
+      'storage-quota': { type: 'string' },
+      'max-pending': { type: 'string' },
       kind: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -61,6 +81,12 @@ async function run(args: string[], db: MetadataStore): Promise<string> {
   const plan = values.plan === undefined ? undefined : parsePlan(values.plan);
   const origins = values.origins === undefined ? undefined : parseOrigins(values.origins);
   const types = values.types === undefined ? undefined : parseTypes(values.types);
+  const storageQuota = limitOption('--storage-quota', values['storage-quota']);
+  const maxPendingUploads = limitOption('--max-pending', values['max-pending']);
+  const limits = {
+    ...(storageQuota !== undefined ? { storageQuota } : {}),
+    ...(maxPendingUploads !== undefined ? { maxPendingUploads } : {}),
+  };
 
   if (group === 'bucket' && action === 'setup') {
     const config = configFromEnv();
@@ -93,7 +119,7 @@ async function run(args: string[], db: MetadataStore): Promise<string> {
     return projects
       .map(
         (p) =>
-          `${p.id}  ${p.name}  (${p.plan})  origins: ${p.allowedOrigins.join(', ') || '(none)'}  types: ${describeTypes(p.allowedTypes)}`,
+          `${p.id}  ${p.name}  (${p.plan})  origins: ${p.allowedOrigins.join(', ') || '(none)'}  types: ${describeTypes(p.allowedTypes)}  ${describeLimits(p)}`,
       )
       .join('\n');
   }
@@ -104,11 +130,12 @@ async function run(args: string[], db: MetadataStore): Promise<string> {
       plan: plan ?? 'free',
       allowedOrigins: origins ?? [],
       allowedTypes: types ?? null,
+      ...limits,
     });
     const secret = await createKey(db, project.id, 'secret');
     const publishable = await createKey(db, project.id, 'publishable');
     return [
-      `Created ${project.id} (${project.plan}), origins: ${project.allowedOrigins.join(', ') || '(none)'}, types: ${describeTypes(project.allowedTypes)}`,
+      `Created ${project.id} (${project.plan}), origins: ${project.allowedOrigins.join(', ') || '(none)'}, types: ${describeTypes(project.allowedTypes)}, ${describeLimits(project)}`,
       `  Publishable key  ${publishable.key}`,
       `  Secret key       ${secret.key}`,
       'Keep the secret key on servers only. Neither key is shown again.',
@@ -121,9 +148,10 @@ async function run(args: string[], db: MetadataStore): Promise<string> {
       ...(plan ? { plan } : {}),
       ...(origins ? { allowedOrigins: origins } : {}),
       ...(types !== undefined ? { allowedTypes: types } : {}),
+      ...limits,
     });
     if (!updated) throw new UsageError(`No project ${target}`);
-    return `${updated.id}  ${updated.name}  (${updated.plan})  origins: ${updated.allowedOrigins.join(', ') || '(none)'}  types: ${describeTypes(updated.allowedTypes)}`;
+    return `${updated.id}  ${updated.name}  (${updated.plan})  origins: ${updated.allowedOrigins.join(', ') || '(none)'}  types: ${describeTypes(updated.allowedTypes)}  ${describeLimits(updated)}`;
   }
   if (group === 'keys' && action === 'list') {
     if (!target) throw new UsageError('keys list needs a PROJECT_ID');

@@ -22,6 +22,9 @@ export interface ServiceConfig {
   secretKey: string | undefined;
   publishableKey: string | undefined;
   allowedOrigins: string[] | undefined;
+  /** `FILEHOST_STORAGE_QUOTA` / `FILEHOST_MAX_PENDING_UPLOADS` of the default project (0: none). */
+  storageQuota: number | undefined;
+  maxPendingUploads: number | undefined;
   /** `FILEHOST_ALLOWED_TYPES`: the default project's accepted types; null: every type. */
   allowedTypes: string[] | null | undefined;
   plan: Plan | undefined;
@@ -140,6 +143,14 @@ export function configFromEnv(env: Env = process.env): ServiceConfig {
     publishableKey,
     allowedOrigins: origins === undefined ? undefined : parseOrigins(origins),
     allowedTypes: allowedTypes(read('FILEHOST_ALLOWED_TYPES')),
+    storageQuota:
+      read('FILEHOST_STORAGE_QUOTA') === undefined
+        ? undefined
+        : integer(env, 'FILEHOST_STORAGE_QUOTA', 0, 0, Number.MAX_SAFE_INTEGER),
+    maxPendingUploads:
+      read('FILEHOST_MAX_PENDING_UPLOADS') === undefined
+        ? undefined
+        : integer(env, 'FILEHOST_MAX_PENDING_UPLOADS', 0, 0, 1_000_000_000),
     plan: plan as Plan | undefined,
     rateLimitPerMinute: integer(env, 'FILEHOST_RATE_LIMIT', 600, 1, 1_000_000),
     uploadUrlTtlSeconds: integer(env, 'FILEHOST_UPLOAD_URL_TTL', 3600, 1, 7 * 24 * 3600),

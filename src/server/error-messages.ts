@@ -16,6 +16,7 @@ export const ERROR_MESSAGES: Readonly<Record<ApiErrorCode, string>> = {
   secret_key_required: 'This operation needs the secret key.',
   invalid_signature: 'The upload URL was altered or was not issued by this service.',
   url_expired: 'The upload URL has expired; sign the upload again.',
+  quota_exceeded: "The project's storage quota or pending-upload cap would be passed.",
   not_found: 'Not found.',
   request_timeout:
     'The request body did not arrive in time; send it again (the connection is closed).',

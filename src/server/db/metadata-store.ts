@@ -14,12 +14,71 @@ export interface Project {
    * recognised from the bytes at completion; null: every type.
    */
   allowedTypes: string[] | null;
+  /** Bytes the project may keep (ready, plus pending uploads' signed sizes); 0: none; null: its plan's. */
+  storageQuota: number | null;
+  /** Pending uploads at once; 0: no cap; null: its plan's. */
+  maxPendingUploads: number | null;
   createdAt: number;
+}
+
+/** The limits a new upload must fit in; null: no limit. */
+export interface Quota {
+  storageBytes: number | null;
+  pendingUploads: number | null;
+}
+
+/** What a project holds now (decisions.md, `GET /v1/usage`). */
+export interface UsageCounts {
+  storedBytes: number;
+  files: number;
+  /** Signed sizes of pending uploads, and what one-request uploads under way reserved. */
+  pendingBytes: number;
+  pendingUploads: number;
+}
+
+/** New uploads that would pass a quota: which limit, and the first of them over it. */
+export class QuotaExceededError extends Error {
+  constructor(
+    readonly limit: 'storage' | 'pending_uploads',
+    readonly index: number,
+    readonly usage: UsageCounts,
+  ) {
+    super(`quota exceeded: ${limit}`);
+    this.name = 'QuotaExceededError';
+  }
+}
+
+/**
+ * Whether `files` fit `quota` on top of `usage`: null, or the limit passed and the first
+ * file over it. One rule for both stores: receiving rows count their reserved bytes, pending
+ * rows their signed size and one pending upload each.
+ */
+export function overQuota(
+  usage: UsageCounts,
+  files: readonly Pick<FileRow, 'size' | 'status'>[],
+  quota: Quota,
+): QuotaExceededError | null {
+  let bytes = usage.storedBytes + usage.pendingBytes;
+  let pending = usage.pendingUploads;
+  for (const [index, file] of files.entries()) {
+    bytes += file.size;
+    if (file.status === 'pending') pending++;
+    if (quota.storageBytes !== null && bytes > quota.storageBytes) {
+      return new QuotaExceededError('storage', index, usage);
+    }
+    if (quota.pendingUploads !== null && pending > quota.pendingUploads) {
+      return new QuotaExceededError('pending_uploads', index, usage);
+    }
+  }
+  return null;
 }
 
 /** What `updateProject` changes: the fields given (`allowedTypes: null` removes the list). */
 export type ProjectPatch = Partial<
-  Pick<Project, 'name' | 'plan' | 'allowedOrigins' | 'allowedTypes'>
+  Pick<
+    Project,
+    'name' | 'plan' | 'allowedOrigins' | 'allowedTypes' | 'storageQuota' | 'maxPendingUploads'
+  >
 >;
 
 export interface ApiKeyRow {
@@ -100,6 +159,14 @@ export interface MetadataStore {
   revokeKey(id: string, at: number): Promise<boolean>;
 
   insertFile(file: FileRow): Promise<void>;
+  /**
+   * Inserts new uploads (pending or receiving rows) of one project all together, only if
+   * they fit `quota` on top of what the project holds, checked and inserted as one step,
+   * exact however many instances insert at once; else none, and `QuotaExceededError`.
+   */
+  insertFiles(projectId: string, files: FileRow[], quota: Quota): Promise<void>;
+  /** What the project holds now. */
+  usage(projectId: string): Promise<UsageCounts>;
   /** A file a client can see (pending or ready) in the given project. */
   getVisibleFile(projectId: string, id: string): Promise<FileRow | null>;
   /** Any non-deleted row by id alone: the CDN and signed part URLs carry no project. */

@@ -75,4 +75,12 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE projects ADD COLUMN allowed_types TEXT;
   `,
+  // A project's own limits (null: its plan's; 0: none), and what usage sums up: the rows
+  // of one project that hold or reserve bytes.
+  `
+  ALTER TABLE projects ADD COLUMN storage_quota INTEGER;
+  ALTER TABLE projects ADD COLUMN max_pending_uploads INTEGER;
+  CREATE INDEX files_usage ON files (project_id, status, size)
+    WHERE status IN ('pending', 'receiving', 'ready');
+  `,
 ];

@@ -8,6 +8,7 @@ import type {
   FileRow,
   FileRowStatus,
   Project,
+  UsageCounts,
 } from './metadata-store.js';
 
 /**
@@ -20,6 +21,8 @@ export interface ProjectRecord<J = string[]> {
   plan: Plan;
   allowed_origins: J;
   allowed_types: J | null;
+  storage_quota: number | null;
+  max_pending_uploads: number | null;
   created_at: number;
 }
 
@@ -90,6 +93,8 @@ export function toProject(row: ProjectRecord): Project {
     plan: row.plan,
     allowedOrigins: row.allowed_origins,
     allowedTypes: row.allowed_types,
+    storageQuota: row.storage_quota === null ? null : Number(row.storage_quota),
+    maxPendingUploads: row.max_pending_uploads,
     createdAt: row.created_at,
   };
 }
@@ -123,5 +128,33 @@ export function toFile(row: FileRecord): FileRow {
     checksum: row.checksum,
     uploadTokenHash: row.upload_token_hash,
     completedParts: row.completed_parts,
+  };
+}
+
+/**
+ * What a project holds, by one query both stores run: ready files, and the bytes and count
+ * of uploads not finished (pending, and one-request uploads receiving their bytes).
+ */
+export const USAGE_SQL = (placeholder: string) => `SELECT
+    coalesce(sum(CASE WHEN status = 'ready' THEN size ELSE 0 END), 0) AS stored_bytes,
+    count(CASE WHEN status = 'ready' THEN 1 END) AS files,
+    coalesce(sum(CASE WHEN status IN ('pending', 'receiving') THEN size ELSE 0 END), 0) AS pending_bytes,
+    count(CASE WHEN status = 'pending' THEN 1 END) AS pending_uploads
+  FROM files WHERE project_id = ${placeholder} AND status IN ('pending', 'receiving', 'ready')`;
+
+export interface UsageRecord {
+  stored_bytes: number | string;
+  files: number | string;
+  pending_bytes: number | string;
+  pending_uploads: number | string;
+}
+
+/** A usage row as either driver gives it (PostgreSQL's bigint sums arrive as text). */
+export function toUsage(row: UsageRecord | undefined): UsageCounts {
+  return {
+    storedBytes: Number(row?.stored_bytes ?? 0),
+    files: Number(row?.files ?? 0),
+    pendingBytes: Number(row?.pending_bytes ?? 0),
+    pendingUploads: Number(row?.pending_uploads ?? 0),
   };
 }

@@ -11,7 +11,10 @@ import type {
   MetadataStore,
   Project,
   ProjectPatch,
+  Quota,
+  UsageCounts,
 } from './metadata-store.js';
+import { overQuota, QuotaExceededError } from './metadata-store.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
 import {
   FILE_COLUMNS,
@@ -23,6 +26,9 @@ import {
   toFile,
   toKey,
   toProject,
+  toUsage,
+  USAGE_SQL,
+  type UsageRecord,
 } from './records.js';
 import { MetadataUnavailableError } from './unavailable.js';
 
@@ -165,7 +171,7 @@ export class SqliteMetadataStore implements MetadataStore {
     return this.#run(() => {
       this.#db
         .prepare(
-          'INSERT INTO projects (id, name, plan, allowed_origins, allowed_types, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+          'INSERT INTO projects (id, name, plan, allowed_origins, allowed_types, storage_quota, max_pending_uploads, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
         )
         .run(
           project.id,
@@ -173,6 +179,8 @@ export class SqliteMetadataStore implements MetadataStore {
           project.plan,
           JSON.stringify(project.allowedOrigins),
           project.allowedTypes ? JSON.stringify(project.allowedTypes) : null,
+          project.storageQuota,
+          project.maxPendingUploads,
           project.createdAt,
         );
     });
@@ -185,7 +193,9 @@ export class SqliteMetadataStore implements MetadataStore {
         .prepare(
           `UPDATE projects SET name = coalesce(?, name), plan = coalesce(?, plan),
              allowed_origins = coalesce(?, allowed_origins),
-             allowed_types = CASE WHEN ? THEN ? ELSE allowed_types END
+             allowed_types = CASE WHEN ? THEN ? ELSE allowed_types END,
+             storage_quota = CASE WHEN ? THEN ? ELSE storage_quota END,
+             max_pending_uploads = CASE WHEN ? THEN ? ELSE max_pending_uploads END
            WHERE id = ? RETURNING *`,
         )
         .get(
@@ -194,6 +204,10 @@ export class SqliteMetadataStore implements MetadataStore {
           patch.allowedOrigins ? JSON.stringify(patch.allowedOrigins) : null,
           patch.allowedTypes === undefined ? 0 : 1,
           patch.allowedTypes ? JSON.stringify(patch.allowedTypes) : null,
+          patch.storageQuota === undefined ? 0 : 1,
+          patch.storageQuota ?? null,
+          patch.maxPendingUploads === undefined ? 0 : 1,
+          patch.maxPendingUploads ?? null,
           id,
         ) as ProjectRecord<string> | undefined;
       return row ? projectOf(row) : null;
@@ -233,7 +247,8 @@ export class SqliteMetadataStore implements MetadataStore {
       const row = this.#db
         .prepare(
           `SELECT k.*, p.name AS p_name, p.plan AS p_plan, p.allowed_origins AS p_allowed_origins,
-                  p.allowed_types AS p_allowed_types, p.created_at AS p_created_at
+                  p.allowed_types AS p_allowed_types, p.storage_quota AS p_storage_quota,
+                  p.max_pending_uploads AS p_max_pending_uploads, p.created_at AS p_created_at
            FROM api_keys k JOIN projects p ON p.id = k.project_id
            WHERE k.hash = ? AND k.revoked_at IS NULL`,
         )
@@ -243,6 +258,8 @@ export class SqliteMetadataStore implements MetadataStore {
             p_plan: Plan;
             p_allowed_origins: string;
             p_allowed_types: string | null;
+            p_storage_quota: number | null;
+            p_max_pending_uploads: number | null;
             p_created_at: number;
           })
         | undefined;
@@ -255,6 +272,8 @@ export class SqliteMetadataStore implements MetadataStore {
           plan: row.p_plan,
           allowed_origins: row.p_allowed_origins,
           allowed_types: row.p_allowed_types,
+          storage_quota: row.p_storage_quota,
+          max_pending_uploads: row.p_max_pending_uploads,
           created_at: row.p_created_at,
         }),
       };
@@ -285,6 +304,24 @@ export class SqliteMetadataStore implements MetadataStore {
         .prepare(`INSERT INTO files (${FILE_COLUMNS}) VALUES (${filePlaceholders(() => '?')})`)
         .run(...fileValues(file));
     });
+  }
+
+  insertFiles(projectId: string, files: FileRow[], quota: Quota): Promise<void> {
+    // One write: checked and inserted in one savepoint of the group's transaction, after
+    // every write before it (SQLite has one writer), so two signs never both fit.
+    return this.#write(() => {
+      const usage = toUsage(this.#db.prepare(USAGE_SQL('?')).get(projectId) as UsageRecord);
+      const over = overQuota(usage, files, quota);
+      if (over) throw over;
+      const insert = this.#db.prepare(
+        `INSERT INTO files (${FILE_COLUMNS}) VALUES (${filePlaceholders(() => '?')})`,
+      );
+      for (const file of files) insert.run(...fileValues(file));
+    });
+  }
+
+  usage(projectId: string): Promise<UsageCounts> {
+    return this.#run(() => toUsage(this.#db.prepare(USAGE_SQL('?')).get(projectId) as UsageRecord));
   }
 
   getVisibleFile(projectId: string, id: string): Promise<FileRow | null> {

@@ -10,11 +10,12 @@ import {
   readSizedJson,
 } from '../body.js';
 import type { ServiceContext } from '../context.js';
-import type { FileRow, Project } from '../db/metadata-store.js';
+import { type FileRow, type Project, QuotaExceededError } from '../db/metadata-store.js';
 import { fail, ServiceError } from '../errors.js';
 import { normalizeMediaType } from '../media-type.js';
 import { validateMetadata } from '../metadata.js';
 import { sanitizeName } from '../names.js';
+import { projectQuota, quotaError } from '../quota.js';
 import { choosePartSize, partLayout } from '../records.js';
 import { newId } from '../secrets.js';
 import { requireAllowedType } from '../stored-type.js';
@@ -189,7 +190,7 @@ async function createUpload(
 ): Promise<SignResponse> {
   const upload = newUpload(ctx, caller, entry);
   const { row } = upload;
-  await ctx.db.insertFile(row);
+  await insertWithinQuota(ctx, caller, [row]);
   await createStorage(ctx, row);
   await ctx.db.setStorageUploadId(row.id, row.storageUploadId as string);
   return signAnswer(ctx, upload);
@@ -211,7 +212,7 @@ async function createAll(
   const uploads = entries.map((entry) => newUpload(ctx, caller, entry));
   const rows = uploads.map(({ row }) => row);
   try {
-    await settleAll(rows.map((row) => ctx.db.insertFile(row)));
+    await insertWithinQuota(ctx, caller, rows);
     let next = 0;
     let failed = false;
     const worker = async () => {
@@ -236,6 +237,22 @@ async function createAll(
     throw error;
   }
   return Promise.all(uploads.map((upload) => signAnswer(ctx, upload)));
+}
+
+/**
+ * Inserts the rows of new uploads only if they fit the project's quota, checked and
+ * inserted as one step (exact however many sign at once): else `403 quota_exceeded`, with
+ * the `index` of the first entry over it when there are several, and nothing created.
+ */
+async function insertWithinQuota(ctx: ServiceContext, caller: Caller, rows: FileRow[]) {
+  const quota = projectQuota(caller.project);
+  try {
+    await ctx.db.insertFiles(caller.project.id, rows, quota);
+  } catch (error) {
+    if (!(error instanceof QuotaExceededError)) throw error;
+    const refusal = quotaError(error, quota);
+    throw rows.length > 1 ? atIndex(refusal, error.index, 'files') : refusal;
+  }
 }
 
 /** Waits for every promise to settle, then throws the first failure if there was one. */

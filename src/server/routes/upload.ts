@@ -6,10 +6,12 @@ import { authenticate } from '../auth.js';
 import { bodyChunks, contentLength, limitBytes } from '../body.js';
 import type { ServiceContext } from '../context.js';
 import { crashPoint } from '../crash-points.js';
+import { type FileRow, QuotaExceededError } from '../db/metadata-store.js';
 import { fail, ServiceError } from '../errors.js';
 import { mediaEssence, normalizeMediaType } from '../media-type.js';
 import { parseMetadataJson } from '../metadata.js';
 import { decodeFilenameHeader, fileUrl, sanitizeName } from '../names.js';
+import { projectQuota, quotaError } from '../quota.js';
 import { newId } from '../secrets.js';
 import { readHead, requireAllowedType, storedType } from '../stored-type.js';
 
@@ -65,12 +67,16 @@ export async function uploadHandler(
 
   const id = newId();
   const lease = receivingLease(ctx);
-  await ctx.db.insertFile({
+  // Room is reserved for what the body may hold (a chunked one: the most it may), and the
+  // reservation becomes the file's real size when it is stored.
+  const reserved = declared ?? MAX_ONE_REQUEST_BYTES + (multipart ? MULTIPART_OVERHEAD : 0);
+  const quota = projectQuota(caller.project);
+  const receiving: FileRow = {
     id,
     projectId: caller.project.id,
     name: rawMeta?.name ?? 'upload',
     mime: rawMeta?.mime ?? 'application/octet-stream',
-    size: 0,
+    size: reserved,
     createdAt: ctx.now(),
     status: 'receiving',
     metadata: {},
@@ -81,7 +87,14 @@ export async function uploadHandler(
     deletedAt: null,
     uploadTokenHash: null,
     completedParts: null,
-  });
+  };
+  try {
+    // One-request uploads are not pending uploads: only the storage quota applies.
+    await ctx.db.insertFiles(caller.project.id, [receiving], { ...quota, pendingUploads: null });
+  } catch (error) {
+    if (error instanceof QuotaExceededError) throw quotaError(error, quota);
+    throw error;
+  }
   // While bytes arrive the lease is renewed, so that no other instance's sweep takes this
   // upload for one whose receiver died.
   const renewal = setInterval(() => {

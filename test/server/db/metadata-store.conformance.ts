@@ -20,6 +20,8 @@ export function metadataStoreConformance(
         plan: 'free',
         allowedOrigins: ['https://a.test'],
         allowedTypes: null,
+        storageQuota: null,
+        maxPendingUploads: null,
         createdAt: 1,
       };
       await store.createProject(project);

@@ -58,6 +58,8 @@ const project = (id: string) => ({
   plan: 'free' as const,
   allowedOrigins: [],
   allowedTypes: null,
+  storageQuota: null,
+  maxPendingUploads: null,
   createdAt: 1,
 });
 

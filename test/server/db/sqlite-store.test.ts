@@ -48,6 +48,8 @@ describe('SqliteMetadataStore specifics', () => {
         plan: 'free',
         allowedOrigins: [],
         allowedTypes: null,
+        storageQuota: null,
+        maxPendingUploads: null,
         createdAt: 1,
       });
       await first.close();
@@ -69,6 +71,8 @@ describe('SqliteMetadataStore specifics', () => {
         plan: 'free',
         allowedOrigins: [],
         allowedTypes: null,
+        storageQuota: null,
+        maxPendingUploads: null,
         createdAt: 1,
       });
       const row = (id: string): FileRow => ({

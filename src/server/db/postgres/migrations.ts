@@ -83,4 +83,11 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE projects ADD COLUMN allowed_types json;
   `,
+  // A project's own limits (null: its plan's; 0: none), and what usage sums up: the rows
+  // of one project that hold or reserve bytes.
+  `
+  ALTER TABLE projects ADD COLUMN storage_quota bigint, ADD COLUMN max_pending_uploads integer;
+  CREATE INDEX files_usage ON files (project_id, status, size)
+    WHERE status IN ('pending', 'receiving', 'ready');
+  `,
 ];

@@ -8,7 +8,10 @@ import type {
   MetadataStore,
   Project,
   ProjectPatch,
+  Quota,
+  UsageCounts,
 } from '../metadata-store.js';
+import { overQuota, QuotaExceededError } from '../metadata-store.js';
 import {
   FILE_COLUMNS,
   type FileRecord,
@@ -19,6 +22,9 @@ import {
   toFile,
   toKey,
   toProject,
+  toUsage,
+  USAGE_SQL,
+  type UsageRecord,
 } from '../records.js';
 import { MetadataUnavailableError } from '../unavailable.js';
 import { POSTGRES_MIGRATIONS } from './migrations.js';
@@ -236,13 +242,15 @@ export class PostgresMetadataStore implements MetadataStore {
 
   async createProject(project: Project): Promise<void> {
     await this.#rows(
-      'INSERT INTO projects (id, name, plan, allowed_origins, allowed_types, created_at) VALUES ($1, $2, $3, $4, $5, $6)',
+      'INSERT INTO projects (id, name, plan, allowed_origins, allowed_types, storage_quota, max_pending_uploads, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)',
       [
         project.id,
         project.name,
         project.plan,
         JSON.stringify(project.allowedOrigins),
         project.allowedTypes ? JSON.stringify(project.allowedTypes) : null,
+        project.storageQuota,
+        project.maxPendingUploads,
         project.createdAt,
       ],
     );
@@ -253,7 +261,9 @@ export class PostgresMetadataStore implements MetadataStore {
     const [row] = await this.#rows<ProjectRecord>(
       `UPDATE projects SET name = coalesce($2, name), plan = coalesce($3, plan),
          allowed_origins = coalesce($4::json, allowed_origins),
-         allowed_types = CASE WHEN $5 THEN $6::json ELSE allowed_types END
+         allowed_types = CASE WHEN $5 THEN $6::json ELSE allowed_types END,
+         storage_quota = CASE WHEN $7 THEN $8::bigint ELSE storage_quota END,
+         max_pending_uploads = CASE WHEN $9 THEN $10::integer ELSE max_pending_uploads END
        WHERE id = $1 RETURNING *`,
       [
         id,
@@ -262,6 +272,10 @@ export class PostgresMetadataStore implements MetadataStore {
         patch.allowedOrigins ? JSON.stringify(patch.allowedOrigins) : null,
         patch.allowedTypes !== undefined,
         patch.allowedTypes ? JSON.stringify(patch.allowedTypes) : null,
+        patch.storageQuota !== undefined,
+        patch.storageQuota ?? null,
+        patch.maxPendingUploads !== undefined,
+        patch.maxPendingUploads ?? null,
       ],
     );
     return row ? toProject(row) : null;
@@ -292,11 +306,14 @@ export class PostgresMetadataStore implements MetadataStore {
         p_plan: Plan;
         p_allowed_origins: string[];
         p_allowed_types: string[] | null;
+        p_storage_quota: number | null;
+        p_max_pending_uploads: number | null;
         p_created_at: number;
       }
     >(
       `SELECT k.*, p.name AS p_name, p.plan AS p_plan, p.allowed_origins AS p_allowed_origins,
-              p.allowed_types AS p_allowed_types, p.created_at AS p_created_at
+              p.allowed_types AS p_allowed_types, p.storage_quota AS p_storage_quota,
+              p.max_pending_uploads AS p_max_pending_uploads, p.created_at AS p_created_at
        FROM api_keys k JOIN projects p ON p.id = k.project_id
        WHERE k.hash = $1 AND k.revoked_at IS NULL`,
       [hash],
@@ -310,6 +327,8 @@ export class PostgresMetadataStore implements MetadataStore {
         plan: row.p_plan,
         allowed_origins: row.p_allowed_origins,
         allowed_types: row.p_allowed_types,
+        storage_quota: row.p_storage_quota,
+        max_pending_uploads: row.p_max_pending_uploads,
         created_at: row.p_created_at,
       }),
     };
@@ -335,6 +354,57 @@ export class PostgresMetadataStore implements MetadataStore {
       `INSERT INTO files (${FILE_COLUMNS}) VALUES (${filePlaceholders((n) => `$${n}`)})`,
       fileValues(file),
     );
+  }
+
+  /**
+   * The project's row is locked first (`FOR UPDATE`), so inserts into one project from any
+   * number of instances take turns; its usage is then summed by a statement of its own,
+   * which (read committed) sees what the turn before committed. Check and insert commit
+   * together.
+   */
+  async insertFiles(projectId: string, files: FileRow[], quota: Quota): Promise<void> {
+    await this.#transaction(async (client) => {
+      await client.query('SELECT id FROM projects WHERE id = $1 FOR UPDATE', [projectId]);
+      const usage = toUsage(
+        (await client.query<UsageRecord>(USAGE_SQL('$1'), [projectId])).rows[0],
+      );
+      const over = overQuota(usage, files, quota);
+      if (over) throw over;
+      const width = FILE_COLUMNS.split(',').length;
+      await client.query(
+        `INSERT INTO files (${FILE_COLUMNS}) VALUES ${files
+          .map((_, row) => `(${filePlaceholders((n) => `$${row * width + n}`)})`)
+          .join(', ')}`,
+        files.flatMap(fileValues),
+      );
+    });
+  }
+
+  async usage(projectId: string): Promise<UsageCounts> {
+    const [row] = await this.#rows<UsageRecord>(USAGE_SQL('$1'), [projectId]);
+    return toUsage(row);
+  }
+
+  /** `work` in one transaction on one connection; rolled back if it throws. */
+  async #transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    let client: pg.PoolClient;
+    try {
+      client = await this.#pool.connect();
+    } catch (error) {
+      throw toStoreError(error);
+    }
+    try {
+      await client.query('BEGIN');
+      const value = await work(client);
+      await client.query('COMMIT');
+      return value;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => {});
+      if (error instanceof QuotaExceededError) throw error;
+      throw toStoreError(error);
+    } finally {
+      client.release();
+    }
   }
 
   async getVisibleFile(projectId: string, id: string): Promise<FileRow | null> {
