@@ -65,6 +65,47 @@ describe('npm run admin (project and key management)', () => {
     }
   });
 
+  it("sets a project's accepted types and limits, which a running service applies at once", async () => {
+    const created = await admin('projects', 'create', '--name', 'Photos', '--types', 'image/*');
+    const projectId = /Created (prj_\S+)/.exec(created)?.[1] as string;
+    const secret = /Secret key\s+(sk_live_\S+)/.exec(created)?.[1] as string;
+    assert.match(created, /types: image\/\*, quota: 10000000000 bytes, 1000 pending/);
+    const service = await spawnService({ FILEHOST_DATA_DIR: dataDir });
+    try {
+      const sign = (type: string, size = 10) =>
+        fetch(`${service.apiUrl}/v1/uploads/sign`, {
+          method: 'POST',
+          headers: { Authorization: `Bearer ${secret}`, 'Content-Type': 'application/json' },
+          body: JSON.stringify({ name: 'a', size, type }),
+        });
+      assert.equal((await sign('application/pdf')).status, 415);
+      assert.equal((await sign('image/png')).status, 201);
+      const set = await admin(
+        'projects',
+        'set',
+        projectId,
+        '--types',
+        '*',
+        '--storage-quota',
+        '100',
+        '--max-pending',
+        '0',
+      );
+      assert.match(set, /types: any {2}quota: 100 bytes, no cap on pending/);
+      assert.equal((await sign('application/pdf', 91)).status, 403, '10 pending + 91 > 100');
+      assert.equal((await sign('application/pdf', 90)).status, 201);
+      assert.match(
+        await admin('projects', 'set', projectId, '--storage-quota', 'plan'),
+        /10000000000/,
+      );
+      await assert.rejects(admin('projects', 'set', projectId, '--max-pending', 'lots'));
+      await assert.rejects(admin('projects', 'set', projectId, '--types', 'pdf'));
+    } finally {
+      service.process.kill('SIGTERM');
+      await service.exited;
+    }
+  });
+
   it('explains a wrong command and exits non-zero', async () => {
     await assert.rejects(
       admin('keys', 'create', 'prj_x', '--kind', 'nope'),
