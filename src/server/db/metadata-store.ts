@@ -48,6 +48,11 @@ export class QuotaExceededError extends Error {
   }
 }
 
+/** Whether a quota limits anything: a project without limits needs no sum of its usage. */
+export function limits(quota: Quota): boolean {
+  return quota.storageBytes !== null || quota.pendingUploads !== null;
+}
+
 /**
  * Whether `files` fit `quota` on top of `usage`: null, or the limit passed and the first
  * file over it. One rule for both stores: receiving rows count their reserved bytes, pending

@@ -14,7 +14,7 @@ import type {
   Quota,
   UsageCounts,
 } from './metadata-store.js';
-import { overQuota, QuotaExceededError } from './metadata-store.js';
+import { limits, overQuota, QuotaExceededError } from './metadata-store.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
 import {
   FILE_COLUMNS,
@@ -310,9 +310,11 @@ export class SqliteMetadataStore implements MetadataStore {
     // One write: checked and inserted in one savepoint of the group's transaction, after
     // every write before it (SQLite has one writer), so two signs never both fit.
     return this.#write(() => {
-      const usage = toUsage(this.#db.prepare(USAGE_SQL('?')).get(projectId) as UsageRecord);
-      const over = overQuota(usage, files, quota);
-      if (over) throw over;
+      if (limits(quota)) {
+        const usage = toUsage(this.#db.prepare(USAGE_SQL('?')).get(projectId) as UsageRecord);
+        const over = overQuota(usage, files, quota);
+        if (over) throw over;
+      }
       const insert = this.#db.prepare(
         `INSERT INTO files (${FILE_COLUMNS}) VALUES (${filePlaceholders(() => '?')})`,
       );

@@ -11,7 +11,7 @@ import type {
   Quota,
   UsageCounts,
 } from '../metadata-store.js';
-import { overQuota, QuotaExceededError } from '../metadata-store.js';
+import { limits, overQuota, QuotaExceededError } from '../metadata-store.js';
 import {
   FILE_COLUMNS,
   type FileRecord,
@@ -364,12 +364,14 @@ export class PostgresMetadataStore implements MetadataStore {
    */
   async insertFiles(projectId: string, files: FileRow[], quota: Quota): Promise<void> {
     await this.#transaction(async (client) => {
-      await client.query('SELECT id FROM projects WHERE id = $1 FOR UPDATE', [projectId]);
-      const usage = toUsage(
-        (await client.query<UsageRecord>(USAGE_SQL('$1'), [projectId])).rows[0],
-      );
-      const over = overQuota(usage, files, quota);
-      if (over) throw over;
+      if (limits(quota)) {
+        await client.query('SELECT id FROM projects WHERE id = $1 FOR UPDATE', [projectId]);
+        const usage = toUsage(
+          (await client.query<UsageRecord>(USAGE_SQL('$1'), [projectId])).rows[0],
+        );
+        const over = overQuota(usage, files, quota);
+        if (over) throw over;
+      }
       const width = FILE_COLUMNS.split(',').length;
       await client.query(
         `INSERT INTO files (${FILE_COLUMNS}) VALUES ${files
