@@ -9,6 +9,8 @@ import type {
   UploadResponse,
 } from '../../src/api/types.js';
 import { parseTypeList, storedType, typeAllowed } from '../../src/server/stored-type.js';
+import { spyOnS3Commands } from '../helpers/s3-spy.js';
+import { SCALE } from '../helpers/scale-mode.js';
 import {
   expectError,
   json,
@@ -212,5 +214,32 @@ describe('types known from the bytes, and a project that takes only some', () =>
       201,
     );
     assert.equal(ok.uploads.length, 1);
+  });
+
+  it('reads the first 4,100 bytes of a completed file, at scale by one ranged GET', {
+    skip: !SCALE && 'S3 at scale',
+  }, async () => {
+    const size = 6 * 1024 * 1024;
+    const body = Buffer.alloc(size, 1);
+    PNG.copy(body);
+    const { complete } = await multiStep(
+      anyType.secretKey,
+      body,
+      'application/octet-stream',
+      'big.png',
+    );
+    const spy = spyOnS3Commands();
+    let record: FileRecord;
+    try {
+      record = await json<FileRecord>(await complete());
+    } finally {
+      spy.restore();
+    }
+    assert.equal(record.mime, 'image/png');
+    const gets = spy.seen.filter((command) => command.name === 'GetObjectCommand');
+    assert.deepEqual(
+      gets.map(({ input, contentLength }) => ({ range: input.Range, contentLength })),
+      [{ range: 'bytes=0-4099', contentLength: 4100 }],
+    );
   });
 });
