@@ -20,6 +20,7 @@ import { consumedByHashing, digestHeaders } from './part-digest.js';
 import { partEtag, putWithFreshUrl, SentBytes } from './part-put.js';
 import { partPutError } from './part-put-error.js';
 import { type RetryOptions, withRetry } from './retry.js';
+import type { UploadBody } from './upload-body.js';
 import {
   claimedParts,
   missingParts,
@@ -57,13 +58,7 @@ export interface RememberedUpload {
   token: string | null;
 }
 
-/** A request body the runtime's fetch can send: streams need `duplex: 'half'` (added for you). */
-export type UploadBody =
-  | Blob
-  | ArrayBuffer
-  | Uint8Array<ArrayBuffer>
-  | ReadableStream<Uint8Array>
-  | string;
+export type { UploadBody };
 
 /** Something a multi-step upload can read a byte range of, any number of times. */
 export interface UploadSource {

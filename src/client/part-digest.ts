@@ -1,7 +1,7 @@
 import type { Hash } from 'node:crypto';
 import { CHECKSUM_HEADER, checksumHeaderValue, type PartChecksum } from '../api/checksum.js';
 import { Batcher, eachAlone } from './batcher.js';
-import type { UploadBody } from './client.js';
+import type { UploadBody } from './upload-body.js';
 
 /**
  * The header that carries a part's digest, as its upload asks for it (`{}` where this

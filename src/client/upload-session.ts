@@ -1,9 +1,36 @@
 import { MAX_BATCH } from '../api/limits.js';
-import type { FileRecord, SignRequest, SignResponse } from '../api/types.js';
+import type {
+  CompleteBatchRequest,
+  CompleteRequest,
+  FileRecord,
+  SignRequest,
+  SignResponse,
+} from '../api/types.js';
 import { ApiError } from './api-error.js';
 import { Batcher, eachAlone } from './batcher.js';
-import type { CallOptions, FilehostApi } from './client.js';
 import type { ClaimedPart } from './upload-plan.js';
+
+interface CallOptions {
+  signal?: AbortSignal;
+}
+
+/**
+ * The calls a session makes: `FilehostApi`'s, named here by their shape so that the client
+ * (which makes a session) and the session do not import each other.
+ */
+export interface UploadCalls {
+  sign(request: SignRequest, options?: CallOptions): Promise<SignResponse>;
+  signMany(files: SignRequest[], options?: CallOptions): Promise<SignResponse[]>;
+  complete(
+    id: string,
+    request?: CompleteRequest,
+    options?: CallOptions & { uploadToken?: string | null },
+  ): Promise<FileRecord>;
+  completeMany(
+    uploads: CompleteBatchRequest['uploads'],
+    options?: CallOptions,
+  ): Promise<({ file: FileRecord; error?: undefined } | { file?: undefined; error: ApiError })[]>;
+}
 
 /** How long a sign or complete waits for others to join it; short enough not to be seen. */
 const BATCH_WINDOW_MS = 15;
@@ -52,11 +79,11 @@ interface SignJob extends CallOptions {
  * fails as a whole fails each of its files; retrying is the caller's (each by its rules).
  */
 export class UploadSession {
-  readonly api: FilehostApi;
+  readonly api: UploadCalls;
   readonly #sign: Batcher<SignJob, SignResponse>;
   readonly #complete: Batcher<CompleteJob, FileRecord>;
 
-  constructor(api: FilehostApi, options: { windowMs?: number } = {}) {
+  constructor(api: UploadCalls, options: { windowMs?: number } = {}) {
     this.api = api;
     const windowMs = options.windowMs ?? BATCH_WINDOW_MS;
     this.#sign = new Batcher((jobs) => this.#signAll(jobs), {

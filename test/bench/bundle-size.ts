@@ -1,8 +1,8 @@
 /**
  * `npm run size`: the script-tag bundle (from `npm run build`) minified and gzipped: what a
- * page loads before both elements render and take files (`dist/filehost.js`, budget 20 KiB)
- * and everything it ever loads (with the upload engine, budget 34 KiB), with what each file
- * is made of: each part's
+ * page loads before both elements render and take files (`dist/filehost.js`, budget 20 KiB),
+ * what every page that uploads loads (with the upload engine, budget 44 KiB) and each chunk
+ * loaded on use only (budget 5 KiB each), with what each file is made of: each part's
  * minified bytes (from the bundle's source map) and what it costs gzipped, which is what
  * deleting its bytes from the bundle saves (gzip shares context across parts, so these do
  * not add up to the total).
@@ -10,9 +10,9 @@
 import { readFile } from 'node:fs/promises';
 import { eachMapping, TraceMap } from '@jridgewell/trace-mapping';
 import {
-  FEATURE_BUDGET_BYTES,
   FIRST_LOAD_BUDGET_BYTES,
   gzippedBytes,
+  ON_USE_CHUNK_BUDGET_BYTES,
   reportRows,
   scriptTagSizes,
   TOTAL_BUDGET_BYTES,
@@ -26,7 +26,7 @@ function groupOf(source: string | null): string {
   if (source.includes('src/elements/file-uploader/')) return '<file-uploader>';
   if (source.includes('src/elements/file-list/')) return '<file-list>';
   if (/src\/(client|api)\//.test(source)) return 'client and contract';
-  return 'shared helpers, shims, entry';
+  return 'shared helpers, entry';
 }
 
 async function main(): Promise<void> {
@@ -42,7 +42,7 @@ async function main(): Promise<void> {
   );
   for (const feature of features) {
     console.log(
-      `on use only, ${feature.name}: ${kib(feature.gzipped)} KiB gzipped (${judged(feature.gzipped, FEATURE_BUDGET_BYTES)})`,
+      `on use only, ${feature.name}: ${kib(feature.gzipped)} KiB gzipped (${judged(feature.gzipped, ON_USE_CHUNK_BUDGET_BYTES)})`,
     );
   }
   for (const file of files) await breakdown(file.name);
@@ -65,7 +65,7 @@ async function main(): Promise<void> {
       comparison: 'the elements themselves',
       measure: `on use only: ${feature.name.replace(/-[\w-]{8}\.js$/, '')}, KiB gzipped`,
       filehost: feature.gzipped / 1024,
-      goal: { op: '<=' as const, target: FEATURE_BUDGET_BYTES / 1024 },
+      goal: { op: '<=' as const, target: ON_USE_CHUNK_BUDGET_BYTES / 1024 },
       runs: 1,
     })),
   ]);

@@ -130,8 +130,8 @@ describe('the script-tag bundle in a plain page', () => {
     await page.close();
   });
 
-  // The bundle's Uppy is trimmed to what the element calls (vite.config.ts): its other paths,
-  // run here on the built bundle rather than on the sources the browser tests load.
+  // The element's other paths (parts, a refused duplicate, removal, teardown), run here on
+  // the built bundle rather than on the sources the browser tests load.
   it('uploads in parts, refuses a duplicate in words, removes a file and tears down', async () => {
     const { page, errors } = await open(allowed.origin);
     const big = Buffer.from(patternBytes(2 * PART_SIZE + 12_345, 4));

@@ -371,8 +371,6 @@ export class FileUploaderElement extends LitElement {
    * Pauses a file's upload: nothing more is sent until `resumeFile`, which sends only what the
    * service does not hold yet. (A file of one part already sending finishes its bytes.)
    */
-  // Not `pause`/`resume`: the script-tag build trims Uppy's members of those names and
-  // refuses to build while anything in the bundle reads a member so named (vite.config.ts).
   pauseFile(id: string): void {
     this.#controller.pauseFile(id);
   }

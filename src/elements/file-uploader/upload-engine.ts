@@ -310,8 +310,7 @@ export class UploadEngine {
   #createUppy(): Uppy<Meta, UploadBody> {
     const uppy = new Uppy<Meta, UploadBody>({
       // Failures reach the page as `upload-error` events and on screen; Uppy need not also
-      // print each one to the console. (The script-tag build counts on this: it drops
-      // Uppy's log statements, see vite.config.ts.)
+      // print each one to the console.
       logger: { debug: quiet, warn: quiet, error: quiet },
       // Uppy's defaults, relied on: no autoProceed, and more than one upload run at a time.
       restrictions: this.#restrictions(),
@@ -325,8 +324,7 @@ export class UploadEngine {
       shouldRetry: shouldRetryXhr,
       limit: 4,
     });
-    // Never `bundle: true`, and only files from the page (no remote ones): the script-tag
-    // build reads both as false and drops the code behind them (vite.config.ts).
+    // Never `bundle: true`: each file is a PUT of its own bytes to its own signed URL.
     // A file of one part goes to its signed URL with its headers, read from our plan when
     // XHRUpload sends it: no per-file Uppy state (each change copies Uppy's whole file map).
     // XHRUpload asks for the URL when the file's turn comes, and waits for it: the first
