@@ -127,8 +127,9 @@ describe('UploadSession: sign and complete, batched', () => {
     );
     const completes = calls.filter((call) => call.path === '/v1/uploads/complete');
     assert.equal(completes.length, 1, 'one batch call');
+    const [batch] = completes as [Call];
     assert.deepEqual(
-      (completes[0]?.body as { uploads: { uploadToken: string }[] }).uploads.map(
+      (batch.body as { uploads: { uploadToken: string }[] }).uploads.map(
         (entry) => entry.uploadToken,
       ),
       signed.map(({ signed: upload }) => upload.uploadToken),

@@ -29,7 +29,9 @@ describe('the demo server', () => {
   });
 
   it('serves nothing of the data dir: not the secret key, not the database, by any route', async () => {
-    const { port } = vite.httpServer?.address() as AddressInfo;
+    const { port } = (
+      vite.httpServer as NonNullable<typeof vite.httpServer>
+    ).address() as AddressInfo;
     const base = `http://localhost:${port}`;
     const name = dataDir.slice(process.cwd().length);
     const dotless = name.replace('/.', '/%2e');

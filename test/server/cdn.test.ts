@@ -3,13 +3,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { UploadResponse } from '../../src/api/types.js';
 import { bytesOfType } from '../helpers/bytes.js';
-import {
-  assertSameBytes,
-  json,
-  patternBytes,
-  startTestService,
-  type TestService,
-} from '../helpers/service.js';
+import { assertSameBytes, json, startTestService, type TestService } from '../helpers/service.js';
 
 describe('CDN', () => {
   let t: TestService;

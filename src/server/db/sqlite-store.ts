@@ -14,7 +14,7 @@ import type {
   Quota,
   UsageCounts,
 } from './metadata-store.js';
-import { limits, overQuota, QuotaExceededError } from './metadata-store.js';
+import { limits, overQuota } from './metadata-store.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
 import {
   FILE_COLUMNS,
