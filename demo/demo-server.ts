@@ -1,3 +1,4 @@
+import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { createServer, type ViteDevServer } from 'vite';
 
@@ -19,15 +20,28 @@ export async function startDemoServer(options: {
   /** Default: vite.config.ts's (5173, which the default project allows). */
   port?: number;
 }): Promise<ViteDevServer> {
-  const dataDir = resolve(options.dataDir);
+  // As written and as Vite will see it (it serves real paths), glob characters taken
+  // literally: a data dir named `a[1]` is not the pattern `a[1]`.
+  const dirs = [...new Set([resolve(options.dataDir), realPath(resolve(options.dataDir))])].map(
+    (dir) => dir.replace(/[*?[\]{}()!+@]/g, '\\$&'),
+  );
   const vite = await createServer({
     logLevel: 'warn',
     server: {
       ...(options.port === undefined ? {} : { port: options.port }),
       // Absolute patterns: Vite matches them against the absolute path of what it serves.
-      fs: { deny: [...VITE_DEFAULT_DENY, dataDir, `${dataDir}/**`] },
+      fs: { deny: [...VITE_DEFAULT_DENY, ...dirs.flatMap((dir) => [dir, `${dir}/**`])] },
     },
   });
   await vite.listen();
   return vite;
+}
+
+/** The directory's real path, or the path itself while it does not exist yet. */
+function realPath(dir: string): string {
+  try {
+    return realpathSync(dir);
+  } catch {
+    return dir;
+  }
 }
