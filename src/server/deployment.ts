@@ -95,7 +95,7 @@ export async function openMetadataStore(
     };
   }
   await prepareDataDir(config.dataDir);
-  const { SqliteMetadataStore } = await import('./db/sqlite-store.js');
+  const { SqliteMetadataStore } = await import('./db/sqlite/sqlite-store.js');
   return {
     db: new SqliteMetadataStore(join(config.dataDir, 'filehost.db')),
     rateLimiter: new MemoryRateLimiter(config.rateLimitPerMinute),

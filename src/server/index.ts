@@ -14,7 +14,7 @@ export type {
   MetadataStore,
   Project,
 } from './db/metadata-store.js';
-export { SqliteMetadataStore } from './db/sqlite-store.js';
+export { SqliteMetadataStore } from './db/sqlite/sqlite-store.js';
 export { openStores, type Stores } from './deployment.js';
 export { ServiceError } from './errors.js';
 export { MemoryRateLimiter, type RateLimiter } from './rate-limit.js';

@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import type { FileRow } from '../../src/server/db/metadata-store.js';
-import { FILE_COLUMNS, fileValues } from '../../src/server/db/records.js';
+import { fileValues } from '../../src/server/db/sql/records.js';
+import { fileInsert } from '../../src/server/db/sql/statements.js';
 
 /**
  * Many file rows at once, for benchmarks and tests that need a big project fast: one
@@ -10,11 +11,7 @@ import { FILE_COLUMNS, fileValues } from '../../src/server/db/records.js';
 export function insertFilesBulk(databasePath: string, files: Iterable<FileRow>): void {
   const db = new Database(databasePath, { timeout: 5000 });
   try {
-    const insert = db.prepare(
-      `INSERT INTO files (${FILE_COLUMNS}) VALUES (${FILE_COLUMNS.split(',')
-        .map(() => '?')
-        .join(', ')})`,
-    );
+    const insert = db.prepare(fileInsert(1));
     db.transaction(() => {
       for (const file of files) insert.run(...fileValues(file));
     })();

@@ -9,28 +9,41 @@ import { hashKey, newId } from '../../../src/server/secrets.js';
  */
 export function metadataStoreConformance(
   name: string,
-  create: () => Promise<{ store: MetadataStore; cleanup: () => Promise<void> }>,
+  create: () => Promise<{
+    store: MetadataStore;
+    /** Another store on the same database: a second connection, as a second instance has. */
+    another: () => Promise<MetadataStore>;
+    cleanup: () => Promise<void>;
+  }>,
 ): void {
-  const withStore = (fn: (store: MetadataStore, project: Project) => Promise<void>) => async () => {
-    const { store, cleanup } = await create();
-    try {
-      const project: Project = {
-        id: newId('prj_'),
-        name: 'P',
-        plan: 'free',
-        allowedOrigins: ['https://a.test'],
-        allowedTypes: null,
-        storageQuota: null,
-        maxPendingUploads: null,
-        createdAt: 1,
-      };
-      await store.createProject(project);
-      await fn(store, project);
-    } finally {
-      await store.close();
-      await cleanup();
-    }
-  };
+  const withStore =
+    (
+      fn: (
+        store: MetadataStore,
+        project: Project,
+        another: () => Promise<MetadataStore>,
+      ) => Promise<void>,
+    ) =>
+    async () => {
+      const { store, another, cleanup } = await create();
+      try {
+        const project: Project = {
+          id: newId('prj_'),
+          name: 'P',
+          plan: 'free',
+          allowedOrigins: ['https://a.test'],
+          allowedTypes: null,
+          storageQuota: null,
+          maxPendingUploads: null,
+          createdAt: 1,
+        };
+        await store.createProject(project);
+        await fn(store, project, another);
+      } finally {
+        await store.close();
+        await cleanup();
+      }
+    };
 
   const file = (projectId: string, overrides: Partial<FileRow> = {}): FileRow => ({
     id: newId(),
@@ -111,6 +124,31 @@ export function metadataStoreConformance(
           allowedOrigins: ['https://c.test'],
           allowedTypes: ['text/plain'],
         });
+      }),
+    );
+
+    it(
+      'loses no field when patches of different fields arrive on two connections at once',
+      withStore(async (store, project, another) => {
+        const second = await another();
+        try {
+          // Many rounds, each pair overlapping: a read-then-write patch loses one of them.
+          for (let round = 0; round < 20; round++) {
+            await Promise.all([
+              store.updateProject(project.id, { name: `Name ${round}` }),
+              second.updateProject(project.id, { storageQuota: round }),
+              second.updateProject(project.id, { allowedOrigins: [`https://${round}.test`] }),
+              store.updateProject(project.id, { maxPendingUploads: round }),
+            ]);
+            const now = await store.getProject(project.id);
+            assert.deepEqual(
+              [now?.name, now?.storageQuota, now?.allowedOrigins, now?.maxPendingUploads],
+              [`Name ${round}`, round, [`https://${round}.test`], round],
+            );
+          }
+        } finally {
+          await second.close();
+        }
       }),
     );
 
@@ -334,6 +372,43 @@ export function metadataStoreConformance(
           /boom/,
         );
         assert.deepEqual(await store.runExclusive('sweep', async () => 5), { ran: true, value: 5 });
+      }),
+    );
+
+    it(
+      'picks rows for the sweeper oldest first, ties broken by id, whatever the insert order',
+      withStore(async (store, project) => {
+        // Ids inserted in descending order, all with the same time: only a tie-break by id
+        // puts them back in ascending order.
+        const ids = ['f_c', 'f_b', 'f_a']
+          .map((id) => `${id}_${newId()}`)
+          .sort()
+          .reverse();
+        const ascending = [...ids].sort();
+        for (const id of ids) {
+          await store.insertFile(file(project.id, { id, status: 'pending', expiresAt: 100 }));
+        }
+        assert.deepEqual(
+          (await store.listExpiredPending(500, 10)).map((r) => r.id),
+          ascending,
+        );
+        for (const id of ids) await store.markDeleted(project.id, id, 7);
+        assert.deepEqual(
+          (await store.listDeletedUnpurged(10)).map((r) => r.id),
+          ascending,
+        );
+        const receiving = ids.map((id) => `${id}_r`);
+        for (const id of receiving) {
+          await store.insertFile(file(project.id, { id, status: 'receiving', expiresAt: 100 }));
+        }
+        assert.deepEqual(
+          (await store.listReceiving(10)).map((r) => r.id),
+          [...receiving].sort(),
+        );
+        assert.deepEqual(
+          (await store.listReceiving(2, 500)).map((r) => r.id),
+          [...receiving].sort().slice(0, 2),
+        );
       }),
     );
 

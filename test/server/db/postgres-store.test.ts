@@ -4,11 +4,10 @@ import { after, describe, it } from 'node:test';
 import pg from 'pg';
 import type { FileRow } from '../../../src/server/db/metadata-store.js';
 import { POSTGRES_MIGRATIONS } from '../../../src/server/db/postgres/migrations.js';
-import {
-  LIST_FILES_AFTER_SQL,
-  PostgresMetadataStore,
-} from '../../../src/server/db/postgres/postgres-store.js';
+import { numberedPlaceholders } from '../../../src/server/db/postgres/placeholders.js';
+import { PostgresMetadataStore } from '../../../src/server/db/postgres/postgres-store.js';
 import { PostgresRateLimiter } from '../../../src/server/db/postgres/rate-limiter.js';
+import { LIST_AFTER_POSITION } from '../../../src/server/db/sql/statements.js';
 import { MetadataUnavailableError } from '../../../src/server/db/unavailable.js';
 import { MemoryRateLimiter } from '../../../src/server/rate-limit.js';
 import { readyFileRow } from '../../helpers/file-rows.js';
@@ -79,9 +78,9 @@ if (skip) it('PostgreSQL metadata store and rate limiter', { skip }, () => {});
 
 describe('PostgreSQL', { skip }, () => {
   metadataStoreConformance('PostgreSQL', async () => {
-    const { store } = await freshStore();
+    const { url, store } = await freshStore();
     // The database goes with the cluster in `after`; dropping each one costs time for nothing.
-    return { store, cleanup: async () => {} };
+    return { store, another: () => PostgresMetadataStore.open(url), cleanup: async () => {} };
   });
 
   describe('PostgresMetadataStore specifics', () => {
@@ -202,7 +201,7 @@ describe('PostgreSQL', { skip }, () => {
         const values = ['prj_big', cursor.createdAt, cursor.id, 50];
         const plan = await inspect(url, async (client) => {
           const result = await client.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
-            `EXPLAIN (ANALYZE, FORMAT JSON) ${LIST_FILES_AFTER_SQL}`,
+            `EXPLAIN (ANALYZE, FORMAT JSON) ${numberedPlaceholders(LIST_AFTER_POSITION)}`,
             values,
           );
           return (result.rows[0] as { 'QUERY PLAN': [{ Plan: PlanNode }] })['QUERY PLAN'][0].Plan;

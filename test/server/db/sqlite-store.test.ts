@@ -5,7 +5,13 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import type { FileRow } from '../../../src/server/db/metadata-store.js';
-import { LIST_AFTER_CURSOR_SQL, SqliteMetadataStore } from '../../../src/server/db/sqlite-store.js';
+import {
+  DELETED_UNPURGED,
+  EXPIRED_PENDING,
+  LIST_AFTER_POSITION,
+  RECEIVING,
+} from '../../../src/server/db/sql/statements.js';
+import { SqliteMetadataStore } from '../../../src/server/db/sqlite/sqlite-store.js';
 import { newId } from '../../../src/server/secrets.js';
 import { metadataStoreConformance } from './metadata-store.conformance.js';
 
@@ -16,7 +22,11 @@ async function tempDb() {
 
 metadataStoreConformance('SQLite', async () => {
   const { path, cleanup } = await tempDb();
-  return { store: new SqliteMetadataStore(path), cleanup };
+  return {
+    store: new SqliteMetadataStore(path),
+    another: async () => new SqliteMetadataStore(path),
+    cleanup,
+  };
 });
 
 describe('SqliteMetadataStore specifics', () => {
@@ -25,7 +35,7 @@ describe('SqliteMetadataStore specifics', () => {
     await new SqliteMetadataStore(path).close();
     const db = new Database(path, { readonly: true });
     const plan = (
-      db.prepare(`EXPLAIN QUERY PLAN ${LIST_AFTER_CURSOR_SQL}`).all('p', 1, 'x', 10) as {
+      db.prepare(`EXPLAIN QUERY PLAN ${LIST_AFTER_POSITION}`).all('p', 1, 'x', 10) as {
         detail: string;
       }[]
     ).map((row) => row.detail);
@@ -36,6 +46,29 @@ describe('SqliteMetadataStore specifics', () => {
       plan[0] as string,
       /USING INDEX files_listing \(project_id=\? AND \(created_at,id\)<\(\?,\?\)\)/,
     );
+  });
+
+  it('walks an index in order for each list the sweeper reads, with no sort of its own', async () => {
+    const { path, cleanup } = await tempDb();
+    await new SqliteMetadataStore(path).close();
+    const db = new Database(path, { readonly: true });
+    const plan = (sql: string, values: unknown[]) =>
+      (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...values) as { detail: string }[])
+        .map((row) => row.detail)
+        .join('\n');
+    const plans = {
+      unpurged: plan(DELETED_UNPURGED, [10]),
+      expired: plan(EXPIRED_PENDING, [1, 10]),
+      receiving: plan(RECEIVING, [1, 1, 10]),
+    };
+    db.close();
+    await cleanup();
+    assert.match(plans.unpurged, /^SCAN files USING INDEX files_unpurged$/);
+    assert.match(
+      plans.expired,
+      /^SEARCH files USING INDEX files_pending_expiry \(expires_at<\?\)$/,
+    );
+    assert.match(plans.receiving, /^SCAN files USING INDEX files_receiving$/);
   });
 
   it('migrates once and keeps data when opened again', async () => {

@@ -1,33 +1,20 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
-import type { Plan } from '../../../api/limits.js';
-import type {
-  ApiKeyRow,
-  FileRow,
-  ListPosition,
-  MetadataStore,
-  Project,
-  ProjectPatch,
-  Quota,
-  UsageCounts,
-} from '../metadata-store.js';
+import type { FileRow, Quota } from '../metadata-store.js';
 import { limits, overQuota, QuotaExceededError } from '../metadata-store.js';
 import {
   FILE_COLUMNS,
   type FileRecord,
-  filePlaceholders,
   fileValues,
-  type KeyRecord,
-  type ProjectRecord,
   toFile,
-  toKey,
-  toProject,
   toUsage,
-  USAGE_SQL,
   type UsageRecord,
-} from '../records.js';
+} from '../sql/records.js';
+import { SqlMetadataStore, type SqlValue } from '../sql/sql-store.js';
+import * as SQL from '../sql/statements.js';
 import { MetadataUnavailableError } from '../unavailable.js';
 import { POSTGRES_MIGRATIONS } from './migrations.js';
+import { numberedPlaceholders } from './placeholders.js';
 
 export interface PostgresStoreOptions {
   /**
@@ -49,22 +36,6 @@ export interface PostgresStoreOptions {
   /** Hears about idle connections that died (server restart, failover); default: ignored. */
   onConnectionError?: (error: Error) => void;
 }
-
-/** The first page of a project's listing: $1 project id, $2 limit. */
-export const LIST_FILES_SQL = `SELECT ${FILE_COLUMNS} FROM files
-  WHERE project_id = $1 AND status IN ('pending', 'ready')
-  ORDER BY created_at DESC, id DESC LIMIT $2`;
-
-/**
- * A later page: $1 project id, $2 and $3 the position (created_at, id) to continue after,
- * $4 limit. The row-value comparison is one range condition on the `files_listing` index,
- * so the page starts at the cursor in the index instead of skipping the rows before it;
- * it is exported so a test can EXPLAIN exactly this text.
- */
-export const LIST_FILES_AFTER_SQL = `SELECT ${FILE_COLUMNS} FROM files
-  WHERE project_id = $1 AND status IN ('pending', 'ready')
-    AND (created_at, id) < ($2, $3)
-  ORDER BY created_at DESC, id DESC LIMIT $4`;
 
 const INT8_OID = 20;
 
@@ -155,13 +126,14 @@ export function toStoreError(error: unknown): unknown {
  * and fails within `timeoutMs` with `MetadataUnavailableError` when the database cannot
  * answer, instead of holding the request.
  */
-export class PostgresMetadataStore implements MetadataStore {
+export class PostgresMetadataStore extends SqlMetadataStore {
   readonly #pool: pg.Pool;
   /** Lock names this process holds, so a second local caller answers without a round trip. */
   readonly #held = new Set<string>();
   #closed = false;
 
   private constructor(pool: pg.Pool) {
+    super();
     this.#pool = pool;
   }
 
@@ -224,136 +196,20 @@ export class PostgresMetadataStore implements MetadataStore {
     await this.#pool.end();
   }
 
-  async #rows<R extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<R[]> {
+  protected async rows<R>(sql: string, values: readonly SqlValue[]): Promise<R[]> {
     try {
-      return (await this.#pool.query<R>(text, values)).rows;
+      return (await this.#pool.query(numberedPlaceholders(sql), [...values])).rows as R[];
     } catch (error) {
       throw toStoreError(error);
     }
   }
 
-  async #changed(text: string, values: unknown[]): Promise<boolean> {
+  protected async changes(sql: string, values: readonly SqlValue[]): Promise<number> {
     try {
-      return ((await this.#pool.query(text, values)).rowCount ?? 0) > 0;
+      return (await this.#pool.query(numberedPlaceholders(sql), [...values])).rowCount ?? 0;
     } catch (error) {
       throw toStoreError(error);
     }
-  }
-
-  async createProject(project: Project): Promise<void> {
-    await this.#rows(
-      'INSERT INTO projects (id, name, plan, allowed_origins, allowed_types, storage_quota, max_pending_uploads, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)',
-      [
-        project.id,
-        project.name,
-        project.plan,
-        JSON.stringify(project.allowedOrigins),
-        project.allowedTypes ? JSON.stringify(project.allowedTypes) : null,
-        project.storageQuota,
-        project.maxPendingUploads,
-        project.createdAt,
-      ],
-    );
-  }
-
-  async updateProject(id: string, patch: ProjectPatch): Promise<Project | null> {
-    // One statement, so two concurrent patches of different fields both land.
-    const [row] = await this.#rows<ProjectRecord>(
-      `UPDATE projects SET name = coalesce($2, name), plan = coalesce($3, plan),
-         allowed_origins = coalesce($4::json, allowed_origins),
-         allowed_types = CASE WHEN $5 THEN $6::json ELSE allowed_types END,
-         storage_quota = CASE WHEN $7 THEN $8::bigint ELSE storage_quota END,
-         max_pending_uploads = CASE WHEN $9 THEN $10::integer ELSE max_pending_uploads END
-       WHERE id = $1 RETURNING *`,
-      [
-        id,
-        patch.name ?? null,
-        patch.plan ?? null,
-        patch.allowedOrigins ? JSON.stringify(patch.allowedOrigins) : null,
-        patch.allowedTypes !== undefined,
-        patch.allowedTypes ? JSON.stringify(patch.allowedTypes) : null,
-        patch.storageQuota !== undefined,
-        patch.storageQuota ?? null,
-        patch.maxPendingUploads !== undefined,
-        patch.maxPendingUploads ?? null,
-      ],
-    );
-    return row ? toProject(row) : null;
-  }
-
-  async getProject(id: string): Promise<Project | null> {
-    const [row] = await this.#rows<ProjectRecord>('SELECT * FROM projects WHERE id = $1', [id]);
-    return row ? toProject(row) : null;
-  }
-
-  async listProjects(): Promise<Project[]> {
-    const rows = await this.#rows<ProjectRecord>('SELECT * FROM projects ORDER BY created_at, id');
-    return rows.map(toProject);
-  }
-
-  async addKey(key: ApiKeyRow): Promise<void> {
-    await this.#rows(
-      `INSERT INTO api_keys (id, project_id, kind, hash, hint, created_at, revoked_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-      [key.id, key.projectId, key.kind, key.hash, key.hint, key.createdAt, key.revokedAt],
-    );
-  }
-
-  async findKeyByHash(hash: string): Promise<{ key: ApiKeyRow; project: Project } | null> {
-    const [row] = await this.#rows<
-      KeyRecord & {
-        p_name: string;
-        p_plan: Plan;
-        p_allowed_origins: string[];
-        p_allowed_types: string[] | null;
-        p_storage_quota: number | null;
-        p_max_pending_uploads: number | null;
-        p_created_at: number;
-      }
-    >(
-      `SELECT k.*, p.name AS p_name, p.plan AS p_plan, p.allowed_origins AS p_allowed_origins,
-              p.allowed_types AS p_allowed_types, p.storage_quota AS p_storage_quota,
-              p.max_pending_uploads AS p_max_pending_uploads, p.created_at AS p_created_at
-       FROM api_keys k JOIN projects p ON p.id = k.project_id
-       WHERE k.hash = $1 AND k.revoked_at IS NULL`,
-      [hash],
-    );
-    if (!row) return null;
-    return {
-      key: toKey(row),
-      project: toProject({
-        id: row.project_id,
-        name: row.p_name,
-        plan: row.p_plan,
-        allowed_origins: row.p_allowed_origins,
-        allowed_types: row.p_allowed_types,
-        storage_quota: row.p_storage_quota,
-        max_pending_uploads: row.p_max_pending_uploads,
-        created_at: row.p_created_at,
-      }),
-    };
-  }
-
-  async listKeys(projectId: string): Promise<ApiKeyRow[]> {
-    const rows = await this.#rows<KeyRecord>(
-      'SELECT * FROM api_keys WHERE project_id = $1 ORDER BY created_at, id',
-      [projectId],
-    );
-    return rows.map(toKey);
-  }
-
-  async revokeKey(id: string, at: number): Promise<boolean> {
-    return this.#changed(
-      'UPDATE api_keys SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL',
-      [id, at],
-    );
-  }
-
-  async insertFile(file: FileRow): Promise<void> {
-    await this.#rows(
-      `INSERT INTO files (${FILE_COLUMNS}) VALUES (${filePlaceholders((n) => `$${n}`)})`,
-      fileValues(file),
-    );
   }
 
   /**
@@ -367,24 +223,17 @@ export class PostgresMetadataStore implements MetadataStore {
       if (limits(quota)) {
         await client.query('SELECT id FROM projects WHERE id = $1 FOR UPDATE', [projectId]);
         const usage = toUsage(
-          (await client.query<UsageRecord>(USAGE_SQL('$1'), [projectId])).rows[0],
+          (await client.query<UsageRecord>(numberedPlaceholders(SQL.PROJECT_USAGE), [projectId]))
+            .rows[0],
         );
         const over = overQuota(usage, files, quota);
         if (over) throw over;
       }
-      const width = FILE_COLUMNS.split(',').length;
       await client.query(
-        `INSERT INTO files (${FILE_COLUMNS}) VALUES ${files
-          .map((_, row) => `(${filePlaceholders((n) => `$${row * width + n}`)})`)
-          .join(', ')}`,
+        numberedPlaceholders(SQL.fileInsert(files.length)),
         files.flatMap(fileValues),
       );
     });
-  }
-
-  async usage(projectId: string): Promise<UsageCounts> {
-    const [row] = await this.#rows<UsageRecord>(USAGE_SQL('$1'), [projectId]);
-    return toUsage(row);
   }
 
   /** `work` in one transaction on one connection; rolled back if it throws. */
@@ -409,163 +258,18 @@ export class PostgresMetadataStore implements MetadataStore {
     }
   }
 
-  async getVisibleFile(projectId: string, id: string): Promise<FileRow | null> {
-    const [row] = await this.#rows<FileRecord>(
-      `SELECT ${FILE_COLUMNS} FROM files
-       WHERE id = $1 AND project_id = $2 AND status IN ('pending', 'ready')`,
-      [id, projectId],
-    );
-    return row ? toFile(row) : null;
-  }
-
-  async getLiveFile(id: string): Promise<FileRow | null> {
-    const [row] = await this.#rows<FileRecord>(
-      `SELECT ${FILE_COLUMNS} FROM files WHERE id = $1 AND status != 'deleted'`,
-      [id],
-    );
-    return row ? toFile(row) : null;
-  }
-
-  async listFiles(
-    projectId: string,
-    after: ListPosition | null,
-    limit: number,
-  ): Promise<FileRow[]> {
-    const rows = after
-      ? await this.#rows<FileRecord>(LIST_FILES_AFTER_SQL, [
-          projectId,
-          after.createdAt,
-          after.id,
-          limit,
-        ])
-      : await this.#rows<FileRecord>(LIST_FILES_SQL, [projectId, limit]);
-    return rows.map(toFile);
-  }
-
-  async markReady(
-    id: string,
-    from: 'receiving' | 'pending',
-    fields: Partial<
-      Pick<FileRow, 'name' | 'mime' | 'size' | 'metadata' | 'createdAt' | 'completedParts'>
-    >,
-  ): Promise<boolean> {
-    return this.#changed(
-      `UPDATE files SET status = 'ready',
-         name = coalesce($3, name), mime = coalesce($4, mime), size = coalesce($5, size),
-         metadata = coalesce($6::json, metadata), created_at = coalesce($7, created_at),
-         completed_parts = coalesce($8::json, completed_parts)
-       WHERE id = $1 AND status = $2`,
-      [
-        id,
-        from,
-        fields.name ?? null,
-        fields.mime ?? null,
-        fields.size ?? null,
-        fields.metadata ? JSON.stringify(fields.metadata) : null,
-        fields.createdAt ?? null,
-        fields.completedParts ? JSON.stringify(fields.completedParts) : null,
-      ],
-    );
-  }
-
   async markDeleted(projectId: string, id: string, at: number): Promise<FileRow | null> {
     // The caller needs the row as it was (to answer with it); UPDATE ... RETURNING only
     // gives the new one, so the old one is read in the same statement with FOR UPDATE. Of
     // two concurrent deletes the second waits on the row lock, then re-checks the status
     // on the updated row, finds it deleted and answers no row: the file is returned once.
-    const [row] = await this.#rows<FileRecord>(
-      `WITH old AS (
-         SELECT ${FILE_COLUMNS} FROM files
-         WHERE id = $1 AND project_id = $2 AND status IN ('pending', 'ready')
-         FOR UPDATE
-       )
-       UPDATE files SET status = 'deleted', deleted_at = $3 FROM old WHERE files.id = old.id
+    const [row] = await this.rows<FileRecord>(
+      `WITH old AS (${SQL.VISIBLE_FILE} FOR UPDATE)
+       UPDATE files SET status = 'deleted', deleted_at = ? FROM old WHERE files.id = old.id
        RETURNING ${prefixed('old', FILE_COLUMNS)}`,
       [id, projectId, at],
     );
     return row ? toFile(row) : null;
-  }
-
-  async discardReceiving(id: string): Promise<void> {
-    await this.#rows(`DELETE FROM files WHERE id = $1 AND status = 'receiving'`, [id]);
-  }
-
-  async extendExpiry(id: string, expiresAt: number): Promise<void> {
-    await this.#rows(
-      `UPDATE files SET expires_at = $2 WHERE id = $1 AND status IN ('pending', 'receiving')`,
-      [id, expiresAt],
-    );
-  }
-
-  async setStorageUploadId(id: string, storageUploadId: string): Promise<void> {
-    await this.#rows('UPDATE files SET storage_upload_id = $2 WHERE id = $1', [
-      id,
-      storageUploadId,
-    ]);
-  }
-
-  async listDeletedUnpurged(limit: number): Promise<FileRow[]> {
-    const rows = await this.#rows<FileRecord>(
-      `SELECT ${FILE_COLUMNS} FROM files WHERE status = 'deleted' AND NOT purged
-       ORDER BY deleted_at, id LIMIT $1`,
-      [limit],
-    );
-    return rows.map(toFile);
-  }
-
-  async listReceiving(limit: number, leaseExpiredBefore?: number): Promise<FileRow[]> {
-    // A receiving row without a lease has no instance vouching for it: it counts as expired
-    // (as in the SQLite store), or nothing would ever clean it up.
-    const rows = await this.#rows<FileRecord>(
-      `SELECT ${FILE_COLUMNS} FROM files
-       WHERE status = 'receiving'
-         AND ($2::bigint IS NULL OR coalesce(expires_at, 0) < $2::bigint)
-       ORDER BY created_at, id LIMIT $1`,
-      [limit, leaseExpiredBefore ?? null],
-    );
-    return rows.map(toFile);
-  }
-
-  async markPurged(id: string): Promise<void> {
-    await this.#rows(`UPDATE files SET purged = true WHERE id = $1 AND status = 'deleted'`, [id]);
-  }
-
-  async listExpiredPending(before: number, limit: number): Promise<FileRow[]> {
-    const rows = await this.#rows<FileRecord>(
-      `SELECT ${FILE_COLUMNS} FROM files WHERE status = 'pending' AND expires_at < $1
-       ORDER BY expires_at, id LIMIT $2`,
-      [before, limit],
-    );
-    return rows.map(toFile);
-  }
-
-  async expirePending(id: string, at: number): Promise<boolean> {
-    return this.#changed(
-      `UPDATE files SET status = 'deleted', deleted_at = $2 WHERE id = $1 AND status = 'pending'`,
-      [id, at],
-    );
-  }
-
-  async initSetting(name: string, value: string): Promise<string> {
-    const [inserted] = await this.#rows<{ value: string }>(
-      'INSERT INTO settings (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING RETURNING value',
-      [name, value],
-    );
-    if (inserted) return inserted.value;
-    // Someone else's value won. It is read by a new statement on purpose: a SELECT in the
-    // INSERT's own statement would use a snapshot taken before a concurrent inserter
-    // committed, and could miss the very row the conflict was about.
-    const stored = await this.getSetting(name);
-    if (stored === null) throw new Error(`Setting ${name} conflicted but cannot be read`);
-    return stored;
-  }
-
-  async getSetting(name: string): Promise<string | null> {
-    const [row] = await this.#rows<{ value: string }>(
-      'SELECT value FROM settings WHERE name = $1',
-      [name],
-    );
-    return row?.value ?? null;
   }
 
   async runExclusive<T>(

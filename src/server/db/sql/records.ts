@@ -1,7 +1,7 @@
-import type { PartChecksum } from '../../api/checksum.js';
-import type { Plan } from '../../api/limits.js';
-import type { FileMetadata } from '../../api/types.js';
-import type { KeyKind } from '../secrets.js';
+import type { PartChecksum } from '../../../api/checksum.js';
+import type { Plan } from '../../../api/limits.js';
+import type { FileMetadata } from '../../../api/types.js';
+import type { KeyKind } from '../../secrets.js';
 import type {
   ApiKeyRow,
   CompletedPart,
@@ -9,18 +9,18 @@ import type {
   FileRowStatus,
   Project,
   UsageCounts,
-} from './metadata-store.js';
+} from '../metadata-store.js';
 
 /**
- * The tables' columns as both SQL stores read them. `J` and `P` are how a JSON column
- * arrives: text from SQLite (parsed by the caller), a value from PostgreSQL.
+ * The tables' columns as both SQL stores read them. A JSON column arrives as text from
+ * SQLite and as a value from PostgreSQL; `fromJson` takes either.
  */
-export interface ProjectRecord<J = string[]> {
+export interface ProjectRecord {
   id: string;
   name: string;
   plan: Plan;
-  allowed_origins: J;
-  allowed_types: J | null;
+  allowed_origins: JsonColumn<string[]>;
+  allowed_types: JsonColumn<string[]> | null;
   storage_quota: number | null;
   max_pending_uploads: number | null;
   created_at: number;
@@ -36,7 +36,7 @@ export interface KeyRecord {
   revoked_at: number | null;
 }
 
-export interface FileRecord<J = FileMetadata, P = CompletedPart[]> {
+export interface FileRecord {
   id: string;
   project_id: string;
   name: string;
@@ -44,26 +44,19 @@ export interface FileRecord<J = FileMetadata, P = CompletedPart[]> {
   size: number;
   created_at: number;
   status: FileRowStatus;
-  metadata: J;
+  metadata: JsonColumn<FileMetadata>;
   part_size: number | null;
   storage_upload_id: string | null;
   expires_at: number | null;
   deleted_at: number | null;
   checksum: PartChecksum | null;
   upload_token_hash: string | null;
-  completed_parts: P | null;
+  completed_parts: JsonColumn<CompletedPart[]> | null;
 }
 
 /** Every column of `files` that a `FileRow` is made of, in the stores' insert order. */
 export const FILE_COLUMNS =
   'id, project_id, name, mime, size, created_at, status, metadata, part_size, storage_upload_id, expires_at, deleted_at, checksum, upload_token_hash, completed_parts';
-
-/** The insert's placeholders for `FILE_COLUMNS`, numbered by `placeholder(n)` (1-based). */
-export function filePlaceholders(placeholder: (n: number) => string): string {
-  return FILE_COLUMNS.split(',')
-    .map((_, index) => placeholder(index + 1))
-    .join(', ');
-}
 
 /** A row's values in `FILE_COLUMNS` order, for an insert (metadata as JSON text). */
 export function fileValues(file: FileRow): (string | number | null)[] {
@@ -86,13 +79,51 @@ export function fileValues(file: FileRow): (string | number | null)[] {
   ];
 }
 
+/** A JSON column as the driver gives it: text (SQLite) or already parsed (PostgreSQL). */
+export type JsonColumn<T> = T | string;
+
+/**
+ * The value of a JSON column. Every JSON column holds an object or an array, never a bare
+ * string, so text is always the encoded form.
+ */
+export function fromJson<T>(column: JsonColumn<T>): T {
+  return typeof column === 'string' ? (JSON.parse(column) as T) : column;
+}
+
+/** A live key row joined with its project's columns (`LIVE_KEY_BY_HASH`). */
+export interface KeyWithProjectRecord extends KeyRecord {
+  p_name: string;
+  p_plan: Plan;
+  p_allowed_origins: JsonColumn<string[]>;
+  p_allowed_types: JsonColumn<string[]> | null;
+  p_storage_quota: number | null;
+  p_max_pending_uploads: number | null;
+  p_created_at: number;
+}
+
+export function toKeyWithProject(row: KeyWithProjectRecord): { key: ApiKeyRow; project: Project } {
+  return {
+    key: toKey(row),
+    project: toProject({
+      id: row.project_id,
+      name: row.p_name,
+      plan: row.p_plan,
+      allowed_origins: row.p_allowed_origins,
+      allowed_types: row.p_allowed_types,
+      storage_quota: row.p_storage_quota,
+      max_pending_uploads: row.p_max_pending_uploads,
+      created_at: row.p_created_at,
+    }),
+  };
+}
+
 export function toProject(row: ProjectRecord): Project {
   return {
     id: row.id,
     name: row.name,
     plan: row.plan,
-    allowedOrigins: row.allowed_origins,
-    allowedTypes: row.allowed_types,
+    allowedOrigins: fromJson(row.allowed_origins),
+    allowedTypes: row.allowed_types === null ? null : fromJson(row.allowed_types),
     storageQuota: row.storage_quota === null ? null : Number(row.storage_quota),
     maxPendingUploads: row.max_pending_uploads,
     createdAt: row.created_at,
@@ -120,27 +151,16 @@ export function toFile(row: FileRecord): FileRow {
     size: row.size,
     createdAt: row.created_at,
     status: row.status,
-    metadata: row.metadata,
+    metadata: fromJson(row.metadata),
     partSize: row.part_size,
     storageUploadId: row.storage_upload_id,
     expiresAt: row.expires_at,
     deletedAt: row.deleted_at,
     checksum: row.checksum,
     uploadTokenHash: row.upload_token_hash,
-    completedParts: row.completed_parts,
+    completedParts: row.completed_parts === null ? null : fromJson(row.completed_parts),
   };
 }
-
-/**
- * What a project holds, by one query both stores run: ready files, and the bytes and count
- * of uploads not finished (pending, and one-request uploads receiving their bytes).
- */
-export const USAGE_SQL = (placeholder: string) => `SELECT
-    coalesce(sum(CASE WHEN status = 'ready' THEN size ELSE 0 END), 0) AS stored_bytes,
-    count(CASE WHEN status = 'ready' THEN 1 END) AS files,
-    coalesce(sum(CASE WHEN status IN ('pending', 'receiving') THEN size ELSE 0 END), 0) AS pending_bytes,
-    count(CASE WHEN status = 'pending' THEN 1 END) AS pending_uploads
-  FROM files WHERE project_id = ${placeholder} AND status IN ('pending', 'receiving', 'ready')`;
 
 export interface UsageRecord {
   stored_bytes: number | string;

@@ -83,4 +83,15 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   CREATE INDEX files_usage ON files (project_id, status, size)
     WHERE status IN ('pending', 'receiving', 'ready');
   `,
+  // Rows the sweeper picks are ordered with ties broken by id (as on PostgreSQL), and
+  // each index walks in that order. \`NOT purged\`: the very term the shared statement uses,
+  // which is what lets SQLite use a partial index.
+  `
+  DROP INDEX files_unpurged;
+  CREATE INDEX files_unpurged ON files (deleted_at, id) WHERE status = 'deleted' AND NOT purged;
+  DROP INDEX files_pending_expiry;
+  CREATE INDEX files_pending_expiry ON files (expires_at, id) WHERE status = 'pending';
+  DROP INDEX files_receiving;
+  CREATE INDEX files_receiving ON files (created_at, id) WHERE status = 'receiving';
+  `,
 ];

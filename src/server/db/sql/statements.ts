@@ -1,0 +1,142 @@
+import { FILE_COLUMNS } from './records.js';
+
+/**
+ * Every statement both SQL stores run, written once with `?` placeholders (PostgreSQL's
+ * store numbers them, see `numberedPlaceholders`). Only standard SQL that SQLite 3.35+ and
+ * PostgreSQL 13+ both read the same way: `CAST` rather than `::`, `TRUE`/`NOT purged`
+ * rather than 0/1, and every parameter in a place where PostgreSQL can infer its type.
+ * What is really one dialect's (PostgreSQL's row lock and the old row of a delete) stays
+ * in its store, beside the reason.
+ *
+ * Orders that pick rows break ties by id, so both stores answer the same rows in the same
+ * order whatever order they were inserted in.
+ */
+
+const VISIBLE = `status IN ('pending', 'ready')`;
+
+export const PROJECT_INSERT = `INSERT INTO projects
+  (id, name, plan, allowed_origins, allowed_types, storage_quota, max_pending_uploads, created_at)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?)`;
+
+/**
+ * One statement, so two concurrent patches of different fields both land. A field is
+ * changed when its flag (1) says it was given: `coalesce` alone could not set a field to
+ * null (`allowedTypes: null` removes the list).
+ */
+export const PROJECT_UPDATE = `UPDATE projects SET
+    name = coalesce(?, name),
+    plan = coalesce(?, plan),
+    allowed_origins = coalesce(?, allowed_origins),
+    allowed_types = CASE WHEN CAST(? AS INTEGER) = 1 THEN ? ELSE allowed_types END,
+    storage_quota = CASE WHEN CAST(? AS INTEGER) = 1 THEN ? ELSE storage_quota END,
+    max_pending_uploads = CASE WHEN CAST(? AS INTEGER) = 1 THEN ? ELSE max_pending_uploads END
+  WHERE id = ? RETURNING *`;
+
+export const PROJECT_BY_ID = 'SELECT * FROM projects WHERE id = ?';
+export const PROJECTS = 'SELECT * FROM projects ORDER BY created_at, id';
+
+export const KEY_INSERT = `INSERT INTO api_keys (id, project_id, kind, hash, hint, created_at, revoked_at)
+  VALUES (?, ?, ?, ?, ?, ?, ?)`;
+
+/** A live key with its project's columns, prefixed `p_`. */
+export const LIVE_KEY_BY_HASH = `SELECT k.*, p.name AS p_name, p.plan AS p_plan,
+    p.allowed_origins AS p_allowed_origins, p.allowed_types AS p_allowed_types,
+    p.storage_quota AS p_storage_quota, p.max_pending_uploads AS p_max_pending_uploads,
+    p.created_at AS p_created_at
+  FROM api_keys k JOIN projects p ON p.id = k.project_id
+  WHERE k.hash = ? AND k.revoked_at IS NULL`;
+
+export const KEYS_OF_PROJECT =
+  'SELECT * FROM api_keys WHERE project_id = ? ORDER BY created_at, id';
+export const KEY_REVOKE = 'UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL';
+
+/** `count` rows of `FILE_COLUMNS` in one statement. */
+export function fileInsert(count: number): string {
+  const row = `(${FILE_COLUMNS.split(',')
+    .map(() => '?')
+    .join(', ')})`;
+  return `INSERT INTO files (${FILE_COLUMNS}) VALUES ${Array(count).fill(row).join(', ')}`;
+}
+
+/**
+ * What a project holds: ready files, and the bytes and count of uploads not finished
+ * (pending, and one-request uploads receiving their bytes).
+ */
+export const PROJECT_USAGE = `SELECT
+    coalesce(sum(CASE WHEN status = 'ready' THEN size ELSE 0 END), 0) AS stored_bytes,
+    count(CASE WHEN status = 'ready' THEN 1 END) AS files,
+    coalesce(sum(CASE WHEN status IN ('pending', 'receiving') THEN size ELSE 0 END), 0) AS pending_bytes,
+    count(CASE WHEN status = 'pending' THEN 1 END) AS pending_uploads
+  FROM files WHERE project_id = ? AND status IN ('pending', 'receiving', 'ready')`;
+
+export const VISIBLE_FILE = `SELECT ${FILE_COLUMNS} FROM files
+  WHERE id = ? AND project_id = ? AND ${VISIBLE}`;
+
+export const LIVE_FILE = `SELECT ${FILE_COLUMNS} FROM files WHERE id = ? AND status != 'deleted'`;
+
+/** The first page of a project's listing: project id, limit. */
+export const LIST_FIRST_PAGE = `SELECT ${FILE_COLUMNS} FROM files
+  WHERE project_id = ? AND ${VISIBLE}
+  ORDER BY created_at DESC, id DESC LIMIT ?`;
+
+/**
+ * A later page: project id, the position (created_at, id) to continue after, limit. The
+ * row-value comparison is one range condition on the `files_listing` index, so the page
+ * starts at the cursor in the index instead of skipping the rows before it, at any depth
+ * (each store's test EXPLAINs exactly this text). Ids compare bytewise in both stores
+ * (SQLite's BINARY collation, PostgreSQL's `COLLATE "C"`), as cursors need.
+ */
+export const LIST_AFTER_POSITION = `SELECT ${FILE_COLUMNS} FROM files
+  WHERE project_id = ? AND ${VISIBLE} AND (created_at, id) < (?, ?)
+  ORDER BY created_at DESC, id DESC LIMIT ?`;
+
+/** Parameters: name, mime, size, metadata, created_at, completed_parts (null: kept), id, from. */
+export const FILE_MARK_READY = `UPDATE files SET status = 'ready',
+    name = coalesce(?, name), mime = coalesce(?, mime), size = coalesce(?, size),
+    metadata = coalesce(?, metadata), created_at = coalesce(?, created_at),
+    completed_parts = coalesce(?, completed_parts)
+  WHERE id = ? AND status = ?`;
+
+export const FILE_MARK_DELETED = `UPDATE files SET status = 'deleted', deleted_at = ? WHERE id = ?`;
+
+export const RECEIVING_DISCARD = `DELETE FROM files WHERE id = ? AND status = 'receiving'`;
+
+export const EXPIRY_EXTEND = `UPDATE files SET expires_at = ?
+  WHERE id = ? AND status IN ('pending', 'receiving')`;
+
+export const STORAGE_UPLOAD_ID_SET = 'UPDATE files SET storage_upload_id = ? WHERE id = ?';
+
+/** Oldest deletion first: limit. */
+export const DELETED_UNPURGED = `SELECT ${FILE_COLUMNS} FROM files
+  WHERE status = 'deleted' AND NOT purged
+  ORDER BY deleted_at, id LIMIT ?`;
+
+/**
+ * Oldest first: the lease bound twice (null: every row), limit. A receiving row without a
+ * lease has no instance vouching for it: it counts as expired, or nothing would ever clean
+ * it up.
+ */
+export const RECEIVING = `SELECT ${FILE_COLUMNS} FROM files
+  WHERE status = 'receiving'
+    AND (CAST(? AS BIGINT) IS NULL OR coalesce(expires_at, 0) < CAST(? AS BIGINT))
+  ORDER BY created_at, id LIMIT ?`;
+
+export const PURGED_MARK = `UPDATE files SET purged = TRUE WHERE id = ? AND status = 'deleted'`;
+
+/** Soonest expiry first: before, limit. */
+export const EXPIRED_PENDING = `SELECT ${FILE_COLUMNS} FROM files
+  WHERE status = 'pending' AND expires_at < ?
+  ORDER BY expires_at, id LIMIT ?`;
+
+export const PENDING_EXPIRE = `UPDATE files SET status = 'deleted', deleted_at = ?
+  WHERE id = ? AND status = 'pending'`;
+
+/**
+ * Answers the value only if this call inserted it. Someone else's value is then read by a
+ * new statement on purpose: a SELECT in the INSERT's own statement would, on PostgreSQL,
+ * use a snapshot taken before a concurrent inserter committed, and could miss the very row
+ * the conflict was about.
+ */
+export const SETTING_INIT = `INSERT INTO settings (name, value) VALUES (?, ?)
+  ON CONFLICT (name) DO NOTHING RETURNING value`;
+export const SETTING = 'SELECT value FROM settings WHERE name = ?';
