@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { createKey, createProject, ensureKey } from './admin.js';
-import { ConfigError, DEMO_ORIGINS, type ServiceConfig } from './config.js';
+import { ConfigError, DEMO_ORIGINS, deploymentOf, type ServiceConfig } from './config.js';
 import { readJsonFile, writePrivateJson } from './data-dir.js';
 import type { MetadataStore, Project } from './db/metadata-store.js';
 import { hashKey, type KeyKind, newId } from './secrets.js';
@@ -30,7 +30,7 @@ export async function ensureDefaultProject(
   db: MetadataStore,
   config: ServiceConfig,
 ): Promise<DefaultProject> {
-  if (config.databaseUrl) return ensureSharedDefaultProject(db, config);
+  if (deploymentOf(config).sharedMetadata) return ensureSharedDefaultProject(db, config);
   const path = join(config.dataDir, 'default-project.json');
   const saved = await readJsonFile<SavedKeys>(path);
   let project = saved ? await db.getProject(saved.projectId) : null;

@@ -1,12 +1,12 @@
 import { parseArgs } from 'node:util';
 import { PLANS, type Plan } from '../api/limits.js';
 import { createKey, createProject } from './admin.js';
+import { projectQuota } from './api/quota.js';
 import { ConfigError, configFromEnv, parseOrigins } from './config.js';
 import type { MetadataStore, Project } from './db/metadata-store.js';
 import { openMetadataStore } from './deployment.js';
-import { projectQuota } from './quota.js';
 import { newApiKey } from './secrets.js';
-import { parseTypeList } from './stored-type.js';
+import { parseTypeList } from './type-list.js';
 
 const USAGE = `Manage projects and keys of a filehost service: the SQLite database in
 FILEHOST_DATA_DIR, or PostgreSQL when FILEHOST_DATABASE_URL is set.

@@ -4,7 +4,7 @@ import { PUBLISHABLE_KEY_PREFIX, SECRET_KEY_PREFIX } from '../api/routes.js';
 import { MetadataUnavailableError } from './db/unavailable.js';
 import { StartupError } from './startup-error.js';
 import { BlobUnavailableError } from './storage/blob-store.js';
-import { parseTypeList } from './stored-type.js';
+import { parseTypeList } from './type-list.js';
 
 /** Where the demo page is served from (`npm start`): allowed by default so it just works. */
 export const DEMO_ORIGINS = ['http://localhost:5173', 'http://127.0.0.1:5173'];
@@ -64,6 +64,25 @@ export interface ServiceConfig {
    */
   trustProxy: number | string[] | undefined;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+}
+
+/**
+ * What a configuration makes of the service, decided in this one place:
+ * - `sharedMetadata`: metadata in PostgreSQL, which any number of instances share, so
+ *   nothing one instance remembers alone is the truth (the CDN re-reads records, the URL
+ *   signing secret and the default project are agreed in the database);
+ * - `usesDataDir`: something lives in the data directory (SQLite or the local disk), which
+ *   makes this process the only one on it (it is locked), so it cleans up without asking.
+ * The scale deployment is both PostgreSQL and S3: shared metadata and no data directory.
+ */
+export interface Deployment {
+  sharedMetadata: boolean;
+  usesDataDir: boolean;
+}
+
+export function deploymentOf(config: Pick<ServiceConfig, 'databaseUrl' | 's3'>): Deployment {
+  const sharedMetadata = config.databaseUrl !== undefined;
+  return { sharedMetadata, usesDataDir: !sharedMetadata || config.s3 === undefined };
 }
 
 export interface S3Config {

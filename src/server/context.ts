@@ -1,9 +1,9 @@
 import type { FastifyBaseLogger } from 'fastify';
+import type { ServingCache } from './cdn/serving-cache.js';
 import type { ServiceConfig } from './config.js';
 import type { MetadataStore } from './db/metadata-store.js';
 import type { DiskReserve } from './disk-reserve.js';
-import type { RateLimiter } from './rate-limit.js';
-import type { ServingCache } from './serving-cache.js';
+import type { RateLimiter } from './rate-limit/rate-limiter.js';
 import type { BlobStore } from './storage/blob-store.js';
 
 /** What every handler needs, passed explicitly instead of living in module globals. */

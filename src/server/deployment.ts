@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import type { ServiceConfig } from './config.js';
+import { deploymentOf, type ServiceConfig } from './config.js';
 import { loadOrCreateSecret, lockDataDir, prepareDataDir } from './data-dir.js';
 import type { MetadataStore } from './db/metadata-store.js';
 import { DiskReserve } from './disk-reserve.js';
-import { MemoryRateLimiter, type RateLimiter } from './rate-limit.js';
+import { MemoryRateLimiter, type RateLimiter } from './rate-limit/rate-limiter.js';
 import type { BlobStore } from './storage/blob-store.js';
 
 /** The stores a service runs on, picked by configuration. */
@@ -33,7 +33,7 @@ const SIGNING_SECRET_SETTING = 'url-signing-secret';
  * is used at all. The drivers of the scale deployment are loaded only when configured.
  */
 export async function openStores(config: ServiceConfig, apiUrl: () => string): Promise<Stores> {
-  const local = !config.databaseUrl || !config.s3;
+  const { sharedMetadata, usesDataDir: local } = deploymentOf(config);
   const cleanups: (() => Promise<void>)[] = [];
   const close = async () => {
     for (const cleanup of cleanups.reverse()) await cleanup();
@@ -55,7 +55,7 @@ export async function openStores(config: ServiceConfig, apiUrl: () => string): P
     } else {
       const signingSecret =
         config.signingSecret ??
-        (config.databaseUrl
+        (sharedMetadata
           ? Buffer.from(
               await db.initSetting(SIGNING_SECRET_SETTING, randomBytes(32).toString('base64url')),
               'base64url',
@@ -87,7 +87,7 @@ export async function openMetadataStore(
 ): Promise<{ db: MetadataStore; rateLimiter: RateLimiter }> {
   if (config.databaseUrl) {
     const { PostgresMetadataStore } = await import('./db/postgres/postgres-store.js');
-    const { PostgresRateLimiter } = await import('./db/postgres/rate-limiter.js');
+    const { PostgresRateLimiter } = await import('./rate-limit/postgres-rate-limiter.js');
     const store = await PostgresMetadataStore.open(config.databaseUrl);
     return {
       db: store,

@@ -16,8 +16,8 @@ export type {
 } from './db/metadata-store.js';
 export { SqliteMetadataStore } from './db/sqlite/sqlite-store.js';
 export { openStores, type Stores } from './deployment.js';
-export { ServiceError } from './errors.js';
-export { MemoryRateLimiter, type RateLimiter } from './rate-limit.js';
+export { ServiceError } from './http/errors.js';
+export { MemoryRateLimiter, type RateLimiter } from './rate-limit/rate-limiter.js';
 export { type RunningService, startService } from './service.js';
 export {
   BlobBusyError,

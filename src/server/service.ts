@@ -1,12 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
-import { buildApiApp } from './app.js';
+import { buildApiApp } from './api/app.js';
 import { type DefaultProject, ensureDefaultProject } from './bootstrap.js';
-import { buildCdnApp } from './cdn.js';
-import type { ServiceConfig } from './config.js';
+import { buildCdnApp } from './cdn/cdn.js';
+import { CDN_CACHED_FILE_BYTES, ServingCache } from './cdn/serving-cache.js';
+import { deploymentOf, type ServiceConfig } from './config.js';
 import type { ServiceContext } from './context.js';
 import { openStores, type Stores } from './deployment.js';
-import { CDN_CACHED_FILE_BYTES, ServingCache } from './serving-cache.js';
 import { recover, sweep } from './sweeper.js';
 
 export interface RunningService {
@@ -47,7 +47,7 @@ export async function startService(
       servingCache: new ServingCache({
         maxBytes: config.cdnCacheBytes,
         maxFileBytes: CDN_CACHED_FILE_BYTES,
-        trustRecords: !config.databaseUrl,
+        trustRecords: !deploymentOf(config).sharedMetadata,
       }),
       now: Date.now,
       log,

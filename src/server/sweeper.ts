@@ -1,7 +1,7 @@
+import { heldParts, lastPartArrival } from './api/routes/upload-state.js';
+import { pendingExpiry } from './api/upload-access.js';
 import type { ServiceContext } from './context.js';
 import type { FileRow } from './db/metadata-store.js';
-import { heldParts, lastPartArrival } from './routes/upload-state.js';
-import { pendingExpiry } from './upload-access.js';
 
 const BATCH = 100;
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ConfigError, configFromEnv, DEMO_ORIGINS } from '../../src/server/config.js';
+import { ConfigError, configFromEnv, DEMO_ORIGINS, deploymentOf } from '../../src/server/config.js';
 
 describe('configuration from FILEHOST_* variables', () => {
   it('has the documented defaults', () => {
@@ -60,5 +60,25 @@ describe('configuration from FILEHOST_* variables', () => {
         },
       );
     }
+  });
+});
+
+describe('the deployment a configuration makes', () => {
+  const s3 = { FILEHOST_S3_BUCKET: 'b', FILEHOST_S3_ENDPOINT: 'http://127.0.0.1:9' };
+  const pg = { FILEHOST_DATABASE_URL: 'postgres://u@127.0.0.1/db' };
+  it('is embedded by default: metadata of its own, the data directory its alone', () => {
+    assert.deepEqual(deploymentOf(configFromEnv({})), {
+      sharedMetadata: false,
+      usesDataDir: true,
+    });
+  });
+  it('at scale (PostgreSQL and S3) shares metadata and keeps nothing in a data directory', () => {
+    assert.deepEqual(deploymentOf(configFromEnv({ ...pg, ...s3 })), {
+      sharedMetadata: true,
+      usesDataDir: false,
+    });
+  });
+  it('with PostgreSQL and the local disk, shares metadata but still owns its data directory', () => {
+    assert.deepEqual(deploymentOf(configFromEnv(pg)), { sharedMetadata: true, usesDataDir: true });
   });
 });

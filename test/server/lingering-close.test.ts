@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { MAX_ONE_REQUEST_BYTES } from '../../src/api/limits.js';
-import { LINGER_MAX_BYTES } from '../../src/server/lingering-close.js';
+import { LINGER_MAX_BYTES } from '../../src/server/http/lingering-close.js';
 import { rawExchange } from '../helpers/raw-exchange.js';
 import { json, spawnService, startTestService, type TestService } from '../helpers/service.js';
 

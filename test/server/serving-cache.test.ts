@@ -3,8 +3,8 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { UploadResponse } from '../../src/api/types.js';
+import { type ServedFile, ServingCache } from '../../src/server/cdn/serving-cache.js';
 import type { FileRow } from '../../src/server/db/metadata-store.js';
-import { type ServedFile, ServingCache } from '../../src/server/serving-cache.js';
 import { LOCAL_ONLY } from '../helpers/scale-mode.js';
 import {
   assertSameBytes,

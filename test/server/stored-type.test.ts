@@ -8,7 +8,8 @@ import type {
   SignResponse,
   UploadResponse,
 } from '../../src/api/types.js';
-import { parseTypeList, storedType, typeAllowed } from '../../src/server/stored-type.js';
+import { storedType, typeAllowed } from '../../src/server/api/stored-type.js';
+import { parseTypeList } from '../../src/server/type-list.js';
 import { spyOnS3Commands } from '../helpers/s3-spy.js';
 import { SCALE } from '../helpers/scale-mode.js';
 import {

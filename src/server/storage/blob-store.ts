@@ -1,5 +1,4 @@
 import type { Readable } from 'node:stream';
-import type { FastifyInstance } from 'fastify';
 import type { PartChecksum } from '../../api/checksum.js';
 import type { SignedPart } from '../../api/types.js';
 
@@ -132,11 +131,6 @@ export interface BlobStore {
   /** Drops a multipart upload and its parts; writes under way fail or are discarded. */
   abortMultipart(upload: MultipartUpload): Promise<void>;
 
-  /**
-   * Routes the store serves on the API's own origin: the local disk's signed part PUT.
-   * Stores whose parts go elsewhere (S3's presigned URLs) have none.
-   */
-  registerRoutes?(app: FastifyInstance): void;
   /** Releases connections or handles; called once when the service stops. */
   close?(): Promise<void>;
 }

@@ -9,11 +9,11 @@ import {
   NAME_MAX_BYTES,
 } from '../../../src/api/limits.js';
 import { UNSAFE_NAME_CHARS } from '../../../src/api/names.js';
-import { ServiceError } from '../../../src/server/errors.js';
-import { formatCursor, parseCursor } from '../../../src/server/list-cursor.js';
-import { normalizeMediaType } from '../../../src/server/media-type.js';
-import { parseMetadataJson, validateMetadata } from '../../../src/server/metadata.js';
-import { decodeFilenameHeader, sanitizeName } from '../../../src/server/names.js';
+import { formatCursor, parseCursor } from '../../../src/server/api/list-cursor.js';
+import { parseMetadataJson, validateMetadata } from '../../../src/server/api/metadata.js';
+import { decodeFilenameHeader, sanitizeName } from '../../../src/server/api/names.js';
+import { ServiceError } from '../../../src/server/http/errors.js';
+import { normalizeMediaType } from '../../../src/server/http/media-type.js';
 
 /**
  * Properties of every parser and canonicaliser of client input that is not covered beside

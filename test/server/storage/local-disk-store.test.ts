@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import Fastify from 'fastify';
-import { handleErrors } from '../../../src/server/app.js';
+import { handleErrors } from '../../../src/server/api/app.js';
+import { registerLocalPartRoutes } from '../../../src/server/api/routes/local-part.js';
 import { newId } from '../../../src/server/secrets.js';
 import { BlobBusyError, BlobNotFoundError } from '../../../src/server/storage/blob-store.js';
 import { LocalDiskBlobStore } from '../../../src/server/storage/local-disk/local-disk-store.js';
@@ -22,7 +23,7 @@ async function servedStore() {
     signingSecret: Buffer.alloc(32, 7),
     apiUrl: () => apiUrl,
   });
-  store.registerRoutes(app);
+  registerLocalPartRoutes(app, store);
   handleErrors(app);
   apiUrl = await app.listen({ host: '127.0.0.1', port: 0 });
   return {

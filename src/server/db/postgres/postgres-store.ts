@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
+import { NETWORK_ERROR_CODES } from '../../network-errors.js';
 import type { FileRow, Quota } from '../metadata-store.js';
 import { limits, overQuota, QuotaExceededError } from '../metadata-store.js';
 import {
@@ -78,16 +79,6 @@ const MIGRATION_LOCK_KEY = advisoryLockKey('schema-migrations');
  * `statement_timeout` (57014); class 08 is any connection failure.
  */
 const UNAVAILABLE_SQLSTATES = new Set(['53300', '57P01', '57P02', '57P03', '57014']);
-const NETWORK_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  'EPIPE',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-]);
 /**
  * pg and pg-pool report a lost or timed-out connection with these messages and no code
  * ("timeout expired": `connectionTimeoutMillis` ran out before the TCP connect finished).
@@ -101,7 +92,7 @@ function isUnavailable(error: unknown): boolean {
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'string') {
     if (UNAVAILABLE_SQLSTATES.has(code) || /^08[0-9A-Z]{3}$/.test(code)) return true;
-    if (NETWORK_CODES.has(code)) return true;
+    if (NETWORK_ERROR_CODES.has(code)) return true;
   }
   if (DRIVER_MESSAGES.test(error.message)) return true;
   // Node reports a failed connect to a name with several addresses as an AggregateError.

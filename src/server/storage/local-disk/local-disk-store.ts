@@ -4,7 +4,6 @@ import { mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promis
 import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { promisify } from 'node:util';
-import type { FastifyInstance } from 'fastify';
 import { ID_PATTERN } from '../../../api/routes.js';
 import type { SignedPart } from '../../../api/types.js';
 import {
@@ -16,8 +15,7 @@ import {
   type MultipartUpload,
   type PartPlacement,
 } from '../blob-store.js';
-import { partRouteHandler, sharedPartPreflight, sharedPartRouteHandler } from './part-route.js';
-import { PartSigner, SHARED_PART_PATH } from './part-signer.js';
+import { PartSigner } from './part-signer.js';
 import {
   appendLog,
   createLog,
@@ -52,7 +50,7 @@ interface PartWriter {
  * (`upload-log.ts`: the manifest, then a line for each part that arrived whole, after its
  * bytes were flushed). Completing renames the data file into `blobs/`, so completing a
  * 5 GiB upload copies nothing. Parts arrive through the store's own signed route on the
- * API (`part-route.ts`), the way S3 receives them at presigned URLs.
+ * API (`api/routes/local-part.ts`), the way S3 receives them at presigned URLs.
  *
  * Parts share one file, so this class serializes what S3 would keep apart: a re-written
  * part first stops the earlier writer of the same part, and completion or abort never
@@ -60,7 +58,7 @@ interface PartWriter {
  * belongs to one process (see `lockDataDir` in `data-dir.ts`).
  */
 export class LocalDiskBlobStore implements BlobStore {
-  /** Checked on the way in by the part route (`part-digest.ts`), as the bytes stream. */
+  /** Checked by the part route as the bytes stream (`api/routes/local-part-digest.ts`). */
   readonly partChecksum = 'sha256' as const;
   readonly #root: string;
   readonly signer: PartSigner;
@@ -374,13 +372,6 @@ export class LocalDiskBlobStore implements BlobStore {
     } finally {
       this.#sealed.delete(key);
     }
-  }
-
-  registerRoutes(app: FastifyInstance): void {
-    app.put(SHARED_PART_PATH, sharedPartRouteHandler(this));
-    app.options(SHARED_PART_PATH, sharedPartPreflight);
-    // URLs of one part each, issued before parts shared one URL.
-    app.put('/v1/uploads/:id/parts/:partNumber', partRouteHandler(this));
   }
 
   #blobPath(key: string): string {

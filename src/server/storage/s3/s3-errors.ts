@@ -1,3 +1,4 @@
+import { NETWORK_ERROR_CODES } from '../../network-errors.js';
 import { BlobNotFoundError, BlobUnavailableError } from '../blob-store.js';
 
 /**
@@ -19,23 +20,6 @@ const UNAVAILABLE_CODES = new Set([
   'TooManyRequests',
   'RequestTimeout',
   'TimeoutError',
-]);
-
-/** Node's codes for a connection that could not be made or was lost. */
-const NETWORK_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ECONNABORTED',
-  'ETIMEDOUT',
-  'EPIPE',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'EHOSTDOWN',
-  'ENETUNREACH',
-  'ENETDOWN',
-  'ERR_STREAM_PREMATURE_CLOSE',
-  'UND_ERR_SOCKET',
 ]);
 
 /** The HTTP status S3 answered with, if it answered at all. */
@@ -74,7 +58,7 @@ function isNetworkError(error: unknown): boolean {
   // The SDK hands Node's own error through, sometimes wrapped; follow the causes.
   for (let current = error, depth = 0; current && depth < 5; depth++) {
     const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string' && NETWORK_CODES.has(code)) return true;
+    if (typeof code === 'string' && NETWORK_ERROR_CODES.has(code)) return true;
     if (current instanceof Error && current.name === 'TimeoutError') return true;
     current = (current as { cause?: unknown }).cause;
   }

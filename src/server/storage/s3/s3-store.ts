@@ -19,6 +19,7 @@ import {
 import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { PartChecksum } from '../../../api/checksum.js';
+import { MIN_PART_SIZE } from '../../../api/limits.js';
 import type { SignedPart } from '../../../api/types.js';
 import { ConfigError } from '../../config.js';
 import {
@@ -43,8 +44,6 @@ import { guardStalls } from './stall-guard.js';
 const MiB = 1024 * 1024;
 /** S3's longest presigned URL lifetime (SigV4). */
 const MAX_PRESIGN_SECONDS = 7 * 24 * 60 * 60;
-/** S3's smallest part but the last; lib-storage refuses anything smaller. */
-const MIN_PART_SIZE = 5 * MiB;
 
 export interface S3BlobStoreOptions {
   bucket: string;

@@ -1,0 +1,142 @@
+import multipart from '@fastify/multipart';
+import Fastify, {
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+} from 'fastify';
+import { MAX_ONE_REQUEST_BYTES } from '../../api/limits.js';
+import {
+  ALLOWED_METHODS,
+  ALLOWED_REQUEST_HEADERS,
+  EXPOSED_RESPONSE_HEADERS,
+  ID_PATTERN,
+} from '../../api/routes.js';
+import type { ServiceContext } from '../context.js';
+import { ERROR_MESSAGES } from '../http/error-messages.js';
+import { fail, ServiceError, serviceFault } from '../http/errors.js';
+import { refusedRequest } from '../http/request-guard.js';
+import { answerInOurShape, serverOptions } from '../http/server-options.js';
+import { LocalDiskBlobStore } from '../storage/local-disk/local-disk-store.js';
+import { completeBatchHandler } from './routes/complete-batch.js';
+import { completeUploadHandler } from './routes/complete-upload.js';
+import { deleteFileHandler } from './routes/delete-file.js';
+import { getFileHandler } from './routes/get-file.js';
+import { listFilesHandler } from './routes/list-files.js';
+import { registerLocalPartRoutes } from './routes/local-part.js';
+import { signUploadHandler } from './routes/sign-upload.js';
+import { uploadHandler } from './routes/upload.js';
+import { uploadStateHandler } from './routes/upload-state.js';
+import { usageHandler } from './routes/usage.js';
+
+/**
+ * The API: routing, CORS, and the one place that turns anything thrown into a response.
+ * Bodies are never parsed by the framework: uploads stream straight to storage, and the
+ * few JSON handlers read their own small bodies.
+ */
+export async function buildApiApp(ctx: ServiceContext): Promise<FastifyInstance> {
+  const app = Fastify({ ...serverOptions(ctx.config), loggerInstance: ctx.log });
+  answerInOurShape(app.server, ctx.log, ctx.config);
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', (_request, _payload, done) => done(null));
+  await app.register(multipart, {
+    limits: {
+      // One byte over the cap, so our own counter (which knows the exact limit and the
+      // documented error) trips first.
+      fileSize: MAX_ONE_REQUEST_BYTES + 1,
+      files: 4,
+      fields: 20,
+      fieldSize: 64 * 1024,
+      parts: 30,
+      headerPairs: 50,
+    },
+  });
+
+  app.addHook('onRequest', async (request, reply) => {
+    const origin = request.headers.origin;
+    if (origin !== undefined) reply.header('Access-Control-Allow-Origin', origin);
+    reply.header('Vary', 'Origin');
+    reply.header('Access-Control-Expose-Headers', EXPOSED_RESPONSE_HEADERS.join(', '));
+    const refused = refusedRequest(request.raw);
+    if (refused) throw refused;
+  });
+
+  // An id of another shape names nothing: answered before any store sees it (a NUL byte,
+  // say, is not even a string PostgreSQL will take).
+  app.addHook('preValidation', async (request) => {
+    const { id } = (request.params ?? {}) as { id?: unknown };
+    if (typeof id === 'string' && !ID_PATTERN.test(id)) fail('not_found', 'No such id.');
+  });
+
+  // A preflight carries no key, so it is answered alike for every origin; the real
+  // request is where the allowlist is enforced.
+  app.options('*', async (_request, reply) => {
+    reply
+      .code(204)
+      .header('Access-Control-Allow-Methods', ALLOWED_METHODS.join(', '))
+      .header('Access-Control-Allow-Headers', ALLOWED_REQUEST_HEADERS.join(', '))
+      .header('Access-Control-Max-Age', '600')
+      .send();
+  });
+
+  const bind =
+    <R extends FastifyRequest>(
+      handler: (ctx: ServiceContext, request: R, reply: FastifyReply) => Promise<void>,
+    ) =>
+    (request: R, reply: FastifyReply) =>
+      handler(ctx, request, reply);
+
+  app.post('/v1/upload', bind(uploadHandler));
+  app.get('/v1/files', bind(listFilesHandler));
+  app.get('/v1/files/:id', bind(getFileHandler));
+  app.delete('/v1/files/:id', bind(deleteFileHandler));
+  app.post('/v1/uploads/sign', bind(signUploadHandler));
+  app.get('/v1/uploads/:id', bind(uploadStateHandler));
+  app.get('/v1/usage', bind(usageHandler));
+  app.post('/v1/uploads/:id/complete', bind(completeUploadHandler));
+  app.post('/v1/uploads/complete', bind(completeBatchHandler));
+  // The local-disk store receives parts here; S3 receives them at its own URLs.
+  if (ctx.blobs instanceof LocalDiskBlobStore) registerLocalPartRoutes(app, ctx.blobs);
+
+  handleErrors(app);
+  return app;
+}
+
+/** Unknown routes and anything thrown become the documented JSON error, and only that. */
+export function handleErrors(app: FastifyInstance): void {
+  app.setNotFoundHandler((request, reply) => {
+    sendError(
+      reply,
+      new ServiceError('not_found', `No route ${request.method} ${request.url.split('?')[0]}.`),
+    );
+  });
+  app.setErrorHandler((error, request, reply) => {
+    sendError(reply, toServiceError(error, request));
+  });
+}
+
+function toServiceError(error: unknown, request: FastifyRequest): ServiceError {
+  if (error instanceof ServiceError) return error;
+  const fault = serviceFault(error);
+  if (fault) {
+    request.log.warn({ err: error }, 'a store the service depends on failed');
+    return fault;
+  }
+  const fastifyError = error as Partial<FastifyError>;
+  const status = fastifyError.statusCode;
+  if (status !== undefined && status >= 400 && status < 500) {
+    // The framework's own 4xx (a bad URL, a bad header value): the client's mistake.
+    return new ServiceError('invalid_request', fastifyError.message);
+  }
+  if (request.raw.destroyed || request.raw.errored) {
+    // The client went away mid-request; nobody will read this answer.
+    return new ServiceError('invalid_request', 'The request was cut off.');
+  }
+  request.log.error({ err: error }, 'request failed');
+  return new ServiceError('internal_error', ERROR_MESSAGES.internal_error);
+}
+
+/** Early answers reach the client whatever is left of its body: `lingering-close.ts`. */
+function sendError(reply: FastifyReply, error: ServiceError): void {
+  reply.code(error.status).headers(error.headers).send(error.toBody());
+}

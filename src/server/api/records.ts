@@ -1,0 +1,41 @@
+import { MAX_PARTS } from '../../api/limits.js';
+import type { FileRecord } from '../../api/types.js';
+import type { ServiceContext } from '../context.js';
+import type { FileRow } from '../db/metadata-store.js';
+import type { PartPlacement } from '../storage/blob-store.js';
+import { fileUrl } from './names.js';
+
+/** The wire form of a visible file row (list items and single records alike). */
+export function toFileRecord(ctx: ServiceContext, row: FileRow): FileRecord {
+  return {
+    id: row.id,
+    name: row.name,
+    mime: row.mime,
+    size: row.size,
+    createdAt: row.createdAt,
+    status: row.status === 'ready' ? 'ready' : 'pending',
+    visibility: 'public',
+    url: fileUrl(ctx.urls.cdn, row.id, row.name),
+    metadata: row.metadata,
+  };
+}
+
+const MiB = 1024 * 1024;
+
+/**
+ * The part size for a file: the configured one, raised (in whole MiB) when the file would
+ * otherwise need more than 10,000 parts.
+ */
+export function choosePartSize(size: number, configured: number): number {
+  const needed = Math.ceil(size / MAX_PARTS / MiB) * MiB;
+  return Math.max(configured, needed);
+}
+
+/** Where each part of a multi-step upload sits in the file: all full but the last. */
+export function partLayout(size: number, partSize: number): PartPlacement[] {
+  const count = Math.max(1, Math.ceil(size / partSize));
+  return Array.from({ length: count }, (_, index) => {
+    const offset = index * partSize;
+    return { partNumber: index + 1, offset, size: Math.min(partSize, size - offset) };
+  });
+}

@@ -1,0 +1,17 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { ServiceContext } from '../../context.js';
+import { fail } from '../../http/errors.js';
+import { authenticate } from '../auth.js';
+import { toFileRecord } from '../records.js';
+
+/** `GET /v1/files/:id`: another project's id is simply not found. */
+export async function getFileHandler(
+  ctx: ServiceContext,
+  request: FastifyRequest<{ Params: { id: string } }>,
+  reply: FastifyReply,
+): Promise<void> {
+  const caller = await authenticate(ctx, request);
+  const row = await ctx.db.getVisibleFile(caller.project.id, request.params.id);
+  if (!row) fail('not_found', 'No file with this id.');
+  reply.send(toFileRecord(ctx, row));
+}

@@ -1,0 +1,219 @@
+import { finished } from 'node:stream/promises';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { MAX_ONE_REQUEST_BYTES } from '../../../api/limits.js';
+import type { UploadResponse } from '../../../api/types.js';
+import type { ServiceContext } from '../../context.js';
+import { crashPoint } from '../../crash-points.js';
+import { type FileRow, QuotaExceededError } from '../../db/metadata-store.js';
+import { bodyChunks, contentLength, limitBytes } from '../../http/body.js';
+import { fail, ServiceError } from '../../http/errors.js';
+import { mediaEssence, normalizeMediaType } from '../../http/media-type.js';
+import { newId } from '../../secrets.js';
+import { authenticate } from '../auth.js';
+import { parseMetadataJson } from '../metadata.js';
+import { decodeFilenameHeader, fileUrl, sanitizeName } from '../names.js';
+import { projectQuota, quotaError } from '../quota.js';
+import { readHead, requireAllowedType, storedType } from '../stored-type.js';
+
+/** Room for boundaries, part headers and a metadata field around a 100 MiB file part. */
+const MULTIPART_OVERHEAD = 256 * 1024;
+
+const tooLarge = () =>
+  new ServiceError(
+    'too_large',
+    'The file is larger than 100 MiB, the limit of a one-request upload; use the multi-step upload for larger files.',
+    {
+      extra: { limit: MAX_ONE_REQUEST_BYTES },
+    },
+  );
+
+interface Received {
+  name: string;
+  mime: string;
+  size: number;
+  metadata: Record<string, string>;
+}
+
+/**
+ * `POST /v1/upload`: one file in one request, raw or multipart. The row is created as
+ * `receiving` (invisible) before a byte is stored, so a crash mid-upload is found and
+ * cleaned up at the next start; it turns `ready` only once the bytes are durable.
+ */
+export async function uploadHandler(
+  ctx: ServiceContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<void> {
+  const caller = await authenticate(ctx, request);
+  const multipart = mediaEssence(request.headers['content-type'] ?? '') === 'multipart/form-data';
+  const declared = contentLength(request);
+  if (declared !== undefined) {
+    if (declared > MAX_ONE_REQUEST_BYTES + (multipart ? MULTIPART_OVERHEAD : 0)) throw tooLarge();
+    if (declared === 0) fail('empty_body');
+  }
+  // Everything that can be checked without the body is checked before storing any of it.
+  const headerMetadata = parseMetadataJson(
+    headerValue(request, 'x-metadata'),
+    'The X-Metadata header',
+  );
+  const rawMeta = multipart
+    ? null
+    : {
+        name: sanitizeName(decodeFilenameHeader(headerValue(request, 'x-filename'))),
+        mime: normalizeMediaType(request.headers['content-type'], 'Content-Type'),
+      };
+  const { allowedTypes } = caller.project;
+  if (rawMeta) requireAllowedType(allowedTypes, rawMeta.mime, 'declared');
+
+  const id = newId();
+  const lease = receivingLease(ctx);
+  // Room is reserved for what the body may hold (a chunked one: the most it may), and the
+  // reservation becomes the file's real size when it is stored.
+  const reserved = declared ?? MAX_ONE_REQUEST_BYTES + (multipart ? MULTIPART_OVERHEAD : 0);
+  const quota = projectQuota(caller.project);
+  const receiving: FileRow = {
+    id,
+    projectId: caller.project.id,
+    name: rawMeta?.name ?? 'upload',
+    mime: rawMeta?.mime ?? 'application/octet-stream',
+    size: reserved,
+    createdAt: ctx.now(),
+    status: 'receiving',
+    metadata: {},
+    partSize: null,
+    storageUploadId: null,
+    checksum: null,
+    expiresAt: lease.expiresAt(),
+    deletedAt: null,
+    uploadTokenHash: null,
+    completedParts: null,
+  };
+  try {
+    // One-request uploads are not pending uploads: only the storage quota applies.
+    await ctx.db.insertFiles(caller.project.id, [receiving], { ...quota, pendingUploads: null });
+  } catch (error) {
+    if (error instanceof QuotaExceededError) throw quotaError(error, quota);
+    throw error;
+  }
+  // While bytes arrive the lease is renewed, so that no other instance's sweep takes this
+  // upload for one whose receiver died.
+  const renewal = setInterval(() => {
+    ctx.db.extendExpiry(id, lease.expiresAt()).catch((error: unknown) => {
+      request.log.warn({ err: error, id }, 'could not renew the lease of an upload');
+    });
+  }, lease.renewEveryMs);
+  renewal.unref();
+  let received: Received;
+  try {
+    received = rawMeta
+      ? {
+          ...rawMeta,
+          metadata: headerMetadata,
+          ...(await storeRaw(ctx, id, request, rawMeta.mime)),
+        }
+      : await storeMultipart(ctx, id, request, headerMetadata, allowedTypes);
+    if (received.size === 0) fail('empty_body');
+    // What the file is, from its bytes; a type the project does not take keeps nothing.
+    received.mime = await storedType(received.mime, await readHead(ctx.blobs, id, received.size));
+    requireAllowedType(allowedTypes, received.mime, 'recognised');
+    crashPoint('upload:stored');
+    const made = await ctx.db.markReady(id, 'receiving', { ...received, createdAt: ctx.now() });
+    if (!made) throw new Error(`Upload row ${id} left the receiving state`);
+  } catch (error) {
+    await ctx.blobs.delete(id);
+    await ctx.db.discardReceiving(id);
+    throw error;
+  } finally {
+    clearInterval(renewal);
+  }
+  const body: UploadResponse = {
+    id,
+    url: fileUrl(ctx.urls.cdn, id, received.name),
+    name: received.name,
+    size: received.size,
+    type: received.mime,
+  };
+  reply.code(201).send(body);
+}
+
+/**
+ * How long a receiving row stays claimed without renewal. It is renewed every half idle
+ * timeout while the request lives (a stalled body is cut after the idle timeout), so three
+ * idle timeouts without renewal mean the receiving instance is gone.
+ */
+function receivingLease(ctx: ServiceContext) {
+  const idleMs = ctx.config.idleTimeoutSeconds * 1000;
+  return {
+    expiresAt: () => ctx.now() + 3 * idleMs,
+    renewEveryMs: Math.max(500, idleMs / 2),
+  };
+}
+
+async function storeRaw(
+  ctx: ServiceContext,
+  id: string,
+  request: FastifyRequest,
+  contentType: string,
+): Promise<{ size: number }> {
+  return ctx.blobs.put(id, limitBytes(bodyChunks(request.raw), MAX_ONE_REQUEST_BYTES, tooLarge), {
+    contentType,
+  });
+}
+
+async function storeMultipart(
+  ctx: ServiceContext,
+  id: string,
+  request: FastifyRequest,
+  headerMetadata: Record<string, string>,
+  allowedTypes: readonly string[] | null,
+): Promise<Received> {
+  let stored: Received | null = null;
+  let metadata = headerMetadata;
+  try {
+    for await (const part of request.parts()) {
+      if (part.type === 'file') {
+        if (part.fieldname !== 'file') {
+          // Another form's file input: not ours to keep, so read past it. `finished`, not
+          // 'end': a connection cut mid-part must fail this request, not leave it waiting.
+          part.file.resume();
+          await finished(part.file);
+          continue;
+        }
+        if (stored) fail('invalid_request', 'The multipart body has more than one "file" part.');
+        const name = sanitizeName(part.filename);
+        const mime = normalizeMediaType(part.mimetype, 'The Content-Type of the file part');
+        requireAllowedType(allowedTypes, mime, 'declared');
+        const { size } = await ctx.blobs.put(
+          id,
+          limitBytes(part.file, MAX_ONE_REQUEST_BYTES, tooLarge),
+          { contentType: mime },
+        );
+        stored = { name, mime, size, metadata };
+      } else if (part.fieldname === 'metadata') {
+        metadata = parseMetadataJson(String(part.value), 'The metadata field');
+      }
+    }
+  } catch (error) {
+    if (error instanceof ServiceError) throw error;
+    throw multipartError(error);
+  }
+  if (!stored) fail('missing_file');
+  return { ...stored, metadata };
+}
+
+/** Parser and limit errors of the multipart body are the client's, never a 500. */
+function multipartError(error: unknown): unknown {
+  const status = (error as { statusCode?: number }).statusCode;
+  const message = error instanceof Error ? error.message : String(error);
+  const isParserError =
+    (status !== undefined && status >= 400 && status < 500) ||
+    /multipart|boundary|unexpected end|malformed|part/i.test(message);
+  if (!isParserError) return error;
+  return new ServiceError('invalid_request', `The multipart body could not be read: ${message}`);
+}
+
+function headerValue(request: FastifyRequest, name: string): string | undefined {
+  const value = request.headers[name];
+  if (Array.isArray(value)) fail('invalid_request', `Send the ${name} header once.`);
+  return value;
+}

@@ -1,0 +1,222 @@
+import type { Readable } from 'node:stream';
+import { create as contentDisposition } from 'content-disposition';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import fresh from 'fresh';
+import { ID_PATTERN } from '../../api/routes.js';
+import type { ServiceContext } from '../context.js';
+import type { FileRow } from '../db/metadata-store.js';
+import { ServiceError, serviceFault } from '../http/errors.js';
+import { mediaEssence } from '../http/media-type.js';
+import { refusedRequest } from '../http/request-guard.js';
+import { answerInOurShape, serverOptions } from '../http/server-options.js';
+import { parseRange } from './byte-range.js';
+import { cdnServerFactory } from './memory-path.js';
+import type { ServedFile } from './serving-cache.js';
+
+/**
+ * Types a browser may render in place. Everything else (HTML, SVG, XML, JavaScript and
+ * anything unknown) could run script in the CDN's origin, so it is served as an
+ * attachment under a sandboxing CSP.
+ */
+function isSafeInline(mime: string): boolean {
+  const essence = mediaEssence(mime);
+  if (essence === 'image/svg+xml') return false;
+  return (
+    /^(image|audio|video)\/[\w.+-]+$/.test(essence) ||
+    essence === 'application/pdf' ||
+    essence === 'text/plain'
+  );
+}
+
+/** Files are immutable and ids never reused, so the id is a strong validator. */
+function etagOf(row: FileRow): string {
+  return `"${row.id}"`;
+}
+
+/**
+ * The CDN: `GET`/`HEAD` `/<id>` and `/<id>/<anything>` on its own origin, so a served
+ * file can never act as the API's origin. Routing is on the id alone.
+ */
+export function buildCdnApp(ctx: ServiceContext): FastifyInstance {
+  const options = serverOptions(ctx.config);
+  const app = Fastify({
+    ...options,
+    loggerInstance: ctx.log,
+    exposeHeadRoutes: false,
+    serverFactory: cdnServerFactory(ctx.servingCache, options),
+  });
+  answerInOurShape(app.server, ctx.log, ctx.config);
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', (_request, _payload, done) => done(null));
+
+  const serve = (request: FastifyRequest<{ Params: { id: string } }>, reply: FastifyReply) =>
+    serveFile(ctx, request, reply);
+  app.route({ method: ['GET', 'HEAD'], url: '/:id', handler: serve });
+  app.route({ method: ['GET', 'HEAD'], url: '/:id/*', handler: serve });
+  app.addHook('onRequest', async (request, reply) => {
+    const refused = refusedRequest(request.raw);
+    if (refused) return sendError(reply, refused);
+  });
+  app.setNotFoundHandler((_request, reply) => notFound(reply));
+  app.setErrorHandler((error, request, reply) => {
+    const fault = serviceFault(error);
+    if (fault) request.log.warn({ err: error }, 'a store the CDN depends on failed');
+    else request.log.error({ err: error }, 'CDN request failed');
+    sendError(reply, fault ?? new ServiceError('internal_error'));
+  });
+  return app;
+}
+
+/** Every CDN error: the documented body, never cached, readable from any page. */
+function sendError(reply: FastifyReply, error: ServiceError): FastifyReply {
+  return reply
+    .code(error.status)
+    .headers(error.headers)
+    .header('Cache-Control', 'no-store')
+    .header('Access-Control-Allow-Origin', '*')
+    .send(error.toBody());
+}
+
+function notFound(reply: FastifyReply): FastifyReply {
+  return sendError(reply, new ServiceError('not_found', 'No file at this address.'));
+}
+
+async function serveFile(
+  ctx: ServiceContext,
+  request: FastifyRequest<{ Params: { id: string } }>,
+  reply: FastifyReply,
+): Promise<FastifyReply> {
+  const id = request.params.id;
+  if (!ID_PATTERN.test(id)) return notFound(reply);
+  const file = await servedFile(ctx, id, request.method === 'GET');
+  if (!file) return notFound(reply);
+  const { row, headers } = file;
+
+  // Only the validators are passed: `fresh` reads `Cache-Control: no-cache` as "never
+  // 304", but fetch() adds exactly that to every request with If-None-Match, and this
+  // server is the origin the revalidation is meant to reach.
+  const validators = {
+    'if-none-match': request.headers['if-none-match'],
+    'if-modified-since': request.headers['if-modified-since'],
+  };
+  if (fresh(validators, { etag: headers.etag, 'last-modified': headers['last-modified'] })) {
+    return reply.code(304).headers(headers).send();
+  }
+
+  let range: { start: number; end: number } | undefined;
+  const rangeHeader = request.headers.range;
+  if (
+    typeof rangeHeader === 'string' &&
+    rangeApplies(
+      request.headers['if-range'],
+      headers.etag as string,
+      headers['last-modified'] as string,
+    )
+  ) {
+    const asked = parseRange(rangeHeader, row.size);
+    if (asked.kind === 'unsatisfiable') {
+      return reply.code(416).headers(headers).header('Content-Range', `bytes */${row.size}`).send();
+    }
+    if (asked.kind === 'range') range = { start: asked.start, end: asked.end };
+  }
+
+  let body: Readable | Buffer | undefined;
+  if (request.method === 'GET') {
+    if (file.bytes) body = range ? file.bytes.subarray(range.start, range.end + 1) : file.bytes;
+    else {
+      const stream = await ctx.blobs.get(row.id, range);
+      // Deleted between the lookup and the open: it is gone, say so.
+      if (!stream) return notFound(reply);
+      body = stream;
+    }
+  }
+  reply
+    .headers(headers)
+    .header('content-length', String(range ? range.end - range.start + 1 : row.size));
+  if (range) {
+    reply.code(206).header('Content-Range', `bytes ${range.start}-${range.end}/${row.size}`);
+  }
+  return reply.send(body);
+}
+
+/**
+ * What serving `id` needs, from memory when the cache has it (`serving-cache.ts`), else
+ * from the stores (and then kept: with the bytes, for a small file read by a GET). Null
+ * when there is no ready file with this id.
+ */
+async function servedFile(
+  ctx: ServiceContext,
+  id: string,
+  wantsBytes: boolean,
+): Promise<ServedFile | null> {
+  const cache = ctx.servingCache;
+  const cached = cache.get(id);
+  if (cached && !cache.options.trustRecords) {
+    // Another instance may have deleted it: the row decides, the rest is immutable.
+    const row = await ctx.db.getLiveFile(id);
+    if (row?.status !== 'ready') {
+      cache.forget(id);
+      return null;
+    }
+  }
+  if (cached && (cached.bytes || !wantsBytes || cached.row.size > cache.options.maxFileBytes)) {
+    return cached;
+  }
+  const epoch = cache.epoch;
+  const row = cached?.row ?? (await ctx.db.getLiveFile(id));
+  if (row?.status !== 'ready') return null;
+  const file: ServedFile = {
+    row,
+    headers:
+      cached?.headers ?? fileHeaders(row, etagOf(row), new Date(row.createdAt).toUTCString()),
+    bytes: null,
+    wholeHeaders: null,
+  };
+  if (wantsBytes && row.size <= cache.options.maxFileBytes) {
+    const stream = await ctx.blobs.get(row.id);
+    if (!stream) return null;
+    file.bytes = await readWhole(stream, row.size);
+    file.wholeHeaders = { ...file.headers, 'content-length': String(row.size) };
+  }
+  cache.put(id, file, epoch);
+  return file;
+}
+
+/** A small file's bytes, all of them (a store that ends short is a fault, not a file). */
+async function readWhole(stream: Readable, size: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(chunk as Buffer);
+  const bytes = Buffer.concat(chunks);
+  if (bytes.length !== size) {
+    throw new Error(`The store gave ${bytes.length} bytes of a ${size}-byte file.`);
+  }
+  return bytes;
+}
+
+/** Lower-case names, as the framework sends them: the memory path (cdn-memory-path.ts) sends these as they are. */
+function fileHeaders(row: FileRow, etag: string, lastModified: string): Record<string, string> {
+  const inline = isSafeInline(row.mime);
+  return {
+    'content-type': row.mime,
+    etag,
+    'last-modified': lastModified,
+    'cache-control': 'public, max-age=31536000, immutable',
+    'accept-ranges': 'bytes',
+    'x-content-type-options': 'nosniff',
+    'access-control-allow-origin': '*',
+    'cross-origin-resource-policy': 'cross-origin',
+    'content-disposition': contentDisposition(row.name, { type: inline ? 'inline' : 'attachment' }),
+    ...(inline ? {} : { 'content-security-policy': 'sandbox' }),
+  };
+}
+
+/** `If-Range` with a validator that no longer matches means "send the whole thing". */
+function rangeApplies(
+  ifRange: string | string[] | undefined,
+  etag: string,
+  lastModified: string,
+): boolean {
+  if (ifRange === undefined) return true;
+  if (typeof ifRange !== 'string') return false;
+  return ifRange.trim() === etag || ifRange.trim() === lastModified;
+}

@@ -1,0 +1,99 @@
+import type { FileRow } from '../db/metadata-store.js';
+
+/** What the CDN keeps of a ready file between requests. */
+export interface ServedFile {
+  row: FileRow;
+  /** The response headers that depend only on the file (all of them, for an immutable file). */
+  headers: Record<string, string>;
+  /** The whole file, for small files; null when it is read from the store each time. */
+  bytes: Buffer | null;
+  /**
+   * With `bytes`: the headers of a 200 carrying them (`headers` and the length), made once,
+   * for the CDN's memory path. (Made per request they cost a fifth of its rate.)
+   */
+  wholeHeaders: Record<string, string> | null;
+}
+
+export interface ServingCacheOptions {
+  /** Memory the cache may hold, bytes (files and an estimate of each entry's own cost). */
+  maxBytes: number;
+  /** Files up to this size keep their bytes in memory; larger ones keep only their record. */
+  maxFileBytes: number;
+  /**
+   * Whether a cached entry may answer without asking the database. Only when this process
+   * sees every delete (the embedded deployment): instances that share a database cannot
+   * hear of another's delete, so there every request checks the row, and only what can
+   * never change (the bytes and headers of an id, never reused) comes from memory.
+   */
+  trustRecords: boolean;
+}
+
+/**
+ * Files up to this size are served from memory once read: the size below which opening
+ * and reading a file costs more than sending it.
+ */
+export const CDN_CACHED_FILE_BYTES = 64 * 1024;
+
+/** Rough cost of an entry beside its bytes: the row, the header strings, the map's slot. */
+const ENTRY_OVERHEAD_BYTES = 1024;
+
+/**
+ * A bounded LRU of what serving a file needs: files are immutable and ids never reused,
+ * so an entry is right until its file is deleted. A delete calls `forget`, which also moves
+ * the epoch on: a lookup that began before the delete and finishes after it (it read the
+ * row while it was still ready) then cannot put the deleted file back.
+ */
+export class ServingCache {
+  readonly options: ServingCacheOptions;
+  readonly #entries = new Map<string, { file: ServedFile; cost: number }>();
+  #bytes = 0;
+  #epoch = 0;
+
+  constructor(options: ServingCacheOptions) {
+    this.options = options;
+  }
+
+  /** Taken before a lookup whose result may be put. */
+  get epoch(): number {
+    return this.#epoch;
+  }
+
+  get size(): { entries: number; bytes: number } {
+    return { entries: this.#entries.size, bytes: this.#bytes };
+  }
+
+  get(id: string): ServedFile | undefined {
+    const entry = this.#entries.get(id);
+    if (!entry) return undefined;
+    // Most recently used goes last: Map keeps insertion order.
+    this.#entries.delete(id);
+    this.#entries.set(id, entry);
+    return entry.file;
+  }
+
+  /** Keeps a file unless a delete happened since `epoch`, evicting the least recently used. */
+  put(id: string, file: ServedFile, epoch: number): void {
+    if (epoch !== this.#epoch || this.options.maxBytes <= 0) return;
+    const cost = (file.bytes?.length ?? 0) + ENTRY_OVERHEAD_BYTES;
+    if (cost > this.options.maxBytes) return;
+    this.#remove(id);
+    this.#entries.set(id, { file, cost });
+    this.#bytes += cost;
+    for (const [oldest] of this.#entries) {
+      if (this.#bytes <= this.options.maxBytes) break;
+      this.#remove(oldest);
+    }
+  }
+
+  forget(id: string): void {
+    this.#epoch++;
+    this.#remove(id);
+  }
+
+  #remove(id: string): void {
+    const entry = this.#entries.get(id);
+    if (!entry) return;
+    this.#entries.delete(id);
+    this.#bytes -= entry.cost;
+  }
+}

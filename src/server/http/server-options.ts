@@ -1,0 +1,147 @@
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import {
+  type FastifyReply,
+  type FastifyRequest,
+  type FastifyServerOptions,
+  LogController,
+} from 'fastify';
+import type { ServiceConfig } from '../config.js';
+import { capConnectionsPerClient } from './connection-cap.js';
+import { ERROR_MESSAGES } from './error-messages.js';
+import { ServiceError } from './errors.js';
+import { type LingerLog, lingerAfterEarlyAnswers } from './lingering-close.js';
+import { MAX_URL_BYTES } from './request-guard.js';
+
+/**
+ * Timeouts for large uploads: Node's 5-minute `requestTimeout` would cut a slow 100 MiB
+ * upload, so it is off; instead a connection on which no byte moves for the idle timeout
+ * is cut. Headers must still arrive promptly.
+ */
+export function serverOptions(config: ServiceConfig): FastifyServerOptions {
+  return {
+    requestTimeout: 0,
+    connectionTimeout: config.idleTimeoutSeconds * 1000,
+    keepAliveTimeout: 5_000,
+    // Per-request lines would drown what matters; errors are logged where they happen.
+    logController: new LogController({ disableRequestLogging: true }),
+    forceCloseConnections: true,
+    return503OnClosing: true,
+    routerOptions: { maxParamLength: 500 },
+    // `request.ip` (rate limits) reads X-Forwarded-For only as far as the operator trusts it.
+    ...(config.trustProxy === undefined ? {} : { trustProxy: trustProxy(config.trustProxy) }),
+    clientErrorHandler,
+    frameworkErrors,
+  };
+}
+
+/**
+ * What the router refuses before any hook runs (a path of malformed percent-encoding, a
+ * path parameter past its length limit) answered in the documented shape: the framework's
+ * own codes never reach a client. An id of absurd length names nothing: `404`.
+ */
+function frameworkErrors(
+  error: { code?: string },
+  request: FastifyRequest,
+  reply: FastifyReply,
+): void {
+  const failure =
+    Buffer.byteLength(request.raw.url ?? '') > MAX_URL_BYTES
+      ? new ServiceError('uri_too_long')
+      : error.code === 'FST_ERR_BAD_URL'
+        ? new ServiceError('invalid_request', 'The URL has malformed percent-encoding.')
+        : new ServiceError('not_found', 'No such id.');
+  const origin = request.headers.origin;
+  if (origin !== undefined) reply.header('Access-Control-Allow-Origin', origin);
+  reply
+    .code(failure.status)
+    .header('Vary', 'Origin')
+    .header('Cache-Control', 'no-store')
+    .send(failure.toBody());
+}
+
+/** A hop count trusts that many proxies in front of us (the hops nearest to this server). */
+function trustProxy(
+  setting: number | string[],
+): string[] | ((address: string, hop: number) => boolean) {
+  if (typeof setting !== 'number') return setting;
+  return (_address, hop) => hop < setting;
+}
+
+/** The request each connection is answering, so an error on it can wait its turn. */
+const exchangesInFlight = new WeakMap<
+  Socket,
+  { request: IncomingMessage; response: ServerResponse }
+>();
+
+/** A raw HTTP answer in the documented JSON shape, for requests no route ever sees. */
+function rawError(status: string, code: string, message: string): string {
+  const body = JSON.stringify({ error: { code, message } });
+  return `HTTP/1.1 ${status}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
+}
+
+/**
+ * Malformed HTTP (bad headers, bad framing, too much of either) never reaches a route; it
+ * still gets the documented JSON error shape. Node reports a request line or headers past
+ * its 16 KiB limit as one overflow: a first line that long is an over-long URL.
+ */
+export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  // Bytes after a whole request (pipelined, or more than its Content-Length) can fail to
+  // parse while that request is still being handled. Its answer goes first: written
+  // straight to the socket, this error would jump the queue, end the connection, and the
+  // client would read "malformed" for a request that succeeded. (When the request in
+  // flight is the one whose body is broken, its own answer is this error.)
+  const inFlight = exchangesInFlight.get(socket);
+  if (inFlight?.request.complete && !inFlight.response.writableFinished) {
+    inFlight.response.once('close', () => clientErrorHandler(error, socket));
+    return;
+  }
+  if (error.code === 'HPE_HEADER_OVERFLOW') {
+    const received = (error as { rawPacket?: Buffer }).rawPacket ?? Buffer.alloc(0);
+    const firstLineEnd = received.indexOf('\r\n');
+    const longUrl = firstLineEnd < 0 || firstLineEnd > MAX_URL_BYTES;
+    socket.end(
+      longUrl
+        ? rawError('414 URI Too Long', 'uri_too_long', ERROR_MESSAGES.uri_too_long)
+        : rawError(
+            '431 Request Header Fields Too Large',
+            'headers_too_large',
+            ERROR_MESSAGES.headers_too_large,
+          ),
+    );
+    return;
+  }
+  socket.end(rawError('400 Bad Request', 'invalid_request', 'The HTTP request is malformed.'));
+}
+
+/**
+ * What the HTTP server needs beyond Fastify's options so that every answer is ours and in
+ * order: each connection's response in flight is tracked (see `clientErrorHandler`), and two
+ * requests Node would otherwise answer itself, in no shape of ours, are handled: an `Expect`
+ * other than `100-continue` (Node: `417`, empty body), which RFC 9110 lets a server ignore,
+ * so the request is handled as if the header were absent; and `CONNECT` (Node: the
+ * connection dropped unanswered), which no route serves. An early answer (sent before the
+ * request's body was read) reaches the client on a closing connection too
+ * (`lingering-close.ts`).
+ */
+export function answerInOurShape(
+  server: Server,
+  log: LingerLog,
+  config: Pick<ServiceConfig, 'maxConnectionsPerClient' | 'trustProxy'>,
+): void {
+  if (config.maxConnectionsPerClient > 0 && config.trustProxy === undefined) {
+    capConnectionsPerClient(server, config.maxConnectionsPerClient);
+  }
+  server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+    exchangesInFlight.set(request.socket, { request, response });
+  });
+  lingerAfterEarlyAnswers(server, (socket) => exchangesInFlight.get(socket)?.request, log);
+  server.on('checkExpectation', (request, response) => server.emit('request', request, response));
+  server.on('connect', (_request, socket: Socket) => {
+    socket.end(rawError('404 Not Found', 'not_found', 'No route CONNECT.'));
+  });
+}
