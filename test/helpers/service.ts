@@ -8,6 +8,7 @@ import { createKey, createProject } from '../../src/server/admin.js';
 import { configFromEnv, type ServiceConfig } from '../../src/server/config.js';
 import type { Project } from '../../src/server/db/metadata-store.js';
 import { type RunningService, startService } from '../../src/server/service.js';
+import { type Protocol, protocol } from './protocol.js';
 import { scaleDeployment } from './scale.js';
 import { SCALE } from './scale-mode.js';
 
@@ -15,7 +16,7 @@ import { SCALE } from './scale-mode.js';
 export const ALLOWED_ORIGIN = 'http://allowed.test:5173';
 export const OTHER_ORIGIN = 'http://evil.test';
 
-export interface TestService {
+export interface TestService extends Protocol {
   service: RunningService;
   apiUrl: string;
   cdnUrl: string;
@@ -84,6 +85,7 @@ export async function startTestService(env: Record<string, string> = {}): Promis
     dataDir,
     stored: scale ? scale.stored : () => storedFiles(config.dataDir),
     api,
+    ...protocol(api),
     async otherProject() {
       const db = service.context.db;
       const project = await createProject(db, {

@@ -29,14 +29,7 @@ type Part = SignResponse['parts'][number];
 
 /** A single sign by the secret key, answered 201. */
 async function signWith(t: TestService, body: Record<string, unknown>): Promise<SignResponse> {
-  return json<SignResponse>(
-    await t.api('/v1/uploads/sign', {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify(body),
-    }),
-    201,
-  );
+  return json<SignResponse>(await t.sign(body), 201);
 }
 
 /** Issue #19, point 2: a part whose bytes were damaged on the way is refused, never stored. */
@@ -56,8 +49,7 @@ describe('part checksums: uploads signed with checksum: true', () => {
   };
   const put = (part: Part, body: Uint8Array<ArrayBuffer>, headers: Record<string, string>) =>
     fetch(part.url, { method: 'PUT', headers: { ...part.headers, ...headers }, body });
-  const state = async (id: string) => json<UploadState>(await t.api(`/v1/uploads/${id}`));
-  const complete = (id: string) => t.api(`/v1/uploads/${id}/complete`, { method: 'POST' });
+  const state = async (id: string) => json<UploadState>(await t.state(id));
   const slice = (bytes: Uint8Array<ArrayBuffer>, part: Part) =>
     bytes.subarray((part.partNumber - 1) * PART, (part.partNumber - 1) * PART + part.size);
   /** Refused as damaged: our JSON error on the local disk; S3's own `BadDigest` (XML). */
@@ -83,15 +75,11 @@ describe('part checksums: uploads signed with checksum: true', () => {
     assert.equal(signed.checksum, expected);
     assert.equal((await state(signed.id)).checksum, expected);
     const batch = await json<SignBatchResponse>(
-      await t.api('/v1/uploads/sign', {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify({
-          files: [
-            { name: 'b', size: 1, checksum: true },
-            { name: 'c', size: 1 },
-          ],
-        }),
+      await t.sign({
+        files: [
+          { name: 'b', size: 1, checksum: true },
+          { name: 'c', size: 1 },
+        ],
       }),
       201,
     );
@@ -106,11 +94,7 @@ describe('part checksums: uploads signed with checksum: true', () => {
     const unsigned = batch.uploads[1] as SignResponse;
     assert.ok(!('X-Filehost-Checksum' in (unsigned.parts[0] as Part).headers));
     await expectError(
-      await t.api('/v1/uploads/sign', {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify({ name: 'x', size: 1, checksum: 'sha256' }),
-      }),
+      await t.sign({ name: 'x', size: 1, checksum: 'sha256' }),
       400,
       'invalid_request',
     );
@@ -126,7 +110,7 @@ describe('part checksums: uploads signed with checksum: true', () => {
       }),
     );
     assert.equal(parts.length, 2);
-    const record = await json<FileRecord>(await complete(signed.id));
+    const record = await json<FileRecord>(await t.complete(signed.id));
     assertSameBytes(await (await fetch(record.url)).arrayBuffer(), bytes);
   });
 
@@ -147,9 +131,9 @@ describe('part checksums: uploads signed with checksum: true', () => {
       [true, false],
       'the damaged part is not held',
     );
-    await expectError(await complete(signed.id), 409, 'upload_incomplete');
+    await expectError(await t.complete(signed.id), 409, 'upload_incomplete');
     await partAccepted(await put(first, good, digestHeader(signed, good)), first);
-    const record = await json<FileRecord>(await complete(signed.id));
+    const record = await json<FileRecord>(await t.complete(signed.id));
     assertSameBytes(await (await fetch(record.url)).arrayBuffer(), bytes);
   });
 
@@ -219,10 +203,10 @@ describe('part checksums on the local-disk store: the requirement is signed', {
     const signed = await sign({ name: 'h.bin', size: 10, checksum: true });
     assert.equal((signed.parts[0] as Part).headers['X-Filehost-Checksum'], 'sha256');
     // URLs signed afresh for a resume require it as well.
-    const resumed = await json<UploadState>(await t.api(`/v1/uploads/${signed.id}`));
+    const resumed = await json<UploadState>(await t.state(signed.id));
     assert.equal(resumed.parts[0]?.headers?.['X-Filehost-Checksum'], 'sha256');
     const plain = await sign({ name: 'p.bin', size: 10 });
-    const plainResumed = await json<UploadState>(await t.api(`/v1/uploads/${plain.id}`));
+    const plainResumed = await json<UploadState>(await t.state(plain.id));
     assert.ok(!('X-Filehost-Checksum' in (plainResumed.parts[0]?.headers ?? {})));
     const preflight = await fetch(`${t.apiUrl}/v1/parts`, { method: 'OPTIONS' });
     const allowed = preflight.headers.get('access-control-allow-headers') ?? '';
@@ -261,10 +245,7 @@ describe('part checksums on the local-disk store: the requirement is signed', {
         'invalid_request',
       );
     }
-    assert.equal(
-      (await json<UploadState>(await t.api(`/v1/uploads/${signed.id}`))).parts[0]?.etag,
-      null,
-    );
+    assert.equal((await json<UploadState>(await t.state(signed.id))).parts[0]?.etag, null);
     // RFC 9530 allows several digests, and a digest's parameters: the sha-256 one counts.
     await partAccepted(
       await put(part, bytes, {
@@ -280,15 +261,11 @@ describe('part checksums on the local-disk store: the requirement is signed', {
     const bytes = patternBytes(100, 4);
     const [checked, plain] = (
       await json<SignBatchResponse>(
-        await t.api('/v1/uploads/sign', {
-          method: 'POST',
-          headers: { 'Content-Type': 'application/json' },
-          body: JSON.stringify({
-            files: [
-              { name: 'c', size: 100, checksum: true },
-              { name: 'p', size: 100 },
-            ],
-          }),
+        await t.sign({
+          files: [
+            { name: 'c', size: 100, checksum: true },
+            { name: 'p', size: 100 },
+          ],
         }),
         201,
       )
@@ -359,9 +336,7 @@ describe('part checksums on the local-disk store: the requirement is signed', {
       part,
     );
     await partAccepted(await put(part, bytes, { ...part.headers, 'Content-Digest': 'x' }), part);
-    const record = await json<FileRecord>(
-      await t.api(`/v1/uploads/${signed.id}/complete`, { method: 'POST' }),
-    );
+    const record = await json<FileRecord>(await t.complete(signed.id));
     assertSameBytes(await (await fetch(record.url)).arrayBuffer(), bytes);
   });
 
@@ -376,14 +351,7 @@ describe('part checksums on the local-disk store: the requirement is signed', {
       400,
       'checksum_mismatch',
     );
-    assert.equal(
-      (await json<UploadState>(await t.api(`/v1/uploads/${signed.id}`))).parts[0]?.etag,
-      null,
-    );
-    await expectError(
-      await t.api(`/v1/uploads/${signed.id}/complete`, { method: 'POST' }),
-      409,
-      'upload_incomplete',
-    );
+    assert.equal((await json<UploadState>(await t.state(signed.id))).parts[0]?.etag, null);
+    await expectError(await t.complete(signed.id), 409, 'upload_incomplete');
   });
 });

@@ -105,23 +105,11 @@ describe('races: overlapping requests never give a 5xx, mixed bytes or a kept ha
   after(() => t.close());
 
   async function sign(size: number): Promise<SignResponse> {
-    return json<SignResponse>(
-      await t.api('/v1/uploads/sign', {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify({ name: 'race.bin', size }),
-      }),
-      201,
-    );
+    return json<SignResponse>(await t.sign({ name: 'race.bin', size }), 201);
   }
 
   const complete = (id: string, parts?: { partNumber: number; etag: string }[]) =>
-    t.api(`/v1/uploads/${id}/complete`, {
-      method: 'POST',
-      ...(parts
-        ? { headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ parts }) }
-        : {}),
-    });
+    t.complete(id, parts ? { parts } : undefined);
 
   /** What the store holds of one upload (the service is shared by the tests of this file). */
   const storedOf = async (id: string) => (await t.stored()).filter((path) => path.includes(id));

@@ -250,14 +250,7 @@ describe('bad input: documented 4xx, never a 500, a hang or a kept half file', (
   });
 
   it('keeps working after a client disconnects mid-part', async () => {
-    const signed = await json<SignResponse>(
-      await t.api('/v1/uploads/sign', {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify({ name: 'a', size: 100_000 }),
-      }),
-      201,
-    );
+    const signed = await json<SignResponse>(await t.sign({ name: 'a', size: 100_000 }), 201);
     const part = signed.parts[0] as SignResponse['parts'][number];
     const url = new URL(part.url);
     const head = [
@@ -279,19 +272,17 @@ describe('bad input: documented 4xx, never a 500, a hang or a kept half file', (
       });
     });
     await new Promise((resolve) => setTimeout(resolve, 200));
-    await expectError(
-      await t.api(`/v1/uploads/${signed.id}/complete`, { method: 'POST' }),
-      409,
-      'upload_incomplete',
-      { missingParts: [1], mismatchedParts: [] },
-    );
+    await expectError(await t.complete(signed.id), 409, 'upload_incomplete', {
+      missingParts: [1],
+      mismatchedParts: [],
+    });
     const resent = await fetch(part.url, {
       method: 'PUT',
       headers: part.headers,
       body: new Uint8Array(100_000),
     });
     assert.equal(resent.status, 200);
-    const done = await t.api(`/v1/uploads/${signed.id}/complete`, { method: 'POST' });
+    const done = await t.complete(signed.id);
     assert.equal(done.status, 200);
     await done.arrayBuffer();
   });

@@ -1,9 +1,14 @@
 // @deployments embedded scale (also run on PostgreSQL + S3: `npm run test:scale`)
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { UploadResponse } from '../../src/api/types.js';
-import { bytesOfType } from '../helpers/bytes.js';
-import { assertSameBytes, json, startTestService, type TestService } from '../helpers/service.js';
+import type { UploadResponse } from '../../../src/api/types.js';
+import { bytesOfType } from '../../helpers/bytes.js';
+import {
+  assertSameBytes,
+  json,
+  startTestService,
+  type TestService,
+} from '../../helpers/service.js';
 
 describe('CDN', () => {
   let t: TestService;
@@ -152,14 +157,7 @@ describe('CDN', () => {
   });
 
   it('answers unknown, pending and deleted ids with an uncacheable 404', async () => {
-    const signed = await json<{ id: string }>(
-      await t.api('/v1/uploads/sign', {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify({ name: 'p', size: 10 }),
-      }),
-      201,
-    );
+    const signed = await json<{ id: string }>(await t.sign({ name: 'p', size: 10 }), 201);
     const gone = await upload('bye', 'text/plain', 'bye.txt');
     await t.api(`/v1/files/${gone.id}`, { method: 'DELETE' });
     for (const path of [

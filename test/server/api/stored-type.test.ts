@@ -7,18 +7,18 @@ import type {
   SignBatchResponse,
   SignResponse,
   UploadResponse,
-} from '../../src/api/types.js';
-import { storedType, typeAllowed } from '../../src/server/api/stored-type.js';
-import { parseTypeList } from '../../src/server/type-list.js';
-import { spyOnS3Commands } from '../helpers/s3-spy.js';
-import { SCALE } from '../helpers/scale-mode.js';
+} from '../../../src/api/types.js';
+import { storedType, typeAllowed } from '../../../src/server/api/stored-type.js';
+import { parseTypeList } from '../../../src/server/type-list.js';
+import { spyOnS3Commands } from '../../helpers/s3-spy.js';
+import { SCALE } from '../../helpers/scale-mode.js';
 import {
   expectError,
   json,
   partAccepted,
   startTestService,
   type TestService,
-} from '../helpers/service.js';
+} from '../../helpers/service.js';
 
 const PNG = Buffer.from(
   '89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201e2215bc60000000049454e44ae426082',
@@ -101,12 +101,7 @@ describe('types known from the bytes, and a project that takes only some', () =>
   /** Sign, PUT and complete; answers complete's response. */
   async function multiStep(key: string, body: Buffer, type: string, name: string) {
     const signed = await json<SignResponse>(
-      await t.api('/v1/uploads/sign', {
-        method: 'POST',
-        key,
-        headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify({ name, size: body.length, type }),
-      }),
+      await t.sign({ name, size: body.length, type }, { key }),
       201,
     );
     const part = signed.parts[0] as SignResponse['parts'][number];
@@ -114,7 +109,7 @@ describe('types known from the bytes, and a project that takes only some', () =>
       await fetch(part.url, { method: 'PUT', headers: part.headers, body: new Uint8Array(body) }),
       part,
     );
-    const complete = () => t.api(`/v1/uploads/${signed.id}/complete`, { method: 'POST', key });
+    const complete = () => t.complete(signed.id, undefined, { key });
     return { signed, complete };
   }
 
@@ -172,24 +167,16 @@ describe('types known from the bytes, and a project that takes only some', () =>
     const before = await t.stored();
     const listed = await json<{ files: unknown[] }>(await t.api('/v1/files'));
     await expectError(
-      await t.api('/v1/uploads/sign', {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify({ name: 'a.pdf', size: 10, type: 'application/pdf' }),
-      }),
+      await t.sign({ name: 'a.pdf', size: 10, type: 'application/pdf' }),
       415,
       'unsupported_type',
     );
     await expectError(
-      await t.api('/v1/uploads/sign', {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify({
-          files: [
-            { name: 'a.png', size: 10, type: 'image/png' },
-            { name: 'b.exe', size: 10, type: 'application/x-msdownload' },
-          ],
-        }),
+      await t.sign({
+        files: [
+          { name: 'a.png', size: 10, type: 'image/png' },
+          { name: 'b.exe', size: 10, type: 'application/x-msdownload' },
+        ],
       }),
       415,
       'unsupported_type',
@@ -207,11 +194,7 @@ describe('types known from the bytes, and a project that takes only some', () =>
     );
     // The allowed kinds go through.
     const ok = await json<SignBatchResponse>(
-      await t.api('/v1/uploads/sign', {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify({ files: [{ name: 'a.png', size: 10, type: 'image/png' }] }),
-      }),
+      await t.sign({ files: [{ name: 'a.png', size: 10, type: 'image/png' }] }),
       201,
     );
     assert.equal(ok.uploads.length, 1);

@@ -1,7 +1,7 @@
 // @deployments embedded scale (also run on PostgreSQL + S3: `npm run test:scale`)
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { FileListResponse } from '../../src/api/types.js';
+import type { FileListResponse } from '../../../src/api/types.js';
 import {
   ALLOWED_ORIGIN,
   expectError,
@@ -9,7 +9,7 @@ import {
   OTHER_ORIGIN,
   startTestService,
   type TestService,
-} from '../helpers/service.js';
+} from '../../helpers/service.js';
 
 describe('keys, origins, CORS and rate limits', () => {
   let t: TestService;

@@ -7,9 +7,9 @@ import type {
   FileRecord,
   SignResponse,
   UploadState,
-} from '../../src/api/types.js';
-import { sweep } from '../../src/server/sweeper.js';
-import { SCALE } from '../helpers/scale-mode.js';
+} from '../../../src/api/types.js';
+import { sweep } from '../../../src/server/sweeper.js';
+import { SCALE } from '../../helpers/scale-mode.js';
 import {
   ALLOWED_ORIGIN,
   expectError,
@@ -19,7 +19,7 @@ import {
   rawHttp,
   startTestService,
   type TestService,
-} from '../helpers/service.js';
+} from '../../helpers/service.js';
 
 type Part = SignResponse['parts'][number];
 
@@ -97,7 +97,7 @@ describe('who may act on a pending upload', () => {
     assert.equal(done.status, 'ready');
     assert.ok(!JSON.stringify(done).includes(signed.uploadToken), 'no token in a record');
     // The project's backend (secret key) needs no token.
-    const byBackend = await json<UploadState>(await t.api(`/v1/uploads/${signed.id}`));
+    const byBackend = await json<UploadState>(await t.state(signed.id));
     assert.equal(byBackend.status, 'ready');
     // A ready upload lists the ETags it was completed with.
     assert.deepEqual(
@@ -193,15 +193,8 @@ describe('when a pending upload expires', () => {
     });
     try {
       const sign = async (size: number) =>
-        json<SignResponse>(
-          await t.api('/v1/uploads/sign', {
-            method: 'POST',
-            headers: { 'Content-Type': 'application/json' },
-            body: JSON.stringify({ name: 'e.bin', size }),
-          }),
-          201,
-        );
-      const stateOf = async (id: string) => json<UploadState>(await t.api(`/v1/uploads/${id}`));
+        json<SignResponse>(await t.sign({ name: 'e.bin', size }), 201);
+      const stateOf = async (id: string) => json<UploadState>(await t.state(id));
       const signedAt = Date.now();
       const signed = await sign(10);
       assert.ok(Math.abs(signed.expiresAt - (signedAt + 3000)) < 500, 'a lifetime after sign');
@@ -254,7 +247,7 @@ describe('when a pending upload expires', () => {
         setTimeout(resolve, Math.max(0, signedAt + 5000 - Date.now() + 300)),
       );
       assert.equal((await sweep(t.service.context)).expired, 1);
-      await expectError(await t.api(`/v1/uploads/${signed.id}`), 404, 'not_found');
+      await expectError(await t.state(signed.id), 404, 'not_found');
     } finally {
       await t.close();
     }

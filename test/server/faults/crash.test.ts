@@ -10,7 +10,7 @@ import type {
   SignResponse,
   UploadResponse,
   UploadState,
-} from '../../src/api/types.js';
+} from '../../../src/api/types.js';
 import {
   assertSameBytes,
   type ChildService,
@@ -18,7 +18,7 @@ import {
   patternBytes,
   spawnService,
   storedFiles,
-} from '../helpers/service.js';
+} from '../../helpers/service.js';
 
 const MiB = 1024 * 1024;
 

@@ -7,7 +7,7 @@ import {
   expectError,
   startTestService,
   type TestService,
-} from '../helpers/service.js';
+} from '../../helpers/service.js';
 
 /**
  * Another process (an operator's `sqlite3` shell, a backup) holds the embedded database's
@@ -44,12 +44,7 @@ describe('a database held busy by another process', { timeout: 60_000 }, () => {
   });
   after(() => t.close());
 
-  const sign = () =>
-    t.api('/v1/uploads/sign', {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ name: 'a.txt', size: 10 }),
-    });
+  const sign = () => t.sign({ name: 'a.txt', size: 10 });
 
   it('answers 503 unavailable to what must write, while everything else keeps answering', {
     skip: process.env.FILEHOST_TEST_DEPLOYMENT === 'scale' ? 'SQLite only' : false,

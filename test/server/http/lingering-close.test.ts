@@ -4,10 +4,10 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { MAX_ONE_REQUEST_BYTES } from '../../src/api/limits.js';
-import { LINGER_MAX_BYTES } from '../../src/server/http/lingering-close.js';
-import { rawExchange } from '../helpers/raw-exchange.js';
-import { json, spawnService, startTestService, type TestService } from '../helpers/service.js';
+import { MAX_ONE_REQUEST_BYTES } from '../../../src/api/limits.js';
+import { LINGER_MAX_BYTES } from '../../../src/server/http/lingering-close.js';
+import { rawExchange } from '../../helpers/raw-exchange.js';
+import { json, spawnService, startTestService, type TestService } from '../../helpers/service.js';
 
 const MiB = 1024 * 1024;
 
@@ -29,11 +29,7 @@ describe('an early answer reaches a client whose connection closes after it', ()
     it(`a 5 MiB part PUT with a forged credential, ${mode.name}: 403 invalid_signature, ${TRIES} of ${TRIES}`, async () => {
       const size = 5 * MiB;
       const signed = await json<{ parts: { url: string; headers: Record<string, string> }[] }>(
-        await t.api('/v1/uploads/sign', {
-          method: 'POST',
-          headers: { 'Content-Type': 'application/json' },
-          body: JSON.stringify({ name: 'big.bin', size, type: 'application/octet-stream' }),
-        }),
+        await t.sign({ name: 'big.bin', size, type: 'application/octet-stream' }),
         201,
       );
       const part = signed.parts[0];

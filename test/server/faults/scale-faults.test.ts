@@ -1,16 +1,16 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { UploadResponse } from '../../src/api/types.js';
-import { startRgw, type TestRgw } from '../helpers/ceph-rgw.js';
-import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
-import { scaleEnv } from '../helpers/scale.js';
+import type { UploadResponse } from '../../../src/api/types.js';
+import { startRgw, type TestRgw } from '../../helpers/ceph-rgw.js';
+import { startPostgres, type TestPostgres } from '../../helpers/postgres.js';
+import { scaleEnv } from '../../helpers/scale.js';
 import {
   ALLOWED_ORIGIN,
   expectError,
   json,
   startTestService,
   type TestService,
-} from '../helpers/service.js';
+} from '../../helpers/service.js';
 
 const pg = await startPostgres();
 const rgw = await startRgw();

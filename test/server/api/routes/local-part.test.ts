@@ -2,19 +2,26 @@
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import type { FileRecord, SignBatchResponse, SignResponse } from '../../src/api/types.js';
-import { LOCAL_ONLY } from '../helpers/scale-mode.js';
+import type {
+  FileRecord,
+  SignBatchResponse,
+  SignResponse,
+  UploadState,
+} from '../../../../src/api/types.js';
+import type { LocalDiskBlobStore } from '../../../../src/server/storage/local-disk/local-disk-store.js';
+import { LOCAL_ONLY, SCALE } from '../../../helpers/scale-mode.js';
 import {
   ALLOWED_ORIGIN,
   assertSameBytes,
   expectError,
+  expectPartRefused,
   json,
   partAccepted,
   patternBytes,
   rawHttp,
   startTestService,
   type TestService,
-} from '../helpers/service.js';
+} from '../../../helpers/service.js';
 
 const MiB = 1024 * 1024;
 
@@ -50,6 +57,25 @@ type Part = SignResponse['parts'][number];
 
 // decisions.md, "Part URLs that browsers can reuse": the embedded store's parts all go to
 // one URL, the credential in the listed headers. S3's presigned URLs are S3's own.
+
+const PART = 5 * MiB;
+
+/** The part at a URL of its own, as the local store signed parts before they shared one URL. */
+function perPartUrl(
+  service: TestService,
+  signed: SignResponse,
+  partNumber: number,
+): SignResponse['parts'][number] {
+  const part = signed.parts[partNumber - 1] as SignResponse['parts'][number];
+  return (service.service.context.blobs as LocalDiskBlobStore).signer.signedPartUrl({
+    uploadId: signed.id,
+    partNumber,
+    size: part.size,
+    type: part.headers['Content-Type'] as string,
+    expiresAt: Number(part.headers['X-Filehost-Expires']),
+  });
+}
+
 describe('part URLs that browsers can reuse (local-disk store)', { skip: LOCAL_ONLY }, () => {
   let t: TestService;
   before(async () => {
@@ -58,19 +84,9 @@ describe('part URLs that browsers can reuse (local-disk store)', { skip: LOCAL_O
   after(() => t.close());
 
   const sign = async (files: { name: string; size: number; type?: string }[]) =>
-    (
-      await json<SignBatchResponse>(
-        await t.api('/v1/uploads/sign', {
-          method: 'POST',
-          headers: { 'Content-Type': 'application/json' },
-          body: JSON.stringify({ files }),
-        }),
-        201,
-      )
-    ).uploads;
+    (await json<SignBatchResponse>(await t.sign({ files }), 201)).uploads;
   const put = (part: Part, body: Uint8Array<ArrayBuffer>, headers = part.headers, url = part.url) =>
     fetch(url, { method: 'PUT', headers, body });
-  const complete = (id: string) => t.api(`/v1/uploads/${id}/complete`, { method: 'POST' });
 
   it('gives every part of every upload the same URL, and each lands in its own upload', async () => {
     const big = patternBytes(5 * MiB + 7, 1);
@@ -89,7 +105,7 @@ describe('part URLs that browsers can reuse (local-disk store)', { skip: LOCAL_O
       [a, big],
       [b, small],
     ] as const) {
-      const record = await json<FileRecord>(await complete(signed.id));
+      const record = await json<FileRecord>(await t.complete(signed.id));
       assertSameBytes(await (await fetch(record.url)).arrayBuffer(), bytes);
     }
   });
@@ -187,16 +203,12 @@ describe('part URLs that browsers can reuse (local-disk store)', { skip: LOCAL_O
     const second = await partAccepted(await put(part, patternBytes(100, 2)), part);
     assert.notEqual(first, second);
     await expectError(
-      await t.api(`/v1/uploads/${one.id}/complete`, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify({ parts: [{ partNumber: 1, etag: first }] }),
-      }),
+      await t.complete(one.id, { parts: [{ partNumber: 1, etag: first }] }),
       409,
       'upload_incomplete',
       { missingParts: [], mismatchedParts: [1] },
     );
-    const record = await json<FileRecord>(await complete(one.id));
+    const record = await json<FileRecord>(await t.complete(one.id));
     assertSameBytes(await (await fetch(record.url)).arrayBuffer(), patternBytes(100, 2));
     await expectError(await put(part, patternBytes(100)), 409, 'upload_not_pending');
 
@@ -242,18 +254,163 @@ describe('part URLs that browsers can reuse (local-disk store)', { skip: LOCAL_O
   it('refuses an expired part: 403 url_expired', async () => {
     const short = await startTestService({ FILEHOST_UPLOAD_URL_TTL: '1' });
     try {
-      const signed = await json<SignResponse>(
-        await short.api('/v1/uploads/sign', {
-          method: 'POST',
-          headers: { 'Content-Type': 'application/json' },
-          body: JSON.stringify({ name: 'late', size: 10 }),
-        }),
-        201,
-      );
+      const signed = await json<SignResponse>(await short.sign({ name: 'late', size: 10 }), 201);
       await new Promise((resolve) => setTimeout(resolve, 1100));
       await expectError(await put(signed.parts[0] as Part, patternBytes(10)), 403, 'url_expired');
     } finally {
       await short.close();
     }
+  });
+});
+
+describe('part PUTs at their signed URLs, on either store', () => {
+  let t: TestService;
+  before(async () => {
+    t = await startTestService({ FILEHOST_PART_SIZE: String(PART) });
+  });
+  after(() => t.close());
+
+  it('refuses forged, altered and expired per-part URLs (issued before parts shared one URL), and wrong headers', {
+    skip: LOCAL_ONLY,
+  }, async () => {
+    const signed = await json<SignResponse>(
+      await t.sign({ name: 'a.png', size: 100, type: 'image/png' }),
+      201,
+    );
+    const part = perPartUrl(t, signed, 1);
+    await partAccepted(await t.putPart(part, patternBytes(100)), part);
+    const bytes = patternBytes(100);
+    const url = new URL(part.url);
+    const altered = (change: (u: URL) => void) => {
+      const copy = new URL(url);
+      change(copy);
+      return fetch(copy, { method: 'PUT', headers: part.headers, body: bytes });
+    };
+    await expectError(
+      await altered((u) => u.searchParams.set('signature', 'x'.repeat(43))),
+      403,
+      'invalid_signature',
+    );
+    await expectError(
+      await altered((u) => u.searchParams.delete('signature')),
+      403,
+      'invalid_signature',
+    );
+    await expectError(
+      await altered((u) => u.searchParams.set('expires', String(signed.expiresAt + 1000))),
+      403,
+      'invalid_signature',
+    );
+    await expectError(
+      await altered((u) => u.searchParams.set('expires', 'soon')),
+      403,
+      'invalid_signature',
+    );
+    // decisions.md: only the canonical spelling; what means the same to a lenient parser
+    // is still another URL.
+    const expires = url.searchParams.get('expires');
+    const signature = url.searchParams.get('signature');
+    const path = `${url.origin}${url.pathname}`;
+    for (const variant of [
+      `${path.replace(/parts\/1$/, 'parts/01')}?expires=${expires}&signature=${signature}`,
+      `${path.replace(/parts\/1$/, 'parts/%31')}?expires=${expires}&signature=${signature}`,
+      `${path}?signature=${signature}&expires=${expires}`,
+      `${path}?expires=${expires}&expires=${expires}&signature=${signature}`,
+      `${path}?expires=${expires}&signature=${signature}&extra=1`,
+    ]) {
+      await expectError(
+        await fetch(variant, { method: 'PUT', headers: part.headers, body: bytes }),
+        403,
+        'invalid_signature',
+      );
+    }
+    await expectError(
+      await t.putPart(part, bytes, { 'Content-Type': 'text/html' }),
+      403,
+      'invalid_signature',
+    );
+    await expectError(await t.putPart(part, bytes, {}), 403, 'invalid_signature');
+    await expectError(
+      await altered((u) => {
+        u.pathname = u.pathname.replace(/parts\/1$/, 'parts/2');
+      }),
+      403,
+      'invalid_signature',
+    );
+    await expectError(
+      await altered((u) => {
+        u.pathname = u.pathname.replace(/parts\/1$/, 'parts/abc');
+      }),
+      404,
+      'not_found',
+    );
+    await expectError(
+      await altered((u) => {
+        u.pathname = u.pathname.replace(signed.id, 'someone-else');
+      }),
+      403,
+      'invalid_signature',
+    );
+
+    const short = await json<SignResponse>(await t.sign({ name: 'b', size: 10 }), 201);
+    const expiring = await startTestService({ FILEHOST_UPLOAD_URL_TTL: '1' });
+    try {
+      const soon = await json<SignResponse>(await expiring.sign({ name: 'c', size: 10 }), 201);
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+      const late = soon.parts[0] as SignResponse['parts'][number];
+      await expectError(await t.putPart(late, patternBytes(10)), 403, 'url_expired');
+      await expectError(
+        await t.putPart(perPartUrl(expiring, soon, 1), patternBytes(10)),
+        403,
+        'url_expired',
+      );
+      // A fresh signature from the upload's state works again.
+      const state = await json<UploadState>(await expiring.state(soon.id));
+      const fresh = state.parts[0];
+      assert.ok(fresh?.url);
+      const again = await fetch(fresh.url, {
+        method: 'PUT',
+        headers: fresh.headers,
+        body: patternBytes(10),
+      });
+      assert.equal(again.status, 200);
+    } finally {
+      await expiring.close();
+    }
+    assert.ok(short.id);
+  });
+
+  it('refuses a part whose byte count differs from the signed size, keeping nothing of it', async () => {
+    const signed = await json<SignResponse>(await t.sign({ name: 'a', size: 1000 }), 201);
+    const part = signed.parts[0] as SignResponse['parts'][number];
+    // S3 refuses another length because the length is signed into its part URLs.
+    await expectPartRefused(
+      await t.putPart(part, patternBytes(999)),
+      { local: 400, s3: 403 },
+      'size_mismatch',
+      {
+        expected: 1000,
+      },
+    );
+    await expectPartRefused(
+      await t.putPart(part, patternBytes(1001)),
+      { local: 400, s3: 403 },
+      'size_mismatch',
+    );
+    // Chunked bodies are counted: too short and too long (S3 needs a signed length).
+    for (const size of SCALE ? [] : [500, 1500]) {
+      const answer = await rawHttp(part.url, {
+        method: 'PUT',
+        path: new URL(part.url).pathname + new URL(part.url).search,
+        headers: { ...part.headers, 'Transfer-Encoding': 'chunked' },
+        body: Buffer.from(patternBytes(size)),
+      });
+      assert.equal(answer.status, 400);
+      assert.equal(JSON.parse(answer.body).error.code, 'size_mismatch');
+    }
+    await expectError(await t.complete(signed.id), 409, 'upload_incomplete', {
+      missingParts: [1],
+      mismatchedParts: [],
+    });
   });
 });

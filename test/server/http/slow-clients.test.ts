@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { connect, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import type { SignResponse } from '../../src/api/types.js';
-import { json, patternBytes, startTestService, type TestService } from '../helpers/service.js';
+import type { SignResponse } from '../../../src/api/types.js';
+import { json, patternBytes, startTestService, type TestService } from '../../helpers/service.js';
 
 /** A raw connection to `url`, with what it receives collected and whether it closed. */
 function rawClient(url: string): {
@@ -59,14 +59,7 @@ describe('slow and greedy clients', () => {
 
   it('does not cut a part PUT that is slow but moving, past the JSON deadline', async () => {
     const size = 64 * 1024;
-    const signed = await json<SignResponse>(
-      await t.api('/v1/uploads/sign', {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify({ name: 'steady.bin', size }),
-      }),
-      201,
-    );
+    const signed = await json<SignResponse>(await t.sign({ name: 'steady.bin', size }), 201);
     const part = signed.parts[0] as SignResponse['parts'][number];
     const url = new URL(part.url);
     const client = rawClient(part.url);

@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { UploadResponse } from '../../src/api/types.js';
-import { type ServedFile, ServingCache } from '../../src/server/cdn/serving-cache.js';
-import type { FileRow } from '../../src/server/db/metadata-store.js';
-import { LOCAL_ONLY } from '../helpers/scale-mode.js';
+import type { UploadResponse } from '../../../src/api/types.js';
+import { type ServedFile, ServingCache } from '../../../src/server/cdn/serving-cache.js';
+import type { FileRow } from '../../../src/server/db/metadata-store.js';
+import { LOCAL_ONLY } from '../../helpers/scale-mode.js';
 import {
   assertSameBytes,
   expectError,
@@ -14,7 +14,7 @@ import {
   startTestService,
   storedFiles,
   type TestService,
-} from '../helpers/service.js';
+} from '../../helpers/service.js';
 
 function served(id: string, bytes: number): ServedFile {
   return {

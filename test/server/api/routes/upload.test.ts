@@ -1,8 +1,8 @@
 // @deployments embedded scale (also run on PostgreSQL + S3: `npm run test:scale`)
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { FileRecord, UploadResponse } from '../../src/api/types.js';
-import { bytesOfType } from '../helpers/bytes.js';
+import type { FileRecord, UploadResponse } from '../../../../src/api/types.js';
+import { bytesOfType } from '../../../helpers/bytes.js';
 import {
   ALLOWED_ORIGIN,
   assertSameBytes,
@@ -13,7 +13,7 @@ import {
   rawHttp,
   startTestService,
   type TestService,
-} from '../helpers/service.js';
+} from '../../../helpers/service.js';
 
 const MiB = 1024 * 1024;
 

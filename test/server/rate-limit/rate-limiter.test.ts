@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { MemoryRateLimiter } from '../../src/server/rate-limit/rate-limiter.js';
+import { MemoryRateLimiter } from '../../../src/server/rate-limit/rate-limiter.js';
 
 describe('rate limiter (token bucket)', () => {
   it('allows the capacity at once, then refills continuously', async () => {

@@ -4,9 +4,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { FileRecord, SignResponse, Usage } from '../../src/api/types.js';
-import { type RunningService, startService } from '../../src/server/service.js';
-import { SCALE } from '../helpers/scale-mode.js';
+import { routes } from '../../../src/api/routes.js';
+import type { FileRecord, SignResponse, Usage } from '../../../src/api/types.js';
+import { type RunningService, startService } from '../../../src/server/service.js';
+import { SCALE } from '../../helpers/scale-mode.js';
 import {
   ALLOWED_ORIGIN,
   expectError,
@@ -15,11 +16,11 @@ import {
   patternBytes,
   startTestService,
   type TestService,
-} from '../helpers/service.js';
+} from '../../helpers/service.js';
 
 /** A sign of one file on `apiUrl`: the raw answer. */
 const signOn = (apiUrl: string, key: string, size: number, name = 'f.bin') =>
-  fetch(`${apiUrl}/v1/uploads/sign`, {
+  fetch(`${apiUrl}${routes.sign()}`, {
     method: 'POST',
     headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
     body: JSON.stringify({ name, size }),
@@ -97,12 +98,8 @@ describe('quotas and usage', () => {
       (await json<{ files: unknown[] }>(await t.api('/v1/files'))).files.length;
     const before = await listed();
     await expectError(
-      await t.api('/v1/uploads/sign', {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify({
-          files: [400, 400, 400].map((size, index) => ({ name: `b${index}`, size })),
-        }),
+      await t.sign({
+        files: [400, 400, 400].map((size, index) => ({ name: `b${index}`, size })),
       }),
       403,
       'quota_exceeded',
@@ -120,7 +117,7 @@ describe('quotas and usage', () => {
       part,
     );
     assert.deepEqual((await usage()).pendingBytes, 300);
-    await json<FileRecord>(await t.api(`/v1/uploads/${signed.id}/complete`, { method: 'POST' }));
+    await json<FileRecord>(await t.complete(signed.id));
     const one = await t.api('/v1/upload', { method: 'POST', body: patternBytes(200) });
     const uploaded = await json<{ id: string }>(one, 201);
     const now = await usage();
@@ -162,7 +159,7 @@ describe('the pending-upload cap', () => {
         await fetch(part.url, { method: 'PUT', headers: part.headers, body: patternBytes(10) }),
         part,
       );
-      await json<FileRecord>(await t.api(`/v1/uploads/${first.id}/complete`, { method: 'POST' }));
+      await json<FileRecord>(await t.complete(first.id));
       assert.equal((await signOn(t.apiUrl, t.secretKey, 10)).status, 201);
       assert.equal((await signOn(t.apiUrl, t.secretKey, 10)).status, 403);
     } finally {

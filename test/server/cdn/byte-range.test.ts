@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { parseRange } from '../../src/server/cdn/byte-range.js';
+import { parseRange } from '../../../src/server/cdn/byte-range.js';
 
 const size = fc.integer({ min: 1, max: 1_000_000 });
 const position = fc.integer({ min: 0, max: 2_000_000 });

@@ -4,8 +4,8 @@ import { mkdtemp, open, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { UploadResponse } from '../../src/api/types.js';
-import { expectError, json, startTestService, type TestService } from '../helpers/service.js';
+import type { UploadResponse } from '../../../src/api/types.js';
+import { expectError, json, startTestService, type TestService } from '../../helpers/service.js';
 
 const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
 const MiB = 1024 * 1024;
@@ -67,15 +67,7 @@ describe('a full disk', { skip: isRoot ? false : 'needs root to mount a tmpfs to
       507,
       'insufficient_storage',
     );
-    await expectError(
-      await t.api('/v1/uploads/sign', {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify({ name: 'a', size: 10 }),
-      }),
-      507,
-      'insufficient_storage',
-    );
+    await expectError(await t.sign({ name: 'a', size: 10 }), 507, 'insufficient_storage');
     // Deleting is how space is freed: it works on the full disk.
     assert.equal((await t.api(`/v1/files/${kept.id}`, { method: 'DELETE' })).status, 204);
     await expectError(await t.api(`/v1/files/${kept.id}`), 404, 'not_found');

@@ -4,10 +4,10 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import Fastify, { type FastifyRequest } from 'fastify';
-import { answerFromMemory, plainFileId } from '../../src/server/cdn/memory-path.js';
-import { type ServedFile, ServingCache } from '../../src/server/cdn/serving-cache.js';
-import type { FileRow } from '../../src/server/db/metadata-store.js';
-import { rawHttp } from '../helpers/service.js';
+import { answerFromMemory, plainFileId } from '../../../src/server/cdn/memory-path.js';
+import { type ServedFile, ServingCache } from '../../../src/server/cdn/serving-cache.js';
+import type { FileRow } from '../../../src/server/db/metadata-store.js';
+import { rawHttp } from '../../helpers/service.js';
 
 const ID = 'aB3_-x';
 const BYTES = Buffer.from('hello, memory');

@@ -1,0 +1,123 @@
+// @deployments embedded scale (also run on PostgreSQL + S3: `npm run test:scale`)
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { FileRecord, SignResponse } from '../../../../src/api/types.js';
+import { SCALE } from '../../../helpers/scale-mode.js';
+import {
+  assertSameBytes,
+  expectPartRefused,
+  json,
+  partAccepted,
+  patternBytes,
+  startTestService,
+  type TestService,
+} from '../../../helpers/service.js';
+
+const MiB = 1024 * 1024;
+const PART = 5 * MiB;
+
+/** A part's headers with the signature (random to a reader) shown as its shape only. */
+function partHeaders(part: SignResponse['parts'][number] | undefined): Record<string, string> {
+  const headers = { ...part?.headers };
+  const signature = headers['X-Filehost-Signature'];
+  if (signature !== undefined) {
+    assert.match(signature, /^[A-Za-z0-9_-]{43}$/);
+    headers['X-Filehost-Signature'] = '<signature>';
+  }
+  const expires = headers['X-Filehost-Expires'];
+  if (expires !== undefined) {
+    // A part URL lives the URL lifetime (an hour by default), never past its upload.
+    const at = Number(expires);
+    assert.ok(at > Date.now() + 3_000_000 && at <= Date.now() + 3_600_000, expires);
+    headers['X-Filehost-Expires'] = '<url expiry>';
+  }
+  return headers;
+}
+
+/** The local store's headers of part `partNumber` of an upload, as `partHeaders` shows them. */
+function sharedUrlHeaders(signed: SignResponse, partNumber: number): Record<string, string> {
+  return {
+    'X-Filehost-Upload': signed.id,
+    'X-Filehost-Part': String(partNumber),
+    'X-Filehost-Expires': '<url expiry>',
+    'X-Filehost-Signature': '<signature>',
+  };
+}
+
+describe('POST /v1/uploads/:id/complete', () => {
+  let t: TestService;
+  before(async () => {
+    t = await startTestService({ FILEHOST_PART_SIZE: String(PART) });
+  });
+  after(() => t.close());
+
+  function slice(
+    bytes: Uint8Array<ArrayBuffer>,
+    signed: SignResponse,
+    partNumber: number,
+  ): Uint8Array<ArrayBuffer> {
+    const start = (partNumber - 1) * signed.partSize;
+    return bytes.subarray(start, start + signed.partSize);
+  }
+
+  it('uploads a three-part file in parallel and serves every byte after complete', async () => {
+    const bytes = patternBytes(2 * PART + 12_345, 3);
+    const signed = await json<SignResponse>(
+      await t.sign({
+        name: 'video.mp4',
+        size: bytes.length,
+        type: 'video/mp4',
+        metadata: { user: 'u1' },
+      }),
+      201,
+    );
+    assert.equal(signed.partSize, PART);
+    assert.deepEqual(
+      signed.parts.map((part) => [part.partNumber, part.size, part.method]),
+      [
+        [1, PART, 'PUT'],
+        [2, PART, 'PUT'],
+        [3, 12_345, 'PUT'],
+      ],
+    );
+    // The local store signs the content type into its part URLs; S3 fixed it at creation.
+    assert.deepEqual(
+      partHeaders(signed.parts[0]),
+      SCALE ? {} : { 'Content-Type': 'video/mp4', ...sharedUrlHeaders(signed, 1) },
+    );
+    // The upload itself expires a day after its sign (or its last part).
+    assert.ok(signed.expiresAt > Date.now() + 23.9 * 3_600_000);
+    assert.ok(signed.expiresAt <= Date.now() + 24 * 3_600_000);
+    assert.match(signed.uploadToken, /^[A-Za-z0-9_-]{22,}$/);
+
+    const pending = await json<FileRecord>(await t.api(`/v1/files/${signed.id}`));
+    assert.equal(pending.status, 'pending');
+    assert.equal((await fetch(pending.url)).status, 404);
+
+    const results = await Promise.all(
+      signed.parts.map(async (part) => {
+        const response = await t.putPart(part, slice(bytes, signed, part.partNumber));
+        return { partNumber: part.partNumber, etag: await partAccepted(response, part) };
+      }),
+    );
+    const record = await json<FileRecord>(
+      await t.complete(signed.id, {
+        parts: results.map(({ partNumber, etag }) => ({ partNumber, etag })),
+      }),
+    );
+    assert.equal(record.status, 'ready');
+    assert.equal(record.size, bytes.length);
+    assert.equal(record.name, 'video.mp4');
+    assert.deepEqual(record.metadata, { user: 'u1' });
+    assert.deepEqual(record, await json<FileRecord>(await t.api(`/v1/files/${signed.id}`)));
+    assertSameBytes(await (await fetch(record.url)).arrayBuffer(), bytes);
+
+    // Complete again: the same answer. A part after completion: upload_not_pending.
+    assert.deepEqual(await json<FileRecord>(await t.complete(signed.id)), record);
+    await expectPartRefused(
+      await t.putPart(signed.parts[0] as SignResponse['parts'][number], slice(bytes, signed, 1)),
+      { local: 409, s3: 404 },
+      'upload_not_pending',
+    );
+  });
+});
