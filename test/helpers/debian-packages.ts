@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { isRoot } from './system.js';
 
 /**
  * Tests that need a real server from Debian (Chromium, PostgreSQL, Ceph's RADOS Gateway,
@@ -15,7 +16,6 @@ function hasApt(): boolean {
   }
 }
 
-const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
 let updated = false;
 
 /**

@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { isRoot } from './system.js';
 import { chromiumPath } from './wtr-plugins.js';
 
 /**
@@ -8,7 +9,6 @@ import { chromiumPath } from './wtr-plugins.js';
  */
 if (chromiumPath()) process.exit(0);
 
-const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
 let hasApt = false;
 try {
   execFileSync('apt-get', ['--version'], { stdio: 'ignore' });

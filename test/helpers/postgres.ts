@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import pg from 'pg';
 import { ensureDebianPackages, unavailable } from './debian-packages.js';
 import { freePort } from './ports.js';
+import { isRoot } from './system.js';
 
 const run = promisify(execFile);
 const BIN = '/usr/lib/postgresql/15/bin';
@@ -22,7 +23,6 @@ export interface TestPostgres {
   stop(): Promise<void>;
 }
 
-const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
 /** Data directories of clusters still running, stopped on exit if a test run dies first. */
 const running = new Set<string>();
 let exitHookInstalled = false;

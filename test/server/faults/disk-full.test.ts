@@ -6,8 +6,8 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { UploadResponse } from '../../../src/api/types.js';
 import { expectError, json, startTestService, type TestService } from '../../helpers/service.js';
+import { isRoot } from '../../helpers/system.js';
 
-const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
 const MiB = 1024 * 1024;
 
 /** Fills what is left of the disk under `path` with one file; answers its path. */

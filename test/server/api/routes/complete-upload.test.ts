@@ -12,37 +12,10 @@ import {
   startTestService,
   type TestService,
 } from '../../../helpers/service.js';
+import { partHeaders, partSlice, sharedUrlHeaders } from '../../../helpers/signed-parts.js';
 
 const MiB = 1024 * 1024;
 const PART = 5 * MiB;
-
-/** A part's headers with the signature (random to a reader) shown as its shape only. */
-function partHeaders(part: SignResponse['parts'][number] | undefined): Record<string, string> {
-  const headers = { ...part?.headers };
-  const signature = headers['X-Filehost-Signature'];
-  if (signature !== undefined) {
-    assert.match(signature, /^[A-Za-z0-9_-]{43}$/);
-    headers['X-Filehost-Signature'] = '<signature>';
-  }
-  const expires = headers['X-Filehost-Expires'];
-  if (expires !== undefined) {
-    // A part URL lives the URL lifetime (an hour by default), never past its upload.
-    const at = Number(expires);
-    assert.ok(at > Date.now() + 3_000_000 && at <= Date.now() + 3_600_000, expires);
-    headers['X-Filehost-Expires'] = '<url expiry>';
-  }
-  return headers;
-}
-
-/** The local store's headers of part `partNumber` of an upload, as `partHeaders` shows them. */
-function sharedUrlHeaders(signed: SignResponse, partNumber: number): Record<string, string> {
-  return {
-    'X-Filehost-Upload': signed.id,
-    'X-Filehost-Part': String(partNumber),
-    'X-Filehost-Expires': '<url expiry>',
-    'X-Filehost-Signature': '<signature>',
-  };
-}
 
 describe('POST /v1/uploads/:id/complete', () => {
   let t: TestService;
@@ -50,15 +23,6 @@ describe('POST /v1/uploads/:id/complete', () => {
     t = await startTestService({ FILEHOST_PART_SIZE: String(PART) });
   });
   after(() => t.close());
-
-  function slice(
-    bytes: Uint8Array<ArrayBuffer>,
-    signed: SignResponse,
-    partNumber: number,
-  ): Uint8Array<ArrayBuffer> {
-    const start = (partNumber - 1) * signed.partSize;
-    return bytes.subarray(start, start + signed.partSize);
-  }
 
   it('uploads a three-part file in parallel and serves every byte after complete', async () => {
     const bytes = patternBytes(2 * PART + 12_345, 3);
@@ -96,7 +60,7 @@ describe('POST /v1/uploads/:id/complete', () => {
 
     const results = await Promise.all(
       signed.parts.map(async (part) => {
-        const response = await t.putPart(part, slice(bytes, signed, part.partNumber));
+        const response = await t.putPart(part, partSlice(bytes, signed, part.partNumber));
         return { partNumber: part.partNumber, etag: await partAccepted(response, part) };
       }),
     );
@@ -115,7 +79,10 @@ describe('POST /v1/uploads/:id/complete', () => {
     // Complete again: the same answer. A part after completion: upload_not_pending.
     assert.deepEqual(await json<FileRecord>(await t.complete(signed.id)), record);
     await expectPartRefused(
-      await t.putPart(signed.parts[0] as SignResponse['parts'][number], slice(bytes, signed, 1)),
+      await t.putPart(
+        signed.parts[0] as SignResponse['parts'][number],
+        partSlice(bytes, signed, 1),
+      ),
       { local: 409, s3: 404 },
       'upload_not_pending',
     );

@@ -8,7 +8,6 @@ import type {
   SignResponse,
   UploadState,
 } from '../../../../src/api/types.js';
-import type { LocalDiskBlobStore } from '../../../../src/server/storage/local-disk/local-disk-store.js';
 import { LOCAL_ONLY, SCALE } from '../../../helpers/scale-mode.js';
 import {
   ALLOWED_ORIGIN,
@@ -22,6 +21,7 @@ import {
   startTestService,
   type TestService,
 } from '../../../helpers/service.js';
+import { perPartUrl } from '../../../helpers/signed-parts.js';
 
 const MiB = 1024 * 1024;
 
@@ -59,22 +59,6 @@ type Part = SignResponse['parts'][number];
 // one URL, the credential in the listed headers. S3's presigned URLs are S3's own.
 
 const PART = 5 * MiB;
-
-/** The part at a URL of its own, as the local store signed parts before they shared one URL. */
-function perPartUrl(
-  service: TestService,
-  signed: SignResponse,
-  partNumber: number,
-): SignResponse['parts'][number] {
-  const part = signed.parts[partNumber - 1] as SignResponse['parts'][number];
-  return (service.service.context.blobs as LocalDiskBlobStore).signer.signedPartUrl({
-    uploadId: signed.id,
-    partNumber,
-    size: part.size,
-    type: part.headers['Content-Type'] as string,
-    expiresAt: Number(part.headers['X-Filehost-Expires']),
-  });
-}
 
 describe('part URLs that browsers can reuse (local-disk store)', { skip: LOCAL_ONLY }, () => {
   let t: TestService;

@@ -21,37 +21,10 @@ import {
   startTestService,
   type TestService,
 } from '../../../helpers/service.js';
+import { partHeaders, sharedUrlHeaders } from '../../../helpers/signed-parts.js';
 
 const MiB = 1024 * 1024;
 const PART = 5 * MiB;
-
-/** A part's headers with the signature (random to a reader) shown as its shape only. */
-function partHeaders(part: SignResponse['parts'][number] | undefined): Record<string, string> {
-  const headers = { ...part?.headers };
-  const signature = headers['X-Filehost-Signature'];
-  if (signature !== undefined) {
-    assert.match(signature, /^[A-Za-z0-9_-]{43}$/);
-    headers['X-Filehost-Signature'] = '<signature>';
-  }
-  const expires = headers['X-Filehost-Expires'];
-  if (expires !== undefined) {
-    // A part URL lives the URL lifetime (an hour by default), never past its upload.
-    const at = Number(expires);
-    assert.ok(at > Date.now() + 3_000_000 && at <= Date.now() + 3_600_000, expires);
-    headers['X-Filehost-Expires'] = '<url expiry>';
-  }
-  return headers;
-}
-
-/** The local store's headers of part `partNumber` of an upload, as `partHeaders` shows them. */
-function sharedUrlHeaders(signed: SignResponse, partNumber: number): Record<string, string> {
-  return {
-    'X-Filehost-Upload': signed.id,
-    'X-Filehost-Part': String(partNumber),
-    'X-Filehost-Expires': '<url expiry>',
-    'X-Filehost-Signature': '<signature>',
-  };
-}
 
 describe('POST /v1/uploads/sign', () => {
   let t: TestService;

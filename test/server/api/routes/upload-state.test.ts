@@ -10,6 +10,7 @@ import {
   startTestService,
   type TestService,
 } from '../../../helpers/service.js';
+import { partSlice } from '../../../helpers/signed-parts.js';
 
 const MiB = 1024 * 1024;
 const PART = 5 * MiB;
@@ -20,15 +21,6 @@ describe('GET /v1/uploads/:id', () => {
     t = await startTestService({ FILEHOST_PART_SIZE: String(PART) });
   });
   after(() => t.close());
-
-  function slice(
-    bytes: Uint8Array<ArrayBuffer>,
-    signed: SignResponse,
-    partNumber: number,
-  ): Uint8Array<ArrayBuffer> {
-    const start = (partNumber - 1) * signed.partSize;
-    return bytes.subarray(start, start + signed.partSize);
-  }
 
   it('reports missing parts, resumes from the upload state, and checks claimed ETags', async () => {
     const bytes = patternBytes(3 * PART, 5);
@@ -41,8 +33,10 @@ describe('GET /v1/uploads/:id', () => {
       SignResponse['parts'][number],
       SignResponse['parts'][number],
     ];
-    const first = { etag: await partAccepted(await t.putPart(p1, slice(bytes, signed, 1)), p1) };
-    await partAccepted(await t.putPart(p3, slice(bytes, signed, 3)), p3);
+    const first = {
+      etag: await partAccepted(await t.putPart(p1, partSlice(bytes, signed, 1)), p1),
+    };
+    await partAccepted(await t.putPart(p3, partSlice(bytes, signed, 3)), p3);
     await expectError(await t.complete(signed.id), 409, 'upload_incomplete', {
       missingParts: [2],
       mismatchedParts: [],
@@ -66,7 +60,7 @@ describe('GET /v1/uploads/:id', () => {
       await fetch(missing.url, {
         method: 'PUT',
         headers: missing.headers,
-        body: slice(bytes, signed, 2),
+        body: partSlice(bytes, signed, 2),
       }),
       missing,
     );
@@ -90,7 +84,7 @@ describe('GET /v1/uploads/:id', () => {
     const record = await json<FileRecord>(await t.complete(signed.id));
     const served = Buffer.from(await (await fetch(record.url)).arrayBuffer());
     assert.ok(served.subarray(PART, 2 * PART).equals(replaced));
-    assert.ok(served.subarray(0, PART).equals(slice(bytes, signed, 1)));
+    assert.ok(served.subarray(0, PART).equals(partSlice(bytes, signed, 1)));
     assert.notEqual(second.etag, first.etag);
 
     const done = await json<UploadState>(await t.state(signed.id));
