@@ -14,6 +14,10 @@ export const routes = {
   completeMany: () => '/v1/uploads/complete',
   part: (id: string, partNumber: number) =>
     `/v1/uploads/${encodeURIComponent(id)}/parts/${partNumber}`,
+  webhooks: () => '/v1/webhooks',
+  webhook: (id: string) => `/v1/webhooks/${encodeURIComponent(id)}`,
+  events: () => '/v1/events',
+  redeliver: (id: string) => `/v1/events/${encodeURIComponent(id)}/redeliver`,
 } as const;
 
 /**

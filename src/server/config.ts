@@ -2,6 +2,8 @@ import { resolve } from 'node:path';
 import { MIN_PART_SIZE, PLANS, type Plan } from '../api/limits.js';
 import { PUBLISHABLE_KEY_PREFIX, SECRET_KEY_PREFIX } from '../api/routes.js';
 import { MetadataUnavailableError } from './db/unavailable.js';
+import { parseWebhookUrl } from './events/targets.js';
+import { isWebhookSecret } from './events/webhook-secret.js';
 import { StartupError } from './startup-error.js';
 import { BlobUnavailableError } from './storage/blob-store.js';
 import { parseTypeList } from './type-list.js';
@@ -64,6 +66,17 @@ export interface ServiceConfig {
    */
   trustProxy: number | string[] | undefined;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** An endpoint the default project gets at start (`FILEHOST_WEBHOOK_URL`); none: undefined. */
+  webhookUrl: string | undefined;
+  /** Its signing secret (`whsec_…`); undefined: one is made and kept. */
+  webhookSecret: string | undefined;
+  /**
+   * Whether webhooks may reach loopback, private and link-local addresses: yes on the
+   * embedded deployment (a receiver on the same machine is the common case), no at scale.
+   */
+  webhookAllowPrivate: boolean;
+  /** How long one delivery attempt may take, connection to answer. */
+  webhookTimeoutMs: number;
 }
 
 /**
@@ -193,6 +206,14 @@ export function configFromEnv(env: Env = process.env): ServiceConfig {
     signingSecret: signingSecret === undefined ? undefined : Buffer.from(signingSecret, 'utf8'),
     trustProxy: trustProxy(read('FILEHOST_TRUST_PROXY')),
     logLevel: logLevel(read('FILEHOST_LOG_LEVEL') ?? 'warn'),
+    webhookUrl: webhookUrl(read('FILEHOST_WEBHOOK_URL')),
+    webhookSecret: webhookSecret(read('FILEHOST_WEBHOOK_SECRET')),
+    webhookAllowPrivate: boolean(
+      read('FILEHOST_WEBHOOK_ALLOW_PRIVATE'),
+      'FILEHOST_WEBHOOK_ALLOW_PRIVATE',
+      !deploymentOf({ databaseUrl, s3: undefined }).sharedMetadata,
+    ),
+    webhookTimeoutMs: integer(env, 'FILEHOST_WEBHOOK_TIMEOUT', 15, 1, 120) * 1000,
   };
 }
 
@@ -229,10 +250,11 @@ function s3Config(read: (name: string) => string | undefined): S3Config | undefi
       'set both FILEHOST_S3_ACCESS_KEY_ID and FILEHOST_S3_SECRET_ACCESS_KEY, or neither (the AWS credential chain)',
     );
   }
-  const pathStyle = read('FILEHOST_S3_FORCE_PATH_STYLE') ?? 'false';
-  if (pathStyle !== 'true' && pathStyle !== 'false') {
-    throw new ConfigError('FILEHOST_S3_FORCE_PATH_STYLE', 'must be true or false');
-  }
+  const forcePathStyle = boolean(
+    read('FILEHOST_S3_FORCE_PATH_STYLE'),
+    'FILEHOST_S3_FORCE_PATH_STYLE',
+    false,
+  );
   const checksum = read('FILEHOST_S3_CHECKSUM') ?? 'md5';
   if (checksum !== 'md5' && checksum !== 'none') {
     throw new ConfigError('FILEHOST_S3_CHECKSUM', 'must be md5 or none');
@@ -243,7 +265,7 @@ function s3Config(read: (name: string) => string | undefined): S3Config | undefi
     region: read('FILEHOST_S3_REGION') ?? 'us-east-1',
     endpoint:
       endpoint === undefined ? undefined : baseUrl({ e: endpoint }, 'e', 'FILEHOST_S3_ENDPOINT'),
-    forcePathStyle: pathStyle === 'true',
+    forcePathStyle,
     credentials:
       accessKeyId !== undefined && secretAccessKey !== undefined
         ? { accessKeyId, secretAccessKey }
@@ -269,6 +291,30 @@ function trustProxy(raw: string | undefined): number | string[] | undefined {
     }
   }
   return items;
+}
+
+function boolean(raw: string | undefined, name: string, fallback: boolean): boolean {
+  if (raw === undefined) return fallback;
+  if (raw !== 'true' && raw !== 'false') throw new ConfigError(name, 'must be true or false');
+  return raw === 'true';
+}
+
+function webhookUrl(raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined;
+  const url = parseWebhookUrl(raw);
+  if (typeof url === 'string') throw new ConfigError('FILEHOST_WEBHOOK_URL', url);
+  return url.href;
+}
+
+function webhookSecret(raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined;
+  if (!isWebhookSecret(raw)) {
+    throw new ConfigError(
+      'FILEHOST_WEBHOOK_SECRET',
+      'must be whsec_ followed by the base64 of 24 to 64 random bytes',
+    );
+  }
+  return raw;
 }
 
 function integer(env: Env, name: string, fallback: number, min: number, max: number): number {

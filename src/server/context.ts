@@ -20,4 +20,6 @@ export interface ServiceContext {
   servingCache: ServingCache;
   now: () => number;
   log: FastifyBaseLogger;
+  /** Told when an event was recorded here, so its webhooks go out at once. */
+  events: { kick(): void };
 }

@@ -3,7 +3,12 @@
  * itself with SIGKILL at that point, exactly as a power cut or an OOM kill would stop it.
  * Unset (always, outside those tests) it does nothing.
  */
-export type CrashPoint = 'upload:stored' | 'complete:renamed' | 'delete:marked';
+export type CrashPoint =
+  | 'upload:stored'
+  | 'complete:renamed'
+  | 'delete:marked'
+  // An event committed with its change, before any attempt to deliver it.
+  | 'event:recorded';
 
 const armed = process.env.FILEHOST_CRASH_AT;
 

@@ -7,7 +7,11 @@ import { CDN_CACHED_FILE_BYTES, ServingCache } from './cdn/serving-cache.js';
 import { deploymentOf, type ServiceConfig } from './config.js';
 import type { ServiceContext } from './context.js';
 import { openStores, type Stores } from './deployment.js';
+import { EventDeliverer } from './events/deliverer.js';
 import { recover, sweep } from './sweeper.js';
+
+/** How often an instance looks for deliveries that came due (retries, other instances' work). */
+const WEBHOOK_POLL_MS = 1000;
 
 export interface RunningService {
   apiUrl: string;
@@ -31,8 +35,10 @@ export async function startService(
   const opened = stores ?? (await openStores(config, () => urls.api));
   const apps: FastifyInstance[] = [];
   const timers: NodeJS.Timeout[] = [];
+  let deliverer: EventDeliverer | undefined;
   const close = async () => {
     for (const timer of timers) clearInterval(timer);
+    await deliverer?.stop();
     await Promise.all(apps.map((app) => app.close()));
     await opened.close();
   };
@@ -51,7 +57,10 @@ export async function startService(
       }),
       now: Date.now,
       log,
+      events: { kick() {} },
     };
+    deliverer = new EventDeliverer(ctx);
+    ctx.events = deliverer;
     await recover(ctx, { exclusive: opened.exclusive });
     const defaultProject = await ensureDefaultProject(ctx.db, config);
 
@@ -63,6 +72,8 @@ export async function startService(
     await cdn.listen({ host: config.host, port: config.cdnPort });
     urls.api = config.apiUrl ?? localUrl(api);
     urls.cdn = config.cdnUrl ?? localUrl(cdn);
+    // Events recorded before a crash or a restart go out now; retries as they come due.
+    deliverer.start({ pollIntervalMs: WEBHOOK_POLL_MS });
 
     timers.push(
       setInterval(() => {

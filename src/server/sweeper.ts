@@ -2,8 +2,11 @@ import { heldParts, lastPartArrival } from './api/routes/upload-state.js';
 import { pendingExpiry } from './api/upload-access.js';
 import type { ServiceContext } from './context.js';
 import type { FileRow } from './db/metadata-store.js';
+import { fileEvent } from './events/file-events.js';
 
 const BATCH = 100;
+/** Events are kept this long for `GET /v1/events` and redelivery (decisions.md: 30 days). */
+export const EVENT_RETENTION_MS = 30 * 24 * 3_600_000;
 
 export interface SweepResult {
   expired: number;
@@ -84,8 +87,9 @@ async function sweepNow(ctx: ServiceContext): Promise<SweepResult> {
       if (expiresAt >= cutoff) {
         await ctx.db.extendExpiry(row.id, expiresAt);
         extended++;
-      } else if (await ctx.db.expirePending(row.id, ctx.now())) {
+      } else if (await ctx.db.expirePending(row.id, ctx.now(), fileEvent(ctx, 'upload.expired'))) {
         expired++;
+        ctx.events.kick();
       }
     }
     if (rows.length < BATCH || extended === rows.length) break;
@@ -118,6 +122,10 @@ async function sweepNow(ctx: ServiceContext): Promise<SweepResult> {
     purged += progressed;
     // A batch that made no progress would only be read again: try it at the next sweep.
     if (rows.length < BATCH || progressed === 0) break;
+  }
+  const eventsBefore = ctx.now() - EVENT_RETENTION_MS;
+  while ((await ctx.db.removeEventsBefore(eventsBefore, 1000)) === 1000) {
+    // One batch at a time, so a large backlog never holds the database for long.
   }
   return { expired, purged, abandoned };
 }

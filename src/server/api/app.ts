@@ -21,6 +21,7 @@ import { LocalDiskBlobStore } from '../storage/local-disk/local-disk-store.js';
 import { completeBatchHandler } from './routes/complete-batch.js';
 import { completeUploadHandler } from './routes/complete-upload.js';
 import { deleteFileHandler } from './routes/delete-file.js';
+import { listEventsHandler, redeliverEventHandler } from './routes/events.js';
 import { getFileHandler } from './routes/get-file.js';
 import { listFilesHandler } from './routes/list-files.js';
 import { registerLocalPartRoutes } from './routes/local-part.js';
@@ -28,6 +29,11 @@ import { signUploadHandler } from './routes/sign-upload.js';
 import { uploadHandler } from './routes/upload.js';
 import { uploadStateHandler } from './routes/upload-state.js';
 import { usageHandler } from './routes/usage.js';
+import {
+  createWebhookHandler,
+  deleteWebhookHandler,
+  listWebhooksHandler,
+} from './routes/webhooks.js';
 
 /**
  * The API: routing, CORS, and the one place that turns anything thrown into a response.
@@ -93,6 +99,11 @@ export async function buildApiApp(ctx: ServiceContext): Promise<FastifyInstance>
   app.post('/v1/uploads/sign', bind(signUploadHandler));
   app.get('/v1/uploads/:id', bind(uploadStateHandler));
   app.get('/v1/usage', bind(usageHandler));
+  app.post('/v1/webhooks', bind(createWebhookHandler));
+  app.get('/v1/webhooks', bind(listWebhooksHandler));
+  app.delete('/v1/webhooks/:id', bind(deleteWebhookHandler));
+  app.get('/v1/events', bind(listEventsHandler));
+  app.post('/v1/events/:id/redeliver', bind(redeliverEventHandler));
   app.post('/v1/uploads/:id/complete', bind(completeUploadHandler));
   app.post('/v1/uploads/complete', bind(completeBatchHandler));
   // The local-disk store receives parts here; S3 receives them at its own URLs.

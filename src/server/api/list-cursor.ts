@@ -1,3 +1,4 @@
+import { LIST_DEFAULT_LIMIT, LIST_MAX_LIMIT } from '../../api/limits.js';
 import { CURSOR_PATTERN } from '../../api/routes.js';
 import type { ListPosition } from '../db/metadata-store.js';
 import { fail } from '../http/errors.js';
@@ -20,4 +21,17 @@ export function parseCursor(value: unknown): ListPosition | null {
   const createdAt = Number(match[1]);
   if (!Number.isSafeInteger(createdAt)) fail('invalid_request', 'cursor is out of range.');
   return { createdAt, id: match[2] as string };
+}
+
+/** A page's `limit` from a client: 1 to 100, 50 when absent. */
+export function parseListLimit(value: unknown): number {
+  if (value === undefined || value === '') return LIST_DEFAULT_LIMIT;
+  if (typeof value !== 'string' || !/^\d{1,4}$/.test(value)) {
+    fail('invalid_request', `limit must be a whole number from 1 to ${LIST_MAX_LIMIT}.`);
+  }
+  const limit = Number(value);
+  if (limit < 1 || limit > LIST_MAX_LIMIT) {
+    fail('invalid_request', `limit must be a whole number from 1 to ${LIST_MAX_LIMIT}.`);
+  }
+  return limit;
 }

@@ -1,4 +1,5 @@
 import type { PartChecksum } from '../../api/checksum.js';
+import type { DeliveryStatus, EventType } from '../../api/events.js';
 import type { Plan } from '../../api/limits.js';
 import type { FileMetadata } from '../../api/types.js';
 import type { KeyKind } from '../secrets.js';
@@ -144,6 +145,69 @@ export interface ListPosition {
   id: string;
 }
 
+/** A registered webhook endpoint, with the secret its deliveries are signed with. */
+export interface WebhookRow {
+  id: string;
+  projectId: string;
+  url: string;
+  events: EventType[];
+  /** `whsec_…`, as Standard Webhooks libraries take it. */
+  secret: string;
+  createdAt: number;
+}
+
+/**
+ * An event to record with a change of a file, in the change's own transaction: recorded
+ * only if the change happened, with `data` made from the row the change touched (the new
+ * row of `markReady` and `expirePending`, the row as it was of `markDeleted`).
+ */
+export interface EventDraft {
+  id: string;
+  type: EventType;
+  at: number;
+  data: (row: FileRow) => unknown;
+}
+
+export interface DeliveryRow {
+  webhookId: string;
+  status: DeliveryStatus;
+  attempts: number;
+  lastStatus: number | null;
+}
+
+export interface EventRow {
+  id: string;
+  projectId: string;
+  type: EventType;
+  createdAt: number;
+  data: unknown;
+  deliveries: DeliveryRow[];
+}
+
+/** A delivery an instance has claimed: what it needs to make the attempt. */
+export interface ClaimedDelivery {
+  eventId: string;
+  webhookId: string;
+  /** Attempts made before this one. */
+  attempts: number;
+  type: EventType;
+  createdAt: number;
+  data: unknown;
+  url: string;
+  secret: string;
+  /** The claim that holds its lease: only it may record the attempt's outcome. */
+  claim: string;
+}
+
+/** What an attempt came to: `pending` with the next attempt's time, or an end. */
+export interface AttemptOutcome {
+  status: DeliveryStatus;
+  nextAttemptAt: number | null;
+  /** The HTTP status answered, null when none came (refused, timed out, not allowed). */
+  httpStatus: number | null;
+  error: string | null;
+}
+
 /**
  * Everything the service remembers apart from file bytes. Async so that a networked
  * database (PostgreSQL) can implement it; every implementation passes
@@ -178,16 +242,28 @@ export interface MetadataStore {
   getLiveFile(id: string): Promise<FileRow | null>;
   /** Visible files, newest first, strictly after `after` in (createdAt desc, id desc). */
   listFiles(projectId: string, after: ListPosition | null, limit: number): Promise<FileRow[]>;
-  /** Moves a row from `from` to `ready`, setting the given fields; false if it was not in `from`. */
+  /**
+   * Moves a row from `from` to `ready`, setting the given fields; false if it was not in
+   * `from`. `event`: recorded in the same transaction, only if the row moved.
+   */
   markReady(
     id: string,
     from: 'receiving' | 'pending',
     fields: Partial<
       Pick<FileRow, 'name' | 'mime' | 'size' | 'metadata' | 'createdAt' | 'completedParts'>
     >,
+    event?: EventDraft,
   ): Promise<boolean>;
-  /** Marks a visible file deleted (it stops being listed and served at once). */
-  markDeleted(projectId: string, id: string, at: number): Promise<FileRow | null>;
+  /**
+   * Marks a visible file deleted (it stops being listed and served at once); answers the
+   * row as it was. `event`: recorded in the same transaction, only if it was deleted.
+   */
+  markDeleted(
+    projectId: string,
+    id: string,
+    at: number,
+    event?: EventDraft,
+  ): Promise<FileRow | null>;
   /** Removes a row that never became visible (a failed one-request upload). */
   discardReceiving(id: string): Promise<void>;
   /** Moves a pending upload's URL expiry, or a receiving row's lease, to `expiresAt`. */
@@ -205,7 +281,36 @@ export interface MetadataStore {
   /** Pending uploads whose expiry is before `before`, oldest first. */
   listExpiredPending(before: number, limit: number): Promise<FileRow[]>;
   /** Marks an abandoned pending upload deleted; false if it changed state meanwhile. */
-  expirePending(id: string, at: number): Promise<boolean>;
+  expirePending(id: string, at: number, event?: EventDraft): Promise<boolean>;
+
+  /** Registers an endpoint unless the project has `max` already (then false). */
+  createWebhook(webhook: WebhookRow, max: number): Promise<boolean>;
+  /** A project's endpoints, oldest first. */
+  listWebhooks(projectId: string): Promise<WebhookRow[]>;
+  /** Removes an endpoint and its deliveries; false if the project has none of that id. */
+  deleteWebhook(projectId: string, id: string): Promise<boolean>;
+  /** A project's events, newest first, strictly after `after` in (createdAt desc, id desc). */
+  listEvents(projectId: string, after: ListPosition | null, limit: number): Promise<EventRow[]>;
+  /**
+   * Queues an event again for every endpoint of its project that wants its type, due at
+   * `at`, with a fresh schedule; false if the project has no such event.
+   */
+  redeliverEvent(projectId: string, id: string, at: number): Promise<boolean>;
+  /**
+   * Claims deliveries due at `now` for `owner` until `leaseUntil`: each claimed by exactly
+   * one caller however many instances claim at once; one whose lease ran out (its instance
+   * died mid-attempt) is due again.
+   */
+  claimDeliveries(
+    now: number,
+    leaseUntil: number,
+    owner: string,
+    limit: number,
+  ): Promise<ClaimedDelivery[]>;
+  /** Records an attempt's outcome, if its claim still holds the delivery's lease. */
+  finishAttempt(delivery: ClaimedDelivery, outcome: AttemptOutcome): Promise<void>;
+  /** Removes up to `limit` events made before `before`, with their deliveries; how many. */
+  removeEventsBefore(before: number, limit: number): Promise<number>;
 
   /**
    * A value kept once for every instance sharing this store (the URL signing secret, the

@@ -1,6 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { FileRow, MetadataStore, Project } from '../../../src/server/db/metadata-store.js';
+import type { EventType } from '../../../src/api/events.js';
+import type {
+  ClaimedDelivery,
+  EventDraft,
+  FileRow,
+  MetadataStore,
+  Project,
+  WebhookRow,
+} from '../../../src/server/db/metadata-store.js';
 import { hashKey, newId } from '../../../src/server/secrets.js';
 
 /**
@@ -44,6 +52,21 @@ export function metadataStoreConformance(
         await cleanup();
       }
     };
+
+  const webhook = (projectId: string, events: EventType[]): WebhookRow => ({
+    id: newId('wh_'),
+    projectId,
+    url: 'http://hooks.test/in',
+    events,
+    secret: 'whsec_c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0',
+    createdAt: 1,
+  });
+  const draft = (type: EventType, at = 5): EventDraft => ({
+    id: newId('evt_'),
+    type,
+    at,
+    data: (row) => ({ id: row.id, status: row.status }),
+  });
 
   const file = (projectId: string, overrides: Partial<FileRow> = {}): FileRow => ({
     id: newId(),
@@ -409,6 +432,99 @@ export function metadataStoreConformance(
           (await store.listReceiving(2, 500)).map((r) => r.id),
           [...receiving].sort().slice(0, 2),
         );
+      }),
+    );
+
+    it(
+      'records an event with the change it reports, or neither; no change, no event',
+      withStore(async (store, project) => {
+        const hook = webhook(project.id, ['file.ready']);
+        assert.equal(await store.createWebhook(hook, 10), true);
+        const row = file(project.id, { status: 'pending', partSize: 5, expiresAt: 100 });
+        await store.insertFile(row);
+        const event = draft('file.ready');
+        assert.equal(await store.markReady(row.id, 'pending', {}, event), true);
+        assert.deepEqual(await store.listEvents(project.id, null, 10), [
+          {
+            id: event.id,
+            projectId: project.id,
+            type: 'file.ready',
+            createdAt: event.at,
+            data: { id: row.id, status: 'ready' },
+            deliveries: [{ webhookId: hook.id, status: 'pending', attempts: 0, lastStatus: null }],
+          },
+        ]);
+        // A change whose event cannot be written (its id is taken) rolls back with it.
+        const other = file(project.id, { status: 'pending', partSize: 5, expiresAt: 100 });
+        await store.insertFile(other);
+        await assert.rejects(store.markReady(other.id, 'pending', {}, { ...event }));
+        assert.equal((await store.getVisibleFile(project.id, other.id))?.status, 'pending');
+        // A change that does not happen records nothing.
+        assert.equal(await store.markReady(row.id, 'pending', {}, draft('file.ready')), false);
+        assert.equal(await store.markDeleted(project.id, 'f_none', 9, draft('file.deleted')), null);
+        assert.equal(await store.expirePending(row.id, 9, draft('upload.expired')), false);
+        assert.equal((await store.listEvents(project.id, null, 10)).length, 1);
+        // The old row for a delete; a type the endpoint did not ask for has no delivery.
+        const deleted = draft('file.deleted', 6);
+        assert.ok(await store.markDeleted(project.id, row.id, 9, deleted));
+        const [latest] = await store.listEvents(project.id, null, 1);
+        assert.deepEqual(
+          [latest?.id, latest?.data, latest?.deliveries],
+          [deleted.id, { id: row.id, status: 'ready' }, []],
+        );
+      }),
+    );
+
+    it(
+      'gives each due delivery to exactly one of two connections claiming at once',
+      withStore(async (store, project, another) => {
+        const second = await another();
+        try {
+          await store.createWebhook(webhook(project.id, ['file.ready']), 10);
+          for (let n = 0; n < 40; n++) {
+            const row = file(project.id, { status: 'pending', partSize: 5, expiresAt: 100 });
+            await store.insertFile(row);
+            await store.markReady(row.id, 'pending', {}, draft('file.ready', 1000));
+          }
+          const claims = await Promise.all(
+            [store, second, store, second].map((s, n) =>
+              s.claimDeliveries(1000, 5000, `i${n}`, 15),
+            ),
+          );
+          const ids = claims.flat().map((claim) => claim.eventId);
+          assert.equal(ids.length, 40);
+          assert.equal(new Set(ids).size, 40, 'a delivery was claimed twice');
+          // Not due before its time, nor while claimed; due again once the claim ran out.
+          assert.deepEqual(await store.claimDeliveries(4999, 9000, 'late', 100), []);
+          const retaken = await second.claimDeliveries(5001, 9000, 'late', 100);
+          assert.equal(retaken.length, 40);
+          // Only the live claim records an outcome.
+          const stale = claims.flat()[0] as ClaimedDelivery;
+          const outcome = {
+            status: 'delivered',
+            nextAttemptAt: null,
+            httpStatus: 204,
+            error: null,
+          } as const;
+          await store.finishAttempt(stale, outcome);
+          const live = retaken.find((claim) => claim.eventId === stale.eventId) as ClaimedDelivery;
+          const [event] = (await store.listEvents(project.id, null, 100)).filter(
+            (e) => e.id === stale.eventId,
+          );
+          assert.equal(event?.deliveries[0]?.status, 'pending');
+          await store.finishAttempt(live, outcome);
+          const [done] = (await store.listEvents(project.id, null, 100)).filter(
+            (e) => e.id === stale.eventId,
+          );
+          assert.deepEqual(done?.deliveries[0], {
+            webhookId: live.webhookId,
+            status: 'delivered',
+            attempts: 1,
+            lastStatus: 204,
+          });
+        } finally {
+          await second.close();
+        }
       }),
     );
 

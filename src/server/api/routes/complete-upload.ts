@@ -3,6 +3,7 @@ import type { FileRecord } from '../../../api/types.js';
 import type { ServiceContext } from '../../context.js';
 import { crashPoint } from '../../crash-points.js';
 import type { CompletedPart, FileRow } from '../../db/metadata-store.js';
+import { fileEvent } from '../../events/file-events.js';
 import { isPlainObject, jsonDeadline, readJson } from '../../http/body.js';
 import { fail } from '../../http/errors.js';
 import { BlobBusyError, BlobNotFoundError, type HeldPart } from '../../storage/blob-store.js';
@@ -106,7 +107,10 @@ export async function completeUpload(
       })),
     };
   }
-  await ctx.db.markReady(row.id, 'pending', ready);
+  if (await ctx.db.markReady(row.id, 'pending', ready, fileEvent(ctx, 'file.ready'))) {
+    crashPoint('event:recorded');
+    ctx.events.kick();
+  }
   const now = await ctx.db.getVisibleFile(caller.project.id, row.id);
   if (!now) fail('not_found', 'The upload was cancelled.');
   return readyRecord(ctx, now, claimed);

@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../../context.js';
 import { crashPoint } from '../../crash-points.js';
 import { isDiskFull } from '../../disk-reserve.js';
+import { fileEvent } from '../../events/file-events.js';
 import { fail } from '../../http/errors.js';
 import { purge } from '../../sweeper.js';
 import { authenticate } from '../auth.js';
@@ -17,7 +18,8 @@ export async function deleteFileHandler(
   reply: FastifyReply,
 ): Promise<void> {
   const caller = await authenticate(ctx, request, { secretOnly: true });
-  const mark = () => ctx.db.markDeleted(caller.project.id, request.params.id, ctx.now());
+  const event = fileEvent(ctx, 'file.deleted');
+  const mark = () => ctx.db.markDeleted(caller.project.id, request.params.id, ctx.now(), event);
   let row: Awaited<ReturnType<typeof mark>>;
   try {
     row = await mark();
@@ -27,6 +29,7 @@ export async function deleteFileHandler(
     row = await mark();
   }
   if (!row) fail('not_found', 'No file with this id.');
+  ctx.events.kick();
   // Before the answer: once the client hears 204, the CDN must not serve it from memory.
   ctx.servingCache.forget(row.id);
   crashPoint('delete:marked');

@@ -5,6 +5,7 @@ import type { UploadResponse } from '../../../api/types.js';
 import type { ServiceContext } from '../../context.js';
 import { crashPoint } from '../../crash-points.js';
 import { type FileRow, QuotaExceededError } from '../../db/metadata-store.js';
+import { fileEvent } from '../../events/file-events.js';
 import { bodyChunks, contentLength, limitBytes } from '../../http/body.js';
 import { fail, ServiceError } from '../../http/errors.js';
 import { mediaEssence, normalizeMediaType } from '../../http/media-type.js';
@@ -117,8 +118,15 @@ export async function uploadHandler(
     received.mime = await storedType(received.mime, await readHead(ctx.blobs, id, received.size));
     requireAllowedType(allowedTypes, received.mime, 'recognised');
     crashPoint('upload:stored');
-    const made = await ctx.db.markReady(id, 'receiving', { ...received, createdAt: ctx.now() });
+    const made = await ctx.db.markReady(
+      id,
+      'receiving',
+      { ...received, createdAt: ctx.now() },
+      fileEvent(ctx, 'file.ready'),
+    );
     if (!made) throw new Error(`Upload row ${id} left the receiving state`);
+    crashPoint('event:recorded');
+    ctx.events.kick();
   } catch (error) {
     await ctx.blobs.delete(id);
     await ctx.db.discardReceiving(id);

@@ -100,4 +100,41 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   DROP INDEX files_receiving;
   CREATE INDEX files_receiving ON files (created_at, id) WHERE status = 'receiving';
   `,
+  // Events (webhooks): see the SQLite migration of the same step.
+  `
+  CREATE TABLE webhooks (
+    id text COLLATE "C" PRIMARY KEY,
+    project_id text COLLATE "C" NOT NULL REFERENCES projects (id),
+    url text NOT NULL,
+    events text NOT NULL,
+    secret text NOT NULL,
+    created_at bigint NOT NULL
+  );
+  CREATE INDEX webhooks_project ON webhooks (project_id, created_at, id);
+  CREATE TABLE events (
+    id text COLLATE "C" PRIMARY KEY,
+    project_id text COLLATE "C" NOT NULL,
+    type text NOT NULL,
+    created_at bigint NOT NULL,
+    data json NOT NULL
+  );
+  CREATE INDEX events_listing ON events (project_id, created_at DESC, id DESC);
+  CREATE INDEX events_age ON events (created_at, id);
+  CREATE TABLE deliveries (
+    event_id text COLLATE "C" NOT NULL REFERENCES events (id) ON DELETE CASCADE,
+    webhook_id text COLLATE "C" NOT NULL REFERENCES webhooks (id) ON DELETE CASCADE,
+    status text NOT NULL CHECK (status IN ('pending', 'delivered', 'failed')),
+    attempts integer NOT NULL DEFAULT 0,
+    next_attempt_at bigint,
+    lease_until bigint,
+    lease_owner text,
+    last_status integer,
+    last_error text,
+    PRIMARY KEY (event_id, webhook_id)
+  );
+  CREATE INDEX deliveries_due ON deliveries (next_attempt_at, event_id, webhook_id)
+    WHERE status = 'pending';
+  CREATE INDEX deliveries_webhook ON deliveries (webhook_id);
+  CREATE INDEX deliveries_lease ON deliveries (lease_owner) WHERE lease_owner IS NOT NULL;
+  `,
 ];

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { NETWORK_ERROR_CODES } from '../../network-errors.js';
-import type { FileRow, Quota } from '../metadata-store.js';
+import type { EventDraft, FileRow, Quota } from '../metadata-store.js';
 import { limits, overQuota, QuotaExceededError } from '../metadata-store.js';
 import {
   FILE_COLUMNS,
@@ -11,7 +11,7 @@ import {
   toUsage,
   type UsageRecord,
 } from '../sql/records.js';
-import { SqlMetadataStore, type SqlValue } from '../sql/sql-store.js';
+import { SqlMetadataStore, type SqlValue, type Step } from '../sql/sql-store.js';
 import * as SQL from '../sql/statements.js';
 import { MetadataUnavailableError } from '../unavailable.js';
 import { POSTGRES_MIGRATIONS } from './migrations.js';
@@ -249,21 +249,53 @@ export class PostgresMetadataStore extends SqlMetadataStore {
     }
   }
 
-  async markDeleted(projectId: string, id: string, at: number): Promise<FileRow | null> {
-    // The caller needs the row as it was (to answer with it); UPDATE ... RETURNING only
-    // gives the new one, so the old one is read in the same statement with FOR UPDATE. Of
-    // two concurrent deletes the second waits on the row lock, then re-checks the status
-    // on the updated row, finds it deleted and answers no row: the file is returned once.
-    const [row] = await this.rows<FileRecord>(
-      `WITH old AS (${SQL.VISIBLE_FILE} FOR UPDATE)
-       UPDATE files SET status = 'deleted', deleted_at = ? FROM old WHERE files.id = old.id
-       RETURNING ${prefixed('old', FILE_COLUMNS)}`,
-      [id, projectId, at],
-    );
-    return row ? toFile(row) : null;
+  protected override readonly claimLock = ' FOR UPDATE SKIP LOCKED';
+
+  protected async changeFile(
+    steps: Step[],
+    event: EventDraft | undefined,
+  ): Promise<FileRow | null> {
+    if (!event && steps.length === 1) {
+      // One statement is atomic on its own: no transaction's extra round trips.
+      const [step] = steps as [Step];
+      const [record] = await this.rows<FileRecord>(step.sql, step.values);
+      return record ? toFile(record) : null;
+    }
+    return this.#transaction(async (client) => {
+      const run = (step: Step) =>
+        client.query<FileRecord>(numberedPlaceholders(step.sql), [...step.values]);
+      let row: FileRow | null = null;
+      for (const step of steps) {
+        const result = await run(step);
+        if (!step.yieldsRow) continue;
+        const [record] = result.rows;
+        if (!record) return null;
+        row = toFile(record);
+      }
+      if (event && row) for (const step of this.eventSteps(event, row)) await run(step);
+      return row;
+    });
   }
 
-  async runExclusive<T>(
+  /**
+   * The caller needs the row as it was (to answer with it); UPDATE ... RETURNING only gives
+   * the new one, so the old one is read in the same statement with FOR UPDATE. Of two
+   * concurrent deletes the second waits on the row lock, then re-checks the status on the
+   * updated row, finds it deleted and answers no row: the file is returned once.
+   */
+  protected markDeletedSteps(projectId: string, id: string, at: number): Step[] {
+    return [
+      {
+        sql: `WITH old AS (${SQL.VISIBLE_FILE} FOR UPDATE)
+          UPDATE files SET status = 'deleted', deleted_at = ? FROM old WHERE files.id = old.id
+          RETURNING ${prefixed('old', FILE_COLUMNS)}`,
+        values: [id, projectId, at],
+        yieldsRow: true,
+      },
+    ];
+  }
+
+  override async runExclusive<T>(
     name: string,
     task: () => Promise<T>,
   ): Promise<{ ran: true; value: T } | { ran: false }> {

@@ -1,14 +1,18 @@
 import type { PartChecksum } from '../../../api/checksum.js';
+import type { DeliveryStatus, EventType } from '../../../api/events.js';
 import type { Plan } from '../../../api/limits.js';
 import type { FileMetadata } from '../../../api/types.js';
 import type { KeyKind } from '../../secrets.js';
 import type {
   ApiKeyRow,
+  ClaimedDelivery,
   CompletedPart,
+  EventRow,
   FileRow,
   FileRowStatus,
   Project,
   UsageCounts,
+  WebhookRow,
 } from '../metadata-store.js';
 
 /**
@@ -176,5 +180,89 @@ export function toUsage(row: UsageRecord | undefined): UsageCounts {
     files: Number(row?.files ?? 0),
     pendingBytes: Number(row?.pending_bytes ?? 0),
     pendingUploads: Number(row?.pending_uploads ?? 0),
+  };
+}
+
+export interface WebhookTableRecord {
+  id: string;
+  project_id: string;
+  url: string;
+  /** `,file.ready,file.deleted,` */
+  events: string;
+  secret: string;
+  created_at: number;
+}
+
+/** A webhook's types as its `events` column holds them: between commas, at both ends too. */
+export function eventsColumn(types: readonly EventType[]): string {
+  return `,${types.join(',')},`;
+}
+
+export function toWebhook(row: WebhookTableRecord): WebhookRow {
+  return {
+    id: row.id,
+    projectId: row.project_id,
+    url: row.url,
+    events: row.events.split(',').filter((type) => type !== '') as EventType[],
+    secret: row.secret,
+    createdAt: row.created_at,
+  };
+}
+
+export interface EventTableRecord {
+  id: string;
+  project_id: string;
+  type: EventType;
+  created_at: number;
+  data: JsonColumn<unknown>;
+}
+
+export interface DeliveryTableRecord {
+  event_id: string;
+  webhook_id: string;
+  status: DeliveryStatus;
+  attempts: number;
+  last_status: number | null;
+}
+
+export function toEvent(row: EventTableRecord, deliveries: DeliveryTableRecord[]): EventRow {
+  return {
+    id: row.id,
+    projectId: row.project_id,
+    type: row.type,
+    createdAt: row.created_at,
+    data: fromJson(row.data),
+    deliveries: deliveries
+      .filter((delivery) => delivery.event_id === row.id)
+      .map((delivery) => ({
+        webhookId: delivery.webhook_id,
+        status: delivery.status,
+        attempts: delivery.attempts,
+        lastStatus: delivery.last_status,
+      })),
+  };
+}
+
+export interface ClaimedTableRecord {
+  event_id: string;
+  webhook_id: string;
+  attempts: number;
+  type: EventType;
+  created_at: number;
+  data: JsonColumn<unknown>;
+  url: string;
+  secret: string;
+}
+
+export function toClaimed(row: ClaimedTableRecord): Omit<ClaimedDelivery, 'claim'> {
+  return {
+    eventId: row.event_id,
+    webhookId: row.webhook_id,
+    attempts: row.attempts,
+    type: row.type,
+    createdAt: row.created_at,
+    data: fromJson(row.data),
+    url: row.url,
+    secret: row.secret,
   };
 }

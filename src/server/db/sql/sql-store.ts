@@ -1,5 +1,10 @@
+import { randomBytes } from 'node:crypto';
 import type {
   ApiKeyRow,
+  AttemptOutcome,
+  ClaimedDelivery,
+  EventDraft,
+  EventRow,
   FileRow,
   ListPosition,
   MetadataStore,
@@ -7,19 +12,28 @@ import type {
   ProjectPatch,
   Quota,
   UsageCounts,
+  WebhookRow,
 } from '../metadata-store.js';
 import {
+  type ClaimedTableRecord,
+  type DeliveryTableRecord,
+  type EventTableRecord,
+  eventsColumn,
   type FileRecord,
   fileValues,
   type KeyRecord,
   type KeyWithProjectRecord,
   type ProjectRecord,
+  toClaimed,
+  toEvent,
   toFile,
   toKey,
   toKeyWithProject,
   toProject,
   toUsage,
+  toWebhook,
   type UsageRecord,
+  type WebhookTableRecord,
 } from './records.js';
 import * as SQL from './statements.js';
 
@@ -32,6 +46,14 @@ export type SqlValue = string | number | null;
  */
 export interface StatementOptions {
   uploadPath?: boolean;
+}
+
+/** One statement of a change of a file (`changeFile`). */
+export interface Step {
+  sql: string;
+  values: readonly SqlValue[];
+  /** Answers the file row the change is about; none: no such row, and the change stops. */
+  yieldsRow?: boolean;
 }
 
 /**
@@ -54,9 +76,24 @@ export abstract class SqlMetadataStore implements MetadataStore {
     options?: StatementOptions,
   ): Promise<number>;
 
+  /**
+   * Runs `steps` in one transaction. The row of the step that yields one is the change's
+   * row; when that step finds none, nothing after it runs and the answer is null. With
+   * `event`, the event and its deliveries (`eventSteps`) are written in the same
+   * transaction, after the change: both commit, or neither.
+   */
+  protected abstract changeFile(
+    steps: Step[],
+    event: EventDraft | undefined,
+    options?: StatementOptions,
+  ): Promise<FileRow | null>;
+  /** The steps of `markDeleted`, which must yield the row as it was. */
+  protected abstract markDeletedSteps(projectId: string, id: string, at: number): Step[];
+  /** PostgreSQL's `FOR UPDATE SKIP LOCKED` for claiming deliveries; nothing on SQLite. */
+  protected readonly claimLock: string = '';
+
   abstract close(): Promise<void>;
   abstract insertFiles(projectId: string, files: FileRow[], quota: Quota): Promise<void>;
-  abstract markDeleted(projectId: string, id: string, at: number): Promise<FileRow | null>;
   abstract runExclusive<T>(
     name: string,
     task: () => Promise<T>,
@@ -159,10 +196,12 @@ export abstract class SqlMetadataStore implements MetadataStore {
     fields: Partial<
       Pick<FileRow, 'name' | 'mime' | 'size' | 'metadata' | 'createdAt' | 'completedParts'>
     >,
+    event?: EventDraft,
   ): Promise<boolean> {
-    const changed = await this.changes(
-      SQL.FILE_MARK_READY,
-      [
+    const step: Step = {
+      sql: SQL.FILE_MARK_READY,
+      yieldsRow: true,
+      values: [
         fields.name ?? null,
         fields.mime ?? null,
         fields.size ?? null,
@@ -172,9 +211,31 @@ export abstract class SqlMetadataStore implements MetadataStore {
         id,
         from,
       ],
-      { uploadPath: true },
-    );
-    return changed > 0;
+    };
+    return (await this.changeFile([step], event, { uploadPath: true })) !== null;
+  }
+
+  markDeleted(
+    projectId: string,
+    id: string,
+    at: number,
+    event?: EventDraft,
+  ): Promise<FileRow | null> {
+    return this.changeFile(this.markDeletedSteps(projectId, id, at), event);
+  }
+
+  /** The event row and its deliveries, for the project of the changed `row`. */
+  protected eventSteps(event: EventDraft, row: FileRow): Step[] {
+    return [
+      {
+        sql: SQL.EVENT_INSERT,
+        values: [event.id, row.projectId, event.type, event.at, JSON.stringify(event.data(row))],
+      },
+      {
+        sql: SQL.DELIVERIES_FAN_OUT,
+        values: [event.id, event.at, row.projectId, `%,${event.type},%`],
+      },
+    ];
   }
 
   async discardReceiving(id: string): Promise<void> {
@@ -206,8 +267,95 @@ export abstract class SqlMetadataStore implements MetadataStore {
     return this.#files(SQL.EXPIRED_PENDING, [before, limit]);
   }
 
-  async expirePending(id: string, at: number): Promise<boolean> {
-    return (await this.changes(SQL.PENDING_EXPIRE, [at, id])) > 0;
+  async expirePending(id: string, at: number, event?: EventDraft): Promise<boolean> {
+    const step: Step = { sql: SQL.PENDING_EXPIRE, values: [at, id], yieldsRow: true };
+    return (await this.changeFile([step], event)) !== null;
+  }
+
+  async createWebhook(webhook: WebhookRow, max: number): Promise<boolean> {
+    const changed = await this.changes(SQL.WEBHOOK_INSERT, [
+      webhook.id,
+      webhook.projectId,
+      webhook.url,
+      eventsColumn(webhook.events),
+      webhook.secret,
+      webhook.createdAt,
+      webhook.projectId,
+      max,
+    ]);
+    return changed > 0;
+  }
+
+  async listWebhooks(projectId: string): Promise<WebhookRow[]> {
+    const rows = await this.rows<WebhookTableRecord>(SQL.WEBHOOKS_OF_PROJECT, [projectId]);
+    return rows.map(toWebhook);
+  }
+
+  async deleteWebhook(projectId: string, id: string): Promise<boolean> {
+    return (await this.changes(SQL.WEBHOOK_DELETE, [id, projectId])) > 0;
+  }
+
+  async listEvents(
+    projectId: string,
+    after: ListPosition | null,
+    limit: number,
+  ): Promise<EventRow[]> {
+    const events = after
+      ? await this.rows<EventTableRecord>(SQL.EVENTS_AFTER_POSITION, [
+          projectId,
+          after.createdAt,
+          after.id,
+          limit,
+        ])
+      : await this.rows<EventTableRecord>(SQL.EVENTS_FIRST_PAGE, [projectId, limit]);
+    if (events.length === 0) return [];
+    const ids = events.map((event) => event.id);
+    const deliveries = await this.rows<DeliveryTableRecord>(SQL.deliveriesOf(ids.length), ids);
+    return events.map((event) => toEvent(event, deliveries));
+  }
+
+  async redeliverEvent(projectId: string, id: string, at: number): Promise<boolean> {
+    const [found] = await this.rows<{ id: string }>(SQL.EVENT_OF_PROJECT, [id, projectId]);
+    if (!found) return false;
+    await this.changes(SQL.DELIVERIES_RESET, [at, id]);
+    await this.changes(SQL.DELIVERIES_MISSING, [id, at, id, id]);
+    return true;
+  }
+
+  async claimDeliveries(
+    now: number,
+    leaseUntil: number,
+    owner: string,
+    limit: number,
+  ): Promise<ClaimedDelivery[]> {
+    // A token of this claim alone: what it claimed is read back by it, not by the lease's time.
+    const claim = `${owner}:${randomBytes(9).toString('base64url')}`;
+    const claimed = await this.changes(SQL.deliveriesClaim(this.claimLock), [
+      leaseUntil,
+      claim,
+      now,
+      now,
+      limit,
+    ]);
+    if (claimed === 0) return [];
+    const rows = await this.rows<ClaimedTableRecord>(SQL.DELIVERIES_CLAIMED, [claim]);
+    return rows.map((row) => ({ ...toClaimed(row), claim }));
+  }
+
+  async finishAttempt(delivery: ClaimedDelivery, outcome: AttemptOutcome): Promise<void> {
+    await this.changes(SQL.ATTEMPT_FINISH, [
+      outcome.status,
+      outcome.nextAttemptAt,
+      outcome.httpStatus,
+      outcome.error,
+      delivery.eventId,
+      delivery.webhookId,
+      delivery.claim,
+    ]);
+  }
+
+  async removeEventsBefore(before: number, limit: number): Promise<number> {
+    return this.changes(SQL.EVENTS_EXPIRE, [before, limit]);
   }
 
   async initSetting(name: string, value: string): Promise<string> {

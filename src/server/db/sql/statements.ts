@@ -95,7 +95,7 @@ export const FILE_MARK_READY = `UPDATE files SET status = 'ready',
     name = coalesce(?, name), mime = coalesce(?, mime), size = coalesce(?, size),
     metadata = coalesce(?, metadata), created_at = coalesce(?, created_at),
     completed_parts = coalesce(?, completed_parts)
-  WHERE id = ? AND status = ?`;
+  WHERE id = ? AND status = ? RETURNING ${FILE_COLUMNS}`;
 
 export const FILE_MARK_DELETED = `UPDATE files SET status = 'deleted', deleted_at = ? WHERE id = ?`;
 
@@ -129,7 +129,7 @@ export const EXPIRED_PENDING = `SELECT ${FILE_COLUMNS} FROM files
   ORDER BY expires_at, id LIMIT ?`;
 
 export const PENDING_EXPIRE = `UPDATE files SET status = 'deleted', deleted_at = ?
-  WHERE id = ? AND status = 'pending'`;
+  WHERE id = ? AND status = 'pending' RETURNING ${FILE_COLUMNS}`;
 
 /**
  * Answers the value only if this call inserted it. Someone else's value is then read by a
@@ -140,3 +140,90 @@ export const PENDING_EXPIRE = `UPDATE files SET status = 'deleted', deleted_at =
 export const SETTING_INIT = `INSERT INTO settings (name, value) VALUES (?, ?)
   ON CONFLICT (name) DO NOTHING RETURNING value`;
 export const SETTING = 'SELECT value FROM settings WHERE name = ?';
+
+// Events (webhooks). A webhook's \`events\` column holds its types between commas
+// (\`,file.ready,file.deleted,\`), so \`LIKE '%,<type>,%'\` picks the endpoints of a type.
+// Values inserted through a SELECT are CAST: PostgreSQL would otherwise take them as text.
+
+export const WEBHOOK_COLUMNS = 'id, project_id, url, events, secret, created_at';
+
+/** Inserts unless the project has \`max\` endpoints: the row's six values, project id, max. */
+export const WEBHOOK_INSERT = `INSERT INTO webhooks (${WEBHOOK_COLUMNS})
+  SELECT ?, ?, ?, ?, ?, CAST(? AS BIGINT)
+  WHERE (SELECT count(*) FROM webhooks WHERE project_id = ?) < CAST(? AS INTEGER)`;
+
+export const WEBHOOKS_OF_PROJECT = `SELECT ${WEBHOOK_COLUMNS} FROM webhooks
+  WHERE project_id = ? ORDER BY created_at, id`;
+
+export const WEBHOOK_DELETE = 'DELETE FROM webhooks WHERE id = ? AND project_id = ?';
+
+export const EVENT_INSERT = `INSERT INTO events (id, project_id, type, created_at, data)
+  VALUES (?, ?, ?, ?, ?)`;
+
+/**
+ * One pending delivery of an event for each endpoint of its project that wants its type:
+ * event id, due time, project id, \`%,<type>,%\`.
+ */
+export const DELIVERIES_FAN_OUT = `INSERT INTO deliveries (event_id, webhook_id, status, attempts, next_attempt_at)
+  SELECT ?, id, 'pending', 0, CAST(? AS BIGINT) FROM webhooks
+  WHERE project_id = ? AND events LIKE ?`;
+
+export const EVENT_COLUMNS = 'id, project_id, type, created_at, data';
+
+export const EVENTS_FIRST_PAGE = `SELECT ${EVENT_COLUMNS} FROM events
+  WHERE project_id = ? ORDER BY created_at DESC, id DESC LIMIT ?`;
+
+export const EVENTS_AFTER_POSITION = `SELECT ${EVENT_COLUMNS} FROM events
+  WHERE project_id = ? AND (created_at, id) < (?, ?)
+  ORDER BY created_at DESC, id DESC LIMIT ?`;
+
+/** The deliveries of \`count\` events, by their ids. */
+export function deliveriesOf(count: number): string {
+  return `SELECT event_id, webhook_id, status, attempts, last_status FROM deliveries
+  WHERE event_id IN (${Array(count).fill('?').join(', ')}) ORDER BY event_id, webhook_id`;
+}
+
+export const EVENT_OF_PROJECT = 'SELECT id FROM events WHERE id = ? AND project_id = ?';
+
+/** Every delivery of an event due again with a fresh schedule: due time, event id. */
+export const DELIVERIES_RESET = `UPDATE deliveries SET status = 'pending', attempts = 0,
+    next_attempt_at = ?, lease_until = NULL, lease_owner = NULL
+  WHERE event_id = ?`;
+
+/**
+ * Deliveries for endpoints registered after the event (redelivery): event id, due time,
+ * event id, event id.
+ */
+export const DELIVERIES_MISSING = `INSERT INTO deliveries (event_id, webhook_id, status, attempts, next_attempt_at)
+  SELECT ?, w.id, 'pending', 0, CAST(? AS BIGINT)
+  FROM webhooks w JOIN events e ON e.project_id = w.project_id AND e.id = ?
+  WHERE w.events LIKE '%,' || e.type || ',%'
+    AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = ? AND d.webhook_id = w.id)`;
+
+/**
+ * Claims due deliveries for one caller: lease end, owner, now, now, limit. \`lock\` is
+ * PostgreSQL's \`FOR UPDATE SKIP LOCKED\`, so instances claiming at once take different rows
+ * (SQLite has one writer, which is the same guarantee).
+ */
+export function deliveriesClaim(lock: string): string {
+  return `UPDATE deliveries SET lease_until = ?, lease_owner = ?
+  WHERE (event_id, webhook_id) IN (
+    SELECT event_id, webhook_id FROM deliveries
+    WHERE status = 'pending' AND next_attempt_at <= ? AND coalesce(lease_until, 0) < ?
+    ORDER BY next_attempt_at, event_id, webhook_id LIMIT ?${lock})`;
+}
+
+/** What the claimed deliveries of an owner need for their attempts. */
+export const DELIVERIES_CLAIMED = `SELECT d.event_id, d.webhook_id, d.attempts, e.type,
+    e.created_at, e.data, w.url, w.secret
+  FROM deliveries d JOIN events e ON e.id = d.event_id JOIN webhooks w ON w.id = d.webhook_id
+  WHERE d.lease_owner = ? ORDER BY d.next_attempt_at, d.event_id, d.webhook_id`;
+
+/** status, next attempt, HTTP status, error, event id, webhook id, owner. */
+export const ATTEMPT_FINISH = `UPDATE deliveries SET status = ?, attempts = attempts + 1,
+    next_attempt_at = ?, lease_until = NULL, lease_owner = NULL, last_status = ?, last_error = ?
+  WHERE event_id = ? AND webhook_id = ? AND lease_owner = ?`;
+
+/** Oldest first: before, limit. Their deliveries go with them (ON DELETE CASCADE). */
+export const EVENTS_EXPIRE = `DELETE FROM events WHERE id IN (
+    SELECT id FROM events WHERE created_at < ? ORDER BY created_at, id LIMIT ?)`;

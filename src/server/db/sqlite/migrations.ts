@@ -94,4 +94,44 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   DROP INDEX files_receiving;
   CREATE INDEX files_receiving ON files (created_at, id) WHERE status = 'receiving';
   `,
+  // Events (webhooks): the endpoints a project registered; each event, written in the
+  // transaction of the change it reports (the outbox); and one delivery of it per endpoint
+  // that wants its type. \`events\` of a webhook: its types between commas (\`,file.ready,\`),
+  // so that one standard \`LIKE\` picks the endpoints of a type in both databases.
+  `
+  CREATE TABLE webhooks (
+    id TEXT PRIMARY KEY,
+    project_id TEXT NOT NULL REFERENCES projects (id),
+    url TEXT NOT NULL,
+    events TEXT NOT NULL,
+    secret TEXT NOT NULL,
+    created_at INTEGER NOT NULL
+  );
+  CREATE INDEX webhooks_project ON webhooks (project_id, created_at, id);
+  CREATE TABLE events (
+    id TEXT PRIMARY KEY,
+    project_id TEXT NOT NULL,
+    type TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    data TEXT NOT NULL
+  );
+  CREATE INDEX events_listing ON events (project_id, created_at DESC, id DESC);
+  CREATE INDEX events_age ON events (created_at, id);
+  CREATE TABLE deliveries (
+    event_id TEXT NOT NULL REFERENCES events (id) ON DELETE CASCADE,
+    webhook_id TEXT NOT NULL REFERENCES webhooks (id) ON DELETE CASCADE,
+    status TEXT NOT NULL CHECK (status IN ('pending', 'delivered', 'failed')),
+    attempts INTEGER NOT NULL DEFAULT 0,
+    next_attempt_at INTEGER,
+    lease_until INTEGER,
+    lease_owner TEXT,
+    last_status INTEGER,
+    last_error TEXT,
+    PRIMARY KEY (event_id, webhook_id)
+  );
+  CREATE INDEX deliveries_due ON deliveries (next_attempt_at, event_id, webhook_id)
+    WHERE status = 'pending';
+  CREATE INDEX deliveries_webhook ON deliveries (webhook_id);
+  CREATE INDEX deliveries_lease ON deliveries (lease_owner) WHERE lease_owner IS NOT NULL;
+  `,
 ];

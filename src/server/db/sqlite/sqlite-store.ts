@@ -1,10 +1,15 @@
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { dataDirError } from '../../startup-error.js';
-import type { FileRow, Quota } from '../metadata-store.js';
+import type { EventDraft, FileRow, Quota } from '../metadata-store.js';
 import { limits, overQuota } from '../metadata-store.js';
 import { type FileRecord, fileValues, toFile, toUsage, type UsageRecord } from '../sql/records.js';
-import { SqlMetadataStore, type SqlValue, type StatementOptions } from '../sql/sql-store.js';
+import {
+  SqlMetadataStore,
+  type SqlValue,
+  type StatementOptions,
+  type Step,
+} from '../sql/sql-store.js';
 import * as SQL from '../sql/statements.js';
 import { MetadataUnavailableError } from '../unavailable.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
@@ -179,19 +184,43 @@ export class SqliteMetadataStore extends SqlMetadataStore {
     });
   }
 
-  markDeleted(projectId: string, id: string, at: number): Promise<FileRow | null> {
-    // The caller needs the row as it was; one transaction reads it and marks it.
-    return this.#run(() =>
-      this.#db.transaction(() => {
-        const row = this.#prepared(SQL.VISIBLE_FILE).get(id, projectId) as FileRecord | undefined;
-        if (!row) return null;
-        this.#prepared(SQL.FILE_MARK_DELETED).run(at, id);
-        return toFile(row);
-      })(),
-    );
+  protected changeFile(
+    steps: Step[],
+    event: EventDraft | undefined,
+    options: StatementOptions = {},
+  ): Promise<FileRow | null> {
+    const change = () =>
+      this.#db.transaction((): FileRow | null => {
+        let row: FileRow | null = null;
+        for (const step of steps) {
+          const statement = this.#prepared(step.sql);
+          if (!step.yieldsRow) {
+            statement.run(...step.values);
+            continue;
+          }
+          const record = statement.get(...step.values) as FileRecord | undefined;
+          if (!record) return null;
+          row = toFile(record);
+        }
+        if (event && row) {
+          for (const step of this.eventSteps(event, row)) {
+            this.#prepared(step.sql).run(...step.values);
+          }
+        }
+        return row;
+      })();
+    return options.uploadPath ? this.#write(change) : this.#run(change);
   }
 
-  async runExclusive<T>(
+  /** The row as it was, then the mark: one transaction (`changeFile`), so nothing comes between. */
+  protected markDeletedSteps(projectId: string, id: string, at: number): Step[] {
+    return [
+      { sql: SQL.VISIBLE_FILE, values: [id, projectId], yieldsRow: true },
+      { sql: SQL.FILE_MARK_DELETED, values: [at, id] },
+    ];
+  }
+
+  override async runExclusive<T>(
     name: string,
     task: () => Promise<T>,
   ): Promise<{ ran: true; value: T } | { ran: false }> {

@@ -1,0 +1,101 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import {
+  type CreatedWebhook,
+  EVENT_TYPES,
+  type EventType,
+  MAX_WEBHOOKS,
+  type WebhookListResponse,
+  type WebhookRecord,
+} from '../../../api/events.js';
+import type { ServiceContext } from '../../context.js';
+import type { WebhookRow } from '../../db/metadata-store.js';
+import { parseWebhookUrl, resolveTarget, TargetRefusedError } from '../../events/targets.js';
+import { newWebhookSecret } from '../../events/webhook-secret.js';
+import { isPlainObject, jsonDeadline, readJson } from '../../http/body.js';
+import { fail } from '../../http/errors.js';
+import { newId } from '../../secrets.js';
+import { authenticate } from '../auth.js';
+
+const JSON_LIMIT = 16 * 1024;
+
+/**
+ * `POST /v1/webhooks` (secret key): registers an endpoint for some or all events and
+ * answers its signing secret, shown only here. A target in a loopback, private or
+ * link-local range is refused unless the operator allows them (`FILEHOST_WEBHOOK_ALLOW_PRIVATE`);
+ * it is checked again at every delivery, on the address actually connected to.
+ */
+export async function createWebhookHandler(
+  ctx: ServiceContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<void> {
+  const caller = await authenticate(ctx, request, { secretOnly: true });
+  const body = await readJson(request, { limit: JSON_LIMIT, deadlineMs: jsonDeadline(ctx) });
+  if (!isPlainObject(body)) fail('invalid_request', 'The body must be a JSON object.');
+  const url = parseWebhookUrl(body.url);
+  if (typeof url === 'string') fail('invalid_request', url);
+  const events = parseEvents(body.events);
+  await requireReachable(ctx, url);
+  const webhook: WebhookRow = {
+    id: newId('wh_'),
+    projectId: caller.project.id,
+    url: url.href,
+    events,
+    secret: newWebhookSecret(),
+    createdAt: ctx.now(),
+  };
+  if (!(await ctx.db.createWebhook(webhook, MAX_WEBHOOKS))) {
+    fail('invalid_request', `A project has at most ${MAX_WEBHOOKS} webhooks; delete one first.`);
+  }
+  const answer: CreatedWebhook = { ...toWebhookRecord(webhook), secret: webhook.secret };
+  reply.code(201).header('Cache-Control', 'no-store').send(answer);
+}
+
+/** `GET /v1/webhooks` (secret key): the project's endpoints, without their secrets. */
+export async function listWebhooksHandler(
+  ctx: ServiceContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<void> {
+  const caller = await authenticate(ctx, request, { secretOnly: true });
+  const answer: WebhookListResponse = {
+    webhooks: (await ctx.db.listWebhooks(caller.project.id)).map(toWebhookRecord),
+  };
+  reply.header('Cache-Control', 'no-store').send(answer);
+}
+
+/** `DELETE /v1/webhooks/:id` (secret key): no more deliveries to it, pending ones dropped. */
+export async function deleteWebhookHandler(
+  ctx: ServiceContext,
+  request: FastifyRequest<{ Params: { id: string } }>,
+  reply: FastifyReply,
+): Promise<void> {
+  const caller = await authenticate(ctx, request, { secretOnly: true });
+  if (!(await ctx.db.deleteWebhook(caller.project.id, request.params.id))) {
+    fail('not_found', 'No webhook with this id.');
+  }
+  reply.code(204).send();
+}
+
+export function toWebhookRecord(row: WebhookRow): WebhookRecord {
+  return { id: row.id, url: row.url, events: row.events, createdAt: row.createdAt };
+}
+
+function parseEvents(value: unknown): EventType[] {
+  if (value === undefined) return [...EVENT_TYPES];
+  const known = new Set<unknown>(EVENT_TYPES);
+  if (!Array.isArray(value) || value.length === 0 || !value.every((type) => known.has(type))) {
+    fail('invalid_request', `events must be a non-empty list of: ${EVENT_TYPES.join(', ')}.`);
+  }
+  // Each type once, in the order the service lists them.
+  return EVENT_TYPES.filter((type) => value.includes(type));
+}
+
+async function requireReachable(ctx: ServiceContext, url: URL): Promise<void> {
+  try {
+    await resolveTarget(url, ctx.config.webhookAllowPrivate);
+  } catch (error) {
+    if (!(error instanceof TargetRefusedError)) throw error;
+    fail('invalid_request', `The webhook URL cannot be used: ${error.message}.`);
+  }
+}

@@ -1,0 +1,149 @@
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import type { LookupFunction } from 'node:net';
+import { Webhook } from 'standardwebhooks';
+import type { WebhookPayload } from '../../api/events.js';
+import type { FileRecord } from '../../api/types.js';
+import type { ClaimedDelivery } from '../db/metadata-store.js';
+import { parseWebhookUrl, resolveTarget, TargetRefusedError } from './targets.js';
+
+/** How much of a receiver's answer is read (and then ignored): enough to end it cleanly. */
+const ANSWER_READ_LIMIT = 64 * 1024;
+
+export interface AttemptResult {
+  delivered: boolean;
+  /** The status the receiver answered; null when none came. */
+  httpStatus: number | null;
+  error: string | null;
+}
+
+export interface SendOptions {
+  allowPrivate: boolean;
+  /** The whole attempt, connection to answer: decisions.md's 15 s. */
+  timeoutMs: number;
+  /** This attempt's time: its `webhook-timestamp` and signature. */
+  now: number;
+}
+
+/** The body every attempt of an event sends, byte for byte. */
+export function webhookBody(
+  delivery: Pick<ClaimedDelivery, 'type' | 'createdAt' | 'data'>,
+): string {
+  const payload: WebhookPayload = {
+    type: delivery.type,
+    timestamp: new Date(delivery.createdAt).toISOString(),
+    data: delivery.data as FileRecord,
+  };
+  return JSON.stringify(payload);
+}
+
+/**
+ * The Standard Webhooks headers of an attempt: the event's id (the same on every retry),
+ * this attempt's time, and the signature the reference library makes over both and the body.
+ */
+export function webhookHeaders(
+  delivery: Pick<ClaimedDelivery, 'eventId' | 'secret'>,
+  body: string,
+  now: number,
+): Record<string, string> {
+  const at = new Date(now);
+  return {
+    'content-type': 'application/json',
+    'user-agent': 'filehost-webhooks',
+    'webhook-id': delivery.eventId,
+    'webhook-timestamp': String(Math.floor(now / 1000)),
+    'webhook-signature': new Webhook(delivery.secret).sign(delivery.eventId, at, body),
+  };
+}
+
+/**
+ * One attempt: POST to the endpoint at the address its name resolved to, once that address
+ * was checked; a redirect is not followed (it counts as a failed attempt); the answer's body
+ * is read up to a small limit and otherwise ignored. Never throws: every way an attempt can
+ * end is a result.
+ */
+export async function sendWebhook(
+  delivery: ClaimedDelivery,
+  options: SendOptions,
+): Promise<AttemptResult> {
+  const url = parseWebhookUrl(delivery.url);
+  if (typeof url === 'string') return { delivered: false, httpStatus: null, error: url };
+  let target: { address: string; family: 4 | 6 };
+  try {
+    target = await resolveTarget(url, options.allowPrivate);
+  } catch (error) {
+    const message = error instanceof TargetRefusedError ? error.message : String(error);
+    return { delivered: false, httpStatus: null, error: message };
+  }
+  const body = webhookBody(delivery);
+  // The connection goes to the address that was checked, whatever the resolver says now.
+  const pinned: LookupFunction = (_hostname, lookupOptions, callback) => {
+    if ((lookupOptions as { all?: boolean }).all) {
+      (callback as (error: null, addresses: { address: string; family: number }[]) => void)(null, [
+        target,
+      ]);
+    } else callback(null, target.address, target.family);
+  };
+  const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  return new Promise<AttemptResult>((resolve) => {
+    let settled = false;
+    /** The answer's status, once its head arrived: it decides the attempt. */
+    let answered: number | null = null;
+    const byStatus = (status: number): AttemptResult => {
+      const delivered = status >= 200 && status < 300;
+      return { delivered, httpStatus: status, error: delivered ? null : `answered ${status}` };
+    };
+    const finish = (result: AttemptResult) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      outgoing.destroy();
+      resolve(result);
+    };
+    const outgoing = request(
+      url,
+      {
+        method: 'POST',
+        lookup: pinned,
+        headers: {
+          ...webhookHeaders(delivery, body, options.now),
+          'content-length': String(Buffer.byteLength(body)),
+        },
+        agent: false,
+      },
+      (answer: IncomingMessage) => {
+        const status = answer.statusCode ?? 0;
+        answered = status;
+        let read = 0;
+        const done = () => finish(byStatus(status));
+        answer.on('data', (chunk: Buffer) => {
+          read += chunk.length;
+          if (read > ANSWER_READ_LIMIT) done();
+        });
+        answer.on('end', done);
+        answer.on('error', done);
+      },
+    );
+    const timer = setTimeout(
+      () =>
+        finish(
+          answered !== null
+            ? byStatus(answered)
+            : {
+                delivered: false,
+                httpStatus: null,
+                error: `no answer within ${options.timeoutMs / 1000} s`,
+              },
+        ),
+      options.timeoutMs,
+    );
+    outgoing.on('error', (error: NodeJS.ErrnoException) =>
+      finish(
+        answered !== null
+          ? byStatus(answered)
+          : { delivered: false, httpStatus: null, error: error.code ?? error.message },
+      ),
+    );
+    outgoing.end(body);
+  });
+}
