@@ -1,7 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FileListResponse } from '../../../api/types.js';
 import type { ServiceContext } from '../../context.js';
-import { fail } from '../../http/errors.js';
 import { authenticate } from '../auth.js';
 import { formatCursor, parseCursor, parseListLimit } from '../list-cursor.js';
 import { toFileRecord } from '../records.js';
