@@ -15,6 +15,9 @@ runUntilSignal(async (config) => {
       `  Allowed origins  ${project.allowedOrigins.join(', ') || '(none)'}`,
       `  Publishable key  ${publishableKey}`,
       `  Secret key       ${secretKey}   (server-side only: never put it in a web page)`,
+      ...(service.webhook
+        ? [`  Webhook          ${service.webhook.url}   (secret ${service.webhook.secret})`]
+        : []),
     ].join('\n'),
   );
   return { stop: () => service.close() };

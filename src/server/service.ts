@@ -6,7 +6,9 @@ import { buildCdnApp } from './cdn/cdn.js';
 import { CDN_CACHED_FILE_BYTES, ServingCache } from './cdn/serving-cache.js';
 import { deploymentOf, type ServiceConfig } from './config.js';
 import type { ServiceContext } from './context.js';
+import type { WebhookRow } from './db/metadata-store.js';
 import { openStores, type Stores } from './deployment.js';
+import { ensureConfiguredWebhook } from './events/configured-webhook.js';
 import { EventDeliverer } from './events/deliverer.js';
 import { recover, sweep } from './sweeper.js';
 
@@ -17,6 +19,8 @@ export interface RunningService {
   apiUrl: string;
   cdnUrl: string;
   defaultProject: DefaultProject;
+  /** The default project's endpoint from `FILEHOST_WEBHOOK_URL`, with its secret; or null. */
+  webhook: WebhookRow | null;
   context: ServiceContext;
   /** Stops accepting, ends open connections, closes the stores, releases the data dir. */
   close(): Promise<void>;
@@ -63,6 +67,12 @@ export async function startService(
     ctx.events = deliverer;
     await recover(ctx, { exclusive: opened.exclusive });
     const defaultProject = await ensureDefaultProject(ctx.db, config);
+    const webhook = await ensureConfiguredWebhook(
+      ctx.db,
+      defaultProject.project,
+      config,
+      ctx.now(),
+    );
 
     const api = await buildApiApp(ctx);
     apps.push(api);
@@ -83,7 +93,7 @@ export async function startService(
         sweep(ctx).catch((error: unknown) => log.error({ err: error }, 'sweep failed'));
       }, config.sweepIntervalSeconds * 1000).unref(),
     );
-    return { apiUrl: urls.api, cdnUrl: urls.cdn, defaultProject, context: ctx, close };
+    return { apiUrl: urls.api, cdnUrl: urls.cdn, defaultProject, webhook, context: ctx, close };
   } catch (error) {
     await close();
     throw error;

@@ -19,6 +19,7 @@ import {
   spawnService,
   storedFiles,
 } from '../../helpers/service.js';
+import { startReceiver } from '../../helpers/webhook-receiver.js';
 
 const MiB = 1024 * 1024;
 
@@ -288,5 +289,38 @@ describe('crashes: kill -9 at any moment never leaves a wrong ready file', () =>
     // A lock file of the old kind naming a live process (pid 1 always is) locks nothing.
     await writeFile(join(dataDir, 'service.lock'), '1');
     await kill(await start());
+  });
+
+  it('delivers the event of a change committed just before a kill -9, once started again', async () => {
+    const receiver = await startReceiver();
+    try {
+      const s = await start({
+        FILEHOST_CRASH_AT: 'event:recorded',
+        FILEHOST_WEBHOOK_URL: receiver.url,
+      });
+      const secret = /Webhook\s+\S+\s+\(secret (\S+)\)/.exec(s.output())?.[1];
+      assert.ok(secret, s.output());
+      await assert.rejects(
+        fetch(`${s.apiUrl}/v1/upload`, {
+          method: 'POST',
+          headers: { ...auth(s), 'X-Filename': 'told.txt' },
+          body: patternBytes(1000),
+        }),
+      );
+      assert.equal((await s.exited).signal, 'SIGKILL');
+      // Killed between the commit and any attempt: nothing was sent yet.
+      assert.equal(receiver.received.length, 0);
+      const again = await start({ FILEHOST_WEBHOOK_URL: receiver.url });
+      const [request] = await receiver.waitFor(1);
+      assert.ok(request);
+      const payload = receiver.verify(request, secret);
+      assert.equal(payload.type, 'file.ready');
+      assert.equal(payload.data.name, 'told.txt');
+      const ready = await listAll(again);
+      assert.ok(ready.some((file) => file.id === payload.data.id && file.status === 'ready'));
+      await kill(again);
+    } finally {
+      await receiver.close();
+    }
   });
 });
