@@ -1,3 +1,10 @@
+import type {
+  CreatedWebhook,
+  EventListResponse,
+  WebhookListResponse,
+  WebhookRecord,
+  WebhookRequest,
+} from '../api/events.js';
 import { isSecretKey, routes } from '../api/routes.js';
 import type {
   CompleteBatchRequest,
@@ -295,6 +302,41 @@ export class FilehostApi {
   /** Needs the secret key. On a pending upload it cancels it. */
   async deleteFile(id: string, options: CallOptions = {}): Promise<void> {
     await this.#request<void>('DELETE', routes.file(id), options);
+  }
+
+  /**
+   * `POST /v1/webhooks` (secret key): an endpoint for some or all events. The answer's
+   * `secret` is shown only now: keep it where the receiver verifies signatures.
+   */
+  createWebhook(request: WebhookRequest, options: CallOptions = {}): Promise<CreatedWebhook> {
+    return this.#json<CreatedWebhook>('POST', routes.webhooks(), request, options);
+  }
+
+  /** `GET /v1/webhooks` (secret key), without their secrets. */
+  async listWebhooks(options: CallOptions = {}): Promise<WebhookRecord[]> {
+    return (await this.#request<WebhookListResponse>('GET', routes.webhooks(), options)).webhooks;
+  }
+
+  /** `DELETE /v1/webhooks/:id` (secret key). */
+  async deleteWebhook(id: string, options: CallOptions = {}): Promise<void> {
+    await this.#request<void>('DELETE', routes.webhook(id), options);
+  }
+
+  /** `GET /v1/events` (secret key): a page of the last 30 days' events, newest first. */
+  listEvents(
+    query: { limit?: number; cursor?: string | null } = {},
+    options: CallOptions = {},
+  ): Promise<EventListResponse> {
+    const params = new URLSearchParams();
+    if (query.limit !== undefined) params.set('limit', String(query.limit));
+    if (query.cursor) params.set('cursor', query.cursor);
+    const search = params.size > 0 ? `?${params}` : '';
+    return this.#request<EventListResponse>('GET', `${routes.events()}${search}`, options);
+  }
+
+  /** `POST /v1/events/:id/redeliver` (secret key): sends the event again to its endpoints. */
+  async redeliverEvent(id: string, options: CallOptions = {}): Promise<void> {
+    await this.#request<void>('POST', routes.redeliver(id), options);
   }
 
   #json<T>(method: string, path: string, payload: unknown, options: UploadCallOptions): Promise<T> {

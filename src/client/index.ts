@@ -1,4 +1,5 @@
 export { API_ERROR_STATUS, type ApiErrorCode } from '../api/errors.js';
+export * from '../api/events.js';
 export type * from '../api/types.js';
 export { ApiError, type ClientErrorCode, isTransient } from './api-error.js';
 export {
