@@ -1,11 +1,14 @@
 import { parseArgs } from 'node:util';
+import { EVENT_TYPES, type EventType, MAX_WEBHOOKS } from '../api/events.js';
 import { PLANS, type Plan } from '../api/limits.js';
 import { createKey, createProject } from './admin.js';
 import { projectQuota } from './api/quota.js';
 import { ConfigError, configFromEnv, parseOrigins } from './config.js';
 import type { MetadataStore, Project } from './db/metadata-store.js';
 import { openMetadataStore } from './deployment.js';
-import { newApiKey } from './secrets.js';
+import { parseWebhookUrl } from './events/targets.js';
+import { newWebhookSecret } from './events/webhook-secret.js';
+import { newApiKey, newId } from './secrets.js';
 import { parseTypeList } from './type-list.js';
 
 const USAGE = `Manage projects and keys of a filehost service: the SQLite database in
@@ -29,6 +32,13 @@ sign, recognised from the bytes when complete); * for every type, the default.
   npm run admin -- keys list PROJECT_ID
   npm run admin -- keys create PROJECT_ID --kind secret|publishable
   npm run admin -- keys revoke KEY_ID
+
+  npm run admin -- webhooks list PROJECT_ID
+  npm run admin -- webhooks create PROJECT_ID --url URL [--events TYPE,TYPE]
+  npm run admin -- webhooks delete PROJECT_ID WEBHOOK_ID
+
+--events: file.ready, file.deleted, upload.expired (default: all). A new webhook's
+signing secret is printed once, as the API shows it once.
 
 A new key is printed once and never again: only its hash is stored.
 Changes apply at once, also to a running service.`;
@@ -73,6 +83,8 @@ async function run(args: string[], db: MetadataStore): Promise<string> {
       'storage-quota': { type: 'string' },
       'max-pending': { type: 'string' },
       kind: { type: 'string' },
+      url: { type: 'string' },
+      events: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -177,7 +189,60 @@ async function run(args: string[], db: MetadataStore): Promise<string> {
     if (!(await db.revokeKey(target, Date.now()))) throw new UsageError(`No live key ${target}`);
     return `Revoked ${target}`;
   }
+  if (group === 'webhooks') return webhooks(db, action, target, positionals[3], values);
   throw new UsageError(`Unknown command: ${positionals.join(' ')}`);
+}
+
+async function webhooks(
+  db: MetadataStore,
+  action: string | undefined,
+  projectId: string | undefined,
+  webhookId: string | undefined,
+  values: { url?: string; events?: string },
+): Promise<string> {
+  if (!projectId) throw new UsageError(`webhooks ${action ?? ''} needs a PROJECT_ID`);
+  if (!(await db.getProject(projectId))) throw new UsageError(`No project ${projectId}`);
+  if (action === 'list') {
+    const hooks = await db.listWebhooks(projectId);
+    return hooks.length === 0
+      ? '(no webhooks)'
+      : hooks.map((hook) => `${hook.id}  ${hook.url}  ${hook.events.join(',')}`).join('\n');
+  }
+  if (action === 'create') {
+    const url = parseWebhookUrl(values.url);
+    if (typeof url === 'string') throw new UsageError(`--url: ${url}`);
+    const events = parseEventList(values.events);
+    const webhook = {
+      id: newId('wh_'),
+      projectId,
+      url: url.href,
+      events,
+      secret: newWebhookSecret(),
+      createdAt: Date.now(),
+    };
+    if (!(await db.createWebhook(webhook, MAX_WEBHOOKS))) {
+      throw new UsageError(`A project has at most ${MAX_WEBHOOKS} webhooks`);
+    }
+    return `${webhook.id}  ${webhook.url}  ${events.join(',')}\n  ${webhook.secret}\nThis is the only time the secret is shown.`;
+  }
+  if (action === 'delete') {
+    if (!webhookId) throw new UsageError('webhooks delete needs a WEBHOOK_ID');
+    if (!(await db.deleteWebhook(projectId, webhookId))) {
+      throw new UsageError(`No webhook ${webhookId} in ${projectId}`);
+    }
+    return `Deleted ${webhookId}`;
+  }
+  throw new UsageError(`Unknown command: webhooks ${action ?? ''}`);
+}
+
+function parseEventList(raw: string | undefined): EventType[] {
+  if (raw === undefined) return [...EVENT_TYPES];
+  const asked = raw.split(',').map((type) => type.trim());
+  const unknown = asked.filter((type) => !(EVENT_TYPES as readonly string[]).includes(type));
+  if (unknown.length > 0 || asked.length === 0) {
+    throw new UsageError(`--events takes ${EVENT_TYPES.join(', ')}; not ${unknown.join(', ')}`);
+  }
+  return EVENT_TYPES.filter((type) => asked.includes(type));
 }
 
 function parsePlan(value: string): Plan {

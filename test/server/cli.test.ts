@@ -106,6 +106,41 @@ describe('npm run admin (project and key management)', () => {
     }
   });
 
+  it('creates, lists and deletes webhooks; the new secret is printed once', async () => {
+    const created = await admin('projects', 'create', '--name', 'Hooks');
+    const projectId = /Created (prj_\S+)/.exec(created)?.[1] as string;
+    const made = await admin(
+      'webhooks',
+      'create',
+      projectId,
+      '--url',
+      'https://hooks.example/in',
+      '--events',
+      'file.deleted,file.ready',
+    );
+    const [, id, secret] =
+      /^(wh_\S+)\s+https:\/\/hooks\.example\/in\s+file\.ready,file\.deleted\n\s+(whsec_\S+)/.exec(
+        made,
+      ) ?? [];
+    assert.ok(id && secret, made);
+    const listed = (await admin('webhooks', 'list', projectId)).trim();
+    assert.match(
+      listed,
+      new RegExp(`^${id}\\s+https://hooks.example/in\\s+file.ready,file.deleted$`),
+    );
+    assert.ok(!listed.includes(secret), 'the secret is not listed');
+    await assert.rejects(
+      admin('webhooks', 'create', projectId, '--url', 'ftp://x', '--events', 'file.ready'),
+      /--url: url must be an http or https URL/,
+    );
+    await assert.rejects(
+      admin('webhooks', 'create', projectId, '--url', 'https://x.test', '--events', 'file.made'),
+      /--events takes file.ready, file.deleted, upload.expired; not file.made/,
+    );
+    assert.match(await admin('webhooks', 'delete', projectId, id), new RegExp(`Deleted ${id}`));
+    assert.match(await admin('webhooks', 'list', projectId), /\(no webhooks\)/);
+  });
+
   it('explains a wrong command and exits non-zero', async () => {
     await assert.rejects(
       admin('keys', 'create', 'prj_x', '--kind', 'nope'),
