@@ -7,11 +7,14 @@ import { type AttemptResult, sendWebhook } from './send.js';
 /** Deliveries claimed per round trip to the store, and attempts in flight at once. */
 const BATCH = 32;
 /**
- * How long a claim holds a delivery: longer than any attempt can take (its timeout, plus
- * resolving the name), so an attempt is made by exactly one instance; a claim whose
- * instance died runs out and the delivery is due again for the others.
+ * How long a claim holds a delivery: twice what an attempt may take at most (its timeout
+ * covers resolving the name too) and a margin, so an attempt is made by exactly one
+ * instance; a claim whose instance died runs out and the delivery is due again for the
+ * others.
  */
-const LEASE_MARGIN_MS = 45_000;
+export function leaseMs(timeoutMs: number): number {
+  return 2 * timeoutMs + 5_000;
+}
 
 export interface DelivererOptions {
   /** How often due deliveries (retries) are looked for; new events are sent at once too. */
@@ -77,7 +80,7 @@ export class EventDeliverer {
     for (;;) {
       this.#again = false;
       const now = this.#ctx.now();
-      const leaseUntil = now + this.#ctx.config.webhookTimeoutMs + LEASE_MARGIN_MS;
+      const leaseUntil = now + leaseMs(this.#ctx.config.webhookTimeoutMs);
       const due = await this.#ctx.db.claimDeliveries(now, leaseUntil, this.#owner, BATCH);
       await Promise.all(due.map((delivery) => this.#attempt(delivery)));
       attempts += due.length;

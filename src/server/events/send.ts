@@ -25,6 +25,14 @@ export interface SendOptions {
   now: number;
 }
 
+function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new TargetRefusedError(`no address within ${ms} ms`)), ms);
+  });
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
+}
+
 /** The body every attempt of an event sends, byte for byte. */
 export function webhookBody(
   delivery: Pick<ClaimedDelivery, 'type' | 'createdAt' | 'data'>,
@@ -68,9 +76,11 @@ export async function sendWebhook(
 ): Promise<AttemptResult> {
   const url = parseWebhookUrl(delivery.url);
   if (typeof url === 'string') return { delivered: false, httpStatus: null, error: url };
+  const deadline = Date.now() + options.timeoutMs;
   let target: { address: string; family: 4 | 6 };
   try {
-    target = await resolveTarget(url, options.allowPrivate);
+    // Resolving the name is part of the attempt, and of its time limit.
+    target = await withDeadline(resolveTarget(url, options.allowPrivate), options.timeoutMs);
   } catch (error) {
     const message = error instanceof TargetRefusedError ? error.message : String(error);
     return { delivered: false, httpStatus: null, error: message };
@@ -135,7 +145,7 @@ export async function sendWebhook(
                 error: `no answer within ${options.timeoutMs / 1000} s`,
               },
         ),
-      options.timeoutMs,
+      Math.max(0, deadline - Date.now()),
     );
     outgoing.on('error', (error: NodeJS.ErrnoException) =>
       finish(
