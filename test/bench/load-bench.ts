@@ -11,6 +11,10 @@
  * that revision (checked out beside this one) and of the working tree taking turns,
  * `BENCH_ROUNDS` pairs (default 3), with the same client: what a change of the service
  * costs, told apart from the machine's drift. Prints each pair and the median ratios.
+ *
+ * `BENCH_WEBHOOK=1`: the same, embedded, with and without a webhook registered for every
+ * event (a receiver in this process, answering at once), taking turns: what telling a
+ * backend of every file costs, and whether every event arrived (events lost).
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm, symlink } from 'node:fs/promises';
@@ -25,6 +29,7 @@ import { freePort } from '../helpers/ports.js';
 import { postgresAvailable, startPostgres } from '../helpers/postgres.js';
 import { scaleEnv } from '../helpers/scale.js';
 import { type ChildService, spawnService } from '../helpers/service.js';
+import { startReceiver } from '../helpers/webhook-receiver.js';
 import { type BenchRow, percentile, reportRows } from './support.js';
 
 // The AWS SDK warns on every client it makes under Node 20; the service children inherit it.
@@ -219,11 +224,22 @@ async function stopService(service: ChildService): Promise<void> {
   await service.exited;
 }
 
-/** The embedded deployment: one service process, from this checkout or from `cwd`. */
-async function runEmbedded(cwd?: string): Promise<LoadResult> {
+/**
+ * The embedded deployment: one service process, from this checkout or from `cwd`; with
+ * `webhookUrl`, the default project tells that endpoint of every event.
+ */
+async function runEmbedded(cwd?: string, webhookUrl?: string): Promise<LoadResult> {
   const dir = await mkdtemp(join(tmpdir(), 'filehost-load-'));
   try {
-    const service = await spawnService({ ...COMMON_ENV, FILEHOST_DATA_DIR: dir }, [], { cwd });
+    const service = await spawnService(
+      {
+        ...COMMON_ENV,
+        FILEHOST_DATA_DIR: dir,
+        ...(webhookUrl ? { FILEHOST_WEBHOOK_URL: webhookUrl } : {}),
+      },
+      [],
+      { cwd },
+    );
     try {
       return await runLoad(service);
     } finally {
@@ -232,6 +248,52 @@ async function runEmbedded(cwd?: string): Promise<LoadResult> {
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/** `BENCH_WEBHOOK`: with and without a webhook for every event, taking turns. */
+async function compareWithWebhook(): Promise<void> {
+  const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+  const receiver = await startReceiver();
+  const pairs: { before: LoadResult; after: LoadResult }[] = [];
+  let lost = 0;
+  try {
+    for (let round = 0; round < rounds; round++) {
+      const withHook = async () => {
+        const seen = receiver.received.length;
+        const result = await runEmbedded(undefined, receiver.url);
+        // Every ready file's event, delivered before the service stopped (or after: none).
+        const events = new Set(
+          receiver.received.slice(seen).map((request) => request.headers['webhook-id']),
+        );
+        lost += result.files - events.size;
+        return result;
+      };
+      const withoutHook = () => runEmbedded();
+      const first = round % 2 === 0 ? 'before' : 'after';
+      const one = first === 'before' ? await withoutHook() : await withHook();
+      const two = first === 'before' ? await withHook() : await withoutHook();
+      const pair = first === 'before' ? { before: one, after: two } : { before: two, after: one };
+      pairs.push(pair);
+      printRun(`round ${round + 1}: no webhook`, pair.before);
+      printRun(`round ${round + 1}: a webhook for every event`, pair.after);
+    }
+  } finally {
+    await receiver.close();
+  }
+  console.log(
+    `\nfilehost load bench, embedded, without vs with a webhook — ${new Date().toISOString()}`,
+  );
+  console.log(
+    `${CLIENTS} clients x ${FILES_EACH} files, ${rounds} pairs taking turns; with / without, median (range):`,
+  );
+  for (const [measure, of] of MEASURES) {
+    const ratios = pairs.map(({ before, after }) => of(after) / of(before));
+    console.log(
+      `  ${measure.padEnd(20)} ${median(ratios).toFixed(3)}x (${Math.min(...ratios).toFixed(3)}-${Math.max(...ratios).toFixed(3)})`,
+    );
+  }
+  const errors = pairs.reduce((sum, { before, after }) => sum + before.errors + after.errors, 0);
+  console.log(`  errors ${errors}, events lost ${lost}`);
 }
 
 /**
@@ -357,6 +419,10 @@ async function compareWithBaseline(revision: string): Promise<void> {
 }
 
 async function main(): Promise<void> {
+  if (process.env.BENCH_WEBHOOK) {
+    await compareWithWebhook();
+    return;
+  }
   const baseline = process.env.BENCH_BASELINE;
   if (baseline) {
     await compareWithBaseline(baseline);
