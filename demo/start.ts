@@ -1,14 +1,19 @@
 import { runUntilSignal } from '../src/server/run.js';
 import { startService } from '../src/server/service.js';
 import { startDemoServer } from './demo-server.js';
+import { startWebhookLog } from './webhook-log.js';
 
 /**
  * `npm start`: the reference service and the demo page in one process. The page gets the
  * API address and the publishable key through Vite's `VITE_*` variables; the secret key
- * is never handed to it.
+ * is never handed to it. `--webhooks`: the demo's own endpoint hears of every file and prints
+ * each event (see webhook-log.ts).
  */
 runUntilSignal(async (config) => {
-  const service = await startService(config);
+  const webhooks = process.argv.includes('--webhooks') ? await startWebhookLog() : null;
+  const service = await startService(
+    webhooks ? { ...config, webhookUrl: webhooks.url, webhookSecret: webhooks.secret } : config,
+  );
   const { project, publishableKey, secretKey } = service.defaultProject;
   process.env.VITE_FILEHOST_API_URL = service.apiUrl;
   process.env.VITE_FILEHOST_PUBLISHABLE_KEY = publishableKey;
@@ -27,6 +32,9 @@ runUntilSignal(async (config) => {
       `  Project          ${project.id} (${project.plan} plan)`,
       `  Publishable key  ${publishableKey}`,
       `  Secret key       ${secretKey}   (server-side only: never put it in a web page)`,
+      ...(webhooks
+        ? [`  Webhooks         ${webhooks.url}   (events are printed below as they arrive)`]
+        : []),
       '',
       'Press Ctrl+C to stop.',
     ].join('\n'),
@@ -41,6 +49,7 @@ runUntilSignal(async (config) => {
     stop: async () => {
       await vite.close();
       await service.close();
+      await webhooks?.close();
     },
   };
 });
