@@ -2,7 +2,7 @@ import Uppy, { type Meta, RestrictionError, type UppyFile } from '@uppy/core';
 import XHRUpload from '@uppy/xhr-upload';
 import { MIN_PART_SIZE } from '../../api/limits.js';
 import { cleanName } from '../../api/names.js';
-import type { FileRecord } from '../../api/types.js';
+import type { FileRecord, UploadState } from '../../api/types.js';
 import { ApiError, isTransientStatus } from '../../client/api-error.js';
 import type { FilehostApi } from '../../client/client.js';
 import { blobDigestHeader } from '../../client/part-digest.js';
@@ -12,7 +12,6 @@ import {
   fileRetryDelayMs,
   planFromSign,
   planFromState,
-  takeFreshUrls,
   type UploadPlan,
   type UploadStep,
 } from '../../client/upload-plan.js';
@@ -320,8 +319,7 @@ export class UploadEngine {
     uppy.use(MultipartUpload, {
       getPlan: (id) => this.#uploads.get(id)?.plan ?? undefined,
       signal: (id) => this.#uploads.get(id)?.abort?.signal,
-      refreshPlan: (id) => this.#refreshPlan(id),
-      shouldRetry: shouldRetryXhr,
+      uploadState: (id, signal) => this.#uploadState(id, signal),
       limit: 4,
     });
     // Never `bundle: true`: each file is a PUT of its own bytes to its own signed URL.
@@ -629,16 +627,13 @@ export class UploadEngine {
     return session;
   }
 
-  /** Fresh URLs for the parts of an upload, merged into its plan (ETags kept). */
-  async #refreshPlan(id: string): Promise<UploadPlan> {
+  /** A file's upload as the service holds it now: fresh URLs for its parts. */
+  #uploadState(id: string, signal?: AbortSignal): Promise<UploadState> {
     const upload = this.#uploads.get(id);
     const plan = upload?.plan;
     if (!upload || !plan) throw new Error(`No upload plan for ${id}`);
     const client = this.#clientFor(upload.target);
-    return takeFreshUrls(
-      plan,
-      await client.getUpload(plan.uploadId, { uploadToken: plan.uploadToken }),
-    );
+    return client.getUpload(plan.uploadId, { signal, uploadToken: plan.uploadToken });
   }
 
   /** Complete step: only its `ready` answer makes the file uploaded. */
