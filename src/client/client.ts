@@ -20,7 +20,7 @@ import { type ConcurrencyLimit, concurrencyLimit } from './concurrency-limit.js'
 import { digestHeaders } from './part-digest.js';
 import { partEtag, SentBytes } from './part-put.js';
 import { partPutError } from './part-put-error.js';
-import { type PartSending, sendParts } from './part-sender.js';
+import { type PartSending, retryTransientParts, sendParts } from './part-sender.js';
 import { type RetryOptions, withRetry } from './retry.js';
 import type { UploadBody } from './upload-body.js';
 import { claimedParts, planFromSign, planFromState, type UploadPlan } from './upload-plan.js';
@@ -576,7 +576,8 @@ export class FilehostClient extends FilehostApi {
       uploadState: (signal) =>
         this.getUpload(plan.uploadId, { signal, uploadToken: plan.uploadToken }),
       limit,
-      retry,
+      retry: retryTransientParts(retry),
+      signal: retry.signal,
       onBytes,
     };
   }

@@ -39,6 +39,21 @@ export type PartDigester<Body> = (
   body: Body,
 ) => Promise<Record<string, string>>;
 
+/**
+ * How a part's tries are repeated: `attempt` is one try of the part (fresh URLs included);
+ * the policy decides whether and when another follows.
+ */
+export type PartRetry = <T>(attempt: () => Promise<T>) => Promise<T>;
+
+/**
+ * The typed client's policy (`withRetry`): transient failures (network, 408, 429, 5xx) and
+ * bytes the storage refused as damaged (`checksum_mismatch`) are tried again after a
+ * backoff, `retries` times.
+ */
+export function retryTransientParts(options: RetryOptions): PartRetry {
+  return (attempt) => withRetry(attempt, { ...options, isRetryable: isRetryablePartFailure });
+}
+
 /** What `sendParts` is handed: the runtime's ways to read, hash and send, and the policy. */
 export interface PartSending<Body> {
   transport: PartTransport<Body>;
@@ -49,8 +64,10 @@ export interface PartSending<Body> {
   uploadState: (signal?: AbortSignal) => Promise<UploadState>;
   /** Slots for part PUTs, shared by the files of one uploader. */
   limit: ConcurrencyLimit;
-  /** Tries of each part, and the signal that stops the file (a pause, a removal, the caller). */
-  retry: RetryOptions;
+  /** How each part's tries are repeated (`retryTransientParts`, or the transport's own). */
+  retry: PartRetry;
+  /** Stops the file: a pause, a removal, the caller. */
+  signal?: AbortSignal;
   /** A part's bytes sent so far: 0 as a try starts, its size once the service holds it. */
   onBytes: (partNumber: number, bytes: number) => void;
 }
@@ -58,8 +75,8 @@ export interface PartSending<Body> {
 /**
  * Sends the parts of a file the service does not hold yet (all of them, or the rest on a
  * resume), for both uploaders: the typed client and `<file-uploader>`'s Uppy plugin. Each
- * part takes a slot of `limit`, is retried on its own (`retry`: transient failures, and
- * bytes the storage refused as damaged), gets fresh URLs once when its URL is refused
+ * part takes a slot of `limit`, is retried on its own (by the `retry` policy given), gets
+ * fresh URLs once when its URL is refused
  * (`putWithFreshUrl`), and has its ETag recorded in the plan.
  *
  * With an upload signed with checksums, each part's digest is computed one part after
@@ -71,7 +88,7 @@ export interface PartSending<Body> {
  * again. Rejects with the signal's reason once it aborts.
  */
 export async function sendParts<Body>(plan: UploadPlan, sending: PartSending<Body>): Promise<void> {
-  const { signal } = sending.retry;
+  const { signal } = sending;
   for (const part of plan.parts) if (part.etag) sending.onBytes(part.partNumber, part.size);
   const missing = missingParts(plan);
   const digests = digestsAhead(plan, missing, sending);
@@ -102,7 +119,7 @@ function digestsAhead<Body>(
   const digests = new Map<number, Promise<Record<string, string>>>();
   const { checksum } = plan;
   if (!checksum) return digests;
-  const { signal } = sending.retry;
+  const { signal } = sending;
   let ahead: Promise<unknown> = Promise.resolve();
   for (const part of missing) {
     const start = partStart(plan, part);
@@ -129,7 +146,7 @@ async function sendPart<Body>(
   digest: Promise<Record<string, string>> | undefined,
   sending: PartSending<Body>,
 ): Promise<void> {
-  const { signal } = sending.retry;
+  const { signal } = sending;
   const start = partStart(plan, part);
   const digestHeaders = (await digest) ?? {};
   const report = (bytes: number) => sending.onBytes(part.partNumber, bytes);
@@ -147,19 +164,17 @@ async function sendPart<Body>(
   };
   // Fresh URLs are asked for once per part, across its tries.
   const state = { refreshed: false };
-  part.etag = await withRetry(
-    () =>
-      putWithFreshUrl(part, {
-        put,
-        statusOf: (error) => (error instanceof ApiError ? error.status : undefined),
-        freshPart: async () => {
-          takeFreshUrls(plan, await sending.uploadState(signal));
-          return part;
-        },
-        state,
-        signal,
-      }),
-    { ...sending.retry, isRetryable: isRetryablePartFailure },
+  part.etag = await sending.retry(() =>
+    putWithFreshUrl(part, {
+      put,
+      statusOf: (error) => (error instanceof ApiError ? error.status : undefined),
+      freshPart: async () => {
+        takeFreshUrls(plan, await sending.uploadState(signal));
+        return part;
+      },
+      state,
+      signal,
+    }),
   );
   report(part.size);
 }

@@ -6,7 +6,12 @@ import { MIN_PART_SIZE } from '../../src/api/limits.js';
 import { concurrencyLimit } from '../../src/client/concurrency-limit.js';
 import { ApiError, FilehostClient } from '../../src/client/index.js';
 import { digestHeaders } from '../../src/client/part-digest.js';
-import { type PartRequest, type PartSending, sendParts } from '../../src/client/part-sender.js';
+import {
+  type PartRequest,
+  type PartSending,
+  retryTransientParts,
+  sendParts,
+} from '../../src/client/part-sender.js';
 import {
   claimedParts,
   planFromSign,
@@ -56,7 +61,7 @@ describe('sendParts: the one part sender of both uploaders', () => {
       read: (start, end) => bytes.subarray(start, end),
       uploadState: (signal) => on.getUpload(plan.uploadId, { signal }),
       limit: concurrencyLimit(2),
-      retry: { retries: 3, baseDelayMs: 1 },
+      retry: retryTransientParts({ retries: 3, baseDelayMs: 1 }),
       onBytes: (partNumber, count) => sent.set(partNumber, count),
       bytes: sent,
       ...over,
@@ -198,7 +203,7 @@ describe('sendParts: the one part sender of both uploaders', () => {
       plan,
       sendingOf(plan, {
         limit: concurrencyLimit(1),
-        retry: { signal: stop.signal },
+        signal: stop.signal,
         transport: async (request) => {
           tries.push(request.partNumber);
           const etag = await put(client)(request);

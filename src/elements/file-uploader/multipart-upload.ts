@@ -14,7 +14,7 @@ import { blobDigestHeader } from '../../client/part-digest.js';
 import { SentBytes, xhrPartEtag } from '../../client/part-put.js';
 import { type PartTransport, sendParts } from '../../client/part-sender.js';
 import type { UploadPlan } from '../../client/upload-plan.js';
-import { fromXhrError } from './xhr-error.js';
+import { fromXhrError, shouldRetryXhr } from './xhr-error.js';
 
 export interface MultipartUploadOptions extends PluginOpts {
   /** The plan the sign step made for a file; files with one part are left to XHRUpload. */
@@ -31,9 +31,9 @@ export interface MultipartUploadOptions extends PluginOpts {
 }
 
 /**
- * Uppy's XHR `fetcher` as the part sender's transport: the browser's upload progress, and
- * its failures as `ApiError`s (S3's refusals in the API's words). No retries of its own:
- * the part sender's policy decides them, as it does for the typed client.
+ * Uppy's XHR `fetcher` as the part sender's transport: the browser's upload progress, each
+ * PUT retried as XHRUpload retries a file's (network, 408, 429, 5xx: `shouldRetry`), and
+ * its failures as `ApiError`s (S3's refusals in the API's words).
  */
 const xhrTransport: PartTransport<Blob> = async ({ url, headers, body, signal, onProgress }) => {
   try {
@@ -42,7 +42,7 @@ const xhrTransport: PartTransport<Blob> = async ({ url, headers, body, signal, o
       body,
       headers,
       signal,
-      retries: 0,
+      shouldRetry: shouldRetryXhr,
       onUploadProgress: (event) => onProgress(event.loaded),
     });
     return xhrPartEtag(xhr);
@@ -118,7 +118,10 @@ export class MultipartUpload<M extends Meta, B extends Body> extends BasePlugin<
         read: (start, end) => data.slice(start, end),
         uploadState: (signal) => this.opts.uploadState(file.id, signal),
         limit: this.#limit,
-        retry: { signal: stop },
+        // The transport retries each PUT; a part refused as damaged fails the file, whose
+        // retry (at once: `fileRetryDelayMs`) sends that part again, and only it.
+        retry: (attempt) => attempt(),
+        signal: stop,
         onBytes: (partNumber, bytes) => {
           sent.set(partNumber, bytes);
           report();
