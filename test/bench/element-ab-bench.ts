@@ -12,6 +12,10 @@
  * would be (`SIZE=268435456 COUNT=1` for the 256 MiB file): a big Blob made in page memory
  * breaks Chromium's blob storage mid-upload (ERR_BLOB_REFERENCED_BLOB_BROKEN).
  *
+ * `UPLINK_MBIT` throttles the page's uploads to that many Mbit/s (Chromium's network
+ * emulation, DevTools protocol), as a user's link would: e.g. `UPLINK_MBIT=100` or `1000`.
+ * `WARMUP=0` skips the warm-up upload (a slow link makes it cost as much as the timed one).
+ *
  * `ATTRS_A` / `ATTRS_B` add attributes to one side's element (e.g. `ATTRS_B=no-resume`, to
  * measure what remembering uploads costs). Each bundle is built from its tree's
  * `src/script-tag.ts` by esbuild, minified, without the script-tag build's trimming of
@@ -32,6 +36,8 @@ const BASE = process.env.BASE ?? 'HEAD';
 const PAIRS = Number(process.env.PAIRS ?? 6);
 const COUNT = Number(process.env.COUNT ?? 200);
 const SIZE = Number(process.env.SIZE ?? 20 * 1024);
+const UPLINK_MBIT = Number(process.env.UPLINK_MBIT ?? 0);
+const WARMUP = process.env.WARMUP !== '0';
 /** From disk, as a user's file would be (see above). */
 const FROM_DISK = SIZE >= 16 * 1024 * 1024;
 type Side = 'A' | 'B';
@@ -88,6 +94,16 @@ async function main(): Promise<void> {
   for (const [i, path] of diskFiles.entries()) await writeFile(path, Buffer.alloc(SIZE, i % 256));
   try {
     const tab = await browser.newPage();
+    if (UPLINK_MBIT > 0) {
+      const devtools = await tab.context().newCDPSession(tab);
+      await devtools.send('Network.enable');
+      await devtools.send('Network.emulateNetworkConditions', {
+        offline: false,
+        latency: 0,
+        downloadThroughput: -1,
+        uploadThroughput: (UPLINK_MBIT * 1_000_000) / 8,
+      });
+    }
     const upload = async () => {
       if (FROM_DISK) await tab.setInputFiles('#source', diskFiles);
       return tab.evaluate(
@@ -131,7 +147,7 @@ async function main(): Promise<void> {
             Object.assign(document.querySelector('file-uploader') as object, { endpoint, apiKey }),
           [service.apiUrl, service.publishableKey] as const,
         );
-        await upload();
+        if (WARMUP) await upload();
         results[side].push(await upload());
       }
     }
@@ -145,7 +161,9 @@ async function main(): Promise<void> {
   }
   const ratios = results.B.map((b, i) => b / (results.A[i] ?? b));
   const ms = (values: number[]) => values.map((value) => value.toFixed(0)).join(' ');
-  console.log(`${COUNT} x ${SIZE} bytes, ${PAIRS} pairs; A = ${BASE}, B = the working tree`);
+  const link = UPLINK_MBIT > 0 ? `, uplink ${UPLINK_MBIT} Mbit/s` : '';
+  console.log(`${COUNT} x ${SIZE} bytes, ${PAIRS} pairs${link}; A = ${BASE}, B = the working tree`);
+  console.log(`A: ${process.env.ATTRS_A ?? ''}; B: ${process.env.ATTRS_B ?? ''}`);
   console.log(`A ms: ${ms(results.A)} (median ${median(results.A).toFixed(0)})`);
   console.log(`B ms: ${ms(results.B)} (median ${median(results.B).toFixed(0)})`);
   console.log(
