@@ -143,6 +143,38 @@ describe('sendParts: the one part sender of both uploaders', () => {
     await complete(plan);
   });
 
+  it("with <file-uploader>'s policy (no tries of its own), a damaged part fails the file, and the file's retry sends it alone", async () => {
+    const plan = planFromSign(await client.sign({ name: 'elem.bin', size: SIZE, checksum: true }));
+    const tries: number[] = [];
+    let damaged = false;
+    const element = sendingOf(plan, {
+      // The element's: Uppy's fetcher retries each PUT itself; the part sender none.
+      retry: (attempt) => attempt(),
+      // All three on their way at once, as the element's 4 slots would have them.
+      limit: concurrencyLimit(3),
+      transport: (request) => {
+        tries.push(request.partNumber);
+        if (request.partNumber !== 2 || damaged) return put(client)(request);
+        damaged = true;
+        const body = request.body.slice();
+        body[0] = (body[0] ?? 0) ^ 0xff;
+        return put(client)({ ...request, body });
+      },
+    });
+    const error = await sendParts(plan, element).catch((caught: unknown) => caught);
+    assert.ok(error instanceof ApiError);
+    assert.equal(error.code, 'checksum_mismatch');
+    assert.deepEqual(
+      plan.parts.map((part) => part.etag !== null),
+      [true, false, true],
+      'the parts on their way landed',
+    );
+    // The file's retry (the engine's, at once for checksum_mismatch) resumes the same plan.
+    await sendParts(plan, element);
+    assert.deepEqual(tries.sort(), [1, 2, 2, 3]);
+    await complete(plan);
+  });
+
   it('asks for fresh URLs once when a part URL has expired, and sends that part to them', async () => {
     // Two seconds: S3 counts a presigned URL's life from its signing second.
     const short = await startTestService({ ...SMALL_PARTS, FILEHOST_UPLOAD_URL_TTL: '2' });
