@@ -76,8 +76,8 @@ export interface PartSending<Body> {
  * Sends the parts of a file the service does not hold yet (all of them, or the rest on a
  * resume), for both uploaders: the typed client and `<file-uploader>`'s Uppy plugin. Each
  * part takes a slot of `limit`, is retried on its own (by the `retry` policy given), gets
- * fresh URLs once when its URL is refused
- * (`putWithFreshUrl`), and has its ETag recorded in the plan.
+ * fresh URLs once when its URL is refused (`putWithFreshUrl`), and has its ETag recorded
+ * in the plan.
  *
  * With an upload signed with checksums, each part's digest is computed one part after
  * another in part order, ahead of the sending (part 2 is hashed while part 1 goes out), so
