@@ -22,22 +22,15 @@ import type {
   UploadState,
   Usage,
 } from '../api/types.js';
-import { ApiError, isTransient } from './api-error.js';
-import { consumedByHashing, digestHeaders } from './part-digest.js';
-import { partEtag, putWithFreshUrl, SentBytes } from './part-put.js';
+import { ApiError } from './api-error.js';
+import { type ConcurrencyLimit, concurrencyLimit } from './concurrency-limit.js';
+import { digestHeaders } from './part-digest.js';
+import { partEtag, SentBytes } from './part-put.js';
 import { partPutError } from './part-put-error.js';
+import { type PartSending, retryTransientParts, sendParts } from './part-sender.js';
 import { type RetryOptions, withRetry } from './retry.js';
 import type { UploadBody } from './upload-body.js';
-import {
-  claimedParts,
-  missingParts,
-  type PlannedPart,
-  partStart,
-  planFromSign,
-  planFromState,
-  takeFreshUrls,
-  type UploadPlan,
-} from './upload-plan.js';
+import { claimedParts, planFromSign, planFromState, type UploadPlan } from './upload-plan.js';
 import { UploadSession } from './upload-session.js';
 
 export interface FilehostClientOptions {
@@ -509,24 +502,14 @@ export class FilehostClient extends FilehostApi {
     }
 
     const sent = new SentBytes<number>();
-    const report = () =>
-      options.onProgress?.({
-        bytesUploaded: sent.total,
-        bytesTotal: source.size,
-      });
-    for (const part of plan.parts) if (part.etag) sent.set(part.partNumber, part.size);
-    report();
-
-    const queue = missingParts(plan);
-    const workers = Array.from({ length: Math.max(1, options.concurrency ?? 4) }, async () => {
-      for (let part = queue.shift(); part; part = queue.shift()) {
-        await this.#sendPart({ source, plan, part, retry }, (bytes) => {
-          sent.set(part.partNumber, bytes);
-          report();
-        });
-      }
-    });
-    await Promise.all(workers);
+    const limit = concurrencyLimit(Math.max(1, options.concurrency ?? 4));
+    await sendParts(
+      plan,
+      this.#partSending(source, plan, limit, retry, (partNumber, bytes) => {
+        sent.set(partNumber, bytes);
+        options.onProgress?.({ bytesUploaded: sent.total, bytesTotal: source.size });
+      }),
+    );
 
     const record = await withRetry(
       () =>
@@ -571,21 +554,12 @@ export class FilehostClient extends FilehostApi {
       const request = signRequestOf(source, { ...source, checksum: options.checksum });
       const { signed, together } = await withRetry(() => session.sign(request, call), retry);
       const plan = planFromSign(signed);
-      // The first part to fail fails the file; its other parts still queued are not sent.
-      let failed = false;
-      await Promise.all(
-        plan.parts.map((part) =>
-          inFlight(async () => {
-            if (failed) return;
-            await this.#sendPart({ source, plan, part, retry }, (bytes) => {
-              sent.set(`${index}:${part.partNumber}`, bytes);
-              report();
-            }).catch((error: unknown) => {
-              failed = true;
-              throw error;
-            });
-          }),
-        ),
+      await sendParts(
+        plan,
+        this.#partSending(source, plan, inFlight, retry, (partNumber, bytes) => {
+          sent.set(`${index}:${partNumber}`, bytes);
+          report();
+        }),
       );
       return withRetry(
         () =>
@@ -624,82 +598,31 @@ export class FilehostClient extends FilehostApi {
   }
 
   /**
-   * Sends one part and records its ETag, retried on its own. Any 403 on a part PUT (an
-   * expired or refused URL: S3 words it its own way) and a failed connection (an expired S3
-   * URL answers without CORS headers, so a browser sees only a network error) get fresh
-   * URLs for every part not yet sent, once; a 403 after that is final. With a `checksum`,
-   * each try carries the digest of the bytes read for it, and a part the storage refused as
-   * damaged (`checksum_mismatch`) is sent again like a transient failure.
+   * How this client sends a file's parts (see `sendParts`): through its `fetch`, each
+   * part read afresh from the source for each try, with byte-level progress for streams.
    */
-  async #sendPart(
-    job: { source: UploadSource; plan: UploadPlan; part: PlannedPart; retry: RetryOptions },
-    onBytes: (bytesSent: number) => void,
-  ): Promise<void> {
-    const { source, plan, part, retry } = job;
-    const { checksum } = plan;
-    const call = { signal: retry.signal };
-    const start = partStart(plan, part);
-    const state = { refreshed: false };
-    const partRetry: RetryOptions = {
-      ...retry,
-      isRetryable: (error) =>
-        (error instanceof ApiError && error.code === 'checksum_mismatch') || isTransient(error),
+  #partSending(
+    source: UploadSource,
+    plan: UploadPlan,
+    limit: ConcurrencyLimit,
+    retry: RetryOptions,
+    onBytes: (partNumber: number, bytes: number) => void,
+  ): PartSending<UploadBody> {
+    return {
+      transport: async ({ body, onProgress, signal, ...part }) => {
+        const counted = isStream(body) ? countBytes(body, onProgress) : body;
+        return (await this.uploadPart(part, counted, { signal })).etag;
+      },
+      digest: digestHeaders,
+      read: (start, end) => source.slice(start, end),
+      uploadState: (signal) =>
+        this.getUpload(plan.uploadId, { signal, uploadToken: plan.uploadToken }),
+      limit,
+      retry: retryTransientParts(retry),
+      signal: retry.signal,
+      onBytes,
     };
-    /** One send of the part's bytes, read afresh (a stream is read once), with its digest. */
-    const put = async (target: PlannedPart) => {
-      let bytes = 0;
-      onBytes(0);
-      let body = await source.slice(start, start + part.size);
-      let headers = target.headers;
-      if (checksum) {
-        headers = { ...headers, ...(await digestHeaders(checksum, body)) };
-        if (consumedByHashing(body)) body = await source.slice(start, start + part.size);
-      }
-      if (isStream(body))
-        body = countBytes(body, (chunk) => {
-          bytes += chunk;
-          onBytes(bytes);
-        });
-      return (await this.uploadPart({ ...target, headers }, body, call)).etag;
-    };
-    part.etag = await withRetry(
-      () =>
-        putWithFreshUrl(part, {
-          put,
-          statusOf: (error) => (error instanceof ApiError ? error.status : undefined),
-          freshPart: async () => {
-            const fresh = await this.getUpload(plan.uploadId, {
-              ...call,
-              uploadToken: plan.uploadToken,
-            });
-            takeFreshUrls(plan, fresh);
-            return part;
-          },
-          state,
-          signal: retry.signal,
-        }),
-      partRetry,
-    );
-    onBytes(part.size);
   }
-}
-
-/** Runs at most `limit` of the tasks given to it at once, the others in the order given. */
-function concurrencyLimit(limit: number): <T>(task: () => Promise<T>) => Promise<T> {
-  let running = 0;
-  const waiting: (() => void)[] = [];
-  return async (task) => {
-    // A finished task hands its place to the next waiting one, so none is taken twice.
-    if (running < limit) running++;
-    else await new Promise<void>((resolve) => waiting.push(resolve));
-    try {
-      return await task();
-    } finally {
-      const next = waiting.shift();
-      if (next) next();
-      else running--;
-    }
-  };
 }
 
 /** What a sign call is told of a file: its options first, then what the source knows. */
@@ -720,15 +643,20 @@ function isStream(body: unknown): body is ReadableStream<Uint8Array> {
   return typeof ReadableStream !== 'undefined' && body instanceof ReadableStream;
 }
 
-/** Counts bytes as the runtime reads them from a stream body: byte-level upload progress. */
+/**
+ * Counts bytes as the runtime reads them from a stream body (byte-level upload progress):
+ * `onBytes` hears the total so far.
+ */
 function countBytes(
   stream: ReadableStream<Uint8Array>,
-  onBytes: (bytes: number) => void,
+  onBytes: (bytesSoFar: number) => void,
 ): ReadableStream<Uint8Array> {
+  let total = 0;
   return stream.pipeThrough(
     new TransformStream<Uint8Array, Uint8Array>({
       transform(chunk, controller) {
-        onBytes(chunk.byteLength);
+        total += chunk.byteLength;
+        onBytes(total);
         controller.enqueue(chunk);
       },
     }),

@@ -8,13 +8,21 @@
  * Prints both medians and each pair's B/A; a run of A against itself spread 0.96 to 1.06
  * (median 1.006) on 2026-11-24.
  *
+ * Files of 16 MiB and more are written to disk and chosen through a file input, as a user's
+ * would be (`SIZE=268435456 COUNT=1` for the 256 MiB file): a big Blob made in page memory
+ * breaks Chromium's blob storage mid-upload (ERR_BLOB_REFERENCED_BLOB_BROKEN).
+ *
+ * `UPLINK_MBIT` throttles the page's uploads to that many Mbit/s (Chromium's network
+ * emulation, DevTools protocol), as a user's link would: e.g. `UPLINK_MBIT=100` or `1000`.
+ * `WARMUP=0` skips the warm-up upload (a slow link makes it cost as much as the timed one).
+ *
  * `ATTRS_A` / `ATTRS_B` add attributes to one side's element (e.g. `ATTRS_B=no-resume`, to
  * measure what remembering uploads costs). Each bundle is built from its tree's
  * `src/script-tag.ts` by esbuild, minified, without the script-tag build's trimming of
  * Uppy: both sides alike.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtemp, rm, symlink } from 'node:fs/promises';
+import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -28,6 +36,10 @@ const BASE = process.env.BASE ?? 'HEAD';
 const PAIRS = Number(process.env.PAIRS ?? 6);
 const COUNT = Number(process.env.COUNT ?? 200);
 const SIZE = Number(process.env.SIZE ?? 20 * 1024);
+const UPLINK_MBIT = Number(process.env.UPLINK_MBIT ?? 0);
+const WARMUP = process.env.WARMUP !== '0';
+/** From disk, as a user's file would be (see above). */
+const FROM_DISK = SIZE >= 16 * 1024 * 1024;
 type Side = 'A' | 'B';
 
 async function bundleOf(root: string): Promise<string> {
@@ -48,7 +60,7 @@ async function servePage(bundle: string, attributes: string): Promise<Server> {
       : response
           .writeHead(200, { 'Content-Type': 'text/html' })
           .end(
-            `<!doctype html><file-uploader multiple ${attributes}></file-uploader><script type="module" src="/bundle.js"></script>`,
+            `<!doctype html><input type="file" id="source" multiple><file-uploader multiple ${attributes}></file-uploader><script type="module" src="/bundle.js"></script>`,
           ),
   );
   await new Promise<void>((ready) => server.listen(0, '127.0.0.1', ready));
@@ -76,21 +88,39 @@ async function main(): Promise<void> {
   });
   const browser = await chromium.launch({ executablePath: chromiumPath(), args: CHROMIUM_ARGS });
   const results: Record<Side, number[]> = { A: [], B: [] };
+  const diskFiles = FROM_DISK
+    ? Array.from({ length: COUNT }, (_, i) => join(dir, `ab${i}.bin`))
+    : [];
+  for (const [i, path] of diskFiles.entries()) await writeFile(path, Buffer.alloc(SIZE, i % 256));
   try {
     const tab = await browser.newPage();
-    const upload = () =>
-      tab.evaluate(
-        async ([count, size]) => {
+    if (UPLINK_MBIT > 0) {
+      const devtools = await tab.context().newCDPSession(tab);
+      await devtools.send('Network.enable');
+      await devtools.send('Network.emulateNetworkConditions', {
+        offline: false,
+        latency: 0,
+        downloadThroughput: -1,
+        uploadThroughput: (UPLINK_MBIT * 1_000_000) / 8,
+      });
+    }
+    const upload = async () => {
+      if (FROM_DISK) await tab.setInputFiles('#source', diskFiles);
+      return tab.evaluate(
+        async ([count, size, fromDisk]) => {
           const element = document.querySelector('file-uploader') as HTMLElement & {
             addFiles(files: File[]): void;
             removeFile(id: string): void;
             files: { id: string }[];
           };
           for (const file of element.files) element.removeFile(file.id);
-          const files = Array.from(
-            { length: count },
-            (_, i) => new File([new Uint8Array(size).fill(i % 256)], `ab${i}-${Math.random()}.bin`),
-          );
+          const files = fromDisk
+            ? [...((document.querySelector('#source') as HTMLInputElement).files ?? [])]
+            : Array.from(
+                { length: count },
+                (_, i) =>
+                  new File([new Uint8Array(size).fill(i % 256)], `ab${i}-${Math.random()}.bin`),
+              );
           const done = new Promise<{ failed: unknown[] }>((resolve) =>
             element.addEventListener(
               'upload-complete',
@@ -101,11 +131,13 @@ async function main(): Promise<void> {
           const started = performance.now();
           element.addFiles(files);
           const { failed } = await done;
-          if (failed.length > 0) throw new Error(`${failed.length} failed`);
+          if (failed.length > 0)
+            throw new Error(`${failed.length} failed: ${JSON.stringify(failed)}`);
           return performance.now() - started;
         },
-        [COUNT, SIZE] as const,
+        [COUNT, SIZE, FROM_DISK] as const,
       );
+    };
     for (let pair = 0; pair < PAIRS; pair++) {
       for (const side of (pair % 2 ? ['B', 'A'] : ['A', 'B']) as Side[]) {
         await tab.goto(originOf(servers[side]));
@@ -115,7 +147,7 @@ async function main(): Promise<void> {
             Object.assign(document.querySelector('file-uploader') as object, { endpoint, apiKey }),
           [service.apiUrl, service.publishableKey] as const,
         );
-        await upload();
+        if (WARMUP) await upload();
         results[side].push(await upload());
       }
     }
@@ -129,7 +161,9 @@ async function main(): Promise<void> {
   }
   const ratios = results.B.map((b, i) => b / (results.A[i] ?? b));
   const ms = (values: number[]) => values.map((value) => value.toFixed(0)).join(' ');
-  console.log(`${COUNT} x ${SIZE} bytes, ${PAIRS} pairs; A = ${BASE}, B = the working tree`);
+  const link = UPLINK_MBIT > 0 ? `, uplink ${UPLINK_MBIT} Mbit/s` : '';
+  console.log(`${COUNT} x ${SIZE} bytes, ${PAIRS} pairs${link}; A = ${BASE}, B = the working tree`);
+  console.log(`A: ${process.env.ATTRS_A ?? ''}; B: ${process.env.ATTRS_B ?? ''}`);
   console.log(`A ms: ${ms(results.A)} (median ${median(results.A).toFixed(0)})`);
   console.log(`B ms: ${ms(results.B)} (median ${median(results.B).toFixed(0)})`);
   console.log(

@@ -3,12 +3,11 @@ import { repeat } from 'lit/directives/repeat.js';
 import type { FileMetadata, FileRecord } from '../../api/types.js';
 import { Announcer } from '../shared/announcer.js';
 import { emit } from '../shared/events.js';
-import { formatBytes, formatCount, formatPercent, localeOf } from '../shared/format.js';
-import { fileIcon } from '../shared/icons.js';
-import { hideBrokenImage } from '../shared/images.js';
+import { formatBytes, formatCount, localeOf } from '../shared/format.js';
 import { sharedStyles } from '../shared/styles.js';
 import { takeDrop } from './dropped.js';
 import type { UploadFailure } from './failure.js';
+import { isPausable, renderFile, renderSummary } from './file-rows.js';
 import { styles } from './file-uploader.styles.js';
 import {
   type ChecksumChoice,
@@ -17,6 +16,7 @@ import {
   isBusy,
   recordsOf,
 } from './file-view.js';
+import { syncForm } from './form-association.js';
 import { type FileUploaderStrings, mergeStrings } from './strings.js';
 import { UploadController } from './upload-controller.js';
 
@@ -462,7 +462,7 @@ export class FileUploaderElement extends LitElement {
   }
 
   override updated(): void {
-    this.#syncForm();
+    if (this.#internals) syncForm(this.#internals, this, recordsOf(this.#view));
     // A file waiting to retry shows a countdown: redraw it every second while there is one.
     const counting = this.#view.some((file) => file.status === 'retrying');
     if (counting && !this.#ticker) this.#ticker = setInterval(() => this.requestUpdate(), 1000);
@@ -510,28 +510,6 @@ export class FileUploaderElement extends LitElement {
       keepFilesUpTo: this.resumeMaxSize ?? 10_000_000,
       checksum: this.checksum,
     };
-  }
-
-  #syncForm(): void {
-    const internals = this.#internals;
-    if (!internals) return;
-    const records = recordsOf(this.#view);
-    if (this.name) {
-      const data = new FormData();
-      for (const record of records)
-        data.append(this.name, this.formValue === 'id' ? record.id : record.url);
-      internals.setFormValue(records.length > 0 ? data : null);
-    } else {
-      internals.setFormValue(null);
-    }
-    const anchor = this.renderRoot.querySelector<HTMLElement>('.browse') ?? undefined;
-    if (this.uploading) {
-      internals.setValidity({ customError: true }, this.texts.formUploading, anchor);
-    } else if (this.required && records.length === 0) {
-      internals.setValidity({ valueMissing: true }, this.texts.formRequired, anchor);
-    } else {
-      internals.setValidity({});
-    }
   }
 
   #onPick = (event: Event): void => {
@@ -584,129 +562,6 @@ export class FileUploaderElement extends LitElement {
       parts.push(t.hintMaxFiles(formatCount(this.maxFiles, locale)));
     parts.push(t.hintPaste);
     return parts.join(' ');
-  }
-
-  #statusText(file: FileView, t: FileUploaderStrings, locale: string): string {
-    switch (file.status) {
-      case 'queued':
-        return t.queued;
-      case 'preparing':
-        return t.preparing;
-      case 'uploading':
-        return t.uploading(formatPercent(file.fraction, locale));
-      case 'finishing':
-        return t.finishing;
-      case 'done':
-        return t.done;
-      case 'paused':
-        return t.paused;
-      case 'interrupted':
-        return t.interrupted;
-      case 'retrying':
-        return t.retrying(
-          formatCount(Math.max(1, Math.ceil(((file.retryAt ?? 0) - Date.now()) / 1000)), locale),
-        );
-      default:
-        return '';
-    }
-  }
-
-  #renderFile(file: FileView, t: FileUploaderStrings, locale: string) {
-    const finished = ['done', 'failed', 'rejected', 'interrupted'].includes(file.status);
-    const showBar = !['rejected', 'failed', 'queued', 'interrupted'].includes(file.status);
-    const statusText = this.#statusText(file, t, locale);
-    return html`
-      <li part="file" class="file" data-status=${file.status}>
-        <span part="thumbnail" class="thumbnail" aria-hidden="true">
-          ${file.thumbnail ? html`<img src=${file.thumbnail} alt="" @error=${hideBrokenImage} />` : nothing}${fileIcon}
-        </span>
-        <div class="info">
-          <span part="name" class="name" title=${file.name}>
-            ${
-              file.record
-                ? html`<a href=${file.record.url} target="_blank" rel="noopener noreferrer"
-                    aria-label=${t.openFile(file.name)}>${file.name}</a>`
-                : file.name
-            }
-          </span>
-          <span class="meta">
-            ${formatBytes(file.size, locale)}${statusText ? html` · <span class="state">${statusText}</span>` : nothing}
-          </span>
-          ${
-            showBar
-              ? html`<div part="progress" class="bar" role="progressbar" aria-label=${file.name}
-                  aria-valuemin="0" aria-valuemax="100" aria-valuenow=${Math.round(file.fraction * 100)}
-                  style="--fraction: ${file.fraction}"><span></span></div>`
-              : nothing
-          }
-          ${
-            file.failure
-              ? html`<p part="error" class="error">
-                  ${file.failure.message} <span class="code">(${file.failure.code})</span>
-                </p>`
-              : nothing
-          }
-        </div>
-        <div class="actions">
-          ${
-            file.status === 'failed'
-              ? html`<button part="action" class="action" type="button" aria-label=${t.retryLabel(file.name)}
-                  @click=${() => this.retry(file.id)}>${t.retry}</button>`
-              : nothing
-          }${
-            isPausable(file)
-              ? html`<button part="action" class="action" type="button" aria-label=${t.pauseLabel(file.name)}
-                  @click=${() => this.pauseFile(file.id)}>${t.pauseUpload}</button>`
-              : file.status === 'paused'
-                ? html`<button part="action" class="action" type="button" aria-label=${t.resumeLabel(file.name)}
-                  @click=${() => this.resumeFile(file.id)}>${t.resumeUpload}</button>`
-                : nothing
-          }
-          <button part="action" class="action" type="button"
-            aria-label=${finished ? t.removeLabel(file.name) : t.cancelLabel(file.name)}
-            @click=${() => this.removeFile(file.id)}>${finished ? t.remove : t.cancel}</button>
-        </div>
-      </li>
-    `;
-  }
-
-  #renderSummary(files: FileView[], t: FileUploaderStrings, locale: string) {
-    const counted = files.filter((file) => !['rejected', 'interrupted'].includes(file.status));
-    const moving = counted.filter((file) => file.status !== 'failed');
-    const size = moving.reduce((sum, file) => sum + file.size, 0);
-    const sent = moving.reduce((sum, file) => sum + file.bytesUploaded, 0);
-    const fraction = size > 0 ? sent / size : 0;
-    const done = files.filter((file) => file.status === 'done').length;
-    const queued = files.some((file) => file.status === 'queued');
-    const total = t.total(
-      formatCount(done, locale),
-      formatCount(counted.length, locale),
-      formatPercent(fraction, locale),
-    );
-    return html`
-      <div part="total" class="summary">
-        <span>${total}</span>
-        <div part="progress" class="bar" role="progressbar" aria-label=${total}
-          aria-valuemin="0" aria-valuemax="100" aria-valuenow=${Math.round(fraction * 100)}
-          style="--fraction: ${fraction}"><span></span></div>
-        ${
-          queued
-            ? html`<button part="action" class="action primary" type="button" @click=${() => this.upload()}>${t.upload}</button>`
-            : nothing
-        }
-        ${
-          files.some(isPausable)
-            ? html`<button part="action" class="action" type="button" @click=${() => this.pauseAllFiles()}>${t.pauseAllUploads}</button>`
-            : files.some((file) => file.status === 'paused')
-              ? html`<button part="action" class="action" type="button" @click=${() => this.resumeAllFiles()}>${t.resumeAllUploads}</button>`
-              : nothing
-        }${
-          this.uploading
-            ? html`<button part="action" class="action" type="button" @click=${() => this.cancelAll()}>${t.cancelAll}</button>`
-            : nothing
-        }
-      </div>
-    `;
   }
 
   override render() {
@@ -764,14 +619,14 @@ export class FileUploaderElement extends LitElement {
               : nothing
           }
         </div>
-        ${files.some((file) => !['rejected', 'interrupted'].includes(file.status)) ? this.#renderSummary(files, t, locale) : nothing}
+        ${files.some((file) => !['rejected', 'interrupted'].includes(file.status)) ? renderSummary(files, t, locale, this.uploading, this) : nothing}
         ${
           files.length > 0
             ? html`<ul part="list" aria-label=${t.fileListLabel}>
                 ${repeat(
                   files,
                   (file) => file.id,
-                  (file) => this.#renderFile(file, t, locale),
+                  (file) => renderFile(file, t, locale, this),
                 )}
               </ul>`
             : nothing
@@ -780,13 +635,6 @@ export class FileUploaderElement extends LitElement {
       </div>
     `;
   }
-}
-
-/** A file on its way that can be paused (one being completed is not stopped). */
-function isPausable(file: FileView): boolean {
-  return (
-    ['uploading', 'preparing', 'retrying'].includes(file.status) && !file.id.startsWith('waiting-')
-  );
 }
 
 function hasFiles(event: DragEvent): boolean {

@@ -7,25 +7,22 @@ import {
   type Uppy,
   type UppyFile,
 } from '@uppy/core';
-import { fetcher, filterFilesToUpload, TaskQueue } from '@uppy/core/utils';
+import { fetcher, filterFilesToUpload } from '@uppy/core/utils';
+import type { UploadState } from '../../api/types.js';
+import { type ConcurrencyLimit, concurrencyLimit } from '../../client/concurrency-limit.js';
 import { blobDigestHeader } from '../../client/part-digest.js';
-import { putWithFreshUrl, SentBytes, xhrPartEtag } from '../../client/part-put.js';
-import {
-  missingParts,
-  type PlannedPart,
-  partStart,
-  type UploadPlan,
-} from '../../client/upload-plan.js';
+import { SentBytes, xhrPartEtag } from '../../client/part-put.js';
+import { type PartTransport, sendParts } from '../../client/part-sender.js';
+import type { UploadPlan } from '../../client/upload-plan.js';
+import { fromXhrError, shouldRetryXhr } from './xhr-error.js';
 
 export interface MultipartUploadOptions extends PluginOpts {
   /** The plan the sign step made for a file; files with one part are left to XHRUpload. */
   getPlan: (fileId: string) => UploadPlan | undefined;
-  /** Fetches fresh part URLs (after `url_expired`); resolves with the updated plan. */
-  refreshPlan: (fileId: string) => Promise<UploadPlan>;
+  /** The upload as the service holds it now (fresh part URLs after a refused one). */
+  uploadState: (fileId: string, signal?: AbortSignal) => Promise<UploadState>;
   /** Ends a file's attempt (pause): the parts in flight stop, those sent stay in the plan. */
   signal: (fileId: string) => AbortSignal | undefined;
-  /** Which failed part requests are worth another try (network, 408, 429, 5xx). */
-  shouldRetry: (xhr: XMLHttpRequest) => boolean;
   /**
    * Parts in flight at once, across files. Default 4: fills a typical link while keeping
    * what a dropped connection loses small.
@@ -34,25 +31,46 @@ export interface MultipartUploadOptions extends PluginOpts {
 }
 
 /**
- * Uppy uploader for files that sign into several parts. Parts go out in parallel (each
- * PUT through Uppy's own XHR `fetcher`, so progress and per-request retries behave as in
- * XHRUpload), each part is retried on its own, progress is summed per file, and only the
- * parts the service does not yet hold are sent, which is what makes a retry a resume.
- * Files with a single part are skipped here and PUT by XHRUpload.
+ * Uppy's XHR `fetcher` as the part sender's transport: the browser's upload progress, each
+ * PUT retried as XHRUpload retries a file's (network, 408, 429, 5xx: `shouldRetry`), and
+ * its failures as `ApiError`s (S3's refusals in the API's words).
+ */
+const xhrTransport: PartTransport<Blob> = async ({ url, headers, body, signal, onProgress }) => {
+  try {
+    const xhr = await fetcher(url, {
+      method: 'PUT',
+      body,
+      headers,
+      signal,
+      shouldRetry: shouldRetryXhr,
+      onUploadProgress: (event) => onProgress(event.loaded),
+    });
+    return xhrPartEtag(xhr);
+  } catch (error) {
+    if (signal?.aborted) throw signal.reason;
+    throw fromXhrError(error);
+  }
+};
+
+/**
+ * Uppy uploader for files that sign into several parts: `sendParts` (the typed client's
+ * own part sender) with Uppy's XHR as its transport, each file's bytes summed into Uppy's
+ * progress events. Only the parts the service does not yet hold are sent, which is what
+ * makes a retry a resume. Files with a single part are skipped here and PUT by XHRUpload.
  */
 export class MultipartUpload<M extends Meta, B extends Body> extends BasePlugin<
   MultipartUploadOptions,
   M,
   B
 > {
-  readonly #queue: TaskQueue;
+  readonly #limit: ConcurrencyLimit;
 
   constructor(uppy: Uppy<M, B>, options: MultipartUploadOptions) {
     // Its options are typed and it is installed only by the engine: no checks at run time.
     super(uppy, options);
     this.id = options.id ?? 'MultipartUpload';
     this.type = 'uploader';
-    this.#queue = new TaskQueue({ concurrency: options.limit ?? 4 });
+    this.#limit = concurrencyLimit(options.limit ?? 4);
   }
 
   override install(): void {
@@ -80,8 +98,9 @@ export class MultipartUpload<M extends Meta, B extends Body> extends BasePlugin<
     const attempt = this.opts.signal(file.id);
     const stop = attempt ? AbortSignal.any([attempt, controller.signal]) : controller.signal;
     const plan = this.opts.getPlan(file.id) as UploadPlan;
+    const data = file.data as Blob;
     const sent = new SentBytes<number>();
-    for (const p of plan.parts) sent.set(p.partNumber, p.etag ? p.size : 0);
+    for (const part of plan.parts) sent.set(part.partNumber, 0);
     const report = () => {
       const current = this.uppy.getFile(file.id);
       if (!current) return;
@@ -92,43 +111,22 @@ export class MultipartUpload<M extends Meta, B extends Body> extends BasePlugin<
       });
     };
     report();
-    const missing = missingParts(plan);
-    // An upload signed with checksums: each part's digest, hashed one part after another in
-    // part order, ahead of the sending (part 2 is hashed while part 1 goes out), so hashing
-    // holds one part's bytes at a time and overlaps the PUTs instead of adding to them.
-    const digests = new Map<number, Promise<Record<string, string>>>();
-    if (plan.checksum) {
-      let ahead: Promise<unknown> = Promise.resolve();
-      for (const part of missing) {
-        const digest = ahead.then(() => {
-          stop.throwIfAborted();
-          return blobDigestHeader(plan.checksum, this.#bytesOf(file, plan, part));
-        });
-        // Awaited by the part's PUT; a part never sent (the file stopped) must not warn.
-        digest.catch(() => {});
-        digests.set(part.partNumber, digest);
-        ahead = digest;
-      }
-    }
     try {
-      // Every part settles before the file fails: a part still on its way when another
-      // failed lands (and counts) instead of being sent again by the retry.
-      const settled = await Promise.allSettled(
-        missing.map((part) =>
-          this.#queue.add(async (signal) =>
-            this.#sendPart(
-              file,
-              part,
-              plan,
-              await digests.get(part.partNumber),
-              sent,
-              report,
-              AbortSignal.any([signal, stop]),
-            ),
-          ),
-        ),
-      );
-      for (const result of settled) if (result.status === 'rejected') throw result.reason;
+      await sendParts(plan, {
+        transport: xhrTransport,
+        digest: blobDigestHeader,
+        read: (start, end) => data.slice(start, end),
+        uploadState: (signal) => this.opts.uploadState(file.id, signal),
+        limit: this.#limit,
+        // The transport retries each PUT; a part refused as damaged fails the file, whose
+        // retry (at once: `fileRetryDelayMs`) sends that part again, and only it.
+        retry: (attempt) => attempt(),
+        signal: stop,
+        onBytes: (partNumber, bytes) => {
+          sent.set(partNumber, bytes);
+          report();
+        },
+      });
       const current = this.uppy.getFile(file.id);
       if (current) {
         this.uppy.emit('upload-success', current, {
@@ -148,48 +146,5 @@ export class MultipartUpload<M extends Meta, B extends Body> extends BasePlugin<
     } finally {
       events.remove();
     }
-  }
-
-  #bytesOf(file: UppyFile<M, B>, plan: UploadPlan, part: PlannedPart): Blob {
-    const start = partStart(plan, part);
-    return (file.data as Blob).slice(start, start + part.size);
-  }
-
-  async #sendPart(
-    file: UppyFile<M, B>,
-    part: PlannedPart,
-    plan: UploadPlan,
-    digest: Record<string, string> | undefined,
-    sent: SentBytes<number>,
-    report: () => void,
-    signal: AbortSignal,
-  ): Promise<void> {
-    const body = this.#bytesOf(file, plan, part);
-    const put = (target: PlannedPart) =>
-      fetcher(target.url, {
-        method: 'PUT',
-        body,
-        headers: { ...target.headers, ...digest },
-        signal,
-        shouldRetry: this.opts.shouldRetry,
-        onUploadProgress: (event) => {
-          sent.set(part.partNumber, event.loaded);
-          report();
-        },
-      });
-    const xhr = await putWithFreshUrl(part, {
-      put,
-      statusOf: (error) => (error as { request?: XMLHttpRequest }).request?.status,
-      freshPart: async () => {
-        const fresh = await this.opts.refreshPlan(file.id);
-        sent.set(part.partNumber, 0);
-        return fresh.parts.find((p) => p.partNumber === part.partNumber) ?? part;
-      },
-      state: { refreshed: false },
-      signal,
-    });
-    part.etag = xhrPartEtag(xhr);
-    sent.set(part.partNumber, part.size);
-    report();
   }
 }

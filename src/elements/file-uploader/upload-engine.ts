@@ -1,33 +1,20 @@
-import Uppy, { type Meta, RestrictionError, type UppyFile } from '@uppy/core';
+import Uppy, { type Meta, type UppyFile } from '@uppy/core';
 import XHRUpload from '@uppy/xhr-upload';
 import { MIN_PART_SIZE } from '../../api/limits.js';
 import { cleanName } from '../../api/names.js';
-import type { FileRecord } from '../../api/types.js';
-import { ApiError, isTransientStatus } from '../../client/api-error.js';
-import type { FilehostApi } from '../../client/client.js';
+import type { FileRecord, UploadState } from '../../api/types.js';
 import { blobDigestHeader } from '../../client/part-digest.js';
 import { xhrPartEtag } from '../../client/part-put.js';
+import { claimedParts, type UploadStep } from '../../client/upload-plan.js';
+import { Connections } from './connections.js';
+import type { UploadFailure } from './failure.js';
 import {
-  claimedParts,
-  fileRetryDelayMs,
-  planFromSign,
-  planFromState,
-  takeFreshUrls,
-  type UploadPlan,
-  type UploadStep,
-} from '../../client/upload-plan.js';
-import { UploadSession } from '../../client/upload-session.js';
-import { type ConnectionProblem, connect } from '../shared/connection.js';
-import { formatBytes } from '../shared/format.js';
-import {
-  describeFailure,
-  type FailureCause,
-  failureContext,
-  LocalFailure,
-  localFailure,
-  rejection,
-  type UploadFailure,
-} from './failure.js';
+  autoRetryDelayMs,
+  causeOf,
+  clearRetry,
+  describeCause,
+  scheduleRetry,
+} from './file-retries.js';
 import { type FileUpload, fileView, newFileUpload, type UploadTarget } from './file-state.js';
 import type {
   FileSummary,
@@ -38,23 +25,19 @@ import type {
 } from './file-view.js';
 import { unsentFileView } from './file-view.js';
 import { MultipartUpload } from './multipart-upload.js';
+import { rejectionOf } from './rejections.js';
 import {
-  fingerprintOf,
-  forget,
-  hold,
-  type RememberedUpload,
-  remember,
-  rememberedFor,
-  runningElsewhere,
-} from './resume-memory.js';
-import type { FileUploaderStrings } from './strings.js';
-import { fromXhrError } from './xhr-error.js';
+  forgetUpload,
+  REMEMBER_AFTER_MS,
+  RememberedUploads,
+  rememberUpload,
+} from './remembered-uploads.js';
+import { signStep } from './sign-step.js';
+import { shouldRetryXhr } from './xhr-error.js';
 
 type UploadBody = Record<string, unknown>;
 type UFile = UppyFile<Meta, UploadBody>;
 
-/** Automatic retries of one file after transient failures, before it is left to the user. */
-const AUTO_RETRIES = 3;
 /**
  * Uppy's state changes redraw the list at most this often. Progress bars glide between
  * redraws (a CSS transition of the same length), so more often would look no different
@@ -68,11 +51,6 @@ const REDRAW_INTERVAL_MS = 100;
  */
 const MANY_FILES_REDRAW_INTERVAL_MS = 250;
 const MANY_FILES = 12;
-/**
- * An upload is remembered across reloads once it has run this long without finishing: most
- * small files are done sooner, and never cost an IndexedDB write (200 at once would).
- */
-const REMEMBER_AFTER_MS = 1000;
 /**
  * Files up to this size are sent without upload progress events: at 1 Mbit/s one takes half
  * a second, and its bar goes from "uploading" to done.
@@ -94,6 +72,12 @@ const THUMBNAIL_MAX_BYTES = 20_000_000;
  * Files added together share one Uppy run (see `#startMany`), a retried one runs alone;
  * either way each file's PUTs, completion and failure are its own, so a large file never
  * holds up a small one and one file's failure never touches another's.
+ *
+ * Here: the Uppy wiring and each run's lifecycle (start, pause, remove, all done). Beside
+ * it, one concern each: `sign-step.ts` (what an attempt goes by), `connections.ts` (clients
+ * and batching sessions per endpoint and key), `multipart-upload.ts` (the part sender of
+ * `src/client/` under Uppy), `remembered-uploads.ts` (uploads across reloads),
+ * `file-retries.ts` (failures and automatic retries), `rejections.ts` (files refused).
  */
 export class UploadEngine {
   readonly #host: UploadHost;
@@ -102,14 +86,10 @@ export class UploadEngine {
   #uppy: Uppy<Meta, UploadBody> | null = null;
   /** Our state of each file Uppy holds, by Uppy's file id. */
   readonly #uploads = new Map<string, FileUpload>();
-  /** One client per endpoint and key the files were added with (usually one). */
-  readonly #clients = new Map<string, FilehostApi | ConnectionProblem>();
-  readonly #sessions = new WeakMap<FilehostApi, UploadSession>();
+  readonly #connections = new Connections(() => this.#host.texts);
+  readonly #memory = new RememberedUploads(() => this.#host.requestUpdate());
+  /** Files Uppy's restrictions refused, listed with the rule they broke. */
   #rejected: FileView[] = [];
-  /** Uploads remembered from before this page was loaded, not yet taken up again. */
-  #remembered: RememberedUpload[] = [];
-  /** The endpoint and key whose remembered uploads were taken up. */
-  #recalledFor = '';
   #destroyTimer: ReturnType<typeof setTimeout> | null = null;
   #redrawPending = false;
 
@@ -130,37 +110,14 @@ export class UploadEngine {
     this.#recall();
   }
 
-  /**
-   * Takes up the uploads remembered from an earlier visit of this page (to this endpoint,
-   * with this key): files kept whole resume at once; the others wait for the user to choose
-   * the same file again (`interrupted`), matched when it is signed (#recalledPlan).
-   */
+  /** Takes up the uploads remembered from an earlier visit of this page (see `RememberedUploads`). */
   #recall(): void {
-    const { endpoint, apiKey, rememberUploads } = this.#settings;
-    const target = `${endpoint}\n${apiKey}`;
-    // Once per endpoint and key (the page may set them after the engine is in).
-    if (!rememberUploads || !endpoint || !apiKey || this.#recalledFor === target) return;
-    this.#recalledFor = target;
-    // No IndexedDB here (a private window may refuse it): nothing to take up.
-    // Not those another tab is running now (it holds their locks).
-    void Promise.all([rememberedFor(endpoint, apiKey), runningElsewhere()])
-      .catch(() => [[], new Set<string>()] as const)
-      .then(([remembered, elsewhere]) => {
-        this.#remembered = remembered.filter((upload) => !elsewhere.has(upload.uploadId));
-        const kept = this.#remembered.flatMap((upload) => (upload.file ? [upload.file] : []));
-        if (kept.length > 0) this.addFiles(kept);
-        this.#host.requestUpdate();
-      });
+    this.#memory.recall(this.#settings, (files) => this.addFiles(files));
   }
 
   /** Forgets every upload remembered for this endpoint and key (and no longer offers them). */
-  async forgetAll(): Promise<void> {
-    const { endpoint, apiKey } = this.#settings;
-    this.#remembered = [];
-    this.#host.requestUpdate();
-    for (const upload of await rememberedFor(endpoint, apiKey).catch(() => [])) {
-      await forget(upload);
-    }
+  forgetAll(): Promise<void> {
+    return this.#memory.forgetAll(this.#settings.endpoint, this.#settings.apiKey);
   }
 
   /** The element left the page: unless it comes back at once, everything stops. */
@@ -183,13 +140,7 @@ export class UploadEngine {
       const upload = this.#uploads.get(file.id);
       if (upload) views.push(fileView(file, upload));
     }
-    // Uploads cut off before this page was loaded, until their files are chosen again.
-    const interrupted = this.#remembered.flatMap((upload) =>
-      upload.file
-        ? []
-        : [unsentFileView(`interrupted-${upload.uploadId}`, upload, 'interrupted', null)],
-    );
-    return [...views, ...this.#rejected, ...interrupted];
+    return [...views, ...this.#rejected, ...this.#memory.interrupted];
   }
 
   /** Adds files (picked, dropped or pasted); those Uppy's restrictions refuse are listed as rejected. */
@@ -288,18 +239,13 @@ export class UploadEngine {
   #removeMany(ids: string[]): void {
     const removed = new Set(ids);
     this.#rejected = this.#rejected.filter((file) => !removed.has(file.id));
-    // An interrupted upload removed from the list is forgotten.
-    this.#remembered = this.#remembered.filter((upload) => {
-      if (!removed.has(`interrupted-${upload.uploadId}`)) return true;
-      void forget(upload).catch(() => undefined);
-      return false;
-    });
+    this.#memory.removeInterrupted(removed);
     for (const id of ids) {
       const upload = this.#uploads.get(id);
       if (!upload) continue;
       clearRetry(upload);
       upload.abort?.abort();
-      this.#forgetUpload(upload);
+      forgetUpload(upload);
     }
     const uppy = this.#uppy;
     const held = ids.filter((id) => uppy?.getFile(id));
@@ -320,8 +266,7 @@ export class UploadEngine {
     uppy.use(MultipartUpload, {
       getPlan: (id) => this.#uploads.get(id)?.plan ?? undefined,
       signal: (id) => this.#uploads.get(id)?.abort?.signal,
-      refreshPlan: (id) => this.#refreshPlan(id),
-      shouldRetry: shouldRetryXhr,
+      uploadState: (id, signal) => this.#uploadState(id, signal),
       limit: 4,
     });
     // Never `bundle: true`: each file is a PUT of its own bytes to its own signed URL.
@@ -418,19 +363,6 @@ export class UploadEngine {
   #currentTarget(): UploadTarget {
     const { endpoint, apiKey, metadata } = this.#settings;
     return { endpoint, apiKey, metadata };
-  }
-
-  /** The client for a file's endpoint and key, or why there cannot be one. */
-  #clientFor(target: UploadTarget): FilehostApi {
-    const key = `${target.endpoint}\n${target.apiKey}`;
-    let connection = this.#clients.get(key);
-    if (connection === undefined) {
-      connection = connect(target.endpoint, target.apiKey);
-      this.#clients.set(key, connection);
-    }
-    if (typeof connection !== 'string') return connection;
-    const code = connection === 'secret_key' ? 'invalid_key' : 'missing_auth';
-    throw setupFailure(this.#host.texts.errors[connection], code);
   }
 
   /**
@@ -534,7 +466,7 @@ export class UploadEngine {
     return part.url;
   }
 
-  /** Sign step: a new upload is signed; a retried one learns which parts the service holds. */
+  /** An attempt's sign step (`signStep`), run as Uppy pre-processes the file. */
   async #prepare(id: string): Promise<void> {
     const uppy = this.#uppy;
     const file = uppy?.getFile(id);
@@ -545,45 +477,15 @@ export class UploadEngine {
     // copies Uppy's whole file map (O(n²) over a batch; see #complete).
     upload.step = 'preparing';
     try {
-      const client = this.#clientFor(upload.target);
       const signal = abort.signal;
-      let plan = upload.plan ?? (await this.#recalledPlan(upload, file.data as File));
-      if (plan) {
-        const known: UploadPlan = plan;
-        plan = await client
-          .getUpload(known.uploadId, { signal, uploadToken: known.uploadToken })
-          .then((state) => planFromState(state, known.uploadToken))
-          .catch((error: unknown) => {
-            if (!(error instanceof ApiError && error.code === 'not_found')) throw error;
-            // Remembered from before a reload, and expired or deleted since: said so, and
-            // started afresh only if the user retries. Cancelled meanwhile: afresh at once.
-            upload.plan = null;
-            if (!upload.recalled) return undefined;
-            upload.recalled = false;
-            this.#forgetUpload(upload);
-            throw error;
-          });
-      }
-      if (!plan) {
-        // A file of a folder carries its path in it (`album/2026/a.jpg`) as `relativePath`.
-        const { relativePath, target } = upload;
-        const request = {
-          name: file.name ?? 'upload',
-          size: file.size ?? 0,
-          type: file.type || undefined,
-          // By default files of one part are checked on the way, and bigger ones only with
-          // checksum="all": reading a file to hash it costs about what sending it does
-          // (a 256 MiB upload ran at about half the speed here; see the README).
-          checksum:
-            this.#settings.checksum === 'all' ||
-            (this.#settings.checksum !== 'off' && (file.size as number) <= MIN_PART_SIZE),
-          metadata: relativePath ? { ...target.metadata, relativePath } : target.metadata,
-        };
-        // Failures are retried a level up (#onFailure), where the user can see it happen.
-        const { signed, together } = await this.#sessionFor(client).sign(request, { signal });
-        plan = planFromSign(signed);
-        upload.signedTogether = together;
-        if (this.#settings.rememberUploads) setTimeout(() => this.#remember(id), REMEMBER_AFTER_MS);
+      const { plan, signed } = await signStep(upload, file.data as File, {
+        connections: this.#connections,
+        memory: this.#memory,
+        checksum: this.#settings.checksum,
+        signal,
+      });
+      if (signed && this.#settings.rememberUploads) {
+        setTimeout(() => this.#remember(id), REMEMBER_AFTER_MS);
       }
       // Kept even if paused meanwhile: the resume goes on with this upload.
       upload.plan = plan;
@@ -610,35 +512,13 @@ export class UploadEngine {
     }
   }
 
-  /**
-   * Files added together (one drop, pick or paste, or within a moment) are signed in one
-   * call and completed in batches as their bytes land (`UploadSession`, shared with the
-   * typed client): a page of small files then costs about one request per file instead of
-   * three. A batch call that fails as a whole fails each of its files, and each is retried
-   * by the usual rules, on its own. (Files dropped together no longer need their first
-   * sign to go alone so the rest find the CORS preflight cached: they are one request.
-   * Letting it go alone cost 10% on 200 small files: 1.85x to 1.67x of the one-request
-   * time, medians of three bench runs each.)
-   */
-  #sessionFor(client: FilehostApi): UploadSession {
-    let session = this.#sessions.get(client);
-    if (!session) {
-      session = new UploadSession(client);
-      this.#sessions.set(client, session);
-    }
-    return session;
-  }
-
-  /** Fresh URLs for the parts of an upload, merged into its plan (ETags kept). */
-  async #refreshPlan(id: string): Promise<UploadPlan> {
+  /** A file's upload as the service holds it now: fresh URLs for its parts. */
+  #uploadState(id: string, signal?: AbortSignal): Promise<UploadState> {
     const upload = this.#uploads.get(id);
     const plan = upload?.plan;
     if (!upload || !plan) throw new Error(`No upload plan for ${id}`);
-    const client = this.#clientFor(upload.target);
-    return takeFreshUrls(
-      plan,
-      await client.getUpload(plan.uploadId, { uploadToken: plan.uploadToken }),
-    );
+    const client = this.#connections.clientFor(upload.target);
+    return client.getUpload(plan.uploadId, { signal, uploadToken: plan.uploadToken });
   }
 
   /** Complete step: only its `ready` answer makes the file uploaded. */
@@ -659,8 +539,7 @@ export class UploadEngine {
     if (only && only.etag === null && typeof single === 'string') only.etag = single;
     const parts = claimedParts(plan);
     try {
-      const client = this.#clientFor(upload.target);
-      const record = await this.#sessionFor(client).complete({
+      const record = await this.#connections.sessionFor(upload.target).complete({
         id: plan.uploadId,
         uploadToken: plan.uploadToken,
         parts,
@@ -673,7 +552,7 @@ export class UploadEngine {
       // whole file map.
       upload.record = record;
       upload.outcome = 'succeeded';
-      this.#forgetUpload(upload);
+      forgetUpload(upload);
       this.#callbacks.succeeded(summary(current), record);
       this.#maybeAllDone();
     } catch (error) {
@@ -684,73 +563,18 @@ export class UploadEngine {
     }
   }
 
-  /**
-   * A plan from an upload remembered before this page was loaded, if this file is the one
-   * it was sending (the same name and size first: only then is the file read to be sure).
-   */
-  async #recalledPlan(upload: FileUpload, file: File): Promise<UploadPlan | undefined> {
-    const { endpoint, apiKey } = upload.target;
-    const candidates = this.#remembered.filter(
-      (known) =>
-        known.endpoint === endpoint &&
-        known.apiKey === apiKey &&
-        known.name === file.name &&
-        known.size === file.size,
-    );
-    if (candidates.length === 0) return undefined;
-    const fingerprint = await fingerprintOf(file);
-    const match = candidates.find((known) => known.fingerprint === fingerprint);
-    if (!match) return undefined;
-    this.#remembered = this.#remembered.filter((known) => known !== match);
-    this.#host.requestUpdate();
-    upload.fingerprint = fingerprint;
-    upload.recalled = true;
-    upload.unlock = hold(match.uploadId);
-    return {
-      uploadId: match.uploadId,
-      uploadToken: match.uploadToken ?? null,
-      partSize: 0,
-      checksum: null,
-      parts: [],
-    };
-  }
-
   /** Remembers a file's upload across reloads, if it is still on its way. */
-  async #remember(id: string): Promise<void> {
+  #remember(id: string): void {
     const upload = this.#uploads.get(id);
     const file = this.#uppy?.getFile(id)?.data as File | undefined;
-    if (!upload?.plan || upload.record || !file) return;
-    upload.fingerprint ??= await fingerprintOf(file);
-    upload.unlock ??= hold(upload.plan.uploadId);
-    const { endpoint, apiKey } = upload.target;
-    await remember({
-      endpoint,
-      apiKey,
-      uploadId: upload.plan.uploadId,
-      uploadToken: upload.plan.uploadToken,
-      fingerprint: upload.fingerprint,
-      name: file.name,
-      size: file.size,
-      file: file.size <= this.#settings.keepFilesUpTo ? file : null,
-    }).catch(() => undefined);
-    // Finished or removed while it was written: not to be taken up again.
-    if (upload.record || !this.#uploads.has(id)) this.#forgetUpload(upload);
-  }
-
-  #forgetUpload(upload: FileUpload): void {
-    upload.unlock?.();
-    upload.unlock = null;
-    const { fingerprint } = upload;
-    if (fingerprint) void forget({ ...upload.target, fingerprint }).catch(() => undefined);
+    if (!upload || !file) return;
+    void rememberUpload(upload, file, this.#settings.keepFilesUpTo, () => this.#uploads.has(id));
   }
 
   /** Records a failure of our own steps and tells Uppy, which marks the file failed. */
   #fail(id: string, error: unknown, step: UploadStep): void {
-    const cause: FailureCause = {
-      error: isLocalFailure(error) ? error : fromXhrError(error),
-      step,
-    };
-    const failure = this.#describe(cause);
+    const cause = causeOf(error, step);
+    const failure = describeCause(cause, this.#host);
     const upload = this.#uploads.get(id);
     if (upload) {
       upload.cause = cause;
@@ -761,15 +585,6 @@ export class UploadEngine {
       this.#uppy?.emit('upload-error', file, { name: 'UploadFailure', message: failure.message });
   }
 
-  /** A failure in the page's words (the only place an `ApiError` becomes text). */
-  #describe({ error, step }: FailureCause): UploadFailure {
-    if (isLocalFailure(error)) return error.failure;
-    return describeFailure(error, step, this.#host.texts, {
-      locale: this.#host.locale,
-      origin: window.location.origin,
-    });
-  }
-
   /** Every failure passes here (ours and XHRUpload's): retry it, or leave it to the user. */
   #onFailure(id: string, error: { name: string; message: string }): void {
     const upload = this.#uploads.get(id);
@@ -777,16 +592,14 @@ export class UploadEngine {
     if (!upload || upload.paused) return;
     // Our own steps recorded their cause (#fail); a failed PUT of XHRUpload or of our
     // multipart plugin arrives only here, with its XMLHttpRequest.
-    const cause: FailureCause = upload.cause ?? { error: fromXhrError(error), step: 'upload' };
-    upload.cause = cause;
-    const failure = upload.failure ?? this.#describe(cause);
+    upload.cause ??= causeOf(error, 'upload');
+    const failure = upload.failure ?? describeCause(upload.cause, this.#host);
     upload.failure = failure;
-    const delay = isLocalFailure(cause.error)
-      ? null
-      : fileRetryDelayMs(cause.error, cause.step, upload.attempts, AUTO_RETRIES);
+    const delay = autoRetryDelayMs(upload);
     if (delay !== null) {
       upload.attempts++;
-      this.#scheduleRetry(id, upload, delay);
+      scheduleRetry(upload, delay, () => this.#start(id));
+      this.#host.requestUpdate();
       return;
     }
     const file = this.#uppy?.getFile(id);
@@ -797,16 +610,6 @@ export class UploadEngine {
     this.#host.requestUpdate();
     if (file) this.#callbacks.failed(summary(file), failure);
     this.#maybeAllDone();
-  }
-
-  #scheduleRetry(id: string, upload: FileUpload, delayMs: number): void {
-    clearRetry(upload);
-    const timer = setTimeout(() => {
-      upload.retry = null;
-      this.#start(id);
-    }, delayMs);
-    upload.retry = { timer, at: Date.now() + delayMs };
-    this.#host.requestUpdate();
   }
 
   /** Back online: files that failed for want of a connection carry on where they stopped. */
@@ -857,35 +660,22 @@ export class UploadEngine {
     this.#host.requestUpdate();
   }
 
-  /** A file Uppy's restrictions refused: say which rule, in the page's words. */
+  /** A file Uppy's restrictions refused: listed, with the rule it broke in the page's words. */
   #reject(file: File, error: unknown): void {
-    const strings = this.#host.texts;
-    const locale = this.#host.locale;
-    const { maxFileSize, maxFiles, accept } = this.#settings;
-    let failure: UploadFailure;
-    if (file.size === 0) failure = rejection('empty_body', strings, {});
-    else if (maxFileSize !== null && file.size > maxFileSize) {
-      failure = rejection('too_large', strings, { limit: formatBytes(maxFileSize, locale) });
-    } else if (this.#isDuplicate(error)) failure = rejection('duplicate_file', strings, {});
-    else if (maxFiles !== null && this.#uppy && this.#uppy.getFiles().length >= maxFiles) {
-      failure = rejection('too_many_files', strings, { max: String(maxFiles) });
-    } else {
-      failure = rejection('type_not_allowed', strings, { accept: (accept ?? []).join(', ') });
-    }
+    const uppy = this.#uppy;
+    if (!uppy) return;
+    const failure = rejectionOf(
+      file,
+      error,
+      uppy,
+      this.#settings,
+      this.#host.texts,
+      this.#host.locale,
+    );
     const id = `rejected-${crypto.randomUUID()}`;
     const view = unsentFileView(id, file, 'rejected', failure);
     this.#rejected.push(view);
     this.#callbacks.failed({ id, name: view.name, size: file.size, type: file.type }, failure);
-  }
-
-  /**
-   * Uppy refuses a file it already holds before any other rule, naming that file in the
-   * error; told apart by Uppy's state, not by its message (the script-tag bundle carries
-   * none of Uppy's texts).
-   */
-  #isDuplicate(error: unknown): boolean {
-    const id = error instanceof RestrictionError ? error.file?.id : undefined;
-    return id !== undefined && !!this.#uppy?.checkIfFileAlreadyExists(id);
   }
 }
 
@@ -909,25 +699,4 @@ function summary(file: UFile): FileSummary {
     size: file.size ?? 0,
     type: file.type ?? '',
   };
-}
-
-function clearRetry(upload: FileUpload): void {
-  if (upload.retry) clearTimeout(upload.retry.timer);
-  upload.retry = null;
-}
-
-/** Part PUTs worth repeating at once: a lost connection, 408, 429, 5xx. */
-function shouldRetryXhr(xhr: XMLHttpRequest): boolean {
-  return isTransientStatus(xhr.status);
-}
-
-function setupFailure(
-  text: FileUploaderStrings['errors'][keyof FileUploaderStrings['errors']],
-  code: 'missing_auth' | 'invalid_key',
-): LocalFailure {
-  return new LocalFailure(localFailure(code, 'sign', text(failureContext({ code }))));
-}
-
-function isLocalFailure(error: unknown): error is LocalFailure {
-  return error instanceof LocalFailure;
 }

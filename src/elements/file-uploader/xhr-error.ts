@@ -1,4 +1,4 @@
-import { ApiError } from '../../client/api-error.js';
+import { ApiError, isTransientStatus } from '../../client/api-error.js';
 import { partPutError } from '../../client/part-put-error.js';
 
 /**
@@ -14,4 +14,9 @@ export function fromXhrError(error: unknown): ApiError {
     ApiError.fromBody(status, responseText, xhr.getResponseHeader('Retry-After')),
     responseText,
   );
+}
+
+/** Part PUTs worth repeating at once: a lost connection, 408, 429, 5xx. */
+export function shouldRetryXhr(xhr: XMLHttpRequest): boolean {
+  return isTransientStatus(xhr.status);
 }

@@ -1,0 +1,71 @@
+import { fileRetryDelayMs, type UploadStep } from '../../client/upload-plan.js';
+import {
+  describeFailure,
+  type FailureCause,
+  failureContext,
+  LocalFailure,
+  localFailure,
+  type UploadFailure,
+} from './failure.js';
+import type { FileUpload } from './file-state.js';
+import type { FileUploaderStrings } from './strings.js';
+import { fromXhrError } from './xhr-error.js';
+
+/**
+ * A file's failures and its automatic retries: what went wrong (as the retry rules and the
+ * page each need it), whether the file starts again by itself and when.
+ */
+
+/** Automatic retries of one file after transient failures, before it is left to the user. */
+const AUTO_RETRIES = 3;
+
+/** A failure of any step as it was: ours as thrown, a PUT's XHR failure as an `ApiError`. */
+export function causeOf(error: unknown, step: UploadStep): FailureCause {
+  return { error: isLocalFailure(error) ? error : fromXhrError(error), step };
+}
+
+/** A failure in the page's words (the only place an `ApiError` becomes text). */
+export function describeCause(
+  { error, step }: FailureCause,
+  host: { readonly texts: FileUploaderStrings; readonly locale: string },
+): UploadFailure {
+  if (isLocalFailure(error)) return error.failure;
+  return describeFailure(error, step, host.texts, {
+    locale: host.locale,
+    origin: window.location.origin,
+  });
+}
+
+/** How long before a failed file starts again by itself (ms); null: it waits for its user. */
+export function autoRetryDelayMs(upload: FileUpload): number | null {
+  const { cause } = upload;
+  if (!cause || isLocalFailure(cause.error)) return null;
+  return fileRetryDelayMs(cause.error, cause.step, upload.attempts, AUTO_RETRIES);
+}
+
+/** Starts the file again after `delayMs`; shown as retrying until then. */
+export function scheduleRetry(upload: FileUpload, delayMs: number, start: () => void): void {
+  clearRetry(upload);
+  const timer = setTimeout(() => {
+    upload.retry = null;
+    start();
+  }, delayMs);
+  upload.retry = { timer, at: Date.now() + delayMs };
+}
+
+export function clearRetry(upload: FileUpload): void {
+  if (upload.retry) clearTimeout(upload.retry.timer);
+  upload.retry = null;
+}
+
+/** The page's own settings stop the file before any request (no key, a secret key). */
+export function setupFailure(
+  text: FileUploaderStrings['errors'][keyof FileUploaderStrings['errors']],
+  code: 'missing_auth' | 'invalid_key',
+): LocalFailure {
+  return new LocalFailure(localFailure(code, 'sign', text(failureContext({ code }))));
+}
+
+function isLocalFailure(error: unknown): error is LocalFailure {
+  return error instanceof LocalFailure;
+}

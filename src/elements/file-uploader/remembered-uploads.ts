@@ -1,0 +1,154 @@
+import type { UploadPlan } from '../../client/upload-plan.js';
+import type { FileUpload } from './file-state.js';
+import { type FileView, type UploaderSettings, unsentFileView } from './file-view.js';
+import {
+  fingerprintOf,
+  forget,
+  hold,
+  type RememberedUpload,
+  remember,
+  rememberedFor,
+  runningElsewhere,
+} from './resume-memory.js';
+
+/**
+ * An upload is remembered across reloads once it has run this long without finishing: most
+ * small files are done sooner, and never cost an IndexedDB write (200 at once would).
+ */
+export const REMEMBER_AFTER_MS = 1000;
+
+/**
+ * The uploader's memory of uploads across reloads (kept in IndexedDB by `resume-memory.ts`):
+ * which to take up when the page comes back, which a chosen file resumes, and which to
+ * remember or forget as files run.
+ */
+export class RememberedUploads {
+  /** Uploads remembered from before this page was loaded, not yet taken up again. */
+  #remembered: RememberedUpload[] = [];
+  /** The endpoint and key whose remembered uploads were taken up. */
+  #recalledFor = '';
+  readonly #changed: () => void;
+
+  /** `changed`: what the list shows has changed (an interrupted upload came or went). */
+  constructor(changed: () => void) {
+    this.#changed = changed;
+  }
+
+  /**
+   * Takes up the uploads remembered from an earlier visit of this page (to this endpoint,
+   * with this key): files kept whole are handed to `resume` at once; the others wait for
+   * the user to choose the same file again (`interrupted`), matched when it is signed
+   * (`planFor`).
+   */
+  recall(settings: UploaderSettings, resume: (files: File[]) => void): void {
+    const { endpoint, apiKey, rememberUploads } = settings;
+    const target = `${endpoint}\n${apiKey}`;
+    // Once per endpoint and key (the page may set them after the engine is in).
+    if (!rememberUploads || !endpoint || !apiKey || this.#recalledFor === target) return;
+    this.#recalledFor = target;
+    // No IndexedDB here (a private window may refuse it): nothing to take up.
+    // Not those another tab is running now (it holds their locks).
+    void Promise.all([rememberedFor(endpoint, apiKey), runningElsewhere()])
+      .catch(() => [[], new Set<string>()] as const)
+      .then(([remembered, elsewhere]) => {
+        this.#remembered = remembered.filter((upload) => !elsewhere.has(upload.uploadId));
+        const kept = this.#remembered.flatMap((upload) => (upload.file ? [upload.file] : []));
+        if (kept.length > 0) resume(kept);
+        this.#changed();
+      });
+  }
+
+  /** Uploads cut off before this page was loaded, until their files are chosen again. */
+  get interrupted(): FileView[] {
+    return this.#remembered.flatMap((upload) =>
+      upload.file
+        ? []
+        : [unsentFileView(`interrupted-${upload.uploadId}`, upload, 'interrupted', null)],
+    );
+  }
+
+  /** Forgets every upload remembered for this endpoint and key (and no longer offers them). */
+  async forgetAll(endpoint: string, apiKey: string): Promise<void> {
+    this.#remembered = [];
+    this.#changed();
+    for (const upload of await rememberedFor(endpoint, apiKey).catch(() => [])) {
+      await forget(upload);
+    }
+  }
+
+  /** An interrupted upload removed from the list is forgotten. */
+  removeInterrupted(removed: ReadonlySet<string>): void {
+    this.#remembered = this.#remembered.filter((upload) => {
+      if (!removed.has(`interrupted-${upload.uploadId}`)) return true;
+      void forget(upload).catch(() => undefined);
+      return false;
+    });
+  }
+
+  /**
+   * A plan from an upload remembered before this page was loaded, if this file is the one
+   * it was sending (the same name and size first: only then is the file read to be sure).
+   */
+  async planFor(upload: FileUpload, file: File): Promise<UploadPlan | undefined> {
+    const { endpoint, apiKey } = upload.target;
+    const candidates = this.#remembered.filter(
+      (known) =>
+        known.endpoint === endpoint &&
+        known.apiKey === apiKey &&
+        known.name === file.name &&
+        known.size === file.size,
+    );
+    if (candidates.length === 0) return undefined;
+    const fingerprint = await fingerprintOf(file);
+    const match = candidates.find((known) => known.fingerprint === fingerprint);
+    if (!match) return undefined;
+    this.#remembered = this.#remembered.filter((known) => known !== match);
+    this.#changed();
+    upload.fingerprint = fingerprint;
+    upload.recalled = true;
+    upload.unlock = hold(match.uploadId);
+    return {
+      uploadId: match.uploadId,
+      uploadToken: match.uploadToken ?? null,
+      partSize: 0,
+      checksum: null,
+      parts: [],
+    };
+  }
+}
+
+/**
+ * Remembers a file's upload across reloads, if it is still on its way; `wanted` says
+ * whether the file is still in the list once it is written.
+ */
+export async function rememberUpload(
+  upload: FileUpload,
+  file: File,
+  keepFilesUpTo: number,
+  wanted: () => boolean,
+): Promise<void> {
+  if (!upload.plan || upload.record) return;
+  upload.fingerprint ??= await fingerprintOf(file);
+  upload.unlock ??= hold(upload.plan.uploadId);
+  const { endpoint, apiKey } = upload.target;
+  await remember({
+    endpoint,
+    apiKey,
+    uploadId: upload.plan.uploadId,
+    uploadToken: upload.plan.uploadToken,
+    fingerprint: upload.fingerprint,
+    name: file.name,
+    size: file.size,
+    file: file.size <= keepFilesUpTo ? file : null,
+  }).catch(() => undefined);
+  // Finished or removed while it was written: not to be taken up again.
+  if (upload.record || !wanted()) forgetUpload(upload);
+}
+
+/** Lets go of a file's upload: its lock, and its memory across reloads. */
+export function forgetUpload(upload: FileUpload): void {
+  upload.unlock?.();
+  upload.unlock = null;
+  const { fingerprint } = upload;
+  if (fingerprint) void forget({ ...upload.target, fingerprint }).catch(() => undefined);
+}

@@ -1,0 +1,50 @@
+import { ApiError } from '../../client/api-error.js';
+import { planFromSign, planFromState, type UploadPlan } from '../../client/upload-plan.js';
+import { type Connections, signRequestFor } from './connections.js';
+import type { FileUpload } from './file-state.js';
+import type { ChecksumChoice } from './file-view.js';
+import { forgetUpload, type RememberedUploads } from './remembered-uploads.js';
+
+/** What the sign step of an attempt needs besides the file. */
+export interface SignStepContext {
+  connections: Connections;
+  memory: RememberedUploads;
+  checksum: ChecksumChoice;
+  signal: AbortSignal;
+}
+
+/**
+ * The sign step of a file's attempt: the plan it goes by. A new upload is signed (with the
+ * files signed close to it, by the session); a retried one, or one remembered from before
+ * a reload, learns which parts the service holds. `signed`: a new upload was signed now.
+ * Failures are thrown, and retried a level up, where the user can see it happen.
+ */
+export async function signStep(
+  upload: FileUpload,
+  file: File,
+  context: SignStepContext,
+): Promise<{ plan: UploadPlan; signed: boolean }> {
+  const { connections, memory, signal } = context;
+  const known = upload.plan ?? (await memory.planFor(upload, file));
+  if (known) {
+    const state = await connections
+      .clientFor(upload.target)
+      .getUpload(known.uploadId, { signal, uploadToken: known.uploadToken })
+      .catch((error: unknown) => {
+        if (!(error instanceof ApiError && error.code === 'not_found')) throw error;
+        // Remembered from before a reload, and expired or deleted since: said so, and
+        // started afresh only if the user retries. Cancelled meanwhile: afresh at once.
+        upload.plan = null;
+        if (!upload.recalled) return null;
+        upload.recalled = false;
+        forgetUpload(upload);
+        throw error;
+      });
+    if (state) return { plan: planFromState(state, known.uploadToken), signed: false };
+  }
+  const { signed, together } = await connections
+    .sessionFor(upload.target)
+    .sign(signRequestFor(file, upload, context.checksum), { signal });
+  upload.signedTogether = together;
+  return { plan: planFromSign(signed), signed: true };
+}
