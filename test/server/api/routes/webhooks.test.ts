@@ -320,4 +320,22 @@ describe('webhook deliveries', () => {
     );
     await expectError(await t.api('/v1/events?limit=0'), 400, 'invalid_request');
   });
+
+  it('keeps events 30 days: the sweeper removes older ones with their deliveries', async () => {
+    controlClock();
+    const old = await uploadFile(t, 'old.txt');
+    await receiver.waitFor(1);
+    clock += 20 * 24 * 3_600_000;
+    const recent = await uploadFile(t, 'recent.txt');
+    await receiver.waitFor(2);
+    const { sweep } = await import('../../../../src/server/sweeper.js');
+    clock += 10 * 24 * 3_600_000 + 1;
+    await sweep(t.service.context);
+    const log = await json<EventListResponse>(await t.api('/v1/events'));
+    assert.deepEqual(
+      log.events.map((event) => event.data.id),
+      [recent.id],
+    );
+    assert.notEqual(old.id, recent.id);
+  });
 });
