@@ -40,12 +40,13 @@ import * as SQL from './statements.js';
 export type SqlValue = string | number | null;
 
 /**
- * How a statement is run. `uploadPath`: a write on an upload's path (a new row, its
- * storage id, ready), which SQLite commits together with the others of the same turn of
- * the event loop (one fsync for many); everything else runs on its own.
+ * How a statement is run. `grouped`: a frequent write (on an upload's path: a new row, its
+ * storage id, ready; a delivery claimed or its outcome), which SQLite commits together
+ * with the others of the same turn of the event loop, one fsync for many; everything else
+ * runs on its own.
  */
 export interface StatementOptions {
-  uploadPath?: boolean;
+  grouped?: boolean;
 }
 
 /** One statement of a change of a file (`changeFile`). */
@@ -164,7 +165,7 @@ export abstract class SqlMetadataStore implements MetadataStore {
   }
 
   async insertFile(file: FileRow): Promise<void> {
-    await this.changes(SQL.fileInsert(1), fileValues(file), { uploadPath: true });
+    await this.changes(SQL.fileInsert(1), fileValues(file), { grouped: true });
   }
 
   async usage(projectId: string): Promise<UsageCounts> {
@@ -212,7 +213,7 @@ export abstract class SqlMetadataStore implements MetadataStore {
         from,
       ],
     };
-    return (await this.changeFile([step], event, { uploadPath: true })) !== null;
+    return (await this.changeFile([step], event, { grouped: true })) !== null;
   }
 
   markDeleted(
@@ -247,7 +248,7 @@ export abstract class SqlMetadataStore implements MetadataStore {
   }
 
   async setStorageUploadId(id: string, storageUploadId: string): Promise<void> {
-    await this.changes(SQL.STORAGE_UPLOAD_ID_SET, [storageUploadId, id], { uploadPath: true });
+    await this.changes(SQL.STORAGE_UPLOAD_ID_SET, [storageUploadId, id], { grouped: true });
   }
 
   async listDeletedUnpurged(limit: number): Promise<FileRow[]> {
@@ -330,28 +331,30 @@ export abstract class SqlMetadataStore implements MetadataStore {
   ): Promise<ClaimedDelivery[]> {
     // A token of this claim alone: what it claimed is read back by it, not by the lease's time.
     const claim = `${owner}:${randomBytes(9).toString('base64url')}`;
-    const claimed = await this.changes(SQL.deliveriesClaim(this.claimLock), [
-      leaseUntil,
-      claim,
-      now,
-      now,
-      limit,
-    ]);
+    const claimed = await this.changes(
+      SQL.deliveriesClaim(this.claimLock),
+      [leaseUntil, claim, now, now, limit],
+      { grouped: true },
+    );
     if (claimed === 0) return [];
     const rows = await this.rows<ClaimedTableRecord>(SQL.DELIVERIES_CLAIMED, [claim]);
     return rows.map((row) => ({ ...toClaimed(row), claim }));
   }
 
   async finishAttempt(delivery: ClaimedDelivery, outcome: AttemptOutcome): Promise<void> {
-    await this.changes(SQL.ATTEMPT_FINISH, [
-      outcome.status,
-      outcome.nextAttemptAt,
-      outcome.httpStatus,
-      outcome.error,
-      delivery.eventId,
-      delivery.webhookId,
-      delivery.claim,
-    ]);
+    await this.changes(
+      SQL.ATTEMPT_FINISH,
+      [
+        outcome.status,
+        outcome.nextAttemptAt,
+        outcome.httpStatus,
+        outcome.error,
+        delivery.eventId,
+        delivery.webhookId,
+        delivery.claim,
+      ],
+      { grouped: true },
+    );
   }
 
   async removeEventsBefore(before: number, limit: number): Promise<number> {

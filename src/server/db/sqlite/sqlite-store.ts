@@ -149,7 +149,7 @@ export class SqliteMetadataStore extends SqlMetadataStore {
     options: StatementOptions = {},
   ): Promise<R[]> {
     const statement = () => this.#prepared(sql).all(...values) as R[];
-    return options.uploadPath ? this.#write(statement) : this.#run(statement);
+    return options.grouped ? this.#write(statement) : this.#run(statement);
   }
 
   protected changes(
@@ -158,7 +158,7 @@ export class SqliteMetadataStore extends SqlMetadataStore {
     options: StatementOptions = {},
   ): Promise<number> {
     const statement = () => this.#prepared(sql).run(...values).changes;
-    return options.uploadPath ? this.#write(statement) : this.#run(statement);
+    return options.grouped ? this.#write(statement) : this.#run(statement);
   }
 
   /** Statements are compiled once each: the same few texts run for every request. */
@@ -209,7 +209,7 @@ export class SqliteMetadataStore extends SqlMetadataStore {
         }
         return row;
       })();
-    return options.uploadPath ? this.#write(change) : this.#run(change);
+    return options.grouped ? this.#write(change) : this.#run(change);
   }
 
   /** The row as it was, then the mark: one transaction (`changeFile`), so nothing comes between. */

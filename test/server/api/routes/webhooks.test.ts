@@ -287,6 +287,8 @@ describe('webhook deliveries', () => {
     const files: UploadResponse[] = [];
     for (let n = 0; n < 3; n++) files.push(await uploadFile(t, `${n}.txt`));
     await receiver.waitFor(3);
+    // The receiver has answered; the outcomes are recorded once the run that sent them ends.
+    await deliverer().runDue();
     const first = await json<EventListResponse>(await t.api('/v1/events?limit=2'));
     assert.equal(first.events.length, 2);
     assert.ok(first.nextCursor);
