@@ -464,3 +464,47 @@ export function checkRawAnswer(
     responseBody: isJson ? answer.body : undefined,
   });
 }
+
+/**
+ * What is wrong with a webhook delivery the service made, against the document's
+ * `webhooks` (the event named by the body's `type`): its headers and its body.
+ */
+export function webhookViolations(
+  headers: IncomingHttpHeaders,
+  body: string,
+  method = 'POST',
+): string[] {
+  const parsed = parseJson(body);
+  if (!parsed) return ['the delivery body is not JSON'];
+  const type = (parsed.value as { type?: unknown }).type;
+  const webhooks = doc.webhooks as Record<string, Json>;
+  if (typeof type !== 'string' || !Object.hasOwn(webhooks, type)) {
+    return [`no documented webhook for type ${JSON.stringify(type)}`];
+  }
+  const at = ['webhooks', type, method.toLowerCase()];
+  const operation = (webhooks[type] as Json)[method.toLowerCase()] as Json | undefined;
+  if (!operation) return [`a ${method} delivery, where ${type} is documented as POST`];
+  const problems: string[] = [];
+  (operation.parameters as Json[]).forEach((parameter, index) => {
+    const name = parameter.name as string;
+    const value = headers[name.toLowerCase()];
+    if (value === undefined) {
+      if (parameter.required === true) problems.push(`header ${name} missing`);
+      return;
+    }
+    const validate = validatorAt(parameterValues, [...at, 'parameters', String(index), 'schema']);
+    if (!validate(value)) problems.push(`header ${name}: ${validate.errors?.[0]?.message}`);
+  });
+  if (essence(headers['content-type']) !== 'application/json') {
+    problems.push(`content-type ${headers['content-type']} is not application/json`);
+  }
+  const validate = validatorAt(bodies, [
+    ...at,
+    'requestBody',
+    'content',
+    'application/json',
+    'schema',
+  ]);
+  problems.push(...schemaErrors(validate, parsed.value, `${type} body`));
+  return problems;
+}
