@@ -237,7 +237,7 @@ function requestProblems(exchange: Exchange, found: Operation | null): string[] 
   const content = requestBody.value.content as Json;
   const key = contentKey(content, type);
   if (!key) return [...problems, `request media type ${type} is not documented`];
-  if (type === 'application/json' && typeof body === 'string') {
+  if (key === 'application/json' && typeof body === 'string') {
     const parsed = parseJson(body);
     if (!parsed) return [...problems, 'the JSON body does not parse'];
     const validate = validatorAt(bodies, [...requestBody.pointer, 'content', key, 'schema']);
@@ -335,7 +335,8 @@ function responseProblems(exchange: Exchange, found: Operation | null): string[]
   if (!content) return [...problems, `a ${type} body where the document has none`];
   const key = type ? contentKey(content, type) : null;
   if (!key) return [...problems, `response media type ${type} is not documented`];
-  if (type === 'application/json' && exchange.responseBody !== undefined) {
+  // Only a documented JSON answer is parsed: a served file of type JSON is just bytes.
+  if (key === 'application/json' && exchange.responseBody !== undefined) {
     const parsed = parseJson(exchange.responseBody);
     if (!parsed) return [...problems, 'the JSON answer does not parse'];
     const validate = validatorAt(bodies, [...at, 'content', key, 'schema']);
