@@ -1,4 +1,5 @@
 import { AssertionError } from 'node:assert';
+import { appendFileSync } from 'node:fs';
 import type { IncomingHttpHeaders } from 'node:http';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
@@ -361,10 +362,21 @@ export function contractViolations(exchange: Exchange): string[] {
 // The origins of the running test services, and what each has seen go wrong.
 const origins = new Map<string, { server: Server; violations: string[] }>();
 
+/**
+ * `FILEHOST_OPENAPI_COVERAGE=<file>`: each checked exchange's operation and status is
+ * appended there, to see which parts of the document the tests reach.
+ */
+const COVERAGE_LOG = process.env.FILEHOST_OPENAPI_COVERAGE;
+
 function report(exchange: Exchange): void {
   const watched = origins.get(exchange.url.origin);
   if (!watched) return;
   const violations = contractViolations(exchange);
+  if (COVERAGE_LOG) {
+    const found = findOperation(exchange.server, exchange.method, exchange.url.pathname);
+    const operation = found?.operation ? `${exchange.method} ${found.path}` : 'undocumented';
+    appendFileSync(COVERAGE_LOG, `${operation} ${exchange.status}\n`);
+  }
   if (violations.length === 0) return;
   const message = `${exchange.method} ${exchange.url.pathname}${exchange.url.search} → ${exchange.status} breaks src/api/openapi.json:\n  ${violations.slice(0, 8).join('\n  ')}`;
   watched.violations.push(message);
