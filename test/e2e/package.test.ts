@@ -38,6 +38,14 @@ describe('the npm package entry points', () => {
     assert.equal(typeof server.configFromEnv, 'function');
   });
 
+  it('filehost/openapi.json gives the OpenAPI description of the API', async () => {
+    const loadJson = (specifier: string): Promise<{ default: Record<string, unknown> }> =>
+      import(specifier, { with: { type: 'json' } });
+    const { default: document } = await loadJson('filehost/openapi.json');
+    assert.match(String(document.openapi), /^3\.1\.\d+$/);
+    assert.ok('/v1/upload' in (document.paths as Record<string, unknown>));
+  });
+
   it('ships types for every entry, the manifest, and the script-tag bundle', async () => {
     const manifest = JSON.parse(await readFile('package.json', 'utf8')) as {
       exports: Record<string, string | { types: string; default: string }>;
