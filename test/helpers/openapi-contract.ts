@@ -250,8 +250,9 @@ function requestProblems(exchange: Exchange, found: Operation | null): string[] 
 const ERROR_RESPONSE = ['components', 'responses'];
 
 /**
- * The documented error response of each status: the components whose body narrows `code`
- * to codes of that status (by the service's own table of codes and statuses).
+ * The documented error response of each status, for answers outside any operation: the
+ * component that allows every code of that status (by the service's own table of codes
+ * and statuses). Operations may name narrower ones, of the codes they can answer.
  */
 const errorResponses = new Map<number, string[]>();
 for (const [name, response] of Object.entries(
@@ -259,8 +260,14 @@ for (const [name, response] of Object.entries(
 )) {
   const codes = errorCodesOf(response);
   const status = codes?.[0] === undefined ? undefined : API_ERROR_STATUS[codes[0]];
-  if (status !== undefined && name !== 'CdnNotFound')
+  if (status === undefined) continue;
+  const all = Object.keys(API_ERROR_STATUS).filter(
+    (code) => API_ERROR_STATUS[code as ApiErrorCode] === status,
+  );
+  // The first such (the CDN's own 404 comes after the general one and adds headers).
+  if (codes?.length === all.length && !errorResponses.has(status)) {
     errorResponses.set(status, [...ERROR_RESPONSE, name]);
+  }
 }
 
 /** The codes an error response allows (its schema's `allOf[1]`), or null for another response. */
