@@ -214,6 +214,32 @@ describe('the OpenAPI document (src/api/openapi.json)', () => {
       );
       assert.deepEqual(registered.sort(), [...documentedRoutes(true)].sort());
     });
+
+    it('answers the documented preflight on every API path, and HEAD on both CDN paths', async () => {
+      // Each exchange is checked against the document by the test service's contract check.
+      for (const route of documentedRoutes(false)) {
+        const [method, path] = route.split(' ') as [string, string];
+        if (method !== 'OPTIONS') continue;
+        const response = await t.api(path.replace(/:(\w+)/g, 'x1'), {
+          method,
+          key: null,
+          origin: 'http://any.test',
+        });
+        assert.equal(response.status, 204, path);
+      }
+      const file = (await (
+        await t.api('/v1/upload', {
+          method: 'POST',
+          body: 'head',
+          headers: { 'X-Filename': 'a.txt' },
+        })
+      ).json()) as { id: string; url: string };
+      for (const url of [`${t.cdnUrl}/${file.id}`, file.url]) {
+        const response = await fetch(url, { method: 'HEAD' });
+        assert.equal(response.status, 200, url);
+        assert.equal(response.headers.get('content-length'), '4');
+      }
+    });
   });
 
   it('is shipped in the package as filehost/openapi.json', () => {
