@@ -398,7 +398,6 @@ async function main(): Promise<void> {
     });
     const plain = await startPlain(dir, false);
     const plainSync = await startPlain(dir, true);
-    const auth = { Authorization: `Bearer ${service.secretKey}` };
 
     const throughput = async (
       label: string,
