@@ -38,7 +38,7 @@ function etagOf(row: FileRow): string {
  * file can never act as the API's origin. Routing is on the id alone.
  */
 export function buildCdnApp(ctx: ServiceContext): FastifyInstance {
-  const options = serverOptions(ctx.config);
+  const options = serverOptions(ctx.config, 'any-origin');
   const app = Fastify({
     ...options,
     loggerInstance: ctx.log,
