@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
 import type { UploadResponse } from '../../../src/api/types.js';
+import { sweep } from '../../../src/server/sweeper.js';
 import {
   BLUE,
   GPS_TAG,
@@ -221,5 +222,25 @@ describe('CDN image variants', () => {
     assert.equal(deleted.status, 204);
     assert.deepEqual(await storedVariants(file.id), []);
     await expectError(await fetch(`${file.url}?w=32`), 404, 'not_found');
+  });
+
+  it('leaves variants a failed purge kept to the sweeper, which removes them', async () => {
+    const file = await upload(await solidImage('png', 64, 64), 'image/png', 'later.png');
+    assert.equal((await fetch(`${file.url}?w=32`)).status, 200);
+    assert.equal((await storedVariants(file.id)).length, 1);
+    const blobs = t.service.context.blobs;
+    const deleteDerived = blobs.deleteDerived;
+    // A fault injected into the real store: the DELETE's own purge fails.
+    blobs.deleteDerived = () => Promise.reject(new Error('injected: storage away'));
+    try {
+      assert.equal((await t.api(`/v1/files/${file.id}`, { method: 'DELETE' })).status, 204);
+    } finally {
+      blobs.deleteDerived = deleteDerived;
+    }
+    await expectError(await fetch(`${file.url}?w=32`), 404, 'not_found');
+    assert.equal((await storedVariants(file.id)).length, 1, 'still stored after the failed purge');
+    const swept = await sweep(t.service.context);
+    assert.ok(swept.purged >= 1);
+    assert.deepEqual(await storedVariants(file.id), []);
   });
 });
