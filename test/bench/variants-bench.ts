@@ -26,6 +26,8 @@ import { spawnService } from '../helpers/service.js';
 import { type BenchRow, median, percentile, reportRows } from './support.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+// 4 fits x 19 qualities (100 down to 10) make the distinct variants: runs, plus one to warm up.
+if (!(RUNS >= 1 && RUNS <= 11)) throw new Error('BENCH_RUNS must be from 1 to 11');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = 16;
 /** Distinct variants made per run and contender. */
@@ -163,7 +165,7 @@ async function main(): Promise<void> {
 
     // 1. Making: warm both (sharp's first load, the service's first variant), then turns.
     await fetch(`${url}?w=1080&format=webp&q=5`).then((r) => r.arrayBuffer());
-    await makeDirectly(path, 99);
+    await makeDirectly(path, RUNS);
     const making = { cdn: [] as number[], direct: [] as number[] };
     for (let run = 0; run < RUNS; run++) {
       const cdnFirst = run % 2 === 0;

@@ -96,8 +96,11 @@ async function serveFile(
   if (!file) return notFound(reply);
   // Image variants (`variants/`): the one hook; null when the query asks for none.
   const served =
-    (await servableVariant(ctx, request.url, request.headers.accept, file)) ??
-    servableFile(ctx, file);
+    (await servableVariant(
+      ctx,
+      { url: request.url, method: request.method, accept: request.headers.accept },
+      file,
+    )) ?? servableFile(ctx, file);
   const { headers, size } = served;
 
   // Only the validators are passed: `fresh` reads `Cache-Control: no-cache` as "never

@@ -1,8 +1,9 @@
+import { buffer } from 'node:stream/consumers';
 import { create as contentDisposition } from 'content-disposition';
 import type { ServiceContext } from '../../context.js';
 import { ServiceError } from '../../http/errors.js';
 import type { Servable } from '../servable.js';
-import type { ServedFile } from '../serving-cache.js';
+import { CDN_CACHED_FILE_BYTES, type ServedFile } from '../serving-cache.js';
 import {
   contentTypeOf,
   sourceFormat,
@@ -21,10 +22,10 @@ import { parseVariantParams } from './variant-params.js';
  */
 export async function servableVariant(
   ctx: ServiceContext,
-  url: string,
-  accept: string | undefined,
+  request: { url: string; method: string; accept: string | undefined },
   file: ServedFile,
 ): Promise<Servable | null> {
+  const { url, accept } = request;
   const queryAt = url.indexOf('?');
   if (queryAt < 0) return null;
   const parsed = parseVariantParams(new URLSearchParams(url.slice(queryAt + 1)));
@@ -38,6 +39,13 @@ export async function servableVariant(
       `Image parameters apply to images only (JPEG, PNG, WebP, AVIF, GIF, TIFF); this file is ${row.mime}.`,
     );
   }
+  const cache = ctx.servingCache;
+  const epoch = cache.epoch;
+  // A small variant asked for by this very URL before: from memory (the file's row was
+  // checked by the caller, as for the file itself).
+  const held = cache.get(url);
+  if (held?.bytes) return fromMemory(held, held.bytes);
+
   const spec = variantSpec(parsed.params, source, accept);
   const variant = await ctx.variants.find(row, spec);
   if (!variant) throw new ServiceError('not_found', 'No file at this address.');
@@ -52,10 +60,35 @@ export async function servableVariant(
     'access-control-expose-headers': 'X-Variant',
   };
   if (spec.negotiated) headers.vary = 'Accept';
+  // Small ones are kept in memory, as small files are, under the URL that asked (the CDN's
+  // memory path answers that URL then). Not when the answer depends on `Accept`.
+  if (!spec.negotiated && request.method === 'GET' && variant.size <= CDN_CACHED_FILE_BYTES) {
+    const stream = await ctx.blobs.getDerived(row.id, variant.name);
+    const bytes = stream ? await buffer(stream) : null;
+    if (bytes?.length === variant.size) {
+      const held: ServedFile = {
+        row,
+        headers,
+        bytes,
+        wholeHeaders: { ...headers, 'content-length': String(bytes.length) },
+      };
+      cache.putDerived(row.id, url, held, epoch);
+      return fromMemory(held, bytes);
+    }
+  }
   return {
     size: variant.size,
     headers,
     bytes: null,
     open: (range) => ctx.blobs.getDerived(row.id, variant.name, range),
+  };
+}
+
+function fromMemory(held: ServedFile, bytes: Buffer): Servable {
+  return {
+    size: bytes.length,
+    headers: held.headers,
+    bytes,
+    open: async () => null,
   };
 }
