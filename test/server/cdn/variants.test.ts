@@ -243,4 +243,18 @@ describe('CDN image variants', () => {
     assert.ok(swept.purged >= 1);
     assert.deepEqual(await storedVariants(file.id), []);
   });
+
+  it('keeps a small variant in memory under its URL, but not one of a signed link', async () => {
+    const file = await upload(await solidImage('png', 200, 200), 'image/png', 'small.png');
+    const url = `${file.url}?w=48&format=webp`;
+    const first = await body(await fetch(url));
+    const signedUrl = `${file.url}?w=96&format=webp&exp=9999999999&sig=abc`;
+    assert.equal((await fetch(signedUrl)).status, 200);
+    // The stored variants go (from the store only, as another instance's purge would).
+    await t.service.context.blobs.deleteDerived(file.id);
+    const again = await fetch(url);
+    assert.equal(again.status, 200, 'answered from memory');
+    assert.ok((await body(again)).equals(first));
+    await expectError(await fetch(signedUrl), 404, 'not_found');
+  });
 });

@@ -28,7 +28,8 @@ export async function servableVariant(
   const { url, accept } = request;
   const queryAt = url.indexOf('?');
   if (queryAt < 0) return null;
-  const parsed = parseVariantParams(new URLSearchParams(url.slice(queryAt + 1)));
+  const query = new URLSearchParams(url.slice(queryAt + 1));
+  const parsed = parseVariantParams(query);
   if (parsed.kind === 'original') return null;
   if (parsed.kind === 'invalid') throw new ServiceError('invalid_request', parsed.message);
   const { row } = file;
@@ -61,8 +62,16 @@ export async function servableVariant(
   };
   if (spec.negotiated) headers.vary = 'Accept';
   // Small ones are kept in memory, as small files are, under the URL that asked (the CDN's
-  // memory path answers that URL then). Not when the answer depends on `Accept`.
-  if (!spec.negotiated && request.method === 'GET' && variant.size <= CDN_CACHED_FILE_BYTES) {
+  // memory path answers that URL then, checking nothing more). Not when the answer depends
+  // on `Accept`, nor for a URL that carries a signature (`exp`, `sig`): one that expires
+  // must be checked at every request.
+  const signed = query.has('exp') || query.has('sig');
+  if (
+    !spec.negotiated &&
+    !signed &&
+    request.method === 'GET' &&
+    variant.size <= CDN_CACHED_FILE_BYTES
+  ) {
     const stream = await ctx.blobs.getDerived(row.id, variant.name);
     const bytes = stream ? await buffer(stream) : null;
     if (bytes?.length === variant.size) {
