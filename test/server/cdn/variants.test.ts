@@ -257,4 +257,21 @@ describe('CDN image variants', () => {
     assert.ok((await body(again)).equals(first));
     await expectError(await fetch(signedUrl), 404, 'not_found');
   });
+
+  it('removes a variant stored after its file was deleted (a delete during the making)', async () => {
+    const file = await upload(await solidImage('png', 64, 64), 'image/png', 'racing.png');
+    const blobs = t.service.context.blobs;
+    const putDerived = blobs.putDerived;
+    // The delete lands (row marked, purge run) after the variant was made, before it is stored.
+    blobs.putDerived = async (...args) => {
+      assert.equal((await t.api(`/v1/files/${file.id}`, { method: 'DELETE' })).status, 204);
+      return putDerived.apply(blobs, args);
+    };
+    try {
+      await expectError(await fetch(`${file.url}?w=32`), 404, 'not_found');
+    } finally {
+      blobs.putDerived = putDerived;
+    }
+    assert.deepEqual(await storedVariants(file.id), []);
+  });
 });
