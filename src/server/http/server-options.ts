@@ -68,10 +68,7 @@ function frameworkErrors(
     if (origin !== undefined) reply.header('Access-Control-Allow-Origin', origin);
     reply.header('Vary', 'Origin');
   }
-  reply
-    .code(failure.status)
-    .header('Cache-Control', 'no-store')
-    .send(failure.toBody());
+  reply.code(failure.status).header('Cache-Control', 'no-store').send(failure.toBody());
 }
 
 /** A hop count trusts that many proxies in front of us (the hops nearest to this server). */
