@@ -7,13 +7,20 @@ export const routes = {
   files: () => '/v1/files',
   file: (id: string) => `/v1/files/${encodeURIComponent(id)}`,
   sign: () => '/v1/uploads/sign',
-  usage: () => '/v1/usage',
   uploadState: (id: string) => `/v1/uploads/${encodeURIComponent(id)}`,
   complete: (id: string) => `/v1/uploads/${encodeURIComponent(id)}/complete`,
   /** Batch complete: `{ "uploads": [ { "id", "parts"? }, … ] }`. */
   completeMany: () => '/v1/uploads/complete',
   part: (id: string, partNumber: number) =>
     `/v1/uploads/${encodeURIComponent(id)}/parts/${partNumber}`,
+} as const;
+
+/**
+ * Paths only a secret key may call and no page needs (a page never holds that key): apart
+ * from `routes`, so that browser bundles, which carry `routes`, leave these out.
+ */
+export const backendRoutes = {
+  usage: () => '/v1/usage',
   webhooks: () => '/v1/webhooks',
   webhook: (id: string) => `/v1/webhooks/${encodeURIComponent(id)}`,
   events: () => '/v1/events',

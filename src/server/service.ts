@@ -4,6 +4,8 @@ import { buildApiApp } from './api/app.js';
 import { type DefaultProject, ensureDefaultProject } from './bootstrap.js';
 import { buildCdnApp } from './cdn/cdn.js';
 import { CDN_CACHED_FILE_BYTES, ServingCache } from './cdn/serving-cache.js';
+import { ImageVariants } from './cdn/variants/stored-variant.js';
+import { VariantEncoder } from './cdn/variants/variant-encoder.js';
 import { deploymentOf, type ServiceConfig } from './config.js';
 import type { ServiceContext } from './context.js';
 import type { WebhookRow } from './db/metadata-store.js';
@@ -58,6 +60,11 @@ export async function startService(
         maxBytes: config.cdnCacheBytes,
         maxFileBytes: CDN_CACHED_FILE_BYTES,
         trustRecords: !deploymentOf(config).sharedMetadata,
+      }),
+      variants: new ImageVariants({
+        blobs: opened.blobs,
+        db: opened.db,
+        encoder: new VariantEncoder(),
       }),
       now: Date.now,
       log,

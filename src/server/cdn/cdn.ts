@@ -11,7 +11,9 @@ import { refusedRequest } from '../http/request-guard.js';
 import { answerInOurShape, serverOptions } from '../http/server-options.js';
 import { parseRange } from './byte-range.js';
 import { cdnServerFactory } from './memory-path.js';
+import type { Servable } from './servable.js';
 import type { ServedFile } from './serving-cache.js';
+import { servableVariant } from './variants/variant-response.js';
 
 /**
  * Types a browser may render in place. Everything else (HTML, SVG, XML, JavaScript and
@@ -38,7 +40,7 @@ function etagOf(row: FileRow): string {
  * file can never act as the API's origin. Routing is on the id alone.
  */
 export function buildCdnApp(ctx: ServiceContext): FastifyInstance {
-  const options = serverOptions(ctx.config);
+  const options = serverOptions(ctx.config, 'any-origin');
   const app = Fastify({
     ...options,
     loggerInstance: ctx.log,
@@ -59,6 +61,8 @@ export function buildCdnApp(ctx: ServiceContext): FastifyInstance {
   });
   app.setNotFoundHandler((_request, reply) => notFound(reply));
   app.setErrorHandler((error, request, reply) => {
+    // A client's mistake (an image parameter out of range, a file that is no image).
+    if (error instanceof ServiceError) return sendError(reply, error);
     const fault = serviceFault(error);
     if (fault) request.log.warn({ err: error }, 'a store the CDN depends on failed');
     else request.log.error({ err: error }, 'CDN request failed');
@@ -90,7 +94,14 @@ async function serveFile(
   if (!ID_PATTERN.test(id)) return notFound(reply);
   const file = await servedFile(ctx, id, request.method === 'GET');
   if (!file) return notFound(reply);
-  const { row, headers } = file;
+  // Image variants (`variants/`): the one hook; null when the query asks for none.
+  const served =
+    (await servableVariant(
+      ctx,
+      { url: request.url, method: request.method, accept: request.headers.accept },
+      file,
+    )) ?? servableFile(ctx, file);
+  const { headers, size } = served;
 
   // Only the validators are passed: `fresh` reads `Cache-Control: no-cache` as "never
   // 304", but fetch() adds exactly that to every request with If-None-Match, and this
@@ -113,18 +124,19 @@ async function serveFile(
       headers['last-modified'] as string,
     )
   ) {
-    const asked = parseRange(rangeHeader, row.size);
+    const asked = parseRange(rangeHeader, size);
     if (asked.kind === 'unsatisfiable') {
-      return reply.code(416).headers(headers).header('Content-Range', `bytes */${row.size}`).send();
+      return reply.code(416).headers(headers).header('Content-Range', `bytes */${size}`).send();
     }
     if (asked.kind === 'range') range = { start: asked.start, end: asked.end };
   }
 
   let body: Readable | Buffer | undefined;
   if (request.method === 'GET') {
-    if (file.bytes) body = range ? file.bytes.subarray(range.start, range.end + 1) : file.bytes;
-    else {
-      const stream = await ctx.blobs.get(row.id, range);
+    if (served.bytes) {
+      body = range ? served.bytes.subarray(range.start, range.end + 1) : served.bytes;
+    } else {
+      const stream = await served.open(range);
       // Deleted between the lookup and the open: it is gone, say so.
       if (!stream) return notFound(reply);
       body = stream;
@@ -132,11 +144,21 @@ async function serveFile(
   }
   reply
     .headers(headers)
-    .header('content-length', String(range ? range.end - range.start + 1 : row.size));
+    .header('content-length', String(range ? range.end - range.start + 1 : size));
   if (range) {
-    reply.code(206).header('Content-Range', `bytes ${range.start}-${range.end}/${row.size}`);
+    reply.code(206).header('Content-Range', `bytes ${range.start}-${range.end}/${size}`);
   }
   return reply.send(body);
+}
+
+/** A file as it is stored: its bytes from memory when the serving cache holds them. */
+function servableFile(ctx: ServiceContext, file: ServedFile): Servable {
+  return {
+    size: file.row.size,
+    headers: file.headers,
+    bytes: file.bytes,
+    open: (range) => ctx.blobs.get(file.row.id, range),
+  };
 }
 
 /**
