@@ -77,6 +77,25 @@ describe('bad input: documented 4xx, never a 500, a hang or a kept half file', (
     }
   });
 
+  it('makes those refusals readable by the page that sent them (CORS), on the API and the CDN', async () => {
+    const origin = 'http://localhost:5173';
+    const tooLarge = `GET /v1/files HTTP/1.1\r\nHost: x\r\nOrigin: ${origin}\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`;
+    const malformed = `GET /v1/files HTTP/1.1\r\nHost: x\r\nOrigin: ${origin}\r\nBad Header\r\n\r\n`;
+    for (const payload of [tooLarge, malformed]) {
+      const api = (await rawExchange(t.apiUrl, payload)).text;
+      assert.match(api, /^HTTP\/1\.1 4\d\d /);
+      assert.match(api, new RegExp(`\r\nAccess-Control-Allow-Origin: ${origin}\r\n`));
+      assert.match(api, /\r\nVary: Origin\r\n/);
+      const cdn = (await rawExchange(t.cdnUrl, payload)).text;
+      assert.match(cdn, /\r\nAccess-Control-Allow-Origin: \*\r\n/);
+    }
+    // No Origin among the bytes: nothing to echo.
+    const none = (await rawExchange(t.apiUrl, `GET / HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n`))
+      .text;
+    assert.doesNotMatch(none, /Access-Control-Allow-Origin/i);
+    assert.match(none, /\r\nVary: Origin\r\n/);
+  });
+
   it('answers too much URL or header with 414 and 431, on the API and the CDN', async () => {
     for (const base of [t.apiUrl, t.cdnUrl]) {
       for (const [payload, status, code] of [

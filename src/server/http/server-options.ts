@@ -33,7 +33,7 @@ export function serverOptions(
     routerOptions: { maxParamLength: 500 },
     // `request.ip` (rate limits) reads X-Forwarded-For only as far as the operator trusts it.
     ...(config.trustProxy === undefined ? {} : { trustProxy: trustProxy(config.trustProxy) }),
-    clientErrorHandler,
+    clientErrorHandler: (error, socket) => clientErrorHandler(error, socket, cors),
     frameworkErrors: (error, request, reply) => frameworkErrors(error, request, reply, cors),
   };
 }
@@ -86,9 +86,28 @@ const exchangesInFlight = new WeakMap<
 >();
 
 /** A raw HTTP answer in the documented JSON shape, for requests no route ever sees. */
-function rawError(status: string, code: string, message: string): string {
+function rawError(status: string, code: string, message: string, cors = ''): string {
   const body = JSON.stringify({ error: { code, message } });
-  return `HTTP/1.1 ${status}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
+  return `HTTP/1.1 ${status}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${cors}Connection: close\r\n\r\n${body}`;
+}
+
+/** What Node's parser had received when it gave up (`rawPacket`), if it says. */
+function receivedBytes(error: NodeJS.ErrnoException): Buffer | undefined {
+  const raw = (error as { rawPacket?: unknown }).rawPacket;
+  return Buffer.isBuffer(raw) ? raw : undefined;
+}
+
+/**
+ * The CORS lines of an answer to bytes that never became a request, so a page can still
+ * read why: `*` on the CDN; on the API the `Origin` the client sent, when it is among the
+ * bytes received (a header of printable characters only: nothing of it can end the line).
+ */
+function rawCors(received: Buffer | undefined, cors: RefusalCors): string {
+  if (cors === 'any-origin') return 'Access-Control-Allow-Origin: *\r\n';
+  const origin = /\r\norigin:[ \t]*([\x21-\x7e]+)[ \t]*\r\n/i.exec(
+    received?.toString('latin1') ?? '',
+  )?.[1];
+  return `${origin ? `Access-Control-Allow-Origin: ${origin}\r\n` : ''}Vary: Origin\r\n`;
 }
 
 /**
@@ -96,7 +115,7 @@ function rawError(status: string, code: string, message: string): string {
  * still gets the documented JSON error shape. Node reports a request line or headers past
  * its 16 KiB limit as one overflow: a first line that long is an over-long URL.
  */
-export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Socket): void {
+function clientErrorHandler(error: NodeJS.ErrnoException, socket: Socket, cors: RefusalCors): void {
   if (error.code === 'ECONNRESET' || !socket.writable) {
     socket.destroy();
     return;
@@ -108,25 +127,29 @@ export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Socket)
   // flight is the one whose body is broken, its own answer is this error.)
   const inFlight = exchangesInFlight.get(socket);
   if (inFlight?.request.complete && !inFlight.response.writableFinished) {
-    inFlight.response.once('close', () => clientErrorHandler(error, socket));
+    inFlight.response.once('close', () => clientErrorHandler(error, socket, cors));
     return;
   }
+  const corsLines = rawCors(receivedBytes(error), cors);
   if (error.code === 'HPE_HEADER_OVERFLOW') {
-    const received = (error as { rawPacket?: Buffer }).rawPacket ?? Buffer.alloc(0);
+    const received = receivedBytes(error) ?? Buffer.alloc(0);
     const firstLineEnd = received.indexOf('\r\n');
     const longUrl = firstLineEnd < 0 || firstLineEnd > MAX_URL_BYTES;
     socket.end(
       longUrl
-        ? rawError('414 URI Too Long', 'uri_too_long', ERROR_MESSAGES.uri_too_long)
+        ? rawError('414 URI Too Long', 'uri_too_long', ERROR_MESSAGES.uri_too_long, corsLines)
         : rawError(
             '431 Request Header Fields Too Large',
             'headers_too_large',
             ERROR_MESSAGES.headers_too_large,
+            corsLines,
           ),
     );
     return;
   }
-  socket.end(rawError('400 Bad Request', 'invalid_request', 'The HTTP request is malformed.'));
+  socket.end(
+    rawError('400 Bad Request', 'invalid_request', 'The HTTP request is malformed.', corsLines),
+  );
 }
 
 /**
