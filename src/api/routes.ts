@@ -30,6 +30,8 @@ export const ALLOWED_REQUEST_HEADERS = [
   'Content-Type',
   'X-Filename',
   'X-Metadata',
+  // One-request upload of a private file (`X-Visibility: private`).
+  'X-Visibility',
   'Content-Digest',
   // A pending upload's own credential (state, complete): see `SignResponse.uploadToken`.
   'X-Upload-Token',

@@ -12,6 +12,7 @@ import { answerInOurShape, serverOptions } from '../http/server-options.js';
 import { parseRange } from './byte-range.js';
 import { cdnServerFactory } from './memory-path.js';
 import type { ServedFile } from './serving-cache.js';
+import { checkLink, type LinkParameters, signedCacheControl } from './signed-link.js';
 
 /**
  * Types a browser may render in place. Everything else (HTML, SVG, XML, JavaScript and
@@ -88,9 +89,18 @@ async function serveFile(
 ): Promise<FastifyReply> {
   const id = request.params.id;
   if (!ID_PATTERN.test(id)) return notFound(reply);
+  // A signed link proves itself before any store is asked (`signed-link.ts`).
+  const access = checkLink(ctx.linkKey, id, queryOf(request.url), ctx.now());
+  if (access.kind === 'invalid')
+    return sendError(reply, new ServiceError('invalid_signature', BAD_LINK));
+  if (access.kind === 'expired') return sendError(reply, new ServiceError('url_expired', OLD_LINK));
   const file = await servedFile(ctx, id, request.method === 'GET');
-  if (!file) return notFound(reply);
-  const { row, headers } = file;
+  // A private file without a signed link is exactly an unknown id.
+  if (!file || (file.row.visibility === 'private' && access.kind !== 'signed')) {
+    return notFound(reply);
+  }
+  const { row } = file;
+  const headers = access.kind === 'signed' ? signedHeaders(file, access, ctx.now()) : file.headers;
 
   // Only the validators are passed: `fresh` reads `Cache-Control: no-cache` as "never
   // 304", but fetch() adds exactly that to every request with If-None-Match, and this
@@ -139,6 +149,34 @@ async function serveFile(
   return reply.send(body);
 }
 
+const BAD_LINK = 'The link was altered or was not issued by this service.';
+const OLD_LINK = 'The link has expired; ask the site that gave it for a new one.';
+
+/** The part of a request URL after `?` (empty when there is none). */
+function queryOf(url: string): string {
+  const mark = url.indexOf('?');
+  return mark === -1 ? '' : url.slice(mark + 1);
+}
+
+/**
+ * The headers of an answer to a valid signed link: cacheable only by its holder and only
+ * until it expires (never `public` or `immutable`: a shared cache must not serve it past
+ * `exp` or to anyone else), and an attachment when the link was signed with `download`.
+ */
+function signedHeaders(
+  file: ServedFile,
+  access: { parameters: LinkParameters; exp: number },
+  nowMs: number,
+): Record<string, string> {
+  return {
+    ...file.headers,
+    'cache-control': signedCacheControl(access.exp, nowMs),
+    ...(access.parameters.download === '1'
+      ? { 'content-disposition': contentDisposition(file.row.name, { type: 'attachment' }) }
+      : {}),
+  };
+}
+
 /**
  * What serving `id` needs, from memory when the cache has it (`serving-cache.ts`), else
  * from the stores (and then kept: with the bytes, for a small file read by a GET). Null
@@ -178,7 +216,9 @@ async function servedFile(
     file.bytes = await readWhole(stream, row.size);
     file.wholeHeaders = { ...file.headers, 'content-length': String(row.size) };
   }
-  cache.put(id, file, epoch);
+  // A private file is never kept: no path can then answer it from memory without its
+  // link being checked, and its unsigned 404 costs what an unknown id's does.
+  if (row.visibility === 'public') cache.put(id, file, epoch);
   return file;
 }
 
