@@ -6,6 +6,8 @@ export const routes = {
   upload: () => '/v1/upload',
   files: () => '/v1/files',
   file: (id: string) => `/v1/files/${encodeURIComponent(id)}`,
+  /** A signed CDN link to a file (secret key): `SignedUrlRequest` → `SignedUrlResponse`. */
+  signedUrl: (id: string) => `/v1/files/${encodeURIComponent(id)}/signed-url`,
   sign: () => '/v1/uploads/sign',
   usage: () => '/v1/usage',
   uploadState: (id: string) => `/v1/uploads/${encodeURIComponent(id)}`,

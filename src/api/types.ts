@@ -145,6 +145,37 @@ export interface UploadPartState {
   headers?: Record<string, string>;
 }
 
+/** Image parameters of a CDN URL (decisions.md, "Image variants on the CDN"). */
+export interface ImageTransform {
+  /** Pixels, 1 to 4096. */
+  w?: number;
+  /** Pixels, 1 to 4096. */
+  h?: number;
+  /** Default `inside`. */
+  fit?: 'cover' | 'contain' | 'inside' | 'fill';
+  format?: 'auto' | 'webp' | 'avif' | 'jpeg' | 'png';
+  /** 1 to 100, default 75. */
+  q?: number;
+}
+
+/** `POST /v1/files/:id/signed-url` (secret key): every field optional. */
+export interface SignedUrlRequest {
+  /** Seconds the link works, 1 to 604800 (7 days); default 3600. */
+  expiresIn?: number;
+  /** `true`: the CDN serves the file as an attachment (a download). Default false. */
+  download?: boolean;
+  /** Image parameters the link is signed with (an image file only). */
+  transform?: ImageTransform;
+}
+
+/** A signed CDN link: the only way a private file is served; a public file answers it too. */
+export interface SignedUrlResponse {
+  /** `{cdn_url}/<id>/<name>?<image parameters>&exp=<Unix s>&sig=<…>` */
+  url: string;
+  /** Milliseconds since the Unix epoch (the link's `exp`, in seconds, times 1000). */
+  expiresAt: number;
+}
+
 /** `GET /v1/usage` (secret key): what the project holds now, and its limits (null: none). */
 export interface Usage {
   /** Bytes of ready files. */
