@@ -518,6 +518,67 @@ describe('FilehostClient against the real service', () => {
     assert.equal(refused.details.index, undefined, 'its own error, not a position in a batch');
   });
 
+  it('uploads private files and asks for signed links to them', async () => {
+    const bytes = patternBytes(3000, 7);
+    const one = await client.upload(bytes, { name: 'one.bin', visibility: 'private' });
+    assert.deepEqual([one.visibility, one.url], ['private', null]);
+    const multi = await client.uploadFile(
+      {
+        size: bytes.length,
+        name: 'multi.bin',
+        slice: async (start, end) => bytes.slice(start, end),
+      },
+      { visibility: 'private' },
+    );
+    assert.deepEqual([multi.visibility, multi.url], ['private', null]);
+    const [batchPrivate, batchPublic] = await client.uploadFiles(
+      [
+        { size: 10, name: 'a.bin', slice: async () => bytes.slice(0, 10) },
+        {
+          size: 10,
+          name: 'b.bin',
+          visibility: 'public',
+          slice: async () => bytes.slice(0, 10),
+        },
+      ],
+      { visibility: 'private' },
+    );
+    assert.equal(batchPrivate?.file?.visibility, 'private');
+    assert.equal(batchPublic?.file?.visibility, 'public');
+    assert.equal((await client.getFile(multi.id)).url, null);
+
+    for (const id of [one.id, multi.id]) {
+      const link = await client.signedUrl(id, { expiresIn: 120 });
+      assert.ok(link.expiresAt > Date.now() + 110_000 && link.expiresAt <= Date.now() + 122_000);
+      const served = await fetch(link.url);
+      assert.equal(served.status, 200);
+      assertSameBytes(await served.arrayBuffer(), bytes);
+    }
+    const download = await client.signedUrl(one.id, { download: true });
+    const served = await fetch(download.url);
+    assert.match(served.headers.get('content-disposition') ?? '', /^attachment;/);
+    await served.arrayBuffer();
+
+    // A page's client: its fetch sends the page's Origin, which the publishable key needs.
+    const page = new FilehostClient({
+      endpoint: t.apiUrl,
+      apiKey: t.publishableKey,
+      fetch: (input, init) =>
+        fetch(input, { ...init, headers: { ...init?.headers, Origin: ALLOWED_ORIGIN } }),
+    });
+    await assert.rejects(page.signedUrl(one.id), (error: unknown) => {
+      assert.ok(error instanceof ApiError);
+      assert.equal(error.status, 403);
+      assert.equal(error.code, 'secret_key_required');
+      return true;
+    });
+    await assert.rejects(client.signedUrl(one.id, { expiresIn: 0 }), (error: unknown) => {
+      assert.ok(error instanceof ApiError);
+      assert.equal(error.code, 'invalid_request');
+      return true;
+    });
+  });
+
   it('lists page by page and iterates over every file', async () => {
     const other = await t.otherProject();
     const scoped = new FilehostClient({ endpoint: t.apiUrl, apiKey: other.secretKey });
