@@ -91,6 +91,21 @@ describe('<file-uploader>', () => {
       await expect(element).to.be.accessible();
     });
 
+    it('uploads private files with visibility="private": no URL, no link, not on the CDN', async () => {
+      const p = await project();
+      const element = await uploader(p, { visibility: 'private' });
+      const done = next(element, 'upload-success');
+      pick(element, [new File([bytes(3000, 4)], 'secret.txt', { type: 'text/plain' })]);
+      const { record } = await done;
+      expect(record.visibility).to.equal('private');
+      expect(record.url).to.equal(null);
+      expect(element.shadowRoot?.querySelector('.name a')).to.equal(null);
+      expect(shadow(element, '.name').textContent?.trim()).to.equal('secret.txt');
+      const cdn = await fetch(`${p.cdnUrl}/${record.id}/secret.txt`);
+      expect(cdn.status).to.equal(404);
+      await expect(element).to.be.accessible();
+    });
+
     it('uploads many files at once, each to its own record', async () => {
       const p = await project();
       const element = await uploader(p);

@@ -361,8 +361,8 @@ export class UploadEngine {
   }
 
   #currentTarget(): UploadTarget {
-    const { endpoint, apiKey, metadata } = this.#settings;
-    return { endpoint, apiKey, metadata };
+    const { endpoint, apiKey, metadata, visibility } = this.#settings;
+    return { endpoint, apiKey, metadata, visibility };
   }
 
   /**
