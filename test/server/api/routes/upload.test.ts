@@ -92,6 +92,12 @@ describe('POST /v1/upload', () => {
       assert.deepEqual([record.visibility, record.url], ['private', null]);
       await expectError(await fetch(`${t.cdnUrl}/${id}`), 404, 'not_found');
     }
+    // The file.ready event carries the record as GET answers it: no URL either.
+    const { events } = await json<{ events: { type: string; data: FileRecord }[] }>(
+      await t.api('/v1/events?limit=100'),
+    );
+    const ready = events.find((event) => event.type === 'file.ready' && event.data.id === raw.id);
+    assert.deepEqual([ready?.data.visibility, ready?.data.url], ['private', null]);
     const publicForm = new FormData();
     publicForm.append('visibility', 'public');
     publicForm.append('file', new Blob(['open']), 'c.txt');
