@@ -94,7 +94,7 @@ async function serveFile(
   if (access.kind === 'invalid')
     return sendError(reply, new ServiceError('invalid_signature', BAD_LINK));
   if (access.kind === 'expired') return sendError(reply, new ServiceError('url_expired', OLD_LINK));
-  const file = await servedFile(ctx, id, request.method === 'GET');
+  const file = await servedFile(ctx, id, request.method === 'GET', access.kind === 'signed');
   // A private file without a signed link is exactly an unknown id.
   if (!file || (file.row.visibility === 'private' && access.kind !== 'signed')) {
     return notFound(reply);
@@ -179,13 +179,15 @@ function signedHeaders(
 
 /**
  * What serving `id` needs, from memory when the cache has it (`serving-cache.ts`), else
- * from the stores (and then kept: with the bytes, for a small file read by a GET). Null
- * when there is no ready file with this id.
+ * from the stores (and then kept: with the bytes, for a small file read by a GET; never a
+ * private file). Null when there is no ready file with this id, or it is private and the
+ * request is not `signed` by a valid link.
  */
 async function servedFile(
   ctx: ServiceContext,
   id: string,
   wantsBytes: boolean,
+  signed: boolean,
 ): Promise<ServedFile | null> {
   const cache = ctx.servingCache;
   const cached = cache.get(id);
@@ -203,6 +205,8 @@ async function servedFile(
   const epoch = cache.epoch;
   const row = cached?.row ?? (await ctx.db.getLiveFile(id));
   if (row?.status !== 'ready') return null;
+  // Unsigned, a private file is not there: not a byte of it is read.
+  if (row.visibility === 'private' && !signed) return null;
   const file: ServedFile = {
     row,
     headers:
