@@ -6,20 +6,27 @@ export const routes = {
   upload: () => '/v1/upload',
   files: () => '/v1/files',
   file: (id: string) => `/v1/files/${encodeURIComponent(id)}`,
-  /** A signed CDN link to a file (secret key): `SignedUrlRequest` → `SignedUrlResponse`. */
-  signedUrl: (id: string) => `/v1/files/${encodeURIComponent(id)}/signed-url`,
   sign: () => '/v1/uploads/sign',
-  usage: () => '/v1/usage',
   uploadState: (id: string) => `/v1/uploads/${encodeURIComponent(id)}`,
   complete: (id: string) => `/v1/uploads/${encodeURIComponent(id)}/complete`,
   /** Batch complete: `{ "uploads": [ { "id", "parts"? }, … ] }`. */
   completeMany: () => '/v1/uploads/complete',
   part: (id: string, partNumber: number) =>
     `/v1/uploads/${encodeURIComponent(id)}/parts/${partNumber}`,
+} as const;
+
+/**
+ * Paths only a secret key may call and no page needs (a page never holds that key): apart
+ * from `routes`, so that browser bundles, which carry `routes`, leave these out.
+ */
+export const backendRoutes = {
+  usage: () => '/v1/usage',
   webhooks: () => '/v1/webhooks',
   webhook: (id: string) => `/v1/webhooks/${encodeURIComponent(id)}`,
   events: () => '/v1/events',
   redeliver: (id: string) => `/v1/events/${encodeURIComponent(id)}/redeliver`,
+  /** A signed CDN link to a file: `SignedUrlRequest` → `SignedUrlResponse`. */
+  signedUrl: (id: string) => `/v1/files/${encodeURIComponent(id)}/signed-url`,
 } as const;
 
 /**

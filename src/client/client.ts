@@ -5,7 +5,7 @@ import type {
   WebhookRecord,
   WebhookRequest,
 } from '../api/events.js';
-import { isSecretKey, routes } from '../api/routes.js';
+import { backendRoutes, isSecretKey, routes } from '../api/routes.js';
 import type {
   CompleteBatchRequest,
   CompleteBatchResponse,
@@ -169,6 +169,14 @@ function uploadTokenHeader(token: string | null | undefined): Record<string, str
   return token ? { 'X-Upload-Token': token } : {};
 }
 
+/** `?limit=&cursor=` of a paged list (files, events), or nothing when neither is set. */
+function pageQuery(query: { limit?: number; cursor?: string | null }): string {
+  const params = new URLSearchParams();
+  if (query.limit !== undefined) params.set('limit', String(query.limit));
+  if (query.cursor) params.set('cursor', query.cursor);
+  return params.size > 0 ? `?${params}` : '';
+}
+
 function isBrowser(): boolean {
   return typeof window !== 'undefined' && typeof document !== 'undefined';
 }
@@ -223,7 +231,7 @@ export class FilehostApi {
     if (name) headers['X-Filename'] = encodeURIComponent(name);
     if (options.metadata) headers['X-Metadata'] = JSON.stringify(options.metadata);
     if (options.visibility) headers['X-Visibility'] = options.visibility;
-    return this.#request<UploadResponse>('POST', routes.upload(), {
+    return this.request<UploadResponse>('POST', routes.upload(), {
       body,
       headers,
       signal: options.signal,
@@ -282,7 +290,7 @@ export class FilehostApi {
 
   /** The parts the service holds, with fresh URLs for the rest (resume). */
   getUpload(id: string, options: UploadCallOptions = {}): Promise<UploadState> {
-    return this.#request<UploadState>('GET', routes.uploadState(id), {
+    return this.request<UploadState>('GET', routes.uploadState(id), {
       signal: options.signal,
       headers: uploadTokenHeader(options.uploadToken),
     });
@@ -292,81 +300,28 @@ export class FilehostApi {
     query: { limit?: number; cursor?: string | null } = {},
     options: CallOptions = {},
   ): Promise<FileListResponse> {
-    const params = new URLSearchParams();
-    if (query.limit !== undefined) params.set('limit', String(query.limit));
-    if (query.cursor) params.set('cursor', query.cursor);
-    const search = params.size > 0 ? `?${params}` : '';
-    return this.#request<FileListResponse>('GET', `${routes.files()}${search}`, options);
-  }
-
-  /** `GET /v1/usage` (secret key): what the project holds now, and its limits. */
-  usage(options: CallOptions = {}): Promise<Usage> {
-    return this.#request<Usage>('GET', routes.usage(), options);
+    return this.request<FileListResponse>('GET', `${routes.files()}${pageQuery(query)}`, options);
   }
 
   getFile(id: string, options: CallOptions = {}): Promise<FileRecord> {
-    return this.#request<FileRecord>('GET', routes.file(id), options);
-  }
-
-  /**
-   * A CDN link to a file that works for `expiresIn` seconds (default 3600, at most 7 days):
-   * the only way a private file is served, and a public one answers it too. Needs the
-   * secret key, so it is a backend's call: it signs a link when a user may see the file.
-   */
-  signedUrl(id: string, options: SignedUrlRequest & CallOptions = {}): Promise<SignedUrlResponse> {
-    const { signal, ...request } = options;
-    return this.#json<SignedUrlResponse>('POST', routes.signedUrl(id), request, { signal });
+    return this.request<FileRecord>('GET', routes.file(id), options);
   }
 
   /** Needs the secret key. On a pending upload it cancels it. */
   async deleteFile(id: string, options: CallOptions = {}): Promise<void> {
-    await this.#request<void>('DELETE', routes.file(id), options);
-  }
-
-  /**
-   * `POST /v1/webhooks` (secret key): an endpoint for some or all events. The answer's
-   * `secret` is shown only now: keep it where the receiver verifies signatures.
-   */
-  createWebhook(request: WebhookRequest, options: CallOptions = {}): Promise<CreatedWebhook> {
-    return this.#json<CreatedWebhook>('POST', routes.webhooks(), request, options);
-  }
-
-  /** `GET /v1/webhooks` (secret key), without their secrets. */
-  async listWebhooks(options: CallOptions = {}): Promise<WebhookRecord[]> {
-    return (await this.#request<WebhookListResponse>('GET', routes.webhooks(), options)).webhooks;
-  }
-
-  /** `DELETE /v1/webhooks/:id` (secret key). */
-  async deleteWebhook(id: string, options: CallOptions = {}): Promise<void> {
-    await this.#request<void>('DELETE', routes.webhook(id), options);
-  }
-
-  /** `GET /v1/events` (secret key): a page of the last 30 days' events, newest first. */
-  listEvents(
-    query: { limit?: number; cursor?: string | null } = {},
-    options: CallOptions = {},
-  ): Promise<EventListResponse> {
-    const params = new URLSearchParams();
-    if (query.limit !== undefined) params.set('limit', String(query.limit));
-    if (query.cursor) params.set('cursor', query.cursor);
-    const search = params.size > 0 ? `?${params}` : '';
-    return this.#request<EventListResponse>('GET', `${routes.events()}${search}`, options);
-  }
-
-  /** `POST /v1/events/:id/redeliver` (secret key): sends the event again to its endpoints. */
-  async redeliverEvent(id: string, options: CallOptions = {}): Promise<void> {
-    await this.#request<void>('POST', routes.redeliver(id), options);
+    await this.request<void>('DELETE', routes.file(id), options);
   }
 
   #json<T>(method: string, path: string, payload: unknown, options: UploadCallOptions): Promise<T> {
-    return this.#request<T>(method, path, {
+    return this.request<T>(method, path, {
       body: JSON.stringify(payload),
       headers: { 'Content-Type': 'application/json', ...uploadTokenHeader(options.uploadToken) },
       signal: options.signal,
     });
   }
 
-  #request<T>(
+  /** One call of the API with the client's key; the answer's body. */
+  protected request<T>(
     method: string,
     path: string,
     init: { body?: UploadBody; headers?: Record<string, string>; signal?: AbortSignal } = {},
@@ -430,10 +385,72 @@ export class FilehostApi {
 
 /**
  * The typed client of the filehost API: every endpoint (see `FilehostApi`), plus the
- * multi-step upload whole (`uploadFile`) and every file of a project (`iterateFiles`).
+ * multi-step upload whole (`uploadFile`) and every file of a project (`iterateFiles`), and
+ * the calls only a secret key may make that no page ever needs (usage, webhooks, the event
+ * log): here, not on `FilehostApi`, so the script-tag bundle does not carry them (a page
+ * cannot hold a secret key anyway).
  */
 export class FilehostClient extends FilehostApi {
   #session: UploadSession | undefined;
+
+  /** `GET /v1/usage` (secret key): what the project holds now, and its limits. */
+  usage(options: CallOptions = {}): Promise<Usage> {
+    return this.request<Usage>('GET', backendRoutes.usage(), options);
+  }
+
+  /**
+   * A CDN link to a file that works for `expiresIn` seconds (default 3600, at most 7 days):
+   * the only way a private file is served, and a public one answers it too. Needs the
+   * secret key, so it is a backend's call: it signs a link when a user may see the file.
+   */
+  signedUrl(id: string, options: SignedUrlRequest & CallOptions = {}): Promise<SignedUrlResponse> {
+    const { signal, ...request } = options;
+    return this.request<SignedUrlResponse>('POST', backendRoutes.signedUrl(id), {
+      body: JSON.stringify(request),
+      headers: { 'Content-Type': 'application/json' },
+      signal,
+    });
+  }
+
+  /**
+   * `POST /v1/webhooks` (secret key): an endpoint for some or all events. The answer's
+   * `secret` is shown only now: keep it where the receiver verifies signatures.
+   */
+  createWebhook(request: WebhookRequest, options: CallOptions = {}): Promise<CreatedWebhook> {
+    return this.request<CreatedWebhook>('POST', backendRoutes.webhooks(), {
+      body: JSON.stringify(request),
+      headers: { 'Content-Type': 'application/json' },
+      signal: options.signal,
+    });
+  }
+
+  /** `GET /v1/webhooks` (secret key), without their secrets. */
+  async listWebhooks(options: CallOptions = {}): Promise<WebhookRecord[]> {
+    return (await this.request<WebhookListResponse>('GET', backendRoutes.webhooks(), options))
+      .webhooks;
+  }
+
+  /** `DELETE /v1/webhooks/:id` (secret key). */
+  async deleteWebhook(id: string, options: CallOptions = {}): Promise<void> {
+    await this.request<void>('DELETE', backendRoutes.webhook(id), options);
+  }
+
+  /** `GET /v1/events` (secret key): a page of the last 30 days' events, newest first. */
+  listEvents(
+    query: { limit?: number; cursor?: string | null } = {},
+    options: CallOptions = {},
+  ): Promise<EventListResponse> {
+    return this.request<EventListResponse>(
+      'GET',
+      `${backendRoutes.events()}${pageQuery(query)}`,
+      options,
+    );
+  }
+
+  /** `POST /v1/events/:id/redeliver` (secret key): sends the event again to its endpoints. */
+  async redeliverEvent(id: string, options: CallOptions = {}): Promise<void> {
+    await this.request<void>('POST', backendRoutes.redeliver(id), options);
+  }
 
   /**
    * PUTs one part to its signed URL (no Authorization: the URL is the credential). Here and

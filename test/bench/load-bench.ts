@@ -16,10 +16,9 @@
  * event (a receiver in this process, answering at once), taking turns: what telling a
  * backend of every file costs, and whether every event arrived (events lost).
  */
-import { execFileSync } from 'node:child_process';
-import { mkdtemp, rm, symlink } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { FilehostClient } from '../../src/client/client.js';
 import { DEMO_ORIGINS } from '../../src/server/config.js';
 import { patternBytes } from '../helpers/bytes.js';
@@ -31,7 +30,7 @@ import { publicUrlOf } from '../helpers/public-url.js';
 import { scaleEnv } from '../helpers/scale.js';
 import { type ChildService, spawnService } from '../helpers/service.js';
 import { startReceiver } from '../helpers/webhook-receiver.js';
-import { type BenchRow, percentile, reportRows } from './support.js';
+import { type BenchRow, percentile, reportRows, withBaselineCheckout } from './support.js';
 
 // The AWS SDK warns on every client it makes under Node 20; the service children inherit it.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
@@ -382,11 +381,7 @@ function median(values: number[]): number {
 /** `BENCH_BASELINE`: the service of a revision and of the working tree, taking turns. */
 async function compareWithBaseline(revision: string): Promise<void> {
   const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
-  const dir = await mkdtemp(join(tmpdir(), 'filehost-load-baseline-'));
-  const base = join(dir, 'base');
-  execFileSync('git', ['worktree', 'add', '--detach', base, revision], { stdio: 'ignore' });
-  try {
-    await symlink(resolve('node_modules'), join(base, 'node_modules'));
+  await withBaselineCheckout(revision, async (base) => {
     const pairs: { before: LoadResult; after: LoadResult }[] = [];
     for (let round = 0; round < rounds; round++) {
       // Each pair starts with the other side, so neither always runs on a warmer machine.
@@ -413,10 +408,7 @@ async function compareWithBaseline(revision: string): Promise<void> {
     const errors = pairs.reduce((sum, { before, after }) => sum + before.errors + after.errors, 0);
     const mismatches = pairs.reduce((sum, p) => sum + p.before.mismatches + p.after.mismatches, 0);
     console.log(`  errors ${errors}, byte mismatches on the CDN ${mismatches}`);
-  } finally {
-    execFileSync('git', ['worktree', 'remove', '--force', base], { stdio: 'ignore' });
-    await rm(dir, { recursive: true, force: true });
-  }
+  });
 }
 
 async function main(): Promise<void> {

@@ -8,6 +8,9 @@
  * 2. Peak memory (VmHWM) of a fresh service process that ingests 1 GiB, then 100 MiB.
  * 3. List latency (first page and a deep page) at 1,000 and at 1,000,000 files, on SQLite
  *    and on PostgreSQL; goal: the 1M page at most 1.5x the 1k one.
+ *
+ * `BENCH_BASELINE=<git revision>`: instead, the ingest of that revision's service and the
+ * working tree's, taking turns (see `compareWithBaseline`).
  */
 import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -23,7 +26,14 @@ import { newApiKey, newId } from '../../src/server/secrets.js';
 import { postgresAvailable, startPostgres, type TestPostgres } from '../helpers/postgres.js';
 import { type ChildService, spawnService } from '../helpers/service.js';
 import { insertFilesBulk } from '../helpers/sqlite-rows.js';
-import { type BenchRow, median, percentile, reportRows, startPeer } from './support.js';
+import {
+  type BenchRow,
+  median,
+  percentile,
+  reportRows,
+  startPeer,
+  withBaselineCheckout,
+} from './support.js';
 
 const MiB = 1024 * 1024;
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
@@ -112,6 +122,18 @@ async function multiStepUpload(
   });
   if (done.status !== 200) throw new Error(await done.text());
   await fetch(`${service.apiUrl}/v1/files/${signed.id}`, { method: 'DELETE', headers: auth });
+}
+
+/** One `POST /v1/upload` of `bytes`, then the file deleted (so the disk does not fill). */
+async function oneRequestUpload(service: ChildService, bytes: number): Promise<void> {
+  const auth = { Authorization: `Bearer ${service.secretKey}` };
+  const answer = await send(`${service.apiUrl}/v1/upload`, 'POST', bytes, {
+    ...auth,
+    'Content-Type': 'application/octet-stream',
+  });
+  if (answer.status !== 201) throw new Error(answer.text);
+  const { id } = JSON.parse(answer.text) as { id: string };
+  await fetch(`${service.apiUrl}/v1/files/${id}`, { method: 'DELETE', headers: auth });
 }
 
 /** Where the listing is measured: a fresh store seeded with `count` files of one project. */
@@ -304,7 +326,63 @@ async function listLatency(
   }));
 }
 
+/**
+ * `BENCH_BASELINE=<git revision>`: ingest only, the service of that revision (checked out
+ * beside this one) and of the working tree, both running, taking turns upload by upload
+ * (each run starting with the other side): what a change of the service costs, told
+ * apart from the machine's drift, which moves absolute numbers by half between runs.
+ */
+async function compareWithBaseline(revision: string): Promise<void> {
+  await withBaselineCheckout(revision, async (base) => {
+    const dir = await mkdtemp(join(tmpdir(), 'filehost-bench-'));
+    const start = (name: string, cwd?: string) =>
+      spawnService(
+        { FILEHOST_DATA_DIR: join(dir, name), FILEHOST_PLAN: 'paid', FILEHOST_LOG_LEVEL: 'error' },
+        [],
+        { cwd },
+      );
+    const sides = { before: await start('before', base), after: await start('after') };
+    try {
+      const uploads = [
+        ['POST /v1/upload, 100 MiB', 100 * MiB, oneRequestUpload],
+        [
+          'multi-step (16 MiB parts, 2 at a time), 1 GiB',
+          1024 * MiB,
+          (service: ChildService, bytes: number) => multiStepUpload(service, bytes, 2),
+        ],
+      ] as const;
+      console.log(`filehost server bench, ingest, ${revision} vs the working tree`);
+      console.log(`${RUNS} uploads each, taking turns; MiB/s, median (after / before):`);
+      for (const [label, bytes, upload] of uploads) {
+        const seconds = { before: [] as number[], after: [] as number[] };
+        for (let run = 0; run < RUNS; run++) {
+          const order =
+            run % 2 === 0 ? (['before', 'after'] as const) : (['after', 'before'] as const);
+          for (const side of order) {
+            seconds[side].push(await timed(() => upload(sides[side], bytes)));
+          }
+        }
+        const rate = (side: 'before' | 'after') => bytes / MiB / median(seconds[side]);
+        console.log(
+          `  ${label.padEnd(48)} before ${rate('before').toFixed(0)}, after ${rate('after').toFixed(0)}: ${(rate('after') / rate('before')).toFixed(3)}x`,
+        );
+      }
+    } finally {
+      for (const service of Object.values(sides)) {
+        service.process.kill('SIGTERM');
+        await service.exited;
+      }
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+}
+
 async function main(): Promise<void> {
+  const baseline = process.env.BENCH_BASELINE;
+  if (baseline) {
+    await compareWithBaseline(baseline);
+    return;
+  }
   const dir = await mkdtemp(join(tmpdir(), 'filehost-bench-'));
   const rows: string[][] = [];
   const line = (...cells: (string | number)[]) => rows.push(cells.map(String));
@@ -321,7 +399,6 @@ async function main(): Promise<void> {
     });
     const plain = await startPlain(dir, false);
     const plainSync = await startPlain(dir, true);
-    const auth = { Authorization: `Bearer ${service.secretKey}` };
 
     const throughput = async (
       label: string,
@@ -351,15 +428,9 @@ async function main(): Promise<void> {
         RUNS,
         plainPut(plainSync.url, small),
       ),
-      await throughput('filehost POST /v1/upload, 100 MiB', small, RUNS, async () => {
-        const answer = await send(`${service.apiUrl}/v1/upload`, 'POST', small, {
-          ...auth,
-          'Content-Type': 'application/octet-stream',
-        });
-        if (answer.status !== 201) throw new Error(answer.text);
-        const { id } = JSON.parse(answer.text) as { id: string };
-        await fetch(`${service.apiUrl}/v1/files/${id}`, { method: 'DELETE', headers: auth });
-      }),
+      await throughput('filehost POST /v1/upload, 100 MiB', small, RUNS, () =>
+        oneRequestUpload(service, small),
+      ),
       await throughput('plain node:http, 1 GiB', big, bigRuns, plainPut(plain.url, big)),
       await throughput(
         'plain node:http + fsync, 1 GiB',

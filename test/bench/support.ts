@@ -1,7 +1,30 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { appendFile, readdir, readFile } from 'node:fs/promises';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { appendFile, mkdtemp, readdir, readFile, rm, symlink } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { Browser, Page } from 'playwright-core';
+
+/**
+ * Runs `measure` with a checkout of `revision` beside this one (a detached git worktree
+ * sharing this checkout's `node_modules`), removed afterwards: for benches that run the
+ * service of a revision and of the working tree taking turns (`BENCH_BASELINE`).
+ */
+export async function withBaselineCheckout<T>(
+  revision: string,
+  measure: (checkout: string) => Promise<T>,
+): Promise<T> {
+  const dir = await mkdtemp(join(tmpdir(), 'filehost-baseline-'));
+  const checkout = join(dir, 'base');
+  execFileSync('git', ['worktree', 'add', '--detach', checkout, revision], { stdio: 'ignore' });
+  try {
+    await symlink(resolve('node_modules'), join(checkout, 'node_modules'));
+    return await measure(checkout);
+  } finally {
+    execFileSync('git', ['worktree', 'remove', '--force', checkout], { stdio: 'ignore' });
+    await rm(dir, { recursive: true, force: true });
+  }
+}
 
 /** The middle value (the mean of the two middle ones for an even count). */
 export function median(values: number[]): number {

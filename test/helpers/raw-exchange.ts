@@ -1,4 +1,5 @@
 import { connect } from 'node:net';
+import { checkRawAnswer } from './openapi-contract.js';
 
 export interface RawAnswer {
   status: number;
@@ -47,6 +48,12 @@ export function rawExchange(
       const whole = answer();
       if (whole) {
         socket.destroy();
+        try {
+          checkRawAnswer(url, head, whole);
+        } catch (error) {
+          reject(error);
+          return;
+        }
         resolve(whole);
       }
     });

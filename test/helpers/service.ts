@@ -8,6 +8,7 @@ import { createKey, createProject } from '../../src/server/admin.js';
 import { configFromEnv, type ServiceConfig } from '../../src/server/config.js';
 import type { Project } from '../../src/server/db/metadata-store.js';
 import { type RunningService, startService } from '../../src/server/service.js';
+import { checkRawAnswer, watchService } from './openapi-contract.js';
 import { type Protocol, protocol } from './protocol.js';
 import { scaleDeployment } from './scale.js';
 import { SCALE } from './scale-mode.js';
@@ -62,6 +63,8 @@ export async function startTestService(env: Record<string, string> = {}): Promis
     cdnPort: 0,
   };
   const service = await startService(config);
+  // Every exchange with it is held to the OpenAPI document (see openapi-contract.ts).
+  const unwatch = watchService(service.apiUrl, service.cdnUrl);
   const { secretKey, publishableKey } = service.defaultProject;
   const api = (path: string, init: ApiInit = {}) => {
     const { key = secretKey, origin, headers = {}, ...rest } = init;
@@ -102,6 +105,7 @@ export async function startTestService(env: Record<string, string> = {}): Promis
     async close() {
       await service.close();
       await rm(dataDir, { recursive: true, force: true });
+      unwatch();
     },
   };
 }
@@ -262,7 +266,14 @@ export function rawHttp(
       });
       res.on('end', () => {
         req.destroy();
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body });
+        const answer = { status: res.statusCode ?? 0, headers: res.headers, body };
+        try {
+          checkRawAnswer(baseUrl, { method, path }, answer);
+        } catch (error) {
+          reject(error);
+          return;
+        }
+        resolve(answer);
       });
     });
     req.on('error', reject);

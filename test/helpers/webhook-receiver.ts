@@ -1,12 +1,15 @@
+import { AssertionError } from 'node:assert';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import type { WebhookPayload } from '../../src/api/events.js';
+import { webhookViolations } from './openapi-contract.js';
 
 export interface Received {
   headers: IncomingHttpHeaders;
   body: string;
   path: string;
+  method: string;
 }
 
 export interface WebhookReceiver {
@@ -51,7 +54,19 @@ export async function startReceiver(path = '/hooks/filehost'): Promise<WebhookRe
           });
         });
       }
-      return received.slice(0, count);
+      const deliveries = received.slice(0, count);
+      // Each delivery is held to the document's `webhooks` (see openapi-contract.ts).
+      const violations = deliveries.flatMap((delivery, index) =>
+        webhookViolations(delivery.headers, delivery.body, delivery.method).map(
+          (problem) => `delivery ${index}: ${problem}`,
+        ),
+      );
+      if (violations.length > 0) {
+        throw new AssertionError({
+          message: `webhooks break src/api/openapi.json:\n  ${violations.join('\n  ')}`,
+        });
+      }
+      return deliveries;
     },
     verify(request, secret) {
       return new Webhook(secret).verify(request.body, {
@@ -74,6 +89,7 @@ export async function startReceiver(path = '/hooks/filehost'): Promise<WebhookRe
         headers: request.headers,
         body: Buffer.concat(chunks).toString('utf8'),
         path: request.url ?? '',
+        method: request.method ?? '',
       };
       const index = received.push(entry) - 1;
       const status = receiver.answer(index, entry);

@@ -25,6 +25,7 @@ import { listEventsHandler, redeliverEventHandler } from './routes/events.js';
 import { getFileHandler } from './routes/get-file.js';
 import { listFilesHandler } from './routes/list-files.js';
 import { registerLocalPartRoutes } from './routes/local-part.js';
+import { openapiHandler } from './routes/openapi.js';
 import { signUploadHandler } from './routes/sign-upload.js';
 import { signedUrlHandler } from './routes/signed-url.js';
 import { uploadHandler } from './routes/upload.js';
@@ -108,6 +109,7 @@ export async function buildApiApp(ctx: ServiceContext): Promise<FastifyInstance>
   app.post('/v1/events/:id/redeliver', bind(redeliverEventHandler));
   app.post('/v1/uploads/:id/complete', bind(completeUploadHandler));
   app.post('/v1/uploads/complete', bind(completeBatchHandler));
+  app.get('/v1/openapi.json', bind(openapiHandler));
   // The local-disk store receives parts here; S3 receives them at its own URLs.
   if (ctx.blobs instanceof LocalDiskBlobStore) registerLocalPartRoutes(app, ctx.blobs);
 
