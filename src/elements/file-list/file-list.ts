@@ -307,10 +307,11 @@ export class FileListElement extends LitElement {
     this.#observed = sentinel;
   }
 
-  async #copy(file: FileRecord & { url: string }): Promise<void> {
+  async #copy(file: FileRecord): Promise<void> {
     let ok = true;
     try {
-      await navigator.clipboard.writeText(file.url);
+      // Offered only for a file with a URL (a private file has none).
+      await navigator.clipboard.writeText(file.url as string);
     } catch {
       ok = false;
     }
@@ -379,8 +380,8 @@ export class FileListElement extends LitElement {
     const copied = this._copied?.id === file.id ? this._copied : null;
     // A private file has no URL (`url: null`): its name without a link, no thumbnail (it
     // would only be a broken image) and nothing to copy.
-    const url = ready ? file.url : null;
-    const image = url !== null && file.mime.startsWith('image/');
+    const url = ready && file.url;
+    const image = url && file.mime.startsWith('image/');
     return html`
       <div part="item" class="item" role="listitem" tabindex=${active ? 0 : -1} data-status=${file.status}
         @click=${(event: MouseEvent) => this.#onRowClick(event, file, index)} @focus=${() => {
@@ -392,7 +393,7 @@ export class FileListElement extends LitElement {
         <span class="info">
           <span part="name" class="name" dir="auto" title=${file.name}>
             ${
-              url !== null
+              url
                 ? html`<a part="link" href=${url} target="_blank" rel="noopener noreferrer"
                     tabindex=${active ? 0 : -1} aria-label=${t.openFile(file.name)}>${file.name}</a>`
                 : ready
@@ -407,9 +408,9 @@ export class FileListElement extends LitElement {
           </span>
         </span>
         ${
-          url !== null
+          url
             ? html`<button part="copy-button" class="copy" type="button" tabindex=${active ? 0 : -1}
-                @click=${() => this.#copy({ ...file, url })}>${copied ? (copied.ok ? t.copied : t.copyFailed) : t.copyLink}<span
+                @click=${() => this.#copy(file)}>${copied ? (copied.ok ? t.copied : t.copyFailed) : t.copyLink}<span
                   class="visually-hidden">${t.copyLinkTarget(file.name)}</span></button>`
             : nothing
         }

@@ -70,7 +70,6 @@ export function signRequestFor(
     // (a 256 MiB upload ran at about half the speed here; see the README).
     checksum: checksum === 'all' || (checksum !== 'off' && size <= MIN_PART_SIZE),
     metadata: relativePath ? { ...target.metadata, relativePath } : target.metadata,
-    // Said only when not the default, so a public upload signs as it always did.
-    ...(target.visibility !== 'public' ? { visibility: target.visibility } : {}),
+    visibility: target.visibility,
   };
 }

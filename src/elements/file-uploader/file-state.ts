@@ -14,7 +14,7 @@ export interface UploadTarget {
   readonly endpoint: string;
   readonly apiKey: string;
   readonly metadata: FileMetadata;
-  readonly visibility: Visibility;
+  readonly visibility: Visibility | undefined;
 }
 
 /** Everything the engine knows of one file besides Uppy's own state: one record per file. */

@@ -224,10 +224,11 @@ export class FileUploaderElement extends LitElement {
   /**
    * `private`: the files are stored private. The CDN serves them only through signed links,
    * which the page's backend asks for with the secret key; their records have no `url`, so
-   * the uploaded file's name is shown without a link, and a form gets its id. Default
-   * `public`. Any other value is sent as it is, and the service refuses it.
+   * the uploaded file's name is shown without a link, and a form gets its id. Unset (the
+   * default) or `public`: public. Any other value is sent as it is, and the service refuses
+   * it. (No default value is set: the script-tag bundle is held to its size budget.)
    */
-  declare visibility: Visibility;
+  declare visibility: Visibility | undefined;
   declare disabled: boolean;
   /** Do not start uploading as soon as files are chosen; an Upload button starts them. */
   declare noAutoUpload: boolean;
@@ -274,7 +275,6 @@ export class FileUploaderElement extends LitElement {
     this.resumeMaxSize = null;
     this.checksum = 'small';
     this.metadata = {};
-    this.visibility = 'public';
     this.disabled = false;
     this.noAutoUpload = false;
     this.name = '';
@@ -502,7 +502,7 @@ export class FileUploaderElement extends LitElement {
       endpoint: this.endpoint,
       apiKey: this.apiKey,
       metadata: this.metadata,
-      visibility: this.visibility || 'public',
+      visibility: this.visibility,
       maxFileSize: this.maxFileSize,
       maxFiles: this.multiple ? this.maxFiles : 1,
       accept: accept.length > 0 ? accept : null,

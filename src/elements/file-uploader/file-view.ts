@@ -16,8 +16,8 @@ export interface UploaderSettings {
   endpoint: string;
   apiKey: string;
   metadata: FileMetadata;
-  /** What the files are signed as (the `visibility` attribute). */
-  visibility: Visibility;
+  /** What the files are signed as (the `visibility` attribute); unset: public. */
+  visibility: Visibility | undefined;
   maxFileSize: number | null;
   maxFiles: number | null;
   /** The `accept` list: extensions (`.pdf`) and media types (`image/*`). */

@@ -27,7 +27,7 @@ export function syncForm(
   if (field.name) {
     const data = new FormData();
     for (const record of records)
-      data.append(field.name, field.formValue === 'id' ? record.id : (record.url ?? record.id));
+      data.append(field.name, (field.formValue !== 'id' && record.url) || record.id);
     internals.setFormValue(records.length > 0 ? data : null);
   } else {
     internals.setFormValue(null);
