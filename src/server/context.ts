@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { ServingCache } from './cdn/serving-cache.js';
+import type { ImageVariants } from './cdn/variants/stored-variant.js';
 import type { ServiceConfig } from './config.js';
 import type { MetadataStore } from './db/metadata-store.js';
 import type { DiskReserve } from './disk-reserve.js';
@@ -18,6 +19,8 @@ export interface ServiceContext {
   reserve: DiskReserve | null;
   /** What the CDN keeps in memory; a delete must `forget` its file there. */
   servingCache: ServingCache;
+  /** Image variants on the CDN: stored ones found, new ones made (at most a few at once). */
+  variants: ImageVariants;
   now: () => number;
   log: FastifyBaseLogger;
   /** Told when an event was recorded here, so its webhooks go out at once. */

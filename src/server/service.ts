@@ -5,6 +5,8 @@ import { type DefaultProject, ensureDefaultProject } from './bootstrap.js';
 import { buildCdnApp } from './cdn/cdn.js';
 import { CDN_CACHED_FILE_BYTES, ServingCache } from './cdn/serving-cache.js';
 import { linkKey } from './cdn/signed-link.js';
+import { ImageVariants } from './cdn/variants/stored-variant.js';
+import { VariantEncoder } from './cdn/variants/variant-encoder.js';
 import { deploymentOf, type ServiceConfig } from './config.js';
 import type { ServiceContext } from './context.js';
 import type { WebhookRow } from './db/metadata-store.js';
@@ -59,6 +61,11 @@ export async function startService(
         maxBytes: config.cdnCacheBytes,
         maxFileBytes: CDN_CACHED_FILE_BYTES,
         trustRecords: !deploymentOf(config).sharedMetadata,
+      }),
+      variants: new ImageVariants({
+        blobs: opened.blobs,
+        db: opened.db,
+        encoder: new VariantEncoder(),
       }),
       now: Date.now,
       log,

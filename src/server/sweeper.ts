@@ -15,8 +15,12 @@ export interface SweepResult {
   abandoned: number;
 }
 
-/** Removes the bytes of a deleted row (and any upload left open for it), then records that. */
+/**
+ * Removes the bytes of a deleted row (its derived objects, such as image variants, and any
+ * upload left open for it), then records that.
+ */
 export async function purge(ctx: ServiceContext, row: FileRow): Promise<void> {
+  await ctx.blobs.deleteDerived(row.id);
   await ctx.blobs.delete(row.id, row.storageUploadId);
   await ctx.db.markPurged(row.id);
 }

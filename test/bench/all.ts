@@ -19,6 +19,7 @@ const BENCHES = [
   ['load', 'test/bench/load-bench.ts'],
   ['startup', 'test/bench/startup-bench.ts'],
   ['images', 'test/bench/image-shrink-bench.ts'],
+  ['image variants', 'test/bench/variants-bench.ts'],
   ['file-list', 'test/bench/file-list-bench.ts'],
   ['bundle size', 'test/bench/bundle-size.ts'],
   ['server', 'test/bench/server-bench.ts'],

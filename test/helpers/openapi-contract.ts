@@ -335,7 +335,9 @@ function responseProblems(exchange: Exchange, found: Operation | null): string[]
   if (!content) return [...problems, `a ${type} body where the document has none`];
   const key = type ? contentKey(content, type) : null;
   if (!key) return [...problems, `response media type ${type} is not documented`];
-  if (type === 'application/json' && exchange.responseBody !== undefined) {
+  // Only a body the document says is JSON is read as such: a file the CDN serves is the
+  // uploader's bytes, whatever type they were stored with.
+  if (key === 'application/json' && exchange.responseBody !== undefined) {
     const parsed = parseJson(exchange.responseBody);
     if (!parsed) return [...problems, 'the JSON answer does not parse'];
     const validate = validatorAt(bodies, [...at, 'content', key, 'schema']);

@@ -11,8 +11,10 @@ import { refusedRequest } from '../http/request-guard.js';
 import { answerInOurShape, serverOptions } from '../http/server-options.js';
 import { parseRange } from './byte-range.js';
 import { cdnServerFactory } from './memory-path.js';
+import type { Servable } from './servable.js';
 import type { ServedFile } from './serving-cache.js';
 import { checkLink, type LinkParameters, signedCacheControl } from './signed-link.js';
+import { servableVariant } from './variants/variant-response.js';
 
 /**
  * Types a browser may render in place. Everything else (HTML, SVG, XML, JavaScript and
@@ -39,7 +41,7 @@ function etagOf(row: FileRow): string {
  * file can never act as the API's origin. Routing is on the id alone.
  */
 export function buildCdnApp(ctx: ServiceContext): FastifyInstance {
-  const options = serverOptions(ctx.config);
+  const options = serverOptions(ctx.config, 'any-origin');
   const app = Fastify({
     ...options,
     loggerInstance: ctx.log,
@@ -60,6 +62,8 @@ export function buildCdnApp(ctx: ServiceContext): FastifyInstance {
   });
   app.setNotFoundHandler((_request, reply) => notFound(reply));
   app.setErrorHandler((error, request, reply) => {
+    // A client's mistake (an image parameter out of range, a file that is no image).
+    if (error instanceof ServiceError) return sendError(reply, error);
     const fault = serviceFault(error);
     if (fault) request.log.warn({ err: error }, 'a store the CDN depends on failed');
     else request.log.error({ err: error }, 'CDN request failed');
@@ -99,8 +103,17 @@ async function serveFile(
   if (!file || (file.row.visibility === 'private' && access.kind !== 'signed')) {
     return notFound(reply);
   }
-  const { row } = file;
-  const headers = access.kind === 'signed' ? signedHeaders(file, access, ctx.now()) : file.headers;
+  // Image variants (`variants/`): the one hook; null when the query asks for none. A signed
+  // link's query holds only what it was signed with, so its variant is the signed one.
+  const served =
+    (await servableVariant(
+      ctx,
+      { url: request.url, method: request.method, accept: request.headers.accept },
+      file,
+    )) ?? servableFile(ctx, file);
+  const { size } = served;
+  const headers =
+    access.kind === 'signed' ? signedHeaders(served, file, access, ctx.now()) : served.headers;
 
   // Only the validators are passed: `fresh` reads `Cache-Control: no-cache` as "never
   // 304", but fetch() adds exactly that to every request with If-None-Match, and this
@@ -123,18 +136,19 @@ async function serveFile(
       headers['last-modified'] as string,
     )
   ) {
-    const asked = parseRange(rangeHeader, row.size);
+    const asked = parseRange(rangeHeader, size);
     if (asked.kind === 'unsatisfiable') {
-      return reply.code(416).headers(headers).header('Content-Range', `bytes */${row.size}`).send();
+      return reply.code(416).headers(headers).header('Content-Range', `bytes */${size}`).send();
     }
     if (asked.kind === 'range') range = { start: asked.start, end: asked.end };
   }
 
   let body: Readable | Buffer | undefined;
   if (request.method === 'GET') {
-    if (file.bytes) body = range ? file.bytes.subarray(range.start, range.end + 1) : file.bytes;
-    else {
-      const stream = await ctx.blobs.get(row.id, range);
+    if (served.bytes) {
+      body = range ? served.bytes.subarray(range.start, range.end + 1) : served.bytes;
+    } else {
+      const stream = await served.open(range);
       // Deleted between the lookup and the open: it is gone, say so.
       if (!stream) return notFound(reply);
       body = stream;
@@ -142,9 +156,9 @@ async function serveFile(
   }
   reply
     .headers(headers)
-    .header('content-length', String(range ? range.end - range.start + 1 : row.size));
+    .header('content-length', String(range ? range.end - range.start + 1 : size));
   if (range) {
-    reply.code(206).header('Content-Range', `bytes ${range.start}-${range.end}/${row.size}`);
+    reply.code(206).header('Content-Range', `bytes ${range.start}-${range.end}/${size}`);
   }
   return reply.send(body);
 }
@@ -159,21 +173,39 @@ function queryOf(url: string): string {
 }
 
 /**
- * The headers of an answer to a valid signed link: cacheable only by its holder and only
- * until it expires (never `public` or `immutable`: a shared cache must not serve it past
- * `exp` or to anyone else), and an attachment when the link was signed with `download`.
+ * The headers of an answer to a valid signed link (the file, or the variant it names):
+ * cacheable only by its holder and only until it expires (never `public` or `immutable`:
+ * a shared cache must not serve it past `exp` or to anyone else), and an attachment when
+ * the link was signed with `download`.
  */
 function signedHeaders(
+  served: Servable,
   file: ServedFile,
   access: { parameters: LinkParameters; exp: number },
   nowMs: number,
 ): Record<string, string> {
+  const disposition = served.headers['content-disposition'] ?? '';
   return {
-    ...file.headers,
+    ...served.headers,
     'cache-control': signedCacheControl(access.exp, nowMs),
     ...(access.parameters.download === '1'
-      ? { 'content-disposition': contentDisposition(file.row.name, { type: 'attachment' }) }
+      ? {
+          'content-disposition': disposition.startsWith('attachment')
+            ? disposition
+            : disposition.replace(/^inline/, 'attachment') ||
+              contentDisposition(file.row.name, { type: 'attachment' }),
+        }
       : {}),
+  };
+}
+
+/** A file as it is stored: its bytes from memory when the serving cache holds them. */
+function servableFile(ctx: ServiceContext, file: ServedFile): Servable {
+  return {
+    size: file.row.size,
+    headers: file.headers,
+    bytes: file.bytes,
+    open: (range) => ctx.blobs.get(file.row.id, range),
   };
 }
 

@@ -24,7 +24,8 @@ export function plainFileId(url: string): string | null {
  * `node:http` handler (README, `bench:serving`).
  *
  * Taken only when nothing about the request needs deciding: a GET, a URL of the plain
- * shape, no Range or conditional headers, nothing the request guard would refuse, a
+ * shape (or exactly the URL a small image variant was first asked by, which the cache then
+ * holds under that URL), no Range or conditional headers, nothing the request guard would refuse, a
  * server still listening (closing, the framework answers 503), and a cache that may
  * answer without the database (the embedded deployment: at scale another instance may
  * have deleted the file, so every request asks the database there). The answer is the
@@ -37,8 +38,11 @@ export function answerFromMemory(
   response: ServerResponse,
 ): boolean {
   if (request.method !== 'GET' || !cache.options.trustRecords) return false;
-  const id = plainFileId(request.url ?? '');
-  if (id === null) return false;
+  const url = request.url ?? '';
+  // A URL with a query is a key of its own: the cache holds one only for an image variant
+  // that needs nothing decided (`variants/variant-response.ts`), under the URL it was asked by.
+  const key = plainFileId(url) ?? (url.includes('?') ? url : null);
+  if (key === null) return false;
   const asked = request.headers;
   if (
     asked.range !== undefined ||
@@ -48,7 +52,7 @@ export function answerFromMemory(
   ) {
     return false;
   }
-  const file = cache.get(id);
+  const file = cache.get(key);
   // Private files are never cached (cdn.ts); should one be, it is still not answered here,
   // where no link is checked.
   if (!file?.bytes || !file.wholeHeaders || file.row.visibility !== 'public') return false;

@@ -45,7 +45,9 @@ const ENTRY_OVERHEAD_BYTES = 1024;
  */
 export class ServingCache {
   readonly options: ServingCacheOptions;
-  readonly #entries = new Map<string, { file: ServedFile; cost: number }>();
+  readonly #entries = new Map<string, { file: ServedFile; cost: number; owner?: string }>();
+  /** A file's id -> the keys of what was made from it (its variants' URLs), dropped with it. */
+  readonly #derived = new Map<string, Set<string>>();
   #bytes = 0;
   #epoch = 0;
 
@@ -73,27 +75,51 @@ export class ServingCache {
 
   /** Keeps a file unless a delete happened since `epoch`, evicting the least recently used. */
   put(id: string, file: ServedFile, epoch: number): void {
-    if (epoch !== this.#epoch || this.options.maxBytes <= 0) return;
+    this.#put(id, file, epoch);
+  }
+
+  /**
+   * Keeps what was made from the file `owner` (an image variant) under a key of its own (the
+   * URL that asks for it), as `put` does; `forget(owner)` drops it with the file.
+   */
+  putDerived(owner: string, key: string, file: ServedFile, epoch: number): void {
+    if (!this.#put(key, file, epoch, owner)) return;
+    const keys = this.#derived.get(owner) ?? new Set<string>();
+    keys.add(key);
+    this.#derived.set(owner, keys);
+  }
+
+  #put(key: string, file: ServedFile, epoch: number, owner?: string): boolean {
+    if (epoch !== this.#epoch || this.options.maxBytes <= 0) return false;
     const cost = (file.bytes?.length ?? 0) + ENTRY_OVERHEAD_BYTES;
-    if (cost > this.options.maxBytes) return;
-    this.#remove(id);
-    this.#entries.set(id, { file, cost });
+    if (cost > this.options.maxBytes) return false;
+    this.#remove(key);
+    this.#entries.set(key, owner === undefined ? { file, cost } : { file, cost, owner });
     this.#bytes += cost;
     for (const [oldest] of this.#entries) {
       if (this.#bytes <= this.options.maxBytes) break;
       this.#remove(oldest);
     }
+    return this.#entries.has(key);
   }
 
+  /** Drops a deleted file, and what was made from it. */
   forget(id: string): void {
     this.#epoch++;
     this.#remove(id);
+    for (const key of this.#derived.get(id) ?? []) this.#remove(key);
+    this.#derived.delete(id);
   }
 
-  #remove(id: string): void {
-    const entry = this.#entries.get(id);
+  #remove(key: string): void {
+    const entry = this.#entries.get(key);
     if (!entry) return;
-    this.#entries.delete(id);
+    this.#entries.delete(key);
     this.#bytes -= entry.cost;
+    if (entry.owner !== undefined) {
+      const keys = this.#derived.get(entry.owner);
+      keys?.delete(key);
+      if (keys?.size === 0) this.#derived.delete(entry.owner);
+    }
   }
 }

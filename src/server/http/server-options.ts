@@ -18,7 +18,10 @@ import { MAX_URL_BYTES } from './request-guard.js';
  * upload, so it is off; instead a connection on which no byte moves for the idle timeout
  * is cut. Headers must still arrive promptly.
  */
-export function serverOptions(config: ServiceConfig): FastifyServerOptions {
+export function serverOptions(
+  config: ServiceConfig,
+  cors: RefusalCors = 'echo-origin',
+): FastifyServerOptions {
   return {
     requestTimeout: 0,
     connectionTimeout: config.idleTimeoutSeconds * 1000,
@@ -31,9 +34,16 @@ export function serverOptions(config: ServiceConfig): FastifyServerOptions {
     // `request.ip` (rate limits) reads X-Forwarded-For only as far as the operator trusts it.
     ...(config.trustProxy === undefined ? {} : { trustProxy: trustProxy(config.trustProxy) }),
     clientErrorHandler,
-    frameworkErrors,
+    frameworkErrors: (error, request, reply) => frameworkErrors(error, request, reply, cors),
   };
 }
+
+/**
+ * How a refusal by the router is made readable to pages, as the server's other answers
+ * are: the API echoes the request's `Origin` (with `Vary: Origin`); the CDN answers every
+ * origin (`*`).
+ */
+export type RefusalCors = 'echo-origin' | 'any-origin';
 
 /**
  * What the router refuses before any hook runs (a path of malformed percent-encoding, a
@@ -44,6 +54,7 @@ function frameworkErrors(
   error: { code?: string },
   request: FastifyRequest,
   reply: FastifyReply,
+  cors: RefusalCors,
 ): void {
   const failure =
     Buffer.byteLength(request.raw.url ?? '') > MAX_URL_BYTES
@@ -52,12 +63,12 @@ function frameworkErrors(
         ? new ServiceError('invalid_request', 'The URL has malformed percent-encoding.')
         : new ServiceError('not_found', 'No such id.');
   const origin = request.headers.origin;
-  if (origin !== undefined) reply.header('Access-Control-Allow-Origin', origin);
-  reply
-    .code(failure.status)
-    .header('Vary', 'Origin')
-    .header('Cache-Control', 'no-store')
-    .send(failure.toBody());
+  if (cors === 'any-origin') reply.header('Access-Control-Allow-Origin', '*');
+  else {
+    if (origin !== undefined) reply.header('Access-Control-Allow-Origin', origin);
+    reply.header('Vary', 'Origin');
+  }
+  reply.code(failure.status).header('Cache-Control', 'no-store').send(failure.toBody());
 }
 
 /** A hop count trusts that many proxies in front of us (the hops nearest to this server). */

@@ -40,6 +40,19 @@ export interface MultipartUpload {
   checksum?: PartChecksum | null;
 }
 
+/**
+ * Names of derived objects (`BlobStore.putDerived`): short, lower-case, no path separator,
+ * so a store may use one as a file name or the last segment of an object key.
+ */
+export const DERIVED_NAME_PATTERN = /^[a-z0-9][a-z0-9._=-]{0,127}$/;
+
+/** Throws unless `name` is a derived object's name: a bug elsewhere never names a path. */
+export function assertDerivedName(name: string): void {
+  if (!DERIVED_NAME_PATTERN.test(name)) {
+    throw new TypeError(`Invalid derived object name: ${JSON.stringify(name)}`);
+  }
+}
+
 /** The multipart upload is gone (aborted, completed, or never created). */
 export class BlobNotFoundError extends Error {
   constructor(key: string) {
@@ -107,6 +120,28 @@ export interface BlobStore {
    * nothing is fine.
    */
   delete(key: string, uploadId?: string | null): Promise<void>;
+
+  /**
+   * Objects made from the object `key` (an image's variants), each under a `name` of its
+   * own (`DERIVED_NAME_PATTERN`), kept beside it in the same storage. Written whole or not
+   * at all; writing a name again replaces it with (the same) bytes.
+   */
+  putDerived(
+    key: string,
+    name: string,
+    bytes: Buffer,
+    options: { contentType: string },
+  ): Promise<void>;
+  /** A derived object's bytes (a range of them if given), or null if there is none. */
+  getDerived(key: string, name: string, range?: ByteRange): Promise<Readable | null>;
+  /** A derived object's size, or null if there is none. */
+  headDerived(key: string, name: string): Promise<{ size: number } | null>;
+  /**
+   * Removes every derived object of `key` (removing none is fine). Kept apart from
+   * `delete`, which runs for every cancelled upload too: only a ready file can have them,
+   * and at scale finding them costs a listing.
+   */
+  deleteDerived(key: string): Promise<void>;
 
   /** Starts a multipart upload of `size` bytes in parts of `partSize`; returns its handle. */
   createMultipart(

@@ -53,6 +53,25 @@ describe('the CDN cache (LRU with a byte budget)', () => {
     assert.equal(cache.get('kept'), undefined);
   });
 
+  it('drops what was made from a file (its variants) with the file, and their bytes from the count', () => {
+    const cache = new ServingCache(options);
+    cache.put('img', served('img', 10), cache.epoch);
+    cache.putDerived('img', '/img?w=16', served('img', 100), cache.epoch);
+    cache.putDerived('img', '/img/a.png?w=32', served('img', 100), cache.epoch);
+    cache.putDerived('other', '/other?w=16', served('other', 100), cache.epoch);
+    assert.equal(cache.size.entries, 4);
+    cache.forget('img');
+    assert.equal(cache.get('/img?w=16'), undefined);
+    assert.equal(cache.get('/img/a.png?w=32'), undefined);
+    assert.ok(cache.get('/other?w=16'));
+    assert.deepEqual(cache.size, { entries: 1, bytes: 100 + 1024 });
+    // Made while the file was being deleted: not kept.
+    const epoch = cache.epoch;
+    cache.forget('other');
+    cache.putDerived('other', '/other?w=32', served('other', 100), epoch);
+    assert.deepEqual(cache.size, { entries: 0, bytes: 0 });
+  });
+
   it('keeps nothing with a budget of 0', () => {
     const cache = new ServingCache({ ...options, maxBytes: 0 });
     cache.put('a', served('a', 10), cache.epoch);

@@ -115,6 +115,51 @@ export function blobStoreConformance(
     );
 
     it(
+      'keeps derived objects beside an object: read whole or by range, all removed by deleteDerived',
+      withStore(async (store) => {
+        const key = newId();
+        const other = newId();
+        await store.put(key, chunks('original'), { contentType: 'image/png' });
+        assert.equal(await store.headDerived(key, 'w640.webp'), null);
+        assert.equal(await store.getDerived(key, 'w640.webp'), null);
+        await store.putDerived(key, 'w640.webp', Buffer.from('variant one'), {
+          contentType: 'image/webp',
+        });
+        await store.putDerived(key, 'w16_h16_fill_q75.png', Buffer.from('two'), {
+          contentType: 'image/png',
+        });
+        await store.putDerived(other, 'w640.webp', Buffer.from('another key'), {
+          contentType: 'image/webp',
+        });
+        assert.deepEqual(await store.headDerived(key, 'w640.webp'), { size: 11 });
+        const whole = await store.getDerived(key, 'w640.webp');
+        assert.equal(whole && (await text(whole)), 'variant one');
+        const part = await store.getDerived(key, 'w640.webp', { start: 8, end: 10 });
+        assert.equal(part && (await text(part)), 'one');
+        // Written again (two instances making the same variant): the later bytes stand.
+        await store.putDerived(key, 'w16_h16_fill_q75.png', Buffer.from('TWO'), {
+          contentType: 'image/png',
+        });
+        const again = await store.getDerived(key, 'w16_h16_fill_q75.png');
+        assert.equal(again && (await text(again)), 'TWO');
+        assert.equal(await read(store, key), 'original', 'the object itself is untouched');
+
+        await store.deleteDerived(key);
+        assert.equal(await store.headDerived(key, 'w640.webp'), null);
+        assert.equal(await store.getDerived(key, 'w16_h16_fill_q75.png'), null);
+        assert.equal(await read(store, key), 'original', 'deleteDerived leaves the object');
+        assert.deepEqual(await store.headDerived(other, 'w640.webp'), { size: 11 });
+        await store.deleteDerived(key); // removing none is fine
+        await assert.rejects(
+          store.putDerived(key, '../escape', Buffer.from('x'), { contentType: 'text/plain' }),
+          TypeError,
+        );
+        await store.deleteDerived(other);
+        await store.delete(key);
+      }),
+    );
+
+    it(
       'streams a large object in and out without changing a byte',
       withStore(async (store) => {
         const key = newId();

@@ -1,12 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { close, createReadStream, createWriteStream, fsync, open as openCallback } from 'node:fs';
-import { mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import { ID_PATTERN } from '../../../api/routes.js';
 import type { SignedPart } from '../../../api/types.js';
 import {
+  assertDerivedName,
   BlobBusyError,
   BlobNotFoundError,
   type BlobStore,
@@ -126,19 +127,7 @@ export class LocalDiskBlobStore implements BlobStore {
   }
 
   async get(key: string, range?: ByteRange): Promise<Readable | null> {
-    let fd: number;
-    try {
-      fd = await openFd(this.#blobPath(key), 'r');
-    } catch (error) {
-      if (isMissing(error)) return null;
-      throw error;
-    }
-    return createReadStream('', {
-      fd,
-      start: range?.start,
-      end: range?.end,
-      highWaterMark: READ_BUFFER,
-    });
+    return readFrom(this.#blobPath(key), range);
   }
 
   async head(key: string): Promise<{ size: number } | null> {
@@ -149,6 +138,35 @@ export class LocalDiskBlobStore implements BlobStore {
   async delete(key: string, uploadId?: string | null): Promise<void> {
     if (uploadId) await this.abortMultipart({ key, uploadId, contentType: '' });
     await rm(this.#blobPath(key), { force: true });
+  }
+
+  /** In `derived/<key's first two>/<key>/<name>`, written through `tmp/` as objects are. */
+  async putDerived(key: string, name: string, bytes: Buffer): Promise<void> {
+    const target = this.#derivedPath(key, name);
+    const temporary = join(this.#root, 'tmp', `${key}.${name}.${randomBytes(6).toString('hex')}`);
+    try {
+      await writeFile(temporary, bytes, { flag: 'wx', mode: 0o644 });
+      await syncFile(temporary);
+      await mkdir(dirname(target), { recursive: true });
+      await rename(temporary, target);
+    } catch (error) {
+      await rm(temporary, { force: true });
+      throw error;
+    }
+    await syncDirectory(dirname(target));
+  }
+
+  async getDerived(key: string, name: string, range?: ByteRange): Promise<Readable | null> {
+    return readFrom(this.#derivedPath(key, name), range);
+  }
+
+  async headDerived(key: string, name: string): Promise<{ size: number } | null> {
+    const found = await statOrNull(this.#derivedPath(key, name));
+    return found ? { size: found.size } : null;
+  }
+
+  async deleteDerived(key: string): Promise<void> {
+    await rm(this.#derivedDir(key), { recursive: true, force: true });
   }
 
   async createMultipart(
@@ -379,6 +397,16 @@ export class LocalDiskBlobStore implements BlobStore {
     return join(this.#root, 'blobs', key.slice(0, 2), key);
   }
 
+  #derivedDir(key: string): string {
+    assertKey(key);
+    return join(this.#root, 'derived', key.slice(0, 2), key);
+  }
+
+  #derivedPath(key: string, name: string): string {
+    assertDerivedName(name);
+    return join(this.#derivedDir(key), name);
+  }
+
   #dataPath(key: string): string {
     assertKey(key);
     return join(this.#root, 'uploads', key);
@@ -426,6 +454,23 @@ async function syncDirectory(path: string): Promise<void> {
   } finally {
     await handle.close();
   }
+}
+
+/** A stream of the file at `path` (a range of it if given), or null if there is none. */
+async function readFrom(path: string, range?: ByteRange): Promise<Readable | null> {
+  let fd: number;
+  try {
+    fd = await openFd(path, 'r');
+  } catch (error) {
+    if (isMissing(error)) return null;
+    throw error;
+  }
+  return createReadStream('', {
+    fd,
+    start: range?.start,
+    end: range?.end,
+    highWaterMark: READ_BUFFER,
+  });
 }
 
 // The write stream owns its descriptor (a failed pipeline closes it), so durability is a

@@ -10,8 +10,10 @@ import {
   HeadObjectCommand,
   ListMultipartUploadsCommand,
   type ListMultipartUploadsCommandOutput,
+  ListObjectsV2Command,
   ListPartsCommand,
   type ListPartsCommandOutput,
+  PutObjectCommand,
   S3Client,
   type S3ClientConfig,
   UploadPartCommand,
@@ -23,6 +25,7 @@ import { MIN_PART_SIZE } from '../../../api/limits.js';
 import type { SignedPart } from '../../../api/types.js';
 import { ConfigError } from '../../config.js';
 import {
+  assertDerivedName,
   BlobNotFoundError,
   type BlobStore,
   BlobUnavailableError,
@@ -257,12 +260,20 @@ export class S3BlobStore implements BlobStore {
   }
 
   async get(key: string, range?: ByteRange): Promise<Readable | null> {
+    return this.#read(this.#objectKey(key), range);
+  }
+
+  async head(key: string): Promise<{ size: number } | null> {
+    return this.#head(this.#objectKey(key));
+  }
+
+  async #read(objectKey: string, range?: ByteRange): Promise<Readable | null> {
     let body: unknown;
     try {
       const output = await this.#client.send(
         new GetObjectCommand({
           Bucket: this.#bucket,
-          Key: this.#objectKey(key),
+          Key: objectKey,
           Range: range ? `bytes=${range.start}-${range.end}` : undefined,
         }),
       );
@@ -278,10 +289,10 @@ export class S3BlobStore implements BlobStore {
     return guardStalls(body, this.#idleMs);
   }
 
-  async head(key: string): Promise<{ size: number } | null> {
+  async #head(objectKey: string): Promise<{ size: number } | null> {
     try {
       const output = await this.#client.send(
-        new HeadObjectCommand({ Bucket: this.#bucket, Key: this.#objectKey(key) }),
+        new HeadObjectCommand({ Bucket: this.#bucket, Key: objectKey }),
       );
       return { size: output.ContentLength ?? 0 };
     } catch (error) {
@@ -301,6 +312,61 @@ export class S3BlobStore implements BlobStore {
       await this.#client.send(new DeleteObjectCommand({ Bucket: this.#bucket, Key: objectKey }));
     } catch (error) {
       throw toStoreError(error, 'delete an object');
+    }
+  }
+
+  async putDerived(
+    key: string,
+    name: string,
+    bytes: Buffer,
+    options: { contentType: string },
+  ): Promise<void> {
+    try {
+      await this.#client.send(
+        new PutObjectCommand({
+          Bucket: this.#bucket,
+          Key: this.#derivedKey(key, name),
+          Body: bytes,
+          ContentLength: bytes.length,
+          ContentType: options.contentType,
+        }),
+      );
+    } catch (error) {
+      throw toStoreError(error, 'store a derived object');
+    }
+  }
+
+  async getDerived(key: string, name: string, range?: ByteRange): Promise<Readable | null> {
+    return this.#read(this.#derivedKey(key, name), range);
+  }
+
+  async headDerived(key: string, name: string): Promise<{ size: number } | null> {
+    return this.#head(this.#derivedKey(key, name));
+  }
+
+  /**
+   * Listed by the key's prefix, then removed one by one: a file has a handful, and
+   * `DeleteObjects` needs a body checksum that not every S3-compatible store takes the way
+   * the SDK now sends it. Each listing starts again from the front, as what it listed is gone.
+   */
+  async deleteDerived(key: string): Promise<void> {
+    const prefix = this.#derivedKey(key, '');
+    try {
+      for (;;) {
+        const listed = await this.#client.send(
+          new ListObjectsV2Command({ Bucket: this.#bucket, Prefix: prefix }),
+        );
+        const keys = (listed.Contents ?? []).flatMap((object) => (object.Key ? [object.Key] : []));
+        if (keys.length === 0) return;
+        await Promise.all(
+          keys.map((Key) =>
+            this.#client.send(new DeleteObjectCommand({ Bucket: this.#bucket, Key })),
+          ),
+        );
+        if (!listed.IsTruncated) return;
+      }
+    } catch (error) {
+      throw toStoreError(error, 'delete derived objects');
     }
   }
 
@@ -432,6 +498,16 @@ export class S3BlobStore implements BlobStore {
   #objectKey(key: string): string {
     if (typeof key !== 'string' || key === '') throw new TypeError('A blob key must not be empty');
     return this.#keyPrefix + key;
+  }
+
+  /**
+   * `derived/<key>/<name>`: under a folder of their own, so that listing one key's derived
+   * objects by prefix never meets another key's (keys have no `/`).
+   */
+  #derivedKey(key: string, name: string): string {
+    if (key.includes('/')) throw new TypeError(`Invalid blob key: ${JSON.stringify(key)}`);
+    if (name !== '') assertDerivedName(name);
+    return `${this.#objectKey(`derived/${key}`)}/${name}`;
   }
 
   async #abort(objectKey: string, uploadId: string): Promise<void> {

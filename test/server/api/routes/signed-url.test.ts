@@ -1,6 +1,7 @@
 // @deployments embedded scale (also run on PostgreSQL + S3: `npm run test:scale`)
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import sharp from 'sharp';
 import type { SignedUrlResponse, UploadResponse } from '../../../../src/api/types.js';
 import { bytesOfType, patternBytes } from '../../../helpers/bytes.js';
 import {
@@ -228,6 +229,31 @@ describe('POST /v1/files/:id/signed-url and what the CDN answers to its links', 
       await fetch(transformed.url.replace('w=640', 'w=641')),
       403,
       'invalid_signature',
+    );
+  });
+
+  it('serves the image variant a link was signed with, privately cached', async () => {
+    const png = await sharp({
+      create: { width: 64, height: 48, channels: 3, background: '#c03' },
+    })
+      .png()
+      .toBuffer();
+    const file = await upload(new Uint8Array(png), 'red.png', 'private', 'image/png');
+    const link = await json<SignedUrlResponse>(
+      await signUrl(file.id, { transform: { w: 32, format: 'webp' } }),
+    );
+    const served = await fetch(link.url);
+    assert.equal(served.status, 200);
+    assert.equal(served.headers.get('content-type'), 'image/webp');
+    assert.ok(served.headers.get('x-variant'));
+    assert.match(served.headers.get('cache-control') ?? '', /^private, max-age=\d+$/);
+    const image = await sharp(Buffer.from(await served.arrayBuffer())).metadata();
+    assert.deepEqual([image.format, image.width], ['webp', 32]);
+    // Unsigned, the same variant of a private file is not there.
+    await expectError(
+      await fetch(`${t.cdnUrl}/${file.id}/red.png?w=32&format=webp`),
+      404,
+      'not_found',
     );
   });
 

@@ -1,0 +1,103 @@
+import { buffer } from 'node:stream/consumers';
+import { create as contentDisposition } from 'content-disposition';
+import type { ServiceContext } from '../../context.js';
+import { ServiceError } from '../../http/errors.js';
+import type { Servable } from '../servable.js';
+import { CDN_CACHED_FILE_BYTES, type ServedFile } from '../serving-cache.js';
+import {
+  contentTypeOf,
+  sourceFormat,
+  variantFileName,
+  variantHeader,
+  variantSpec,
+} from './variant-key.js';
+import { parseVariantParams } from './variant-params.js';
+
+/**
+ * The CDN's hook for image variants: what to answer a request for `file` whose query asks
+ * for a variant (`?w=…&format=…`), found stored or made now (`ImageVariants`). Null when
+ * the query asks for none: the file itself is served. Throws `400 invalid_request` for
+ * parameters out of range or on a file that is not an image, and `404` when the file went
+ * away while its variant was made.
+ */
+export async function servableVariant(
+  ctx: ServiceContext,
+  request: { url: string; method: string; accept: string | undefined },
+  file: ServedFile,
+): Promise<Servable | null> {
+  const { url, accept } = request;
+  const queryAt = url.indexOf('?');
+  if (queryAt < 0) return null;
+  const query = new URLSearchParams(url.slice(queryAt + 1));
+  const parsed = parseVariantParams(query);
+  if (parsed.kind === 'original') return null;
+  if (parsed.kind === 'invalid') throw new ServiceError('invalid_request', parsed.message);
+  const { row } = file;
+  const source = sourceFormat(row.mime);
+  if (source === null) {
+    throw new ServiceError(
+      'invalid_request',
+      `Image parameters apply to images only (JPEG, PNG, WebP, AVIF, GIF, TIFF); this file is ${row.mime}.`,
+    );
+  }
+  const cache = ctx.servingCache;
+  const epoch = cache.epoch;
+  // A small variant asked for by this very URL before: from memory (the file's row was
+  // checked by the caller, as for the file itself).
+  const held = cache.get(url);
+  if (held?.bytes) return fromMemory(held, held.bytes);
+
+  const spec = variantSpec(parsed.params, source, accept);
+  const variant = await ctx.variants.find(row, spec);
+  if (!variant) throw new ServiceError('not_found', 'No file at this address.');
+  const headers: Record<string, string> = {
+    ...file.headers,
+    'content-type': contentTypeOf(spec.format),
+    etag: `"${row.id}-${variant.name}"`,
+    'content-disposition': contentDisposition(variantFileName(row.name, spec.format), {
+      type: 'inline',
+    }),
+    'x-variant': variantHeader(spec),
+    'access-control-expose-headers': 'X-Variant',
+  };
+  if (spec.negotiated) headers.vary = 'Accept';
+  // Small ones are kept in memory, as small files are, under the URL that asked (the CDN's
+  // memory path answers that URL then, checking nothing more). Not when the answer depends
+  // on `Accept`, nor for a URL that carries a signature (`exp`, `sig`): one that expires
+  // must be checked at every request.
+  const signed = query.has('exp') || query.has('sig');
+  if (
+    !spec.negotiated &&
+    !signed &&
+    request.method === 'GET' &&
+    variant.size <= CDN_CACHED_FILE_BYTES
+  ) {
+    const stream = await ctx.blobs.getDerived(row.id, variant.name);
+    const bytes = stream ? await buffer(stream) : null;
+    if (bytes?.length === variant.size) {
+      const held: ServedFile = {
+        row,
+        headers,
+        bytes,
+        wholeHeaders: { ...headers, 'content-length': String(bytes.length) },
+      };
+      cache.putDerived(row.id, url, held, epoch);
+      return fromMemory(held, bytes);
+    }
+  }
+  return {
+    size: variant.size,
+    headers,
+    bytes: null,
+    open: (range) => ctx.blobs.getDerived(row.id, variant.name, range),
+  };
+}
+
+function fromMemory(held: ServedFile, bytes: Buffer): Servable {
+  return {
+    size: bytes.length,
+    headers: held.headers,
+    bytes,
+    open: async () => null,
+  };
+}

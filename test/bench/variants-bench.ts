@@ -1,0 +1,345 @@
+/**
+ * `npm run bench:variants`: image variants on the CDN (#33), in one run, against the service
+ * as a process of its own (the embedded deployment):
+ * 1. making: a 24-megapixel JPEG made into 1080 px WebP through the CDN (distinct variants,
+ *    so each is made, stored and sent) against sharp directly on the same file in this
+ *    process (read from disk, the same settings, as many at once as the service allows),
+ *    images per second and CPU seconds per image (of the service's process, and of this
+ *    one), the two taking turns each run;
+ * 2. serving: a stored variant against an original of the same size, requests per second
+ *    (wrk on loopback, taking turns);
+ * 3. a burst of 100 distinct variants: the service's peak resident memory, and the latency
+ *    (p50, p99) of a plain 1 KiB file fetched one after another meanwhile, against the same
+ *    fetches without the burst.
+ * BENCH_RUNS (default 3), BENCH_SECONDS (wrk, default 5). Installs wrk with apt-get when it
+ * is missing (root on Debian).
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import PQueue from 'p-queue';
+import sharp from 'sharp';
+import { patternBytes } from '../helpers/bytes.js';
+import { ensureDebianPackages } from '../helpers/debian-packages.js';
+import { spawnService } from '../helpers/service.js';
+import { type BenchRow, median, percentile, reportRows } from './support.js';
+
+const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+// 4 fits x 19 qualities (100 down to 10) make the distinct variants: runs, plus one to warm up.
+if (!(RUNS >= 1 && RUNS <= 11)) throw new Error('BENCH_RUNS must be from 1 to 11');
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const CONNECTIONS = 16;
+/** Distinct variants made per run and contender. */
+const PER_RUN = 6;
+const FITS = ['inside', 'cover', 'contain', 'fill'] as const;
+const MiB = 1024 * 1024;
+
+type Service = Awaited<ReturnType<typeof spawnService>>;
+
+/** A photo-like 6000 x 4000 JPEG: a gradient under grain (about as compressible as a photo). */
+async function photo(): Promise<Buffer> {
+  const gradient = Buffer.from(
+    `<svg xmlns="http://www.w3.org/2000/svg" width="6000" height="4000"><defs><linearGradient id="g" x2="1" y2="1"><stop offset="0" stop-color="#1e3a8a"/><stop offset=".5" stop-color="#f59e0b"/><stop offset="1" stop-color="#065f46"/></linearGradient></defs><rect width="6000" height="4000" fill="url(#g)"/></svg>`,
+  );
+  const grain = await sharp({
+    create: {
+      width: 6000,
+      height: 4000,
+      channels: 3,
+      background: { r: 0, g: 0, b: 0 },
+      noise: { type: 'gaussian', mean: 128, sigma: 40 },
+    },
+  })
+    .png()
+    .toBuffer();
+  return sharp(gradient)
+    .composite([{ input: grain, blend: 'overlay' }])
+    .jpeg({ quality: 90 })
+    .toBuffer();
+}
+
+async function upload(service: Service, bytes: Uint8Array, type: string, name: string) {
+  const response = await get(`${service.apiUrl}/v1/upload`, {
+    method: 'POST',
+    body: new Uint8Array(bytes),
+    headers: {
+      Authorization: `Bearer ${service.secretKey}`,
+      'Content-Type': type,
+      'X-Filename': name,
+    },
+  });
+  if (response.status !== 201)
+    throw new Error(`upload: ${response.status} ${await response.text()}`);
+  return ((await response.json()) as { url: string }).url;
+}
+
+/** The `run`-th set of distinct (fit, q) pairs: never asked before, so the CDN makes each. */
+function variantsOf(run: number): { fit: (typeof FITS)[number]; quality: number }[] {
+  return Array.from({ length: PER_RUN }, (_, index) => {
+    const n = run * PER_RUN + index;
+    return {
+      fit: FITS[n % FITS.length] as (typeof FITS)[number],
+      quality: 100 - 5 * Math.floor(n / FITS.length),
+    };
+  });
+}
+
+interface Made {
+  /** Images per second, wall clock. */
+  rate: number;
+  /** CPU seconds per image of the process that made them (user + system, every thread). */
+  cpu: number;
+}
+
+/** A process's CPU time so far, seconds (Linux: `/proc/<pid>/stat`, in clock ticks of 1/100 s). */
+async function cpuSecondsOf(pid: number): Promise<number> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+async function makeThroughCdn(url: string, pid: number, run: number): Promise<Made> {
+  const cpuBefore = await cpuSecondsOf(pid);
+  const started = performance.now();
+  await Promise.all(
+    variantsOf(run).map(async ({ fit, quality }) => {
+      const response = await fetch(`${url}?w=1080&format=webp&fit=${fit}&q=${quality}`);
+      await response.arrayBuffer();
+      if (response.status !== 200) throw new Error(`variant: ${response.status}`);
+    }),
+  );
+  const rate = PER_RUN / ((performance.now() - started) / 1000);
+  return { rate, cpu: ((await cpuSecondsOf(pid)) - cpuBefore) / PER_RUN };
+}
+
+async function makeDirectly(path: string, run: number): Promise<Made> {
+  const queue = new PQueue({ concurrency: availableParallelism() });
+  const cpuBefore = await cpuSecondsOf(process.pid);
+  const started = performance.now();
+  await Promise.all(
+    variantsOf(run).map(({ fit, quality }) =>
+      queue.add(async () => {
+        const source = await readFile(path);
+        await sharp(source, { limitInputPixels: 100_000_000, failOn: 'warning', animated: false })
+          .autoOrient()
+          .resize({ width: 1080, fit, withoutEnlargement: true })
+          .webp({ quality })
+          .toBuffer();
+      }),
+    ),
+  );
+  const rate = PER_RUN / ((performance.now() - started) / 1000);
+  return { rate, cpu: ((await cpuSecondsOf(process.pid)) - cpuBefore) / PER_RUN };
+}
+
+function wrk(url: string): number {
+  const output = execFileSync('wrk', ['-t1', `-c${CONNECTIONS}`, `-d${SECONDS}s`, url], {
+    encoding: 'utf8',
+  });
+  if (/Non-2xx/.test(output)) throw new Error(`wrk saw errors:\n${output}`);
+  return Number(/Requests\/sec:\s+([\d.]+)/.exec(output)?.[1]);
+}
+
+/**
+ * A GET, once more if the connection was closed under it: between wrk runs the service's
+ * keep-alive timeout closes the idle sockets fetch still holds, and fetch does not retry.
+ */
+async function get(url: string, init?: RequestInit): Promise<Response> {
+  try {
+    return await fetch(url, init);
+  } catch {
+    return fetch(url, init);
+  }
+}
+
+/** The process's resident memory, bytes (Linux). */
+async function rssOf(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1]) * 1024;
+}
+
+/** Fetches `url` one request after another until `until()` is true; the latencies, ms. */
+async function sequentialLatencies(url: string, until: () => boolean): Promise<number[]> {
+  const times: number[] = [];
+  while (!until()) {
+    const started = performance.now();
+    const response = await fetch(url);
+    await response.arrayBuffer();
+    if (response.status !== 200) throw new Error(`plain file: ${response.status}`);
+    times.push(performance.now() - started);
+  }
+  return times;
+}
+
+async function main(): Promise<void> {
+  if (!ensureDebianPackages(['wrk'], () => existsSync('/usr/bin/wrk'))) {
+    throw new Error('wrk is needed: apt-get install wrk');
+  }
+  const dir = await mkdtemp(join(tmpdir(), 'filehost-variants-bench-'));
+  const service = await spawnService({
+    FILEHOST_DATA_DIR: join(dir, 'service'),
+    FILEHOST_LOG_LEVEL: 'error',
+  });
+  try {
+    const bytes = await photo();
+    const path = join(dir, 'photo.jpg');
+    await writeFile(path, bytes);
+    const meta = await sharp(bytes).metadata();
+    console.log(
+      `photo: ${meta.width} x ${meta.height} JPEG, ${(bytes.length / MiB).toFixed(1)} MiB; ${availableParallelism()} at once; load ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')}`,
+    );
+    const url = await upload(service, bytes, 'image/jpeg', 'photo.jpg');
+
+    // 1. Making: warm both (sharp's first load, the service's first variant), then turns.
+    await fetch(`${url}?w=1080&format=webp&q=5`).then((r) => r.arrayBuffer());
+    await makeDirectly(path, RUNS);
+    const pid = service.process.pid as number;
+    const making = { cdn: [] as Made[], direct: [] as Made[] };
+    for (let run = 0; run < RUNS; run++) {
+      const cdnFirst = run % 2 === 0;
+      if (cdnFirst) making.cdn.push(await makeThroughCdn(url, pid, run));
+      making.direct.push(await makeDirectly(path, run));
+      if (!cdnFirst) making.cdn.push(await makeThroughCdn(url, pid, run));
+      const [cdn, direct] = [making.cdn.at(-1) as Made, making.direct.at(-1) as Made];
+      console.log(
+        `making run ${run + 1}: CDN ${cdn.rate.toFixed(2)}/s (${cdn.cpu.toFixed(2)} CPU s each), sharp directly ${direct.rate.toFixed(2)}/s (${direct.cpu.toFixed(2)} CPU s each)`,
+      );
+    }
+    const makingRatios = making.cdn.map(
+      (made, run) => made.rate / (making.direct[run] as Made).rate,
+    );
+
+    // 2. Serving a stored variant beside an original of its size: a large one (streamed
+    // from disk, as the original is) and a thumbnail (from memory, as the original is).
+    // (The 1080 px WebP of this grainy photo is small: WebP smooths the grain away.)
+    const servingRows: BenchRow[] = [];
+    for (const query of ['w=3840&format=jpeg&q=90', 'w=256&format=webp&q=75']) {
+      const variantUrl = `${url}?${query}`;
+      const variantSize = (await (await get(variantUrl)).arrayBuffer()).byteLength;
+      const originalUrl = await upload(
+        service,
+        patternBytes(variantSize, 5),
+        'application/octet-stream',
+        'same-size.bin',
+      );
+      const serving = { variant: [] as number[], original: [] as number[] };
+      for (let run = 0; run < RUNS; run++) {
+        if (run % 2 === 0) serving.variant.push(wrk(variantUrl));
+        serving.original.push(wrk(originalUrl));
+        if (run % 2 === 1) serving.variant.push(wrk(variantUrl));
+      }
+      const ratios = serving.variant.map((value, run) => value / (serving.original[run] as number));
+      console.log(
+        `serving ${query} (${(variantSize / 1024).toFixed(0)} KiB): variant ${serving.variant.map((v) => v.toFixed(0)).join(' ')} req/s, original ${serving.original.map((v) => v.toFixed(0)).join(' ')} req/s; ratios ${ratios.map((r) => r.toFixed(2)).join(' ')}`,
+      );
+      servingRows.push({
+        comparison: 'image variants',
+        measure: `stored ${(variantSize / 1024).toFixed(0)} KiB variant (${query}), requests/s`,
+        filehost: median(serving.variant),
+        peer: { name: 'original of the same size', value: median(serving.original) },
+        goal: { op: '>=', target: 0.9 },
+        runs: RUNS,
+      });
+    }
+
+    // 3. A burst of 100 distinct variants, and a plain file meanwhile.
+    const plainUrl = await upload(
+      service,
+      patternBytes(1024, 6),
+      'application/octet-stream',
+      'a.bin',
+    );
+    await get(plainUrl).then((r) => r.arrayBuffer());
+    const quietEnd = performance.now() + 3000;
+    const quiet = await sequentialLatencies(plainUrl, () => performance.now() > quietEnd);
+    const rssBefore = await rssOf(pid);
+    let rssPeak = rssBefore;
+    const sampler = setInterval(() => {
+      rssOf(pid).then(
+        (rss) => {
+          rssPeak = Math.max(rssPeak, rss);
+        },
+        () => {},
+      );
+    }, 20);
+    const queries = [256, 384, 640, 750, 828].flatMap((w) =>
+      Array.from({ length: 20 }, (_, i) => `w=${w}&q=${5 * (i + 1)}&format=webp`),
+    );
+    let burstDone = false;
+    const burstStarted = performance.now();
+    const burst = Promise.all(
+      queries.map(async (query) => {
+        const response = await fetch(`${url}?${query}`);
+        await response.arrayBuffer();
+        return response.status;
+      }),
+    ).finally(() => {
+      burstDone = true;
+    });
+    const during = await sequentialLatencies(plainUrl, () => burstDone);
+    const statuses = await burst;
+    const burstSeconds = (performance.now() - burstStarted) / 1000;
+    clearInterval(sampler);
+    if (statuses.some((status) => status !== 200)) throw new Error(`burst: ${statuses.join(',')}`);
+    console.log(
+      `burst: 100 variants in ${burstSeconds.toFixed(1)} s; service RSS ${(rssBefore / MiB).toFixed(0)} -> peak ${(rssPeak / MiB).toFixed(0)} MiB; plain 1 KiB p50 ${percentile(quiet, 50).toFixed(2)} -> ${percentile(during, 50).toFixed(2)} ms, p99 ${percentile(quiet, 99).toFixed(2)} -> ${percentile(during, 99).toFixed(2)} ms (${quiet.length} / ${during.length} requests); load ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')}`,
+    );
+    console.log(`making ratios per run: ${makingRatios.map((r) => r.toFixed(2)).join(' ')}`);
+
+    const rows: BenchRow[] = [
+      {
+        comparison: 'image variants',
+        measure: '24 MP JPEG to 1080 px WebP, images/s',
+        filehost: median(making.cdn.map((made) => made.rate)),
+        peer: { name: 'sharp directly', value: median(making.direct.map((made) => made.rate)) },
+        goal: { op: '>=', target: 0.9 },
+        runs: RUNS,
+      },
+      {
+        // Steadier than the rates on a shared machine: what each image cost, not how long
+        // it waited for a core. Lower is better; the goal is the same 0.9x, inverted.
+        comparison: 'image variants',
+        measure: '24 MP JPEG to 1080 px WebP, CPU seconds per image',
+        filehost: median(making.cdn.map((made) => made.cpu)),
+        peer: { name: 'sharp directly', value: median(making.direct.map((made) => made.cpu)) },
+        goal: { op: '<=', target: 1.11 },
+        runs: RUNS,
+      },
+      ...servingRows,
+      {
+        comparison: 'image variants',
+        measure: 'plain 1 KiB file p50 during a burst of 100 variants, ms',
+        filehost: percentile(during, 50),
+        peer: { name: 'without the burst', value: percentile(quiet, 50) },
+        runs: 1,
+      },
+      {
+        comparison: 'image variants',
+        measure: 'plain 1 KiB file p99 during a burst of 100 variants, ms',
+        filehost: percentile(during, 99),
+        peer: { name: 'without the burst', value: percentile(quiet, 99) },
+        runs: 1,
+      },
+      {
+        comparison: 'image variants',
+        measure: 'service peak RSS during a burst of 100 variants, MiB',
+        filehost: rssPeak / MiB,
+        peer: { name: 'before the burst', value: rssBefore / MiB },
+        runs: 1,
+      },
+    ];
+    await reportRows(rows);
+  } finally {
+    service.process.kill('SIGTERM');
+    await service.exited;
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+await main();
