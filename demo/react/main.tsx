@@ -30,7 +30,7 @@ function App() {
       <p data-testid="last" role="status">
         {last ? (
           <>
-            React received: <a href={last.url}>{last.name}</a> ({last.size} bytes)
+            React received: <a href={last.url ?? undefined}>{last.name}</a> ({last.size} bytes)
           </>
         ) : (
           'Nothing uploaded from this page yet.'

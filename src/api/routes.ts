@@ -25,6 +25,8 @@ export const backendRoutes = {
   webhook: (id: string) => `/v1/webhooks/${encodeURIComponent(id)}`,
   events: () => '/v1/events',
   redeliver: (id: string) => `/v1/events/${encodeURIComponent(id)}/redeliver`,
+  /** A signed CDN link to a file: `SignedUrlRequest` → `SignedUrlResponse`. */
+  signedUrl: (id: string) => `/v1/files/${encodeURIComponent(id)}/signed-url`,
 } as const;
 
 /**
@@ -37,6 +39,8 @@ export const ALLOWED_REQUEST_HEADERS = [
   'Content-Type',
   'X-Filename',
   'X-Metadata',
+  // One-request upload of a private file (`X-Visibility: private`).
+  'X-Visibility',
   'Content-Digest',
   // A pending upload's own credential (state, complete): see `SignResponse.uploadToken`.
   'X-Upload-Token',

@@ -5,6 +5,8 @@ import type { ApiErrorBody } from './errors.js';
 
 export type FileStatus = 'pending' | 'ready';
 export type FileMetadata = Record<string, string>;
+/** `private`: the CDN serves the file only through a signed link (`POST /v1/files/:id/signed-url`). */
+export type Visibility = 'public' | 'private';
 
 /** A file as `GET /v1/files`, `GET /v1/files/:id` and `complete` return it. */
 export interface FileRecord {
@@ -15,9 +17,12 @@ export interface FileRecord {
   /** Milliseconds since the Unix epoch; for multi-step uploads, when sign was called. */
   createdAt: number;
   status: FileStatus;
-  visibility: 'public';
-  /** `{cdn_url}/<id>/<encoded name>`; answers 404 until the file is ready. */
-  url: string;
+  visibility: Visibility;
+  /**
+   * `{cdn_url}/<id>/<encoded name>`; answers 404 until the file is ready. `null` for a
+   * private file: its backend asks for a signed link (`signedUrl`) when it wants one.
+   */
+  url: string | null;
   metadata: FileMetadata;
 }
 
@@ -30,7 +35,9 @@ export interface FileListResponse {
 /** `POST /v1/upload` answer (note `type` here, `mime` in the file record). */
 export interface UploadResponse {
   id: string;
-  url: string;
+  /** `null` for a private file, as in the file record. */
+  url: string | null;
+  visibility: Visibility;
   name: string;
   size: number;
   type: string;
@@ -47,6 +54,8 @@ export interface SignRequest {
    * whose bytes do not match it (see `SignResponse.checksum`). Default false.
    */
   checksum?: boolean;
+  /** Default `public`; `private` files are served only through signed links. */
+  visibility?: Visibility;
 }
 
 /** Batch sign: 1 to 100 files, all signed or none (see `SignBatchResponse`). */
@@ -134,6 +143,37 @@ export interface UploadPartState {
   method?: 'PUT';
   url?: string;
   headers?: Record<string, string>;
+}
+
+/** Image parameters of a CDN URL (decisions.md, "Image variants on the CDN"). */
+export interface ImageTransform {
+  /** Pixels, 1 to 4096. */
+  w?: number;
+  /** Pixels, 1 to 4096. */
+  h?: number;
+  /** Default `inside`. */
+  fit?: 'cover' | 'contain' | 'inside' | 'fill';
+  format?: 'auto' | 'webp' | 'avif' | 'jpeg' | 'png';
+  /** 1 to 100, default 75. */
+  q?: number;
+}
+
+/** `POST /v1/files/:id/signed-url` (secret key): every field optional. */
+export interface SignedUrlRequest {
+  /** Seconds the link works, 1 to 604800 (7 days); default 3600. */
+  expiresIn?: number;
+  /** `true`: the CDN serves the file as an attachment (a download). Default false. */
+  download?: boolean;
+  /** Image parameters the link is signed with (an image file only). */
+  transform?: ImageTransform;
+}
+
+/** A signed CDN link: the only way a private file is served; a public file answers it too. */
+export interface SignedUrlResponse {
+  /** `{cdn_url}/<id>/<name>?<image parameters>&exp=<Unix s>&sig=<…>` */
+  url: string;
+  /** Milliseconds since the Unix epoch (the link's `exp`, in seconds, times 1000). */
+  expiresAt: number;
 }
 
 /** `GET /v1/usage` (secret key): what the project holds now, and its limits (null: none). */

@@ -16,11 +16,14 @@ import type {
   PartUploadResponse,
   SignBatchResponse,
   SignedPart,
+  SignedUrlRequest,
+  SignedUrlResponse,
   SignRequest,
   SignResponse,
   UploadResponse,
   UploadState,
   Usage,
+  Visibility,
 } from '../api/types.js';
 import { ApiError } from './api-error.js';
 import { type ConcurrencyLimit, concurrencyLimit } from './concurrency-limit.js';
@@ -96,6 +99,8 @@ export interface UploadFileOptions extends CallOptions {
   name?: string;
   type?: string;
   metadata?: FileMetadata;
+  /** Default `public`. A `private` file has no URL; a backend asks for a `signedUrl`. */
+  visibility?: Visibility;
   /** Parts sent at once. Default 4: enough to fill a link, few enough to resume cheaply. */
   concurrency?: number;
   /** Retries of each part and call on transient failures (network, 408, 429, 5xx). Default 3. */
@@ -124,6 +129,8 @@ export interface UploadFileOptions extends CallOptions {
 /** One file of `uploadFiles`: its bytes, and what a single sign would be told of it. */
 export interface UploadFilesItem extends UploadSource {
   metadata?: FileMetadata;
+  /** This file's visibility; default the options' `visibility`, else `public`. */
+  visibility?: Visibility;
 }
 
 export interface UploadFilesOptions extends CallOptions {
@@ -140,6 +147,8 @@ export interface UploadFilesOptions extends CallOptions {
   onFileDone?: (index: number, result: UploadFileResult) => void;
   /** Default true: see `UploadFileOptions.checksum`. */
   checksum?: boolean;
+  /** Visibility of every file that does not say its own. Default `public`. */
+  visibility?: Visibility;
 }
 
 /** One upload's outcome in `completeMany`: the ready file, or the service's error for it. */
@@ -205,7 +214,13 @@ export class FilehostApi {
   /** `POST /v1/upload`: one file in one request (at most 100 MiB), its URL live at once. */
   async upload(
     body: UploadBody,
-    options: CallOptions & { name?: string; type?: string; metadata?: FileMetadata } = {},
+    options: CallOptions & {
+      name?: string;
+      type?: string;
+      metadata?: FileMetadata;
+      /** Default `public`. A `private` file has no URL; a backend asks for a `signedUrl`. */
+      visibility?: Visibility;
+    } = {},
   ): Promise<UploadResponse> {
     const headers: Record<string, string> = {
       'Content-Type':
@@ -215,6 +230,7 @@ export class FilehostApi {
       options.name ?? (typeof File !== 'undefined' && body instanceof File ? body.name : undefined);
     if (name) headers['X-Filename'] = encodeURIComponent(name);
     if (options.metadata) headers['X-Metadata'] = JSON.stringify(options.metadata);
+    if (options.visibility) headers['X-Visibility'] = options.visibility;
     return this.request<UploadResponse>('POST', routes.upload(), {
       body,
       headers,
@@ -380,6 +396,20 @@ export class FilehostClient extends FilehostApi {
   /** `GET /v1/usage` (secret key): what the project holds now, and its limits. */
   usage(options: CallOptions = {}): Promise<Usage> {
     return this.request<Usage>('GET', backendRoutes.usage(), options);
+  }
+
+  /**
+   * A CDN link to a file that works for `expiresIn` seconds (default 3600, at most 7 days):
+   * the only way a private file is served, and a public one answers it too. Needs the
+   * secret key, so it is a backend's call: it signs a link when a user may see the file.
+   */
+  signedUrl(id: string, options: SignedUrlRequest & CallOptions = {}): Promise<SignedUrlResponse> {
+    const { signal, ...request } = options;
+    return this.request<SignedUrlResponse>('POST', backendRoutes.signedUrl(id), {
+      body: JSON.stringify(request),
+      headers: { 'Content-Type': 'application/json' },
+      signal,
+    });
   }
 
   /**
@@ -564,7 +594,11 @@ export class FilehostClient extends FilehostApi {
     const inFlight = concurrencyLimit(Math.max(1, options.concurrency ?? 6));
 
     const uploadOne = async (source: UploadFilesItem, index: number): Promise<FileRecord> => {
-      const request = signRequestOf(source, { ...source, checksum: options.checksum });
+      const request = signRequestOf(source, {
+        ...source,
+        checksum: options.checksum,
+        visibility: source.visibility ?? options.visibility,
+      });
       const { signed, together } = await withRetry(() => session.sign(request, call), retry);
       const plan = planFromSign(signed);
       await sendParts(
@@ -641,7 +675,13 @@ export class FilehostClient extends FilehostApi {
 /** What a sign call is told of a file: its options first, then what the source knows. */
 function signRequestOf(
   source: UploadSource,
-  options: { name?: string; type?: string; metadata?: FileMetadata; checksum?: boolean },
+  options: {
+    name?: string;
+    type?: string;
+    metadata?: FileMetadata;
+    checksum?: boolean;
+    visibility?: Visibility;
+  },
 ): SignRequest {
   return {
     name: options.name ?? source.name ?? 'upload',
@@ -649,6 +689,8 @@ function signRequestOf(
     type: options.type ?? source.type,
     metadata: options.metadata,
     checksum: options.checksum ?? true,
+    // Only when asked: a request that does not say is public, as before.
+    ...(options.visibility ? { visibility: options.visibility } : {}),
   };
 }
 

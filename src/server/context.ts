@@ -25,4 +25,6 @@ export interface ServiceContext {
   log: FastifyBaseLogger;
   /** Told when an event was recorded here, so its webhooks go out at once. */
   events: { kick(): void };
+  /** The key of signed CDN links (`cdn/signed-link.ts`), the same on every instance. */
+  linkKey: Buffer;
 }

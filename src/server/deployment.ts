@@ -21,6 +21,11 @@ export interface Stores {
   close(): Promise<void>;
   /** Space held back on the data dir's disk so a delete can commit on a full disk (local only). */
   reserve: DiskReserve | null;
+  /**
+   * The secret every instance shares for what the service signs (the local store's part
+   * URLs, CDN links), in both deployments; each use derives its own key from it.
+   */
+  signingSecret: Buffer;
 }
 
 const SIGNING_SECRET_SETTING = 'url-signing-secret';
@@ -48,19 +53,19 @@ export async function openStores(config: ServiceConfig, apiUrl: () => string): P
     const { db, rateLimiter } = await openMetadataStore(config);
     cleanups.push(() => db.close());
 
+    const signingSecret =
+      config.signingSecret ??
+      (sharedMetadata
+        ? Buffer.from(
+            await db.initSetting(SIGNING_SECRET_SETTING, randomBytes(32).toString('base64url')),
+            'base64url',
+          )
+        : await loadOrCreateSecret(join(config.dataDir, 'signing.key')));
     let blobs: BlobStore;
     if (config.s3) {
       const { S3BlobStore } = await import('./storage/s3/s3-store.js');
       blobs = new S3BlobStore(config.s3);
     } else {
-      const signingSecret =
-        config.signingSecret ??
-        (sharedMetadata
-          ? Buffer.from(
-              await db.initSetting(SIGNING_SECRET_SETTING, randomBytes(32).toString('base64url')),
-              'base64url',
-            )
-          : await loadOrCreateSecret(join(config.dataDir, 'signing.key')));
       const { LocalDiskBlobStore } = await import('./storage/local-disk/local-disk-store.js');
       blobs = new LocalDiskBlobStore({
         root: join(config.dataDir, 'storage'),
@@ -71,7 +76,7 @@ export async function openStores(config: ServiceConfig, apiUrl: () => string): P
     cleanups.push(async () => blobs.close?.());
     const reserve = local ? new DiskReserve(join(config.dataDir, 'reserve')) : null;
     await reserve?.ensure();
-    return { db, blobs, rateLimiter, exclusive: local, close, reserve };
+    return { db, blobs, rateLimiter, exclusive: local, close, reserve, signingSecret };
   } catch (error) {
     await close();
     throw error;

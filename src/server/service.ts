@@ -4,6 +4,7 @@ import { buildApiApp } from './api/app.js';
 import { type DefaultProject, ensureDefaultProject } from './bootstrap.js';
 import { buildCdnApp } from './cdn/cdn.js';
 import { CDN_CACHED_FILE_BYTES, ServingCache } from './cdn/serving-cache.js';
+import { linkKey } from './cdn/signed-link.js';
 import { ImageVariants } from './cdn/variants/stored-variant.js';
 import { VariantEncoder } from './cdn/variants/variant-encoder.js';
 import { deploymentOf, type ServiceConfig } from './config.js';
@@ -69,6 +70,7 @@ export async function startService(
       now: Date.now,
       log,
       events: { kick() {} },
+      linkKey: linkKey(opened.signingSecret),
     };
     deliverer = new EventDeliverer(ctx);
     ctx.events = deliverer;

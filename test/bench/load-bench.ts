@@ -26,6 +26,7 @@ import { rgwAvailable, startRgw } from '../helpers/ceph-rgw.js';
 import { nginxAvailable, startNginx } from '../helpers/nginx.js';
 import { freePort } from '../helpers/ports.js';
 import { postgresAvailable, startPostgres } from '../helpers/postgres.js';
+import { publicUrlOf } from '../helpers/public-url.js';
 import { scaleEnv } from '../helpers/scale.js';
 import { type ChildService, spawnService } from '../helpers/service.js';
 import { startReceiver } from '../helpers/webhook-receiver.js';
@@ -128,7 +129,7 @@ async function runLoad(target: Target): Promise<LoadResult> {
             { size, slice: (start, end) => new Blob([content.subarray(start, end)]) },
             { name: `c${clientIndex}-f${fileIndex}.bin`, concurrency: 2 },
           );
-          uploaded.push({ url: record.url, content });
+          uploaded.push({ url: publicUrlOf(record), content });
           bytes += size;
         } catch (error) {
           errors++;

@@ -181,6 +181,7 @@ function sqliteListing(dir: string): ListingStore {
             deletedAt: null,
             uploadTokenHash: null,
             completedParts: null,
+            visibility: 'public',
           };
         }
       }

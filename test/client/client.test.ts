@@ -20,6 +20,7 @@ import {
 import { fileSource } from '../../src/client/node.js';
 import { partPutError } from '../../src/client/part-put-error.js';
 import { bytesOfType } from '../helpers/bytes.js';
+import { publicUrlOf } from '../helpers/public-url.js';
 import { SCALE } from '../helpers/scale-mode.js';
 import {
   ALLOWED_ORIGIN,
@@ -75,7 +76,7 @@ describe('FilehostClient against the real service', () => {
     const record = await client.getFile(uploaded.id);
     assert.deepEqual(record.metadata, { user: 'u1' });
     assert.equal(record.status, 'ready');
-    assertSameBytes(await (await fetch(record.url)).arrayBuffer(), bytes);
+    assertSameBytes(await (await fetch(publicUrlOf(record))).arrayBuffer(), bytes);
     await client.deleteFile(uploaded.id);
     await assert.rejects(client.getFile(uploaded.id), (error: unknown) => {
       assert.ok(error instanceof ApiError);
@@ -112,7 +113,7 @@ describe('FilehostClient against the real service', () => {
     // Byte-level: many reports, and never more than the total.
     assert.ok(progress.length > 10, `${progress.length} progress reports`);
     assert.ok(progress.every((value) => value <= bytes.length));
-    assertSameBytes(await (await fetch(record.url)).arrayBuffer(), bytes);
+    assertSameBytes(await (await fetch(publicUrlOf(record))).arrayBuffer(), bytes);
   });
 
   it('resumes an upload by sending only the parts the service does not hold', async () => {
@@ -133,7 +134,7 @@ describe('FilehostClient against the real service', () => {
     );
     const puts = log.filter((entry) => entry.method === 'PUT').map((entry) => partOf(entry));
     assert.deepEqual(puts.sort(), ['2', '3']);
-    assertSameBytes(await (await fetch(record.url)).arrayBuffer(), bytes);
+    assertSameBytes(await (await fetch(publicUrlOf(record))).arrayBuffer(), bytes);
   });
 
   it("with a page's publishable key, keeps the upload token and resumes with it", async () => {
@@ -201,7 +202,7 @@ describe('FilehostClient against the real service', () => {
         ),
       'state and complete carry the token',
     );
-    assertSameBytes(await (await fetch(record.url)).arrayBuffer(), bytes);
+    assertSameBytes(await (await fetch(publicUrlOf(record))).arrayBuffer(), bytes);
     assert.equal(remembered.size, 0, 'forgotten once done');
   });
 
@@ -226,7 +227,7 @@ describe('FilehostClient against the real service', () => {
     );
     const puts = log.filter((entry) => entry.method === 'PUT').map((entry) => partOf(entry));
     assert.deepEqual(puts.sort(), ['1', '2', '2']);
-    assertSameBytes(await (await fetch(record.url)).arrayBuffer(), bytes);
+    assertSameBytes(await (await fetch(publicUrlOf(record))).arrayBuffer(), bytes);
   });
 
   it('sends each part with its digest, and sends again a part damaged on the way', async () => {
@@ -269,7 +270,7 @@ describe('FilehostClient against the real service', () => {
       answers.filter((answer) => answer.status !== 200),
       [{ part: '2', status: 400 }],
     );
-    assertSameBytes(await (await fetch(record.url)).arrayBuffer(), bytes);
+    assertSameBytes(await (await fetch(publicUrlOf(record))).arrayBuffer(), bytes);
   });
 
   it('names a part refused as damaged checksum_mismatch, whichever store refused it', async () => {
@@ -312,7 +313,7 @@ describe('FilehostClient against the real service', () => {
     const put = log.find((entry) => entry.method === 'PUT');
     const sent = new Headers(put?.headers);
     assert.equal(sent.get('Content-Digest') ?? sent.get('Content-MD5'), null);
-    assertSameBytes(await (await fetch(record.url)).arrayBuffer(), bytes);
+    assertSameBytes(await (await fetch(publicUrlOf(record))).arrayBuffer(), bytes);
   });
 
   it('signs again when a part URL has expired', async () => {
@@ -426,7 +427,7 @@ describe('FilehostClient against the real service', () => {
       assert.deepEqual(result.file.metadata, { n: String(index) });
       assert.equal(result.file.status, 'ready');
       assertSameBytes(
-        await (await fetch(result.file.url)).arrayBuffer(),
+        await (await fetch(publicUrlOf(result.file))).arrayBuffer(),
         contents[index] as Uint8Array,
       );
     }
@@ -502,7 +503,7 @@ describe('FilehostClient against the real service', () => {
       const file = results[index]?.file as FileRecord;
       assert.equal(file.status, 'ready');
       assertSameBytes(
-        await (await fetch(file.url)).arrayBuffer(),
+        await (await fetch(publicUrlOf(file))).arrayBuffer(),
         files[index]?.slice() as Uint8Array,
       );
     }
@@ -515,6 +516,67 @@ describe('FilehostClient against the real service', () => {
     assert.equal(calls(/^\/v1\/uploads\/sign$/), 3);
     assert.ok(calls(/^\/v1\/uploads\/complete$/) >= 2);
     assert.equal(refused.details.index, undefined, 'its own error, not a position in a batch');
+  });
+
+  it('uploads private files and asks for signed links to them', async () => {
+    const bytes = patternBytes(3000, 7);
+    const one = await client.upload(bytes, { name: 'one.bin', visibility: 'private' });
+    assert.deepEqual([one.visibility, one.url], ['private', null]);
+    const multi = await client.uploadFile(
+      {
+        size: bytes.length,
+        name: 'multi.bin',
+        slice: async (start, end) => bytes.slice(start, end),
+      },
+      { visibility: 'private' },
+    );
+    assert.deepEqual([multi.visibility, multi.url], ['private', null]);
+    const [batchPrivate, batchPublic] = await client.uploadFiles(
+      [
+        { size: 10, name: 'a.bin', slice: async () => bytes.slice(0, 10) },
+        {
+          size: 10,
+          name: 'b.bin',
+          visibility: 'public',
+          slice: async () => bytes.slice(0, 10),
+        },
+      ],
+      { visibility: 'private' },
+    );
+    assert.equal(batchPrivate?.file?.visibility, 'private');
+    assert.equal(batchPublic?.file?.visibility, 'public');
+    assert.equal((await client.getFile(multi.id)).url, null);
+
+    for (const id of [one.id, multi.id]) {
+      const link = await client.signedUrl(id, { expiresIn: 120 });
+      assert.ok(link.expiresAt > Date.now() + 110_000 && link.expiresAt <= Date.now() + 122_000);
+      const served = await fetch(link.url);
+      assert.equal(served.status, 200);
+      assertSameBytes(await served.arrayBuffer(), bytes);
+    }
+    const download = await client.signedUrl(one.id, { download: true });
+    const served = await fetch(download.url);
+    assert.match(served.headers.get('content-disposition') ?? '', /^attachment;/);
+    await served.arrayBuffer();
+
+    // A page's client: its fetch sends the page's Origin, which the publishable key needs.
+    const page = new FilehostClient({
+      endpoint: t.apiUrl,
+      apiKey: t.publishableKey,
+      fetch: (input, init) =>
+        fetch(input, { ...init, headers: { ...init?.headers, Origin: ALLOWED_ORIGIN } }),
+    });
+    await assert.rejects(page.signedUrl(one.id), (error: unknown) => {
+      assert.ok(error instanceof ApiError);
+      assert.equal(error.status, 403);
+      assert.equal(error.code, 'secret_key_required');
+      return true;
+    });
+    await assert.rejects(client.signedUrl(one.id, { expiresIn: 0 }), (error: unknown) => {
+      assert.ok(error instanceof ApiError);
+      assert.equal(error.code, 'invalid_request');
+      return true;
+    });
   });
 
   it('lists page by page and iterates over every file', async () => {

@@ -18,6 +18,7 @@ import {
   planFromState,
   type UploadPlan,
 } from '../../src/client/upload-plan.js';
+import { publicUrlOf } from '../helpers/public-url.js';
 import { assertSameBytes, patternBytes, startTestService } from '../helpers/service.js';
 
 type Bytes = Uint8Array<ArrayBuffer>;
@@ -71,7 +72,7 @@ describe('sendParts: the one part sender of both uploaders', () => {
   async function complete(plan: UploadPlan, on = client): Promise<void> {
     const record = await on.complete(plan.uploadId, { parts: claimedParts(plan) });
     assert.equal(record.status, 'ready');
-    assertSameBytes(await (await fetch(record.url)).arrayBuffer(), bytes);
+    assertSameBytes(await (await fetch(publicUrlOf(record))).arrayBuffer(), bytes);
   }
 
   it('sends only the parts the service does not hold, each with its digest, and counts each part', async () => {

@@ -12,6 +12,7 @@ import {
   fileSource,
   uploadPath,
 } from '../../src/client/node.js';
+import { publicUrlOf } from '../helpers/public-url.js';
 import {
   assertSameBytes,
   patternBytes,
@@ -95,7 +96,7 @@ describe('resuming an upload in Node by its path', () => {
     const record = await uploadPath(client, path, { concurrency: 1 });
     assert.equal(puts(), 1, 'only the third part is sent');
     assert.equal(record.size, bytes.length);
-    assertSameBytes(await (await fetch(record.url)).arrayBuffer(), bytes);
+    assertSameBytes(await (await fetch(publicUrlOf(record))).arrayBuffer(), bytes);
     const left = JSON.parse(await readFile(defaultResumeFile(), 'utf8')) as object;
     assert.deepEqual(left, {}, 'a finished upload is forgotten');
   });
@@ -114,7 +115,7 @@ describe('resuming an upload in Node by its path', () => {
     const first = countingClient();
     const record = await uploadPath(first.client, path);
     assert.equal(first.puts(), 3, 'all three parts');
-    assertSameBytes(await (await fetch(record.url)).arrayBuffer(), bytes);
+    assertSameBytes(await (await fetch(publicUrlOf(record))).arrayBuffer(), bytes);
 
     // Cut, then the file is written again (same size): its fingerprint differs, so the new
     // bytes are sent whole, never mixed with the parts of the old ones.
@@ -125,6 +126,6 @@ describe('resuming an upload in Node by its path', () => {
     const second = countingClient();
     const again = await uploadPath(second.client, path);
     assert.equal(second.puts(), 3);
-    assertSameBytes(await (await fetch(again.url)).arrayBuffer(), changed);
+    assertSameBytes(await (await fetch(publicUrlOf(again))).arrayBuffer(), changed);
   });
 });

@@ -6,6 +6,7 @@ import { FilehostClient } from '../../src/client/client.js';
 import type { FileListElement } from '../../src/elements/file-list/file-list.js';
 import { GROUP_SIZE } from '../../src/elements/file-list/row-groups.js';
 import type { FileUploaderElement } from '../../src/elements/file-uploader/file-uploader.js';
+import { bytesOfType } from '../helpers/bytes.js';
 import { file, network, next, pick, project, text, untilUnreachable } from './helpers.js';
 
 type Project = Awaited<ReturnType<typeof project>>;
@@ -88,6 +89,29 @@ describe('<file-list>', () => {
     expect(Date.parse(time.dateTime)).to.be.closeTo(Date.now(), 60_000);
     expect(time.title).to.not.equal('');
     expect(text(element)).to.contain('That is all 3 files.');
+    await expect(element).to.be.accessible();
+  });
+
+  it('shows a private file (url null) by its name alone: no link, no thumbnail, nothing to copy', async () => {
+    const p = await project();
+    const client = new FilehostClient({ endpoint: p.endpoint, apiKey: p.publishableKey });
+    const png = bytesOfType('image/png', 200);
+    await client.upload(new Blob([png], { type: 'image/png' }), { name: 'open.png' });
+    await aTimeout(2);
+    await client.upload(new Blob([png], { type: 'image/png' }), {
+      name: 'hidden.png',
+      visibility: 'private',
+    });
+    const element = await list(p);
+    expect(names(element)).to.deep.equal(['hidden.png', 'open.png']);
+    const [hidden, open] = rows(element) as [HTMLElement, HTMLElement];
+    expect(hidden.querySelector('a')).to.equal(null);
+    expect(hidden.querySelector('img')).to.equal(null);
+    expect(hidden.querySelector('.copy')).to.equal(null);
+    expect(hidden.querySelector('.name')?.textContent?.trim()).to.equal('hidden.png');
+    expect(open.querySelector('a')).to.not.equal(null);
+    expect(open.querySelector('img')).to.not.equal(null);
+    expect(open.querySelector('.copy')).to.not.equal(null);
     await expect(element).to.be.accessible();
   });
 

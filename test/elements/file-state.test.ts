@@ -9,7 +9,12 @@ import {
   newFileUpload,
 } from '../../src/elements/file-uploader/file-state.js';
 
-const target = { endpoint: 'http://api.test', apiKey: 'pk_live_x', metadata: {} };
+const target = {
+  endpoint: 'http://api.test',
+  apiKey: 'pk_live_x',
+  metadata: {},
+  visibility: 'public' as const,
+};
 
 function engineFile(progress: Partial<EngineFile['progress']> = {}, error: string | null = null) {
   return {

@@ -6,6 +6,7 @@ import type {
   FileUploaderElement,
   UploadFailure,
 } from '../../src/elements/file-uploader/file-uploader.js';
+import { publicUrlOf } from '../helpers/public-url.js';
 import {
   bytes,
   device,
@@ -80,13 +81,28 @@ describe('<file-uploader>', () => {
       expect(record.status).to.equal('ready');
       expect(record.name).to.equal('hello.txt');
       expect(record.mime).to.equal('text/plain');
-      expect(record.url.startsWith(p.cdnUrl)).to.equal(true);
-      expect(await sameBytes(record.url, content)).to.equal(true);
+      expect(publicUrlOf(record).startsWith(p.cdnUrl)).to.equal(true);
+      expect(await sameBytes(publicUrlOf(record), content)).to.equal(true);
       expect(statuses(element)).to.deep.equal(['done']);
       const link = shadow(element, '.name a') as HTMLAnchorElement;
       expect(link.href).to.equal(record.url);
       expect(link.target).to.equal('_blank');
       expect(link.rel).to.equal('noopener noreferrer');
+      await expect(element).to.be.accessible();
+    });
+
+    it('uploads private files with visibility="private": no URL, no link, not on the CDN', async () => {
+      const p = await project();
+      const element = await uploader(p, { visibility: 'private' });
+      const done = next(element, 'upload-success');
+      pick(element, [new File([bytes(3000, 4)], 'secret.txt', { type: 'text/plain' })]);
+      const { record } = await done;
+      expect(record.visibility).to.equal('private');
+      expect(record.url).to.equal(null);
+      expect(element.shadowRoot?.querySelector('.name a')).to.equal(null);
+      expect(shadow(element, '.name').textContent?.trim()).to.equal('secret.txt');
+      const cdn = await fetch(`${p.cdnUrl}/${record.id}/secret.txt`);
+      expect(cdn.status).to.equal(404);
       await expect(element).to.be.accessible();
     });
 
@@ -103,7 +119,7 @@ describe('<file-uploader>', () => {
       expect(successful.map((r) => r.name).sort()).to.deep.equal(files.map((f) => f.name).sort());
       for (const [index, f] of files.entries()) {
         const record = successful.find((r) => r.name === f.name) as FileRecord;
-        expect(await sameBytes(record.url, bytes(f.size, index + 1))).to.equal(true);
+        expect(await sameBytes(publicUrlOf(record), bytes(f.size, index + 1))).to.equal(true);
       }
       expect(text(element)).to.contain('6 of 6 uploaded');
     });
@@ -160,7 +176,7 @@ describe('<file-uploader>', () => {
       pick(element, [new File([content], 'big.bin')]);
       const { record } = await success;
       expect(record.size).to.equal(content.length);
-      expect(await sameBytes(record.url, content)).to.equal(true);
+      expect(await sameBytes(publicUrlOf(record), content)).to.equal(true);
       const log = (await network('log')) as string[];
       const puts = log.filter(
         (line) => line.startsWith('PUT') && line.includes(`[upload ${record.id} part `),
@@ -734,7 +750,7 @@ describe('<file-uploader>', () => {
       expect(text(element)).to.contain('The connection was lost');
       await network('restore');
       const { record } = await success;
-      expect(await sameBytes(record.url, content)).to.equal(true);
+      expect(await sameBytes(publicUrlOf(record), content)).to.equal(true);
       const log = (await network('log')) as string[];
       const count = (n: number) =>
         log.filter(
@@ -787,7 +803,7 @@ describe('<file-uploader>', () => {
       const success = next(element, 'upload-success', 60_000);
       pick(element, [new File([content], 'late.bin')]);
       const { record } = await success;
-      expect(await sameBytes(record.url, content)).to.equal(true);
+      expect(await sameBytes(publicUrlOf(record), content)).to.equal(true);
     });
   });
 
@@ -802,7 +818,7 @@ describe('<file-uploader>', () => {
       const success = next(element, 'upload-success', 60_000);
       pick(element, [new File([content], 'checked.bin')]);
       const { record } = await success;
-      expect(await sameBytes(record.url, content)).to.equal(true);
+      expect(await sameBytes(publicUrlOf(record), content)).to.equal(true);
       const puts = ((await network('log')) as string[]).filter((line) => line.startsWith('PUT'));
       expect(puts.length, puts.join('\n')).to.equal(2);
     });
@@ -815,7 +831,7 @@ describe('<file-uploader>', () => {
       const success = next(element, 'upload-success', 30_000);
       pick(element, [new File([content], 'small-checked.bin')]);
       const { record } = await success;
-      expect(await sameBytes(record.url, content)).to.equal(true);
+      expect(await sameBytes(publicUrlOf(record), content)).to.equal(true);
     });
 
     it('with checksum="all", checks every part of a big file: a damaged part alone goes again', async () => {
@@ -827,7 +843,7 @@ describe('<file-uploader>', () => {
       const success = next(element, 'upload-success', 60_000);
       pick(element, [new File([content], 'all-checked.bin')]);
       const { record } = await success;
-      expect(await sameBytes(record.url, content)).to.equal(true);
+      expect(await sameBytes(publicUrlOf(record), content)).to.equal(true);
       const puts = ((await network('log')) as string[])
         .filter((line) => line.startsWith('PUT'))
         .map((line) => line.replace(/^.*part (\d+)\]$/, '$1'))
@@ -845,7 +861,7 @@ describe('<file-uploader>', () => {
       pick(element, [new File([content], 'unchecked.bin')]);
       const { record } = await success;
       // What the option gives up, shown: the flipped byte is what the CDN serves.
-      expect(await sameBytes(record.url, content)).to.equal(false);
+      expect(await sameBytes(publicUrlOf(record), content)).to.equal(false);
       const puts = ((await network('log')) as string[]).filter((line) => line.startsWith('PUT'));
       expect(puts.length).to.equal(1);
     });
@@ -861,7 +877,7 @@ describe('<file-uploader>', () => {
       const content = bytes(11 * MiB, 6);
       pick(element, [new File([content], 'refused-once.bin')]);
       const { record } = await success;
-      expect(await sameBytes(record.url, content)).to.equal(true);
+      expect(await sameBytes(publicUrlOf(record), content)).to.equal(true);
       const log = ((await network('log')) as string[]).map((line) => line.replace(/\?.*$/, ''));
       expect(log).to.include(`GET ${p.endpoint}/v1/uploads/${record.id}`);
     });
@@ -1014,7 +1030,7 @@ describe('<file-uploader>', () => {
       const { successful } = await done;
       const after = (await network('log')) as string[];
       expect(puts(after).map(partOf).sort()).to.deep.equal([2, 3]);
-      expect(await sameBytes((successful[0] as FileRecord).url, content)).to.equal(true);
+      expect(await sameBytes(publicUrlOf(successful[0] as FileRecord), content)).to.equal(true);
     });
 
     it('pauses and resumes every file from the summary, while they are being signed', async () => {
@@ -1045,7 +1061,7 @@ describe('<file-uploader>', () => {
       expect(successful.map((record) => record.name).sort()).to.deep.equal(['one.txt', 'two.txt']);
       expect(
         await sameBytes(
-          (successful.find((r) => r.name === 'two.txt') as FileRecord).url,
+          publicUrlOf(successful.find((r) => r.name === 'two.txt') as FileRecord),
           bytes(4000, 2),
         ),
       ).to.equal(true);
@@ -1104,7 +1120,7 @@ describe('<file-uploader>', () => {
       const after = (await network('log')) as string[];
       expect(puts(after)).to.deep.equal([]);
       expect(completes(after)).to.have.length(1);
-      expect(await sameBytes(record.url, bytes(5000, 5))).to.equal(true);
+      expect(await sameBytes(publicUrlOf(record), bytes(5000, 5))).to.equal(true);
     });
   });
 

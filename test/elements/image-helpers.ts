@@ -2,6 +2,7 @@
 import { expect, fixture, html } from '@open-wc/testing';
 import type { FileRecord } from '../../src/api/types.js';
 import type { FileUploaderElement } from '../../src/elements/file-uploader/file-uploader.js';
+import { publicUrlOf } from '../helpers/public-url.js';
 import { next, pick, project } from './helpers.js';
 
 export async function uploader(attributes: Record<string, string>): Promise<FileUploaderElement> {
@@ -78,7 +79,7 @@ export function contains(haystack: Uint8Array, needle: string): boolean {
 }
 
 export async function served(record: FileRecord): Promise<Uint8Array<ArrayBuffer>> {
-  const response = await fetch(record.url);
+  const response = await fetch(publicUrlOf(record));
   expect(response.ok).to.equal(true);
   return new Uint8Array(await response.arrayBuffer());
 }

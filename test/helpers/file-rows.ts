@@ -21,6 +21,7 @@ export function readyFileRow(
     deletedAt: null,
     uploadTokenHash: null,
     completedParts: null,
+    visibility: 'public',
     ...fields,
   };
 }

@@ -6,6 +6,7 @@ import { startRgw } from '../helpers/ceph-rgw.js';
 import { startNginx, type TestNginx } from '../helpers/nginx.js';
 import { freePort } from '../helpers/ports.js';
 import { startPostgres } from '../helpers/postgres.js';
+import { publicUrlOf } from '../helpers/public-url.js';
 import { rawExchange } from '../helpers/raw-exchange.js';
 import { scaleDeployment } from '../helpers/scale.js';
 import {
@@ -138,7 +139,7 @@ describe('many instances behind a load balancer (PostgreSQL + S3)', { skip }, ()
     );
     const record = await complete(direct(1), signed, etags);
     assert.equal(record.status, 'ready');
-    assert.ok(record.url.startsWith(`${nginx.cdnUrl}/`));
+    assert.ok(publicUrlOf(record).startsWith(`${nginx.cdnUrl}/`));
     for (const cdn of [directCdn(0), directCdn(1), nginx.cdnUrl]) {
       const served = await fetch(`${cdn}/${signed.id}`);
       assert.equal(served.status, 200);

@@ -10,6 +10,7 @@ import type {
   UploadState,
 } from '../../src/api/types.js';
 import type { LocalDiskBlobStore } from '../../src/server/storage/local-disk/local-disk-store.js';
+import { publicUrlOf } from '../helpers/public-url.js';
 import { LOCAL_ONLY, SCALE } from '../helpers/scale-mode.js';
 import {
   ALLOWED_ORIGIN,
@@ -111,7 +112,7 @@ describe('part checksums: uploads signed with checksum: true', () => {
     );
     assert.equal(parts.length, 2);
     const record = await json<FileRecord>(await t.complete(signed.id));
-    assertSameBytes(await (await fetch(record.url)).arrayBuffer(), bytes);
+    assertSameBytes(await (await fetch(publicUrlOf(record))).arrayBuffer(), bytes);
   });
 
   it('refuses a part whose bytes were damaged, keeps nothing of it, takes it sent again', async () => {
@@ -134,7 +135,7 @@ describe('part checksums: uploads signed with checksum: true', () => {
     await expectError(await t.complete(signed.id), 409, 'upload_incomplete');
     await partAccepted(await put(first, good, digestHeader(signed, good)), first);
     const record = await json<FileRecord>(await t.complete(signed.id));
-    assertSameBytes(await (await fetch(record.url)).arrayBuffer(), bytes);
+    assertSameBytes(await (await fetch(publicUrlOf(record))).arrayBuffer(), bytes);
   });
 
   it('refuses a short last part whose single damaged byte is its last one', async () => {
@@ -337,7 +338,7 @@ describe('part checksums on the local-disk store: the requirement is signed', {
     );
     await partAccepted(await put(part, bytes, { ...part.headers, 'Content-Digest': 'x' }), part);
     const record = await json<FileRecord>(await t.complete(signed.id));
-    assertSameBytes(await (await fetch(record.url)).arrayBuffer(), bytes);
+    assertSameBytes(await (await fetch(publicUrlOf(record))).arrayBuffer(), bytes);
   });
 
   it('a damaged re-send of a whole part leaves it not whole, as any failed write does', async () => {

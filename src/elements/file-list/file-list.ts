@@ -310,7 +310,8 @@ export class FileListElement extends LitElement {
   async #copy(file: FileRecord): Promise<void> {
     let ok = true;
     try {
-      await navigator.clipboard.writeText(file.url);
+      // Offered only for a file with a URL (a private file has none).
+      await navigator.clipboard.writeText(file.url as string);
     } catch {
       ok = false;
     }
@@ -377,22 +378,27 @@ export class FileListElement extends LitElement {
         ? formatRelative(file.createdAt, now, locale)
         : formatDate(file.createdAt, locale);
     const copied = this._copied?.id === file.id ? this._copied : null;
-    const image = ready && file.mime.startsWith('image/');
+    // A private file has no URL (`url: null`): its name without a link, no thumbnail (it
+    // would only be a broken image) and nothing to copy.
+    const url = ready && file.url;
+    const image = url && file.mime.startsWith('image/');
     return html`
       <div part="item" class="item" role="listitem" tabindex=${active ? 0 : -1} data-status=${file.status}
         @click=${(event: MouseEvent) => this.#onRowClick(event, file, index)} @focus=${() => {
           this._active = index;
         }}>
         <span part="thumbnail" class="thumbnail" aria-hidden="true">
-          ${image ? html`<img src=${file.url} alt="" loading="lazy" decoding="async" @error=${hideBrokenImage} />` : nothing}${fileIcon}
+          ${image ? html`<img src=${url} alt="" loading="lazy" decoding="async" @error=${hideBrokenImage} />` : nothing}${fileIcon}
         </span>
         <span class="info">
           <span part="name" class="name" dir="auto" title=${file.name}>
             ${
-              ready
-                ? html`<a part="link" href=${file.url} target="_blank" rel="noopener noreferrer"
+              url
+                ? html`<a part="link" href=${url} target="_blank" rel="noopener noreferrer"
                     tabindex=${active ? 0 : -1} aria-label=${t.openFile(file.name)}>${file.name}</a>`
-                : html`${file.name} <span class="badge">${t.pending}</span>`
+                : ready
+                  ? file.name
+                  : html`${file.name} <span class="badge">${t.pending}</span>`
             }
           </span>
           <span part="meta" class="meta">
@@ -402,7 +408,7 @@ export class FileListElement extends LitElement {
           </span>
         </span>
         ${
-          ready
+          url
             ? html`<button part="copy-button" class="copy" type="button" tabindex=${active ? 0 : -1}
                 @click=${() => this.#copy(file)}>${copied ? (copied.ok ? t.copied : t.copyFailed) : t.copyLink}<span
                   class="visually-hidden">${t.copyLinkTarget(file.name)}</span></button>`

@@ -70,5 +70,6 @@ export function signRequestFor(
     // (a 256 MiB upload ran at about half the speed here; see the README).
     checksum: checksum === 'all' || (checksum !== 'off' && size <= MIN_PART_SIZE),
     metadata: relativePath ? { ...target.metadata, relativePath } : target.metadata,
+    visibility: target.visibility,
   };
 }

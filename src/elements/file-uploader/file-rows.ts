@@ -65,7 +65,8 @@ export function renderFile(
       <div class="info">
         <span part="name" class="name" title=${file.name}>
           ${
-            file.record
+            // A private file has no URL (`url: null`): its name, without a link.
+            file.record?.url
               ? html`<a href=${file.record.url} target="_blank" rel="noopener noreferrer"
                   aria-label=${t.openFile(file.name)}>${file.name}</a>`
               : file.name

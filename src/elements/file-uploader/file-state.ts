@@ -1,19 +1,20 @@
 import { cleanName } from '../../api/names.js';
-import type { FileMetadata, FileRecord } from '../../api/types.js';
+import type { FileMetadata, FileRecord, Visibility } from '../../api/types.js';
 import type { UploadPlan } from '../../client/upload-plan.js';
 import type { FailureCause, UploadFailure } from './failure.js';
 import type { FileStatus, FileView } from './file-view.js';
 
 /**
  * Where and as what one file is uploaded. Taken from the element's settings when the file
- * starts, and kept once the file is signed: a page that changes `endpoint`, `api-key` or
- * `metadata` while a file is on its way changes it for that file's next fresh start (a
+ * starts, and kept once the file is signed: a page that changes `endpoint`, `api-key`,
+ * `metadata` or `visibility` while a file is on its way changes it for that file's next fresh start (a
  * retry after a refused key, say), never between its sign, its PUTs and its complete.
  */
 export interface UploadTarget {
   readonly endpoint: string;
   readonly apiKey: string;
   readonly metadata: FileMetadata;
+  readonly visibility: Visibility | undefined;
 }
 
 /** Everything the engine knows of one file besides Uppy's own state: one record per file. */

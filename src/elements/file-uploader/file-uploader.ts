@@ -1,6 +1,6 @@
 import { html, LitElement, nothing, svg } from 'lit';
 import { repeat } from 'lit/directives/repeat.js';
-import type { FileMetadata, FileRecord } from '../../api/types.js';
+import type { FileMetadata, FileRecord, Visibility } from '../../api/types.js';
 import { Announcer } from '../shared/announcer.js';
 import { emit } from '../shared/events.js';
 import { formatBytes, formatCount, localeOf } from '../shared/format.js';
@@ -88,7 +88,7 @@ const optionalNumber = {
  * @fires file-add - Files were added and passed the checks. `detail.files`.
  * @fires upload-start - A file's upload started. `detail.file`.
  * @fires upload-progress - Bytes went out (a file of 64 KiB or less reports them once, when all are out). `detail.file`, `detail.bytesUploaded`, `detail.bytesTotal`.
- * @fires upload-success - A file is ready on the CDN. `detail.file`, `detail.record` (with `url`).
+ * @fires upload-success - A file is ready on the CDN. `detail.file`, `detail.record` (with `url`; `null` for a private file).
  * @fires upload-error - A file failed or was refused. `detail.code`, `detail.status`, `detail.message`, `detail.step`.
  * @fires upload-complete - Nothing is uploading any more. `detail.successful`, `detail.failed`.
  *
@@ -153,6 +153,7 @@ export class FileUploaderElement extends LitElement {
     resumeMaxSize: { attribute: 'resume-max-size', converter: optionalNumber },
     checksum: { type: String },
     metadata: { converter: jsonConverter },
+    visibility: { type: String },
     disabled: { type: Boolean, reflect: true },
     noAutoUpload: { type: Boolean, attribute: 'no-auto-upload' },
     name: { type: String, reflect: true },
@@ -220,6 +221,14 @@ export class FileUploaderElement extends LitElement {
   declare checksum: ChecksumChoice;
   /** Metadata stored with every file (JSON object of strings in the attribute). */
   declare metadata: FileMetadata;
+  /**
+   * `private`: the files are stored private. The CDN serves them only through signed links,
+   * which the page's backend asks for with the secret key; their records have no `url`, so
+   * the uploaded file's name is shown without a link, and a form gets its id. Unset (the
+   * default) or `public`: public. Any other value is sent as it is, and the service refuses
+   * it. (No default value is set: the script-tag bundle is held to its size budget.)
+   */
+  declare visibility: Visibility | undefined;
   declare disabled: boolean;
   /** Do not start uploading as soon as files are chosen; an Upload button starts them. */
   declare noAutoUpload: boolean;
@@ -493,6 +502,7 @@ export class FileUploaderElement extends LitElement {
       endpoint: this.endpoint,
       apiKey: this.apiKey,
       metadata: this.metadata,
+      visibility: this.visibility,
       maxFileSize: this.maxFileSize,
       maxFiles: this.multiple ? this.maxFiles : 1,
       accept: accept.length > 0 ? accept : null,

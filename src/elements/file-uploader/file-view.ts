@@ -1,6 +1,6 @@
 import type { ReactiveControllerHost } from 'lit';
 import { cleanName } from '../../api/names.js';
-import type { FileMetadata, FileRecord } from '../../api/types.js';
+import type { FileMetadata, FileRecord, Visibility } from '../../api/types.js';
 import type { UploadFailure } from './failure.js';
 import type { ImageOptions } from './image-shrink.js';
 import type { FileUploaderStrings } from './strings.js';
@@ -16,6 +16,8 @@ export interface UploaderSettings {
   endpoint: string;
   apiKey: string;
   metadata: FileMetadata;
+  /** What the files are signed as (the `visibility` attribute); unset: public. */
+  visibility: Visibility | undefined;
   maxFileSize: number | null;
   maxFiles: number | null;
   /** The `accept` list: extensions (`.pdf`) and media types (`image/*`). */

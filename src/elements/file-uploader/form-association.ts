@@ -14,7 +14,8 @@ export interface FormField {
 
 /**
  * Tells the form what the uploader holds (form-associated custom element): under `name`,
- * one entry per uploaded file (its URL, or its id); invalid while files are on their way,
+ * one entry per uploaded file (its URL, or its id; always the id of a private file, which
+ * has no URL: its backend signs a link from the id); invalid while files are on their way,
  * and when `required` with none uploaded, the message anchored to the browse button.
  */
 export function syncForm(
@@ -26,7 +27,7 @@ export function syncForm(
   if (field.name) {
     const data = new FormData();
     for (const record of records)
-      data.append(field.name, field.formValue === 'id' ? record.id : record.url);
+      data.append(field.name, (field.formValue !== 'id' && record.url) || record.id);
     internals.setFormValue(records.length > 0 ? data : null);
   } else {
     internals.setFormValue(null);

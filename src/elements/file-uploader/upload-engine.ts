@@ -360,9 +360,12 @@ export class UploadEngine {
     };
   }
 
+  /**
+   * The settings as they are now, as a file's target: `configure` replaces them with a new
+   * object and none is ever changed, so a file keeps the one it was given.
+   */
   #currentTarget(): UploadTarget {
-    const { endpoint, apiKey, metadata } = this.#settings;
-    return { endpoint, apiKey, metadata };
+    return this.#settings;
   }
 
   /**

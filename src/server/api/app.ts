@@ -27,6 +27,7 @@ import { listFilesHandler } from './routes/list-files.js';
 import { registerLocalPartRoutes } from './routes/local-part.js';
 import { openapiHandler } from './routes/openapi.js';
 import { signUploadHandler } from './routes/sign-upload.js';
+import { signedUrlHandler } from './routes/signed-url.js';
 import { uploadHandler } from './routes/upload.js';
 import { uploadStateHandler } from './routes/upload-state.js';
 import { usageHandler } from './routes/usage.js';
@@ -97,6 +98,7 @@ export async function buildApiApp(ctx: ServiceContext): Promise<FastifyInstance>
   app.get('/v1/files', bind(listFilesHandler));
   app.get('/v1/files/:id', bind(getFileHandler));
   app.delete('/v1/files/:id', bind(deleteFileHandler));
+  app.post('/v1/files/:id/signed-url', bind(signedUrlHandler));
   app.post('/v1/uploads/sign', bind(signUploadHandler));
   app.get('/v1/uploads/:id', bind(uploadStateHandler));
   app.get('/v1/usage', bind(usageHandler));

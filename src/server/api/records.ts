@@ -14,10 +14,21 @@ export function toFileRecord(ctx: ServiceContext, row: FileRow): FileRecord {
     size: row.size,
     createdAt: row.createdAt,
     status: row.status === 'ready' ? 'ready' : 'pending',
-    visibility: 'public',
-    url: fileUrl(ctx.urls.cdn, row.id, row.name),
+    visibility: row.visibility,
+    url: publicUrl(ctx, row),
     metadata: row.metadata,
   };
+}
+
+/**
+ * The file's CDN URL, for anyone to use: null for a private file, which is served only
+ * through a signed link (`POST /v1/files/:id/signed-url`).
+ */
+export function publicUrl(
+  ctx: ServiceContext,
+  row: Pick<FileRow, 'id' | 'name' | 'visibility'>,
+): string | null {
+  return row.visibility === 'private' ? null : fileUrl(ctx.urls.cdn, row.id, row.name);
 }
 
 const MiB = 1024 * 1024;

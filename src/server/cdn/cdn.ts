@@ -13,6 +13,7 @@ import { parseRange } from './byte-range.js';
 import { cdnServerFactory } from './memory-path.js';
 import type { Servable } from './servable.js';
 import type { ServedFile } from './serving-cache.js';
+import { checkLink, type LinkParameters, signedCacheControl } from './signed-link.js';
 import { servableVariant } from './variants/variant-response.js';
 
 /**
@@ -92,16 +93,27 @@ async function serveFile(
 ): Promise<FastifyReply> {
   const id = request.params.id;
   if (!ID_PATTERN.test(id)) return notFound(reply);
-  const file = await servedFile(ctx, id, request.method === 'GET');
-  if (!file) return notFound(reply);
-  // Image variants (`variants/`): the one hook; null when the query asks for none.
+  // A signed link proves itself before any store is asked (`signed-link.ts`).
+  const access = checkLink(ctx.linkKey, id, queryOf(request.url), ctx.now());
+  if (access.kind === 'invalid')
+    return sendError(reply, new ServiceError('invalid_signature', BAD_LINK));
+  if (access.kind === 'expired') return sendError(reply, new ServiceError('url_expired', OLD_LINK));
+  const file = await servedFile(ctx, id, request.method === 'GET', access.kind === 'signed');
+  // A private file without a signed link is exactly an unknown id.
+  if (!file || (file.row.visibility === 'private' && access.kind !== 'signed')) {
+    return notFound(reply);
+  }
+  // Image variants (`variants/`): the one hook; null when the query asks for none. A signed
+  // link's query holds only what it was signed with, so its variant is the signed one.
   const served =
     (await servableVariant(
       ctx,
       { url: request.url, method: request.method, accept: request.headers.accept },
       file,
     )) ?? servableFile(ctx, file);
-  const { headers, size } = served;
+  const { size } = served;
+  const headers =
+    access.kind === 'signed' ? signedHeaders(served, file, access, ctx.now()) : served.headers;
 
   // Only the validators are passed: `fresh` reads `Cache-Control: no-cache` as "never
   // 304", but fetch() adds exactly that to every request with If-None-Match, and this
@@ -151,6 +163,42 @@ async function serveFile(
   return reply.send(body);
 }
 
+const BAD_LINK = 'The link was altered or was not issued by this service.';
+const OLD_LINK = 'The link has expired; ask the site that gave it for a new one.';
+
+/** The part of a request URL after `?` (empty when there is none). */
+function queryOf(url: string): string {
+  const mark = url.indexOf('?');
+  return mark === -1 ? '' : url.slice(mark + 1);
+}
+
+/**
+ * The headers of an answer to a valid signed link (the file, or the variant it names):
+ * cacheable only by its holder and only until it expires (never `public` or `immutable`:
+ * a shared cache must not serve it past `exp` or to anyone else), and an attachment when
+ * the link was signed with `download`.
+ */
+function signedHeaders(
+  served: Servable,
+  file: ServedFile,
+  access: { parameters: LinkParameters; exp: number },
+  nowMs: number,
+): Record<string, string> {
+  const disposition = served.headers['content-disposition'] ?? '';
+  return {
+    ...served.headers,
+    'cache-control': signedCacheControl(access.exp, nowMs),
+    ...(access.parameters.download === '1'
+      ? {
+          'content-disposition': disposition.startsWith('attachment')
+            ? disposition
+            : disposition.replace(/^inline/, 'attachment') ||
+              contentDisposition(file.row.name, { type: 'attachment' }),
+        }
+      : {}),
+  };
+}
+
 /** A file as it is stored: its bytes from memory when the serving cache holds them. */
 function servableFile(ctx: ServiceContext, file: ServedFile): Servable {
   return {
@@ -163,13 +211,15 @@ function servableFile(ctx: ServiceContext, file: ServedFile): Servable {
 
 /**
  * What serving `id` needs, from memory when the cache has it (`serving-cache.ts`), else
- * from the stores (and then kept: with the bytes, for a small file read by a GET). Null
- * when there is no ready file with this id.
+ * from the stores (and then kept: with the bytes, for a small file read by a GET; never a
+ * private file). Null when there is no ready file with this id, or it is private and the
+ * request is not `signed` by a valid link.
  */
 async function servedFile(
   ctx: ServiceContext,
   id: string,
   wantsBytes: boolean,
+  signed: boolean,
 ): Promise<ServedFile | null> {
   const cache = ctx.servingCache;
   const cached = cache.get(id);
@@ -187,6 +237,8 @@ async function servedFile(
   const epoch = cache.epoch;
   const row = cached?.row ?? (await ctx.db.getLiveFile(id));
   if (row?.status !== 'ready') return null;
+  // Unsigned, a private file is not there: not a byte of it is read.
+  if (row.visibility === 'private' && !signed) return null;
   const file: ServedFile = {
     row,
     headers:
@@ -200,7 +252,9 @@ async function servedFile(
     file.bytes = await readWhole(stream, row.size);
     file.wholeHeaders = { ...file.headers, 'content-length': String(row.size) };
   }
-  cache.put(id, file, epoch);
+  // A private file is never kept: no path can then answer it from memory without its
+  // link being checked, and its unsigned 404 costs what an unknown id's does.
+  if (row.visibility === 'public') cache.put(id, file, epoch);
   return file;
 }
 

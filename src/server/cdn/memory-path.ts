@@ -53,7 +53,9 @@ export function answerFromMemory(
     return false;
   }
   const file = cache.get(key);
-  if (!file?.bytes || !file.wholeHeaders) return false;
+  // Private files are never cached (cdn.ts); should one be, it is still not answered here,
+  // where no link is checked.
+  if (!file?.bytes || !file.wholeHeaders || file.row.visibility !== 'public') return false;
   response.writeHead(200, file.wholeHeaders);
   response.end(file.bytes);
   return true;

@@ -1,7 +1,7 @@
 import type { PartChecksum } from '../../api/checksum.js';
 import type { DeliveryStatus, EventType } from '../../api/events.js';
 import type { Plan } from '../../api/limits.js';
-import type { FileMetadata } from '../../api/types.js';
+import type { FileMetadata, Visibility } from '../../api/types.js';
 import type { KeyKind } from '../secrets.js';
 
 export interface Project {
@@ -133,6 +133,8 @@ export interface FileRow {
   uploadTokenHash: string | null;
   /** Ready multi-step uploads: the parts, with their ETags, they were completed with. */
   completedParts: CompletedPart[] | null;
+  /** `private`: served by the CDN only through a signed link; `public` (the default) to anyone. */
+  visibility: Visibility;
 }
 
 export interface CompletedPart {
@@ -250,7 +252,10 @@ export interface MetadataStore {
     id: string,
     from: 'receiving' | 'pending',
     fields: Partial<
-      Pick<FileRow, 'name' | 'mime' | 'size' | 'metadata' | 'createdAt' | 'completedParts'>
+      Pick<
+        FileRow,
+        'name' | 'mime' | 'size' | 'metadata' | 'createdAt' | 'completedParts' | 'visibility'
+      >
     >,
     event?: EventDraft,
   ): Promise<boolean>;

@@ -37,7 +37,7 @@ describe('keys, origins, CORS and rate limits', () => {
       assert.equal(response.headers.get('access-control-allow-methods'), 'GET, POST, PUT, DELETE');
       assert.equal(
         response.headers.get('access-control-allow-headers'),
-        'Authorization, Content-Type, X-Filename, X-Metadata, Content-Digest, X-Upload-Token',
+        'Authorization, Content-Type, X-Filename, X-Metadata, X-Visibility, Content-Digest, X-Upload-Token',
       );
       assert.equal(response.headers.get('access-control-max-age'), '600');
       assert.equal(response.headers.get('vary'), 'Origin');

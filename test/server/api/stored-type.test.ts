@@ -10,6 +10,7 @@ import type {
 } from '../../../src/api/types.js';
 import { storedType, typeAllowed } from '../../../src/server/api/stored-type.js';
 import { parseTypeList } from '../../../src/server/type-list.js';
+import { publicUrlOf } from '../../helpers/public-url.js';
 import { spyOnS3Commands } from '../../helpers/s3-spy.js';
 import { SCALE } from '../../helpers/scale-mode.js';
 import {
@@ -146,7 +147,7 @@ describe('types known from the bytes, and a project that takes only some', () =>
     );
     const record = await json<FileRecord>(await complete());
     assert.equal(record.mime, 'image/png');
-    for (const url of [single.url, record.url]) {
+    for (const url of [publicUrlOf(single), publicUrlOf(record)]) {
       const served = await fetch(url);
       assert.equal(served.headers.get('content-type'), 'image/png');
       await served.arrayBuffer();

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { UploadResponse } from '../../../src/api/types.js';
 import { bytesOfType } from '../../helpers/bytes.js';
+import { publicUrlOf } from '../../helpers/public-url.js';
 import {
   assertSameBytes,
   json,
@@ -33,7 +34,7 @@ describe('CDN', () => {
 
   it('serves a ready file at /<id>/<name> and /<id> with the documented headers', async () => {
     for (const url of [
-      file.url,
+      publicUrlOf(file),
       `${t.cdnUrl}/${file.id}`,
       `${t.cdnUrl}/${file.id}/any/thing.txt`,
     ]) {
@@ -59,7 +60,7 @@ describe('CDN', () => {
   });
 
   it('answers HEAD with the headers and no body', async () => {
-    const response = await fetch(file.url, { method: 'HEAD' });
+    const response = await fetch(publicUrlOf(file), { method: 'HEAD' });
     assert.equal(response.status, 200);
     assert.equal(response.headers.get('content-length'), String(bytes.length));
     assert.equal(response.headers.get('etag'), `"${file.id}"`);
@@ -74,38 +75,44 @@ describe('CDN', () => {
       ['bytes=5000-999999', 5000, 9999],
     ];
     for (const [range, start, end] of cases) {
-      const response = await fetch(file.url, { headers: { Range: range } });
+      const response = await fetch(publicUrlOf(file), { headers: { Range: range } });
       assert.equal(response.status, 206, range);
       assert.equal(response.headers.get('content-range'), `bytes ${start}-${end}/${bytes.length}`);
       assert.equal(response.headers.get('content-length'), String(end - start + 1));
       assertSameBytes(await response.arrayBuffer(), bytes.subarray(start, end + 1));
     }
     // RFC 9110: a suffix longer than the file is all of it; an end past the file is cut.
-    const suffix = await fetch(file.url, { headers: { Range: `bytes=-${bytes.length + 5}` } });
+    const suffix = await fetch(publicUrlOf(file), {
+      headers: { Range: `bytes=-${bytes.length + 5}` },
+    });
     assert.equal(suffix.status, 206);
     assert.equal(
       suffix.headers.get('content-range'),
       `bytes 0-${bytes.length - 1}/${bytes.length}`,
     );
     assert.equal((await suffix.arrayBuffer()).byteLength, bytes.length);
-    const past = await fetch(file.url, { headers: { Range: `bytes=10-${bytes.length + 99}` } });
+    const past = await fetch(publicUrlOf(file), {
+      headers: { Range: `bytes=10-${bytes.length + 99}` },
+    });
     assert.equal(past.status, 206);
     assert.equal(past.headers.get('content-range'), `bytes 10-${bytes.length - 1}/${bytes.length}`);
     await past.arrayBuffer();
-    const bad = await fetch(file.url, { headers: { Range: 'bytes=20000-30000' } });
+    const bad = await fetch(publicUrlOf(file), { headers: { Range: 'bytes=20000-30000' } });
     assert.equal(bad.status, 416);
     assert.equal(bad.headers.get('content-range'), `bytes */${bytes.length}`);
     // Malformed or multiple ranges: the whole file.
     for (const range of ['bytes=abc', 'items=0-1', 'bytes=0-1,5-6']) {
-      const whole = await fetch(file.url, { headers: { Range: range } });
+      const whole = await fetch(publicUrlOf(file), { headers: { Range: range } });
       assert.equal(whole.status, 200, range);
       assert.equal((await whole.arrayBuffer()).byteLength, bytes.length);
     }
     // If-Range with a stale validator: the whole file; with the current one: the range.
-    const stale = await fetch(file.url, { headers: { Range: 'bytes=0-1', 'If-Range': '"old"' } });
+    const stale = await fetch(publicUrlOf(file), {
+      headers: { Range: 'bytes=0-1', 'If-Range': '"old"' },
+    });
     assert.equal(stale.status, 200);
     await stale.arrayBuffer();
-    const current = await fetch(file.url, {
+    const current = await fetch(publicUrlOf(file), {
       headers: { Range: 'bytes=0-1', 'If-Range': `"${file.id}"` },
     });
     assert.equal(current.status, 206);
@@ -113,10 +120,12 @@ describe('CDN', () => {
   });
 
   it('answers a matching If-None-Match with 304', async () => {
-    const response = await fetch(file.url, { headers: { 'If-None-Match': `"${file.id}"` } });
+    const response = await fetch(publicUrlOf(file), {
+      headers: { 'If-None-Match': `"${file.id}"` },
+    });
     assert.equal(response.status, 304);
     assert.equal(response.headers.get('etag'), `"${file.id}"`);
-    const other = await fetch(file.url, { headers: { 'If-None-Match': '"other"' } });
+    const other = await fetch(publicUrlOf(file), { headers: { 'If-None-Match': '"other"' } });
     assert.equal(other.status, 200);
     await other.arrayBuffer();
   });
@@ -133,7 +142,7 @@ describe('CDN', () => {
     ];
     for (const [type, name] of hostile) {
       const stored = await upload('<script>alert(document.domain)</script>', type, name);
-      const response = await fetch(stored.url);
+      const response = await fetch(publicUrlOf(stored));
       assert.equal(response.status, 200);
       assert.equal(response.headers.get('content-type'), type);
       assert.match(response.headers.get('content-disposition') ?? '', /^attachment;/, type);
@@ -150,7 +159,7 @@ describe('CDN', () => {
       // Bytes that are what they claim: the service stores the type it recognises.
       const bytes = type === 'text/plain' ? 'x' : bytesOfType(type as string, 64);
       const stored = await upload(bytes, type as string, name as string);
-      const response = await fetch(stored.url);
+      const response = await fetch(publicUrlOf(stored));
       assert.match(response.headers.get('content-disposition') ?? '', /^inline;/, type);
       await response.arrayBuffer();
     }

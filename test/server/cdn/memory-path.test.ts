@@ -12,10 +12,10 @@ import { rawHttp } from '../../helpers/service.js';
 const ID = 'aB3_-x';
 const BYTES = Buffer.from('hello, memory');
 
-function cached(): ServedFile {
-  const headers = { 'content-type': 'text/plain', etag: `"${ID}"` };
+function cached(id = ID, visibility: FileRow['visibility'] = 'public'): ServedFile {
+  const headers = { 'content-type': 'text/plain', etag: `"${id}"` };
   return {
-    row: { id: ID, size: BYTES.length } as FileRow,
+    row: { id, size: BYTES.length, visibility } as FileRow,
     headers,
     bytes: BYTES,
     wholeHeaders: { ...headers, 'content-length': String(BYTES.length) },
@@ -57,6 +57,17 @@ describe('the CDN memory path', () => {
       assert.equal(answer.headers['content-type'], 'text/plain');
       assert.equal(answer.headers.etag, `"${ID}"`);
       assert.equal(answer.headers['content-length'], String(BYTES.length));
+    }
+  });
+
+  it('never answers a private file, even one the cache holds (the routes check its link)', async () => {
+    // The CDN keeps no private file in the cache; this guards the path should one get in.
+    const privateId = 'pR1v_8';
+    cache.put(privateId, cached(privateId, 'private'), cache.epoch);
+    assert.ok(cache.get(privateId));
+    for (const path of [`/${privateId}`, `/${privateId}/report.txt`]) {
+      const answer = await rawHttp(site.url, { method: 'GET', path, headers: {} });
+      assert.equal(answer.status, 599, path);
     }
   });
 

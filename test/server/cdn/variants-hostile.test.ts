@@ -6,6 +6,7 @@ import type { UploadResponse } from '../../../src/api/types.js';
 import { SIZE_LADDER } from '../../../src/server/cdn/variants/variant-params.js';
 import { bytesOfType } from '../../helpers/bytes.js';
 import { bombPng, noiseJpeg } from '../../helpers/images.js';
+import { publicUrlOf } from '../../helpers/public-url.js';
 import { expectError, json, startTestService, type TestService } from '../../helpers/service.js';
 
 const MiB = 1024 * 1024;
@@ -43,7 +44,7 @@ describe('CDN image variants under hostile images and bursts', () => {
     // Just over the limit is refused too; the original itself is still served as it is.
     const over = await upload(await bombPng(10_001), 'image/png', 'over.png');
     await expectError(await fetch(`${over.url}?format=webp`), 400, 'invalid_request');
-    assert.equal((await fetch(bomb.url)).status, 200);
+    assert.equal((await fetch(publicUrlOf(bomb))).status, 200);
   });
 
   it('answers 400 for a truncated JPEG and a damaged PNG, never 5xx, and keeps serving', async () => {
@@ -90,7 +91,7 @@ describe('CDN image variants under hostile images and bursts', () => {
   it('a burst of 100 distinct variants neither runs memory up nor holds up plain files', async () => {
     const image = await upload(await noiseJpeg(2400, 1600), 'image/jpeg', 'burst.jpg');
     const small = await upload(bytesOfType('application/pdf', 4096, 9), 'application/pdf', 'a.pdf');
-    assert.equal((await fetch(small.url)).status, 200);
+    assert.equal((await fetch(publicUrlOf(small))).status, 200);
     const queries = SIZE_LADDER.slice(0, 10).flatMap((w) =>
       [10, 20, 30, 40, 50, 60, 70, 80, 90, 100].map((q) => `w=${w}&q=${q}&format=webp`),
     );
@@ -121,7 +122,7 @@ describe('CDN image variants under hostile images and bursts', () => {
     try {
       while (!burstDone) {
         const started = performance.now();
-        const response = await fetch(small.url);
+        const response = await fetch(publicUrlOf(small));
         await response.arrayBuffer();
         assert.equal(response.status, 200);
         plainTimes.push(performance.now() - started);

@@ -84,6 +84,7 @@ export function metadataStoreConformance(
     deletedAt: null,
     uploadTokenHash: null,
     completedParts: null,
+    visibility: 'public',
     ...overrides,
   });
 
@@ -286,6 +287,31 @@ export function metadataStoreConformance(
           createdAt: 5,
         });
         assert.equal(await store.markReady(receiving.id, 'receiving', {}), false);
+      }),
+    );
+
+    it(
+      "keeps a file's visibility: as inserted, and as markReady sets it (null keeps it)",
+      withStore(async (store, project) => {
+        const signed = file(project.id, { status: 'pending', visibility: 'private' });
+        await store.insertFile(signed);
+        assert.equal((await store.getLiveFile(signed.id))?.visibility, 'private');
+        assert.equal(await store.markReady(signed.id, 'pending', {}), true);
+        assert.equal((await store.getVisibleFile(project.id, signed.id))?.visibility, 'private');
+        const receiving = file(project.id, { status: 'receiving' });
+        await store.insertFile(receiving);
+        assert.equal(
+          await store.markReady(receiving.id, 'receiving', { visibility: 'private' }),
+          true,
+        );
+        const listed = await store.listFiles(project.id, null, 10);
+        assert.deepEqual(
+          listed.map((row) => [row.id, row.visibility]).sort(),
+          [
+            [signed.id, 'private'],
+            [receiving.id, 'private'],
+          ].sort(),
+        );
       }),
     );
 

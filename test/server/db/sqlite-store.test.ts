@@ -124,6 +124,7 @@ describe('SqliteMetadataStore specifics', () => {
         deletedAt: null,
         uploadTokenHash: null,
         completedParts: null,
+        visibility: 'public',
       });
       const ids = Array.from({ length: 40 }, () => newId());
       const walBefore = (await stat(`${path}-wal`)).size;

@@ -205,6 +205,7 @@ describe('crashes: kill -9 at any moment never leaves a wrong ready file', () =>
         size: record.size,
         type: record.mime,
         url: record.url,
+        visibility: record.visibility,
       },
       bytes,
     });

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { UploadResponse } from '../../../src/api/types.js';
+import { publicUrlOf } from '../../helpers/public-url.js';
 import { expectError, json, startTestService, type TestService } from '../../helpers/service.js';
 import { isRoot } from '../../helpers/system.js';
 
@@ -77,7 +78,7 @@ describe('a full disk', { skip: isRoot ? false : 'needs root to mount a tmpfs to
       await t.api('/v1/upload', { method: 'POST', body: new Uint8Array(MiB).fill(5) }),
       201,
     );
-    const served = await fetch(again.url);
+    const served = await fetch(publicUrlOf(again));
     assert.equal((await served.arrayBuffer()).byteLength, MiB);
   });
 });

@@ -4,6 +4,7 @@ import fc from 'fast-check';
 import { API_ERROR_STATUS } from '../../../src/api/errors.js';
 import type { FileListResponse, FileRecord, UploadResponse } from '../../../src/api/types.js';
 import { sanitizeName } from '../../../src/server/api/names.js';
+import { publicUrlOf } from '../../helpers/public-url.js';
 import { json, startTestService, type TestService } from '../../helpers/service.js';
 
 /**
@@ -149,7 +150,7 @@ describe('multipart bodies: stored exactly when whole, refused or stored when da
           return;
         }
         const uploaded = JSON.parse(text) as UploadResponse;
-        const served = Buffer.from(await (await fetch(uploaded.url)).arrayBuffer());
+        const served = Buffer.from(await (await fetch(publicUrlOf(uploaded))).arrayBuffer());
         assert.equal(served.length, uploaded.size, 'the record tells the stored size');
         if (d.kind === 'none') {
           counts.stored++;

@@ -1,6 +1,11 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { MAX_BATCH, PLAN_SIGN_CAP } from '../../../api/limits.js';
-import type { FileMetadata, SignBatchResponse, SignResponse } from '../../../api/types.js';
+import type {
+  FileMetadata,
+  SignBatchResponse,
+  SignResponse,
+  Visibility,
+} from '../../../api/types.js';
 import type { ServiceContext } from '../../context.js';
 import { type FileRow, type Project, QuotaExceededError } from '../../db/metadata-store.js';
 import {
@@ -20,6 +25,7 @@ import { projectQuota, quotaError } from '../quota.js';
 import { choosePartSize, partLayout } from '../records.js';
 import { requireAllowedType } from '../stored-type.js';
 import { newUploadToken, partUrlExpiry, pendingExpiry } from '../upload-access.js';
+import { parseVisibility } from '../visibility.js';
 import { signParts } from './upload-state.js';
 
 /** Uploads of one batch created at once: enough to hide S3's round trips, few enough to be polite. */
@@ -33,6 +39,8 @@ export interface SignEntry {
   metadata: FileMetadata;
   /** `checksum: true` was asked: parts must carry the digest the store checks. */
   checksum: boolean;
+  /** Kept from sign to complete: what was chosen at sign is what the ready file is. */
+  visibility: Visibility;
 }
 
 /**
@@ -86,7 +94,7 @@ export function validateSignEntry(
 ): SignEntry {
   const { plan } = project;
   if (!isPlainObject(body)) fail('invalid_request', 'The body must be a JSON object.');
-  const { name, size, type, metadata, checksum } = body;
+  const { name, size, type, metadata, checksum, visibility } = body;
   if (name !== undefined && typeof name !== 'string') {
     fail('invalid_request', 'name must be a string.');
   }
@@ -114,6 +122,7 @@ export function validateSignEntry(
     mime,
     metadata: validateMetadata(metadata, 'metadata'),
     checksum: checksum === true,
+    visibility: parseVisibility(visibility, 'visibility'),
   };
 }
 
@@ -145,6 +154,7 @@ function newUpload(ctx: ServiceContext, caller: Caller, entry: SignEntry): NewUp
     checksum: entry.checksum ? ctx.blobs.partChecksum : null,
     uploadTokenHash: hash,
     completedParts: null,
+    visibility: entry.visibility,
   };
   return { row, token };
 }

@@ -1,7 +1,7 @@
 import { finished } from 'node:stream/promises';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { MAX_ONE_REQUEST_BYTES } from '../../../api/limits.js';
-import type { UploadResponse } from '../../../api/types.js';
+import type { UploadResponse, Visibility } from '../../../api/types.js';
 import type { ServiceContext } from '../../context.js';
 import { crashPoint } from '../../crash-points.js';
 import { type FileRow, QuotaExceededError } from '../../db/metadata-store.js';
@@ -12,9 +12,11 @@ import { mediaEssence, normalizeMediaType } from '../../http/media-type.js';
 import { newId } from '../../secrets.js';
 import { authenticate } from '../auth.js';
 import { parseMetadataJson } from '../metadata.js';
-import { decodeFilenameHeader, fileUrl, sanitizeName } from '../names.js';
+import { decodeFilenameHeader, sanitizeName } from '../names.js';
 import { projectQuota, quotaError } from '../quota.js';
+import { publicUrl } from '../records.js';
 import { readHead, requireAllowedType, storedType } from '../stored-type.js';
+import { parseVisibility } from '../visibility.js';
 
 /** Room for boundaries, part headers and a metadata field around a 100 MiB file part. */
 const MULTIPART_OVERHEAD = 256 * 1024;
@@ -33,6 +35,7 @@ interface Received {
   mime: string;
   size: number;
   metadata: Record<string, string>;
+  visibility: Visibility;
 }
 
 /**
@@ -56,6 +59,10 @@ export async function uploadHandler(
   const headerMetadata = parseMetadataJson(
     headerValue(request, 'x-metadata'),
     'The X-Metadata header',
+  );
+  const headerVisibility = parseVisibility(
+    headerValue(request, 'x-visibility'),
+    'The X-Visibility header',
   );
   const rawMeta = multipart
     ? null
@@ -88,6 +95,7 @@ export async function uploadHandler(
     deletedAt: null,
     uploadTokenHash: null,
     completedParts: null,
+    visibility: headerVisibility,
   };
   try {
     // One-request uploads are not pending uploads: only the storage quota applies.
@@ -110,9 +118,16 @@ export async function uploadHandler(
       ? {
           ...rawMeta,
           metadata: headerMetadata,
+          visibility: headerVisibility,
           ...(await storeRaw(ctx, id, request, rawMeta.mime)),
         }
-      : await storeMultipart(ctx, id, request, headerMetadata, allowedTypes);
+      : await storeMultipart(
+          ctx,
+          id,
+          request,
+          { metadata: headerMetadata, visibility: headerVisibility },
+          allowedTypes,
+        );
     if (received.size === 0) fail('empty_body');
     // What the file is, from its bytes; a type the project does not take keeps nothing.
     received.mime = await storedType(received.mime, await readHead(ctx.blobs, id, received.size));
@@ -136,7 +151,8 @@ export async function uploadHandler(
   }
   const body: UploadResponse = {
     id,
-    url: fileUrl(ctx.urls.cdn, id, received.name),
+    url: publicUrl(ctx, { id, name: received.name, visibility: received.visibility }),
+    visibility: received.visibility,
     name: received.name,
     size: received.size,
     type: received.mime,
@@ -172,11 +188,12 @@ async function storeMultipart(
   ctx: ServiceContext,
   id: string,
   request: FastifyRequest,
-  headerMetadata: Record<string, string>,
+  fromHeaders: Pick<Received, 'metadata' | 'visibility'>,
   allowedTypes: readonly string[] | null,
 ): Promise<Received> {
-  let stored: Received | null = null;
-  let metadata = headerMetadata;
+  let stored: Omit<Received, 'metadata' | 'visibility'> | null = null;
+  // Fields may come before or after the file part; the form's field wins over the header.
+  let { metadata, visibility } = fromHeaders;
   try {
     for await (const part of request.parts()) {
       if (part.type === 'file') {
@@ -196,9 +213,11 @@ async function storeMultipart(
           limitBytes(part.file, MAX_ONE_REQUEST_BYTES, tooLarge),
           { contentType: mime },
         );
-        stored = { name, mime, size, metadata };
+        stored = { name, mime, size };
       } else if (part.fieldname === 'metadata') {
         metadata = parseMetadataJson(String(part.value), 'The metadata field');
+      } else if (part.fieldname === 'visibility') {
+        visibility = parseVisibility(String(part.value), 'The visibility field');
       }
     }
   } catch (error) {
@@ -206,7 +225,7 @@ async function storeMultipart(
     throw multipartError(error);
   }
   if (!stored) fail('missing_file');
-  return { ...stored, metadata };
+  return { ...stored, metadata, visibility };
 }
 
 /** Parser and limit errors of the multipart body are the client's, never a 500. */

@@ -137,4 +137,11 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   CREATE INDEX deliveries_webhook ON deliveries (webhook_id);
   CREATE INDEX deliveries_lease ON deliveries (lease_owner) WHERE lease_owner IS NOT NULL;
   `,
+  // Private files (served only through signed CDN links). A column with a constant default
+  // is added without rewriting the table, and instances of the version before (which do not
+  // name it) keep working on the migrated table: their rows are public, as they were.
+  `
+  ALTER TABLE files ADD COLUMN visibility text NOT NULL DEFAULT 'public'
+    CHECK (visibility IN ('public', 'private'));
+  `,
 ];

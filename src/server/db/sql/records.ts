@@ -1,7 +1,7 @@
 import type { PartChecksum } from '../../../api/checksum.js';
 import type { DeliveryStatus, EventType } from '../../../api/events.js';
 import type { Plan } from '../../../api/limits.js';
-import type { FileMetadata } from '../../../api/types.js';
+import type { FileMetadata, Visibility } from '../../../api/types.js';
 import type { KeyKind } from '../../secrets.js';
 import type {
   ApiKeyRow,
@@ -56,11 +56,12 @@ export interface FileRecord {
   checksum: PartChecksum | null;
   upload_token_hash: string | null;
   completed_parts: JsonColumn<CompletedPart[]> | null;
+  visibility: Visibility;
 }
 
 /** Every column of `files` that a `FileRow` is made of, in the stores' insert order. */
 export const FILE_COLUMNS =
-  'id, project_id, name, mime, size, created_at, status, metadata, part_size, storage_upload_id, expires_at, deleted_at, checksum, upload_token_hash, completed_parts';
+  'id, project_id, name, mime, size, created_at, status, metadata, part_size, storage_upload_id, expires_at, deleted_at, checksum, upload_token_hash, completed_parts, visibility';
 
 /** A row's values in `FILE_COLUMNS` order, for an insert (metadata as JSON text). */
 export function fileValues(file: FileRow): (string | number | null)[] {
@@ -80,6 +81,7 @@ export function fileValues(file: FileRow): (string | number | null)[] {
     file.checksum,
     file.uploadTokenHash,
     file.completedParts ? JSON.stringify(file.completedParts) : null,
+    file.visibility,
   ];
 }
 
@@ -163,6 +165,7 @@ export function toFile(row: FileRecord): FileRow {
     checksum: row.checksum,
     uploadTokenHash: row.upload_token_hash,
     completedParts: row.completed_parts === null ? null : fromJson(row.completed_parts),
+    visibility: row.visibility,
   };
 }
 

@@ -195,7 +195,10 @@ export abstract class SqlMetadataStore implements MetadataStore {
     id: string,
     from: 'receiving' | 'pending',
     fields: Partial<
-      Pick<FileRow, 'name' | 'mime' | 'size' | 'metadata' | 'createdAt' | 'completedParts'>
+      Pick<
+        FileRow,
+        'name' | 'mime' | 'size' | 'metadata' | 'createdAt' | 'completedParts' | 'visibility'
+      >
     >,
     event?: EventDraft,
   ): Promise<boolean> {
@@ -209,6 +212,7 @@ export abstract class SqlMetadataStore implements MetadataStore {
         fields.metadata ? JSON.stringify(fields.metadata) : null,
         fields.createdAt ?? null,
         fields.completedParts ? JSON.stringify(fields.completedParts) : null,
+        fields.visibility ?? null,
         id,
         from,
       ],

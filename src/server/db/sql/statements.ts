@@ -90,11 +90,14 @@ export const LIST_AFTER_POSITION = `SELECT ${FILE_COLUMNS} FROM files
   WHERE project_id = ? AND ${VISIBLE} AND (created_at, id) < (?, ?)
   ORDER BY created_at DESC, id DESC LIMIT ?`;
 
-/** Parameters: name, mime, size, metadata, created_at, completed_parts (null: kept), id, from. */
+/**
+ * Parameters: name, mime, size, metadata, created_at, completed_parts, visibility (null:
+ * kept), id, from.
+ */
 export const FILE_MARK_READY = `UPDATE files SET status = 'ready',
     name = coalesce(?, name), mime = coalesce(?, mime), size = coalesce(?, size),
     metadata = coalesce(?, metadata), created_at = coalesce(?, created_at),
-    completed_parts = coalesce(?, completed_parts)
+    completed_parts = coalesce(?, completed_parts), visibility = coalesce(?, visibility)
   WHERE id = ? AND status = ? RETURNING ${FILE_COLUMNS}`;
 
 export const FILE_MARK_DELETED = `UPDATE files SET status = 'deleted', deleted_at = ? WHERE id = ?`;

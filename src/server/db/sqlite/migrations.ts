@@ -134,4 +134,10 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   CREATE INDEX deliveries_webhook ON deliveries (webhook_id);
   CREATE INDEX deliveries_lease ON deliveries (lease_owner) WHERE lease_owner IS NOT NULL;
   `,
+  // Private files (served only through signed CDN links). Rows made before keep the
+  // default: every file was public.
+  `
+  ALTER TABLE files ADD COLUMN visibility TEXT NOT NULL DEFAULT 'public'
+    CHECK (visibility IN ('public', 'private'));
+  `,
 ];

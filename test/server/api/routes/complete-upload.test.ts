@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { FileRecord, SignResponse } from '../../../../src/api/types.js';
+import { publicUrlOf } from '../../../helpers/public-url.js';
 import { SCALE } from '../../../helpers/scale-mode.js';
 import {
   assertSameBytes,
@@ -56,7 +57,7 @@ describe('POST /v1/uploads/:id/complete', () => {
 
     const pending = await json<FileRecord>(await t.api(`/v1/files/${signed.id}`));
     assert.equal(pending.status, 'pending');
-    assert.equal((await fetch(pending.url)).status, 404);
+    assert.equal((await fetch(publicUrlOf(pending))).status, 404);
 
     const results = await Promise.all(
       signed.parts.map(async (part) => {
@@ -74,7 +75,7 @@ describe('POST /v1/uploads/:id/complete', () => {
     assert.equal(record.name, 'video.mp4');
     assert.deepEqual(record.metadata, { user: 'u1' });
     assert.deepEqual(record, await json<FileRecord>(await t.api(`/v1/files/${signed.id}`)));
-    assertSameBytes(await (await fetch(record.url)).arrayBuffer(), bytes);
+    assertSameBytes(await (await fetch(publicUrlOf(record))).arrayBuffer(), bytes);
 
     // Complete again: the same answer. A part after completion: upload_not_pending.
     assert.deepEqual(await json<FileRecord>(await t.complete(signed.id)), record);

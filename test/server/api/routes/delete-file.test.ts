@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import type { SignResponse, UploadResponse } from '../../../../src/api/types.js';
+import { publicUrlOf } from '../../../helpers/public-url.js';
 import {
   ALLOWED_ORIGIN,
   expectError,
@@ -64,7 +65,7 @@ describe('DELETE /v1/files/:id', () => {
       403,
       'secret_key_required',
     );
-    assert.equal((await fetch(file.url)).status, 200);
+    assert.equal((await fetch(publicUrlOf(file))).status, 200);
     const deleted = await t.api(`/v1/files/${file.id}`, { method: 'DELETE', key: keys.secretKey });
     assert.equal(deleted.status, 204);
     assert.equal(await deleted.text(), '');
@@ -78,7 +79,7 @@ describe('DELETE /v1/files/:id', () => {
       404,
       'not_found',
     );
-    const cdn = await fetch(file.url);
+    const cdn = await fetch(publicUrlOf(file));
     assert.equal(cdn.status, 404);
     assert.equal(cdn.headers.get('cache-control'), 'no-store');
   });

@@ -8,6 +8,7 @@ import type {
   SignResponse,
   UploadState,
 } from '../../../../src/api/types.js';
+import { publicUrlOf } from '../../../helpers/public-url.js';
 import { LOCAL_ONLY, SCALE } from '../../../helpers/scale-mode.js';
 import {
   ALLOWED_ORIGIN,
@@ -90,7 +91,7 @@ describe('part URLs that browsers can reuse (local-disk store)', { skip: LOCAL_O
       [b, small],
     ] as const) {
       const record = await json<FileRecord>(await t.complete(signed.id));
-      assertSameBytes(await (await fetch(record.url)).arrayBuffer(), bytes);
+      assertSameBytes(await (await fetch(publicUrlOf(record))).arrayBuffer(), bytes);
     }
   });
 
@@ -193,7 +194,7 @@ describe('part URLs that browsers can reuse (local-disk store)', { skip: LOCAL_O
       { missingParts: [], mismatchedParts: [1] },
     );
     const record = await json<FileRecord>(await t.complete(one.id));
-    assertSameBytes(await (await fetch(record.url)).arrayBuffer(), patternBytes(100, 2));
+    assertSameBytes(await (await fetch(publicUrlOf(record))).arrayBuffer(), patternBytes(100, 2));
     await expectError(await put(part, patternBytes(100)), 409, 'upload_not_pending');
 
     assert.equal((await t.api(`/v1/files/${gone.id}`, { method: 'DELETE' })).status, 204);

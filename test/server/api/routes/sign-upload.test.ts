@@ -6,9 +6,11 @@ import type {
   FileListResponse,
   FileRecord,
   SignBatchResponse,
+  SignedPart,
   SignResponse,
 } from '../../../../src/api/types.js';
 import { BlobUnavailableError } from '../../../../src/server/storage/blob-store.js';
+import { publicUrlOf } from '../../../helpers/public-url.js';
 import { SCALE } from '../../../helpers/scale-mode.js';
 import {
   ALLOWED_ORIGIN,
@@ -103,6 +105,69 @@ describe('POST /v1/uploads/sign', () => {
     );
     const record = await json<FileRecord>(await t.api(`/v1/files/${defaults.id}`));
     assert.equal(record.name, 'upload');
+  });
+
+  it('keeps the visibility chosen at sign through complete: private records have url null', async () => {
+    const bytes = patternBytes(1000, 4);
+    const signed = await json<SignResponse>(
+      await t.sign(
+        { name: 'secret.txt', size: 1000, type: 'text/plain', visibility: 'private' },
+        { key: t.publishableKey, origin: ALLOWED_ORIGIN },
+      ),
+      201,
+    );
+    const pending = await json<FileRecord>(await t.api(`/v1/files/${signed.id}`));
+    assert.equal(pending.visibility, 'private');
+    assert.equal(pending.url, null);
+    const part = signed.parts[0] as SignedPart;
+    await partAccepted(await t.putPart(part, bytes), part);
+    const record = await json<FileRecord>(await t.complete(signed.id));
+    assert.deepEqual(
+      { visibility: record.visibility, url: record.url, status: record.status },
+      { visibility: 'private', url: null, status: 'ready' },
+    );
+    assert.deepEqual(await json<FileRecord>(await t.api(`/v1/files/${signed.id}`)), record);
+    const listed = await json<FileListResponse>(await t.api('/v1/files?limit=100'));
+    assert.deepEqual(
+      listed.files.find((file) => file.id === signed.id),
+      record,
+    );
+    // Unsigned, the CDN answers exactly as for an id that does not exist.
+    const cdn = await fetch(`${t.cdnUrl}/${signed.id}/secret.txt`);
+    await expectError(cdn, 404, 'not_found');
+    assert.equal(cdn.headers.get('cache-control'), 'no-store');
+
+    // Batch sign takes it per entry; the default is public.
+    const batch = await json<SignBatchResponse>(
+      await t.signMany([
+        { name: 'a.txt', size: 10, visibility: 'private' },
+        { name: 'b.txt', size: 10 },
+        { name: 'c.txt', size: 10, visibility: 'public' },
+      ]),
+      201,
+    );
+    const visibilities = [];
+    for (const upload of batch.uploads) {
+      const file = await json<FileRecord>(await t.api(`/v1/files/${upload.id}`));
+      visibilities.push([file.visibility, file.url === null]);
+    }
+    assert.deepEqual(visibilities, [
+      ['private', true],
+      ['public', false],
+      ['public', false],
+    ]);
+    for (const visibility of ['secret', '', null, true]) {
+      await expectError(await t.sign({ name: 'x', size: 1, visibility }), 400, 'invalid_request');
+    }
+    await expectError(
+      await t.signMany([
+        { name: 'x', size: 1 },
+        { name: 'y', size: 1, visibility: 'hidden' },
+      ]),
+      400,
+      'invalid_request',
+      { index: 1 },
+    );
   });
 
   it('caps the sign flow by plan: 100 MB on free, 5 GiB on paid', async () => {
@@ -207,7 +272,10 @@ describe('POST /v1/uploads/sign with files: batch sign', () => {
     for (const [index, result] of done.results.entries()) {
       const record = result.file as FileRecord;
       assert.deepEqual(record, await json<FileRecord>(await t.api(`/v1/files/${record.id}`)));
-      assertSameBytes(await (await fetch(record.url)).arrayBuffer(), contents[index] as Uint8Array);
+      assertSameBytes(
+        await (await fetch(publicUrlOf(record))).arrayBuffer(),
+        contents[index] as Uint8Array,
+      );
     }
   });
 

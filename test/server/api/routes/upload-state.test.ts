@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { FileRecord, SignResponse, UploadState } from '../../../../src/api/types.js';
+import { publicUrlOf } from '../../../helpers/public-url.js';
 import {
   expectError,
   json,
@@ -82,7 +83,7 @@ describe('GET /v1/uploads/:id', () => {
     const replaced = patternBytes(PART, 77);
     const second = { etag: await partAccepted(await t.putPart(p2, replaced), p2) };
     const record = await json<FileRecord>(await t.complete(signed.id));
-    const served = Buffer.from(await (await fetch(record.url)).arrayBuffer());
+    const served = Buffer.from(await (await fetch(publicUrlOf(record))).arrayBuffer());
     assert.ok(served.subarray(PART, 2 * PART).equals(replaced));
     assert.ok(served.subarray(0, PART).equals(partSlice(bytes, signed, 1)));
     assert.notEqual(second.etag, first.etag);

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { FileRecord, UploadResponse } from '../../../../src/api/types.js';
 import { bytesOfType } from '../../../helpers/bytes.js';
+import { publicUrlOf } from '../../../helpers/public-url.js';
 import {
   ALLOWED_ORIGIN,
   assertSameBytes,
@@ -40,7 +41,8 @@ describe('POST /v1/upload', () => {
       'X-Metadata': '{"user":"u1"}',
     });
     const body = await json<UploadResponse>(response, 201);
-    assert.deepEqual(Object.keys(body).sort(), ['id', 'name', 'size', 'type', 'url']);
+    assert.deepEqual(Object.keys(body).sort(), ['id', 'name', 'size', 'type', 'url', 'visibility']);
+    assert.equal(body.visibility, 'public');
     assert.equal(body.name, 'cat.png');
     assert.equal(body.size, bytes.length);
     assert.equal(body.type, 'image/png');
@@ -64,6 +66,57 @@ describe('POST /v1/upload', () => {
       metadata: { user: 'u1' },
     });
     assert.ok(Math.abs(record.createdAt - Date.now()) < 60_000);
+  });
+
+  it('stores a private file from X-Visibility or a multipart field: url null everywhere', async () => {
+    const raw = await json<UploadResponse>(
+      await rawUpload('secret', { 'X-Visibility': 'private', 'X-Filename': 'a.txt' }),
+      201,
+    );
+    assert.deepEqual([raw.visibility, raw.url], ['private', null]);
+    const form = new FormData();
+    form.append('file', new Blob(['secret too'], { type: 'text/plain' }), 'b.txt');
+    // After the file part: the form's field decides, whatever the header said.
+    form.append('visibility', 'private');
+    const multipart = await json<UploadResponse>(
+      await t.api('/v1/upload', {
+        method: 'POST',
+        body: form,
+        headers: { 'X-Visibility': 'public' },
+      }),
+      201,
+    );
+    assert.deepEqual([multipart.visibility, multipart.url], ['private', null]);
+    for (const { id } of [raw, multipart]) {
+      const record = await json<FileRecord>(await t.api(`/v1/files/${id}`));
+      assert.deepEqual([record.visibility, record.url], ['private', null]);
+      await expectError(await fetch(`${t.cdnUrl}/${id}`), 404, 'not_found');
+    }
+    // The file.ready event carries the record as GET answers it: no URL either.
+    const { events } = await json<{ events: { type: string; data: FileRecord }[] }>(
+      await t.api('/v1/events?limit=100'),
+    );
+    const ready = events.find((event) => event.type === 'file.ready' && event.data.id === raw.id);
+    assert.deepEqual([ready?.data.visibility, ready?.data.url], ['private', null]);
+    const publicForm = new FormData();
+    publicForm.append('visibility', 'public');
+    publicForm.append('file', new Blob(['open']), 'c.txt');
+    const open = await json<UploadResponse>(
+      await t.api('/v1/upload', { method: 'POST', body: publicForm }),
+      201,
+    );
+    assert.equal(open.visibility, 'public');
+    assert.equal((await fetch(publicUrlOf(open))).status, 200);
+
+    await expectError(await rawUpload('x', { 'X-Visibility': 'Private' }), 400, 'invalid_request');
+    const bad = new FormData();
+    bad.append('file', new Blob(['x']), 'x.txt');
+    bad.append('visibility', 'secret');
+    await expectError(
+      await t.api('/v1/upload', { method: 'POST', body: bad }),
+      400,
+      'invalid_request',
+    );
   });
 
   it('defaults the name to "upload" and decodes percent-encoded UTF-8 names', async () => {
@@ -120,7 +173,7 @@ describe('POST /v1/upload', () => {
     // The multipart parser reports the part's media type without parameters.
     assert.equal(body.type, 'text/plain');
     assert.equal(body.size, bytes.length);
-    const served = await fetch(body.url);
+    const served = await fetch(publicUrlOf(body));
     assertSameBytes(await served.arrayBuffer(), bytes);
     const record = await json<FileRecord>(await t.api(`/v1/files/${body.id}`));
     assert.deepEqual(record.metadata, { user: 'u2', album: 'cats' });
