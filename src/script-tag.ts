@@ -4,8 +4,28 @@
  * main entry it leaves out `FilehostClient`'s whole-upload orchestration, which the
  * elements never call (Uppy runs their uploads): the bundle carries only what they need.
  */
-import { defineElements } from './elements.js';
 
+import {
+  matchLanguage,
+  registerTranslation,
+  setTranslationLoader,
+} from './elements/shared/localize.js';
+import type { Translation } from './elements/shared/translation.js';
+import { defineElements } from './elements.js';
+import { SHIPPED_LOCALES } from './locales/index.js';
+
+// A page's own language is fetched when an element first needs it, from beside this file,
+// so a page never loads the other thirteen.
+setTranslationLoader((lang) => {
+  const tag = matchLanguage(lang, SHIPPED_LOCALES.split(' '));
+  if (tag) {
+    import(/* @vite-ignore */ `./locales/${tag}.js`).then(
+      (module: { default: Translation }) => registerTranslation(module.default),
+      // Offline or not deployed beside the bundle: the elements stay in English.
+      () => {},
+    );
+  }
+});
 defineElements();
 
 export { ApiError } from './client/api-error.js';

@@ -641,7 +641,7 @@ describe('<file-uploader>', () => {
       const failed = next(element, 'upload-error');
       pick(element, [file('a.txt', 10, 'text/plain')]);
       expect((await failed).code).to.equal('missing_auth');
-      expect(text(element)).to.contain('No upload key is set');
+      expect(text(element)).to.contain('No key is set');
     });
   });
 
@@ -658,7 +658,7 @@ describe('<file-uploader>', () => {
         'sign',
       ]);
       expect(failure.message).to.equal(
-        `This page (${location.origin}) may not upload with this key. The key's list of allowed origins must include ${location.origin}.`,
+        `This page (${location.origin}) may not use this key. The key's list of allowed origins must include ${location.origin}.`,
       );
       await element.updateComplete;
       expect(text(element)).to.contain(failure.message);
@@ -674,7 +674,7 @@ describe('<file-uploader>', () => {
       pick(element, [file('a.txt', 10, 'text/plain')]);
       const failure = await failed;
       expect([failure.code, failure.status]).to.deep.equal(['invalid_key', 401]);
-      expect(failure.message).to.contain('The upload key was not recognized');
+      expect(failure.message).to.contain('The key was not recognized');
     });
 
     it('too_large: says the plan limit', async () => {
@@ -710,7 +710,7 @@ describe('<file-uploader>', () => {
       expect(retrying?.failure?.retryAfter).to.be.within(1, 60);
       await element.updateComplete;
       expect(text(element)).to.match(
-        /Too many uploads in a short time\. Try again in \d+ seconds\./,
+        /Too many requests in a short time\. Try again in \d+ seconds?\./,
       );
       expect(text(element)).to.match(/Trying again in \d+ s…/);
       await expect(element).to.be.accessible();
