@@ -5,11 +5,7 @@
  * elements never call (Uppy runs their uploads): the bundle carries only what they need.
  */
 
-import {
-  matchLanguage,
-  registerTranslation,
-  setTranslationLoader,
-} from './elements/shared/localize.js';
+import { baseOf, registerTranslation, setTranslationLoader } from './elements/shared/localize.js';
 import type { Translation } from './elements/shared/translation.js';
 import { defineElements } from './elements.js';
 import { SHIPPED_LOCALES } from './locales/index.js';
@@ -17,7 +13,8 @@ import { SHIPPED_LOCALES } from './locales/index.js';
 // A page's own language is fetched when an element first needs it, from beside this file,
 // so a page never loads the other thirteen.
 setTranslationLoader((lang) => {
-  const tag = matchLanguage(lang, SHIPPED_LOCALES.split(' '));
+  // One shipped per language, so its language names it: `pt-PT` gets `pt-BR`.
+  const tag = SHIPPED_LOCALES.split(' ').find((shipped) => baseOf(shipped) === baseOf(lang));
   if (tag) {
     import(/* @vite-ignore */ `./locales/${tag}.js`).then(
       (module: { default: Translation }) => registerTranslation(module.default),

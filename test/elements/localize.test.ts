@@ -2,8 +2,9 @@ import { expect, fixture, html, waitUntil } from '@open-wc/testing';
 import '../../src/index.js';
 import type { FileListElement } from '../../src/elements/file-list/file-list.js';
 import type { FileUploaderElement } from '../../src/elements/file-uploader/file-uploader.js';
-import { matchLanguage, registerTranslation } from '../../src/elements/shared/localize.js';
+import { registerTranslation } from '../../src/elements/shared/localize.js';
 import de from '../../src/locales/de.js';
+import ptBR from '../../src/locales/pt-BR.js';
 import { text } from './helpers.js';
 
 // One language registered for the whole file, as a page importing `filehost/locales/de` does.
@@ -55,10 +56,23 @@ describe('languages', () => {
     const swedish = await pair('sv');
     expect(browseText(swedish.uploader)).to.equal('choose files');
     expect(text(swedish.list)).to.contain('No address is set.');
-    expect(matchLanguage('pt-BR', ['de', 'pt'])).to.equal('pt');
-    expect(matchLanguage('pt', ['pt-BR', 'de'])).to.equal('pt-BR');
-    expect(matchLanguage('PT-br', ['pt', 'pt-BR'])).to.equal('pt-BR');
-    expect(matchLanguage('pt-PT', ['en'])).to.equal(undefined);
+  });
+
+  it('falls back from pt-BR to pt: a regional language serves its language until that is registered', async () => {
+    registerTranslation(ptBR);
+    for (const lang of ['pt-BR', 'pt', 'pt-PT']) {
+      expect(browseText((await pair(lang)).uploader), lang).to.equal('escolha arquivos');
+    }
+    // European Portuguese, registered as the language itself: it now serves `pt` and `pt-PT`,
+    // while `pt-BR` keeps its own.
+    registerTranslation({
+      ...ptBR,
+      $code: 'pt',
+      uploader: { ...ptBR.uploader, browse: 'escolha ficheiros' },
+    });
+    expect(browseText((await pair('pt-BR')).uploader)).to.equal('escolha arquivos');
+    expect(browseText((await pair('pt-PT')).uploader)).to.equal('escolha ficheiros');
+    expect(browseText((await pair('pt')).uploader)).to.equal('escolha ficheiros');
   });
 
   it("takes the element's own lang, then an ancestor's, then the document's", async () => {

@@ -16,20 +16,23 @@ let observer: MutationObserver | undefined;
 let loader: ((lang: string) => unknown) | undefined;
 const asked = new Set<string>();
 
-/** The tag among `tags` for `lang`: the same tag, else the same language (`pt` for `pt-BR`). */
-export function matchLanguage(lang: string, tags: Iterable<string>): string | undefined {
-  const list = [...tags];
-  const base = (tag: string) => tag.split('-')[0]?.toLowerCase();
-  return (
-    list.find((tag) => tag.toLowerCase() === lang.toLowerCase()) ??
-    list.find((tag) => base(tag) === base(lang))
-  );
+/**
+ * Makes languages available to every element, and redraws them. A regional one also serves
+ * its language until that is registered itself (`pt-BR` serves a page in `pt` or `pt-PT`).
+ */
+export function registerTranslation(...list: Translation[]): void {
+  for (const translation of list) {
+    const code = translation.$code.toLowerCase();
+    translations.set(code, translation);
+    const base = baseOf(code);
+    if (!translations.has(base)) translations.set(base, translation);
+  }
+  redraw();
 }
 
-/** Makes a language available to every element, and redraws those that speak it. */
-export function registerTranslation(...list: Translation[]): void {
-  for (const translation of list) translations.set(translation.$code, translation);
-  redraw();
+/** The language of a tag, lower case: `pt` for `pt-BR`. */
+export function baseOf(tag: string): string {
+  return tag.split('-')[0]?.toLowerCase() ?? '';
 }
 
 /**
@@ -40,14 +43,18 @@ export function setTranslationLoader(load: (lang: string) => unknown): void {
   loader = load;
 }
 
-/** The translation for a language tag, by the fallback above; asks the loader for it once. */
+/**
+ * The translation for a language tag: the tag's own (`pt-BR`), else its language's (`pt`),
+ * else English, which it then asks the loader (once per tag) to fetch.
+ */
 export function translationFor(lang: string): Translation {
-  const tag = matchLanguage(lang, translations.keys());
-  if (!tag && loader && !asked.has(lang)) {
-    asked.add(lang);
-    loader(lang);
+  const code = lang.toLowerCase();
+  const found = translations.get(code) ?? translations.get(baseOf(code));
+  if (!found && loader && !asked.has(code)) {
+    asked.add(code);
+    loader(code);
   }
-  return translations.get(tag ?? 'en') ?? en;
+  return found ?? en;
 }
 
 const redraw = () => {
@@ -61,18 +68,16 @@ const redraw = () => {
 export function followLang(host: ReactiveElement): void {
   host.addController({
     hostConnected() {
-      observer ??= new MutationObserver(redraw);
-      if (!hosts.size) {
-        observer.observe(document.documentElement, {
-          attributeFilter: ['lang'],
-          subtree: true,
-        });
+      // Made on the first connection (not at import: no document on a server) and kept: with
+      // no element connected it has nothing to redraw and costs nothing.
+      if (!observer) {
+        observer = new MutationObserver(redraw);
+        observer.observe(document.documentElement, { attributeFilter: ['lang'], subtree: true });
       }
       hosts.add(host);
     },
     hostDisconnected() {
       hosts.delete(host);
-      if (!hosts.size) observer?.disconnect();
     },
   });
 }
