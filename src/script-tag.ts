@@ -16,7 +16,10 @@ setTranslationLoader((lang) => {
   // One shipped per language, so its language names it: `pt-PT` gets `pt-BR`.
   const tag = SHIPPED_LOCALES.split(' ').find((shipped) => baseOf(shipped) === baseOf(lang));
   if (tag) {
-    import(/* @vite-ignore */ `./locales/${tag}.js`).then(
+    // A specifier in a variable: bundlers leave it to the browser, which resolves it against
+    // this file's own URL (a template literal, esbuild would try to bundle as a glob).
+    const specifier = `./locales/${tag}.js`;
+    import(/* @vite-ignore */ specifier).then(
       (module: { default: Translation }) => registerTranslation(module.default),
       // Offline or not deployed beside the bundle: the elements stay in English.
       () => {},

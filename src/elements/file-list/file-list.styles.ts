@@ -54,7 +54,7 @@ export const styles = css`
     align-items: center;
     gap: 0.75rem;
     min-height: var(--_row-height);
-    margin-bottom: var(--_row-gap);
+    margin-block-end: var(--_row-gap);
     padding: 0.5rem 0.85rem;
     border-bottom: 1px solid var(--_border);
     background: var(--_background);

@@ -150,7 +150,7 @@ export const styles = css`
   }
 
   .file + .file {
-    margin-top: 0.5rem;
+    margin-block-start: 0.5rem;
   }
 
   /* Rows out of view are neither laid out nor painted while 200 bars move (0.95x the time
