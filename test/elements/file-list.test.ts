@@ -339,8 +339,10 @@ describe('<file-list>', () => {
     button.click();
     await waitUntil(() => button.textContent?.trim() === 'Copied: share.txt');
     expect(await navigator.clipboard.readText()).to.equal(element.files[0]?.url);
-    expect(element.shadowRoot?.querySelector('[role=status]')?.textContent?.trim()).to.equal(
-      'Link to share.txt copied.',
+    await waitUntil(
+      () =>
+        element.shadowRoot?.querySelector('[role=status]')?.textContent?.trim() ===
+        'Link to share.txt copied.',
     );
   });
 

@@ -20,8 +20,7 @@ const errors: Omit<FailureTexts, UploadOnlyFailure> = {
   no_endpoint: () => 'No address is set. Give it the API address (endpoint).',
   rate_limited: ({ seconds, form }) =>
     `Too many requests in a short time. Try again in ${seconds} ${form === 'one' ? 'second' : 'seconds'}.`,
-  network_error: () =>
-    'The connection was lost. Check it and try again; uploads pick up where they stopped.',
+  network_error: () => 'The connection was lost. Try again once it is back.',
   unexpected: ({ code, message }) =>
     `Something went wrong (${code}).${message ? ` ${message}` : ''} Retry, or try again later.`,
 };
