@@ -32,7 +32,7 @@ export function registerTranslation(...list: Translation[]): void {
 
 /** The language of a tag, lower case: `pt` for `pt-BR`. */
 export function baseOf(tag: string): string {
-  return tag.split('-')[0]?.toLowerCase() ?? '';
+  return tag.toLowerCase().split('-')[0] ?? '';
 }
 
 /**
