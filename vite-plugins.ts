@@ -36,16 +36,18 @@ export function minifyTemplates(): Plugin {
 
 /**
  * The demo page loads the product the way a page author does, with one script tag for
- * `/filehost.js`; under `npm start` that is the sources, so edits show at once.
+ * `/filehost.js`; under `npm start` that is the sources, so edits show at once. The
+ * languages it fetches from beside itself (`/locales/<tag>.js`) are `src/locales/<tag>.ts`.
  */
 export function scriptTagFromSources(): Plugin {
   return {
     name: 'filehost-script-tag-from-sources',
     apply: 'serve',
     resolveId(id) {
-      return id === '/filehost.js'
-        ? fileURLToPath(new URL('./src/script-tag.ts', import.meta.url))
-        : null;
+      if (id === '/filehost.js')
+        return fileURLToPath(new URL('./src/script-tag.ts', import.meta.url));
+      const locale = /^\/locales\/([\w-]+)\.js$/.exec(id)?.[1];
+      return locale ? fileURLToPath(new URL(`./src/locales/${locale}.ts`, import.meta.url)) : null;
     },
   };
 }

@@ -1,3 +1,4 @@
+import { readdirSync } from 'node:fs';
 import { defineConfig } from 'vite';
 import { minifyTemplates, scriptTagFromSources } from './vite-plugins.js';
 
@@ -7,6 +8,17 @@ import { minifyTemplates, scriptTagFromSources } from './vite-plugins.js';
  * script-tag bundle `dist/filehost.js`: one ES module with Lit and both elements, which loads
  * the upload engine (Uppy, as published) and the on-use features as chunks beside it.
  */
+/**
+ * Each shipped language (`src/locales/<tag>.ts`) is an entry of its own, built to
+ * `dist/locales/<tag>.js` beside `filehost.js`, which fetches the page's one on use. They
+ * are plain data and import nothing, so no code is shared with (or moved out of) the bundle.
+ */
+const locales = Object.fromEntries(
+  readdirSync('src/locales')
+    .filter((file) => file !== 'index.ts')
+    .map((file) => [`locales/${file.replace(/\.ts$/, '')}`, `src/locales/${file}`]),
+);
+
 export default defineConfig({
   server: {
     host: 'localhost',
@@ -47,9 +59,9 @@ export default defineConfig({
       },
     },
     lib: {
-      entry: 'src/script-tag.ts',
+      entry: { filehost: 'src/script-tag.ts', ...locales },
       formats: ['es'],
-      fileName: () => 'filehost.js',
+      fileName: (_format, name) => `${name}.js`,
     },
   },
 });

@@ -9,6 +9,7 @@ import { defineElement } from './elements/shared/define.js';
 export type {
   FileListEventMap,
   FileListFailure,
+  FileListOverrides,
   FileListStrings,
 } from './elements/file-list/file-list.js';
 export type {
@@ -17,10 +18,19 @@ export type {
   FailureStep,
   FileSummary,
   FileUploaderEventMap,
+  FileUploaderOverrides,
   FileUploaderStrings,
   FileView,
   UploadFailure,
 } from './elements/file-uploader/file-uploader.js';
+export { registerTranslation } from './elements/shared/localize.js';
+export type {
+  FailureContext,
+  ListTexts,
+  PluralForm,
+  Translation,
+  UploaderTexts,
+} from './elements/shared/translation.js';
 export { FileListElement, FileUploaderElement };
 
 /** Registers `<file-uploader>` and `<file-list>` (a second call does nothing). */

@@ -4,8 +4,28 @@
  * main entry it leaves out `FilehostClient`'s whole-upload orchestration, which the
  * elements never call (Uppy runs their uploads): the bundle carries only what they need.
  */
-import { defineElements } from './elements.js';
 
+import { baseOf, registerTranslation, setTranslationLoader } from './elements/shared/localize.js';
+import type { Translation } from './elements/shared/translation.js';
+import { defineElements } from './elements.js';
+import { SHIPPED_LOCALES } from './locales/index.js';
+
+// A page's own language is fetched when an element first needs it, from beside this file,
+// so a page never loads the other thirteen.
+setTranslationLoader((lang) => {
+  // One shipped per language, so its language names it: `pt-PT` gets `pt-BR`.
+  const tag = SHIPPED_LOCALES.split(' ').find((shipped) => baseOf(shipped) === baseOf(lang));
+  if (tag) {
+    // A specifier in a variable: bundlers leave it to the browser, which resolves it against
+    // this file's own URL (a template literal, esbuild would try to bundle as a glob).
+    const specifier = `./locales/${tag}.js`;
+    import(/* @vite-ignore */ specifier).then(
+      (module: { default: Translation }) => registerTranslation(module.default),
+      // Offline or not deployed beside the bundle: the elements stay in English.
+      () => {},
+    );
+  }
+});
 defineElements();
 
 export { ApiError } from './client/api-error.js';

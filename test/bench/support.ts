@@ -152,11 +152,29 @@ export const FIRST_LOAD_BUDGET_BYTES = 20 * 1024;
 /**
  * With the upload engine, Uppy as published (no rewriting of it, nor of any dependency): the
  * build measured 42.2 KiB once the rewriting went, and 44 KiB leaves room for a little more.
- * Bytes are won back by design (our own code, what loads when), never by editing Uppy.
+ * Bytes are won back by design (our own code, what loads when), never by editing Uppy. Raised
+ * to 44.75 KiB for languages (issue #34): 45,155 B before (already over 44 KiB), 45,630 B
+ * after. Finding the nearest `lang`, the shared observer, the loader of a page's language,
+ * plural categories and the one-a-second live region cost about 0.3 KiB, and the English
+ * words only the engine's files show moved into it, so that the first load did not grow
+ * (20,480 B before, 20,479 B after).
  */
-export const TOTAL_BUDGET_BYTES = 44 * 1024;
+export const TOTAL_BUDGET_BYTES = 44.75 * 1024;
 /** Each on-use chunk on its own, hash-wasm's MD5 (WebCrypto has none) too. */
 export const ON_USE_CHUNK_BUDGET_BYTES = 5 * 1024;
+/** Each language's words (`dist/locales/<tag>.js`), the one a page in that language fetches. */
+export const LOCALE_BUDGET_BYTES = 3 * 1024;
+
+/** The gzipped size of each shipped language in `dist/locales/` (`npm run build` first). */
+export async function localeSizes(): Promise<{ name: string; gzipped: number }[]> {
+  const names = (await readdir('dist/locales')).filter((name) => name.endsWith('.js')).sort();
+  return Promise.all(
+    names.map(async (name) => ({
+      name: `locales/${name}`,
+      gzipped: gzippedBytes(await readFile(`dist/locales/${name}`)),
+    })),
+  );
+}
 
 /** The chunk of the upload engine; every other chunk but `filehost.js` is a feature's. */
 const ENGINE_CHUNK = /^filehost-upload-engine-[\w-]+\.js$/;

@@ -3,6 +3,8 @@ import { readFile } from 'node:fs/promises';
 import { describe, it } from 'node:test';
 import {
   FIRST_LOAD_BUDGET_BYTES,
+  LOCALE_BUDGET_BYTES,
+  localeSizes,
   ON_USE_CHUNK_BUDGET_BYTES,
   scriptTagFiles,
   scriptTagSizes,
@@ -36,6 +38,25 @@ describe('the script-tag bundle (dist/filehost.js and its upload engine)', () =>
     // Uppy is in the engine, not in what the page must load first.
     const entry = await readFile('dist/filehost.js', 'utf8');
     assert.ok(!entry.includes('addPreProcessor'), 'no Uppy in filehost.js');
+  });
+
+  it(`ships each language as its own file of at most ${LOCALE_BUDGET_BYTES / 1024} KiB gzipped, which filehost.js does not import`, async () => {
+    const locales = await localeSizes();
+    const { SHIPPED_LOCALES } = await import('../../src/locales/index.js');
+    assert.deepEqual(
+      locales.map((locale) => locale.name),
+      SHIPPED_LOCALES.split(' ')
+        .sort()
+        .map((tag) => `locales/${tag}.js`),
+    );
+    for (const locale of locales)
+      assert.ok(
+        locale.gzipped <= LOCALE_BUDGET_BYTES,
+        `${locale.name} ${kib(locale.gzipped)} KiB is over budget`,
+      );
+    const entry = await readFile('dist/filehost.js', 'utf8');
+    // German words are not in the first load: only the page's language is fetched, on use.
+    assert.ok(!entry.includes('Dateien auswählen'), 'no German in filehost.js');
   });
 
   it('carries Uppy as published: its texts, its package version, its log calls', async () => {

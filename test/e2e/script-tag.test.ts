@@ -183,9 +183,7 @@ describe('the script-tag bundle in a plain page', () => {
     const text = (await message.textContent()) ?? '';
     assert.match(
       text,
-      new RegExp(
-        `This page \\(${other.origin.replace(/[.:/]/g, '\\$&')}\\) may not upload with this key`,
-      ),
+      new RegExp(`This page \\(${other.origin.replace(/[.:/]/g, '\\$&')}\\) may not use this key`),
     );
     assert.match(text, /origin_not_allowed/);
     const listError = page.locator('file-list [role=alert]');

@@ -196,9 +196,7 @@ describe('<file-list>', () => {
     await waitUntil(() => errors.length === 1);
     await element.updateComplete;
     expect([errors[0]?.code, errors[0]?.status]).to.deep.equal(['origin_not_allowed', 403]);
-    expect(text(element)).to.contain(
-      `This page (${location.origin}) may not read files with this key.`,
-    );
+    expect(text(element)).to.contain(`This page (${location.origin}) may not use this key.`);
     expect(text(element)).to.contain('(origin_not_allowed)');
     expect(element.shadowRoot?.querySelector('.retry')?.textContent?.trim()).to.equal('Try again');
     await expect(element).to.be.accessible();
@@ -216,7 +214,7 @@ describe('<file-list>', () => {
     await network('drop', '/v1/files');
     await untilUnreachable(`${p.endpoint}/v1/files?probe`);
     const element = await list(p);
-    expect(text(element)).to.contain('The service could not be reached');
+    expect(text(element)).to.contain('The connection was lost');
     await network('restore');
     element.shadowRoot?.querySelector<HTMLButtonElement>('.retry')?.click();
     await waitUntil(() => names(element).length === 1);
@@ -365,8 +363,10 @@ describe('<file-list>', () => {
     button.click();
     await waitUntil(() => button.textContent?.trim() === 'Copied: share.txt');
     expect(await navigator.clipboard.readText()).to.equal(element.files[0]?.url);
-    expect(element.shadowRoot?.querySelector('[role=status]')?.textContent?.trim()).to.equal(
-      'Link to share.txt copied.',
+    await waitUntil(
+      () =>
+        element.shadowRoot?.querySelector('[role=status]')?.textContent?.trim() ===
+        'Link to share.txt copied.',
     );
   });
 

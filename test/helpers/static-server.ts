@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
-import { scriptTagFiles } from '../bench/support.js';
+import { localeSizes, scriptTagFiles } from '../bench/support.js';
 
 /**
  * The built script-tag bundle (`dist/`, from `npm run build`) and one HTML page, served by a
@@ -12,6 +12,10 @@ export async function staticServer(
   // filehost.js and the upload engine it imports from beside itself, as a CDN would serve them.
   const scripts = new Map<string, Buffer>();
   for (const name of await scriptTagFiles()) {
+    scripts.set(`/${name}`, await readFile(`dist/${name}`));
+  }
+  // And each language's words, which filehost.js fetches from `locales/` beside itself.
+  for (const { name } of await localeSizes()) {
     scripts.set(`/${name}`, await readFile(`dist/${name}`));
   }
   const server = createServer((request, response) => {

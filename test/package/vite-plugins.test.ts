@@ -48,10 +48,15 @@ describe("the build's plugins", () => {
       assert.equal(await call(minifyTemplates(), 'transform', template, id), null, id);
   });
 
-  it('scriptTagFromSources serves /filehost.js from src/script-tag.ts, and nothing else', async () => {
+  it('scriptTagFromSources serves /filehost.js from src/script-tag.ts, its languages from src/locales, and nothing else', async () => {
     const plugin = scriptTagFromSources();
     assert.equal(plugin.apply, 'serve');
     assert.equal(await call(plugin, 'resolveId', '/filehost.js'), resolve('src/script-tag.ts'));
+    assert.equal(
+      await call(plugin, 'resolveId', '/locales/pt-BR.js'),
+      resolve('src/locales/pt-BR.ts'),
+    );
+    assert.equal(await call(plugin, 'resolveId', '/src/locales/de.ts'), null);
     assert.equal(await call(plugin, 'resolveId', '@uppy/core'), null);
     assert.equal(await call(plugin, 'resolveId', './filehost.js'), null);
   });

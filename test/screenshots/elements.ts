@@ -2,7 +2,9 @@
  * `npm run screenshots`: every state of <file-uploader> (empty, dragging, uploading, done,
  * each error) and of <file-list> (loading, empty, error, files, end) on one page, produced
  * for real against the reference service in headless Chromium, saved in light, dark and
- * narrow to `.screenshots/` for a person to look at.
+ * narrow to `.screenshots/` for a person to look at. The same page is then made in each
+ * other language of SCREENSHOT_LANGS (default `en de ar ja`: a long-worded one, a right-to-
+ * left one, a CJK one), light and dark, wide and narrow: `elements-<lang>-<scheme>-<width>.png`.
  */
 
 import { mkdir } from 'node:fs/promises';
@@ -38,10 +40,12 @@ const LIST_STATES = [
   ['list-more', 'List: more to load'],
 ] as const;
 
-async function main(): Promise<void> {
+/** The whole page in one language, marked up as a page in it is: its lang and direction. */
+async function main(lang: string): Promise<void> {
   const outDir = join(process.cwd(), '.screenshots');
   await mkdir(outDir, { recursive: true });
-  const page = `<!doctype html><html lang="en"><head><meta charset="utf-8">
+  const dir = ['ar', 'he'].includes(lang) ? 'rtl' : 'ltr';
+  const page = `<!doctype html><html lang="${lang}" dir="${dir}"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1"><meta name="color-scheme" content="light dark">
 <style>body{font-family:system-ui,sans-serif;margin:0;padding:24px;background:Canvas;color:CanvasText}
 main{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,420px),1fr));gap:28px 24px}
@@ -289,12 +293,32 @@ ${LIST_STATES.map(([id, title]) => `<section><h2>${title}</h2><file-list id="${i
       ),
     );
 
-    for (const [scheme, width] of [
-      ['light', 1320],
-      ['dark', 1320],
-      ['light', 390],
-    ] as const) {
-      if (width === 390) {
+    // English as before; each other language in both schemes at both widths.
+    const shots =
+      lang === 'en'
+        ? ([
+            ['light', 1320],
+            ['dark', 1320],
+            ['light', 390],
+          ] as const)
+        : ([
+            ['light', 1320],
+            ['dark', 1320],
+            ['light', 390],
+            ['dark', 390],
+          ] as const);
+    if (lang !== 'en') {
+      // Its words arrive on use, from locales/ beside the bundle.
+      await tab.waitForFunction(
+        () =>
+          document.querySelector('#empty')?.shadowRoot?.querySelector('.browse')?.textContent !==
+          'choose files',
+      );
+    }
+    let phone = false;
+    for (const [scheme, width] of shots) {
+      if (width === 390 && !phone) {
+        phone = true;
         // A phone: a touch screen and a (fake) camera, so "Take a photo" is offered.
         const cdp = await tab.context().newCDPSession(tab);
         await cdp.send('Emulation.setTouchEmulationEnabled', { enabled: true, maxTouchPoints: 5 });
@@ -308,8 +332,13 @@ ${LIST_STATES.map(([id, title]) => `<section><h2>${title}</h2><file-list id="${i
       }
       await tab.emulateMedia({ colorScheme: scheme });
       await tab.setViewportSize({ width, height: 900 });
-      await tab.waitForTimeout(200);
-      const path = join(outDir, `elements-${scheme}-${width}.png`);
+      // The whole page in the viewport: rows off screen are skipped by content-visibility
+      // (and would show as empty boxes in a full-page capture).
+      const height = await tab.evaluate(() => document.documentElement.scrollHeight);
+      await tab.setViewportSize({ width, height });
+      await tab.waitForTimeout(300);
+      const name = lang === 'en' ? 'elements' : `elements-${lang}`;
+      const path = join(outDir, `${name}-${scheme}-${width}.png`);
       await tab.screenshot({ path, fullPage: true });
       console.log(`saved ${path}`);
     }
@@ -321,7 +350,12 @@ ${LIST_STATES.map(([id, title]) => `<section><h2>${title}</h2><file-list id="${i
   }
 }
 
-main().catch((error: unknown) => {
+async function all(): Promise<void> {
+  const langs = (process.env.SCREENSHOT_LANGS ?? 'en de ar ja').split(/\s+/).filter(Boolean);
+  for (const lang of langs) await main(lang);
+}
+
+all().catch((error: unknown) => {
   console.error(error);
   process.exit(1);
 });

@@ -54,7 +54,7 @@ export const styles = css`
     align-items: center;
     gap: 0.75rem;
     min-height: var(--_row-height);
-    margin-bottom: var(--_row-gap);
+    margin-block-end: var(--_row-gap);
     padding: 0.5rem 0.85rem;
     border-bottom: 1px solid var(--_border);
     background: var(--_background);
@@ -91,7 +91,10 @@ export const styles = css`
     text-decoration: underline;
   }
 
+  /* A size, a media type and a status in one line: each run of it keeps its own direction
+     ("6 B · application/pdf" inside Arabic words is not reordered into "B · … 6"). */
   .meta {
+    unicode-bidi: plaintext;
     font-size: 0.825rem;
     color: var(--_muted);
     overflow: hidden;

@@ -15,16 +15,18 @@ import {
   formatDateTime,
   formatRelative,
   localeOf,
+  pluralForm,
 } from '../shared/format.js';
 import { fileIcon } from '../shared/icons.js';
 import { hideBrokenImage } from '../shared/images.js';
+import { followLang, textsWith, translationFor } from '../shared/localize.js';
 import { sharedStyles } from '../shared/styles.js';
 import { styles } from './file-list.styles.js';
 import { PagingController } from './paging-controller.js';
 import { RowGroups } from './row-groups.js';
-import { type FileListStrings, mergeListStrings } from './strings.js';
+import type { FileListOverrides, FileListStrings } from './strings.js';
 
-export type { FileListStrings } from './strings.js';
+export type { FileListOverrides, FileListStrings } from './strings.js';
 
 /** An error of the list, as the page sees it in `list-error` and the user reads it. */
 export type FileListFailure = ServiceFailure;
@@ -127,7 +129,7 @@ export class FileListElement extends LitElement {
   /** The id of a `<file-uploader>` whose uploads appear at the top at once. */
   declare htmlFor: string;
   /** Replaces any of the texts (see `FileListStrings`). */
-  declare strings: Partial<FileListStrings>;
+  declare strings: FileListOverrides;
   /** Reflected while a page is loading. */
   declare loading: boolean;
   /** @internal */
@@ -142,10 +144,12 @@ export class FileListElement extends LitElement {
   #observed: Element | null = null;
   #seenFiles = 0;
   #copiedTimer: ReturnType<typeof setTimeout> | null = null;
-  #localFailure: FileListFailure | null = null;
+  /** What is wrong with `endpoint` or `api-key`, worded at each render (in the current language). */
+  #localFailure: ConnectionProblem | null = null;
 
   constructor() {
     super();
+    followLang(this);
     this.endpoint = '';
     this.apiKey = '';
     this.pageSize = LIST_DEFAULT_LIMIT;
@@ -161,8 +165,10 @@ export class FileListElement extends LitElement {
           hasMore: page.hasMore,
           loaded: this.#paging.files.length,
         });
+        const count = this.#paging.files.length;
+        const locale = this.locale;
         this.#announcer.say(
-          this.texts.announceLoaded(formatCount(this.#paging.files.length, this.locale)),
+          this.texts.announceLoaded(formatCount(count, locale), pluralForm(count, locale)),
         );
       },
       onError: (error) => {
@@ -174,7 +180,7 @@ export class FileListElement extends LitElement {
   }
 
   get texts(): FileListStrings {
-    return mergeListStrings(this.strings);
+    return textsWith(translationFor(localeOf(this)), 'list', this.strings);
   }
 
   get locale(): string {
@@ -239,16 +245,7 @@ export class FileListElement extends LitElement {
       this.#localFailure = null;
       return connection;
     }
-    const code = CONNECTION_PROBLEM_CODES[connection];
-    const message = this.texts.errors[connection](failureContext({ code }));
-    this.#localFailure = {
-      code,
-      status: 0,
-      message,
-      serviceMessage: null,
-      retryAfter: null,
-      details: {},
-    };
+    this.#localFailure = connection;
     return null;
   }
 
@@ -427,7 +424,7 @@ export class FileListElement extends LitElement {
     </ul>`;
   }
 
-  #renderFailure(failure: FileListFailure, retry: boolean) {
+  #renderFailure(failure: Pick<FileListFailure, 'code' | 'message'>, retry: boolean) {
     return html`<div part="error" class="message error" role="alert">
       <p class="title">${this.texts.errorTitle}</p>
       <p class="detail">${failure.message} <span class="code">(${failure.code})</span></p>
@@ -446,7 +443,10 @@ export class FileListElement extends LitElement {
         <button class="retry" type="button" @click=${() => paging.loadMore()}>${t.retry}</button>`;
     } else if (paging.hasMore) {
       content = html`<button part="load-more" class="more" type="button" @click=${() => paging.loadMore()}>${t.loadMore}</button>`;
-    } else content = t.end(formatCount(paging.files.length, this.locale));
+    } else {
+      const count = paging.files.length;
+      content = t.end(formatCount(count, this.locale), pluralForm(count, this.locale));
+    }
     return html`<div part="footer" class="footer">${content}</div>`;
   }
 
@@ -455,8 +455,11 @@ export class FileListElement extends LitElement {
     const paging = this.#paging;
     const files = paging.files;
     let body: unknown;
-    if (this.#localFailure) body = this.#renderFailure(this.#localFailure, false);
-    else if (files.length === 0 && paging.state === 'error' && paging.error) {
+    if (this.#localFailure) {
+      const code = CONNECTION_PROBLEM_CODES[this.#localFailure];
+      const message = t.errors[this.#localFailure](failureContext({ code }));
+      body = this.#renderFailure({ code, message }, false);
+    } else if (files.length === 0 && paging.state === 'error' && paging.error) {
       body = this.#renderFailure(this.#describe(paging.error), true);
     } else if (files.length === 0 && paging.state !== 'ready') {
       body = html`${this.#renderSkeleton()}<p class="visually-hidden">${t.loading}</p>`;
@@ -482,7 +485,7 @@ export class FileListElement extends LitElement {
       `;
     }
     return html`
-      <div part="base" class="base" aria-busy=${paging.state === 'loading' ? 'true' : 'false'}>${body}</div>
+      <div part="base" class="base" dir=${t.$dir} aria-busy=${paging.state === 'loading' ? 'true' : 'false'}>${body}</div>
       <div class="visually-hidden" role="status" aria-live="polite" aria-atomic="true"></div>
     `;
   }

@@ -1,5 +1,5 @@
 import { html, nothing, type TemplateResult } from 'lit';
-import { formatBytes, formatCount, formatPercent } from '../shared/format.js';
+import { formatBytes, formatCount, formatPercent, pluralForm } from '../shared/format.js';
 import { fileIcon } from '../shared/icons.js';
 import { hideBrokenImage } from '../shared/images.js';
 import type { FileView } from './file-view.js';
@@ -38,10 +38,10 @@ function statusText(file: FileView, t: FileUploaderStrings, locale: string): str
       return t.paused;
     case 'interrupted':
       return t.interrupted;
-    case 'retrying':
-      return t.retrying(
-        formatCount(Math.max(1, Math.ceil(((file.retryAt ?? 0) - Date.now()) / 1000)), locale),
-      );
+    case 'retrying': {
+      const seconds = Math.max(1, Math.ceil(((file.retryAt ?? 0) - Date.now()) / 1000));
+      return t.retrying(formatCount(seconds, locale), pluralForm(seconds, locale));
+    }
     default:
       return '';
   }

@@ -150,7 +150,7 @@ export const styles = css`
   }
 
   .file + .file {
-    margin-top: 0.5rem;
+    margin-block-start: 0.5rem;
   }
 
   /* Rows out of view are neither laid out nor painted while 200 bars move (0.95x the time
@@ -184,7 +184,10 @@ export const styles = css`
     color: inherit;
   }
 
+  /* A size, a media type and a status in one line: each run of it keeps its own direction
+     ("6 B · application/pdf" inside Arabic words is not reordered into "B · … 6"). */
   .meta {
+    unicode-bidi: plaintext;
     font-size: 0.825rem;
     color: var(--_muted);
   }

@@ -3,7 +3,8 @@ import { repeat } from 'lit/directives/repeat.js';
 import type { FileMetadata, FileRecord, Visibility } from '../../api/types.js';
 import { Announcer } from '../shared/announcer.js';
 import { emit } from '../shared/events.js';
-import { formatBytes, formatCount, localeOf } from '../shared/format.js';
+import { formatBytes, formatCount, localeOf, pluralForm } from '../shared/format.js';
+import { followLang, textsWith, translationFor } from '../shared/localize.js';
 import { sharedStyles } from '../shared/styles.js';
 import { takeDrop } from './dropped.js';
 import type { UploadFailure } from './failure.js';
@@ -17,12 +18,12 @@ import {
   recordsOf,
 } from './file-view.js';
 import { syncForm } from './form-association.js';
-import { type FileUploaderStrings, mergeStrings } from './strings.js';
+import type { FileUploaderOverrides, FileUploaderStrings } from './strings.js';
 import { UploadController } from './upload-controller.js';
 
 export type { FailureCode, FailureStep, UploadFailure } from './failure.js';
 export type { ChecksumChoice, FileSummary, FileView } from './file-view.js';
-export type { FileUploaderStrings } from './strings.js';
+export type { FileUploaderOverrides, FileUploaderStrings } from './strings.js';
 
 export interface FileUploaderEventMap {
   /** Files were added by the user (picked, dropped or pasted) and passed the checks. */
@@ -239,7 +240,7 @@ export class FileUploaderElement extends LitElement {
   /** What the form gets per file: `url` (default) or `id`. */
   declare formValue: 'url' | 'id';
   /** Replaces any of the texts (see `FileUploaderStrings`). */
-  declare strings: Partial<FileUploaderStrings>;
+  declare strings: FileUploaderOverrides;
   /** Reflected while files are uploading. */
   declare uploading: boolean;
   /** Reflected while files are dragged over the element. */
@@ -259,6 +260,7 @@ export class FileUploaderElement extends LitElement {
 
   constructor() {
     super();
+    followLang(this);
     this.endpoint = '';
     this.apiKey = '';
     this.multiple = false;
@@ -287,7 +289,13 @@ export class FileUploaderElement extends LitElement {
     this.#controller = new UploadController(this, this.#settings(), {
       added: (files) => {
         emit(this, 'file-add', { files });
-        this.#announcer.say(this.texts.announceAdded(formatCount(files.length, localeOf(this))));
+        const locale = localeOf(this);
+        this.#announcer.say(
+          this.texts.announceAdded(
+            formatCount(files.length, locale),
+            pluralForm(files.length, locale),
+          ),
+        );
       },
       started: (file) => emit(this, 'upload-start', { file }),
       progress: (file, bytesUploaded, bytesTotal) =>
@@ -319,9 +327,9 @@ export class FileUploaderElement extends LitElement {
     return localeOf(this);
   }
 
-  /** The texts in use: the defaults with `strings` laid over them. */
+  /** The texts in use: the translation for the element's `lang` with `strings` laid over it. */
   get texts(): FileUploaderStrings {
-    return mergeStrings(this.strings);
+    return textsWith(translationFor(localeOf(this)), 'uploader', this.strings);
   }
 
   /** Every file in the list, with its status, progress, error and (once uploaded) its record. */
@@ -569,7 +577,9 @@ export class FileUploaderElement extends LitElement {
     if (this.accept) parts.push(t.hintTypes(this.#acceptList().join(', ')));
     if (this.maxFileSize) parts.push(t.hintMaxSize(formatBytes(this.maxFileSize, locale)));
     if (this.multiple && this.maxFiles)
-      parts.push(t.hintMaxFiles(formatCount(this.maxFiles, locale)));
+      parts.push(
+        t.hintMaxFiles(formatCount(this.maxFiles, locale), pluralForm(this.maxFiles, locale)),
+      );
     parts.push(t.hintPaste);
     return parts.join(' ');
   }
@@ -582,7 +592,7 @@ export class FileUploaderElement extends LitElement {
     const files = this.#view;
     const disabled = this.disabled || this.#formDisabled;
     return html`
-      <div part="base" class="base">
+      <div part="base" class="base" dir=${t.$dir}>
         <div
           part="dropzone"
           class="dropzone"

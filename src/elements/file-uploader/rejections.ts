@@ -1,5 +1,5 @@
 import { type Meta, RestrictionError, type Uppy } from '@uppy/core';
-import { formatBytes } from '../shared/format.js';
+import { formatBytes, formatCount, pluralForm } from '../shared/format.js';
 import { rejection, type UploadFailure } from './failure.js';
 import type { UploaderSettings } from './file-view.js';
 import type { FileUploaderStrings } from './strings.js';
@@ -23,7 +23,10 @@ export function rejectionOf(
   }
   if (isDuplicate(error, uppy)) return rejection('duplicate_file', strings, {});
   if (maxFiles !== null && uppy.getFiles().length >= maxFiles) {
-    return rejection('too_many_files', strings, { max: String(maxFiles) });
+    return rejection('too_many_files', strings, {
+      max: formatCount(maxFiles, locale),
+      form: pluralForm(maxFiles, locale),
+    });
   }
   return rejection('type_not_allowed', strings, { accept: (accept ?? []).join(', ') });
 }

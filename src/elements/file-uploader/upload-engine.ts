@@ -7,6 +7,7 @@ import { blobDigestHeader } from '../../client/part-digest.js';
 import { xhrPartEtag } from '../../client/part-put.js';
 import { claimedParts, type UploadStep } from '../../client/upload-plan.js';
 import { Connections } from './connections.js';
+import { fillEnglish } from './en-engine.js';
 import type { UploadFailure } from './failure.js';
 import {
   autoRetryDelayMs,
@@ -58,6 +59,9 @@ const MANY_FILES = 12;
 const QUIET_UPLOAD_BYTES = 64 * 1024;
 /** Thumbnails are made from images up to this size; larger ones would cost memory for a 40 px picture. */
 const THUMBNAIL_MAX_BYTES = 20_000_000;
+
+// The English words only this engine's files show arrive with it.
+fillEnglish();
 
 /**
  * The upload engine, loaded on first use or when the page is idle (`UploadController`),

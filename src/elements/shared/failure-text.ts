@@ -1,29 +1,9 @@
 import type { ApiError } from '../../client/api-error.js';
-import { formatBytes, formatCount } from './format.js';
+import { formatBytes, formatCount, pluralForm } from './format.js';
 
-/**
- * What a failure message may mention, already formatted for the page's language. Both
- * elements word every failure from one of these, through `strings.errors`, so a page
- * translating them writes one kind of function for either element.
- */
-export interface FailureContext {
-  /** The page's origin (origin_not_allowed). */
-  origin: string;
-  /** A size limit, e.g. "100 MB" (too_large). */
-  limit: string;
-  /** Seconds until a retry may work (rate_limited). */
-  seconds: string;
-  /** The accepted types (type_not_allowed). */
-  accept: string;
-  /** The maximum number of files (too_many_files). */
-  max: string;
-  /** The machine code and the service's own sentence, for the unexpected. */
-  code: string;
-  message: string;
-}
+import type { FailureContext, FailureText } from './translation.js';
 
-/** One entry of an element's `strings.errors`. */
-export type FailureText = (context: FailureContext) => string;
+export type { FailureContext, FailureText };
 
 /** The `errors` of an element's strings: a text per code it words, and one for the rest. */
 export type FailureTexts = { readonly [code: string]: FailureText | undefined } & {
@@ -52,6 +32,7 @@ export function failureContext(known: Partial<FailureContext>): FailureContext {
     seconds: '',
     accept: '',
     max: '',
+    form: 'other',
     code: '',
     message: '',
     ...known,
@@ -69,10 +50,12 @@ export function describeApiError(
   options: { locale: string; origin: string; aliases?: Readonly<Record<string, string>> },
 ): ServiceFailure {
   const { details } = error;
+  const seconds = error.retryAfter ?? 60;
   const context = failureContext({
     origin: typeof details.origin === 'string' ? details.origin : options.origin,
     limit: typeof details.limit === 'number' ? formatBytes(details.limit, options.locale) : '',
-    seconds: formatCount(error.retryAfter ?? 60, options.locale),
+    seconds: formatCount(seconds, options.locale),
+    form: pluralForm(seconds, options.locale),
     code: error.code,
     message: error.message,
   });

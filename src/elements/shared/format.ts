@@ -60,6 +60,11 @@ export function formatCount(count: number, locale: string): string {
   return memo(`count ${locale}`, () => new Intl.NumberFormat(locale)).format(count);
 }
 
+/** The plural category of a count in a language (Arabic has six, Polish four). */
+export function pluralForm(count: number, locale: string): Intl.LDMLPluralRule {
+  return memo(`plural ${locale}`, () => new Intl.PluralRules(locale)).select(count);
+}
+
 /** "in 30 seconds", "2 minutes ago": relative time for the near past and future. */
 export function formatRelative(timestamp: number, now: number, locale: string): string {
   const seconds = Math.round((timestamp - now) / 1000);

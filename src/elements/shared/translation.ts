@@ -1,0 +1,168 @@
+/**
+ * The one shape of every text both elements show or announce, as Shoelace has one
+ * `Translation` for all its components: the uploader's words, the list's and the failure
+ * wording they share (each error code worded once). A language ships as one object of this
+ * shape (`src/locales/<tag>.ts`); a page may still lay its own words over an element's with
+ * `strings`.
+ *
+ * Numbers, sizes and dates arrive formatted for the language (`Intl`). Where a word agrees
+ * with a count, the text is also given the count's plural category (`Intl.PluralRules`:
+ * `zero`, `one`, `two`, `few`, `many`, `other`), so Arabic's six forms and Polish's four
+ * are written by the translation, not guessed by the code.
+ */
+
+/** A count's plural category in the element's language. */
+export type PluralForm = Intl.LDMLPluralRule;
+
+/** What a failure message may mention, already formatted for the page's language. */
+export interface FailureContext {
+  /** The page's origin (origin_not_allowed). */
+  origin: string;
+  /** A size limit, e.g. "100 MB" (too_large). */
+  limit: string;
+  /** Seconds until a retry may work (rate_limited). */
+  seconds: string;
+  /** The accepted types (type_not_allowed). */
+  accept: string;
+  /** The maximum number of files (too_many_files). */
+  max: string;
+  /** The plural category of the one count the message mentions (`seconds` or `max`). */
+  form: PluralForm;
+  /** The machine code and the service's own sentence, for the unexpected. */
+  code: string;
+  message: string;
+}
+
+/** One failure's wording. */
+export type FailureText = (context: FailureContext) => string;
+
+/** The failures the elements word themselves; any other code is worded by `unexpected`. */
+export type FailureCodeText =
+  | 'origin_not_allowed'
+  | 'invalid_key'
+  | 'missing_auth'
+  | 'secret_key'
+  | 'no_endpoint'
+  | 'too_large'
+  | 'rate_limited'
+  | 'empty_body'
+  | 'network_error'
+  | 'type_not_allowed'
+  | 'too_many_files'
+  | 'duplicate_file'
+  | 'upload_expired'
+  | 'unexpected';
+
+export type FailureTexts = Record<FailureCodeText, FailureText>;
+
+/** The failures only `<file-uploader>`'s upload engine words: a refused file, an expired upload. */
+export type UploadOnlyFailure =
+  | 'too_large'
+  | 'empty_body'
+  | 'type_not_allowed'
+  | 'too_many_files'
+  | 'duplicate_file'
+  | 'upload_expired';
+
+/** `<file-uploader>`'s own words. */
+export interface UploaderTexts {
+  dropzone: string;
+  /** The prompt with `directory`: folders may be dropped too. */
+  dropzoneFolders: string;
+  browse: string;
+  or: string;
+  browseFolder: string;
+  takePhoto: string;
+  dropHere: string;
+  hintTypes: (types: string) => string;
+  hintMaxSize: (size: string) => string;
+  hintMaxFiles: (count: string, form: PluralForm) => string;
+  hintPaste: string;
+  queued: string;
+  preparing: string;
+  uploading: (percent: string) => string;
+  finishing: string;
+  done: string;
+  retrying: (seconds: string, form: PluralForm) => string;
+  paused: string;
+  upload: string;
+  retry: string;
+  cancel: string;
+  remove: string;
+  cancelAll: string;
+  pauseUpload: string;
+  resumeUpload: string;
+  pauseAllUploads: string;
+  resumeAllUploads: string;
+  pauseLabel: (name: string) => string;
+  resumeLabel: (name: string) => string;
+  retryLabel: (name: string) => string;
+  cancelLabel: (name: string) => string;
+  removeLabel: (name: string) => string;
+  fileListLabel: string;
+  openFile: (name: string) => string;
+  total: (done: string, count: string, percent: string) => string;
+  announceAdded: (count: string, form: PluralForm) => string;
+  announceDone: (name: string) => string;
+  announceFailed: (name: string, reason: string) => string;
+  announceAllDone: (succeeded: string, failed: string) => string;
+  /** An upload cut off before the page was loaded, whose file must be chosen again. */
+  interrupted: string;
+  formUploading: string;
+  formRequired: string;
+}
+
+/** `<file-list>`'s own words. */
+export interface ListTexts {
+  listLabel: string;
+  loading: string;
+  empty: string;
+  emptyHint: string;
+  loadMore: string;
+  loadingMore: string;
+  end: (count: string, form: PluralForm) => string;
+  retry: string;
+  copyLink: string;
+  /** Read after the button's text by screen readers (hidden on screen): which file. */
+  copyLinkTarget: (name: string) => string;
+  copied: string;
+  copyFailed: string;
+  pending: string;
+  openFile: (name: string) => string;
+  uploadedAt: (when: string) => string;
+  announceLoaded: (count: string, form: PluralForm) => string;
+  announceAdded: (name: string) => string;
+  announceCopied: (name: string) => string;
+  errorTitle: string;
+}
+
+/** `<file-uploader>`'s words that only files its upload engine holds can show. */
+export type EngineOnlyText =
+  | 'queued'
+  | 'uploading'
+  | 'finishing'
+  | 'done'
+  | 'retrying'
+  | 'paused'
+  | 'interrupted'
+  | 'upload'
+  | 'pauseUpload'
+  | 'resumeUpload'
+  | 'pauseAllUploads'
+  | 'resumeAllUploads'
+  | 'pauseLabel'
+  | 'resumeLabel'
+  | 'openFile'
+  | 'announceDone'
+  | 'announceAllDone';
+
+/** One language: every text of both elements. */
+export interface Translation {
+  /** Its BCP 47 tag, e.g. `de`, `pt-BR`. */
+  $code: string;
+  /** Which way its script runs: Arabic and Hebrew right to left. */
+  $dir: 'ltr' | 'rtl';
+  uploader: UploaderTexts;
+  list: ListTexts;
+  errors: FailureTexts;
+}

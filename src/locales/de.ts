@@ -1,0 +1,103 @@
+import type { Translation } from '../elements/shared/translation.js';
+
+/** German (Deutsch). */
+const de: Translation = {
+  $code: 'de',
+  $dir: 'ltr',
+  uploader: {
+    dropzone: 'Dateien hierher ziehen oder',
+    dropzoneFolders: 'Dateien oder Ordner hierher ziehen oder',
+    browse: 'Dateien auswählen',
+    or: 'oder',
+    browseFolder: 'einen Ordner auswählen',
+    takePhoto: 'Foto aufnehmen',
+    dropHere: 'Dateien loslassen, um sie hochzuladen',
+    hintTypes: (types) => `Erlaubt: ${types}.`,
+    hintMaxSize: (size) => `Je Datei bis ${size}.`,
+    hintMaxFiles: (count, form) => `Höchstens ${count} ${form === 'one' ? 'Datei' : 'Dateien'}.`,
+    hintPaste: 'Dateien können auch eingefügt werden.',
+    queued: 'Wartet auf das Hochladen',
+    preparing: 'Wird vorbereitet…',
+    uploading: (percent) => `Wird hochgeladen… ${percent}`,
+    finishing: 'Wird abgeschlossen…',
+    done: 'Hochgeladen',
+    retrying: (seconds) => `Neuer Versuch in ${seconds} s…`,
+    paused: 'Angehalten',
+    upload: 'Hochladen',
+    retry: 'Erneut versuchen',
+    cancel: 'Abbrechen',
+    remove: 'Entfernen',
+    cancelAll: 'Alle abbrechen',
+    pauseUpload: 'Anhalten',
+    resumeUpload: 'Fortsetzen',
+    pauseAllUploads: 'Alle anhalten',
+    resumeAllUploads: 'Alle fortsetzen',
+    pauseLabel: (name) => `Hochladen von ${name} anhalten`,
+    resumeLabel: (name) => `Hochladen von ${name} fortsetzen`,
+    retryLabel: (name) => `Hochladen von ${name} erneut versuchen`,
+    cancelLabel: (name) => `Hochladen von ${name} abbrechen`,
+    removeLabel: (name) => `${name} entfernen`,
+    fileListLabel: 'Dateien',
+    openFile: (name) => `${name} öffnen (in einem neuen Tab)`,
+    total: (done, count, percent) => `${done} von ${count} hochgeladen · ${percent}`,
+    announceAdded: (count, form) => `${count} ${form === 'one' ? 'Datei' : 'Dateien'} hinzugefügt.`,
+    announceDone: (name) => `${name} hochgeladen.`,
+    announceFailed: (name, reason) => `${name} wurde nicht hochgeladen: ${reason}`,
+    announceAllDone: (succeeded, failed) =>
+      failed === '0'
+        ? `Alle Uploads abgeschlossen: ${succeeded} hochgeladen.`
+        : `Uploads abgeschlossen: ${succeeded} hochgeladen, ${failed} fehlgeschlagen.`,
+    interrupted:
+      'Unterbrochen. Wählen Sie diese Datei erneut aus, um an derselben Stelle weiterzumachen.',
+    formUploading: 'Bitte warten Sie, bis alle Uploads abgeschlossen sind.',
+    formRequired: 'Bitte laden Sie mindestens eine Datei hoch.',
+  },
+  list: {
+    listLabel: 'Hochgeladene Dateien',
+    loading: 'Dateien werden geladen…',
+    empty: 'Noch keine Dateien.',
+    emptyHint: 'Hochgeladene Dateien erscheinen hier, die neuesten zuerst.',
+    loadMore: 'Mehr laden',
+    loadingMore: 'Weitere werden geladen…',
+    end: (count, form) =>
+      form === 'one' ? 'Das ist die einzige Datei.' : `Das sind alle ${count} Dateien.`,
+    retry: 'Erneut versuchen',
+    copyLink: 'Link kopieren',
+    copyLinkTarget: (name) => `: ${name}`,
+    copied: 'Kopiert',
+    copyFailed: 'Kopieren fehlgeschlagen',
+    pending: 'Wird hochgeladen…',
+    openFile: (name) => `${name} (öffnet in einem neuen Tab)`,
+    uploadedAt: (when) => `Hochgeladen ${when}`,
+    announceLoaded: (count, form) => `${count} ${form === 'one' ? 'Datei' : 'Dateien'} angezeigt.`,
+    announceAdded: (name) => `${name} zur Liste hinzugefügt.`,
+    announceCopied: (name) => `Link zu ${name} kopiert.`,
+    errorTitle: 'Die Dateien konnten nicht geladen werden.',
+  },
+  errors: {
+    origin_not_allowed: ({ origin }) =>
+      `Diese Seite (${origin}) darf diesen Schlüssel nicht verwenden. Die erlaubten Origins des Schlüssels müssen ${origin} enthalten.`,
+    invalid_key: () => 'Der Schlüssel ist unbekannt. Prüfen Sie die Einstellung api-key.',
+    missing_auth: () =>
+      'Es ist kein Schlüssel gesetzt. Geben Sie einen öffentlichen Schlüssel an (api-key).',
+    secret_key: () =>
+      'Es wurde ein geheimer Schlüssel angegeben, der nie in einer Webseite stehen darf. Verwenden Sie den öffentlichen Schlüssel (pk_live_…).',
+    no_endpoint: () => 'Es ist keine Adresse gesetzt. Geben Sie die API-Adresse an (endpoint).',
+    too_large: ({ limit }) => `Diese Datei ist zu groß. Die Grenze liegt bei ${limit}.`,
+    rate_limited: ({ seconds, form }) =>
+      `Zu viele Anfragen in kurzer Zeit. Versuchen Sie es in ${seconds} ${form === 'one' ? 'Sekunde' : 'Sekunden'} erneut.`,
+    empty_body: () => 'Diese Datei ist leer, es gibt also nichts hochzuladen.',
+    network_error: () =>
+      'Die Verbindung ist unterbrochen. Prüfen Sie sie und versuchen Sie es erneut; Uploads machen dort weiter, wo sie aufgehört haben.',
+    type_not_allowed: ({ accept }) =>
+      `Dieser Dateityp wird hier nicht angenommen. Erlaubt: ${accept}.`,
+    too_many_files: ({ max }) => `Sie können höchstens ${max} Dateien hinzufügen.`,
+    duplicate_file: () => 'Diese Datei ist bereits in der Liste.',
+    upload_expired: () =>
+      'Dieser Upload ist abgelaufen, bevor er fertig war. Versuchen Sie es erneut, um ihn neu zu starten.',
+    unexpected: ({ code, message }) =>
+      `Etwas ist schiefgelaufen (${code}).${message ? ` ${message}` : ''} Versuchen Sie es erneut oder später noch einmal.`,
+  },
+};
+
+export default de;

@@ -1,0 +1,105 @@
+import type { PluralForm, Translation } from '../elements/shared/translation.js';
+
+const files = (form: PluralForm) => (form === 'one' ? 'archivo' : 'archivos');
+
+/** Spanish (español). */
+const es: Translation = {
+  $code: 'es',
+  $dir: 'ltr',
+  uploader: {
+    dropzone: 'Arrastra archivos aquí o',
+    dropzoneFolders: 'Arrastra archivos o carpetas aquí o',
+    browse: 'elige archivos',
+    or: 'o',
+    browseFolder: 'elige una carpeta',
+    takePhoto: 'Hacer una foto',
+    dropHere: 'Suelta los archivos para subirlos',
+    hintTypes: (types) => `Se aceptan: ${types}.`,
+    hintMaxSize: (size) => `Hasta ${size} por archivo.`,
+    hintMaxFiles: (count, form) => `Como máximo ${count} ${files(form)}.`,
+    hintPaste: 'También puedes pegar archivos.',
+    queued: 'En espera',
+    preparing: 'Preparando…',
+    uploading: (percent) => `Subiendo… ${percent}`,
+    finishing: 'Finalizando…',
+    done: 'Subido',
+    retrying: (seconds) => `Nuevo intento en ${seconds} s…`,
+    paused: 'En pausa',
+    upload: 'Subir',
+    retry: 'Reintentar',
+    cancel: 'Cancelar',
+    remove: 'Quitar',
+    cancelAll: 'Cancelar todo',
+    pauseUpload: 'Pausar',
+    resumeUpload: 'Reanudar',
+    pauseAllUploads: 'Pausar todo',
+    resumeAllUploads: 'Reanudar todo',
+    pauseLabel: (name) => `Pausar la subida de ${name}`,
+    resumeLabel: (name) => `Reanudar la subida de ${name}`,
+    retryLabel: (name) => `Reintentar la subida de ${name}`,
+    cancelLabel: (name) => `Cancelar la subida de ${name}`,
+    removeLabel: (name) => `Quitar ${name}`,
+    fileListLabel: 'Archivos',
+    openFile: (name) => `Abrir ${name} (en una pestaña nueva)`,
+    total: (done, count, percent) => `${done} de ${count} subidos · ${percent}`,
+    announceAdded: (count, form) =>
+      `${count} ${files(form)} ${form === 'one' ? 'añadido' : 'añadidos'}.`,
+    announceDone: (name) => `${name} subido.`,
+    announceFailed: (name, reason) => `${name} no se ha subido: ${reason}`,
+    announceAllDone: (succeeded, failed) =>
+      failed === '0'
+        ? `Han terminado todas las subidas: ${succeeded} correctas.`
+        : `Han terminado las subidas: ${succeeded} correctas, ${failed} con error.`,
+    interrupted: 'Interrumpido. Vuelve a elegir este archivo para continuar donde se quedó.',
+    formUploading: 'Espera a que terminen las subidas.',
+    formRequired: 'Sube al menos un archivo.',
+  },
+  list: {
+    listLabel: 'Archivos subidos',
+    loading: 'Cargando archivos…',
+    empty: 'Todavía no hay archivos.',
+    emptyHint: 'Los archivos que subas aparecen aquí, los más recientes primero.',
+    loadMore: 'Cargar más',
+    loadingMore: 'Cargando más…',
+    end: (count, form) =>
+      form === 'one' ? 'Es el único archivo.' : `Son todos: ${count} archivos.`,
+    retry: 'Volver a intentar',
+    copyLink: 'Copiar enlace',
+    copyLinkTarget: (name) => `: ${name}`,
+    copied: 'Copiado',
+    copyFailed: 'No se pudo copiar',
+    pending: 'Subiendo…',
+    openFile: (name) => `${name} (se abre en una pestaña nueva)`,
+    uploadedAt: (when) => `Subido ${when}`,
+    announceLoaded: (count, form) =>
+      `${count} ${files(form)} ${form === 'one' ? 'mostrado' : 'mostrados'}.`,
+    announceAdded: (name) => `${name} añadido a la lista.`,
+    announceCopied: (name) => `Enlace a ${name} copiado.`,
+    errorTitle: 'No se pudieron cargar los archivos.',
+  },
+  errors: {
+    origin_not_allowed: ({ origin }) =>
+      `Esta página (${origin}) no puede usar esta clave. La lista de orígenes permitidos de la clave debe incluir ${origin}.`,
+    invalid_key: () => 'No se reconoce la clave. Revisa el ajuste api-key.',
+    missing_auth: () => 'No hay ninguna clave. Indica una clave pública (api-key).',
+    secret_key: () =>
+      'Se ha dado una clave secreta, que nunca debe estar en una página web. Usa la clave pública (pk_live_…).',
+    no_endpoint: () => 'No hay ninguna dirección. Indica la dirección de la API (endpoint).',
+    too_large: ({ limit }) => `Este archivo es demasiado grande. El límite es ${limit}.`,
+    rate_limited: ({ seconds, form }) =>
+      `Demasiadas solicitudes en poco tiempo. Vuelve a intentarlo en ${seconds} ${form === 'one' ? 'segundo' : 'segundos'}.`,
+    empty_body: () => 'Este archivo está vacío: no hay nada que subir.',
+    network_error: () =>
+      'Se ha perdido la conexión. Compruébala y vuelve a intentarlo; las subidas siguen donde se quedaron.',
+    type_not_allowed: ({ accept }) =>
+      `Aquí no se acepta este tipo de archivo. Se aceptan: ${accept}.`,
+    too_many_files: ({ max, form }) => `Puedes añadir como máximo ${max} ${files(form)}.`,
+    duplicate_file: () => 'Este archivo ya está en la lista.',
+    upload_expired: () =>
+      'Esta subida caducó antes de terminar. Reinténtala para empezar de nuevo.',
+    unexpected: ({ code, message }) =>
+      `Algo ha fallado (${code}).${message ? ` ${message}` : ''} Reinténtalo ahora o más tarde.`,
+  },
+};
+
+export default es;

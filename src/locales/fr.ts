@@ -1,0 +1,105 @@
+import type { PluralForm, Translation } from '../elements/shared/translation.js';
+
+const files = (form: PluralForm) => (form === 'one' ? 'fichier' : 'fichiers');
+
+/** French (français). */
+const fr: Translation = {
+  $code: 'fr',
+  $dir: 'ltr',
+  uploader: {
+    dropzone: 'Glissez des fichiers ici, ou',
+    dropzoneFolders: 'Glissez des fichiers ou des dossiers ici, ou',
+    browse: 'choisissez des fichiers',
+    or: 'ou',
+    browseFolder: 'choisissez un dossier',
+    takePhoto: 'Prendre une photo',
+    dropHere: 'Déposez les fichiers pour les envoyer',
+    hintTypes: (types) => `Acceptés : ${types}.`,
+    hintMaxSize: (size) => `Jusqu’à ${size} par fichier.`,
+    hintMaxFiles: (count, form) => `${count} ${files(form)} au maximum.`,
+    hintPaste: 'Vous pouvez aussi coller des fichiers.',
+    queued: 'En attente d’envoi',
+    preparing: 'Préparation…',
+    uploading: (percent) => `Envoi… ${percent}`,
+    finishing: 'Finalisation…',
+    done: 'Envoyé',
+    retrying: (seconds) => `Nouvel essai dans ${seconds} s…`,
+    paused: 'En pause',
+    upload: 'Envoyer',
+    retry: 'Réessayer',
+    cancel: 'Annuler',
+    remove: 'Retirer',
+    cancelAll: 'Tout annuler',
+    pauseUpload: 'Pause',
+    resumeUpload: 'Reprendre',
+    pauseAllUploads: 'Tout mettre en pause',
+    resumeAllUploads: 'Tout reprendre',
+    pauseLabel: (name) => `Mettre en pause l’envoi de ${name}`,
+    resumeLabel: (name) => `Reprendre l’envoi de ${name}`,
+    retryLabel: (name) => `Réessayer l’envoi de ${name}`,
+    cancelLabel: (name) => `Annuler l’envoi de ${name}`,
+    removeLabel: (name) => `Retirer ${name}`,
+    fileListLabel: 'Fichiers',
+    openFile: (name) => `Ouvrir ${name} (dans un nouvel onglet)`,
+    total: (done, count, percent) => `${done} sur ${count} envoyés · ${percent}`,
+    announceAdded: (count, form) =>
+      `${count} ${files(form)} ${form === 'one' ? 'ajouté' : 'ajoutés'}.`,
+    announceDone: (name) => `${name} envoyé.`,
+    announceFailed: (name, reason) => `${name} n’a pas été envoyé : ${reason}`,
+    announceAllDone: (succeeded, failed) =>
+      failed === '0'
+        ? `Tous les envois sont terminés : ${succeeded} envoyé(s).`
+        : `Envois terminés : ${succeeded} envoyé(s), ${failed} en échec.`,
+    interrupted:
+      'Interrompu. Choisissez à nouveau ce fichier pour reprendre là où il s’est arrêté.',
+    formUploading: 'Veuillez attendre la fin des envois.',
+    formRequired: 'Veuillez envoyer au moins un fichier.',
+  },
+  list: {
+    listLabel: 'Fichiers envoyés',
+    loading: 'Chargement des fichiers…',
+    empty: 'Aucun fichier pour l’instant.',
+    emptyHint: 'Les fichiers envoyés apparaissent ici, les plus récents en premier.',
+    loadMore: 'Afficher plus',
+    loadingMore: 'Chargement…',
+    end: (count, form) =>
+      form === 'one' ? 'C’est le seul fichier.' : `Ce sont les ${count} fichiers.`,
+    retry: 'Réessayer',
+    copyLink: 'Copier le lien',
+    copyLinkTarget: (name) => ` : ${name}`,
+    copied: 'Copié',
+    copyFailed: 'Échec de la copie',
+    pending: 'Envoi…',
+    openFile: (name) => `${name} (s’ouvre dans un nouvel onglet)`,
+    uploadedAt: (when) => `Envoyé ${when}`,
+    announceLoaded: (count, form) =>
+      `${count} ${files(form)} ${form === 'one' ? 'affiché' : 'affichés'}.`,
+    announceAdded: (name) => `${name} ajouté à la liste.`,
+    announceCopied: (name) => `Lien vers ${name} copié.`,
+    errorTitle: 'Impossible de charger les fichiers.',
+  },
+  errors: {
+    origin_not_allowed: ({ origin }) =>
+      `Cette page (${origin}) ne peut pas utiliser cette clé. La liste des origines autorisées de la clé doit contenir ${origin}.`,
+    invalid_key: () => 'La clé n’est pas reconnue. Vérifiez le réglage api-key.',
+    missing_auth: () => 'Aucune clé n’est définie. Indiquez une clé publique (api-key).',
+    secret_key: () =>
+      'Une clé secrète a été donnée ; elle ne doit jamais figurer dans une page web. Utilisez la clé publique (pk_live_…).',
+    no_endpoint: () => 'Aucune adresse n’est définie. Indiquez l’adresse de l’API (endpoint).',
+    too_large: ({ limit }) => `Ce fichier est trop volumineux. La limite est de ${limit}.`,
+    rate_limited: ({ seconds, form }) =>
+      `Trop de requêtes en peu de temps. Réessayez dans ${seconds} ${form === 'one' ? 'seconde' : 'secondes'}.`,
+    empty_body: () => 'Ce fichier est vide : il n’y a rien à envoyer.',
+    network_error: () =>
+      'La connexion a été perdue. Vérifiez-la et réessayez ; les envois reprennent là où ils se sont arrêtés.',
+    type_not_allowed: ({ accept }) =>
+      `Ce type de fichier n’est pas accepté ici. Acceptés : ${accept}.`,
+    too_many_files: ({ max, form }) => `Vous pouvez ajouter ${max} ${files(form)} au maximum.`,
+    duplicate_file: () => 'Ce fichier est déjà dans la liste.',
+    upload_expired: () => 'Cet envoi a expiré avant d’être terminé. Réessayez pour le recommencer.',
+    unexpected: ({ code, message }) =>
+      `Une erreur s’est produite (${code}).${message ? ` ${message}` : ''} Réessayez maintenant ou plus tard.`,
+  },
+};
+
+export default fr;

@@ -1,0 +1,102 @@
+import type { PluralForm, Translation } from '../elements/shared/translation.js';
+
+/** "file" counted: one (קובץ אחד), two (שני קבצים), and the rest (N קבצים). */
+const files = (count: string, form: PluralForm) =>
+  form === 'one' ? 'קובץ אחד' : form === 'two' ? 'שני קבצים' : `${count} קבצים`;
+
+/** Hebrew (עברית), written right to left. */
+const he: Translation = {
+  $code: 'he',
+  $dir: 'rtl',
+  uploader: {
+    dropzone: 'גררו קבצים לכאן, או',
+    dropzoneFolders: 'גררו קבצים או תיקיות לכאן, או',
+    browse: 'בחרו קבצים',
+    or: 'או',
+    browseFolder: 'בחרו תיקייה',
+    takePhoto: 'צילום תמונה',
+    dropHere: 'שחררו את הקבצים כדי להעלות אותם',
+    hintTypes: (types) => `סוגים מותרים: ${types}.`,
+    hintMaxSize: (size) => `עד ${size} לכל קובץ.`,
+    hintMaxFiles: (count, form) => `לכל היותר ${files(count, form)}.`,
+    hintPaste: 'אפשר גם להדביק קבצים.',
+    queued: 'ממתין להעלאה',
+    preparing: 'בהכנה…',
+    uploading: (percent) => `מעלה… ${percent}`,
+    finishing: 'מסיים…',
+    done: 'הועלה',
+    retrying: (seconds) => `ניסיון חוזר בעוד ${seconds} שנ׳…`,
+    paused: 'מושהה',
+    upload: 'העלאה',
+    retry: 'ניסיון חוזר',
+    cancel: 'ביטול',
+    remove: 'הסרה',
+    cancelAll: 'ביטול הכול',
+    pauseUpload: 'השהיה',
+    resumeUpload: 'המשך',
+    pauseAllUploads: 'השהיית הכול',
+    resumeAllUploads: 'המשך הכול',
+    pauseLabel: (name) => `השהיית ההעלאה של ${name}`,
+    resumeLabel: (name) => `המשך ההעלאה של ${name}`,
+    retryLabel: (name) => `ניסיון חוזר להעלות את ${name}`,
+    cancelLabel: (name) => `ביטול ההעלאה של ${name}`,
+    removeLabel: (name) => `הסרת ${name}`,
+    fileListLabel: 'קבצים',
+    openFile: (name) => `פתיחת ${name} (בכרטיסייה חדשה)`,
+    total: (done, count, percent) => `הועלו ${done} מתוך ${count} · ${percent}`,
+    announceAdded: (count, form) =>
+      form === 'one' ? 'נוסף קובץ אחד.' : `נוספו ${files(count, form)}.`,
+    announceDone: (name) => `${name} הועלה.`,
+    announceFailed: (name, reason) => `${name} לא הועלה: ${reason}`,
+    announceAllDone: (succeeded, failed) =>
+      failed === '0'
+        ? `כל ההעלאות הסתיימו. הועלו: ${succeeded}.`
+        : `ההעלאות הסתיימו. הועלו: ${succeeded}, נכשלו: ${failed}.`,
+    interrupted: 'ההעלאה נקטעה. בחרו את הקובץ הזה שוב כדי להמשיך מהמקום שבו נעצרה.',
+    formUploading: 'נא להמתין עד שההעלאות יסתיימו.',
+    formRequired: 'נא להעלות לפחות קובץ אחד.',
+  },
+  list: {
+    listLabel: 'קבצים שהועלו',
+    loading: 'טוען קבצים…',
+    empty: 'אין עדיין קבצים.',
+    emptyHint: 'קבצים שתעלו יופיעו כאן, החדשים ראשונים.',
+    loadMore: 'טעינת עוד',
+    loadingMore: 'טוען עוד…',
+    end: (count, form) => (form === 'one' ? 'זה הקובץ היחיד.' : `אלה כל ${count} הקבצים.`),
+    retry: 'ניסיון נוסף',
+    copyLink: 'העתקת קישור',
+    copyLinkTarget: (name) => `: ${name}`,
+    copied: 'הועתק',
+    copyFailed: 'ההעתקה נכשלה',
+    pending: 'מעלה…',
+    openFile: (name) => `${name} (נפתח בכרטיסייה חדשה)`,
+    uploadedAt: (when) => `הועלה ${when}`,
+    announceLoaded: (count, form) => `מוצגים ${files(count, form)}.`,
+    announceAdded: (name) => `${name} נוסף לרשימה.`,
+    announceCopied: (name) => `הקישור אל ${name} הועתק.`,
+    errorTitle: 'לא ניתן לטעון את הקבצים.',
+  },
+  errors: {
+    origin_not_allowed: ({ origin }) =>
+      `הדף הזה (${origin}) לא רשאי להשתמש במפתח הזה. רשימת המקורות המותרים של המפתח חייבת לכלול את ${origin}.`,
+    invalid_key: () => 'המפתח לא זוהה. בדקו את ההגדרה api-key.',
+    missing_auth: () => 'לא הוגדר מפתח. הגדירו מפתח ציבורי (api-key).',
+    secret_key: () =>
+      'הוגדר מפתח סודי, ומפתח סודי אסור שיופיע בדף אינטרנט. השתמשו במפתח הציבורי (pk_live_…).',
+    no_endpoint: () => 'לא הוגדרה כתובת. הגדירו את כתובת ה-API (endpoint).',
+    too_large: ({ limit }) => `הקובץ גדול מדי. המגבלה היא ${limit}.`,
+    rate_limited: ({ seconds, form }) =>
+      `יותר מדי בקשות בזמן קצר. נסו שוב בעוד ${form === 'one' ? 'שנייה אחת' : `${seconds} שניות`}.`,
+    empty_body: () => 'הקובץ ריק, כך שאין מה להעלות.',
+    network_error: () => 'החיבור נותק. בדקו אותו ונסו שוב; ההעלאות ימשיכו מהמקום שבו נעצרו.',
+    type_not_allowed: ({ accept }) => `סוג הקובץ הזה לא מתקבל כאן. סוגים מותרים: ${accept}.`,
+    too_many_files: ({ max, form }) => `אפשר להוסיף לכל היותר ${files(max, form)}.`,
+    duplicate_file: () => 'הקובץ הזה כבר ברשימה.',
+    upload_expired: () => 'תוקף ההעלאה פג לפני שהסתיימה. נסו שוב כדי להתחיל אותה מחדש.',
+    unexpected: ({ code, message }) =>
+      `משהו השתבש (${code}).${message ? ` ${message}` : ''} נסו שוב עכשיו או מאוחר יותר.`,
+  },
+};
+
+export default he;

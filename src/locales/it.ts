@@ -1,0 +1,100 @@
+import type { Translation } from '../elements/shared/translation.js';
+
+/** Italian (italiano). */
+const it: Translation = {
+  $code: 'it',
+  $dir: 'ltr',
+  uploader: {
+    dropzone: 'Trascina qui i file, oppure',
+    dropzoneFolders: 'Trascina qui file o cartelle, oppure',
+    browse: 'scegli i file',
+    or: 'oppure',
+    browseFolder: 'scegli una cartella',
+    takePhoto: 'Scatta una foto',
+    dropHere: 'Rilascia i file per caricarli',
+    hintTypes: (types) => `Formati accettati: ${types}.`,
+    hintMaxSize: (size) => `Fino a ${size} per file.`,
+    hintMaxFiles: (count) => `Al massimo ${count} file.`,
+    hintPaste: 'Puoi anche incollare i file.',
+    queued: 'In attesa di caricamento',
+    preparing: 'Preparazione…',
+    uploading: (percent) => `Caricamento… ${percent}`,
+    finishing: 'Completamento…',
+    done: 'Caricato',
+    retrying: (seconds) => `Nuovo tentativo tra ${seconds} s…`,
+    paused: 'In pausa',
+    upload: 'Carica',
+    retry: 'Riprova',
+    cancel: 'Annulla',
+    remove: 'Rimuovi',
+    cancelAll: 'Annulla tutto',
+    pauseUpload: 'Pausa',
+    resumeUpload: 'Riprendi',
+    pauseAllUploads: 'Metti tutto in pausa',
+    resumeAllUploads: 'Riprendi tutto',
+    pauseLabel: (name) => `Metti in pausa il caricamento di ${name}`,
+    resumeLabel: (name) => `Riprendi il caricamento di ${name}`,
+    retryLabel: (name) => `Riprova il caricamento di ${name}`,
+    cancelLabel: (name) => `Annulla il caricamento di ${name}`,
+    removeLabel: (name) => `Rimuovi ${name}`,
+    fileListLabel: 'File',
+    openFile: (name) => `Apri ${name} (in una nuova scheda)`,
+    total: (done, count, percent) => `${done} di ${count} caricati · ${percent}`,
+    announceAdded: (count, form) => `${count} file ${form === 'one' ? 'aggiunto' : 'aggiunti'}.`,
+    announceDone: (name) => `${name} caricato.`,
+    announceFailed: (name, reason) => `${name} non è stato caricato: ${reason}`,
+    announceAllDone: (succeeded, failed) =>
+      failed === '0'
+        ? `Caricamenti completati: ${succeeded} riusciti.`
+        : `Caricamenti terminati: ${succeeded} riusciti, ${failed} non riusciti.`,
+    interrupted: 'Interrotto. Scegli di nuovo questo file per riprendere da dove si era fermato.',
+    formUploading: 'Attendi la fine dei caricamenti.',
+    formRequired: 'Carica almeno un file.',
+  },
+  list: {
+    listLabel: 'File caricati',
+    loading: 'Caricamento dei file…',
+    empty: 'Ancora nessun file.',
+    emptyHint: 'I file che carichi compaiono qui, dal più recente.',
+    loadMore: 'Mostra altri',
+    loadingMore: 'Caricamento di altri file…',
+    end: (count, form) => (form === 'one' ? 'È l’unico file.' : `Sono tutti i ${count} file.`),
+    retry: 'Riprova',
+    copyLink: 'Copia link',
+    copyLinkTarget: (name) => `: ${name}`,
+    copied: 'Copiato',
+    copyFailed: 'Copia non riuscita',
+    pending: 'Caricamento…',
+    openFile: (name) => `${name} (si apre in una nuova scheda)`,
+    uploadedAt: (when) => `Caricato ${when}`,
+    announceLoaded: (count, form) => `${count} file ${form === 'one' ? 'mostrato' : 'mostrati'}.`,
+    announceAdded: (name) => `${name} aggiunto all’elenco.`,
+    announceCopied: (name) => `Link a ${name} copiato.`,
+    errorTitle: 'Impossibile caricare i file.',
+  },
+  errors: {
+    origin_not_allowed: ({ origin }) =>
+      `Questa pagina (${origin}) non può usare questa chiave. L’elenco delle origini consentite della chiave deve includere ${origin}.`,
+    invalid_key: () => 'Chiave non riconosciuta. Controlla l’impostazione api-key.',
+    missing_auth: () => 'Nessuna chiave impostata. Indica una chiave pubblica (api-key).',
+    secret_key: () =>
+      'È stata indicata una chiave segreta, che non deve mai stare in una pagina web. Usa la chiave pubblica (pk_live_…).',
+    no_endpoint: () => 'Nessun indirizzo impostato. Indica l’indirizzo dell’API (endpoint).',
+    too_large: ({ limit }) => `Questo file è troppo grande. Il limite è ${limit}.`,
+    rate_limited: ({ seconds, form }) =>
+      `Troppe richieste in poco tempo. Riprova tra ${seconds} ${form === 'one' ? 'secondo' : 'secondi'}.`,
+    empty_body: () => 'Questo file è vuoto: non c’è nulla da caricare.',
+    network_error: () =>
+      'Connessione persa. Controllala e riprova; i caricamenti riprendono da dove si erano fermati.',
+    type_not_allowed: ({ accept }) =>
+      `Questo tipo di file non è accettato qui. Formati accettati: ${accept}.`,
+    too_many_files: ({ max }) => `Puoi aggiungere al massimo ${max} file.`,
+    duplicate_file: () => 'Questo file è già nell’elenco.',
+    upload_expired: () =>
+      'Questo caricamento è scaduto prima di finire. Riprova per ricominciarlo.',
+    unexpected: ({ code, message }) =>
+      `Si è verificato un errore (${code}).${message ? ` ${message}` : ''} Riprova ora o più tardi.`,
+  },
+};
+
+export default it;

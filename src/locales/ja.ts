@@ -1,0 +1,100 @@
+import type { Translation } from '../elements/shared/translation.js';
+
+/** Japanese (日本語): no plural forms; counts take the counter 件 or 個. */
+const ja: Translation = {
+  $code: 'ja',
+  $dir: 'ltr',
+  uploader: {
+    dropzone: 'ここにファイルをドラッグするか、',
+    dropzoneFolders: 'ここにファイルやフォルダをドラッグするか、',
+    browse: 'ファイルを選択',
+    or: 'または',
+    browseFolder: 'フォルダを選択',
+    takePhoto: '写真を撮る',
+    dropHere: 'ドロップしてアップロード',
+    hintTypes: (types) => `使用できる形式: ${types}。`,
+    hintMaxSize: (size) => `1ファイルあたり${size}まで。`,
+    hintMaxFiles: (count) => `最大${count}個まで。`,
+    hintPaste: 'ファイルは貼り付けることもできます。',
+    queued: 'アップロード待ち',
+    preparing: '準備中…',
+    uploading: (percent) => `アップロード中… ${percent}`,
+    finishing: '仕上げ中…',
+    done: 'アップロード完了',
+    retrying: (seconds) => `${seconds}秒後に再試行します…`,
+    paused: '一時停止中',
+    upload: 'アップロード',
+    retry: '再試行',
+    cancel: 'キャンセル',
+    remove: '削除',
+    cancelAll: 'すべてキャンセル',
+    pauseUpload: '一時停止',
+    resumeUpload: '再開',
+    pauseAllUploads: 'すべて一時停止',
+    resumeAllUploads: 'すべて再開',
+    pauseLabel: (name) => `${name} のアップロードを一時停止`,
+    resumeLabel: (name) => `${name} のアップロードを再開`,
+    retryLabel: (name) => `${name} のアップロードを再試行`,
+    cancelLabel: (name) => `${name} のアップロードをキャンセル`,
+    removeLabel: (name) => `${name} を削除`,
+    fileListLabel: 'ファイル',
+    openFile: (name) => `${name} を開く(新しいタブ)`,
+    total: (done, count, percent) => `${count}件中${done}件完了 · ${percent}`,
+    announceAdded: (count) => `${count}件のファイルを追加しました。`,
+    announceDone: (name) => `${name} をアップロードしました。`,
+    announceFailed: (name, reason) => `${name} をアップロードできませんでした: ${reason}`,
+    announceAllDone: (succeeded, failed) =>
+      failed === '0'
+        ? `すべてのアップロードが終わりました。成功: ${succeeded}件。`
+        : `アップロードが終わりました。成功: ${succeeded}件、失敗: ${failed}件。`,
+    interrupted: '中断されました。このファイルをもう一度選ぶと、止まったところから再開します。',
+    formUploading: 'アップロードが終わるまでお待ちください。',
+    formRequired: 'ファイルを1つ以上アップロードしてください。',
+  },
+  list: {
+    listLabel: 'アップロード済みのファイル',
+    loading: 'ファイルを読み込み中…',
+    empty: 'まだファイルはありません。',
+    emptyHint: 'アップロードしたファイルが新しい順にここに表示されます。',
+    loadMore: 'さらに読み込む',
+    loadingMore: '読み込み中…',
+    end: (count) => (count === '1' ? 'ファイルはこれだけです。' : `全${count}件です。`),
+    retry: 'もう一度試す',
+    copyLink: 'リンクをコピー',
+    copyLinkTarget: (name) => `: ${name}`,
+    copied: 'コピーしました',
+    copyFailed: 'コピーできませんでした',
+    pending: 'アップロード中…',
+    openFile: (name) => `${name}(新しいタブで開きます)`,
+    uploadedAt: (when) => `アップロード: ${when}`,
+    announceLoaded: (count) => `${count}件のファイルを表示しています。`,
+    announceAdded: (name) => `${name} を一覧に追加しました。`,
+    announceCopied: (name) => `${name} のリンクをコピーしました。`,
+    errorTitle: 'ファイルを読み込めませんでした。',
+  },
+  errors: {
+    origin_not_allowed: ({ origin }) =>
+      `このページ(${origin})ではこのキーを使えません。キーの許可オリジンに ${origin} を含めてください。`,
+    invalid_key: () => 'キーが認識されません。api-key の設定を確認してください。',
+    missing_auth: () => 'キーが設定されていません。公開キー(api-key)を指定してください。',
+    secret_key: () =>
+      'シークレットキーが指定されています。シークレットキーはウェブページに載せてはいけません。公開キー(pk_live_…)を使ってください。',
+    no_endpoint: () => 'アドレスが設定されていません。API のアドレス(endpoint)を指定してください。',
+    too_large: ({ limit }) => `このファイルは大きすぎます。上限は${limit}です。`,
+    rate_limited: ({ seconds }) =>
+      `短時間にリクエストが多すぎます。${seconds}秒後にもう一度お試しください。`,
+    empty_body: () => 'このファイルは空なので、アップロードするものがありません。',
+    network_error: () =>
+      '接続が切れました。接続を確認してもう一度お試しください。アップロードは止まったところから再開します。',
+    type_not_allowed: ({ accept }) =>
+      `この種類のファイルは受け付けていません。使用できる形式: ${accept}。`,
+    too_many_files: ({ max }) => `追加できるファイルは最大${max}個です。`,
+    duplicate_file: () => 'このファイルはすでに一覧にあります。',
+    upload_expired: () =>
+      'このアップロードは完了前に期限切れになりました。再試行すると最初からやり直します。',
+    unexpected: ({ code, message }) =>
+      `問題が発生しました(${code})。${message ? `${message} ` : ''}再試行するか、しばらくしてからお試しください。`,
+  },
+};
+
+export default ja;

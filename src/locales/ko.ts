@@ -1,0 +1,99 @@
+import type { Translation } from '../elements/shared/translation.js';
+
+/** Korean (한국어): no plural forms; counts take the counter 개. */
+const ko: Translation = {
+  $code: 'ko',
+  $dir: 'ltr',
+  uploader: {
+    dropzone: '파일을 여기로 끌어 오거나',
+    dropzoneFolders: '파일이나 폴더를 여기로 끌어 오거나',
+    browse: '파일 선택',
+    or: '또는',
+    browseFolder: '폴더 선택',
+    takePhoto: '사진 찍기',
+    dropHere: '놓으면 업로드됩니다',
+    hintTypes: (types) => `허용 형식: ${types}.`,
+    hintMaxSize: (size) => `파일당 최대 ${size}.`,
+    hintMaxFiles: (count) => `최대 ${count}개.`,
+    hintPaste: '파일을 붙여 넣을 수도 있습니다.',
+    queued: '업로드 대기 중',
+    preparing: '준비 중…',
+    uploading: (percent) => `업로드 중… ${percent}`,
+    finishing: '마무리 중…',
+    done: '업로드됨',
+    retrying: (seconds) => `${seconds}초 후 다시 시도…`,
+    paused: '일시 중지됨',
+    upload: '업로드',
+    retry: '다시 시도',
+    cancel: '취소',
+    remove: '삭제',
+    cancelAll: '모두 취소',
+    pauseUpload: '일시 중지',
+    resumeUpload: '계속',
+    pauseAllUploads: '모두 일시 중지',
+    resumeAllUploads: '모두 계속',
+    pauseLabel: (name) => `${name} 업로드 일시 중지`,
+    resumeLabel: (name) => `${name} 업로드 계속`,
+    retryLabel: (name) => `${name} 업로드 다시 시도`,
+    cancelLabel: (name) => `${name} 업로드 취소`,
+    removeLabel: (name) => `${name} 삭제`,
+    fileListLabel: '파일',
+    openFile: (name) => `${name} 열기(새 탭)`,
+    total: (done, count, percent) => `${count}개 중 ${done}개 업로드됨 · ${percent}`,
+    announceAdded: (count) => `파일 ${count}개를 추가했습니다.`,
+    announceDone: (name) => `${name} 업로드를 마쳤습니다.`,
+    announceFailed: (name, reason) => `${name}을(를) 업로드하지 못했습니다: ${reason}`,
+    announceAllDone: (succeeded, failed) =>
+      failed === '0'
+        ? `모든 업로드가 끝났습니다. 성공 ${succeeded}개.`
+        : `업로드가 끝났습니다. 성공 ${succeeded}개, 실패 ${failed}개.`,
+    interrupted: '중단되었습니다. 이 파일을 다시 선택하면 멈춘 곳부터 이어서 올립니다.',
+    formUploading: '업로드가 끝날 때까지 기다려 주세요.',
+    formRequired: '파일을 하나 이상 업로드해 주세요.',
+  },
+  list: {
+    listLabel: '업로드한 파일',
+    loading: '파일을 불러오는 중…',
+    empty: '아직 파일이 없습니다.',
+    emptyHint: '업로드한 파일이 최신순으로 여기에 표시됩니다.',
+    loadMore: '더 보기',
+    loadingMore: '더 불러오는 중…',
+    end: (count) =>
+      count === '1' ? '파일이 하나뿐입니다.' : `파일 ${count}개를 모두 표시했습니다.`,
+    retry: '다시 시도',
+    copyLink: '링크 복사',
+    copyLinkTarget: (name) => `: ${name}`,
+    copied: '복사됨',
+    copyFailed: '복사하지 못함',
+    pending: '업로드 중…',
+    openFile: (name) => `${name}(새 탭에서 열림)`,
+    uploadedAt: (when) => `${when} 업로드`,
+    announceLoaded: (count) => `파일 ${count}개를 표시합니다.`,
+    announceAdded: (name) => `${name}을(를) 목록에 추가했습니다.`,
+    announceCopied: (name) => `${name} 링크를 복사했습니다.`,
+    errorTitle: '파일을 불러오지 못했습니다.',
+  },
+  errors: {
+    origin_not_allowed: ({ origin }) =>
+      `이 페이지(${origin})에서는 이 키를 쓸 수 없습니다. 키의 허용 출처 목록에 ${origin}이(가) 있어야 합니다.`,
+    invalid_key: () => '키를 인식할 수 없습니다. api-key 설정을 확인하세요.',
+    missing_auth: () => '키가 설정되지 않았습니다. 공개 키(api-key)를 지정하세요.',
+    secret_key: () =>
+      '비밀 키가 지정되었습니다. 비밀 키는 웹 페이지에 절대 넣으면 안 됩니다. 공개 키(pk_live_…)를 쓰세요.',
+    no_endpoint: () => '주소가 설정되지 않았습니다. API 주소(endpoint)를 지정하세요.',
+    too_large: ({ limit }) => `파일이 너무 큽니다. 한도는 ${limit}입니다.`,
+    rate_limited: ({ seconds }) =>
+      `짧은 시간에 요청이 너무 많습니다. ${seconds}초 후에 다시 시도하세요.`,
+    empty_body: () => '빈 파일이라 업로드할 내용이 없습니다.',
+    network_error: () =>
+      '연결이 끊겼습니다. 연결을 확인한 뒤 다시 시도하세요. 업로드는 멈춘 곳부터 이어집니다.',
+    type_not_allowed: ({ accept }) => `이 형식의 파일은 받을 수 없습니다. 허용 형식: ${accept}.`,
+    too_many_files: ({ max }) => `파일은 최대 ${max}개까지 추가할 수 있습니다.`,
+    duplicate_file: () => '이미 목록에 있는 파일입니다.',
+    upload_expired: () => '업로드가 끝나기 전에 만료되었습니다. 다시 시도하면 처음부터 시작합니다.',
+    unexpected: ({ code, message }) =>
+      `문제가 발생했습니다(${code}).${message ? ` ${message}` : ''} 다시 시도하거나 잠시 후에 시도하세요.`,
+  },
+};
+
+export default ko;

@@ -1,0 +1,103 @@
+import type { PluralForm, Translation } from '../elements/shared/translation.js';
+
+const files = (form: PluralForm) => (form === 'one' ? 'bestand' : 'bestanden');
+
+/** Dutch (Nederlands). */
+const nl: Translation = {
+  $code: 'nl',
+  $dir: 'ltr',
+  uploader: {
+    dropzone: 'Sleep bestanden hierheen, of',
+    dropzoneFolders: 'Sleep bestanden of mappen hierheen, of',
+    browse: 'kies bestanden',
+    or: 'of',
+    browseFolder: 'kies een map',
+    takePhoto: 'Maak een foto',
+    dropHere: 'Laat de bestanden los om ze te uploaden',
+    hintTypes: (types) => `Toegestaan: ${types}.`,
+    hintMaxSize: (size) => `Maximaal ${size} per bestand.`,
+    hintMaxFiles: (count, form) => `Hoogstens ${count} ${files(form)}.`,
+    hintPaste: 'Je kunt ook bestanden plakken.',
+    queued: 'Wacht op uploaden',
+    preparing: 'Voorbereiden…',
+    uploading: (percent) => `Uploaden… ${percent}`,
+    finishing: 'Afronden…',
+    done: 'Geüpload',
+    retrying: (seconds) => `Nieuwe poging over ${seconds} s…`,
+    paused: 'Gepauzeerd',
+    upload: 'Uploaden',
+    retry: 'Opnieuw',
+    cancel: 'Annuleren',
+    remove: 'Verwijderen',
+    cancelAll: 'Alles annuleren',
+    pauseUpload: 'Pauzeren',
+    resumeUpload: 'Hervatten',
+    pauseAllUploads: 'Alles pauzeren',
+    resumeAllUploads: 'Alles hervatten',
+    pauseLabel: (name) => `Uploaden van ${name} pauzeren`,
+    resumeLabel: (name) => `Uploaden van ${name} hervatten`,
+    retryLabel: (name) => `${name} opnieuw uploaden`,
+    cancelLabel: (name) => `Uploaden van ${name} annuleren`,
+    removeLabel: (name) => `${name} verwijderen`,
+    fileListLabel: 'Bestanden',
+    openFile: (name) => `${name} openen (in een nieuw tabblad)`,
+    total: (done, count, percent) => `${done} van ${count} geüpload · ${percent}`,
+    announceAdded: (count, form) => `${count} ${files(form)} toegevoegd.`,
+    announceDone: (name) => `${name} geüpload.`,
+    announceFailed: (name, reason) => `${name} is niet geüpload: ${reason}`,
+    announceAllDone: (succeeded, failed) =>
+      failed === '0'
+        ? `Alle uploads zijn klaar: ${succeeded} geüpload.`
+        : `Uploads klaar: ${succeeded} geüpload, ${failed} mislukt.`,
+    interrupted: 'Onderbroken. Kies dit bestand opnieuw om verder te gaan waar het stopte.',
+    formUploading: 'Wacht tot de uploads klaar zijn.',
+    formRequired: 'Upload minstens één bestand.',
+  },
+  list: {
+    listLabel: 'Geüploade bestanden',
+    loading: 'Bestanden laden…',
+    empty: 'Nog geen bestanden.',
+    emptyHint: 'Bestanden die je uploadt verschijnen hier, de nieuwste eerst.',
+    loadMore: 'Meer laden',
+    loadingMore: 'Meer laden…',
+    end: (count, form) =>
+      form === 'one' ? 'Dit is het enige bestand.' : `Dit zijn alle ${count} bestanden.`,
+    retry: 'Opnieuw proberen',
+    copyLink: 'Link kopiëren',
+    copyLinkTarget: (name) => `: ${name}`,
+    copied: 'Gekopieerd',
+    copyFailed: 'Kopiëren mislukt',
+    pending: 'Uploaden…',
+    openFile: (name) => `${name} (opent in een nieuw tabblad)`,
+    uploadedAt: (when) => `Geüpload ${when}`,
+    announceLoaded: (count, form) => `${count} ${files(form)} getoond.`,
+    announceAdded: (name) => `${name} aan de lijst toegevoegd.`,
+    announceCopied: (name) => `Link naar ${name} gekopieerd.`,
+    errorTitle: 'De bestanden konden niet worden geladen.',
+  },
+  errors: {
+    origin_not_allowed: ({ origin }) =>
+      `Deze pagina (${origin}) mag deze sleutel niet gebruiken. De toegestane origins van de sleutel moeten ${origin} bevatten.`,
+    invalid_key: () => 'De sleutel is niet herkend. Controleer de instelling api-key.',
+    missing_auth: () => 'Er is geen sleutel ingesteld. Geef een publieke sleutel op (api-key).',
+    secret_key: () =>
+      'Er is een geheime sleutel opgegeven, en die mag nooit in een webpagina staan. Gebruik de publieke sleutel (pk_live_…).',
+    no_endpoint: () => 'Er is geen adres ingesteld. Geef het API-adres op (endpoint).',
+    too_large: ({ limit }) => `Dit bestand is te groot. De limiet is ${limit}.`,
+    rate_limited: ({ seconds, form }) =>
+      `Te veel verzoeken in korte tijd. Probeer het over ${seconds} ${form === 'one' ? 'seconde' : 'seconden'} opnieuw.`,
+    empty_body: () => 'Dit bestand is leeg, dus er valt niets te uploaden.',
+    network_error: () =>
+      'De verbinding is verbroken. Controleer haar en probeer het opnieuw; uploads gaan verder waar ze stopten.',
+    type_not_allowed: ({ accept }) =>
+      `Dit soort bestand wordt hier niet geaccepteerd. Toegestaan: ${accept}.`,
+    too_many_files: ({ max, form }) => `Je kunt hoogstens ${max} ${files(form)} toevoegen.`,
+    duplicate_file: () => 'Dit bestand staat al in de lijst.',
+    upload_expired: () =>
+      'Deze upload is verlopen voordat hij klaar was. Probeer opnieuw om hem opnieuw te starten.',
+    unexpected: ({ code, message }) =>
+      `Er ging iets mis (${code}).${message ? ` ${message}` : ''} Probeer het opnieuw, nu of later.`,
+  },
+};
+
+export default nl;

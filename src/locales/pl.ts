@@ -1,0 +1,102 @@
+import type { PluralForm, Translation } from '../elements/shared/translation.js';
+
+/** "plik", "pliki", "plików": Polish has a form for one, a few (2–4, 22–24…) and many. */
+const files = (form: PluralForm) => (form === 'one' ? 'plik' : form === 'few' ? 'pliki' : 'plików');
+
+/** Polish (polski). */
+const pl: Translation = {
+  $code: 'pl',
+  $dir: 'ltr',
+  uploader: {
+    dropzone: 'Przeciągnij tutaj pliki lub',
+    dropzoneFolders: 'Przeciągnij tutaj pliki lub foldery albo',
+    browse: 'wybierz pliki',
+    or: 'lub',
+    browseFolder: 'wybierz folder',
+    takePhoto: 'Zrób zdjęcie',
+    dropHere: 'Upuść pliki, aby je przesłać',
+    hintTypes: (types) => `Dozwolone: ${types}.`,
+    hintMaxSize: (size) => `Do ${size} na plik.`,
+    hintMaxFiles: (count, form) => `Najwyżej ${count} ${files(form)}.`,
+    hintPaste: 'Możesz też wkleić pliki.',
+    queued: 'Czeka na przesłanie',
+    preparing: 'Przygotowywanie…',
+    uploading: (percent) => `Przesyłanie… ${percent}`,
+    finishing: 'Kończenie…',
+    done: 'Przesłano',
+    retrying: (seconds) => `Ponowna próba za ${seconds} s…`,
+    paused: 'Wstrzymano',
+    upload: 'Prześlij',
+    retry: 'Ponów',
+    cancel: 'Anuluj',
+    remove: 'Usuń',
+    cancelAll: 'Anuluj wszystko',
+    pauseUpload: 'Wstrzymaj',
+    resumeUpload: 'Wznów',
+    pauseAllUploads: 'Wstrzymaj wszystko',
+    resumeAllUploads: 'Wznów wszystko',
+    pauseLabel: (name) => `Wstrzymaj przesyłanie pliku ${name}`,
+    resumeLabel: (name) => `Wznów przesyłanie pliku ${name}`,
+    retryLabel: (name) => `Ponów przesyłanie pliku ${name}`,
+    cancelLabel: (name) => `Anuluj przesyłanie pliku ${name}`,
+    removeLabel: (name) => `Usuń plik ${name}`,
+    fileListLabel: 'Pliki',
+    openFile: (name) => `Otwórz ${name} (w nowej karcie)`,
+    total: (done, count, percent) => `Przesłano ${done} z ${count} · ${percent}`,
+    announceAdded: (count, form) => `Dodano ${count} ${files(form)}.`,
+    announceDone: (name) => `Przesłano plik ${name}.`,
+    announceFailed: (name, reason) => `Nie przesłano pliku ${name}: ${reason}`,
+    announceAllDone: (succeeded, failed) =>
+      failed === '0'
+        ? `Zakończono przesyłanie. Przesłane: ${succeeded}.`
+        : `Zakończono przesyłanie. Przesłane: ${succeeded}, nieudane: ${failed}.`,
+    interrupted: 'Przerwano. Wybierz ten plik ponownie, aby kontynuować od miejsca przerwania.',
+    formUploading: 'Poczekaj, aż przesyłanie się zakończy.',
+    formRequired: 'Prześlij co najmniej jeden plik.',
+  },
+  list: {
+    listLabel: 'Przesłane pliki',
+    loading: 'Wczytywanie plików…',
+    empty: 'Nie ma jeszcze plików.',
+    emptyHint: 'Przesłane pliki pojawią się tutaj, od najnowszych.',
+    loadMore: 'Wczytaj więcej',
+    loadingMore: 'Wczytywanie kolejnych…',
+    end: (count, form) => (form === 'one' ? 'To jedyny plik.' : `To wszystkie pliki (${count}).`),
+    retry: 'Spróbuj ponownie',
+    copyLink: 'Kopiuj link',
+    copyLinkTarget: (name) => `: ${name}`,
+    copied: 'Skopiowano',
+    copyFailed: 'Nie udało się skopiować',
+    pending: 'Przesyłanie…',
+    openFile: (name) => `${name} (otwiera się w nowej karcie)`,
+    uploadedAt: (when) => `Przesłano ${when}`,
+    announceLoaded: (count, form) => `Wyświetlono ${count} ${files(form)}.`,
+    announceAdded: (name) => `Dodano ${name} do listy.`,
+    announceCopied: (name) => `Skopiowano link do pliku ${name}.`,
+    errorTitle: 'Nie udało się wczytać plików.',
+  },
+  errors: {
+    origin_not_allowed: ({ origin }) =>
+      `Ta strona (${origin}) nie może używać tego klucza. Lista dozwolonych originów klucza musi zawierać ${origin}.`,
+    invalid_key: () => 'Nie rozpoznano klucza. Sprawdź ustawienie api-key.',
+    missing_auth: () => 'Nie ustawiono klucza. Podaj klucz publiczny (api-key).',
+    secret_key: () =>
+      'Podano klucz tajny, który nigdy nie może znaleźć się na stronie internetowej. Użyj klucza publicznego (pk_live_…).',
+    no_endpoint: () => 'Nie ustawiono adresu. Podaj adres API (endpoint).',
+    too_large: ({ limit }) => `Ten plik jest za duży. Limit wynosi ${limit}.`,
+    rate_limited: ({ seconds, form }) =>
+      `Zbyt wiele żądań w krótkim czasie. Spróbuj ponownie za ${seconds} ${form === 'one' ? 'sekundę' : form === 'few' ? 'sekundy' : 'sekund'}.`,
+    empty_body: () => 'Ten plik jest pusty, więc nie ma czego przesłać.',
+    network_error: () =>
+      'Utracono połączenie. Sprawdź je i spróbuj ponownie; przesyłanie wznowi się od miejsca przerwania.',
+    type_not_allowed: ({ accept }) =>
+      `Ten typ pliku nie jest tu akceptowany. Dozwolone: ${accept}.`,
+    too_many_files: ({ max, form }) => `Możesz dodać najwyżej ${max} ${files(form)}.`,
+    duplicate_file: () => 'Ten plik jest już na liście.',
+    upload_expired: () => 'To przesyłanie wygasło przed zakończeniem. Ponów, aby zacząć od nowa.',
+    unexpected: ({ code, message }) =>
+      `Coś poszło nie tak (${code}).${message ? ` ${message}` : ''} Ponów teraz lub spróbuj później.`,
+  },
+};
+
+export default pl;

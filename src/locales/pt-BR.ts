@@ -1,0 +1,103 @@
+import type { PluralForm, Translation } from '../elements/shared/translation.js';
+
+const files = (form: PluralForm) => (form === 'one' ? 'arquivo' : 'arquivos');
+
+/** Portuguese as written in Brazil (português do Brasil); other Portuguese falls back to it. */
+const ptBR: Translation = {
+  $code: 'pt-BR',
+  $dir: 'ltr',
+  uploader: {
+    dropzone: 'Arraste arquivos para cá ou',
+    dropzoneFolders: 'Arraste arquivos ou pastas para cá ou',
+    browse: 'escolha arquivos',
+    or: 'ou',
+    browseFolder: 'escolha uma pasta',
+    takePhoto: 'Tirar uma foto',
+    dropHere: 'Solte os arquivos para enviá-los',
+    hintTypes: (types) => `Aceitos: ${types}.`,
+    hintMaxSize: (size) => `Até ${size} cada.`,
+    hintMaxFiles: (count, form) => `No máximo ${count} ${files(form)}.`,
+    hintPaste: 'Você também pode colar arquivos.',
+    queued: 'Aguardando envio',
+    preparing: 'Preparando…',
+    uploading: (percent) => `Enviando… ${percent}`,
+    finishing: 'Finalizando…',
+    done: 'Enviado',
+    retrying: (seconds) => `Nova tentativa em ${seconds} s…`,
+    paused: 'Pausado',
+    upload: 'Enviar',
+    retry: 'Tentar de novo',
+    cancel: 'Cancelar',
+    remove: 'Remover',
+    cancelAll: 'Cancelar tudo',
+    pauseUpload: 'Pausar',
+    resumeUpload: 'Retomar',
+    pauseAllUploads: 'Pausar tudo',
+    resumeAllUploads: 'Retomar tudo',
+    pauseLabel: (name) => `Pausar o envio de ${name}`,
+    resumeLabel: (name) => `Retomar o envio de ${name}`,
+    retryLabel: (name) => `Tentar enviar ${name} de novo`,
+    cancelLabel: (name) => `Cancelar o envio de ${name}`,
+    removeLabel: (name) => `Remover ${name}`,
+    fileListLabel: 'Arquivos',
+    openFile: (name) => `Abrir ${name} (em uma nova aba)`,
+    total: (done, count, percent) => `${done} de ${count} enviados · ${percent}`,
+    announceAdded: (count, form) =>
+      `${count} ${files(form)} ${form === 'one' ? 'adicionado' : 'adicionados'}.`,
+    announceDone: (name) => `${name} enviado.`,
+    announceFailed: (name, reason) => `${name} não foi enviado: ${reason}`,
+    announceAllDone: (succeeded, failed) =>
+      failed === '0'
+        ? `Todos os envios terminaram: ${succeeded} enviados.`
+        : `Envios terminados: ${succeeded} enviados, ${failed} com falha.`,
+    interrupted: 'Interrompido. Escolha este arquivo de novo para continuar de onde parou.',
+    formUploading: 'Aguarde até que os envios terminem.',
+    formRequired: 'Envie pelo menos um arquivo.',
+  },
+  list: {
+    listLabel: 'Arquivos enviados',
+    loading: 'Carregando arquivos…',
+    empty: 'Nenhum arquivo ainda.',
+    emptyHint: 'Os arquivos enviados aparecem aqui, os mais recentes primeiro.',
+    loadMore: 'Carregar mais',
+    loadingMore: 'Carregando mais…',
+    end: (count, form) =>
+      form === 'one' ? 'Este é o único arquivo.' : `Estes são todos os ${count} arquivos.`,
+    retry: 'Tentar de novo',
+    copyLink: 'Copiar link',
+    copyLinkTarget: (name) => `: ${name}`,
+    copied: 'Copiado',
+    copyFailed: 'Falha ao copiar',
+    pending: 'Enviando…',
+    openFile: (name) => `${name} (abre em uma nova aba)`,
+    uploadedAt: (when) => `Enviado ${when}`,
+    announceLoaded: (count, form) =>
+      `${count} ${files(form)} ${form === 'one' ? 'exibido' : 'exibidos'}.`,
+    announceAdded: (name) => `${name} adicionado à lista.`,
+    announceCopied: (name) => `Link de ${name} copiado.`,
+    errorTitle: 'Não foi possível carregar os arquivos.',
+  },
+  errors: {
+    origin_not_allowed: ({ origin }) =>
+      `Esta página (${origin}) não pode usar esta chave. A lista de origens permitidas da chave precisa incluir ${origin}.`,
+    invalid_key: () => 'A chave não foi reconhecida. Verifique a configuração api-key.',
+    missing_auth: () => 'Nenhuma chave definida. Informe uma chave pública (api-key).',
+    secret_key: () =>
+      'Foi informada uma chave secreta, que nunca deve estar em uma página web. Use a chave pública (pk_live_…).',
+    no_endpoint: () => 'Nenhum endereço definido. Informe o endereço da API (endpoint).',
+    too_large: ({ limit }) => `Este arquivo é grande demais. O limite é ${limit}.`,
+    rate_limited: ({ seconds, form }) =>
+      `Solicitações demais em pouco tempo. Tente de novo em ${seconds} ${form === 'one' ? 'segundo' : 'segundos'}.`,
+    empty_body: () => 'Este arquivo está vazio, então não há nada para enviar.',
+    network_error: () =>
+      'A conexão caiu. Verifique-a e tente de novo; os envios continuam de onde pararam.',
+    type_not_allowed: ({ accept }) => `Este tipo de arquivo não é aceito aqui. Aceitos: ${accept}.`,
+    too_many_files: ({ max, form }) => `Você pode adicionar no máximo ${max} ${files(form)}.`,
+    duplicate_file: () => 'Este arquivo já está na lista.',
+    upload_expired: () => 'Este envio expirou antes de terminar. Tente de novo para recomeçá-lo.',
+    unexpected: ({ code, message }) =>
+      `Algo deu errado (${code}).${message ? ` ${message}` : ''} Tente de novo agora ou mais tarde.`,
+  },
+};
+
+export default ptBR;

@@ -1,0 +1,101 @@
+import type { Translation } from '../elements/shared/translation.js';
+
+/** Turkish (Türkçe): a noun after a number stays singular, so no plural forms are needed. */
+const tr: Translation = {
+  $code: 'tr',
+  $dir: 'ltr',
+  uploader: {
+    dropzone: 'Dosyaları buraya sürükleyin veya',
+    dropzoneFolders: 'Dosyaları ya da klasörleri buraya sürükleyin veya',
+    browse: 'dosya seçin',
+    or: 'veya',
+    browseFolder: 'klasör seçin',
+    takePhoto: 'Fotoğraf çek',
+    dropHere: 'Yüklemek için dosyaları bırakın',
+    hintTypes: (types) => `Kabul edilenler: ${types}.`,
+    hintMaxSize: (size) => `Dosya başına en çok ${size}.`,
+    hintMaxFiles: (count) => `En çok ${count} dosya.`,
+    hintPaste: 'Dosyaları yapıştırabilirsiniz de.',
+    queued: 'Yüklenmeyi bekliyor',
+    preparing: 'Hazırlanıyor…',
+    uploading: (percent) => `Yükleniyor… ${percent}`,
+    finishing: 'Tamamlanıyor…',
+    done: 'Yüklendi',
+    retrying: (seconds) => `${seconds} sn sonra yeniden denenecek…`,
+    paused: 'Duraklatıldı',
+    upload: 'Yükle',
+    retry: 'Yeniden dene',
+    cancel: 'İptal',
+    remove: 'Kaldır',
+    cancelAll: 'Tümünü iptal et',
+    pauseUpload: 'Duraklat',
+    resumeUpload: 'Sürdür',
+    pauseAllUploads: 'Tümünü duraklat',
+    resumeAllUploads: 'Tümünü sürdür',
+    pauseLabel: (name) => `${name} yüklemesini duraklat`,
+    resumeLabel: (name) => `${name} yüklemesini sürdür`,
+    retryLabel: (name) => `${name} yüklemesini yeniden dene`,
+    cancelLabel: (name) => `${name} yüklemesini iptal et`,
+    removeLabel: (name) => `${name} dosyasını kaldır`,
+    fileListLabel: 'Dosyalar',
+    openFile: (name) => `${name} dosyasını aç (yeni sekmede)`,
+    total: (done, count, percent) => `${count} dosyadan ${done} tanesi yüklendi · ${percent}`,
+    announceAdded: (count) => `${count} dosya eklendi.`,
+    announceDone: (name) => `${name} yüklendi.`,
+    announceFailed: (name, reason) => `${name} yüklenemedi: ${reason}`,
+    announceAllDone: (succeeded, failed) =>
+      failed === '0'
+        ? `Tüm yüklemeler bitti: ${succeeded} dosya yüklendi.`
+        : `Yüklemeler bitti: ${succeeded} yüklendi, ${failed} başarısız.`,
+    interrupted: 'Yarıda kaldı. Kaldığı yerden devam etmek için bu dosyayı yeniden seçin.',
+    formUploading: 'Lütfen yüklemeler bitene kadar bekleyin.',
+    formRequired: 'Lütfen en az bir dosya yükleyin.',
+  },
+  list: {
+    listLabel: 'Yüklenen dosyalar',
+    loading: 'Dosyalar yükleniyor…',
+    empty: 'Henüz dosya yok.',
+    emptyHint: 'Yüklediğiniz dosyalar burada, en yenisi başta olmak üzere görünür.',
+    loadMore: 'Daha fazla göster',
+    loadingMore: 'Daha fazlası yükleniyor…',
+    end: (count, form) =>
+      form === 'one' ? 'Tek dosya bu.' : `Dosyaların hepsi bu kadar (${count}).`,
+    retry: 'Yeniden dene',
+    copyLink: 'Bağlantıyı kopyala',
+    copyLinkTarget: (name) => `: ${name}`,
+    copied: 'Kopyalandı',
+    copyFailed: 'Kopyalanamadı',
+    pending: 'Yükleniyor…',
+    openFile: (name) => `${name} (yeni sekmede açılır)`,
+    uploadedAt: (when) => `Yüklenme: ${when}`,
+    announceLoaded: (count) => `${count} dosya gösteriliyor.`,
+    announceAdded: (name) => `${name} listeye eklendi.`,
+    announceCopied: (name) => `${name} bağlantısı kopyalandı.`,
+    errorTitle: 'Dosyalar yüklenemedi.',
+  },
+  errors: {
+    origin_not_allowed: ({ origin }) =>
+      `Bu sayfa (${origin}) bu anahtarı kullanamaz. Anahtarın izin verilen kaynaklar listesinde ${origin} bulunmalıdır.`,
+    invalid_key: () => 'Anahtar tanınmadı. api-key ayarını kontrol edin.',
+    missing_auth: () => 'Anahtar ayarlanmamış. Herkese açık bir anahtar verin (api-key).',
+    secret_key: () =>
+      'Gizli bir anahtar verilmiş; gizli anahtar asla bir web sayfasında bulunmamalıdır. Herkese açık anahtarı kullanın (pk_live_…).',
+    no_endpoint: () => 'Adres ayarlanmamış. API adresini verin (endpoint).',
+    too_large: ({ limit }) => `Bu dosya çok büyük. Sınır ${limit}.`,
+    rate_limited: ({ seconds }) =>
+      `Kısa sürede çok fazla istek yapıldı. ${seconds} saniye sonra yeniden deneyin.`,
+    empty_body: () => 'Bu dosya boş; yüklenecek bir şey yok.',
+    network_error: () =>
+      'Bağlantı koptu. Bağlantınızı kontrol edip yeniden deneyin; yüklemeler kaldıkları yerden sürer.',
+    type_not_allowed: ({ accept }) =>
+      `Bu dosya türü burada kabul edilmiyor. Kabul edilenler: ${accept}.`,
+    too_many_files: ({ max }) => `En çok ${max} dosya ekleyebilirsiniz.`,
+    duplicate_file: () => 'Bu dosya zaten listede.',
+    upload_expired: () =>
+      'Bu yüklemenin süresi bitmeden doldu. Yeniden başlatmak için yeniden deneyin.',
+    unexpected: ({ code, message }) =>
+      `Bir şeyler ters gitti (${code}).${message ? ` ${message}` : ''} Yeniden deneyin ya da daha sonra tekrar deneyin.`,
+  },
+};
+
+export default tr;

@@ -1,0 +1,102 @@
+import type { PluralForm, Translation } from '../elements/shared/translation.js';
+
+/** "файл", "файли", "файлів": Ukrainian has a form for one (1, 21…), a few (2–4…) and many. */
+const files = (form: PluralForm) => (form === 'one' ? 'файл' : form === 'few' ? 'файли' : 'файлів');
+
+/** Ukrainian (українська). */
+const uk: Translation = {
+  $code: 'uk',
+  $dir: 'ltr',
+  uploader: {
+    dropzone: 'Перетягніть файли сюди або',
+    dropzoneFolders: 'Перетягніть файли чи теки сюди або',
+    browse: 'виберіть файли',
+    or: 'або',
+    browseFolder: 'виберіть теку',
+    takePhoto: 'Зробити фото',
+    dropHere: 'Відпустіть файли, щоб завантажити їх',
+    hintTypes: (types) => `Дозволено: ${types}.`,
+    hintMaxSize: (size) => `До ${size} на файл.`,
+    hintMaxFiles: (count, form) => `Не більше ${count} ${files(form)}.`,
+    hintPaste: 'Файли можна також вставити.',
+    queued: 'Очікує завантаження',
+    preparing: 'Підготовка…',
+    uploading: (percent) => `Завантаження… ${percent}`,
+    finishing: 'Завершення…',
+    done: 'Завантажено',
+    retrying: (seconds) => `Нова спроба за ${seconds} с…`,
+    paused: 'Призупинено',
+    upload: 'Завантажити',
+    retry: 'Повторити',
+    cancel: 'Скасувати',
+    remove: 'Вилучити',
+    cancelAll: 'Скасувати все',
+    pauseUpload: 'Призупинити',
+    resumeUpload: 'Продовжити',
+    pauseAllUploads: 'Призупинити все',
+    resumeAllUploads: 'Продовжити все',
+    pauseLabel: (name) => `Призупинити завантаження ${name}`,
+    resumeLabel: (name) => `Продовжити завантаження ${name}`,
+    retryLabel: (name) => `Повторити завантаження ${name}`,
+    cancelLabel: (name) => `Скасувати завантаження ${name}`,
+    removeLabel: (name) => `Вилучити ${name}`,
+    fileListLabel: 'Файли',
+    openFile: (name) => `Відкрити ${name} (у новій вкладці)`,
+    total: (done, count, percent) => `Завантажено ${done} з ${count} · ${percent}`,
+    announceAdded: (count, form) => `Додано ${count} ${files(form)}.`,
+    announceDone: (name) => `${name} завантажено.`,
+    announceFailed: (name, reason) => `${name} не завантажено: ${reason}`,
+    announceAllDone: (succeeded, failed) =>
+      failed === '0'
+        ? `Усі завантаження завершено. Успішно: ${succeeded}.`
+        : `Завантаження завершено. Успішно: ${succeeded}, з помилкою: ${failed}.`,
+    interrupted: 'Перервано. Виберіть цей файл ще раз, щоб продовжити з місця зупинки.',
+    formUploading: 'Зачекайте, доки завершаться завантаження.',
+    formRequired: 'Завантажте принаймні один файл.',
+  },
+  list: {
+    listLabel: 'Завантажені файли',
+    loading: 'Завантаження списку файлів…',
+    empty: 'Файлів ще немає.',
+    emptyHint: 'Завантажені файли з’являться тут, новіші першими.',
+    loadMore: 'Показати більше',
+    loadingMore: 'Завантаження…',
+    end: (count, form) => (form === 'one' ? 'Це єдиний файл.' : `Це всі файли (${count}).`),
+    retry: 'Спробувати ще раз',
+    copyLink: 'Копіювати посилання',
+    copyLinkTarget: (name) => `: ${name}`,
+    copied: 'Скопійовано',
+    copyFailed: 'Не вдалося скопіювати',
+    pending: 'Завантаження…',
+    openFile: (name) => `${name} (відкриється в новій вкладці)`,
+    uploadedAt: (when) => `Завантажено ${when}`,
+    announceLoaded: (count, form) => `Показано ${count} ${files(form)}.`,
+    announceAdded: (name) => `${name} додано до списку.`,
+    announceCopied: (name) => `Посилання на ${name} скопійовано.`,
+    errorTitle: 'Не вдалося завантажити список файлів.',
+  },
+  errors: {
+    origin_not_allowed: ({ origin }) =>
+      `Ця сторінка (${origin}) не може використовувати цей ключ. Список дозволених джерел ключа має містити ${origin}.`,
+    invalid_key: () => 'Ключ не розпізнано. Перевірте параметр api-key.',
+    missing_auth: () => 'Ключ не задано. Укажіть публічний ключ (api-key).',
+    secret_key: () =>
+      'Указано секретний ключ, а він ніколи не має бути на вебсторінці. Використовуйте публічний ключ (pk_live_…).',
+    no_endpoint: () => 'Адресу не задано. Укажіть адресу API (endpoint).',
+    too_large: ({ limit }) => `Цей файл завеликий. Обмеження: ${limit}.`,
+    rate_limited: ({ seconds, form }) =>
+      `Забагато запитів за короткий час. Спробуйте ще раз за ${seconds} ${form === 'one' ? 'секунду' : form === 'few' ? 'секунди' : 'секунд'}.`,
+    empty_body: () => 'Цей файл порожній, тож завантажувати нічого.',
+    network_error: () =>
+      'З’єднання втрачено. Перевірте його й спробуйте ще раз; завантаження продовжаться з місця зупинки.',
+    type_not_allowed: ({ accept }) => `Такий тип файлу тут не приймається. Дозволено: ${accept}.`,
+    too_many_files: ({ max, form }) => `Можна додати не більше ${max} ${files(form)}.`,
+    duplicate_file: () => 'Цей файл уже є в списку.',
+    upload_expired: () =>
+      'Час цього завантаження минув, перш ніж воно завершилося. Повторіть, щоб почати знову.',
+    unexpected: ({ code, message }) =>
+      `Щось пішло не так (${code}).${message ? ` ${message}` : ''} Повторіть зараз або пізніше.`,
+  },
+};
+
+export default uk;
