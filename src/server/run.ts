@@ -12,18 +12,34 @@ export function runUntilSignal(
   const main = async () => {
     // A `.env` file in the working directory is read as an extra; real variables win.
     if (existsSync('.env')) process.loadEnvFile('.env');
-    const { stop } = await start(configFromEnv());
+    const started = start(configFromEnv());
+    // Listened for before the start ends, not after: whoever reads the banner may signal at
+    // once, and a signal with no listener yet would kill the process without a clean stop.
+    // A signal during the start waits for it, then stops (a failed start exits below).
     let stopping = false;
     const onSignal = async (signal: NodeJS.Signals) => {
       if (stopping) return;
       stopping = true;
       console.log(`\n${signal}: stopping filehost…`);
+      const { stop } = await started;
       await stop();
       console.log('filehost stopped');
       process.exit(0);
     };
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
+    const stopOn = (signal: NodeJS.Signals) =>
+      onSignal(signal).catch((error: unknown) => {
+        // A start that failed is explained below; anything else is said here.
+        if (stopping && error !== startError)
+          console.error('filehost did not stop cleanly:', error);
+        process.exit(1);
+      });
+    let startError: unknown;
+    started.catch((error: unknown) => {
+      startError = error;
+    });
+    process.on('SIGINT', stopOn);
+    process.on('SIGTERM', stopOn);
+    await started;
   };
   main().catch((error: unknown) => {
     console.error(describeStartError(error));
