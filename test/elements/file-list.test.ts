@@ -115,6 +115,37 @@ describe('<file-list>', () => {
     await expect(element).to.be.accessible();
   });
 
+  it('draws an image as a thumbnail the CDN made at the size of its row on this screen, not the photo', async () => {
+    const p = await project();
+    const canvas = new OffscreenCanvas(1200, 800);
+    const context = canvas.getContext('2d') as OffscreenCanvasRenderingContext2D;
+    context.fillStyle = '#3a7';
+    context.fillRect(0, 0, 1200, 800);
+    const photo = await canvas.convertToBlob({ type: 'image/jpeg', quality: 0.9 });
+    const client = new FilehostClient({ endpoint: p.endpoint, apiKey: p.publishableKey });
+    await client.upload(photo, { name: 'photo.jpg' });
+    const element = await list(p);
+    const img = rows(element)[0]?.querySelector('img') as HTMLImageElement;
+    const side = Math.ceil(40 * devicePixelRatio);
+    const src = new URL(img.src);
+    expect(Object.fromEntries(src.searchParams)).to.deep.equal({
+      w: String(side),
+      h: String(side),
+      fit: 'cover',
+      format: 'auto',
+    });
+    await waitUntil(() => img.complete && img.naturalWidth > 0, 'the thumbnail loads', {
+      timeout: 10_000,
+    });
+    // The CDN's ladder step at or above the row's size, square (cover), never the photo's.
+    expect(img.naturalWidth).to.equal(img.naturalHeight);
+    expect(img.naturalWidth).to.be.within(side, 128);
+    const answer = await fetch(img.src, { headers: { Accept: 'image/avif,image/webp,*/*' } });
+    expect(answer.headers.get('Content-Type')).to.equal('image/avif');
+    expect(answer.headers.get('X-Variant')).to.match(/^w=\d+,h=\d+,fit=cover,format=avif/);
+    expect((await answer.blob()).size).to.be.below(photo.size);
+  });
+
   it('pages to the end across several pages with "Load more", with events', async () => {
     const p = await project();
     const ids = await seed(p, ['a', 'b', 'c', 'd', 'e']);
