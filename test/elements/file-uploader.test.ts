@@ -215,6 +215,29 @@ describe('<file-uploader>', () => {
       await waitUntil(() => img.complete && img.naturalWidth === 32, 'thumbnail did not load');
     });
 
+    it('previews a large photo at the size of its row, made off the main thread, not the photo itself', async () => {
+      const p = await project();
+      const element = await uploader(p, { noAutoUpload: true });
+      const canvas = new OffscreenCanvas(3000, 2000);
+      const context = canvas.getContext('2d') as OffscreenCanvasRenderingContext2D;
+      context.fillStyle = '#a37';
+      context.fillRect(0, 0, 3000, 2000);
+      const photo = await canvas.convertToBlob({ type: 'image/jpeg', quality: 0.9 });
+      pick(element, [new File([photo], 'photo.jpg', { type: 'image/jpeg' })]);
+      await waitUntil(() => element.shadowRoot?.querySelector('.thumbnail img'), 'no preview', {
+        timeout: 10_000,
+      });
+      const img = shadow(element, '.thumbnail img') as HTMLImageElement;
+      expect(img.src.startsWith('blob:')).to.equal(true);
+      await waitUntil(() => img.complete && img.naturalWidth > 0, 'preview did not load');
+      const side = Math.ceil(40 * devicePixelRatio);
+      // Its longest side at the row's size, its shape kept.
+      expect(img.naturalWidth).to.equal(side);
+      expect(img.naturalHeight).to.be.closeTo((side * 2) / 3, 1);
+      const preview = await (await fetch(img.src)).blob();
+      expect(preview.size).to.be.below(photo.size / 10);
+    });
+
     it('waits for the Upload button with no-auto-upload', async () => {
       const p = await project();
       const element = await uploader(p, { noAutoUpload: true });

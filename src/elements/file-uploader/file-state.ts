@@ -20,8 +20,8 @@ export interface UploadTarget {
 /** Everything the engine knows of one file besides Uppy's own state: one record per file. */
 export interface FileUpload {
   target: UploadTarget;
-  /** Object URL of a small picture, for images. */
-  readonly thumbnail: string | null;
+  /** Object URL of a small picture, for images, once made (see `previewImage`). */
+  thumbnail: string | null;
   /** Its path in a chosen or dropped folder, stored as the `relativePath` metadata. */
   readonly relativePath: string | null;
   /** The signed upload: its id and parts (kept across retries, so a retry resumes). */

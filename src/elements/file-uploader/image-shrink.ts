@@ -1,6 +1,7 @@
 /**
  * Images made smaller before they leave the device (`max-image-width`, `max-image-height`,
- * `image-quality`, `image-type`). Fetched only by pages that set one of them.
+ * `image-quality`, `image-type`), and the small previews of chosen images in their rows.
+ * Fetched only by pages that set one of those, or once an image is chosen.
  *
  * Each image is decoded, turned upright (its EXIF orientation applied), scaled to fit and
  * encoded again, in a worker, one image at a time: a 50-megapixel photo decodes to 200 MB
@@ -152,6 +153,24 @@ export async function shrinkImage(file: File, options: ImageOptions): Promise<Fi
       ? file.name
       : file.name.replace(/(\.[^.]*)?$/, EXTENSIONS[blob.type] ?? '');
   return new File([blob], name, { type: blob.type, lastModified: file.lastModified });
+}
+
+/**
+ * An object URL of a small preview of an image (its longest side `side` pixels at most),
+ * made like a shrunk image: in the worker, one image at a time, upright. A 24-megapixel
+ * photo shown 40 px wide would otherwise be decoded whole in the page for each row. Null
+ * when this browser cannot decode it (HEIC, a damaged file): the row shows an icon.
+ */
+export async function previewImage(file: Blob, side: number): Promise<string | null> {
+  const turn = line.then(() =>
+    encode(file, { maxWidth: side, maxHeight: side, quality: 0.8, type: 'image/webp' }),
+  );
+  line = turn.catch(() => undefined);
+  try {
+    return URL.createObjectURL((await turn).blob);
+  } catch {
+    return null;
+  }
 }
 
 /**

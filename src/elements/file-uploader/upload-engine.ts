@@ -57,8 +57,6 @@ const MANY_FILES = 12;
  * a second, and its bar goes from "uploading" to done.
  */
 const QUIET_UPLOAD_BYTES = 64 * 1024;
-/** Thumbnails are made from images up to this size; larger ones would cost memory for a 40 px picture. */
-const THUMBNAIL_MAX_BYTES = 20_000_000;
 
 // The English words only this engine's files show arrive with it.
 fillEnglish();
@@ -147,6 +145,19 @@ export class UploadEngine {
     return [...views, ...this.#rejected, ...this.#memory.interrupted];
   }
 
+  /** A chosen image's row gets its preview once made off the page's main thread (40 px rows). */
+  #preview(id: string, file: File): void {
+    void import('./image-shrink.js')
+      .then((images) => images.previewImage(file, Math.ceil(40 * devicePixelRatio)))
+      .then((url) => {
+        const upload = this.#uploads.get(id);
+        if (url && !upload) URL.revokeObjectURL(url);
+        if (!url || !upload) return;
+        upload.thumbnail = url;
+        this.#host.requestUpdate();
+      });
+  }
+
   /** Adds files (picked, dropped or pasted); those Uppy's restrictions refuse are listed as rejected. */
   addFiles(files: File[]): void {
     const uppy = this.#uppy;
@@ -164,11 +175,8 @@ export class UploadEngine {
           // Part of Uppy's file id: a.txt in two folders is two files, not a duplicate.
           meta: relativePath ? { relativePath } : {},
         });
-        const thumbnail =
-          file.type.startsWith('image/') && file.size <= THUMBNAIL_MAX_BYTES
-            ? URL.createObjectURL(file)
-            : null;
-        this.#uploads.set(id, newFileUpload(target, thumbnail, relativePath));
+        this.#uploads.set(id, newFileUpload(target, null, relativePath));
+        if (file.type.startsWith('image/')) this.#preview(id, file);
         const current = uppy.getFile(id);
         if (current) added.push(summary(current));
       } catch (error) {
