@@ -10,6 +10,7 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
+import sharp from 'sharp';
 import { createKey, createProject } from '../../src/server/admin.js';
 import type { RunningService } from '../../src/server/service.js';
 import { servePage } from '../helpers/page-server.js';
@@ -257,15 +258,24 @@ ${LIST_STATES.map(([id, title]) => `<section><h2>${title}</h2><file-list id="${i
       });
     };
     const seeded = await client(listProject);
+    // A real photo-sized image, so its row shows the CDN's thumbnail of it.
+    const photo = await sharp(
+      Buffer.from(
+        '<svg xmlns="http://www.w3.org/2000/svg" width="1600" height="1200"><defs><linearGradient id="g" x2="1" y2="1"><stop offset="0" stop-color="#0ea5e9"/><stop offset="1" stop-color="#a21caf"/></linearGradient></defs><rect width="1600" height="1200" fill="url(#g)"/><circle cx="1100" cy="420" r="260" fill="#fde047"/></svg>',
+      ),
+    )
+      .jpeg()
+      .toBuffer();
     for (const name of [
       'q3-report.pdf',
-      'team photo.png',
+      'team photo.jpg',
       '<b>bold</b> & "quoted".html',
       `${'very-long-name-'.repeat(8)}.zip`,
     ]) {
-      await seeded.upload(new Blob(['x'.repeat(2000)]), {
+      const image = name.endsWith('.jpg');
+      await seeded.upload(new Blob([image ? new Uint8Array(photo) : 'x'.repeat(2000)]), {
         name,
-        type: name.endsWith('.png') ? 'image/png' : 'application/octet-stream',
+        type: image ? 'image/jpeg' : 'application/octet-stream',
       });
     }
     await seeded.sign({ name: 'still-uploading.mov', size: 50_000_000, type: 'video/quicktime' });
