@@ -7,6 +7,7 @@ import type { FileListElement } from '../../src/elements/file-list/file-list.js'
 import type { FileUploaderElement } from '../../src/elements/file-uploader/file-uploader.js';
 import { registerTranslation } from '../../src/elements/shared/localize.js';
 import de from '../../src/locales/de.js';
+import { rememberUpload } from '../helpers/remembered-upload.js';
 import { file, network, next, pick, project } from './helpers.js';
 
 registerTranslation(de);
@@ -102,35 +103,6 @@ function recordLive(element: HTMLElement): { texts: string[]; times: number[] } 
   return seen;
 }
 
-/** An upload remembered from an earlier visit, as the uploader writes it in IndexedDB. */
-function rememberUpload(endpoint: string, apiKey: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const opening = indexedDB.open('filehost-uploader');
-    opening.onupgradeneeded = () => opening.result.createObjectStore('uploads');
-    opening.onerror = () => reject(opening.error);
-    opening.onsuccess = () => {
-      const writing = opening.result.transaction('uploads', 'readwrite');
-      writing.objectStore('uploads').put(
-        {
-          endpoint,
-          apiKey,
-          uploadId: 'earlier',
-          fingerprint: 'f',
-          name: 'wedding-video.mp4',
-          size: 734_003_200,
-          relativePath: null,
-          file: null,
-        },
-        `${endpoint}\n${apiKey}\nf`,
-      );
-      writing.oncomplete = () => {
-        opening.result.close();
-        resolve();
-      };
-    };
-  });
-}
-
 describe('accessibility (axe-core, light and dark)', () => {
   afterEach(() => network('restore'));
 
@@ -171,7 +143,7 @@ describe('accessibility (axe-core, light and dark)', () => {
     await audit(done, 'done');
 
     const later = await project();
-    await rememberUpload(later.endpoint, later.publishableKey);
+    await rememberUpload([later.endpoint, later.publishableKey]);
     const interrupted = await uploader(later);
     await waitUntil(() => statuses(interrupted).join() === 'interrupted', 'interrupted', {
       timeout: 10_000,

@@ -14,6 +14,7 @@ import sharp from 'sharp';
 import { createKey, createProject } from '../../src/server/admin.js';
 import type { RunningService } from '../../src/server/service.js';
 import { servePage } from '../helpers/page-server.js';
+import { rememberUpload } from '../helpers/remembered-upload.js';
 import { startTestService } from '../helpers/service.js';
 import { CHROMIUM_ARGS, chromiumPath } from '../helpers/wtr-plugins.js';
 
@@ -131,29 +132,7 @@ ${LIST_STATES.map(([id, title]) => `<section><h2>${title}</h2><file-list id="${i
     const good = await keyFor(main, [origin]);
     // An upload remembered from an earlier visit (as the element writes it), for its own key.
     const remembered = await keyFor(main, [origin]);
-    await tab.evaluate(
-      ([endpoint, apiKey]) =>
-        new Promise<void>((resolve) => {
-          const opening = indexedDB.open('filehost-uploader');
-          opening.onupgradeneeded = () => opening.result.createObjectStore('uploads');
-          opening.onsuccess = () => {
-            const upload = {
-              endpoint,
-              apiKey,
-              uploadId: 'earlier',
-              fingerprint: 'f',
-              name: 'wedding-video.mp4',
-              size: 734_003_200,
-              relativePath: null,
-              file: null,
-            };
-            const writing = opening.result.transaction('uploads', 'readwrite');
-            writing.objectStore('uploads').put(upload, `${endpoint}\n${apiKey}\nf`);
-            writing.oncomplete = () => resolve();
-          };
-        }),
-      [main.apiUrl, remembered] as const,
-    );
+    await tab.evaluate(rememberUpload, [main.apiUrl, remembered] as const);
     for (const [id] of STATES)
       await configure(id, {
         endpoint: main.apiUrl,
