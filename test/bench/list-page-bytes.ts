@@ -20,6 +20,8 @@ export interface ListPageBytes {
   bytes: number;
   /** How many image responses those were. */
   images: number;
+  /** Their `Content-Type`s, each once (`format=auto`: AVIF for Chromium). */
+  types: string[];
   /** From giving the element its endpoint to every thumbnail drawn, scrolled through, ms. */
   drawnMs: number;
 }
@@ -52,11 +54,13 @@ export async function measureListPage(
     const cdp = await context.newCDPSession(tab);
     const imageRequests = new Set<string>();
     const failed: string[] = [];
+    const types = new Set<string>();
     let bytes = 0;
     let finished = 0;
     cdp.on('Network.responseReceived', (event) => {
       if (event.type !== 'Image') return;
       imageRequests.add(event.requestId);
+      types.add(event.response.mimeType);
       if (event.response.status !== 200)
         failed.push(`${event.response.status} ${event.response.url}`);
     });
@@ -113,7 +117,7 @@ export async function measureListPage(
       throw new Error(
         `expected ${count} image responses, saw ${imageRequests.size} (${finished} finished)`,
       );
-    return { bytes, images: finished, drawnMs };
+    return { bytes, images: finished, types: [...types], drawnMs };
   } finally {
     await context.close();
   }

@@ -252,7 +252,7 @@ async function listPageRows(dir: string): Promise<BenchRow[]> {
     const originals = await measure(true);
     const stored = await measure(false);
     const line = (name: string, m: ListPageBytes) =>
-      `  ${name}: ${m.images} images, ${(m.bytes / 1024).toFixed(0)} KiB with headers (${(m.bytes / m.images / 1024).toFixed(1)} KiB each), all drawn in ${m.drawnMs.toFixed(0)} ms`;
+      `  ${name}: ${m.images} images (${m.types.join(', ')}), ${(m.bytes / 1024).toFixed(0)} KiB with headers (${(m.bytes / m.images / 1024).toFixed(1)} KiB each), all drawn in ${m.drawnMs.toFixed(0)} ms`;
     console.log(
       [
         `list page (1440 x 900, pixel ratio 2, scrolled through), load ${loadavg()
