@@ -117,7 +117,11 @@ export function markdownTable(results: BenchResult[]): string {
   ];
   for (const r of results) {
     const peer = r.peer ? `${r.peer.name}: ${formatNumber(r.peer.value)}` : '';
-    const ratio = r.ratio === null ? '' : `${r.ratio.toFixed(2)}x`;
+    // Two significant digits below 0.01x (a page's bytes against thousands of times more), not 0.00x.
+    const ratio =
+      r.ratio === null
+        ? ''
+        : `${Math.abs(r.ratio) < 0.01 && r.ratio !== 0 ? r.ratio.toPrecision(2) : r.ratio.toFixed(2)}x`;
     const goal = r.goal
       ? `${r.goal.op} ${r.goal.target}${r.ratio === null || r.goal.absolute ? '' : 'x'} ${r.met ? 'met' : '**not met**'}`
       : '';

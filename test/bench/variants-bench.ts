@@ -11,6 +11,11 @@
  * 3. a burst of 100 distinct variants: the service's peak resident memory, and the latency
  *    (p50, p99) of a plain 1 KiB file fetched one after another meanwhile, against the same
  *    fetches without the burst.
+ * 4. a 50-photo `<file-list>` page (headless Chromium, 1440 x 900 at pixel ratio 2, scrolled
+ *    through): the bytes of its image responses and the time until every thumbnail is drawn,
+ *    thumbnails as CDN variants (the element as it ships; made on first view, then stored)
+ *    against the originals (a route drops the query: the element asks for the variant and
+ *    receives the photo). One run: the bytes do not vary.
  * BENCH_RUNS (default 3), BENCH_SECONDS (wrk, default 5). Installs wrk with apt-get when it
  * is missing (root on Debian).
  */
@@ -20,10 +25,14 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import PQueue from 'p-queue';
+import { chromium } from 'playwright-core';
 import sharp from 'sharp';
 import { patternBytes } from '../helpers/bytes.js';
 import { ensureDebianPackages } from '../helpers/debian-packages.js';
+import { servePage } from '../helpers/page-server.js';
 import { spawnService } from '../helpers/service.js';
+import { CHROMIUM_ARGS, chromiumPath } from '../helpers/wtr-plugins.js';
+import { LIST_PAGE, type ListPageBytes, measureListPage } from './list-page-bytes.js';
 import { type BenchRow, median, percentile, reportRows } from './support.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
@@ -58,6 +67,48 @@ async function photo(): Promise<Buffer> {
     .composite([{ input: grain, blend: 'overlay' }])
     .jpeg({ quality: 90 })
     .toBuffer();
+}
+
+/** Photos on the `<file-list>` page: a page of the list (its default page size). */
+const LIST_PHOTOS = 50;
+
+/**
+ * `count` distinct phone-sized photos: one 4000 x 3000 (12 MP) gradient under grain, each
+ * copy shifted in colour a little (a tint of its own) and encoded as a JPEG at a phone's
+ * quality, so each upload is a file of its own that does not compress to nothing.
+ */
+async function phonePhotos(count: number): Promise<Buffer[]> {
+  const [width, height] = [4000, 3000];
+  const gradient = Buffer.from(
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}"><defs><linearGradient id="g" x2="1" y2="1"><stop offset="0" stop-color="#0f766e"/><stop offset=".5" stop-color="#fde68a"/><stop offset="1" stop-color="#7c2d12"/></linearGradient></defs><rect width="${width}" height="${height}" fill="url(#g)"/></svg>`,
+  );
+  const grain = await sharp({
+    create: {
+      width,
+      height,
+      channels: 3,
+      background: { r: 0, g: 0, b: 0 },
+      noise: { type: 'gaussian', mean: 128, sigma: 24 },
+    },
+  })
+    .png({ compressionLevel: 0 })
+    .toBuffer();
+  const base = await sharp(gradient)
+    .composite([{ input: grain, blend: 'overlay' }])
+    .removeAlpha()
+    .raw()
+    .toBuffer();
+  const queue = new PQueue({ concurrency: availableParallelism() });
+  return Promise.all(
+    Array.from({ length: count }, (_, index) =>
+      queue.add(() =>
+        sharp(base, { raw: { width, height, channels: 3 } })
+          .linear([1, 1, 1], [(index % 5) * 6 - 12, (index % 7) * 4 - 12, (index % 3) * 8 - 8])
+          .jpeg({ quality: 88 })
+          .toBuffer(),
+      ),
+    ),
+  );
 }
 
 async function upload(service: Service, bytes: Uint8Array, type: string, name: string) {
@@ -173,11 +224,89 @@ async function sequentialLatencies(url: string, until: () => boolean): Promise<n
   return times;
 }
 
+/**
+ * 4. The 50-photo `<file-list>` page: its own service (the list shows exactly these photos)
+ * with the page's origin allowed, thumbnails as variants (first view: each made; second:
+ * stored) and from the originals.
+ */
+async function listPageRows(dir: string): Promise<BenchRow[]> {
+  const generated = performance.now();
+  const photos = await phonePhotos(LIST_PHOTOS);
+  const total = photos.reduce((sum, photo) => sum + photo.length, 0);
+  console.log(
+    `list page: ${LIST_PHOTOS} distinct 4000 x 3000 JPEGs, ${(total / LIST_PHOTOS / MiB).toFixed(2)} MiB each on average, made in ${((performance.now() - generated) / 1000).toFixed(1)} s`,
+  );
+  const server = await servePage(LIST_PAGE);
+  const service = await spawnService({
+    FILEHOST_DATA_DIR: join(dir, 'list-service'),
+    FILEHOST_LOG_LEVEL: 'error',
+    FILEHOST_ALLOWED_ORIGINS: server.origin,
+  });
+  const browser = await chromium.launch({ executablePath: chromiumPath(), args: CHROMIUM_ARGS });
+  try {
+    for (const [index, photo] of photos.entries())
+      await upload(service, photo, 'image/jpeg', `photo-${index + 1}.jpg`);
+    const measure = (originals: boolean) =>
+      measureListPage(browser, server.origin, service, LIST_PHOTOS, { originals });
+    const made = await measure(false);
+    const originals = await measure(true);
+    const stored = await measure(false);
+    const line = (name: string, m: ListPageBytes) =>
+      `  ${name}: ${m.images} images (${m.types.join(', ')}), ${(m.bytes / 1024).toFixed(0)} KiB with headers (${(m.bytes / m.images / 1024).toFixed(1)} KiB each), all drawn in ${m.drawnMs.toFixed(0)} ms`;
+    console.log(
+      [
+        `list page (1440 x 900, pixel ratio 2, scrolled through), load ${loadavg()
+          .map((l) => l.toFixed(2))
+          .join(' ')}:`,
+        line('thumbnails as variants, first view (each made)', made),
+        line('thumbnails as variants, again (stored)', stored),
+        line('thumbnails from the originals (query dropped by a route)', originals),
+        `  bytes: variants / originals = ${(made.bytes / originals.bytes).toFixed(4)}; originals are ${(originals.bytes / made.bytes).toFixed(0)}x the variants`,
+      ].join('\n'),
+    );
+    const comparison = 'image variants';
+    const peer = 'thumbnails from the originals';
+    return [
+      {
+        comparison,
+        measure: `${LIST_PHOTOS}-photo <file-list> page, image bytes downloaded, KiB`,
+        filehost: made.bytes / 1024,
+        peer: { name: peer, value: originals.bytes / 1024 },
+        runs: 1,
+      },
+      {
+        comparison,
+        measure: `${LIST_PHOTOS}-photo <file-list> page, all thumbnails drawn (variants made on first view), ms`,
+        filehost: made.drawnMs,
+        peer: { name: peer, value: originals.drawnMs },
+        runs: 1,
+      },
+      {
+        comparison,
+        measure: `${LIST_PHOTOS}-photo <file-list> page, all thumbnails drawn (variants stored), ms`,
+        filehost: stored.drawnMs,
+        peer: { name: peer, value: originals.drawnMs },
+        runs: 1,
+      },
+    ];
+  } finally {
+    await browser.close();
+    service.process.kill('SIGTERM');
+    await service.exited;
+    await server.close();
+  }
+}
+
 async function main(): Promise<void> {
   if (!ensureDebianPackages(['wrk'], () => existsSync('/usr/bin/wrk'))) {
     throw new Error('wrk is needed: apt-get install wrk');
   }
   const dir = await mkdtemp(join(tmpdir(), 'filehost-variants-bench-'));
+  // First, while nothing else of this bench runs; its own service, stopped before the next.
+  const listRows = await listPageRows(dir).catch(async (error: unknown) => {
+    await rm(dir, { recursive: true, force: true });
+    throw error;
+  });
   const service = await spawnService({
     FILEHOST_DATA_DIR: join(dir, 'service'),
     FILEHOST_LOG_LEVEL: 'error',
@@ -333,6 +462,7 @@ async function main(): Promise<void> {
         peer: { name: 'before the burst', value: rssBefore / MiB },
         runs: 1,
       },
+      ...listRows,
     ];
     await reportRows(rows);
   } finally {
