@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { describe, it } from 'node:test';
 
 /**
@@ -46,14 +46,30 @@ describe('the npm package entry points', () => {
     assert.ok('/v1/upload' in (document.paths as Record<string, unknown>));
   });
 
+  it('filehost/locales/<tag> gives a translation to register', async () => {
+    const { default: de } = (await load('filehost/locales/de')) as {
+      default: { $code: string; uploader: { browse: string } };
+    };
+    assert.equal(de.$code, 'de');
+    assert.equal(de.uploader.browse, 'Dateien auswählen');
+  });
+
   it('ships types for every entry, the manifest, and the script-tag bundle', async () => {
     const manifest = JSON.parse(await readFile('package.json', 'utf8')) as {
       exports: Record<string, string | { types: string; default: string }>;
       customElements: string;
     };
+    // A pattern entry (`./locales/*`) is checked for each file it stands for.
+    const locales = (await readdir('src/locales'))
+      .filter((name) => name.endsWith('.ts') && name !== 'index.ts')
+      .map((name) => name.replace(/\.ts$/, ''));
+    assert.ok(locales.length >= 14, `${locales.length} locales`);
     for (const [entry, target] of Object.entries(manifest.exports)) {
       const files = typeof target === 'string' ? [target] : [target.types, target.default];
-      for (const file of files) {
+      const expanded = entry.includes('*')
+        ? files.flatMap((file) => locales.map((tag) => file.replace('*', tag)))
+        : files;
+      for (const file of expanded) {
         await readFile(file).catch(() => assert.fail(`${entry}: ${file} is missing`));
       }
     }
