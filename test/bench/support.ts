@@ -155,13 +155,14 @@ export async function reportRows(rows: BenchRow[]): Promise<void> {
 export const FIRST_LOAD_BUDGET_BYTES = 20 * 1024;
 /**
  * With the upload engine, Uppy as published (no rewriting of it, nor of any dependency): the
- * build measured 42.2 KiB once the rewriting went, and 44 KiB leaves room for a little more.
- * Bytes are won back by design (our own code, what loads when), never by editing Uppy. Raised
- * to 44.75 KiB for languages (issue #34): 45,155 B before (already over 44 KiB), 45,630 B
- * after. Finding the nearest `lang`, the shared observer, the loader of a page's language,
- * plural categories and the one-a-second live region cost about 0.3 KiB, and the English
- * words only the engine's files show moved into it, so that the first load did not grow
- * (20,480 B before, 20,479 B after).
+ * build measured 42.2 KiB once the rewriting went, and issue #30 set 44 KiB. Bytes are won
+ * back by design (our own code, what loads when), never by editing Uppy. **#30's 44 KiB is
+ * not met** since 2026-11-26 and this check allows 44.75 KiB meanwhile, so that growth is
+ * still caught: 45,007 B with private files, 45,052 B; with languages (#34) 45,528 B (finding
+ * the nearest `lang`, the shared observer, the loader of a page's language, plural
+ * categories and the one-a-second live region, with the English words only the engine's
+ * files show moved into it so that the first load did not grow); with previews of chosen
+ * images made in the worker (#33) 45,699 B. Issue #30 stays open until they are won back.
  */
 export const TOTAL_BUDGET_BYTES = 44.75 * 1024;
 /** Each on-use chunk on its own, hash-wasm's MD5 (WebCrypto has none) too. */
