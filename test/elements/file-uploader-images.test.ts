@@ -76,9 +76,9 @@ describe('<file-uploader> makes images smaller before sending them', () => {
 
   it('encodes in a worker, off the page', async () => {
     const post = Worker.prototype.postMessage;
-    let posted = 0;
+    const posted: { options?: { maxWidth?: number | null } }[] = [];
     Worker.prototype.postMessage = function (this: Worker, message: unknown) {
-      posted++;
+      posted.push(message as (typeof posted)[number]);
       return post.call(this, message);
     };
     try {
@@ -87,7 +87,11 @@ describe('<file-uploader> makes images smaller before sending them', () => {
         new File([await halves(120, 60)], 'w.jpg', { type: 'image/jpeg' }),
       ])) as [FileRecord];
       expect(await size(await served(record))).to.deep.equal([60, 30]);
-      expect(posted).to.equal(1);
+      // One image to shrink (to 60 px wide) and one to preview in its row (40 px times the
+      // pixel ratio), both sent to the worker.
+      expect(posted.map((message) => message.options?.maxWidth).sort()).to.deep.equal(
+        [60, Math.ceil(40 * devicePixelRatio)].sort(),
+      );
     } finally {
       Worker.prototype.postMessage = post;
     }

@@ -1199,7 +1199,11 @@ describe('<file-uploader>', () => {
       pick(element, [file('x.txt', 10, 'text/plain')]);
       await done;
       // At most one announcement a second: the last one may wait for its turn.
-      await waitUntil(() => live.textContent?.trim().endsWith('All uploads finished: 1 uploaded.'));
+      await waitUntil(
+        () => live.textContent?.trim().endsWith('All uploads finished: 1 uploaded.'),
+        'the live region did not announce the end',
+        { timeout: 3000 },
+      );
     });
 
     it('takes replacement texts and formats numbers for the page’s language', async () => {
