@@ -857,9 +857,9 @@ describe('<file-uploader>', () => {
       expect(await sameBytes(publicUrlOf(record), content)).to.equal(true);
     });
 
-    it('with checksum="all", checks every part of a big file: a damaged part alone goes again', async () => {
+    it('by default checks every part of a big file: a damaged part alone goes again', async () => {
       const p = await project();
-      const element = await uploader(p, { checksum: 'all' });
+      const element = await uploader(p);
       await network('log');
       await network('flip', ' part 2\\]', undefined, true);
       const content = bytes(11 * MiB, 10); // parts of 5, 5 and 1 MiB
@@ -872,6 +872,20 @@ describe('<file-uploader>', () => {
         .map((line) => line.replace(/^.*part (\d+)\]$/, '$1'))
         .sort();
       expect(puts).to.deep.equal(['1', '2', '2', '3']);
+    });
+
+    it('with checksum="small", checks files of one part only: damage to a big file\'s part is not caught', async () => {
+      const p = await project();
+      const element = await uploader(p, { checksum: 'small' });
+      await network('log');
+      await network('flip', ' part 2\\]', undefined, true);
+      const content = bytes(11 * MiB, 12);
+      const success = next(element, 'upload-success', 60_000);
+      pick(element, [new File([content], 'small-only.bin')]);
+      const { record } = await success;
+      expect(await sameBytes(publicUrlOf(record), content)).to.equal(false);
+      const puts = ((await network('log')) as string[]).filter((line) => line.startsWith('PUT'));
+      expect(puts.length).to.equal(3);
     });
 
     it('with checksum="off", sends no digest: damage on the way is not caught', async () => {

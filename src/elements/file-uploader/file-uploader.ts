@@ -215,9 +215,10 @@ export class FileUploaderElement extends LitElement {
   declare resumeMaxSize: number | null;
   /**
    * Which files carry a checksum of each part, so that the storage refuses bytes damaged on
-   * the way and they are sent again: `small` (the default) files of one part, up to 5 MiB;
-   * `all` every file, at a cost on big files (each part is read once more to hash it);
-   * `off` none.
+   * the way and they are sent again: `all` (the default) every part of every file, each part
+   * hashed while the one before it is on the wire (measured free at 100 Mbit/s and 1 Gbit/s;
+   * 1.29x the time on loopback, where nothing else binds); `small` files of one part, up to
+   * 5 MiB; `off` none.
    */
   declare checksum: ChecksumChoice;
   /** Metadata stored with every file (JSON object of strings in the attribute). */
@@ -275,7 +276,7 @@ export class FileUploaderElement extends LitElement {
     this.imageType = '';
     this.noResume = false;
     this.resumeMaxSize = null;
-    this.checksum = 'small';
+    this.checksum = 'all';
     this.metadata = {};
     this.disabled = false;
     this.noAutoUpload = false;
