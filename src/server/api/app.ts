@@ -16,7 +16,7 @@ import type { ServiceContext } from '../context.js';
 import { ERROR_MESSAGES } from '../http/error-messages.js';
 import { fail, ServiceError, serviceFault } from '../http/errors.js';
 import { refusedRequest } from '../http/request-guard.js';
-import { answerInOurShape, serverOptions } from '../http/server-options.js';
+import { answerInOurShape, corsHeaders, serverOptions } from '../http/server-options.js';
 import { LocalDiskBlobStore } from '../storage/local-disk/local-disk-store.js';
 import { completeBatchHandler } from './routes/complete-batch.js';
 import { completeUploadHandler } from './routes/complete-upload.js';
@@ -61,9 +61,7 @@ export async function buildApiApp(ctx: ServiceContext): Promise<FastifyInstance>
   });
 
   app.addHook('onRequest', async (request, reply) => {
-    const origin = request.headers.origin;
-    if (origin !== undefined) reply.header('Access-Control-Allow-Origin', origin);
-    reply.header('Vary', 'Origin');
+    reply.headers(corsHeaders(request.headers.origin, 'echo-origin'));
     reply.header('Access-Control-Expose-Headers', EXPOSED_RESPONSE_HEADERS.join(', '));
     const refused = refusedRequest(request.raw);
     if (refused) throw refused;

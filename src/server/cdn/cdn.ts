@@ -8,7 +8,7 @@ import type { FileRow } from '../db/metadata-store.js';
 import { ServiceError, serviceFault } from '../http/errors.js';
 import { mediaEssence } from '../http/media-type.js';
 import { refusedRequest } from '../http/request-guard.js';
-import { answerInOurShape, serverOptions } from '../http/server-options.js';
+import { answerInOurShape, corsHeaders, serverOptions } from '../http/server-options.js';
 import { parseRange } from './byte-range.js';
 import { cdnServerFactory } from './memory-path.js';
 import type { Servable } from './servable.js';
@@ -78,7 +78,7 @@ function sendError(reply: FastifyReply, error: ServiceError): FastifyReply {
     .code(error.status)
     .headers(error.headers)
     .header('Cache-Control', 'no-store')
-    .header('Access-Control-Allow-Origin', '*')
+    .headers(corsHeaders(undefined, 'any-origin'))
     .send(error.toBody());
 }
 

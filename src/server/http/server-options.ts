@@ -46,6 +46,21 @@ export function serverOptions(
 export type RefusalCors = 'echo-origin' | 'any-origin';
 
 /**
+ * The CORS headers of an answer under `policy`, for a request that sent `origin` (if it
+ * did): the one place both servers' answers, their refusals and raw errors take them from.
+ */
+export function corsHeaders(
+  origin: string | undefined,
+  policy: RefusalCors,
+): Record<string, string> {
+  if (policy === 'any-origin') return { 'Access-Control-Allow-Origin': '*' };
+  return {
+    ...(origin === undefined ? {} : { 'Access-Control-Allow-Origin': origin }),
+    Vary: 'Origin',
+  };
+}
+
+/**
  * What the router refuses before any hook runs (a path of malformed percent-encoding, a
  * path parameter past its length limit) answered in the documented shape: the framework's
  * own codes never reach a client. An id of absurd length names nothing: `404`.
@@ -62,13 +77,11 @@ function frameworkErrors(
       : error.code === 'FST_ERR_BAD_URL'
         ? new ServiceError('invalid_request', 'The URL has malformed percent-encoding.')
         : new ServiceError('not_found', 'No such id.');
-  const origin = request.headers.origin;
-  if (cors === 'any-origin') reply.header('Access-Control-Allow-Origin', '*');
-  else {
-    if (origin !== undefined) reply.header('Access-Control-Allow-Origin', origin);
-    reply.header('Vary', 'Origin');
-  }
-  reply.code(failure.status).header('Cache-Control', 'no-store').send(failure.toBody());
+  reply
+    .headers(corsHeaders(request.headers.origin, cors))
+    .code(failure.status)
+    .header('Cache-Control', 'no-store')
+    .send(failure.toBody());
 }
 
 /** A hop count trusts that many proxies in front of us (the hops nearest to this server). */
@@ -103,11 +116,12 @@ function receivedBytes(error: NodeJS.ErrnoException): Buffer | undefined {
  * bytes received (a header of printable characters only: nothing of it can end the line).
  */
 function rawCors(received: Buffer | undefined, cors: RefusalCors): string {
-  if (cors === 'any-origin') return 'Access-Control-Allow-Origin: *\r\n';
   const origin = /\r\norigin:[ \t]*([\x21-\x7e]+)[ \t]*\r\n/i.exec(
     received?.toString('latin1') ?? '',
   )?.[1];
-  return `${origin ? `Access-Control-Allow-Origin: ${origin}\r\n` : ''}Vary: Origin\r\n`;
+  return Object.entries(corsHeaders(origin, cors))
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
 }
 
 /**
