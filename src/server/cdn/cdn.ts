@@ -93,8 +93,10 @@ async function serveFile(
 ): Promise<FastifyReply> {
   const id = request.params.id;
   if (!ID_PATTERN.test(id)) return notFound(reply);
-  // A signed link proves itself before any store is asked (`signed-link.ts`).
-  const access = checkLink(ctx.linkKey, id, queryOf(request.url), ctx.now());
+  // The query, read once: a signed link's (`signed-link.ts`), which proves itself before
+  // any store is asked, and a variant's (`variants/`).
+  const query = new URLSearchParams(queryOf(request.url));
+  const access = checkLink(ctx.linkKey, id, query, ctx.now());
   if (access.kind === 'invalid')
     return sendError(reply, new ServiceError('invalid_signature', BAD_LINK));
   if (access.kind === 'expired') return sendError(reply, new ServiceError('url_expired', OLD_LINK));
@@ -108,7 +110,7 @@ async function serveFile(
   const served =
     (await servableVariant(
       ctx,
-      { url: request.url, method: request.method, accept: request.headers.accept },
+      { url: request.url, query, method: request.method, accept: request.headers.accept },
       file,
     )) ?? servableFile(ctx, file);
   const { size } = served;

@@ -100,12 +100,18 @@ const EXP_PATTERN = /^(?:0|[1-9][0-9]{0,11})$/;
 const SIG_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 
 /**
- * Checks the query of a request for `id` (`search`: the part after `?`, or empty) at
- * `nowMs`. The signature is checked before the expiry, so an altered link is always
- * `invalid`, never `expired`; an expired one says so only once it proved itself ours.
+ * Checks the query of a request for `id` (`search`: the part after `?`, or empty, or that
+ * part already parsed) at `nowMs`. The signature is checked before the expiry, so an
+ * altered link is always `invalid`, never `expired`; an expired one says so only once it
+ * proved itself ours.
  */
-export function checkLink(key: Buffer, id: string, search: string, nowMs: number): LinkAccess {
-  const query = new URLSearchParams(search);
+export function checkLink(
+  key: Buffer,
+  id: string,
+  search: string | URLSearchParams,
+  nowMs: number,
+): LinkAccess {
+  const query = typeof search === 'string' ? new URLSearchParams(search) : search;
   if (!query.has('sig')) return { kind: 'unsigned' };
   const parameters: LinkParameters = {};
   let exp: string | undefined;

@@ -14,21 +14,20 @@ import {
 import { parseVariantParams } from './variant-params.js';
 
 /**
- * The CDN's hook for image variants: what to answer a request for `file` whose query asks
- * for a variant (`?w=…&format=…`), found stored or made now (`ImageVariants`). Null when
+ * The CDN's hook for image variants: what to answer a request for `file` whose query
+ * (`query`, read from `url` by the caller) asks for a variant (`?w=…&format=…`), found
+ * stored or made now (`ImageVariants`). Null when
  * the query asks for none: the file itself is served. Throws `400 invalid_request` for
  * parameters out of range or on a file that is not an image, and `404` when the file went
  * away while its variant was made.
  */
 export async function servableVariant(
   ctx: ServiceContext,
-  request: { url: string; method: string; accept: string | undefined },
+  request: { url: string; query: URLSearchParams; method: string; accept: string | undefined },
   file: ServedFile,
 ): Promise<Servable | null> {
-  const { url, accept } = request;
-  const queryAt = url.indexOf('?');
-  if (queryAt < 0) return null;
-  const query = new URLSearchParams(url.slice(queryAt + 1));
+  const { url, query, accept } = request;
+  if (query.size === 0) return null;
   const parsed = parseVariantParams(query);
   if (parsed.kind === 'original') return null;
   if (parsed.kind === 'invalid') throw new ServiceError('invalid_request', parsed.message);
