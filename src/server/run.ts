@@ -21,24 +21,20 @@ export function runUntilSignal(
       if (stopping) return;
       stopping = true;
       console.log(`\n${signal}: stopping filehost…`);
-      const { stop } = await started;
-      await stop();
+      // A start that failed is explained, and ends the process, below.
+      const service = await started.catch(() => null);
+      if (!service) return;
+      try {
+        await service.stop();
+      } catch (error) {
+        console.error('filehost did not stop cleanly:', error);
+        process.exit(1);
+      }
       console.log('filehost stopped');
       process.exit(0);
     };
-    const stopOn = (signal: NodeJS.Signals) =>
-      onSignal(signal).catch((error: unknown) => {
-        // A start that failed is explained below; anything else is said here.
-        if (stopping && error !== startError)
-          console.error('filehost did not stop cleanly:', error);
-        process.exit(1);
-      });
-    let startError: unknown;
-    started.catch((error: unknown) => {
-      startError = error;
-    });
-    process.on('SIGINT', stopOn);
-    process.on('SIGTERM', stopOn);
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
     await started;
   };
   main().catch((error: unknown) => {
