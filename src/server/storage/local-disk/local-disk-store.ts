@@ -101,12 +101,10 @@ export class LocalDiskBlobStore implements BlobStore {
   }
 
   async put(key: string, source: AsyncIterable<Buffer> | Readable): Promise<{ size: number }> {
-    const target = this.#blobPath(key);
-    const temporary = join(this.#root, 'tmp', `${key}.${randomBytes(6).toString('hex')}`);
     let size = 0;
-    try {
+    await this.#writeThroughTmp(this.#blobPath(key), key, (temporary) =>
       // Until closed: the temp file must exist no more once this fails.
-      await pipeUntilClosed(
+      pipeUntilClosed(
         (async function* count() {
           for await (const chunk of source) {
             size += chunk.length;
@@ -114,15 +112,8 @@ export class LocalDiskBlobStore implements BlobStore {
           }
         })(),
         fileWriter(temporary, 'wx', 0),
-      );
-      await syncFile(temporary);
-    } catch (error) {
-      await rm(temporary, { force: true });
-      throw error;
-    }
-    await mkdir(dirname(target), { recursive: true });
-    await rename(temporary, target);
-    await syncDirectory(dirname(target));
+      ),
+    );
     return { size };
   }
 
@@ -142,10 +133,24 @@ export class LocalDiskBlobStore implements BlobStore {
 
   /** In `derived/<key's first two>/<key>/<name>`, written through `tmp/` as objects are. */
   async putDerived(key: string, name: string, bytes: Buffer): Promise<void> {
-    const target = this.#derivedPath(key, name);
-    const temporary = join(this.#root, 'tmp', `${key}.${name}.${randomBytes(6).toString('hex')}`);
+    await this.#writeThroughTmp(this.#derivedPath(key, name), `${key}.${name}`, (temporary) =>
+      writeFile(temporary, bytes, { flag: 'wx', mode: 0o644 }),
+    );
+  }
+
+  /**
+   * Puts a file at `target` durably and whole or not at all: `write` makes it in `tmp/`
+   * (named after `label`), it is flushed, renamed into place and its directory flushed;
+   * when any step fails, nothing of it is left in `tmp/`.
+   */
+  async #writeThroughTmp(
+    target: string,
+    label: string,
+    write: (temporary: string) => Promise<unknown>,
+  ): Promise<void> {
+    const temporary = join(this.#root, 'tmp', `${label}.${randomBytes(6).toString('hex')}`);
     try {
-      await writeFile(temporary, bytes, { flag: 'wx', mode: 0o644 });
+      await write(temporary);
       await syncFile(temporary);
       await mkdir(dirname(target), { recursive: true });
       await rename(temporary, target);
