@@ -239,7 +239,7 @@ export class FilehostApi {
   }
 
   sign(request: SignRequest, options: CallOptions = {}): Promise<SignResponse> {
-    return this.#json<SignResponse>('POST', routes.sign(), request, options);
+    return this.json<SignResponse>('POST', routes.sign(), request, options);
   }
 
   /**
@@ -248,7 +248,7 @@ export class FilehostApi {
    * `details.index` says which.
    */
   async signMany(files: SignRequest[], options: CallOptions = {}): Promise<SignResponse[]> {
-    const answer = await this.#json<SignBatchResponse>('POST', routes.sign(), { files }, options);
+    const answer = await this.json<SignBatchResponse>('POST', routes.sign(), { files }, options);
     return answer.uploads;
   }
 
@@ -257,7 +257,7 @@ export class FilehostApi {
     request: CompleteRequest = {},
     options: UploadCallOptions = {},
   ): Promise<FileRecord> {
-    return this.#json<FileRecord>('POST', routes.complete(id), request, options);
+    return this.json<FileRecord>('POST', routes.complete(id), request, options);
   }
 
   /**
@@ -269,7 +269,7 @@ export class FilehostApi {
     uploads: CompleteBatchRequest['uploads'],
     options: CallOptions = {},
   ): Promise<CompleteResult[]> {
-    const answer = await this.#json<CompleteBatchResponse>(
+    const answer = await this.json<CompleteBatchResponse>(
       'POST',
       routes.completeMany(),
       { uploads },
@@ -312,7 +312,13 @@ export class FilehostApi {
     await this.request<void>('DELETE', routes.file(id), options);
   }
 
-  #json<T>(method: string, path: string, payload: unknown, options: UploadCallOptions): Promise<T> {
+  /** A call with a JSON body (and the upload's token, when there is one). */
+  protected json<T>(
+    method: string,
+    path: string,
+    payload: unknown,
+    options: UploadCallOptions,
+  ): Promise<T> {
     return this.request<T>(method, path, {
       body: JSON.stringify(payload),
       headers: { 'Content-Type': 'application/json', ...uploadTokenHeader(options.uploadToken) },
@@ -405,11 +411,7 @@ export class FilehostClient extends FilehostApi {
    */
   signedUrl(id: string, options: SignedUrlRequest & CallOptions = {}): Promise<SignedUrlResponse> {
     const { signal, ...request } = options;
-    return this.request<SignedUrlResponse>('POST', backendRoutes.signedUrl(id), {
-      body: JSON.stringify(request),
-      headers: { 'Content-Type': 'application/json' },
-      signal,
-    });
+    return this.json<SignedUrlResponse>('POST', backendRoutes.signedUrl(id), request, { signal });
   }
 
   /**
@@ -417,11 +419,7 @@ export class FilehostClient extends FilehostApi {
    * `secret` is shown only now: keep it where the receiver verifies signatures.
    */
   createWebhook(request: WebhookRequest, options: CallOptions = {}): Promise<CreatedWebhook> {
-    return this.request<CreatedWebhook>('POST', backendRoutes.webhooks(), {
-      body: JSON.stringify(request),
-      headers: { 'Content-Type': 'application/json' },
-      signal: options.signal,
-    });
+    return this.json<CreatedWebhook>('POST', backendRoutes.webhooks(), request, options);
   }
 
   /** `GET /v1/webhooks` (secret key), without their secrets. */
