@@ -3,6 +3,7 @@
  * replaced (issue #30), so the npm package and the script-tag bundle run the same Uppy, as
  * published.
  */
+import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { minifyHTMLLiterals } from 'minify-literals';
 import type { Plugin } from 'vite';
@@ -48,6 +49,38 @@ export function scriptTagFromSources(): Plugin {
         return fileURLToPath(new URL('./src/script-tag.ts', import.meta.url));
       const locale = /^\/locales\/([\w-]+)\.js$/.exec(id)?.[1];
       return locale ? fileURLToPath(new URL(`./src/locales/${locale}.ts`, import.meta.url)) : null;
+    },
+  };
+}
+
+/** The id prefix of a JSON module that the bundler itself loads (see `jsonThroughBundler`). */
+const JSON_MODULE = '\0filehost-json:';
+
+/**
+ * A JSON module (`import pkg from '../package.json' with { type: 'json' }`) goes to the
+ * bundler as JSON, so Rolldown keeps only the fields the code reads, as it does for JSON it
+ * loads itself (rolldown#6614). Vite's own JSON plugin turns the file into one JavaScript
+ * object first, which keeps every field: Uppy's core and xhr-upload read only `version` from
+ * their package.json, and the engine shipped both manifests whole (descriptions, scripts,
+ * dependency lists: 1.1 KiB gzipped of the 44 KiB budget). No code of a dependency changes;
+ * the code reads the same values. The id leaves `.json` off so that Vite's plugin, which
+ * claims every id ending in `.json`, lets it through.
+ */
+export function jsonThroughBundler(): Plugin {
+  return {
+    name: 'filehost-json-through-bundler',
+    apply: 'build',
+    enforce: 'pre',
+    async resolveId(source, importer, options) {
+      if (!source.endsWith('.json')) return null;
+      const resolved = await this.resolve(source, importer, { ...options, skipSelf: true });
+      if (!resolved || resolved.external) return null;
+      return `${JSON_MODULE}${resolved.id.replace(/\.json$/, '')}`;
+    },
+    async load(id) {
+      if (!id.startsWith(JSON_MODULE)) return null;
+      const file = `${id.slice(JSON_MODULE.length)}.json`;
+      return { code: await readFile(file, 'utf8'), moduleType: 'json' };
     },
   };
 }

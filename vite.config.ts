@@ -1,6 +1,6 @@
 import { readdirSync } from 'node:fs';
 import { defineConfig } from 'vite';
-import { minifyTemplates, scriptTagFromSources } from './vite-plugins.js';
+import { jsonThroughBundler, minifyTemplates, scriptTagFromSources } from './vite-plugins.js';
 
 /**
  * `npm start` serves the demo (`index.html`, `demo/`) with Vite on port 5173 (fixed: the
@@ -30,7 +30,7 @@ export default defineConfig({
     strictPort: true,
   },
   clearScreen: false,
-  plugins: [minifyTemplates(), scriptTagFromSources()],
+  plugins: [jsonThroughBundler(), minifyTemplates(), scriptTagFromSources()],
   // The Vue demo compiles its template in the browser, so it needs Vue's full build.
   resolve: { alias: { vue: 'vue/dist/vue.esm-bundler.js' } },
   define: {

@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
-import { resolve } from 'node:path';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
-import type { Plugin } from 'vite';
+import { build, type Plugin, type Rolldown } from 'vite';
 import config from '../../vite.config.js';
-import { minifyTemplates, scriptTagFromSources } from '../../vite-plugins.js';
+import { jsonThroughBundler, minifyTemplates, scriptTagFromSources } from '../../vite-plugins.js';
 
 /** A plugin hook called as Vite would, with no plugin context (ours use none). */
 async function call(plugin: Plugin, hook: 'transform' | 'load' | 'resolveId', ...args: unknown[]) {
@@ -61,11 +63,71 @@ describe("the build's plugins", () => {
     assert.equal(await call(plugin, 'resolveId', './filehost.js'), null);
   });
 
-  it("vite.config.ts uses these two only: no plugin loads, resolves or rewrites a dependency's code", async () => {
+  it('jsonThroughBundler: a JSON module keeps the fields its importer reads, with their values, and no other', async () => {
+    const folder = await mkdtemp(join(tmpdir(), 'filehost-json-'));
+    try {
+      const manifest = { name: 'dep', version: '9.8.7', description: 'NEVER READ', scripts: {} };
+      await writeFile(join(folder, 'package.json'), JSON.stringify(manifest));
+      await writeFile(
+        join(folder, 'entry.js'),
+        "import pkg from './package.json' with { type: 'json' };\nexport class Dep { static VERSION = pkg.version; }\n",
+      );
+      const bundle = async (plugins: Plugin[]) => {
+        const out = (await build({
+          configFile: false,
+          logLevel: 'silent',
+          root: folder,
+          plugins,
+          build: {
+            write: false,
+            minify: false,
+            lib: { entry: join(folder, 'entry.js'), formats: ['es'], fileName: 'out' },
+          },
+        })) as Rolldown.RolldownOutput[];
+        const chunk = out[0]?.output[0];
+        assert.ok(chunk && chunk.type === 'chunk');
+        return chunk.code;
+      };
+      const code = await bundle([jsonThroughBundler()]);
+      assert.ok(!code.includes('NEVER READ'), code);
+      const { Dep } = (await import(`data:text/javascript,${encodeURIComponent(code)}`)) as {
+        Dep: { VERSION: string };
+      };
+      assert.equal(Dep.VERSION, '9.8.7');
+      // Without it, Vite's own JSON plugin ships the whole manifest (why the plugin exists).
+      assert.ok((await bundle([])).includes('NEVER READ'));
+    } finally {
+      await rm(folder, { recursive: true, force: true });
+    }
+  });
+
+  it('jsonThroughBundler hands the bundler the JSON file as it is, and nothing that is not JSON', async () => {
+    const plugin = jsonThroughBundler();
+    assert.equal(plugin.apply, 'build');
+    const manifest = resolve('node_modules/@uppy/core/package.json');
+    const loaded = (await call(
+      plugin,
+      'load',
+      `\0filehost-json:${manifest.replace(/\.json$/, '')}`,
+    )) as {
+      code: string;
+      moduleType: string;
+    };
+    assert.equal(loaded.code, await readFile(manifest, 'utf8'));
+    assert.equal(loaded.moduleType, 'json');
+    assert.equal(await call(plugin, 'load', manifest), null);
+    assert.equal(await call(plugin, 'load', resolve('node_modules/@uppy/core/lib/Uppy.js')), null);
+  });
+
+  it("vite.config.ts uses these three only: no plugin loads, resolves or rewrites a dependency's code", async () => {
     const plugins = (config.plugins ?? []).flat() as Plugin[];
     assert.deepEqual(
       plugins.map((plugin) => plugin.name),
-      ['filehost-minify-templates', 'filehost-script-tag-from-sources'],
+      [
+        'filehost-json-through-bundler',
+        'filehost-minify-templates',
+        'filehost-script-tag-from-sources',
+      ],
     );
     const uppy = resolve('node_modules/@uppy/core/lib/Uppy.js');
     for (const plugin of plugins) {
