@@ -1,8 +1,9 @@
 /**
  * The script-tag bundle's entry (`dist/filehost.js`): registers `<file-uploader>` and
- * `<file-list>` and exports what a page script can use with them. Unlike the package's
- * main entry it leaves out `FilehostClient`'s whole-upload orchestration, which the
- * elements never call (Uppy runs their uploads): the bundle carries only what they need.
+ * `<file-list>` and exports what a page script can use with them. Of the client it carries
+ * only `FilehostConnection` (the transport and the reads `<file-list>` needs): the upload
+ * calls (`FilehostApi`) arrive with the upload engine, and `FilehostClient`'s whole-upload
+ * orchestration, which the elements never call (Uppy runs their uploads), not at all.
  */
 
 import { baseOf, registerTranslation, setTranslationLoader } from './elements/shared/localize.js';
@@ -29,5 +30,5 @@ setTranslationLoader((lang) => {
 defineElements();
 
 export { ApiError } from './client/api-error.js';
-export { FilehostApi } from './client/client.js';
+export { FilehostConnection } from './client/connection.js';
 export * from './elements.js';

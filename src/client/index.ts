@@ -20,4 +20,5 @@ export {
   type UploadProgress,
   type UploadSource,
 } from './client.js';
+export { FilehostConnection } from './connection.js';
 export { type RetryOptions, retryDelayMs, withRetry } from './retry.js';

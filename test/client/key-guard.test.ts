@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { FilehostApi } from '../../src/client/index.js';
+import { FilehostApi, FilehostConnection } from '../../src/client/index.js';
 import { connect } from '../../src/elements/shared/connection.js';
 
 const SECRET = 'sk_live_0123456789abcdefghijklmnopqrstuvwxyzABCDEF';
@@ -29,9 +29,11 @@ describe('the secret-key guard of pages', () => {
         /secret key/,
         JSON.stringify(key),
       );
-      assert.equal(connect('http://localhost:1', key), 'secret_key', JSON.stringify(key));
+      for (const Client of [FilehostConnection, FilehostApi])
+        assert.equal(connect(Client, 'http://localhost:1', key), 'secret_key', JSON.stringify(key));
     }
-    assert.equal(connect('http://localhost:1', '   '), 'missing_auth');
+    assert.equal(connect(FilehostConnection, 'http://localhost:1', '   '), 'missing_auth');
+    assert.equal(connect(FilehostApi, 'ftp://localhost:1', PUBLISHABLE), 'no_endpoint');
     assert.throws(
       () => new FilehostApi({ endpoint: 'http://localhost:1', apiKey: ' ' }),
       /required/,
@@ -50,6 +52,9 @@ describe('the secret-key guard of pages', () => {
     });
     await api.listFiles();
     assert.deepEqual(sent, [`Bearer ${PUBLISHABLE}`]);
-    assert.ok(connect('http://localhost:1', ` ${PUBLISHABLE}`) instanceof FilehostApi);
+    // Each element gets the client it asked for: the list only the reads, the engine all.
+    const list = connect(FilehostConnection, 'http://localhost:1', ` ${PUBLISHABLE}`);
+    assert.ok(list instanceof FilehostConnection && !(list instanceof FilehostApi));
+    assert.ok(connect(FilehostApi, 'http://localhost:1', ` ${PUBLISHABLE}`) instanceof FilehostApi);
   });
 });

@@ -3,7 +3,7 @@ import { repeat } from 'lit/directives/repeat.js';
 import { LIST_DEFAULT_LIMIT, LIST_MAX_LIMIT } from '../../api/limits.js';
 import type { FileRecord } from '../../api/types.js';
 import type { ApiError } from '../../client/api-error.js';
-import { FilehostApi } from '../../client/client.js';
+import { FilehostConnection } from '../../client/connection.js';
 import { Announcer } from '../shared/announcer.js';
 import { type ConnectionProblem, connect } from '../shared/connection.js';
 import { emit } from '../shared/events.js';
@@ -241,9 +241,9 @@ export class FileListElement extends LitElement {
   }
 
   /** A client for the current address and key, or null (with the reason shown) if there is none. */
-  #client(): FilehostApi | null {
-    const connection = connect(this.endpoint, this.apiKey);
-    if (connection instanceof FilehostApi) {
+  #client(): FilehostConnection | null {
+    const connection = connect(FilehostConnection, this.endpoint, this.apiKey);
+    if (connection instanceof FilehostConnection) {
       this.#localFailure = null;
       return connection;
     }

@@ -1,7 +1,7 @@
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import type { FileRecord } from '../../api/types.js';
 import { ApiError } from '../../client/api-error.js';
-import type { FilehostApi } from '../../client/client.js';
+import type { FilehostConnection } from '../../client/connection.js';
 
 export type PagingState = 'idle' | 'loading' | 'ready' | 'error';
 
@@ -23,7 +23,7 @@ export class PagingController implements ReactiveController {
   readonly #ids = new Set<string>();
   #cursor: string | null = null;
   #hasMore = true;
-  #client: FilehostApi | null = null;
+  #client: FilehostConnection | null = null;
   #pageSize = 50;
   #abort: AbortController | null = null;
   #generation = 0;
@@ -62,7 +62,7 @@ export class PagingController implements ReactiveController {
   }
 
   /** Starts over from the first page with this source (null: nothing to load). */
-  reset(client: FilehostApi | null, pageSize: number): Promise<void> {
+  reset(client: FilehostConnection | null, pageSize: number): Promise<void> {
     this.#abort?.abort();
     this.#generation++;
     this.#client = client;
@@ -101,7 +101,7 @@ export class PagingController implements ReactiveController {
     return true;
   }
 
-  async #load(client: FilehostApi, generation: number): Promise<void> {
+  async #load(client: FilehostConnection, generation: number): Promise<void> {
     const abort = new AbortController();
     this.#abort = abort;
     this.state = 'loading';

@@ -1,6 +1,6 @@
 import { MIN_PART_SIZE } from '../../api/limits.js';
 import type { SignRequest } from '../../api/types.js';
-import type { FilehostApi } from '../../client/client.js';
+import { FilehostApi } from '../../client/client.js';
 import { UploadSession } from '../../client/upload-session.js';
 import { type ConnectionProblem, connect } from '../shared/connection.js';
 import { setupFailure } from './file-retries.js';
@@ -33,7 +33,7 @@ export class Connections {
     const key = `${target.endpoint}\n${target.apiKey}`;
     let connection = this.#clients.get(key);
     if (connection === undefined) {
-      connection = connect(target.endpoint, target.apiKey);
+      connection = connect(FilehostApi, target.endpoint, target.apiKey);
       this.#clients.set(key, connection);
     }
     if (typeof connection !== 'string') return connection;

@@ -1,0 +1,138 @@
+import { isSecretKey, routes } from '../api/routes.js';
+import type { FileListResponse, FileRecord } from '../api/types.js';
+import { ApiError } from './api-error.js';
+import type { UploadBody } from './upload-body.js';
+
+export interface FilehostClientOptions {
+  /** Base URL of the API, e.g. `http://localhost:8787`. */
+  endpoint: string;
+  /** A publishable key (`pk_live_…`) in browsers; either kind on servers. */
+  apiKey: string;
+  /** Injectable for tests and special runtimes; defaults to the global `fetch`. */
+  fetch?: typeof globalThis.fetch;
+}
+
+export interface CallOptions {
+  signal?: AbortSignal;
+}
+
+/**
+ * A connection to the filehost API with one key: how every call is made (the key sent, an
+ * error answer made an `ApiError`, a network failure `network_error`) and the two reads a
+ * page's `<file-list>` needs (`listFiles`, `getFile`). `FilehostApi` adds the calls that
+ * upload and `FilehostClient` the rest; this layer is all of the client that a page loads
+ * before its first upload, so the script-tag bundle's first load carries no upload call.
+ */
+export class FilehostConnection {
+  readonly endpoint: string;
+  readonly #apiKey: string;
+  readonly #fetch: typeof globalThis.fetch;
+
+  constructor(options: FilehostClientOptions) {
+    if (typeof options?.endpoint !== 'string' || !/^https?:\/\//.test(options.endpoint)) {
+      throw new TypeError('FilehostClient: `endpoint` must be the http(s) base URL of the API.');
+    }
+    if (typeof options.apiKey !== 'string' || options.apiKey.trim() === '') {
+      throw new TypeError('FilehostClient: `apiKey` is required.');
+    }
+    if (isBrowser() && isSecretKey(options.apiKey)) {
+      throw new TypeError(
+        'FilehostClient: a secret key (sk_live_…) must never be used in a web page, where anyone can read it. Use the publishable key (pk_live_…).',
+      );
+    }
+    this.endpoint = options.endpoint.replace(/\/+$/, '');
+    // Sent trimmed: the service takes exactly `Bearer <key>`.
+    this.#apiKey = options.apiKey.trim();
+    // Bound: a bare `fetch` called as a method of another object throws "Illegal invocation".
+    this.#fetch = options.fetch ?? globalThis.fetch.bind(globalThis);
+  }
+
+  listFiles(
+    query: { limit?: number; cursor?: string | null } = {},
+    options: CallOptions = {},
+  ): Promise<FileListResponse> {
+    return this.request<FileListResponse>('GET', `${routes.files()}${pageQuery(query)}`, options);
+  }
+
+  getFile(id: string, options: CallOptions = {}): Promise<FileRecord> {
+    return this.request<FileRecord>('GET', routes.file(id), options);
+  }
+
+  /** One call of the API with the client's key; the answer's body. */
+  protected request<T>(
+    method: string,
+    path: string,
+    init: { body?: UploadBody; headers?: Record<string, string>; signal?: AbortSignal } = {},
+  ): Promise<T> {
+    const url = `${this.endpoint}${path}`;
+    const headers = { Authorization: `Bearer ${this.#apiKey}`, ...init.headers };
+    return this.exchange<T>(url, method, { ...init, headers }).then((answer) => answer.body);
+  }
+
+  /**
+   * One request; an error answer becomes an `ApiError` (reworded by `describeError` when
+   * given). `lenient` reads a body that is not JSON (S3's answers to part PUTs) as no body
+   * instead of refusing it.
+   */
+  protected async exchange<T>(
+    url: string,
+    method: string,
+    init: { body?: UploadBody; headers: Record<string, string>; signal?: AbortSignal },
+    options: {
+      /** A store's answer (S3's is empty or XML): no JSON body is needed. */
+      lenient?: boolean;
+      /** Rewords a refusal (a part PUT's, in the words of the API). */
+      describeError?: (error: ApiError, bodyText: string) => ApiError;
+    } = {},
+  ): Promise<{ body: T; response: Response }> {
+    let response: Response;
+    try {
+      response = await this.#fetch(url, {
+        method,
+        headers: init.headers,
+        body: init.body,
+        signal: init.signal,
+        // Node's fetch streams a ReadableStream body only in half-duplex mode.
+        ...(isStream(init.body) ? ({ duplex: 'half' } as RequestInit) : {}),
+      });
+    } catch (error) {
+      if (init.signal?.aborted) throw init.signal.reason ?? error;
+      throw ApiError.network(error);
+    }
+    const text = await response.text();
+    if (!response.ok) {
+      const error = ApiError.fromBody(response.status, text, response.headers.get('Retry-After'));
+      throw options.describeError ? options.describeError(error, text) : error;
+    }
+    if (response.status === 204 || text === '') return { body: undefined as T, response };
+    try {
+      return { body: JSON.parse(text) as T, response };
+    } catch (error) {
+      if (options.lenient) return { body: undefined as T, response };
+      throw new ApiError(
+        response.status,
+        'unexpected_response',
+        'The service answered with a body that is not JSON.',
+        {
+          cause: error,
+        },
+      );
+    }
+  }
+}
+
+/** `?limit=&cursor=` of a paged list (files, events), or nothing when neither is set. */
+export function pageQuery(query: { limit?: number; cursor?: string | null }): string {
+  const params = new URLSearchParams();
+  if (query.limit !== undefined) params.set('limit', String(query.limit));
+  if (query.cursor) params.set('cursor', query.cursor);
+  return params.size > 0 ? `?${params}` : '';
+}
+
+export function isStream(body: unknown): body is ReadableStream<Uint8Array> {
+  return typeof ReadableStream !== 'undefined' && body instanceof ReadableStream;
+}
+
+function isBrowser(): boolean {
+  return typeof window !== 'undefined' && typeof document !== 'undefined';
+}
