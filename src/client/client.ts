@@ -166,40 +166,14 @@ function uploadTokenHeader(token: string | null | undefined): Record<string, str
 }
 
 /**
- * The filehost API, one method per endpoint: every method takes an `AbortSignal`; every
- * failure is an `ApiError`. Works in browsers and in Node 20. The elements use this alone
- * (Uppy runs their uploads; `<file-list>` needs only the reads of `FilehostConnection`), so
- * the script-tag bundle carries no more than it needs; `FilehostClient` adds the whole
- * multi-step upload and paging on top.
+ * The calls of the multi-step upload, one method per endpoint (sign, complete, one or many
+ * at once, and an upload's state), over the reads of `FilehostConnection`: every method
+ * takes an `AbortSignal`; every failure is an `ApiError`. Works in browsers and in Node 20.
+ * It is what `<file-uploader>`'s engine uses (Uppy sends the bytes), so the script-tag
+ * bundle carries no call an element never makes; `FilehostClient` adds the rest of the API
+ * and the whole upload.
  */
 export class FilehostApi extends FilehostConnection {
-  /** `POST /v1/upload`: one file in one request (at most 100 MiB), its URL live at once. */
-  async upload(
-    body: UploadBody,
-    options: CallOptions & {
-      name?: string;
-      type?: string;
-      metadata?: FileMetadata;
-      /** Default `public`. A `private` file has no URL; a backend asks for a `signedUrl`. */
-      visibility?: Visibility;
-    } = {},
-  ): Promise<UploadResponse> {
-    const headers: Record<string, string> = {
-      'Content-Type':
-        options.type || (body instanceof Blob && body.type) || 'application/octet-stream',
-    };
-    const name =
-      options.name ?? (typeof File !== 'undefined' && body instanceof File ? body.name : undefined);
-    if (name) headers['X-Filename'] = encodeURIComponent(name);
-    if (options.metadata) headers['X-Metadata'] = JSON.stringify(options.metadata);
-    if (options.visibility) headers['X-Visibility'] = options.visibility;
-    return this.request<UploadResponse>('POST', routes.upload(), {
-      body,
-      headers,
-      signal: options.signal,
-    });
-  }
-
   sign(request: SignRequest, options: CallOptions = {}): Promise<SignResponse> {
     return this.json<SignResponse>('POST', routes.sign(), request, options);
   }
@@ -258,11 +232,6 @@ export class FilehostApi extends FilehostConnection {
     });
   }
 
-  /** Needs the secret key. On a pending upload it cancels it. */
-  async deleteFile(id: string, options: CallOptions = {}): Promise<void> {
-    await this.request<void>('DELETE', routes.file(id), options);
-  }
-
   /** A call with a JSON body (and the upload's token, when there is one). */
   protected json<T>(
     method: string,
@@ -287,6 +256,38 @@ export class FilehostApi extends FilehostConnection {
  */
 export class FilehostClient extends FilehostApi {
   #session: UploadSession | undefined;
+
+  /** `POST /v1/upload`: one file in one request (at most 100 MiB), its URL live at once. */
+  async upload(
+    body: UploadBody,
+    options: CallOptions & {
+      name?: string;
+      type?: string;
+      metadata?: FileMetadata;
+      /** Default `public`. A `private` file has no URL; a backend asks for a `signedUrl`. */
+      visibility?: Visibility;
+    } = {},
+  ): Promise<UploadResponse> {
+    const headers: Record<string, string> = {
+      'Content-Type':
+        options.type || (body instanceof Blob && body.type) || 'application/octet-stream',
+    };
+    const name =
+      options.name ?? (typeof File !== 'undefined' && body instanceof File ? body.name : undefined);
+    if (name) headers['X-Filename'] = encodeURIComponent(name);
+    if (options.metadata) headers['X-Metadata'] = JSON.stringify(options.metadata);
+    if (options.visibility) headers['X-Visibility'] = options.visibility;
+    return this.request<UploadResponse>('POST', routes.upload(), {
+      body,
+      headers,
+      signal: options.signal,
+    });
+  }
+
+  /** Needs the secret key. On a pending upload it cancels it. */
+  async deleteFile(id: string, options: CallOptions = {}): Promise<void> {
+    await this.request<void>('DELETE', routes.file(id), options);
+  }
 
   /** `GET /v1/usage` (secret key): what the project holds now, and its limits. */
   usage(options: CallOptions = {}): Promise<Usage> {
