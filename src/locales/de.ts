@@ -95,6 +95,24 @@ const de: Translation = {
     duplicate_file: () => 'Diese Datei ist bereits in der Liste.',
     upload_expired: () =>
       'Dieser Upload ist abgelaufen, bevor er fertig war. Versuchen Sie es erneut, um ihn neu zu starten.',
+    refused: ({ code }) =>
+      `Der Dateidienst hat diese Anfrage abgelehnt (${code}). Die Seite muss korrigiert werden: Bitte informieren Sie den Betreiber der Website.`,
+    not_found: () =>
+      'Unter dieser Adresse wurde nichts gefunden. Prüfen Sie die Einstellung endpoint.',
+    internal_error: () =>
+      'Beim Dateidienst ist ein Fehler aufgetreten. Versuchen Sie es gleich noch einmal.',
+    unavailable: ({ seconds, form }) =>
+      `Der Dateidienst ist gerade ausgelastet. Versuchen Sie es in ${seconds} ${form === 'one' ? 'Sekunde' : 'Sekunden'} erneut.`,
+    quota_exceeded: () =>
+      'Für diese Datei ist kein Platz: Der Speicher der Website ist voll oder hat zu viele unfertige Uploads. Versuchen Sie es später erneut oder informieren Sie den Betreiber der Website.',
+    damaged: () =>
+      'Ein Teil der Datei kam beschädigt oder unvollständig an. Versuchen Sie es erneut; hat sich die Datei inzwischen geändert, wählen Sie sie neu aus.',
+    link_expired: () =>
+      'Der Link dieses Uploads ist nicht mehr gültig. Versuchen Sie es erneut, um einen neuen zu erhalten.',
+    upload_conflict: () =>
+      'Dieser Upload wurde bereits abgeschlossen, vielleicht in einem anderen Tab. Wählen Sie die Datei erneut aus, um sie neu hochzuladen.',
+    insufficient_storage: () =>
+      'Der Dateidienst hat gerade keinen Platz für Dateien und hat nichts gespeichert. Versuchen Sie es später erneut.',
     unexpected: ({ code, message }) =>
       `Etwas ist schiefgelaufen (${code}).${message ? ` ${message}` : ''} Versuchen Sie es erneut oder später noch einmal.`,
   },

@@ -97,6 +97,23 @@ const es: Translation = {
     duplicate_file: () => 'Este archivo ya está en la lista.',
     upload_expired: () =>
       'Esta subida caducó antes de terminar. Reinténtala para empezar de nuevo.',
+    refused: ({ code }) =>
+      `El servicio de archivos rechazó esta solicitud (${code}). Hay que corregir la página: avisa al responsable del sitio.`,
+    not_found: () => 'No se encontró nada en esta dirección. Revisa el ajuste endpoint.',
+    internal_error: () =>
+      'El servicio de archivos tuvo un problema. Vuelve a intentarlo en un momento.',
+    unavailable: ({ seconds, form }) =>
+      `El servicio de archivos está ocupado ahora mismo. Vuelve a intentarlo en ${seconds} ${form === 'one' ? 'segundo' : 'segundos'}.`,
+    quota_exceeded: () =>
+      'No hay espacio para este archivo: el almacenamiento del sitio está lleno o tiene demasiadas subidas sin terminar. Inténtalo más tarde o avisa al responsable del sitio.',
+    damaged: () =>
+      'Una parte del archivo llegó dañada o incompleta. Reinténtalo; si el archivo cambió mientras tanto, vuelve a elegirlo.',
+    link_expired: () =>
+      'El enlace de esta subida ya no es válido. Reinténtalo para obtener uno nuevo.',
+    upload_conflict: () =>
+      'Esta subida ya se terminó, quizá en otra pestaña. Vuelve a elegir el archivo para subirlo de nuevo.',
+    insufficient_storage: () =>
+      'El servicio de archivos no tiene espacio ahora mismo y no guardó nada. Inténtalo más tarde.',
     unexpected: ({ code, message }) =>
       `Algo ha fallado (${code}).${message ? ` ${message}` : ''} Reinténtalo ahora o más tarde.`,
   },

@@ -97,6 +97,23 @@ const fr: Translation = {
     too_many_files: ({ max, form }) => `Vous pouvez ajouter ${max} ${files(form)} au maximum.`,
     duplicate_file: () => 'Ce fichier est déjà dans la liste.',
     upload_expired: () => 'Cet envoi a expiré avant d’être terminé. Réessayez pour le recommencer.',
+    refused: ({ code }) =>
+      `Le service de fichiers a refusé cette requête (${code}). La page doit être corrigée : prévenez le responsable du site.`,
+    not_found: () => 'Rien n’a été trouvé à cette adresse. Vérifiez le réglage endpoint.',
+    internal_error: () =>
+      'Le service de fichiers a rencontré un problème. Réessayez dans un instant.',
+    unavailable: ({ seconds, form }) =>
+      `Le service de fichiers est surchargé pour le moment. Réessayez dans ${seconds} ${form === 'one' ? 'seconde' : 'secondes'}.`,
+    quota_exceeded: () =>
+      'Il n’y a pas de place pour ce fichier : le stockage du site est plein ou contient trop d’envois inachevés. Réessayez plus tard ou prévenez le responsable du site.',
+    damaged: () =>
+      'Une partie du fichier est arrivée abîmée ou incomplète. Réessayez ; si le fichier a changé entre-temps, choisissez-le à nouveau.',
+    link_expired: () =>
+      'Le lien de cet envoi n’est plus valide. Réessayez pour en obtenir un nouveau.',
+    upload_conflict: () =>
+      'Cet envoi a déjà été terminé, peut-être dans un autre onglet. Choisissez à nouveau le fichier pour l’envoyer.',
+    insufficient_storage: () =>
+      'Le service de fichiers n’a plus de place pour le moment et n’a rien conservé. Réessayez plus tard.',
     unexpected: ({ code, message }) =>
       `Une erreur s’est produite (${code}).${message ? ` ${message}` : ''} Réessayez maintenant ou plus tard.`,
   },

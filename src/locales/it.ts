@@ -92,6 +92,23 @@ const it: Translation = {
     duplicate_file: () => 'Questo file è già nell’elenco.',
     upload_expired: () =>
       'Questo caricamento è scaduto prima di finire. Riprova per ricominciarlo.',
+    refused: ({ code }) =>
+      `Il servizio file ha rifiutato questa richiesta (${code}). La pagina va corretta: avvisa il gestore del sito.`,
+    not_found: () =>
+      'A questo indirizzo non è stato trovato nulla. Controlla l’impostazione endpoint.',
+    internal_error: () => 'Il servizio file ha avuto un problema. Riprova tra un momento.',
+    unavailable: ({ seconds, form }) =>
+      `Il servizio file è occupato in questo momento. Riprova tra ${seconds} ${form === 'one' ? 'secondo' : 'secondi'}.`,
+    quota_exceeded: () =>
+      'Non c’è spazio per questo file: lo spazio del sito è pieno o ha troppi caricamenti non finiti. Riprova più tardi o avvisa il gestore del sito.',
+    damaged: () =>
+      'Una parte del file è arrivata danneggiata o incompleta. Riprova; se nel frattempo il file è cambiato, sceglilo di nuovo.',
+    link_expired: () =>
+      'Il link di questo caricamento non è più valido. Riprova per ottenerne uno nuovo.',
+    upload_conflict: () =>
+      'Questo caricamento è già stato completato, forse in un’altra scheda. Scegli di nuovo il file per caricarlo da capo.',
+    insufficient_storage: () =>
+      'Il servizio file al momento non ha spazio e non ha salvato nulla. Riprova più tardi.',
     unexpected: ({ code, message }) =>
       `Si è verificato un errore (${code}).${message ? ` ${message}` : ''} Riprova ora o più tardi.`,
   },

@@ -95,6 +95,22 @@ const nl: Translation = {
     duplicate_file: () => 'Dit bestand staat al in de lijst.',
     upload_expired: () =>
       'Deze upload is verlopen voordat hij klaar was. Probeer opnieuw om hem opnieuw te starten.',
+    refused: ({ code }) =>
+      `De bestandsdienst heeft dit verzoek geweigerd (${code}). De pagina moet worden aangepast: laat het de beheerder van de site weten.`,
+    not_found: () => 'Op dit adres is niets gevonden. Controleer de instelling endpoint.',
+    internal_error: () => 'De bestandsdienst had een probleem. Probeer het zo meteen opnieuw.',
+    unavailable: ({ seconds, form }) =>
+      `De bestandsdienst is nu druk. Probeer het over ${seconds} ${form === 'one' ? 'seconde' : 'seconden'} opnieuw.`,
+    quota_exceeded: () =>
+      'Er is geen ruimte voor dit bestand: de opslag van de site is vol of heeft te veel onafgemaakte uploads. Probeer het later opnieuw of laat het de beheerder van de site weten.',
+    damaged: () =>
+      'Een deel van het bestand kwam beschadigd of onvolledig aan. Probeer opnieuw; is het bestand intussen veranderd, kies het dan opnieuw.',
+    link_expired: () =>
+      'De link van deze upload is niet meer geldig. Probeer opnieuw om een nieuwe te krijgen.',
+    upload_conflict: () =>
+      'Deze upload is al afgerond, misschien in een ander tabblad. Kies het bestand opnieuw om het opnieuw te uploaden.',
+    insufficient_storage: () =>
+      'De bestandsdienst heeft nu geen ruimte en heeft niets bewaard. Probeer het later opnieuw.',
     unexpected: ({ code, message }) =>
       `Er ging iets mis (${code}).${message ? ` ${message}` : ''} Probeer het opnieuw, nu of later.`,
   },

@@ -94,6 +94,21 @@ const pl: Translation = {
     too_many_files: ({ max, form }) => `Możesz dodać najwyżej ${max} ${files(form)}.`,
     duplicate_file: () => 'Ten plik jest już na liście.',
     upload_expired: () => 'To przesyłanie wygasło przed zakończeniem. Ponów, aby zacząć od nowa.',
+    refused: ({ code }) =>
+      `Usługa plików odrzuciła to żądanie (${code}). Strona wymaga poprawki: powiadom właściciela witryny.`,
+    not_found: () => 'Pod tym adresem nic nie znaleziono. Sprawdź ustawienie endpoint.',
+    internal_error: () => 'W usłudze plików wystąpił problem. Spróbuj ponownie za chwilę.',
+    unavailable: ({ seconds, form }) =>
+      `Usługa plików jest teraz zajęta. Spróbuj ponownie za ${seconds} ${form === 'one' ? 'sekundę' : form === 'few' ? 'sekundy' : 'sekund'}.`,
+    quota_exceeded: () =>
+      'Brak miejsca na ten plik: magazyn witryny jest pełny albo ma zbyt wiele niedokończonych przesyłań. Spróbuj później lub powiadom właściciela witryny.',
+    damaged: () =>
+      'Część pliku dotarła uszkodzona lub niepełna. Ponów; jeśli plik się w międzyczasie zmienił, wybierz go jeszcze raz.',
+    link_expired: () => 'Link tego przesyłania nie jest już ważny. Ponów, aby dostać nowy.',
+    upload_conflict: () =>
+      'To przesyłanie zostało już zakończone, może w innej karcie. Wybierz plik jeszcze raz, aby przesłać go od nowa.',
+    insufficient_storage: () =>
+      'Usługa plików nie ma teraz miejsca i niczego nie zapisała. Spróbuj później.',
     unexpected: ({ code, message }) =>
       `Coś poszło nie tak (${code}).${message ? ` ${message}` : ''} Ponów teraz lub spróbuj później.`,
   },

@@ -95,6 +95,21 @@ const ptBR: Translation = {
     too_many_files: ({ max, form }) => `Você pode adicionar no máximo ${max} ${files(form)}.`,
     duplicate_file: () => 'Este arquivo já está na lista.',
     upload_expired: () => 'Este envio expirou antes de terminar. Tente de novo para recomeçá-lo.',
+    refused: ({ code }) =>
+      `O serviço de arquivos recusou esta solicitação (${code}). A página precisa ser corrigida: avise o responsável pelo site.`,
+    not_found: () => 'Nada foi encontrado neste endereço. Verifique a configuração endpoint.',
+    internal_error: () => 'O serviço de arquivos teve um problema. Tente de novo em instantes.',
+    unavailable: ({ seconds, form }) =>
+      `O serviço de arquivos está ocupado agora. Tente de novo em ${seconds} ${form === 'one' ? 'segundo' : 'segundos'}.`,
+    quota_exceeded: () =>
+      'Não há espaço para este arquivo: o armazenamento do site está cheio ou tem envios inacabados demais. Tente mais tarde ou avise o responsável pelo site.',
+    damaged: () =>
+      'Parte do arquivo chegou danificada ou incompleta. Tente de novo; se o arquivo mudou nesse meio-tempo, escolha-o outra vez.',
+    link_expired: () => 'O link deste envio não é mais válido. Tente de novo para obter um novo.',
+    upload_conflict: () =>
+      'Este envio já foi concluído, talvez em outra aba. Escolha o arquivo outra vez para enviá-lo de novo.',
+    insufficient_storage: () =>
+      'O serviço de arquivos está sem espaço agora e não guardou nada. Tente mais tarde.',
     unexpected: ({ code, message }) =>
       `Algo deu errado (${code}).${message ? ` ${message}` : ''} Tente de novo agora ou mais tarde.`,
   },

@@ -93,6 +93,22 @@ const tr: Translation = {
     duplicate_file: () => 'Bu dosya zaten listede.',
     upload_expired: () =>
       'Bu yüklemenin süresi bitmeden doldu. Yeniden başlatmak için yeniden deneyin.',
+    refused: ({ code }) =>
+      `Dosya hizmeti bu isteği reddetti (${code}). Sayfanın düzeltilmesi gerekiyor: lütfen site sahibine bildirin.`,
+    not_found: () => 'Bu adreste hiçbir şey bulunamadı. endpoint ayarını kontrol edin.',
+    internal_error: () => 'Dosya hizmetinde bir sorun oluştu. Birazdan yeniden deneyin.',
+    unavailable: ({ seconds }) =>
+      `Dosya hizmeti şu anda yoğun. ${seconds} saniye sonra yeniden deneyin.`,
+    quota_exceeded: () =>
+      'Bu dosya için yer yok: sitenin depolama alanı dolu ya da çok fazla bitmemiş yükleme var. Daha sonra yeniden deneyin veya site sahibine bildirin.',
+    damaged: () =>
+      'Dosyanın bir kısmı hasarlı ya da eksik ulaştı. Yeniden deneyin; dosya bu arada değiştiyse yeniden seçin.',
+    link_expired: () =>
+      'Bu yüklemenin bağlantısı artık geçerli değil. Yenisini almak için yeniden deneyin.',
+    upload_conflict: () =>
+      'Bu yükleme zaten tamamlandı, belki başka bir sekmede. Yeniden yüklemek için dosyayı yeniden seçin.',
+    insufficient_storage: () =>
+      'Dosya hizmetinde şu anda yer yok ve hiçbir şey saklanmadı. Daha sonra yeniden deneyin.',
     unexpected: ({ code, message }) =>
       `Bir şeyler ters gitti (${code}).${message ? ` ${message}` : ''} Yeniden deneyin ya da daha sonra tekrar deneyin.`,
   },

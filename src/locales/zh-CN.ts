@@ -87,6 +87,16 @@ const zhCN: Translation = {
     too_many_files: ({ max }) => `最多只能添加 ${max} 个文件。`,
     duplicate_file: () => '这个文件已在列表中。',
     upload_expired: () => '这次上传在完成前已过期。点击重试即可重新开始。',
+    refused: ({ code }) => `文件服务拒绝了此请求(${code})。页面需要修正,请告知网站管理者。`,
+    not_found: () => '此地址下什么也没找到。请检查 endpoint 设置。',
+    internal_error: () => '文件服务出现问题。请稍后重试。',
+    unavailable: ({ seconds }) => `文件服务当前繁忙。请在 ${seconds} 秒后重试。`,
+    quota_exceeded: () =>
+      '没有空间存放这个文件:网站的存储已满,或未完成的上传过多。请稍后重试,或告知网站管理者。',
+    damaged: () => '文件的一部分到达时已损坏或不完整。请重试;如果文件在此期间有改动,请重新选择。',
+    link_expired: () => '这次上传的链接已失效。重试即可获取新链接。',
+    upload_conflict: () => '这次上传已经完成,可能是在另一个标签页中。如需重新上传,请再次选择文件。',
+    insufficient_storage: () => '文件服务当前没有空间,未保存任何内容。请稍后重试。',
     unexpected: ({ code, message }) =>
       `出现问题(${code})。${message ? `${message} ` : ''}请重试,或稍后再试。`,
   },

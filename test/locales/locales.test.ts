@@ -1,8 +1,13 @@
 import assert from 'node:assert/strict';
 import { readdir } from 'node:fs/promises';
 import { describe, it } from 'node:test';
+import { API_ERROR_STATUS } from '../../src/api/errors.js';
+import { ApiError } from '../../src/client/api-error.js';
 import { fillEnglish } from '../../src/elements/file-uploader/en-engine.js';
+import { describeFailure } from '../../src/elements/file-uploader/failure.js';
+import type { FileUploaderStrings } from '../../src/elements/file-uploader/strings.js';
 import { en } from '../../src/elements/shared/en.js';
+import { describeApiError } from '../../src/elements/shared/failure-text.js';
 import { formatBytes, formatCount, pluralForm } from '../../src/elements/shared/format.js';
 import type { FailureContext, Translation } from '../../src/elements/shared/translation.js';
 import { SHIPPED_LOCALES } from '../../src/locales/index.js';
@@ -138,5 +143,49 @@ describe('shipped languages', () => {
         ),
       `طلبات كثيرة في وقت قصير. حاول مرة أخرى بعد ${formatCount(30, 'ar')} ثانية.`,
     );
+  });
+
+  it('word every error code the service answers, and a lost connection, each in words of its own kind, in every language', async () => {
+    fillEnglish();
+    const codes = [...Object.keys(API_ERROR_STATUS), 'network_error'];
+    for (const translation of [en, ...(await shipped())]) {
+      const lang = translation.$code;
+      const options = { locale: lang, origin: 'https://shop.example' };
+      const worded = (code: string, details: Record<string, unknown> = {}) => {
+        const status = API_ERROR_STATUS[code as keyof typeof API_ERROR_STATUS] ?? 0;
+        const error = new ApiError(status, code as ApiError['code'], 'the service said so', {
+          retryAfter: 7,
+          details,
+        });
+        return describeApiError(error, translation.errors, options).message;
+      };
+      // What a code of a newer service gets: the code and the service's own sentence.
+      const fallback = worded('a_code_from_a_newer_service');
+      assert.ok(fallback.includes('a_code_from_a_newer_service'), `${lang}: ${fallback}`);
+      for (const code of codes) {
+        const message = worded(code);
+        // `unexpected` would show the service's sentence: this code has words of its own.
+        assert.ok(!message.includes('the service said so'), `${lang} ${code}: ${message}`);
+        assert.ok(!message.includes('undefined'), `${lang} ${code}: ${message}`);
+      }
+      // The delay the service asked for, as the language writes numbers.
+      assert.ok(worded('unavailable').includes(formatCount(7, lang)), `${lang} unavailable`);
+      // A type the service refused (from the bytes, say) names what the project accepts.
+      const refusedType = worded('unsupported_type', {
+        type: 'image/gif',
+        allowed: ['image/png', 'application/pdf'],
+      });
+      assert.ok(refusedType.includes('image/png, application/pdf'), `${lang}: ${refusedType}`);
+    }
+  });
+
+  it("name a missing upload as expired once a file has one, and a wrong endpoint at sign (the uploader's words)", () => {
+    fillEnglish();
+    const strings = { errors: en.errors } as FileUploaderStrings;
+    const missing = new ApiError(404, 'not_found', 'Not found.');
+    const context = { locale: 'en', origin: 'https://shop.example' };
+    assert.match(describeFailure(missing, 'complete', strings, context).message, /expired/);
+    assert.match(describeFailure(missing, 'upload', strings, context).message, /expired/);
+    assert.match(describeFailure(missing, 'sign', strings, context).message, /endpoint/);
   });
 });

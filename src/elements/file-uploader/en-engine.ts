@@ -44,6 +44,14 @@ const errors: Pick<FailureTexts, UploadOnlyFailure> = {
   too_many_files: ({ max }) => `You can add at most ${max} files.`,
   duplicate_file: () => 'This file is already in the list.',
   upload_expired: () => 'This upload expired before it finished. Retry to start it again.',
+  quota_exceeded: () =>
+    "No room for this file: the site's storage is full, or has too many unfinished uploads. Try later, or tell the site's owner.",
+  damaged: () =>
+    'Part of the file arrived damaged or incomplete. Retry, or if the file changed, choose it again.',
+  link_expired: () => "The upload's link is no longer valid. Retry to get a new one.",
+  upload_conflict: () =>
+    'This upload was already finished, perhaps in another tab. Choose the file again to upload anew.',
+  insufficient_storage: () => 'The file service is out of room and kept nothing. Try again later.',
 };
 
 export function fillEnglish(): void {

@@ -28,7 +28,10 @@ export interface UploadFailure {
   details: Readonly<Record<string, unknown>>;
 }
 
-/** How the uploader names a code for its user: a missing upload is one that expired. */
+/**
+ * How the uploader names a code for its user once a file has an upload: a missing upload
+ * is one that expired. (At sign there is none yet: `not_found` there is a wrong endpoint.)
+ */
 const ALIASES = { not_found: 'upload_expired' };
 
 export function describeFailure(
@@ -37,7 +40,8 @@ export function describeFailure(
   strings: FileUploaderStrings,
   context: { locale: string; origin: string },
 ): UploadFailure {
-  const described = describeApiError(error, strings.errors, { ...context, aliases: ALIASES });
+  const aliases = step === 'sign' ? undefined : ALIASES;
+  const described = describeApiError(error, strings.errors, { ...context, aliases });
   return { ...described, code: error.code, step };
 }
 

@@ -21,6 +21,12 @@ const errors: Omit<FailureTexts, UploadOnlyFailure> = {
   rate_limited: ({ seconds, form }) =>
     `Too many requests in a short time. Try again in ${seconds} ${form === 'one' ? 'second' : 'seconds'}.`,
   network_error: () => 'The connection was lost. Try again once it is back.',
+  refused: ({ code }) =>
+    `The file service refused this request (${code}). The page needs fixing: please tell the site's owner.`,
+  not_found: () => 'Nothing was found at this address. Check the endpoint setting.',
+  internal_error: () => 'The file service ran into a problem of its own. Try again in a moment.',
+  unavailable: ({ seconds, form }) =>
+    `The file service is busy right now. Try again in ${seconds} ${form === 'one' ? 'second' : 'seconds'}.`,
   unexpected: ({ code, message }) =>
     `Something went wrong (${code}).${message ? ` ${message}` : ''} Retry, or try again later.`,
 };

@@ -40,9 +40,30 @@ export function failureContext(known: Partial<FailureContext>): FailureContext {
 }
 
 /**
+ * The codes of `decisions.md` that share their words with another, because they mean the
+ * same to the person at the page; every other code is worded under its own name.
+ */
+const SAME_WORDS: Readonly<Record<string, string>> = {
+  invalid_request: 'refused',
+  missing_file: 'refused',
+  checksum_missing: 'refused',
+  uri_too_long: 'refused',
+  headers_too_large: 'refused',
+  secret_key_required: 'refused',
+  size_mismatch: 'damaged',
+  checksum_mismatch: 'damaged',
+  upload_incomplete: 'damaged',
+  invalid_signature: 'link_expired',
+  url_expired: 'link_expired',
+  upload_not_pending: 'upload_conflict',
+  unsupported_type: 'type_not_allowed',
+  request_timeout: 'network_error',
+};
+
+/**
  * Words a failed call in the element's strings: the text named by its code (or by
- * `aliases[code]`, where an element names a code after what it means to its user), else
- * `unexpected`, which shows the code and the service's sentence.
+ * `aliases[code]`, where an element names a code after what it means to its user, or by
+ * `SAME_WORDS`), else `unexpected`, which shows the code and the service's sentence.
  */
 export function describeApiError(
   error: ApiError,
@@ -56,15 +77,18 @@ export function describeApiError(
     limit: typeof details.limit === 'number' ? formatBytes(details.limit, options.locale) : '',
     seconds: formatCount(seconds, options.locale),
     form: pluralForm(seconds, options.locale),
+    // The project's accepted types, when the service refused a file's (unsupported_type).
+    accept: Array.isArray(details.allowed) ? details.allowed.join(', ') : '',
     code: error.code,
     message: error.message,
   });
-  const text = errors[options.aliases?.[error.code] ?? error.code] ?? errors.unexpected;
+  const { code } = error;
+  const text = errors[options.aliases?.[code] ?? SAME_WORDS[code] ?? code] ?? errors.unexpected;
   return {
-    code: error.code,
+    code,
     status: error.status,
     message: text(context),
-    serviceMessage: error.code === 'network_error' ? null : error.message,
+    serviceMessage: code === 'network_error' ? null : error.message,
     retryAfter: error.retryAfter,
     details,
   };

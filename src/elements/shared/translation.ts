@@ -36,7 +36,11 @@ export interface FailureContext {
 /** One failure's wording. */
 export type FailureText = (context: FailureContext) => string;
 
-/** The failures the elements word themselves; any other code is worded by `unexpected`. */
+/**
+ * The failures the elements word, each once: a code of its own, or several codes that mean
+ * the same to a person (`failure-text.ts` says which code takes which words); any other code
+ * (a newer service's) is worded by `unexpected`.
+ */
 export type FailureCodeText =
   | 'origin_not_allowed'
   | 'invalid_key'
@@ -51,18 +55,39 @@ export type FailureCodeText =
   | 'too_many_files'
   | 'duplicate_file'
   | 'upload_expired'
+  /** A request the page should not have sent (malformed, too long, a secret key's call). */
+  | 'refused'
+  | 'not_found'
+  | 'internal_error'
+  | 'unavailable'
+  | 'quota_exceeded'
+  /** Bytes that arrived damaged or short (checksum, size, or parts missing at complete). */
+  | 'damaged'
+  /** A signed part URL altered or past its time. */
+  | 'link_expired'
+  /** An upload already completed (with other parts, or at all), from another tab say. */
+  | 'upload_conflict'
+  | 'insufficient_storage'
   | 'unexpected';
 
 export type FailureTexts = Record<FailureCodeText, FailureText>;
 
-/** The failures only `<file-uploader>`'s upload engine words: a refused file, an expired upload. */
+/**
+ * The failures only `<file-uploader>`'s upload engine words: a refused file, and what can
+ * go wrong only once a file is on its way.
+ */
 export type UploadOnlyFailure =
   | 'too_large'
   | 'empty_body'
   | 'type_not_allowed'
   | 'too_many_files'
   | 'duplicate_file'
-  | 'upload_expired';
+  | 'upload_expired'
+  | 'quota_exceeded'
+  | 'damaged'
+  | 'link_expired'
+  | 'upload_conflict'
+  | 'insufficient_storage';
 
 /** `<file-uploader>`'s own words. */
 export interface UploaderTexts {
