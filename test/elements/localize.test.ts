@@ -5,7 +5,7 @@ import type { FileUploaderElement } from '../../src/elements/file-uploader/file-
 import { registerTranslation } from '../../src/elements/shared/localize.js';
 import de from '../../src/locales/de.js';
 import ptBR from '../../src/locales/pt-BR.js';
-import { text } from './helpers.js';
+import { file, pick, text } from './helpers.js';
 
 // One language registered for the whole file, as a page importing `filehost/locales/de` does.
 registerTranslation(de);
@@ -103,6 +103,30 @@ describe('languages', () => {
     root.lang = 'en';
     await waitUntil(() => browseText(uploader) === 'choose files', 'an ancestor’s lang');
     await waitUntil(() => text(list).includes('No address is set'));
+  });
+
+  it('words again a failure already on screen when the language changes', async () => {
+    const { root, uploader } = await pair('en');
+    // No key: the file stops before any request; too large: refused before Uppy takes it.
+    uploader.endpoint = 'http://localhost:9';
+    uploader.multiple = true;
+    pick(uploader, [file('small.bin', 10), file('big.bin', 2_000_000)]);
+    // What the rows say (the live region keeps what it announced, as it was said).
+    const shown = () =>
+      [...(uploader.shadowRoot?.querySelectorAll('[part=error]') ?? [])]
+        .map((error) => error.textContent?.replace(/\s+/g, ' ').trim())
+        .join(' | ');
+    await waitUntil(() => shown().includes('No key is set'), 'the setup failure', {
+      timeout: 8000,
+    });
+    await waitUntil(() => shown().includes('This file is too large. The limit is 1.5 MB.'));
+    root.lang = 'de';
+    await waitUntil(() => shown().includes('Es ist kein Schlüssel gesetzt'), 'reworded', {
+      timeout: 8000,
+    });
+    expect(shown()).to.contain('Diese Datei ist zu groß. Die Grenze liegt bei 1,5 MB.');
+    expect(shown()).not.to.contain('No key is set');
+    expect(shown()).not.to.contain('too large');
   });
 
   it('lets strings replace any text over the translation, errors too', async () => {

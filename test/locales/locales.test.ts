@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import { API_ERROR_STATUS } from '../../src/api/errors.js';
 import { ApiError } from '../../src/client/api-error.js';
 import { fillEnglish } from '../../src/elements/file-uploader/en-engine.js';
-import { describeFailure } from '../../src/elements/file-uploader/failure.js';
+import { describeFailure } from '../../src/elements/file-uploader/file-retries.js';
 import type { FileUploaderStrings } from '../../src/elements/file-uploader/strings.js';
 import { en } from '../../src/elements/shared/en.js';
 import { describeApiError } from '../../src/elements/shared/failure-text.js';

@@ -6,7 +6,6 @@ import { type ConnectionProblem, connect } from '../shared/connection.js';
 import { setupFailure } from './file-retries.js';
 import type { FileUpload, UploadTarget } from './file-state.js';
 import type { ChecksumChoice } from './file-view.js';
-import type { FileUploaderStrings } from './strings.js';
 
 /**
  * The uploader's clients: one per endpoint and key its files were added with (usually
@@ -22,11 +21,6 @@ import type { FileUploaderStrings } from './strings.js';
 export class Connections {
   readonly #clients = new Map<string, FilehostApi | ConnectionProblem>();
   readonly #sessions = new WeakMap<FilehostApi, UploadSession>();
-  readonly #texts: () => FileUploaderStrings;
-
-  constructor(texts: () => FileUploaderStrings) {
-    this.#texts = texts;
-  }
 
   /** The client for a file's endpoint and key, or (thrown) why there cannot be one. */
   clientFor(target: UploadTarget): FilehostApi {
@@ -37,8 +31,7 @@ export class Connections {
       this.#clients.set(key, connection);
     }
     if (typeof connection !== 'string') return connection;
-    const code = connection === 'secret_key' ? 'invalid_key' : 'missing_auth';
-    throw setupFailure(this.#texts().errors[connection], code);
+    throw setupFailure(connection);
   }
 
   sessionFor(target: UploadTarget): UploadSession {

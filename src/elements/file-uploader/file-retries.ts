@@ -1,12 +1,15 @@
+import type { ApiError } from '../../client/api-error.js';
 import { fileRetryDelayMs, type UploadStep } from '../../client/upload-plan.js';
+import type { ConnectionProblem } from '../shared/connection.js';
+import { describeApiError } from '../shared/failure-text.js';
 import {
-  describeFailure,
-  type FailureCause,
+  type FailureStep,
+  type FailureWording,
   failureContext,
-  LocalFailure,
   localFailure,
   type UploadFailure,
 } from './failure.js';
+import { type FailureCause, LocalFailure } from './failure-cause.js';
 import type { FileUpload } from './file-state.js';
 import type { FileUploaderStrings } from './strings.js';
 import { fromXhrError } from './xhr-error.js';
@@ -15,6 +18,23 @@ import { fromXhrError } from './xhr-error.js';
  * A file's failures and its automatic retries: what went wrong (as the retry rules and the
  * page each need it), whether the file starts again by itself and when.
  */
+
+/**
+ * How the uploader names a code for its user once a file has an upload: a missing upload
+ * is one that expired. (At sign there is none yet: `not_found` there is a wrong endpoint.)
+ */
+const ALIASES = { not_found: 'upload_expired' };
+
+export function describeFailure(
+  error: ApiError,
+  step: FailureStep,
+  strings: FileUploaderStrings,
+  context: { locale: string; origin: string },
+): UploadFailure {
+  const aliases = step === 'sign' ? undefined : ALIASES;
+  const described = describeApiError(error, strings.errors, { ...context, aliases });
+  return { ...described, code: error.code, step };
+}
 
 /** Automatic retries of one file after transient failures, before it is left to the user. */
 const AUTO_RETRIES = 3;
@@ -29,7 +49,7 @@ export function describeCause(
   { error, step }: FailureCause,
   host: { readonly texts: FileUploaderStrings; readonly locale: string },
 ): UploadFailure {
-  if (isLocalFailure(error)) return error.failure;
+  if (isLocalFailure(error)) return error.word(host.texts, host.locale);
   return describeFailure(error, step, host.texts, {
     locale: host.locale,
     origin: window.location.origin,
@@ -59,11 +79,11 @@ export function clearRetry(upload: FileUpload): void {
 }
 
 /** The page's own settings stop the file before any request (no key, a secret key). */
-export function setupFailure(
-  text: FileUploaderStrings['errors'][keyof FileUploaderStrings['errors']],
-  code: 'missing_auth' | 'invalid_key',
-): LocalFailure {
-  return new LocalFailure(localFailure(code, 'sign', text(failureContext({ code }))));
+export function setupFailure(problem: ConnectionProblem): LocalFailure {
+  const code = problem === 'secret_key' ? 'invalid_key' : 'missing_auth';
+  return new LocalFailure((strings) =>
+    localFailure(code, 'sign', strings.errors[problem](failureContext({ code }))),
+  );
 }
 
 function isLocalFailure(error: unknown): error is LocalFailure {

@@ -1,7 +1,8 @@
 import { cleanName } from '../../api/names.js';
 import type { FileMetadata, FileRecord, Visibility } from '../../api/types.js';
 import type { UploadPlan } from '../../client/upload-plan.js';
-import type { FailureCause, UploadFailure } from './failure.js';
+import type { UploadFailure } from './failure.js';
+import type { FailureCause } from './failure-cause.js';
 import type { FileStatus, FileView } from './file-view.js';
 
 /**

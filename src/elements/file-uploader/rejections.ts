@@ -1,8 +1,13 @@
 import { type Meta, RestrictionError, type Uppy } from '@uppy/core';
 import { formatBytes, formatCount, pluralForm } from '../shared/format.js';
-import { rejection, type UploadFailure } from './failure.js';
+import type { FailureContext } from '../shared/translation.js';
+import {
+  type FailureWording,
+  failureContext,
+  localFailure,
+  type RejectionCode,
+} from './failure.js';
 import type { UploaderSettings } from './file-view.js';
-import type { FileUploaderStrings } from './strings.js';
 
 /**
  * Why Uppy's restrictions refused a file, as the rule it broke in the page's words: empty,
@@ -13,22 +18,21 @@ export function rejectionOf(
   error: unknown,
   uppy: Uppy<Meta, Record<string, unknown>>,
   settings: Pick<UploaderSettings, 'maxFileSize' | 'maxFiles' | 'accept'>,
-  strings: FileUploaderStrings,
-  locale: string,
-): UploadFailure {
+): FailureWording {
   const { maxFileSize, maxFiles, accept } = settings;
-  if (file.size === 0) return rejection('empty_body', strings, {});
+  if (file.size === 0) return rejection('empty_body');
   if (maxFileSize !== null && file.size > maxFileSize) {
-    return rejection('too_large', strings, { limit: formatBytes(maxFileSize, locale) });
+    return rejection('too_large', (locale) => ({ limit: formatBytes(maxFileSize, locale) }));
   }
-  if (isDuplicate(error, uppy)) return rejection('duplicate_file', strings, {});
+  if (isDuplicate(error, uppy)) return rejection('duplicate_file');
   if (maxFiles !== null && uppy.getFiles().length >= maxFiles) {
-    return rejection('too_many_files', strings, {
+    return rejection('too_many_files', (locale) => ({
       max: formatCount(maxFiles, locale),
       form: pluralForm(maxFiles, locale),
-    });
+    }));
   }
-  return rejection('type_not_allowed', strings, { accept: (accept ?? []).join(', ') });
+  const accepted = (accept ?? []).join(', ');
+  return rejection('type_not_allowed', () => ({ accept: accepted }));
 }
 
 /**
@@ -39,4 +43,20 @@ export function rejectionOf(
 function isDuplicate(error: unknown, uppy: Uppy<Meta, Record<string, unknown>>): boolean {
   const id = error instanceof RestrictionError ? error.file?.id : undefined;
   return id !== undefined && uppy.checkIfFileAlreadyExists(id);
+}
+
+/**
+ * A file refused by the checks made before sending, with the rule it broke; `context` gives
+ * what the words mention (a size, a count), written for the language.
+ */
+export function rejection(
+  code: RejectionCode | 'too_large' | 'empty_body',
+  context: (locale: string) => Partial<FailureContext> = () => ({}),
+): FailureWording {
+  return (strings, locale) =>
+    localFailure(
+      code,
+      'validate',
+      strings.errors[code](failureContext({ code, ...context(locale) })),
+    );
 }

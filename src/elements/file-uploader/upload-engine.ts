@@ -8,7 +8,7 @@ import { xhrPartEtag } from '../../client/part-put.js';
 import { claimedParts, type UploadStep } from '../../client/upload-plan.js';
 import { Connections } from './connections.js';
 import { fillEnglish } from './en-engine.js';
-import type { UploadFailure } from './failure.js';
+import type { FailureWording, UploadFailure } from './failure.js';
 import {
   autoRetryDelayMs,
   causeOf,
@@ -88,10 +88,10 @@ export class UploadEngine {
   #uppy: Uppy<Meta, UploadBody> | null = null;
   /** Our state of each file Uppy holds, by Uppy's file id. */
   readonly #uploads = new Map<string, FileUpload>();
-  readonly #connections = new Connections(() => this.#host.texts);
+  readonly #connections = new Connections();
   readonly #memory = new RememberedUploads(() => this.#host.requestUpdate());
   /** Files Uppy's restrictions refused, listed with the rule they broke. */
-  #rejected: FileView[] = [];
+  #rejected: { view: FileView; word: FailureWording }[] = [];
   #destroyTimer: ReturnType<typeof setTimeout> | null = null;
   #redrawPending = false;
 
@@ -140,9 +140,18 @@ export class UploadEngine {
     const views: FileView[] = [];
     for (const file of uppy?.getFiles() ?? []) {
       const upload = this.#uploads.get(file.id);
-      if (upload) views.push(fileView(file, upload));
+      if (!upload) continue;
+      const view = fileView(file, upload);
+      // Worded as it is drawn, so a failure on screen follows a change of language.
+      if (view.failure && upload.cause) view.failure = describeCause(upload.cause, this.#host);
+      views.push(view);
     }
-    return [...views, ...this.#rejected, ...this.#memory.interrupted];
+    const { texts, locale } = this.#host;
+    const rejected = this.#rejected.map(({ view, word }) => ({
+      ...view,
+      failure: word(texts, locale),
+    }));
+    return [...views, ...rejected, ...this.#memory.interrupted];
   }
 
   /** A chosen image's row gets its preview once made off the page's main thread (40 px rows). */
@@ -250,7 +259,7 @@ export class UploadEngine {
    */
   #removeMany(ids: string[]): void {
     const removed = new Set(ids);
-    this.#rejected = this.#rejected.filter((file) => !removed.has(file.id));
+    this.#rejected = this.#rejected.filter(({ view }) => !removed.has(view.id));
     this.#memory.removeInterrupted(removed);
     for (const id of ids) {
       const upload = this.#uploads.get(id);
@@ -679,17 +688,11 @@ export class UploadEngine {
   #reject(file: File, error: unknown): void {
     const uppy = this.#uppy;
     if (!uppy) return;
-    const failure = rejectionOf(
-      file,
-      error,
-      uppy,
-      this.#settings,
-      this.#host.texts,
-      this.#host.locale,
-    );
+    const word = rejectionOf(file, error, uppy, this.#settings);
+    const failure = word(this.#host.texts, this.#host.locale);
     const id = `rejected-${crypto.randomUUID()}`;
-    const view = unsentFileView(id, file, 'rejected', failure);
-    this.#rejected.push(view);
+    const view = unsentFileView(id, file, 'rejected', null);
+    this.#rejected.push({ view, word });
     this.#callbacks.failed({ id, name: view.name, size: file.size, type: file.type }, failure);
   }
 }

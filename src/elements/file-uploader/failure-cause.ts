@@ -1,0 +1,16 @@
+import type { ApiError } from '../../client/api-error.js';
+import type { UploadStep } from '../../client/upload-plan.js';
+import type { FailureWording } from './failure.js';
+
+/** A failure found before any request (no key, a secret key, no endpoint). */
+export class LocalFailure extends Error {
+  constructor(readonly word: FailureWording) {
+    super('stopped by the element settings');
+  }
+}
+
+/** What made a file fail, kept as it was (an `ApiError`) until the page's words are needed. */
+export interface FailureCause {
+  error: ApiError | LocalFailure;
+  step: UploadStep;
+}
