@@ -40,7 +40,7 @@ import { partPutError } from './part-put-error.js';
 import { type PartSending, retryTransientParts, sendParts } from './part-sender.js';
 import { type RetryOptions, withRetry } from './retry.js';
 import type { UploadBody } from './upload-body.js';
-import { claimedParts, planFromSign, planFromState, type UploadPlan } from './upload-plan.js';
+import { claimedParts, planFromSign, resumeOrSign, type UploadPlan } from './upload-plan.js';
 import { UploadSession } from './upload-session.js';
 
 export type { CallOptions, FilehostClientOptions };
@@ -398,39 +398,31 @@ export class FilehostClient extends FilehostApi {
     const fingerprint = options.resume ? await source.fingerprint?.() : undefined;
     const store = fingerprint ? options.resume : undefined;
     const key = `${this.endpoint} ${fingerprint}`;
-    const stateOf = (upload: RememberedUpload) =>
-      withRetry(() => this.getUpload(upload.id, { ...call, uploadToken: upload.token }), retry);
-    let state: UploadState | null = null;
-    let resumed: RememberedUpload | undefined;
-    if (options.resumeUploadId) {
-      resumed = { id: options.resumeUploadId, token: options.resumeUploadToken ?? null };
-      state = await stateOf(resumed);
-    } else if (store) {
-      resumed = await store.get(key);
-      if (resumed) {
-        // One the service no longer knows (expired, deleted) is forgotten, and signed anew.
-        state = await stateOf(resumed).catch((error: unknown) => {
-          if (error instanceof ApiError && error.code === 'not_found') return null;
-          throw error;
-        });
-        if (!state) await store.delete(key);
-      }
-    }
+    const remembered = options.resumeUploadId ? undefined : await store?.get(key);
+    const named = options.resumeUploadId
+      ? { id: options.resumeUploadId, token: options.resumeUploadToken ?? null }
+      : remembered;
+    const { plan, state } = await resumeOrSign({
+      known: named && { uploadId: named.id, uploadToken: named.token },
+      state: ({ uploadId, uploadToken }) =>
+        withRetry(() => this.getUpload(uploadId, { ...call, uploadToken }), retry),
+      forgotten: async (error) => {
+        // The upload the caller named must be that one; a remembered one the service no
+        // longer knows (expired, deleted) is forgotten, and signed anew.
+        if (!remembered) throw error;
+        await store?.delete(key);
+      },
+      sign: () => withRetry(() => this.sign(signRequestOf(source, options), call), retry),
+    });
     if (state?.status === 'ready') {
-      const { id } = state;
-      const uploadToken = resumed?.token;
-      const record = await withRetry(() => this.complete(id, {}, { ...call, uploadToken }), retry);
+      const record = await withRetry(
+        () => this.complete(plan.uploadId, {}, { ...call, uploadToken: plan.uploadToken }),
+        retry,
+      );
       await store?.delete(key);
       return record;
     }
-    let plan: UploadPlan;
-    if (state) {
-      plan = planFromState(state, resumed?.token ?? null);
-    } else {
-      const signed = await withRetry(() => this.sign(signRequestOf(source, options), call), retry);
-      plan = planFromSign(signed);
-      await store?.set(key, { id: plan.uploadId, token: plan.uploadToken });
-    }
+    if (!state) await store?.set(key, { id: plan.uploadId, token: plan.uploadToken });
 
     const sent = new SentBytes<number>();
     const limit = concurrencyLimit(Math.max(1, options.concurrency ?? 4));

@@ -1,5 +1,4 @@
-import { ApiError } from '../../client/api-error.js';
-import { planFromSign, planFromState, type UploadPlan } from '../../client/upload-plan.js';
+import { resumeOrSign, type UploadPlan } from '../../client/upload-plan.js';
 import { type Connections, signRequestFor } from './connections.js';
 import type { FileUpload } from './file-state.js';
 import type { ChecksumChoice } from './file-view.js';
@@ -25,26 +24,26 @@ export async function signStep(
   context: SignStepContext,
 ): Promise<{ plan: UploadPlan; signed: boolean }> {
   const { connections, memory, signal } = context;
-  const known = upload.plan ?? (await memory.planFor(upload, file));
-  if (known) {
-    const state = await connections
-      .clientFor(upload.target)
-      .getUpload(known.uploadId, { signal, uploadToken: known.uploadToken })
-      .catch((error: unknown) => {
-        if (!(error instanceof ApiError && error.code === 'not_found')) throw error;
-        // Remembered from before a reload, and expired or deleted since: said so, and
-        // started afresh only if the user retries. Cancelled meanwhile: afresh at once.
-        upload.plan = null;
-        if (!upload.recalled) return null;
-        upload.recalled = false;
-        forgetUpload(upload);
-        throw error;
-      });
-    if (state) return { plan: planFromState(state, known.uploadToken), signed: false };
-  }
-  const { signed, together } = await connections
-    .sessionFor(upload.target)
-    .sign(signRequestFor(file, upload, context.checksum), { signal });
-  upload.signedTogether = together;
-  return { plan: planFromSign(signed), signed: true };
+  const { plan, state } = await resumeOrSign({
+    known: upload.plan ?? (await memory.planFor(upload, file)),
+    state: ({ uploadId, uploadToken }) =>
+      connections.clientFor(upload.target).getUpload(uploadId, { signal, uploadToken }),
+    forgotten: (error) => {
+      // Remembered from before a reload, and expired or deleted since: said so, and
+      // started afresh only if the user retries. Cancelled meanwhile: afresh at once.
+      upload.plan = null;
+      if (!upload.recalled) return;
+      upload.recalled = false;
+      forgetUpload(upload);
+      throw error;
+    },
+    sign: async () => {
+      const { signed, together } = await connections
+        .sessionFor(upload.target)
+        .sign(signRequestFor(file, upload, context.checksum), { signal });
+      upload.signedTogether = together;
+      return signed;
+    },
+  });
+  return { plan, signed: state === null };
 }
