@@ -25,7 +25,7 @@ import type {
   UploadHost,
 } from './file-view.js';
 import { unsentFileView } from './file-view.js';
-import { MultipartUpload } from './multipart-upload.js';
+import { loadPartSender, MultipartUpload } from './multipart-upload.js';
 import { rejectionOf } from './rejections.js';
 import {
   forgetUpload,
@@ -461,7 +461,10 @@ export class UploadEngine {
       const upload = this.#uploads.get(id);
       const prepared = this.#prepare(id);
       if (upload) upload.prepared = prepared;
-      return (this.#uppy?.getFile(id)?.size ?? 0) > MIN_PART_SIZE ? prepared : undefined;
+      if ((this.#uppy?.getFile(id)?.size ?? 0) <= MIN_PART_SIZE) return undefined;
+      // Its part sender is fetched while it is signed (once: the module is kept).
+      loadPartSender().catch(() => undefined);
+      return prepared;
     });
     await Promise.all(held);
   };
