@@ -16,16 +16,15 @@ import { SHIPPED_LOCALES } from './locales/index.js';
 setTranslationLoader((lang) => {
   // One shipped per language, so its language names it: `pt-PT` gets `pt-BR`.
   const tag = SHIPPED_LOCALES.split(' ').find((shipped) => baseOf(shipped) === baseOf(lang));
-  if (tag) {
-    // A specifier in a variable: bundlers leave it to the browser, which resolves it against
-    // this file's own URL (a template literal, esbuild would try to bundle as a glob).
-    const specifier = `./locales/${tag}.js`;
-    import(/* @vite-ignore */ specifier).then(
-      (module: { default: Translation }) => registerTranslation(module.default),
-      // Offline or not deployed beside the bundle: the elements stay in English.
-      () => {},
-    );
-  }
+  if (!tag) return undefined;
+  // A specifier in a variable: bundlers leave it to the browser, which resolves it against
+  // this file's own URL (a template literal, esbuild would try to bundle as a glob).
+  const specifier = `./locales/${tag}.js`;
+  return import(/* @vite-ignore */ specifier).then(
+    (module: { default: Translation }) => registerTranslation(module.default),
+    // Offline or not deployed beside the bundle: the elements speak English.
+    () => {},
+  );
 });
 defineElements();
 

@@ -57,4 +57,58 @@ describe('the script-tag bundle in a page of another language', () => {
     assert.deepEqual((await visit('en', 'choose files')).fetched, []);
     assert.deepEqual((await visit('sv', 'choose files')).fetched, []);
   });
+
+  /**
+   * What the uploader showed, sampled every 5 ms while the page loaded, with `/locales/de.js`
+   * answered late (`delayMs`) or not at all: its browse text and whether it could be seen.
+   */
+  async function framesWhileLoading(options: { delayMs?: number; fail?: boolean }) {
+    lang = 'de';
+    const page = await browser.newPage();
+    await page.route('**/locales/de.js', async (route) => {
+      if (options.fail) return route.abort('failed');
+      await new Promise((resolve) => setTimeout(resolve, options.delayMs ?? 0));
+      return route.continue();
+    });
+    // As a string: a function would be sent with tsx's name helpers, which the page lacks.
+    await page.addInitScript(`
+      const frames = (window.frames_ = []);
+      // Every 5 ms (animation frames do not run in a page Chromium is not painting).
+      setInterval(() => {
+        const uploader = document.querySelector('file-uploader');
+        const text = uploader?.shadowRoot?.querySelector('.browse')?.textContent?.trim() ?? '';
+        if (uploader && text) {
+          frames.push({ text, visible: getComputedStyle(uploader).visibility === 'visible' });
+        }
+      }, 5);
+    `);
+    await page.goto(site.origin);
+    await page
+      .locator('file-uploader .browse')
+      .filter({ hasText: options.fail ? 'choose files' : 'Dateien auswählen' })
+      .waitFor();
+    await page.waitForTimeout(100);
+    const frames = await page.evaluate(
+      () => (window as unknown as { frames_: { text: string; visible: boolean }[] }).frames_,
+    );
+    await page.close();
+    return frames;
+  }
+
+  it('never shows English while the page’s language is on its way: the element waits, its place kept', async () => {
+    const frames = await framesWhileLoading({ delayMs: 600 });
+    const english = frames.filter((frame) => frame.text === 'choose files');
+    assert.ok(english.length > 0, 'the element was drawn before its language arrived');
+    assert.deepEqual(
+      english.filter((frame) => frame.visible),
+      [],
+      'no frame showed the English words',
+    );
+    assert.ok(frames.some((frame) => frame.text === 'Dateien auswählen' && frame.visible));
+  });
+
+  it('speaks English at once when its language cannot be fetched', async () => {
+    const frames = await framesWhileLoading({ fail: true });
+    assert.ok(frames.some((frame) => frame.text === 'choose files' && frame.visible));
+  });
 });

@@ -1,5 +1,6 @@
 import type { ReactiveElement } from 'lit';
 import { en } from './en.js';
+import { localeOf } from './format.js';
 import type { Translation } from './translation.js';
 
 /**
@@ -13,8 +14,12 @@ import type { Translation } from './translation.js';
 const translations = new Map<string, Translation>([['en', en]]);
 const hosts = new Set<ReactiveElement>();
 let observer: MutationObserver | undefined;
-let loader: ((lang: string) => unknown) | undefined;
+let loader: ((lang: string) => Promise<unknown> | undefined) | undefined;
 const asked = new Set<string>();
+/** Languages on their way from the loader: an element in one waits rather than flash English. */
+const fetching = new Set<string>();
+/** How long an element waits for its language (a slow or failing fetch): then English. */
+const LANGUAGE_WAIT_MS = 1500;
 
 /**
  * Makes languages available to every element, and redraws them. A regional one also serves
@@ -37,9 +42,10 @@ export function baseOf(tag: string): string {
 
 /**
  * How a language not registered yet is fetched (the script-tag bundle's: its chunk beside
- * it); asked once per language, it registers what it finds.
+ * it); asked once per language, it registers what it finds, and answers the fetch (or
+ * nothing, for a language it does not have).
  */
-export function setTranslationLoader(load: (lang: string) => unknown): void {
+export function setTranslationLoader(load: (lang: string) => Promise<unknown> | undefined): void {
   loader = load;
 }
 
@@ -52,7 +58,13 @@ export function translationFor(lang: string): Translation {
   const found = translations.get(code) ?? translations.get(baseOf(code));
   if (!found && loader && !asked.has(code)) {
     asked.add(code);
-    loader(code);
+    const loading = loader(code);
+    if (loading) {
+      fetching.add(code);
+      const settle = () => fetching.delete(code) && redraw();
+      loading.then(settle, settle);
+      setTimeout(settle, LANGUAGE_WAIT_MS);
+    }
   }
   return found ?? en;
 }
@@ -67,6 +79,12 @@ const redraw = () => {
  */
 export function followLang(host: ReactiveElement): void {
   host.addController({
+    // Hidden (its place kept) while its language is on its way, not shown in English first.
+    hostUpdate() {
+      const lang = localeOf(host);
+      translationFor(lang);
+      host.toggleAttribute('translating', fetching.has(lang.toLowerCase()));
+    },
     hostConnected() {
       // Made on the first connection (not at import: no document on a server) and kept: with
       // no element connected it has nothing to redraw and costs nothing.

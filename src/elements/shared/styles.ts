@@ -39,6 +39,11 @@ export const sharedStyles = css`
     display: none;
   }
 
+  /* Its language is on its way (see followLang): its place is kept, its English never shown. */
+  :host([translating]) {
+    visibility: hidden;
+  }
+
   *,
   *::before,
   *::after {
