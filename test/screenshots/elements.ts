@@ -29,6 +29,8 @@ const STATES = [
   ['origin', 'origin_not_allowed'],
   ['invalid-key', 'invalid_key'],
   ['too-large', 'too_large (plan limit)'],
+  ['quota', 'quota_exceeded (the storage of the project is full)'],
+  ['type-refused', 'unsupported_type (refused by the project)'],
   ['rate-limited', 'rate_limited (retrying)'],
   ['network', 'Network lost (after the automatic retries)'],
   ['folders', 'With directory and capture (a desktop: no camera)'],
@@ -63,11 +65,16 @@ ${LIST_STATES.map(([id, title]) => `<section><h2>${title}</h2><file-list id="${i
   const limitedService = await startTestService({ ...env, FILEHOST_RATE_LIMIT: '2' });
   const main = mainService.service;
   const limited = limitedService.service;
-  const keyFor = async (service: RunningService, origins: string[]) => {
+  const keyFor = async (
+    service: RunningService,
+    origins: string[],
+    limits: { storageQuota?: number; allowedTypes?: string[] } = {},
+  ) => {
     const project = await createProject(service.context.db, {
       name: 'shots',
       plan: 'free',
       allowedOrigins: origins,
+      ...limits,
     });
     return (await createKey(service.context.db, project.id, 'publishable')).key;
   };
@@ -173,6 +180,14 @@ ${LIST_STATES.map(([id, title]) => `<section><h2>${title}</h2><file-list id="${i
     await waitFor('origin', ['failed']);
     await waitFor('invalid-key', ['failed']);
     await waitFor('too-large', ['failed']);
+    await configure('quota', { apiKey: await keyFor(main, [origin], { storageQuota: 1000 }) });
+    await pick('quota', [{ name: 'site-backup.tar', type: 'application/x-tar', size: 40_000 }]);
+    await configure('type-refused', {
+      apiKey: await keyFor(main, [origin], { allowedTypes: ['image/*', 'application/pdf'] }),
+    });
+    await pick('type-refused', [{ name: 'notes.txt', type: 'text/plain', size: 2_000 }]);
+    await waitFor('quota', ['failed']);
+    await waitFor('type-refused', ['failed']);
 
     await configure('rate-limited', {
       endpoint: limited.apiUrl,
