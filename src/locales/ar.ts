@@ -40,6 +40,7 @@ const ar: Translation = {
     queued: 'في انتظار الرفع',
     preparing: 'جارٍ التحضير…',
     uploading: (percent) => `جارٍ الرفع… ${percent}`,
+    timeLeft: (duration) => `يتبقى ${duration}`,
     finishing: 'جارٍ الإنهاء…',
     done: 'تم الرفع',
     retrying: (count, form) => `إعادة المحاولة بعد ${seconds(count, form)}…`,

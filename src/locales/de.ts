@@ -19,6 +19,7 @@ const de: Translation = {
     queued: 'Wartet auf das Hochladen',
     preparing: 'Wird vorbereitet…',
     uploading: (percent) => `Wird hochgeladen… ${percent}`,
+    timeLeft: (duration) => `noch ${duration}`,
     finishing: 'Wird abgeschlossen…',
     done: 'Hochgeladen',
     retrying: (seconds) => `Neuer Versuch in ${seconds} s…`,

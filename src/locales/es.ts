@@ -21,6 +21,7 @@ const es: Translation = {
     queued: 'En espera',
     preparing: 'Preparando…',
     uploading: (percent) => `Subiendo… ${percent}`,
+    timeLeft: (duration, form) => `${form === 'one' ? 'queda' : 'quedan'} ${duration}`,
     finishing: 'Finalizando…',
     done: 'Subido',
     retrying: (seconds) => `Nuevo intento en ${seconds} s…`,

@@ -21,6 +21,7 @@ const fr: Translation = {
     queued: 'En attente d’envoi',
     preparing: 'Préparation…',
     uploading: (percent) => `Envoi… ${percent}`,
+    timeLeft: (duration) => `il reste ${duration}`,
     finishing: 'Finalisation…',
     done: 'Envoyé',
     retrying: (seconds) => `Nouvel essai dans ${seconds} s…`,

@@ -23,6 +23,7 @@ const he: Translation = {
     queued: 'ממתין להעלאה',
     preparing: 'בהכנה…',
     uploading: (percent) => `מעלה… ${percent}`,
+    timeLeft: (duration, form) => `${form === 'one' ? 'נותרה' : 'נותרו'} ${duration}`,
     finishing: 'מסיים…',
     done: 'הועלה',
     retrying: (seconds) => `ניסיון חוזר בעוד ${seconds} שנ׳…`,

@@ -19,6 +19,7 @@ const it: Translation = {
     queued: 'In attesa di caricamento',
     preparing: 'Preparazione…',
     uploading: (percent) => `Caricamento… ${percent}`,
+    timeLeft: (duration, form) => `${form === 'one' ? 'manca' : 'mancano'} ${duration}`,
     finishing: 'Completamento…',
     done: 'Caricato',
     retrying: (seconds) => `Nuovo tentativo tra ${seconds} s…`,

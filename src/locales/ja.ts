@@ -19,6 +19,7 @@ const ja: Translation = {
     queued: 'アップロード待ち',
     preparing: '準備中…',
     uploading: (percent) => `アップロード中… ${percent}`,
+    timeLeft: (duration) => `残り ${duration}`,
     finishing: '仕上げ中…',
     done: 'アップロード完了',
     retrying: (seconds) => `${seconds}秒後に再試行します…`,

@@ -19,6 +19,7 @@ const ko: Translation = {
     queued: '업로드 대기 중',
     preparing: '준비 중…',
     uploading: (percent) => `업로드 중… ${percent}`,
+    timeLeft: (duration) => `${duration} 남음`,
     finishing: '마무리 중…',
     done: '업로드됨',
     retrying: (seconds) => `${seconds}초 후 다시 시도…`,

@@ -21,6 +21,7 @@ const nl: Translation = {
     queued: 'Wacht op uploaden',
     preparing: 'Voorbereiden…',
     uploading: (percent) => `Uploaden… ${percent}`,
+    timeLeft: (duration) => `nog ${duration}`,
     finishing: 'Afronden…',
     done: 'Geüpload',
     retrying: (seconds) => `Nieuwe poging over ${seconds} s…`,

@@ -22,6 +22,7 @@ const pl: Translation = {
     queued: 'Czeka na przesłanie',
     preparing: 'Przygotowywanie…',
     uploading: (percent) => `Przesyłanie… ${percent}`,
+    timeLeft: (duration) => `jeszcze ${duration}`,
     finishing: 'Kończenie…',
     done: 'Przesłano',
     retrying: (seconds) => `Ponowna próba za ${seconds} s…`,

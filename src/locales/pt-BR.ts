@@ -21,6 +21,7 @@ const ptBR: Translation = {
     queued: 'Aguardando envio',
     preparing: 'Preparando…',
     uploading: (percent) => `Enviando… ${percent}`,
+    timeLeft: (duration, form) => `${form === 'one' ? 'falta' : 'faltam'} ${duration}`,
     finishing: 'Finalizando…',
     done: 'Enviado',
     retrying: (seconds) => `Nova tentativa em ${seconds} s…`,

@@ -19,6 +19,7 @@ const tr: Translation = {
     queued: 'Yüklenmeyi bekliyor',
     preparing: 'Hazırlanıyor…',
     uploading: (percent) => `Yükleniyor… ${percent}`,
+    timeLeft: (duration) => `${duration} kaldı`,
     finishing: 'Tamamlanıyor…',
     done: 'Yüklendi',
     retrying: (seconds) => `${seconds} sn sonra yeniden denenecek…`,

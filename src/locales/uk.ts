@@ -22,6 +22,7 @@ const uk: Translation = {
     queued: 'Очікує завантаження',
     preparing: 'Підготовка…',
     uploading: (percent) => `Завантаження… ${percent}`,
+    timeLeft: (duration) => `ще ${duration}`,
     finishing: 'Завершення…',
     done: 'Завантажено',
     retrying: (seconds) => `Нова спроба за ${seconds} с…`,

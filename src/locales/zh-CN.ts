@@ -19,6 +19,7 @@ const zhCN: Translation = {
     queued: '等待上传',
     preparing: '正在准备…',
     uploading: (percent) => `正在上传… ${percent}`,
+    timeLeft: (duration) => `剩余 ${duration}`,
     finishing: '即将完成…',
     done: '已上传',
     retrying: (seconds) => `${seconds} 秒后重试…`,

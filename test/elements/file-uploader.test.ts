@@ -6,6 +6,8 @@ import type {
   FileUploaderElement,
   UploadFailure,
 } from '../../src/elements/file-uploader/file-uploader.js';
+import { registerTranslation } from '../../src/elements/shared/localize.js';
+import de from '../../src/locales/de.js';
 import { publicUrlOf } from '../helpers/public-url.js';
 import {
   bytes,
@@ -18,6 +20,7 @@ import {
   project,
   sameBytes,
   text,
+  throttleUploads,
   transferOf,
   until,
 } from './helpers.js';
@@ -263,6 +266,31 @@ describe('<file-uploader>', () => {
       pick(element, [file('two.txt', 10, 'text/plain')]);
       await success;
       expect(element.files.map((f) => f.name)).to.deep.equal(['two.txt']);
+    });
+  });
+
+  describe('speed and time left', () => {
+    it("shows a large file's speed and time left as its parts go, in the page's language", async () => {
+      const p = await project();
+      const element = await uploader(p);
+      // 3 MB/s: a 24 MiB file (five parts) takes about eight seconds.
+      await throttleUploads(3_000_000);
+      const state = () => element.shadowRoot?.querySelector('.state')?.textContent ?? '';
+      pick(element, [file('talk.mov', 24 * 1024 * 1024, 'video/quicktime')]);
+      await waitUntil(() => /MB\/s · \d+ seconds left$/.test(state()), 'English', {
+        timeout: 10_000,
+      });
+      const speed = Number(/([\d.]+) MB\/s/.exec(state())?.[1]);
+      expect(speed, state()).to.be.within(1.5, 4.5);
+      registerTranslation(de);
+      element.lang = 'de';
+      await waitUntil(() => /MB\/s · noch \d+ Sekunden$/.test(state()), 'German', {
+        timeout: 5_000,
+      });
+      await network('restore');
+      await waitUntil(() => statuses(element)[0] === 'done', 'done', { timeout: 20_000 });
+      // Done: no speed any more.
+      expect(text(element)).not.to.contain('MB/s');
     });
   });
 

@@ -36,6 +36,11 @@ export function network(
   return executeServerCommand('filehost-network', { action, pattern, ms, once, skip });
 }
 
+/** The page's uplink at `bytesPerSecond`, as a user's link would be (`network('restore')` lifts it). */
+export function throttleUploads(bytesPerSecond: number): Promise<unknown> {
+  return executeServerCommand('filehost-network', { action: 'throttle', bytesPerSecond });
+}
+
 /** A touch screen, or real files set on a file input of the page (see wtr-plugins.ts). */
 export function device(
   options:

@@ -4,10 +4,13 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import type { TestRunnerPlugin } from '@web/test-runner';
 import { build } from 'esbuild';
-import type { Page, Request as PlaywrightRequest, Route } from 'playwright-core';
+import type { CDPSession, Page, Request as PlaywrightRequest, Route } from 'playwright-core';
 import { createKey, createProject } from '../../src/server/admin.js';
 import type { RunningService } from '../../src/server/service.js';
 import { startTestService, type TestService } from './service.js';
+
+/** Chromium's network emulation lifted: no latency, no limit either way. */
+const UNTHROTTLED = { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 };
 
 /**
  * Serves each browser test file as one esbuild bundle, so the tests run the real Lit and
@@ -64,7 +67,7 @@ export interface ProjectForTest {
  * - `filehost-device` `{ action: 'touch', enabled }` (a touch screen, as a phone's) or
  *   `{ action: 'pick', selector, files: { path: text }, folder? }` (real files, or a real
  *   folder, set on a file input);
- * - `filehost-network` `{ action: 'drop' | 'restore' | 'offline-for' | 'log' | 'answered' | 'hold' | 'refuse' | 'flip' | 'grant-clipboard', pattern?, ms?, once?, skip? }`:
+ * - `filehost-network` `{ action: 'drop' | 'restore' | 'offline-for' | 'log' | 'answered' | 'hold' | 'refuse' | 'flip' | 'grant-clipboard' | 'throttle', pattern?, ms?, once?, skip?, bytesPerSecond? }`:
  *   ('log' answers the requests made since the previous 'log'; 'answered' those whose
  *   answer has arrived since 'log' started recording)
  *   real network failures in the browser under test (Playwright).
@@ -76,6 +79,8 @@ export function filehostService(): TestRunnerPlugin {
   const running: TestService[] = [];
   let origin = '';
   const requestLogs = new WeakMap<Page, string[]>();
+  /** Each page's DevTools session once its network was throttled (see 'throttle'). */
+  const throttled = new Map<Page, CDPSession>();
   const answeredLogs = new WeakMap<Page, string[]>();
 
   async function start(env: Record<string, string>): Promise<RunningService> {
@@ -245,7 +250,23 @@ export function filehostService(): TestRunnerPlugin {
             return true;
           case 'restore':
             await page.unrouteAll({ behavior: 'ignoreErrors' });
+            await throttled.get(page)?.send('Network.emulateNetworkConditions', UNTHROTTLED);
             return true;
+          case 'throttle': {
+            // The page's uplink at `bytesPerSecond` (Chromium's network emulation), as a
+            // user's link would be; 'restore' lifts it.
+            let devtools = throttled.get(page);
+            if (!devtools) {
+              devtools = await page.context().newCDPSession(page);
+              await devtools.send('Network.enable');
+              throttled.set(page, devtools);
+            }
+            await devtools.send('Network.emulateNetworkConditions', {
+              ...UNTHROTTLED,
+              uploadThroughput: Number(options.bytesPerSecond),
+            });
+            return true;
+          }
           case 'grant-clipboard':
             await page
               .context()

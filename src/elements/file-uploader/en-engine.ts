@@ -17,6 +17,7 @@ import type {
 const uploader: Pick<UploaderTexts, EngineOnlyText> = {
   queued: 'Waiting to upload',
   uploading: (percent) => `Uploading… ${percent}`,
+  timeLeft: (duration) => `${duration} left`,
   finishing: 'Finishing…',
   done: 'Uploaded',
   retrying: (seconds) => `Trying again in ${seconds} s…`,

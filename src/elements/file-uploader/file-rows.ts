@@ -29,7 +29,7 @@ function statusText(file: FileView, t: FileUploaderStrings, locale: string): str
     case 'preparing':
       return t.preparing;
     case 'uploading':
-      return t.uploading(formatPercent(file.fraction, locale));
+      return `${t.uploading(formatPercent(file.fraction, locale))}${file.pace ? ` · ${file.pace}` : ''}`;
     case 'finishing':
       return t.finishing;
     case 'done':

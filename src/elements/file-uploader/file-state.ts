@@ -4,6 +4,7 @@ import type { UploadPlan } from '../../client/upload-plan.js';
 import type { UploadFailure } from './failure.js';
 import type { FailureCause } from './failure-cause.js';
 import type { FileStatus, FileView } from './file-view.js';
+import type { UploadRate } from './upload-rate.js';
 
 /**
  * Where and as what one file is uploaded. Taken from the element's settings when the file
@@ -57,6 +58,8 @@ export interface FileUpload {
   step: 'preparing' | 'finishing' | null;
   /** How its upload went since the page last heard "all done"; null when it has not run. */
   outcome: 'running' | 'succeeded' | 'failed' | null;
+  /** Its speed in the attempt under way (from Uppy's progress reports). */
+  rate: UploadRate | null;
 }
 
 export function newFileUpload(
@@ -83,6 +86,7 @@ export function newFileUpload(
     prepared: null,
     step: null,
     outcome: null,
+    rate: null,
   };
 }
 

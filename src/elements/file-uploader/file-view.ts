@@ -64,6 +64,8 @@ export interface FileView {
   failure: UploadFailure | null;
   record: FileRecord | null;
   retryAt: number | null;
+  /** While a large file uploads, once measured: "12 MB/s · 2 minutes left", worded. */
+  pace?: string | null;
 }
 
 /** The file as events describe it. */

@@ -7,6 +7,7 @@ import { blobDigestHeader } from '../../client/part-digest.js';
 import { SentBytes, xhrPartEtag } from '../../client/part-put.js';
 import { type PartTransport, sendParts } from '../../client/part-sender.js';
 import type { UploadPlan } from '../../client/upload-plan.js';
+import { UploadRate } from './upload-rate.js';
 import { fromXhrError, shouldRetryXhr } from './xhr-error.js';
 
 /**
@@ -20,6 +21,8 @@ export interface MultipartUploadOptions extends PluginOpts {
   getPlan: (fileId: string) => UploadPlan | undefined;
   /** The upload as the service holds it now (fresh part URLs after a refused one). */
   uploadState: (fileId: string, signal?: AbortSignal) => Promise<UploadState>;
+  /** Hears of each attempt's speed, measured as its parts go (see `UploadRate`). */
+  measured: (fileId: string, rate: UploadRate) => void;
   /** Ends a file's attempt (pause): the parts in flight stop, those sent stay in the plan. */
   signal: (fileId: string) => AbortSignal | undefined;
   /**
@@ -73,6 +76,9 @@ export async function sendFileParts<M extends Meta, B extends Body>(
   const data = file.data as Blob;
   const sent = new SentBytes<number>();
   for (const part of plan.parts) sent.set(part.partNumber, 0);
+  // Measured afresh each attempt: a resume starts where it stopped, not from nothing.
+  const rate = new UploadRate();
+  options.measured(file.id, rate);
   const report = () => {
     const current = uppy.getFile(file.id);
     if (!current) return;
@@ -96,6 +102,7 @@ export async function sendFileParts<M extends Meta, B extends Body>(
       signal: stop,
       onBytes: (partNumber, bytes) => {
         sent.set(partNumber, bytes);
+        rate.sample(sent.total);
         report();
       },
     });

@@ -142,8 +142,12 @@ export class UploadEngine {
       const upload = this.#uploads.get(file.id);
       if (!upload) continue;
       const view = fileView(file, upload);
+      const { texts, locale } = this.#host;
       // Worded as it is drawn, so a failure on screen follows a change of language.
       if (view.failure && upload.cause) view.failure = describeCause(upload.cause, this.#host);
+      if (view.status === 'uploading') {
+        view.pace = upload.rate?.pace(view.size - view.bytesUploaded, texts, locale);
+      }
       views.push(view);
     }
     const { texts, locale } = this.#host;
@@ -288,6 +292,10 @@ export class UploadEngine {
       getPlan: (id) => this.#uploads.get(id)?.plan ?? undefined,
       signal: (id) => this.#uploads.get(id)?.abort?.signal,
       uploadState: (id, signal) => this.#uploadState(id, signal),
+      measured: (id, rate) => {
+        const upload = this.#uploads.get(id);
+        if (upload) upload.rate = rate;
+      },
       limit: 4,
     });
     // Never `bundle: true`: each file is a PUT of its own bytes to its own signed URL.
@@ -442,6 +450,7 @@ export class UploadEngine {
     // One controller per attempt: a pause or a removal stops whichever step it is in.
     upload.abort?.abort();
     upload.abort = new AbortController();
+    upload.rate = null;
     // A file not yet signed goes where the element points now; a signed one stays put.
     if (!upload.plan) upload.target = this.#currentTarget();
     if (upload.outcome === null) this.#callbacks.started(summary(file));

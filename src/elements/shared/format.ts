@@ -26,8 +26,11 @@ function memo<T>(key: string, make: () => T): T {
 
 const UNITS = ['byte', 'kilobyte', 'megabyte', 'gigabyte', 'terabyte'] as const;
 
-/** Decimal units (kB, MB, GB), as file managers and the plan limits speak of them. */
-export function formatBytes(bytes: number, locale: string): string {
+/**
+ * Decimal units (kB, MB, GB), as file managers and the plan limits speak of them; a speed
+ * (MB/s) with `perSecond`.
+ */
+export function formatBytes(bytes: number, locale: string, perSecond = false): string {
   let value = bytes;
   let unit = 0;
   while (Math.abs(value) >= 1000 && unit < UNITS.length - 1) {
@@ -35,14 +38,14 @@ export function formatBytes(bytes: number, locale: string): string {
     unit++;
   }
   // "B" reads better than Intl's "byte" and is the same in every language.
-  if (unit === 0) return `${formatCount(value, locale)} B`;
+  if (unit === 0) return `${formatCount(value, locale)} B${perSecond ? '/s' : ''}`;
   const digits = value < 10 ? 1 : 0;
   return memo(
-    `bytes ${locale} ${unit} ${digits}`,
+    `bytes ${locale} ${unit} ${digits} ${perSecond}`,
     () =>
       new Intl.NumberFormat(locale, {
         style: 'unit',
-        unit: UNITS[unit],
+        unit: `${UNITS[unit]}${perSecond ? '-per-second' : ''}`,
         unitDisplay: 'short',
         maximumFractionDigits: digits,
       }),

@@ -106,6 +106,8 @@ export interface UploaderTexts {
   queued: string;
   preparing: string;
   uploading: (percent: string) => string;
+  /** After the speed of a large file's upload: `duration` is "2 minutes", in `form`. */
+  timeLeft: (duration: string, form: PluralForm) => string;
   finishing: string;
   done: string;
   retrying: (seconds: string, form: PluralForm) => string;
@@ -164,6 +166,7 @@ export interface ListTexts {
 /** `<file-uploader>`'s words that only files its upload engine holds can show. */
 export type EngineOnlyText =
   | 'queued'
+  | 'timeLeft'
   | 'uploading'
   | 'finishing'
   | 'done'
