@@ -57,8 +57,8 @@ export async function partDigest(
 /**
  * A browser's digest of a Blob: SHA-256 with WebCrypto, which needs the bytes at once (the
  * part is read into memory, then let go) and hashes off the page's main thread; MD5 (what
- * S3 checks; WebCrypto has none) streamed through the WebAssembly MD5 of `./md5.js`, a chunk
- * loaded on first use. Null without WebCrypto (outside secure contexts).
+ * S3 checks; WebCrypto has none) read and hashed in a worker by the WebAssembly MD5 of
+ * `./md5.js`, a chunk loaded on first use. Null without WebCrypto (outside secure contexts).
  */
 export async function blobDigest(algorithm: PartChecksum, blob: Blob): Promise<string | null> {
   if (algorithm === 'md5') return (await import('./md5.js')).md5Base64(blob);

@@ -20,9 +20,15 @@ const digestHeader = scale ? 'content-md5' : 'content-digest';
 describe(`<file-uploader> checks the bytes of each part (${scale ? 'S3: MD5' : 'embedded: SHA-256'})`, () => {
   let site: UploaderSite;
   let attributes = '';
+  /** The page's Content Security Policy, if any. */
+  let policy = '';
 
   before(async () => {
-    site = await startUploaderSite('checksums', () => `no-resume ${attributes}`);
+    site = await startUploaderSite(
+      'checksums',
+      () => `no-resume ${attributes}`,
+      () => (policy ? `<meta http-equiv="Content-Security-Policy" content="${policy}">` : ''),
+    );
   });
   after(async () => {
     await site?.close();
@@ -49,9 +55,10 @@ describe(`<file-uploader> checks the bytes of each part (${scale ? 'S3: MD5' : '
       damaged.writeUInt8(damaged.readUInt8(middle) ^ 0xff, middle);
       return route.fallback({ postData: damaged });
     });
+    const threads = await watchThreads(page);
     await page.goto(site.origin);
     await page.waitForFunction(() => customElements.get('file-uploader'));
-    return { page, puts };
+    return { page, puts, threads };
   }
 
   async function uploaded(page: Page, name: string, bytes: Uint8Array): Promise<string> {
@@ -106,6 +113,81 @@ describe(`<file-uploader> checks the bytes of each part (${scale ? 'S3: MD5' : '
       puts.every((put) => put.digest),
       'every part PUT carries its digest',
     );
+    await page.context().close();
+  });
+
+  /**
+   * Counts the WebAssembly modules compiled on the page's own thread (hash-wasm compiles its
+   * MD5 once per thread it runs on), calling through to the browser's own compile: a count
+   * of 0 after an upload checked with MD5 means the page did not hash. And the workers the
+   * page started, and those its policy refused.
+   */
+  async function watchThreads(page: Page) {
+    await page.addInitScript(() => {
+      const compile = WebAssembly.compile;
+      const counted = { compiles: 0, refusedWorkers: 0 };
+      Object.assign(window, { threadsSeen: counted });
+      WebAssembly.compile = (bytes) => {
+        counted.compiles++;
+        return compile.call(WebAssembly, bytes);
+      };
+      document.addEventListener('securitypolicyviolation', (event) => {
+        if (event.effectiveDirective === 'worker-src') counted.refusedWorkers++;
+      });
+    });
+    const workers: string[] = [];
+    page.on('worker', (worker) => workers.push(worker.url()));
+    return {
+      /** WebAssembly compiled on the page's thread, and workers its policy refused. */
+      seen: () =>
+        page.evaluate(
+          () =>
+            (window as unknown as { threadsSeen: { compiles: number; refusedWorkers: number } })
+              .threadsSeen,
+        ),
+      workers,
+    };
+  }
+
+  const MD5_ONLY = scale ? false : 'MD5 is what S3 checks: runs on the scale deployment';
+
+  it('hashes MD5 in a worker, not on the page, and still catches a damaged part', {
+    skip: MD5_ONLY,
+  }, async () => {
+    attributes = '';
+    const { page, puts, threads } = await open(2);
+    const bytes = patternBytes(12 * MiB, 34);
+    const url = await uploaded(page, 'worker.bin', bytes);
+    assert.equal(await servedHash(url), sha256(bytes));
+    assert.deepEqual(puts.map((put) => put.part).sort(), [1, 2, 2, 3]);
+    assert.ok(
+      puts.every((put) => put.digest),
+      'every part PUT carries its digest',
+    );
+    assert.equal(threads.workers.length, 1, 'one worker hashed every part');
+    assert.match(threads.workers[0] ?? '', /^blob:/);
+    assert.deepEqual(await threads.seen(), { compiles: 0, refusedWorkers: 0 });
+    await page.context().close();
+  });
+
+  it('hashes MD5 on the page where its policy refuses workers, and still catches a damaged part', {
+    skip: MD5_ONLY,
+  }, async () => {
+    attributes = '';
+    policy = "worker-src 'none'";
+    const { page, puts, threads } = await open(2);
+    policy = '';
+    const bytes = patternBytes(12 * MiB, 35);
+    const url = await uploaded(page, 'no-worker.bin', bytes);
+    assert.equal(await servedHash(url), sha256(bytes));
+    assert.deepEqual(puts.map((put) => put.part).sort(), [1, 2, 2, 3]);
+    assert.ok(
+      puts.every((put) => put.digest),
+      'every part PUT carries its digest',
+    );
+    const seen = await threads.seen();
+    assert.equal(seen.compiles, 1, 'the page hashed, with one MD5 compiled');
+    assert.ok(seen.refusedWorkers > 0, 'the policy refused the worker');
     await page.context().close();
   });
 
