@@ -18,16 +18,27 @@
  *
  * `ATTRS_A` / `ATTRS_B` add attributes to one side's element (e.g. `ATTRS_B=no-resume`, to
  * measure what remembering uploads costs). Each bundle is built from its tree's
- * `src/script-tag.ts` by esbuild, minified, without the script-tag build's trimming of
- * Uppy: both sides alike.
+ * `src/script-tag.ts` by esbuild, minified and split at its dynamic imports as the
+ * script-tag build is (the MD5 chunk is a file of its own, which its worker imports): both
+ * sides alike.
+ *
+ * `DEPLOYMENT=scale` runs the service on PostgreSQL and S3 (a throwaway cluster and a
+ * one-node Ceph RGW, as `test/run-node-tests.ts --scale` has them): parts go to the gateway,
+ * checked with MD5 instead of SHA-256.
+ *
+ * Besides the time, each upload reports what it cost the page's main thread: its tasks'
+ * total time (DevTools' `TaskDuration`) and the longest gap between two frames.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { build } from 'esbuild';
 import { chromium } from 'playwright-core';
+import { startRgw } from '../helpers/ceph-rgw.js';
+import { startPostgres } from '../helpers/postgres.js';
+import { scaleEnv } from '../helpers/scale.js';
 import { spawnService } from '../helpers/service.js';
 import { CHROMIUM_ARGS, chromiumPath } from '../helpers/wtr-plugins.js';
 import { median } from './support.js';
@@ -38,31 +49,38 @@ const COUNT = Number(process.env.COUNT ?? 200);
 const SIZE = Number(process.env.SIZE ?? 20 * 1024);
 const UPLINK_MBIT = Number(process.env.UPLINK_MBIT ?? 0);
 const WARMUP = process.env.WARMUP !== '0';
+const SCALE = process.env.DEPLOYMENT === 'scale';
 /** From disk, as a user's file would be (see above). */
 const FROM_DISK = SIZE >= 16 * 1024 * 1024;
 type Side = 'A' | 'B';
 
-async function bundleOf(root: string): Promise<string> {
+/** The bundle's files by name; the entry is `script-tag.js`. */
+async function bundleOf(root: string): Promise<Map<string, string>> {
   const built = await build({
     entryPoints: [join(root, 'src/script-tag.ts')],
     bundle: true,
     format: 'esm',
+    splitting: true,
+    outdir: join(root, 'bench-bundle'),
     write: false,
     minify: true,
   });
-  return built.outputFiles[0]?.text ?? '';
+  return new Map(built.outputFiles.map((file) => [`/${basename(file.path)}`, file.text]));
 }
 
-async function servePage(bundle: string, attributes: string): Promise<Server> {
-  const server = createServer((request, response) =>
-    request.url === '/bundle.js'
-      ? response.writeHead(200, { 'Content-Type': 'text/javascript' }).end(bundle)
-      : response
-          .writeHead(200, { 'Content-Type': 'text/html' })
-          .end(
-            `<!doctype html><input type="file" id="source" multiple><file-uploader multiple ${attributes}></file-uploader><script type="module" src="/bundle.js"></script>`,
-          ),
-  );
+async function servePage(bundle: Map<string, string>, attributes: string): Promise<Server> {
+  const server = createServer((request, response) => {
+    const script = bundle.get(request.url ?? '');
+    if (script) {
+      response.writeHead(200, { 'Content-Type': 'text/javascript' }).end(script);
+      return;
+    }
+    response
+      .writeHead(200, { 'Content-Type': 'text/html' })
+      .end(
+        `<!doctype html><input type="file" id="source" multiple><file-uploader multiple ${attributes}></file-uploader><script type="module" src="/script-tag.js"></script>`,
+      );
+  });
   await new Promise<void>((ready) => server.listen(0, '127.0.0.1', ready));
   return server;
 }
@@ -79,23 +97,37 @@ async function main(): Promise<void> {
     A: await servePage(await bundleOf(base), process.env.ATTRS_A ?? ''),
     B: await servePage(await bundleOf('.'), process.env.ATTRS_B ?? ''),
   };
+  const origins = [originOf(servers.A), originOf(servers.B)];
+  const scale = SCALE ? await startScale(origins) : null;
   const service = await spawnService({
     FILEHOST_DATA_DIR: join(dir, 'service'),
     FILEHOST_PLAN: 'paid',
-    FILEHOST_ALLOWED_ORIGINS: `${originOf(servers.A)},${originOf(servers.B)}`,
+    FILEHOST_ALLOWED_ORIGINS: origins.join(','),
     FILEHOST_RATE_LIMIT: '1000000',
     FILEHOST_LOG_LEVEL: 'error',
+    ...scale?.env,
   });
   const browser = await chromium.launch({ executablePath: chromiumPath(), args: CHROMIUM_ARGS });
   const results: Record<Side, number[]> = { A: [], B: [] };
+  /** Per upload: the page's main-thread task time, and its longest gap between frames (ms). */
+  const mainThread: Record<Side, { busy: number[]; frameGap: number[] }> = {
+    A: { busy: [], frameGap: [] },
+    B: { busy: [], frameGap: [] },
+  };
   const diskFiles = FROM_DISK
     ? Array.from({ length: COUNT }, (_, i) => join(dir, `ab${i}.bin`))
     : [];
   for (const [i, path] of diskFiles.entries()) await writeFile(path, Buffer.alloc(SIZE, i % 256));
   try {
     const tab = await browser.newPage();
+    const devtools = await tab.context().newCDPSession(tab);
+    await devtools.send('Performance.enable');
+    /** The main thread's tasks so far, ms (DevTools' cumulative `TaskDuration`, seconds). */
+    const taskMs = async () => {
+      const { metrics } = await devtools.send('Performance.getMetrics');
+      return 1000 * (metrics.find((metric) => metric.name === 'TaskDuration')?.value ?? 0);
+    };
     if (UPLINK_MBIT > 0) {
-      const devtools = await tab.context().newCDPSession(tab);
       await devtools.send('Network.enable');
       await devtools.send('Network.emulateNetworkConditions', {
         offline: false,
@@ -106,7 +138,8 @@ async function main(): Promise<void> {
     }
     const upload = async () => {
       if (FROM_DISK) await tab.setInputFiles('#source', diskFiles);
-      return tab.evaluate(
+      const before = await taskMs();
+      const { ms, frameGap } = await tab.evaluate(
         async ([count, size, fromDisk]) => {
           const element = document.querySelector('file-uploader') as HTMLElement & {
             addFiles(files: File[]): void;
@@ -128,15 +161,30 @@ async function main(): Promise<void> {
               { once: true },
             ),
           );
+          // The longest time the page went without drawing a frame: what a user sees stall.
+          // (No named helpers in here: this function runs in the page as written.)
+          let frameGap = 0;
+          let uploading = true;
+          const frames = (async () => {
+            let last = performance.now();
+            while (uploading) {
+              const now = await new Promise<number>((resolve) => requestAnimationFrame(resolve));
+              frameGap = Math.max(frameGap, now - last);
+              last = now;
+            }
+          })();
           const started = performance.now();
           element.addFiles(files);
           const { failed } = await done;
+          uploading = false;
+          await frames;
           if (failed.length > 0)
             throw new Error(`${failed.length} failed: ${JSON.stringify(failed)}`);
-          return performance.now() - started;
+          return { ms: performance.now() - started, frameGap };
         },
         [COUNT, SIZE, FROM_DISK] as const,
       );
+      return { ms, frameGap, busy: (await taskMs()) - before };
     };
     for (let pair = 0; pair < PAIRS; pair++) {
       for (const side of (pair % 2 ? ['B', 'A'] : ['A', 'B']) as Side[]) {
@@ -148,7 +196,10 @@ async function main(): Promise<void> {
           [service.apiUrl, service.publishableKey] as const,
         );
         if (WARMUP) await upload();
-        results[side].push(await upload());
+        const timed = await upload();
+        results[side].push(timed.ms);
+        mainThread[side].busy.push(timed.busy);
+        mainThread[side].frameGap.push(timed.frameGap);
       }
     }
   } finally {
@@ -156,19 +207,51 @@ async function main(): Promise<void> {
     service.process.kill('SIGTERM');
     await service.exited;
     for (const server of Object.values(servers)) server.close();
+    await scale?.stop();
     execFileSync('git', ['worktree', 'remove', '--force', base], { stdio: 'ignore' });
     await rm(dir, { recursive: true, force: true });
   }
   const ratios = results.B.map((b, i) => b / (results.A[i] ?? b));
   const ms = (values: number[]) => values.map((value) => value.toFixed(0)).join(' ');
   const link = UPLINK_MBIT > 0 ? `, uplink ${UPLINK_MBIT} Mbit/s` : '';
-  console.log(`${COUNT} x ${SIZE} bytes, ${PAIRS} pairs${link}; A = ${BASE}, B = the working tree`);
+  const where = SCALE ? ', scale (PostgreSQL + Ceph RGW)' : ', embedded';
+  console.log(
+    `${COUNT} x ${SIZE} bytes, ${PAIRS} pairs${link}${where}; A = ${BASE}, B = the working tree`,
+  );
   console.log(`A: ${process.env.ATTRS_A ?? ''}; B: ${process.env.ATTRS_B ?? ''}`);
   console.log(`A ms: ${ms(results.A)} (median ${median(results.A).toFixed(0)})`);
   console.log(`B ms: ${ms(results.B)} (median ${median(results.B).toFixed(0)})`);
   console.log(
     `B/A per pair: ${ratios.map((r) => r.toFixed(2)).join(' ')}; median ${median(ratios).toFixed(3)}`,
   );
+  for (const side of ['A', 'B'] as const) {
+    const { busy, frameGap } = mainThread[side];
+    console.log(
+      `${side} main thread: tasks ${ms(busy)} ms (median ${median(busy).toFixed(0)}); longest frame gap ${ms(frameGap)} ms (median ${median(frameGap).toFixed(0)})`,
+    );
+  }
+}
+
+/**
+ * PostgreSQL and a Ceph RGW whose memstore holds every upload of the run (the bucket is
+ * never emptied: RGW frees deleted objects' space hours later), and the settings of a
+ * service on them.
+ */
+async function startScale(origins: string[]) {
+  const uploads = PAIRS * 2 * (WARMUP ? 2 : 1) * COUNT * SIZE;
+  const [pg, rgw] = await Promise.all([
+    startPostgres(),
+    startRgw({ memstoreBytes: Math.ceil(uploads * 1.25) + 2 * 1024 ** 3 }),
+  ]);
+  const stop = async () => {
+    if (!('skip' in pg)) await pg.stop();
+    if (!('skip' in rgw)) await rgw.stop();
+  };
+  if ('skip' in pg || 'skip' in rgw) {
+    await stop();
+    throw new Error(('skip' in pg ? pg.skip : '') || ('skip' in rgw ? rgw.skip : ''));
+  }
+  return { env: await scaleEnv(pg, rgw, origins), stop };
 }
 
 main().catch((error: unknown) => {

@@ -107,7 +107,10 @@ export function rgwAvailable(): { skip: string } | null {
  * inside the cluster is off (it listens on loopback only); S3 requests are still signed
  * and checked against the user's keys, as on AWS.
  */
-export async function startRgw(): Promise<TestRgw | { skip: string }> {
+export async function startRgw(
+  /** RAM the OSD may fill (memstore): 2 GiB by default; a bench of big uploads asks for more. */
+  options: { memstoreBytes?: number } = {},
+): Promise<TestRgw | { skip: string }> {
   const missing = rgwAvailable();
   if (missing) return missing;
   sweepAbandonedClusters();
@@ -160,7 +163,8 @@ export async function startRgw(): Promise<TestRgw | { skip: string }> {
         ['mon', 'osd', 'rgw', 'run', 'log', 'crash'].map((sub) => mkdir(join(dir, sub))),
       );
       await writeFile(join(dir, 'owner'), String(process.pid));
-      await writeFile(conf, cephConf({ dir, fsid, monPort, rgwPort, keyring }));
+      const memstoreBytes = options.memstoreBytes ?? MEMSTORE_BYTES;
+      await writeFile(conf, cephConf({ dir, fsid, monPort, rgwPort, keyring, memstoreBytes }));
     });
     await step('create the monitor', async () => {
       await run('ceph-authtool', [
@@ -320,8 +324,9 @@ function cephConf(options: {
   monPort: number;
   rgwPort: number;
   keyring: string;
+  memstoreBytes: number;
 }): string {
-  const { dir, fsid, monPort, rgwPort, keyring } = options;
+  const { dir, fsid, monPort, rgwPort, keyring, memstoreBytes } = options;
   return `[global]
 fsid = ${fsid}
 mon host = v2:127.0.0.1:${monPort}
@@ -367,7 +372,7 @@ mon data = ${dir}/mon
 [osd]
 osd data = ${dir}/osd
 osd objectstore = memstore
-memstore device bytes = ${MEMSTORE_BYTES}
+memstore device bytes = ${memstoreBytes}
 
 [client.rgw.a]
 rgw frontends = beast endpoint=127.0.0.1:${rgwPort}
