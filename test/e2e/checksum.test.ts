@@ -1,9 +1,11 @@
 // @deployments embedded scale (also run on PostgreSQL + S3: `npm run test:scale`)
 import assert from 'node:assert/strict';
+import type { Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import type { Page, Route } from 'playwright-core';
 import { patternBytes } from '../helpers/bytes.js';
 import { partNumberOf, servedHash, sha256 } from '../helpers/part-requests.js';
+import { staticServer } from '../helpers/static-server.js';
 import { startUploaderSite, type UploaderSite } from '../helpers/uploader-site.js';
 
 /**
@@ -22,15 +24,20 @@ describe(`<file-uploader> checks the bytes of each part (${scale ? 'S3: MD5' : '
   let attributes = '';
   /** The page's Content Security Policy, if any. */
   let policy = '';
+  /** Where the page loads the bundle from: its own origin (''), or the CDN's. */
+  let scriptOrigin = '';
+  /** The built bundle on another origin, as a CDN serves it. */
+  let cdn: { origin: string; server: Server } | undefined;
 
   before(async () => {
-    site = await startUploaderSite(
-      'checksums',
-      () => `no-resume ${attributes}`,
-      () => (policy ? `<meta http-equiv="Content-Security-Policy" content="${policy}">` : ''),
-    );
+    site = await startUploaderSite('checksums', () => `no-resume ${attributes}`, {
+      head: () => (policy ? `<meta http-equiv="Content-Security-Policy" content="${policy}">` : ''),
+      script: () => `${scriptOrigin}/filehost.js`,
+    });
+    cdn = await staticServer(() => '');
   });
   after(async () => {
+    cdn?.server.close();
     await site?.close();
   });
 
@@ -151,24 +158,29 @@ describe(`<file-uploader> checks the bytes of each part (${scale ? 'S3: MD5' : '
 
   const MD5_ONLY = scale ? false : 'MD5 is what S3 checks: runs on the scale deployment';
 
-  it('hashes MD5 in a worker, not on the page, and still catches a damaged part', {
-    skip: MD5_ONLY,
-  }, async () => {
-    attributes = '';
-    const { page, puts, threads } = await open(2);
-    const bytes = patternBytes(12 * MiB, 34);
-    const url = await uploaded(page, 'worker.bin', bytes);
-    assert.equal(await servedHash(url), sha256(bytes));
-    assert.deepEqual(puts.map((put) => put.part).sort(), [1, 2, 2, 3]);
-    assert.ok(
-      puts.every((put) => put.digest),
-      'every part PUT carries its digest',
-    );
-    assert.equal(threads.workers.length, 1, 'one worker hashed every part');
-    assert.match(threads.workers[0] ?? '', /^blob:/);
-    assert.deepEqual(await threads.seen(), { compiles: 0, refusedWorkers: 0 });
-    await page.context().close();
-  });
+  for (const from of ['the page', 'a CDN'] as const) {
+    it(`hashes MD5 in a worker, not on the page, and still catches a damaged part (bundle from ${from})`, {
+      skip: MD5_ONLY,
+    }, async () => {
+      attributes = '';
+      // The worker's script must be of the page's origin, the chunk it imports need not be.
+      scriptOrigin = from === 'a CDN' ? (cdn?.origin ?? '') : '';
+      const { page, puts, threads } = await open(2);
+      scriptOrigin = '';
+      const bytes = patternBytes(12 * MiB, 34);
+      const url = await uploaded(page, 'worker.bin', bytes);
+      assert.equal(await servedHash(url), sha256(bytes));
+      assert.deepEqual(puts.map((put) => put.part).sort(), [1, 2, 2, 3]);
+      assert.ok(
+        puts.every((put) => put.digest),
+        'every part PUT carries its digest',
+      );
+      assert.equal(threads.workers.length, 1, 'one worker hashed every part');
+      assert.match(threads.workers[0] ?? '', /^blob:/);
+      assert.deepEqual(await threads.seen(), { compiles: 0, refusedWorkers: 0 });
+      await page.context().close();
+    });
+  }
 
   it('hashes MD5 on the page where its policy refuses workers, and still catches a damaged part', {
     skip: MD5_ONLY,

@@ -22,7 +22,11 @@ export async function staticServer(
     const path = (request.url ?? '/').split('?')[0] ?? '/';
     const script = scripts.get(path);
     if (script) {
-      response.writeHead(200, { 'Content-Type': 'text/javascript' }).end(script);
+      // Readable from pages of any origin, as a CDN serves it (a module script from
+      // another origin needs CORS).
+      response
+        .writeHead(200, { 'Content-Type': 'text/javascript', 'Access-Control-Allow-Origin': '*' })
+        .end(script);
     } else if (path === '/') {
       response.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(page(origin));
     } else {

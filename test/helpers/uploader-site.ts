@@ -10,8 +10,9 @@ export const E2E_PART_SIZE = 5 * 1024 * 1024;
  * What the element's e2e tests stand on: a plain page with one `<file-uploader>` from the
  * built script-tag bundle (`dist/`, on a static server), a real service (PostgreSQL and the
  * Ceph gateway under FILEHOST_TEST_DEPLOYMENT=scale) that allows the page's origin, and
- * Chromium. `attributes` (and `head`, more of the page's head: a Content Security Policy)
- * are read each time the page is served, so a test can change them.
+ * Chromium. `attributes`, and `page.head` (more of the page's head: a Content Security
+ * Policy) and `page.script` (where `filehost.js` is loaded from: another origin's, as from a
+ * CDN), are read each time the page is served, so a test can change them.
  */
 export interface UploaderSite {
   origin: string;
@@ -23,14 +24,14 @@ export interface UploaderSite {
 export async function startUploaderSite(
   title: string,
   attributes: () => string = () => '',
-  head: () => string = () => '',
+  page: { head?: () => string; script?: () => string } = {},
 ): Promise<UploaderSite> {
   let endpoint = '';
   let key = '';
   const site = await staticServer(
     () => `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>${title}</title>
-${head()}<script type="module" src="/filehost.js"></script></head>
+${page.head?.() ?? ''}<script type="module" src="${page.script?.() ?? '/filehost.js'}"></script></head>
 <body><file-uploader endpoint="${endpoint}" api-key="${key}" multiple ${attributes()}></file-uploader></body></html>`,
   );
   const service = await startTestService({
