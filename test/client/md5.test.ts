@@ -29,6 +29,21 @@ describe('md5Base64 (browsers: S3 part checksums)', () => {
     );
   });
 
+  it('hashes on this thread where a page can start no worker (a document, no Worker: jsdom, say)', async () => {
+    const bytes = new Uint8Array(300_000).map((_, i) => (i * 13) & 255);
+    const global = globalThis as { document?: unknown };
+    assert.equal(typeof (globalThis as { Worker?: unknown }).Worker, 'undefined');
+    global.document = {};
+    try {
+      assert.equal(
+        await md5Base64(new Blob([bytes])),
+        createHash('md5').update(bytes).digest('base64'),
+      );
+    } finally {
+      delete global.document;
+    }
+  });
+
   it('hashes a Blob as it reads it (5 MiB, a part)', async () => {
     const bytes = new Uint8Array(5 * 1024 * 1024).map((_, i) => (i * 7) & 255);
     assert.equal(
