@@ -3,10 +3,11 @@ import { createMD5 } from 'hash-wasm';
 /**
  * MD5 for browsers, which WebCrypto does not offer and S3 checks (`Content-MD5`): hash-wasm's
  * WebAssembly MD5, in a chunk of its own that a page fetches only when an upload asks for
- * it. A Blob is read and hashed in a worker, so a 256 MiB upload leaves the page's thread
- * free (reading, not hashing, was the larger cost: a CRC-32 worker, 2026-11-24); on the
- * page's thread where no worker can start (a Content Security Policy that refuses `blob:`
- * workers, a runtime without `Worker`, a bundler that gives this module no URL of its own).
+ * it. A Blob is read and hashed in a worker, both, so a 256 MiB upload leaves the page's
+ * thread free (reading it cost 0.24-0.42 s here, hashing it about as much again; on the
+ * page's thread that was 0.8-0.9 s of its tasks, test/bench/README.md); on the page's thread
+ * where no worker can start (a Content Security Policy that refuses `blob:` workers, a
+ * runtime without `Worker`, a bundler that gives this module no URL of its own).
  */
 export async function md5Base64(bytes: Blob | ReadableStream<Uint8Array>): Promise<string> {
   // A page's thread has a document; a worker (this one's own included) and Node have none.
