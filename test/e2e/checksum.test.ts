@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import type { Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
-import type { Page, Route } from 'playwright-core';
+import type { Page, Route, Worker } from 'playwright-core';
 import { patternBytes } from '../helpers/bytes.js';
 import { partNumberOf, servedHash, sha256 } from '../helpers/part-requests.js';
 import { staticServer } from '../helpers/static-server.js';
@@ -142,8 +142,8 @@ describe(`<file-uploader> checks the bytes of each part (${scale ? 'S3: MD5' : '
         if (event.effectiveDirective === 'worker-src') counted.refusedWorkers++;
       });
     });
-    const workers: string[] = [];
-    page.on('worker', (worker) => workers.push(worker.url()));
+    const workers: Worker[] = [];
+    page.on('worker', (worker) => workers.push(worker));
     return {
       /** WebAssembly compiled on the page's thread, and workers its policy refused. */
       seen: () =>
@@ -175,9 +175,18 @@ describe(`<file-uploader> checks the bytes of each part (${scale ? 'S3: MD5' : '
         puts.every((put) => put.digest),
         'every part PUT carries its digest',
       );
-      assert.equal(threads.workers.length, 1, 'one worker hashed every part');
-      assert.match(threads.workers[0] ?? '', /^blob:/);
+      const [worker, ...others] = threads.workers;
+      assert.ok(worker && others.length === 0, 'one worker hashed every part');
+      assert.match(worker.url(), /^blob:/);
       assert.deepEqual(await threads.seen(), { compiles: 0, refusedWorkers: 0 });
+      // Idle, it ends: 10 s after its last answer (md5.ts, WORKER_IDLE_MS).
+      if (from === 'the page') {
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        await new Promise((resolve, reject) => {
+          worker.once('close', resolve);
+          timer = setTimeout(() => reject(new Error('the idle worker did not end')), 20_000);
+        }).finally(() => clearTimeout(timer));
+      }
       await page.context().close();
     });
   }
