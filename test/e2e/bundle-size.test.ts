@@ -22,8 +22,14 @@ describe('the script-tag bundle (dist/filehost.js and its upload engine)', () =>
     );
     assert.deepEqual(
       features.map((f) => f.name.replace(/-[\w-]{8}\.js$/, '')),
-      ['filehost-camera', 'filehost-folder-reader', 'filehost-image-shrink', 'filehost-md5'],
-      'filehost.js, the upload engine, three features and MD5 on use: nothing else',
+      [
+        'filehost-camera',
+        'filehost-folder-reader',
+        'filehost-image-shrink',
+        'filehost-md5',
+        'filehost-multipart-sender',
+      ],
+      'filehost.js, the upload engine, four features and MD5 on use: nothing else',
     );
     assert.ok(
       firstLoad <= FIRST_LOAD_BUDGET_BYTES,
@@ -38,6 +44,10 @@ describe('the script-tag bundle (dist/filehost.js and its upload engine)', () =>
     // Uppy is in the engine, not in what the page must load first.
     const entry = await readFile('dist/filehost.js', 'utf8');
     assert.ok(!entry.includes('addPreProcessor'), 'no Uppy in filehost.js');
+    // The part sender is not in the engine: a page of small files never loads it.
+    const engine = files.find((f) => f.name.startsWith('filehost-upload-engine-'));
+    const engineCode = await readFile(`dist/${engine?.name}`, 'utf8');
+    assert.ok(!engineCode.includes('-per-second'), 'no speed wording in the engine');
   });
 
   it(`ships each language as its own file of at most ${LOCALE_BUDGET_BYTES / 1024} KiB gzipped, which filehost.js does not import`, async () => {
