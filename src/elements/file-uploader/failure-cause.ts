@@ -2,7 +2,11 @@ import type { ApiError } from '../../client/api-error.js';
 import type { UploadStep } from '../../client/upload-plan.js';
 import type { FailureWording } from './failure.js';
 
-/** A failure found before any request (no key, a secret key, no endpoint). */
+/**
+ * A failure the uploader words itself, never retried by itself: found before any request
+ * (no key, a secret key), or an answer it says in its own terms (a remembered upload the
+ * service no longer knows).
+ */
 export class LocalFailure extends Error {
   constructor(readonly word: FailureWording) {
     super('stopped by the element settings');

@@ -14,8 +14,9 @@ import { fromXhrError } from './xhr-error.js';
  */
 
 /**
- * How the uploader names a code for its user once a file has an upload: a missing upload
- * is one that expired. (At sign there is none yet: `not_found` there is a wrong endpoint.)
+ * How the uploader names a code for its user when the call was about an upload the file
+ * already had (its parts, its completion, its state on a resume): a missing upload is one
+ * that expired. The sign of a new upload has none: `not_found` there is a wrong endpoint.
  */
 const ALIASES = { not_found: 'upload_expired' };
 
@@ -24,8 +25,9 @@ export function describeFailure(
   step: FailureStep,
   strings: FileUploaderStrings,
   context: { locale: string; origin: string },
+  aboutItsUpload = step !== 'sign',
 ): UploadFailure {
-  const aliases = step === 'sign' ? undefined : ALIASES;
+  const aliases = aboutItsUpload ? ALIASES : undefined;
   const described = describeApiError(error, strings.errors, { ...context, aliases });
   return { ...described, code: error.code, step };
 }

@@ -1,5 +1,7 @@
 import { resumeOrSign, type UploadPlan } from '../../client/upload-plan.js';
 import { type Connections, signRequestFor } from './connections.js';
+import { LocalFailure } from './failure-cause.js';
+import { describeFailure } from './file-retries.js';
 import type { FileUpload } from './file-state.js';
 import type { ChecksumChoice } from './file-view.js';
 import { forgetUpload, type RememberedUploads } from './remembered-uploads.js';
@@ -35,7 +37,10 @@ export async function signStep(
       if (!upload.recalled) return;
       upload.recalled = false;
       forgetUpload(upload);
-      throw error;
+      // Said as what it is: its upload expired (a `not_found` at sign means no such address).
+      throw new LocalFailure((strings, locale) =>
+        describeFailure(error, 'sign', strings, { locale, origin: location.origin }, true),
+      );
     },
     sign: async () => {
       const { signed, together } = await connections
