@@ -138,19 +138,20 @@ export class UploadEngine {
   get files(): FileView[] {
     const uppy = this.#uppy;
     const views: FileView[] = [];
+    // Once per drawing, not per file: the element's texts are made afresh on each read.
+    const words = { texts: this.#host.texts, locale: this.#host.locale };
+    const { texts, locale } = words;
     for (const file of uppy?.getFiles() ?? []) {
       const upload = this.#uploads.get(file.id);
       if (!upload) continue;
       const view = fileView(file, upload);
-      const { texts, locale } = this.#host;
       // Worded as it is drawn, so a failure on screen follows a change of language.
-      if (view.failure && upload.cause) view.failure = describeCause(upload.cause, this.#host);
+      if (view.failure && upload.cause) view.failure = describeCause(upload.cause, words);
       if (view.status === 'uploading') {
         view.pace = upload.rate?.pace(view.size - view.bytesUploaded, texts, locale);
       }
       views.push(view);
     }
-    const { texts, locale } = this.#host;
     const rejected = this.#rejected.map(({ view, word }) => ({
       ...view,
       failure: word(texts, locale),
