@@ -277,14 +277,14 @@ describe('<file-uploader>', () => {
       await throttleUploads(3_000_000);
       const state = () => element.shadowRoot?.querySelector('.state')?.textContent ?? '';
       pick(element, [file('talk.mov', 24 * 1024 * 1024, 'video/quicktime')]);
-      await waitUntil(() => /MB\/s · \d+ seconds left$/.test(state()), 'English', {
+      await waitUntil(() => /MB\/s · \d+\sseconds left$/.test(state()), 'English', {
         timeout: 10_000,
       });
-      const speed = Number(/([\d.]+) MB\/s/.exec(state())?.[1]);
+      const speed = Number(/([\d.]+)\sMB\/s/.exec(state())?.[1]);
       expect(speed, state()).to.be.within(1.5, 4.5);
       registerTranslation(de);
       element.lang = 'de';
-      await waitUntil(() => /MB\/s · noch \d+ Sekunden$/.test(state()), 'German', {
+      await waitUntil(() => /MB\/s · noch \d+\sSekunden$/.test(state()), 'German', {
         timeout: 5_000,
       });
       await network('restore');

@@ -51,6 +51,8 @@ export class UploadRate {
           ? [Math.ceil(seconds / 60), 'minute']
           : [Math.round(seconds / 360) / 10, 'hour'];
     const duration = new Intl.NumberFormat(locale, { style: 'unit', unit, unitDisplay: 'long' });
-    return `${formatBytes(speed, locale, true)} · ${texts.timeLeft(duration.format(count), pluralForm(count, locale))}`;
+    // A number and its unit never wrap apart ("10 / seconds" on two lines of a narrow row).
+    const together = (text: string) => text.replace(/ /g, '\u00a0');
+    return `${together(formatBytes(speed, locale, true))} · ${texts.timeLeft(together(duration.format(count)), pluralForm(count, locale))}`;
   }
 }
