@@ -248,11 +248,12 @@ export class FilehostApi extends FilehostConnection {
 }
 
 /**
- * The typed client of the filehost API: every endpoint (see `FilehostApi`), plus the
- * multi-step upload whole (`uploadFile`) and every file of a project (`iterateFiles`), and
- * the calls only a secret key may make that no page ever needs (usage, webhooks, the event
- * log): here, not on `FilehostApi`, so the script-tag bundle does not carry them (a page
- * cannot hold a secret key anyway).
+ * The typed client of the filehost API, every endpoint: `FilehostApi`'s calls, plus the
+ * one-request upload (`upload`), `deleteFile`, the multi-step upload whole (`uploadFile`),
+ * every file of a project (`iterateFiles`), and the calls only a secret key may make that no
+ * page ever needs (usage, webhooks, the event log): here, not on `FilehostApi`, so the
+ * upload engine of the script-tag bundle carries none of the calls it never makes (and a
+ * page cannot hold a secret key anyway).
  */
 export class FilehostClient extends FilehostApi {
   #session: UploadSession | undefined;
@@ -342,7 +343,7 @@ export class FilehostClient extends FilehostApi {
 
   /**
    * PUTs one part to its signed URL (no Authorization: the URL is the credential). Here and
-   * not on \`FilehostApi\`: the elements' parts go through Uppy, so the script-tag bundle,
+   * not on \`FilehostApi\`: the elements' parts go through Uppy, so the upload engine,
    * which carries \`FilehostApi\`, need not carry this.
    */
   async uploadPart(
