@@ -68,6 +68,27 @@ describe(`<file-uploader> checks the bytes of each part (${scale ? 'S3: MD5' : '
     return { page, puts, threads };
   }
 
+  /**
+   * A 12 MiB file (three parts) whose part 2 is damaged on its first way (`open(2)`): the
+   * store refuses it, that part alone goes again, every PUT carries its digest, and the
+   * served file is exact.
+   */
+  async function catchesDamagedPart(
+    page: Page,
+    puts: { part: number; digest: string | undefined }[],
+    name: string,
+    seed: number,
+  ): Promise<void> {
+    const bytes = patternBytes(12 * MiB, seed);
+    const url = await uploaded(page, name, bytes);
+    assert.equal(await servedHash(url), sha256(bytes));
+    assert.deepEqual(puts.map((put) => put.part).sort(), [1, 2, 2, 3]);
+    assert.ok(
+      puts.every((put) => put.digest),
+      'every part PUT carries its digest',
+    );
+  }
+
   async function uploaded(page: Page, name: string, bytes: Uint8Array): Promise<string> {
     await page.setInputFiles('file-uploader input.pick-files', {
       name,
@@ -112,14 +133,7 @@ describe(`<file-uploader> checks the bytes of each part (${scale ? 'S3: MD5' : '
   it('refuses a damaged part of a 12 MiB file and sends that part again (the default: every part)', async () => {
     attributes = '';
     const { page, puts } = await open(2);
-    const bytes = patternBytes(12 * MiB, 32);
-    const url = await uploaded(page, 'big.bin', bytes);
-    assert.equal(await servedHash(url), sha256(bytes));
-    assert.deepEqual(puts.map((put) => put.part).sort(), [1, 2, 2, 3]);
-    assert.ok(
-      puts.every((put) => put.digest),
-      'every part PUT carries its digest',
-    );
+    await catchesDamagedPart(page, puts, 'big.bin', 32);
     await page.context().close();
   });
 
@@ -167,14 +181,7 @@ describe(`<file-uploader> checks the bytes of each part (${scale ? 'S3: MD5' : '
       scriptOrigin = from === 'a CDN' ? (cdn?.origin ?? '') : '';
       const { page, puts, threads } = await open(2);
       scriptOrigin = '';
-      const bytes = patternBytes(12 * MiB, 34);
-      const url = await uploaded(page, 'worker.bin', bytes);
-      assert.equal(await servedHash(url), sha256(bytes));
-      assert.deepEqual(puts.map((put) => put.part).sort(), [1, 2, 2, 3]);
-      assert.ok(
-        puts.every((put) => put.digest),
-        'every part PUT carries its digest',
-      );
+      await catchesDamagedPart(page, puts, 'worker.bin', 34);
       const [worker, ...others] = threads.workers;
       assert.ok(worker && others.length === 0, 'one worker hashed every part');
       assert.match(worker.url(), /^blob:/);
@@ -198,14 +205,7 @@ describe(`<file-uploader> checks the bytes of each part (${scale ? 'S3: MD5' : '
     policy = "worker-src 'none'";
     const { page, puts, threads } = await open(2);
     policy = '';
-    const bytes = patternBytes(12 * MiB, 35);
-    const url = await uploaded(page, 'no-worker.bin', bytes);
-    assert.equal(await servedHash(url), sha256(bytes));
-    assert.deepEqual(puts.map((put) => put.part).sort(), [1, 2, 2, 3]);
-    assert.ok(
-      puts.every((put) => put.digest),
-      'every part PUT carries its digest',
-    );
+    await catchesDamagedPart(page, puts, 'no-worker.bin', 35);
     const seen = await threads.seen();
     assert.equal(seen.compiles, 1, 'the page hashed, with one MD5 compiled');
     assert.ok(seen.refusedWorkers > 0, 'the policy refused the worker');
