@@ -757,6 +757,10 @@ describe('<file-uploader>', () => {
       ]);
       expect(failure.message).to.equal('This file is too large. The limit is 100 MB.');
       expect(failure.details).to.deep.equal({ limit: 100_000_000 });
+      // The same bytes would be refused again: no Retry is offered, Remove is.
+      await element.updateComplete;
+      const actions = [...(element.shadowRoot?.querySelectorAll('.file .action') ?? [])];
+      expect(actions.map((button) => button.textContent?.trim())).to.deep.equal(['Remove']);
     });
 
     it('rate_limited: says when it will try again, and does', async () => {

@@ -32,6 +32,14 @@ export function describeFailure(
   return { ...described, code: error.code, step };
 }
 
+/** The service's refusals of a file as it is (its size, its type, no bytes): no retry helps. */
+const FILE_REFUSED = ['too_large', 'unsupported_type', 'empty_body'];
+
+/** Whether a failure is the service refusing the file itself (then no Retry is offered). */
+export function refusesTheFile(failure: UploadFailure): boolean {
+  return FILE_REFUSED.includes(failure.code);
+}
+
 /** Automatic retries of one file after transient failures, before it is left to the user. */
 const AUTO_RETRIES = 3;
 

@@ -92,7 +92,7 @@ export function renderFile(
       </div>
       <div class="actions">
         ${
-          file.status === 'failed'
+          file.status === 'failed' && !file.refused
             ? html`<button part="action" class="action" type="button" aria-label=${t.retryLabel(file.name)}
                 @click=${() => commands.retry(file.id)}>${t.retry}</button>`
             : nothing

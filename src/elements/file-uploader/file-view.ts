@@ -66,6 +66,8 @@ export interface FileView {
   retryAt: number | null;
   /** While a large file uploads, once measured: "12 MB/s · 2 minutes left", worded. */
   pace?: string | null;
+  /** Failed because the service refuses the file as it is: a retry would fail again. */
+  refused?: boolean;
 }
 
 /** The file as events describe it. */

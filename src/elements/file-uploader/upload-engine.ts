@@ -14,6 +14,7 @@ import {
   causeOf,
   clearRetry,
   describeCause,
+  refusesTheFile,
   scheduleRetry,
 } from './file-retries.js';
 import { type FileUpload, fileView, newFileUpload, type UploadTarget } from './file-state.js';
@@ -147,6 +148,7 @@ export class UploadEngine {
       const view = fileView(file, upload);
       // Worded as it is drawn, so a failure on screen follows a change of language.
       if (view.failure && upload.cause) view.failure = describeCause(upload.cause, words);
+      if (view.failure) view.refused = refusesTheFile(view.failure);
       if (view.status === 'uploading') {
         view.pace = upload.rate?.pace(view.size - view.bytesUploaded, texts, locale);
       }
