@@ -1,7 +1,7 @@
 /**
  * The script-tag bundle's entry (`dist/filehost.js`): registers `<file-uploader>` and
  * `<file-list>` and exports what a page script can use with them. Of the client it carries
- * only `FilehostConnection` (the transport and the reads `<file-list>` needs): the upload
+ * only `FilehostConnection` (the transport and the list `<file-list>` reads): the upload
  * calls (`FilehostApi`) arrive with the upload engine, and `FilehostClient`'s whole-upload
  * orchestration, which the elements never call (Uppy runs their uploads), not at all.
  */

@@ -167,7 +167,7 @@ function uploadTokenHeader(token: string | null | undefined): Record<string, str
 
 /**
  * The calls of the multi-step upload, one method per endpoint (sign, complete, one or many
- * at once, and an upload's state), over the reads of `FilehostConnection`: every method
+ * at once, and an upload's state), over the list of `FilehostConnection`: every method
  * takes an `AbortSignal`; every failure is an `ApiError`. Works in browsers and in Node 20.
  * It is what `<file-uploader>`'s engine uses (Uppy sends the bytes), so the script-tag
  * bundle carries no call an element never makes; `FilehostClient` adds the rest of the API
@@ -249,7 +249,7 @@ export class FilehostApi extends FilehostConnection {
 
 /**
  * The typed client of the filehost API, every endpoint: `FilehostApi`'s calls, plus the
- * one-request upload (`upload`), `deleteFile`, the multi-step upload whole (`uploadFile`),
+ * one-request upload (`upload`), `getFile`, `deleteFile`, the multi-step upload whole (`uploadFile`),
  * every file of a project (`iterateFiles`), and the calls only a secret key may make that no
  * page ever needs (usage, webhooks, the event log): here, not on `FilehostApi`, so the
  * upload engine of the script-tag bundle carries none of the calls it never makes (and a
@@ -283,6 +283,10 @@ export class FilehostClient extends FilehostApi {
       headers,
       signal: options.signal,
     });
+  }
+
+  getFile(id: string, options: CallOptions = {}): Promise<FileRecord> {
+    return this.request<FileRecord>('GET', routes.file(id), options);
   }
 
   /** Needs the secret key. On a pending upload it cancels it. */

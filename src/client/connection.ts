@@ -1,5 +1,5 @@
 import { isSecretKey, routes } from '../api/routes.js';
-import type { FileListResponse, FileRecord } from '../api/types.js';
+import type { FileListResponse } from '../api/types.js';
 import { ApiError } from './api-error.js';
 import type { UploadBody } from './upload-body.js';
 
@@ -18,10 +18,10 @@ export interface CallOptions {
 
 /**
  * A connection to the filehost API with one key: how every call is made (the key sent, an
- * error answer made an `ApiError`, a network failure `network_error`) and the two reads a
- * page's `<file-list>` needs (`listFiles`, `getFile`). `FilehostApi` adds the calls that
- * upload and `FilehostClient` the rest; this layer is all of the client that a page loads
- * before its first upload, so the script-tag bundle's first load carries no upload call.
+ * error answer made an `ApiError`, a network failure `network_error`) and the one read a
+ * page's `<file-list>` makes (`listFiles`). `FilehostApi` adds the calls that upload and
+ * `FilehostClient` the rest; this layer is all of the client that a page loads before its
+ * first upload, so the script-tag bundle's first load carries no call it does not make.
  */
 export class FilehostConnection {
   readonly endpoint: string;
@@ -52,10 +52,6 @@ export class FilehostConnection {
     options: CallOptions = {},
   ): Promise<FileListResponse> {
     return this.request<FileListResponse>('GET', `${routes.files()}${pageQuery(query)}`, options);
-  }
-
-  getFile(id: string, options: CallOptions = {}): Promise<FileRecord> {
-    return this.request<FileRecord>('GET', routes.file(id), options);
   }
 
   /** One call of the API with the client's key; the answer's body. */

@@ -8,7 +8,7 @@ export type ConnectionProblem = 'no_endpoint' | 'missing_auth' | 'secret_key';
  * The API client for an element's `endpoint` and `api-key`, or what is wrong with them.
  * Both elements ask here, so they refuse the same settings for the same reasons: no
  * address (or not an http(s) one), no key, or a secret key, which must never be in a page.
- * Each names the client it needs (`<file-list>` only the reads of `FilehostConnection`,
+ * Each names the client it needs (`<file-list>` only `FilehostConnection`, its list,
  * the upload engine `FilehostApi`), so the first load carries no upload call.
  */
 export function connect<Client extends FilehostConnection>(
