@@ -80,7 +80,7 @@ export function filehostService(): TestRunnerPlugin {
   let origin = '';
   const requestLogs = new WeakMap<Page, string[]>();
   /** Each page's DevTools session once its network was throttled (see 'throttle'). */
-  const throttled = new Map<Page, CDPSession>();
+  const throttled = new WeakMap<Page, CDPSession>();
   const answeredLogs = new WeakMap<Page, string[]>();
 
   async function start(env: Record<string, string>): Promise<RunningService> {
