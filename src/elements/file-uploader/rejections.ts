@@ -49,7 +49,7 @@ function isDuplicate(error: unknown, uppy: Uppy<Meta, Record<string, unknown>>):
  * A file refused by the checks made before sending, with the rule it broke; `context` gives
  * what the words mention (a size, a count), written for the language.
  */
-export function rejection(
+function rejection(
   code: RejectionCode | 'too_large' | 'empty_body',
   context: (locale: string) => Partial<FailureContext> = () => ({}),
 ): FailureWording {
