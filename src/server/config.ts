@@ -4,6 +4,7 @@ import { PUBLISHABLE_KEY_PREFIX, SECRET_KEY_PREFIX } from '../api/routes.js';
 import { MetadataUnavailableError } from './db/unavailable.js';
 import { parseWebhookUrl } from './events/targets.js';
 import { isWebhookSecret } from './events/webhook-secret.js';
+import { keyWeakness } from './secrets.js';
 import { StartupError } from './startup-error.js';
 import { BlobUnavailableError } from './storage/blob-store.js';
 import { parseTypeList } from './type-list.js';
@@ -122,7 +123,8 @@ type Env = Record<string, string | undefined>;
 /**
  * A key given in the environment: its prefix, then at least 24 random bytes written
  * URL-safe (32 characters of base64url), as decisions.md asks of every key and as
- * `npm run admin -- keys generate` makes them. A guessable key is refused at start.
+ * `npm run admin -- keys generate` makes them. A guessable key (too few distinct characters, a repeated pattern, a run: `keyWeakness`) is
+ * refused at start.
  */
 function strongKey(variable: string, key: string | undefined, prefix: string): string | undefined {
   if (key === undefined) return undefined;
@@ -130,6 +132,13 @@ function strongKey(variable: string, key: string | undefined, prefix: string): s
     throw new ConfigError(
       variable,
       `must be ${prefix} followed by at least 32 URL-safe characters (24 random bytes); make one with \`npm run admin -- keys generate\``,
+    );
+  }
+  const weakness = keyWeakness(key.slice(prefix.length));
+  if (weakness !== null) {
+    throw new ConfigError(
+      variable,
+      `is guessable (${weakness}); make a random one with \`npm run admin -- keys generate\``,
     );
   }
   return key;
