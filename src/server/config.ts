@@ -4,12 +4,17 @@ import { PUBLISHABLE_KEY_PREFIX, SECRET_KEY_PREFIX } from '../api/routes.js';
 import { MetadataUnavailableError } from './db/unavailable.js';
 import { parseWebhookUrl } from './events/targets.js';
 import { isWebhookSecret } from './events/webhook-secret.js';
+import { normalizeOrigin } from './origins.js';
 import { keyWeakness } from './secrets.js';
 import { StartupError } from './startup-error.js';
 import { BlobUnavailableError } from './storage/blob-store.js';
 import { parseTypeList } from './type-list.js';
 
-/** Where the demo page is served from (`npm start`): allowed by default so it just works. */
+/**
+ * Where the demo page is served from (`npm start`): the scale deployment's default project
+ * allows these when `FILEHOST_ALLOWED_ORIGINS` is not set (the embedded one allows every
+ * loopback port, `LOOPBACK_ORIGINS`).
+ */
 export const DEMO_ORIGINS = ['http://localhost:5173', 'http://127.0.0.1:5173'];
 
 export interface ServiceConfig {
@@ -350,29 +355,21 @@ function baseUrl(env: Env, name: string, label = name): string | undefined {
   return url.href.replace(/\/+$/, '');
 }
 
-/** Origins compare exactly (scheme, host, port), so they are normalized the way browsers send them. */
+/**
+ * Origins compare exactly (scheme, host, port), so they are normalized the way browsers send
+ * them; `scheme://host:*` allows any port (see `origins.ts`).
+ */
 export function parseOrigins(raw: string): string[] {
   return raw
     .split(',')
     .map((item) => item.trim())
     .filter((item) => item !== '')
     .map((item) => {
-      let url: URL;
       try {
-        url = new URL(item);
-      } catch {
-        throw new ConfigError(
-          'allowed origins',
-          `"${item}" is not an origin like https://example.com`,
-        );
+        return normalizeOrigin(item);
+      } catch (error) {
+        throw new ConfigError('allowed origins', (error as Error).message);
       }
-      if (url.origin === 'null' || url.pathname.length > 1 || url.search || url.hash) {
-        throw new ConfigError(
-          'allowed origins',
-          `"${item}" must be a bare origin like https://example.com`,
-        );
-      }
-      return url.origin;
     });
 }
 

@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../context.js';
 import type { Project } from '../db/metadata-store.js';
 import { fail } from '../http/errors.js';
+import { originAllowed } from '../origins.js';
 import { constantTimeEqual, hashKey, type KeyKind, keyKindOf } from '../secrets.js';
 
 export interface Caller {
@@ -62,10 +63,10 @@ function checkOrigin(origin: string | undefined, project: Project): void {
       { extra: { origin: origin ?? null } },
     );
   }
-  if (!project.allowedOrigins.includes(origin)) {
+  if (!originAllowed(project.allowedOrigins, origin)) {
     fail(
       'origin_not_allowed',
-      `The origin ${origin} is not allowed to use this publishable key. Add it to the project's allowed origins.`,
+      `The origin ${origin} is not allowed to use this publishable key. Allow it with FILEHOST_ALLOWED_ORIGINS=${origin} (the default project; comma-separated, it replaces the list) or \`npm run admin -- projects set ${project.id} --origins ${origin}\`.`,
       { extra: { origin } },
     );
   }
