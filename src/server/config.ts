@@ -2,8 +2,8 @@ import { resolve } from 'node:path';
 import { MIN_PART_SIZE, PLANS, type Plan } from '../api/limits.js';
 import { PUBLISHABLE_KEY_PREFIX, SECRET_KEY_PREFIX } from '../api/routes.js';
 import { MetadataUnavailableError } from './db/unavailable.js';
-import { parseWebhookUrl } from './events/targets.js';
 import { isWebhookSecret } from './events/webhook-secret.js';
+import { parseTargetUrl } from './http/targets.js';
 import { normalizeOrigin } from './origins.js';
 import { keyWeakness } from './secrets.js';
 import { StartupError } from './startup-error.js';
@@ -315,7 +315,7 @@ function boolean(raw: string | undefined, name: string, fallback: boolean): bool
 
 function webhookUrl(raw: string | undefined): string | undefined {
   if (raw === undefined) return undefined;
-  const url = parseWebhookUrl(raw);
+  const url = parseTargetUrl(raw);
   if (typeof url === 'string') throw new ConfigError('FILEHOST_WEBHOOK_URL', url);
   return url.href;
 }

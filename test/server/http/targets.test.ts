@@ -6,7 +6,7 @@ import {
   isPrivateAddress,
   resolveTarget,
   TargetRefusedError,
-} from '../../../src/server/events/targets.js';
+} from '../../../src/server/http/targets.js';
 
 const hex = (a: number, b: number) => ((a << 8) | b).toString(16);
 

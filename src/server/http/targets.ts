@@ -1,5 +1,5 @@
 import { lookup } from 'node:dns/promises';
-import { BlockList, isIP } from 'node:net';
+import { BlockList, isIP, type LookupFunction } from 'node:net';
 
 /**
  * Addresses a webhook (or an import) may not reach unless the operator allows private
@@ -98,8 +98,11 @@ export function isPrivateAddress(address: string): boolean {
   return PRIVATE.check(address, 'ipv6') || (inside !== null && PRIVATE.check(inside, 'ipv4'));
 }
 
-/** A webhook URL as the API takes it: absolute `http(s)`, no credentials, at most 2 KiB. */
-export function parseWebhookUrl(raw: unknown): URL | string {
+/**
+ * A URL the service will connect to (a webhook target, an import) as the API takes it:
+ * absolute `http(s)`, no credentials, at most 2 KiB.
+ */
+export function parseTargetUrl(raw: unknown): URL | string {
   if (typeof raw !== 'string' || raw.length === 0 || raw.length > 2048) {
     return 'url must be an http or https URL of at most 2048 characters.';
   }
@@ -116,6 +119,33 @@ export function parseWebhookUrl(raw: unknown): URL | string {
   return url;
 }
 
+export interface CheckedAddress {
+  address: string;
+  family: 4 | 6;
+}
+
+export interface TargetOptions {
+  /**
+   * Loopback addresses to take as public: tests only. The internet cannot be reached from
+   * the test machines, so a test's stand-in for a public server listens on one of these
+   * (127.0.0.2) while 127.0.0.1 stays private. No setting of the service reaches this.
+   */
+  treatAsPublic?: readonly string[];
+}
+
+/**
+ * A `lookup` for `http.request` that answers the address `resolveTarget` checked, whatever
+ * the resolver would say now: the connection goes where the check looked (no DNS rebinding
+ * between the check and the connect).
+ */
+export function pinnedLookup(target: CheckedAddress): LookupFunction {
+  return (_hostname, lookupOptions, callback) => {
+    if ((lookupOptions as { all?: boolean }).all) {
+      (callback as (error: null, addresses: CheckedAddress[]) => void)(null, [target]);
+    } else callback(null, target.address, target.family);
+  };
+}
+
 /**
  * The address to connect to for `url`: its host resolved, every address it resolves to
  * checked (a name that resolves to 127.0.0.1 is refused as 127.0.0.1 is), and the first
@@ -125,7 +155,8 @@ export function parseWebhookUrl(raw: unknown): URL | string {
 export async function resolveTarget(
   url: URL,
   allowPrivate: boolean,
-): Promise<{ address: string; family: 4 | 6 }> {
+  options: TargetOptions = {},
+): Promise<CheckedAddress> {
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
   let addresses: { address: string; family: number }[];
   try {
@@ -138,7 +169,10 @@ export async function resolveTarget(
   }
   if (addresses.length === 0) throw new TargetRefusedError(`${host} does not resolve`);
   if (!allowPrivate) {
-    const inside = addresses.find((entry) => isPrivateAddress(entry.address));
+    const publicForTests = options.treatAsPublic ?? [];
+    const inside = addresses.find(
+      (entry) => isPrivateAddress(entry.address) && !publicForTests.includes(entry.address),
+    );
     if (inside) {
       // Never say which address: the answer would map the service's network for whoever
       // registers targets.
