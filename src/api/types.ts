@@ -24,6 +24,11 @@ export interface FileRecord {
    */
   url: string | null;
   metadata: FileMetadata;
+  /**
+   * Milliseconds since the Unix epoch when the file is deleted by itself (an upload token's
+   * `deleteAfter`, or `deleteAfter` at sign with the secret key); `null`: kept until deleted.
+   */
+  deleteAt: number | null;
 }
 
 export interface FileListResponse {
@@ -41,6 +46,8 @@ export interface UploadResponse {
   name: string;
   size: number;
   type: string;
+  /** As in the file record: when the file is deleted by itself, or `null`. */
+  deleteAt: number | null;
 }
 
 export interface SignRequest {

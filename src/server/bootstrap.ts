@@ -43,6 +43,7 @@ export async function ensureDefaultProject(
       allowedTypes: config.allowedTypes ?? null,
       storageQuota: config.storageQuota ?? null,
       maxPendingUploads: config.maxPendingUploads ?? null,
+      requireUploadToken: config.requireUploadToken ?? false,
     });
     generated = { projectId: project.id };
   } else {
@@ -54,6 +55,9 @@ export async function ensureDefaultProject(
       ...(config.storageQuota !== undefined ? { storageQuota: config.storageQuota } : {}),
       ...(config.maxPendingUploads !== undefined
         ? { maxPendingUploads: config.maxPendingUploads }
+        : {}),
+      ...(config.requireUploadToken !== undefined
+        ? { requireUploadToken: config.requireUploadToken }
         : {}),
     };
     if (Object.keys(patch).length > 0)
@@ -138,6 +142,7 @@ async function ensureSharedDefaultProject(
       allowedTypes: config.allowedTypes ?? null,
       storageQuota: config.storageQuota ?? null,
       maxPendingUploads: config.maxPendingUploads ?? null,
+      requireUploadToken: config.requireUploadToken ?? false,
     });
   } else {
     // Another instance won the race and may not have created the row yet.
@@ -155,6 +160,9 @@ async function ensureSharedDefaultProject(
       ...(config.storageQuota !== undefined ? { storageQuota: config.storageQuota } : {}),
       ...(config.maxPendingUploads !== undefined
         ? { maxPendingUploads: config.maxPendingUploads }
+        : {}),
+      ...(config.requireUploadToken !== undefined
+        ? { requireUploadToken: config.requireUploadToken }
         : {}),
     };
     if (Object.keys(patch).length > 0) {
