@@ -206,7 +206,8 @@ describe('README: the shell commands', () => {
       // The first block sets what `npm run server` printed; the README's placeholders are
       // the default address and the key's prefix, replaced here by what this run printed.
       const [settings, ...rest] = backend;
-      assert.ok(settings?.text.includes('export FILEHOST_API_URL=http://localhost:8787'));
+      assert.ok(settings, 'the backend quick start has its settings block');
+      assert.ok(settings.text.includes('export FILEHOST_API_URL=http://localhost:8787'));
       assert.ok(settings.text.includes('export FILEHOST_SECRET_KEY=sk_live_…'));
       const script = [
         'set -euo pipefail',
