@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, it } from 'node:test';
+import { API_ERROR_STATUS } from '../../src/api/errors.js';
 import {
   FIRST_LOAD_BUDGET_BYTES,
   LOCALE_BUDGET_BYTES,
@@ -108,5 +109,20 @@ describe('docs: links, variables, dates, budgets', () => {
     ] as const) {
       assert.match(text, new RegExp(`${what}[^,]* at most ${bytes / 1024} KiB`), what);
     }
+  });
+
+  it('docs/api.md names every path of the OpenAPI document and every error code', () => {
+    const api = readFileSync(join(ROOT, 'docs/api.md'), 'utf8');
+    const openapi = JSON.parse(readFileSync(join(ROOT, 'src/api/openapi.json'), 'utf8')) as {
+      paths: Record<string, unknown>;
+    };
+    const paths = Object.keys(openapi.paths).filter((path) => path.startsWith('/v1/'));
+    assert.ok(paths.length >= 10);
+    const missing = paths
+      .map((path) => path.replace(/\{(\w+)\}/g, ':$1'))
+      .filter((path) => !api.includes(path));
+    assert.deepEqual(missing, [], 'API paths not in docs/api.md');
+    const codes = Object.keys(API_ERROR_STATUS).filter((code) => !api.includes(`\`${code}\``));
+    assert.deepEqual(codes, [], 'error codes not in docs/api.md');
   });
 });
