@@ -78,7 +78,8 @@ describe('README: five minutes with a script tag', () => {
     const link = page.locator('file-list a', { hasText: 'first-upload.pdf' });
     await link.waitFor({ timeout: 20_000 });
     const href = await link.getAttribute('href');
-    assert.ok(href?.startsWith(`${service.cdnUrl}/`), href ?? 'no link');
+    assert.ok(href, 'the listed file has a link');
+    assert.ok(href.startsWith(`${service.cdnUrl}/`), href);
     // The page's own listener logs the record's URL (the event may land just after the list).
     for (
       let waited = 0;
