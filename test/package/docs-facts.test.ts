@@ -152,4 +152,9 @@ describe('docs: links, variables, dates, budgets', () => {
     assert.ok(named >= 30, `only ${named} attributes and events in custom-elements.json`);
     assert.deepEqual(missing, []);
   });
+
+  it('the README stays a front door: under 400 lines, the rest in docs/', () => {
+    const lines = readFileSync(join(ROOT, 'README.md'), 'utf8').split('\n').length;
+    assert.ok(lines < 400, `README.md has ${lines} lines: move reference text to docs/`);
+  });
 });
