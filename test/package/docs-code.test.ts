@@ -130,12 +130,13 @@ describe('docs: TypeScript blocks compile under strict', () => {
       language: 'ts',
       flags: '',
       section: 'a test',
-      text: "import { FilehostClient } from 'filehost/client';\n\nconst n: number = new FilehostClient({ endpoint: 'x', apiKey: process.env.KEY });",
+      text: "import { FilehostClient } from 'filehost/client';\n\nconst key: string = process.env.KEY;\nconst n: number = new FilehostClient({ endpoint: 'x', apiKey: 'k' });",
     };
     const errors = compile([broken]);
     assert.equal(errors.length, 2, errors.join('\n'));
-    // `process.env.KEY` is `string | undefined`; a string is not a number.
-    for (const error of errors) assert.match(error, /^README\.md:42 \(block at line 40\): TS2322 /);
+    // `process.env.KEY` is `string | undefined`; a client is not a number.
+    assert.match(errors[0] ?? '', /^README\.md:42 \(block at line 40\): TS2322 /);
+    assert.match(errors[1] ?? '', /^README\.md:43 \(block at line 40\): TS2322 /);
   });
 
   it('a fragment is marked on its fence and says why it is one', () => {
