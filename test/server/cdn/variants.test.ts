@@ -2,7 +2,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
-import type { SignedUrlResponse, UploadResponse } from '../../../src/api/types.js';
+import type { SignedUrlResponse, UploadResponse, Usage } from '../../../src/api/types.js';
+import { TOUCH_INTERVAL_MS } from '../../../src/server/cdn/variants/stored-variant.js';
 import { sweep } from '../../../src/server/sweeper.js';
 import {
   BLUE,
@@ -252,6 +253,55 @@ describe('CDN image variants', () => {
     const error = await expectError(refused, 400, 'invalid_request');
     assert.match(error.message, /images only/);
     assert.equal(refused.headers.get('cache-control'), 'no-store');
+  });
+
+  it('keeps at most 64 variants a file, the least recently served removed first, counted in variantBytes', async () => {
+    const usage = async () => json<Usage>(await t.api('/v1/usage'));
+    const before = await usage();
+    const file = await upload(await solidImage('png', 400, 300), 'image/png', 'many.png');
+    const variants = t.service.context.variants;
+    variants.touchIntervalMs = 0;
+    const names: string[] = [];
+    const sizes = new Map<string, number>();
+    const ask = async (index: number, extra = '') => {
+      // 8 widths x 20 qualities: distinct outputs, each a variant of its own.
+      const w = [16, 32, 48, 64, 96, 128, 256, 384][index % 8] as number;
+      const q = 100 - 5 * Math.floor(index / 8);
+      const response = await fetch(`${file.url}?w=${w}&q=${q}&format=webp${extra}`);
+      assert.equal(response.status, 200);
+      const name = (response.headers.get('etag') as string).slice(file.id.length + 2, -1);
+      sizes.set(name, (await body(response)).length);
+      return name;
+    };
+    try {
+      for (let index = 0; index < 64; index++) names.push(await ask(index));
+      assert.equal(new Set(names).size, 64);
+      assert.equal((await storedVariants(file.id)).length, 64);
+      // The first made is served again: the second is now the least recently served.
+      await ask(0);
+      const made = encodes();
+      await ask(64);
+      assert.equal(encodes(), made + 1);
+      const stored = (await storedVariants(file.id)).map((path) => path.split('/').at(-1));
+      assert.equal(stored.length, 64);
+      assert.ok(stored.includes(names[0]), 'the one served again stays');
+      assert.ok(!stored.includes(names[1]), 'the least recently served went');
+      // Asked again, it is made again (by another URL: this process still holds the small
+      // variant in memory under the one it was first asked by).
+      await ask(1, '&v=2');
+      assert.equal(encodes(), made + 2);
+    } finally {
+      variants.touchIntervalMs = TOUCH_INTERVAL_MS;
+    }
+    const kept = (await storedVariants(file.id)).map((path) => path.split('/').at(-1) as string);
+    const keptBytes = kept.reduce((sum, name) => sum + (sizes.get(name) as number), 0);
+    const now = await usage();
+    assert.equal(now.variantBytes - before.variantBytes, keptBytes);
+    // Not counted against the quota: stored bytes are the original's alone.
+    assert.equal(now.storedBytes - before.storedBytes, file.size);
+    assert.equal((await t.api(`/v1/files/${file.id}`, { method: 'DELETE' })).status, 204);
+    assert.deepEqual(await storedVariants(file.id), []);
+    assert.equal((await usage()).variantBytes, before.variantBytes);
   });
 
   it('removes a file’s variants when the file is deleted', async () => {

@@ -129,6 +129,11 @@ export class ImageVariants {
     return found;
   }
 
+  /** A variant was served from memory (`ServingCache`): written down as `find` would. */
+  served(fileId: string, name: string): void {
+    void this.#touch(fileId, name, 0);
+  }
+
   /**
    * A variant `find` gave was not in the store when it was read (another instance removed
    * it as the least recently served, just then): forgotten, so the next request makes it.

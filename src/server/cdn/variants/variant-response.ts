@@ -46,7 +46,10 @@ export async function servableVariant(
   // A small variant asked for by this very URL before: from memory (the file's row was
   // checked by the caller, as for the file itself).
   const held = cache.get(url);
-  if (held?.bytes) return fromMemory(held, held.bytes);
+  if (held?.bytes) {
+    held.served?.();
+    return fromMemory(held, held.bytes);
+  }
 
   const header = await ctx.variants.header(row, source);
   if (!header) throw new ServiceError('not_found', 'No file at this address.');
@@ -94,6 +97,7 @@ export async function servableVariant(
         headers,
         bytes,
         wholeHeaders: { ...headers, 'content-length': String(bytes.length) },
+        served: () => ctx.variants.served(row.id, variant.name),
       };
       cache.putDerived(row.id, url, held, epoch);
       return fromMemory(held, bytes);
