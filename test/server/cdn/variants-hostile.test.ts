@@ -211,23 +211,36 @@ describe('CDN image variants under hostile images and bursts', () => {
     await expectError(await fetch(`${file.url}?w=16`), 400, 'invalid_request');
   });
 
-  it('keeps plain files at their usual latency while 8 heavy variants are made (p99 vs idle)', async () => {
+  it('keeps plain files at their usual latency while 8 heavy variants are made (p99 vs idle)', async (context) => {
     const image = await upload(await huge(), 'image/jpeg', 'heavy.jpg');
     const small = await upload(bytesOfType('application/pdf', 1024, 9), 'application/pdf', 'a.pdf');
     const plain = publicUrlOf(small);
+    // Open loop, a request every 10 ms whatever the answers before it, each timed from when
+    // it was due (as wrk2 does): a stall of the event loop (the client shares it) delays
+    // every request due meanwhile, so it shows in the p99 instead of as one slow sample.
     const latencies = async (until: () => boolean) => {
+      const started = performance.now();
       const times: number[] = [];
-      while (!until()) {
-        const started = performance.now();
-        const response = await fetch(plain);
-        await response.arrayBuffer();
-        assert.equal(response.status, 200);
-        times.push(performance.now() - started);
+      const inFlight = new Set<Promise<void>>();
+      for (let index = 0; !until(); index++) {
+        const due = started + index * 10;
+        const wait = due - performance.now();
+        if (wait > 0) await sleep(wait);
+        // Catching up after a stall: a few at once, not a flood of connections.
+        while (inFlight.size >= 8) await Promise.race(inFlight);
+        const request: Promise<void> = fetch(plain).then(async (response) => {
+          await response.arrayBuffer();
+          assert.equal(response.status, 200);
+          times.push(performance.now() - due);
+          inFlight.delete(request);
+        });
+        inFlight.add(request);
       }
+      await Promise.all(inFlight);
       return times;
     };
-    await latencies(() => true);
-    const quietEnd = performance.now() + 1500;
+    await (await fetch(plain)).arrayBuffer();
+    const quietEnd = performance.now() + 3000;
     const quiet = await latencies(() => performance.now() > quietEnd);
     let done = false;
     const heavy = Promise.all(
@@ -248,12 +261,13 @@ describe('CDN image variants under hostile images and bursts', () => {
     };
     const [idleP99, busyP99] = [p99(quiet), p99(busy)];
     const note = `p99 ${idleP99.toFixed(2)} ms idle (${quiet.length}), ${busyP99.toFixed(2)} ms under 8 AVIF encodes (${busy.length}); statuses ${statuses.join(',')}`;
-    console.log(note);
+    context.diagnostic(note);
     assert.ok(busy.length >= 50, `plain files answered meanwhile: ${note}`);
-    // Generous for a shared machine, and still far below what a broken budget gives: encodes
-    // on the event loop hold a plain GET for a whole encode (seconds); 8 encodes at once of
-    // libvips' threads each take the cores from the event loop.
-    assert.ok(busyP99 < Math.max(10 * idleP99, 30), note);
+    // Generous for a shared machine (other sessions' work on its 2 cores moved the idle p99
+    // from 45 ms to 1.1 s between runs), and still below what encoding on the event loop
+    // gives: every plain GET due during an encode waits for its end (checked by putting a
+    // 1.5 s busy loop in the encoder's job: p99 13.5 s against 585 ms idle, 23x).
+    assert.ok(busyP99 < Math.max(10 * idleP99, 250), note);
   });
 
   it('a burst of 100 distinct variants is answered, made or 503, without running memory up or holding up plain files', async () => {

@@ -11,10 +11,10 @@ export const MAX_INPUT_PIXELS = 100_000_000;
 
 /**
  * libaom's speed for AVIF, as sharp's `effort` (0 fastest to 9 slowest). Chosen by
- * measurement (test/bench/README.md, "#41"): a 2,048 px AVIF from a 24 MP JPEG costs about
- * 0.4 s of CPU for a photo and under 2 s for pure noise at q=100 (the worst case) at 2,
- * against 5 s (photo) to 25 s (noise) at sharp's default of 4; the files differ by a few
- * per cent.
+ * measurement (`npm run bench:variants-abuse`, test/bench/README.md "#41"): a 2,048 px AVIF
+ * from a 24 MP JPEG cost 0.65 s of CPU (q=75) and 1.38 s (q=100) for a photo, 1.86 s for
+ * pure noise (the worst case) at 2, against 10.3 to 25.7 s at sharp's default of 4; the
+ * files differ by under 5 per cent. 3 passes 2 s on noise (3.45 s).
  */
 export const AVIF_EFFORT = 2;
 
