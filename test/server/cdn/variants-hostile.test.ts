@@ -191,7 +191,9 @@ describe('CDN image variants under hostile images and bursts', () => {
       const error = await expectError(await fetch(`${file.url}?${query}`), 400, 'invalid_request');
       const elapsed = performance.now() - started;
       assert.match(error.message, /not an image|does not decode/);
-      assert.ok(elapsed < 500, `answered in ${elapsed.toFixed(0)} ms`);
+      // Rasterised, the turbulence took 7.5 s; refused, milliseconds (a loaded machine and the
+      // scale deployment's stores give it room).
+      assert.ok(elapsed < 2000, `answered in ${elapsed.toFixed(0)} ms`);
     }
     assert.equal(stats().encodes, before, 'nothing decoded');
     // A real SVG: images only.
