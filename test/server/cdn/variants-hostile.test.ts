@@ -217,15 +217,17 @@ describe('CDN image variants under hostile images and bursts', () => {
     const image = await upload(await huge(), 'image/jpeg', 'heavy.jpg');
     const small = await upload(bytesOfType('application/pdf', 1024, 9), 'application/pdf', 'a.pdf');
     const plain = publicUrlOf(small);
-    // Open loop, a request every 10 ms whatever the answers before it, each timed from when
+    // Open loop, a request every 25 ms whatever the answers before it, each timed from when
     // it was due (as wrk2 does): a stall of the event loop (the client shares it) delays
-    // every request due meanwhile, so it shows in the p99 instead of as one slow sample.
+    // every request due meanwhile, so it shows in the p99 instead of as one slow sample. (A
+    // rate the service keeps up with on a loaded machine, at scale too: past it, the backlog
+    // would measure the load rather than the latency.)
     const latencies = async (until: () => boolean) => {
       const started = performance.now();
       const times: number[] = [];
       const inFlight = new Set<Promise<void>>();
       for (let index = 0; !until(); index++) {
-        const due = started + index * 10;
+        const due = started + index * 25;
         const wait = due - performance.now();
         if (wait > 0) await sleep(wait);
         // Catching up after a stall: a few at once, not a flood of connections.
@@ -242,7 +244,7 @@ describe('CDN image variants under hostile images and bursts', () => {
       return times;
     };
     await (await fetch(plain)).arrayBuffer();
-    const quietEnd = performance.now() + 3000;
+    const quietEnd = performance.now() + 4000;
     const quiet = await latencies(() => performance.now() > quietEnd);
     let done = false;
     const heavy = Promise.all(
@@ -264,7 +266,7 @@ describe('CDN image variants under hostile images and bursts', () => {
     const [idleP99, busyP99] = [p99(quiet), p99(busy)];
     const note = `p99 ${idleP99.toFixed(2)} ms idle (${quiet.length}), ${busyP99.toFixed(2)} ms under 8 AVIF encodes (${busy.length}); statuses ${statuses.join(',')}`;
     context.diagnostic(note);
-    assert.ok(busy.length >= 50, `plain files answered meanwhile: ${note}`);
+    assert.ok(busy.length >= 40, `plain files answered meanwhile: ${note}`);
     // Generous for a shared machine (other sessions' work on its 2 cores moved the idle p99
     // from 45 ms to 1.1 s between runs), and still below what encoding on the event loop
     // gives: every plain GET due during an encode waits for its end (checked by putting a

@@ -129,8 +129,13 @@ export class ImageVariants {
     return found;
   }
 
-  /** A variant was served from memory (`ServingCache`): written down as `find` would. */
+  /**
+   * A variant was served from memory (`ServingCache`): written down as `find` would. On the
+   * CDN's hottest path, so the usual case (written down less than a while ago) is one lookup.
+   */
   served(fileId: string, name: string): void {
+    const last = this.#touched.get(`${fileId}/${name}`) ?? 0;
+    if (this.#now() - last < this.touchIntervalMs) return;
     void this.#touch(fileId, name, 0);
   }
 
