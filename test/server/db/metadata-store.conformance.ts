@@ -116,6 +116,61 @@ export function metadataStoreConformance(
     );
 
     it(
+      'keeps image variants of ready files: least recently served first, counted in usage, gone with the file',
+      withStore(async (store, project, another) => {
+        const ready = file(project.id, { size: 1000 });
+        const pending = file(project.id, { status: 'pending' });
+        await store.insertFile(ready);
+        await store.insertFile(pending);
+        const variant = (name: string, size: number, servedAt: number) => ({
+          fileId: ready.id,
+          name,
+          size,
+          servedAt,
+        });
+        assert.equal(await store.recordVariant(variant('a.webp', 10, 100)), true);
+        assert.equal(await store.recordVariant(variant('b.webp', 20, 200)), true);
+        assert.equal(await store.recordVariant(variant('c.webp', 40, 200)), true);
+        // Recorded twice (two instances made it): one row.
+        assert.equal(await store.recordVariant(variant('a.webp', 10, 100)), true);
+        assert.equal(
+          await store.recordVariant({ ...variant('x.webp', 5, 1), fileId: pending.id }),
+          false,
+          'only for a ready file',
+        );
+        assert.deepEqual(await store.getVariant(ready.id, 'b.webp'), variant('b.webp', 20, 200));
+        assert.equal(await store.getVariant(ready.id, 'x.webp'), null);
+        const usage = await store.usage(project.id, 0);
+        assert.equal(usage.variantBytes, 70);
+        assert.equal(usage.storedBytes, 1000, 'variants are not stored bytes');
+        // Most recently served kept, ties by name (the later name first).
+        assert.deepEqual(await store.variantsBeyond(ready.id, 1), ['b.webp', 'a.webp']);
+        // Touched only if served before the bound: an older write loses.
+        await store.touchVariant(ready.id, 'a.webp', 300, 150);
+        await store.touchVariant(ready.id, 'b.webp', 250, 150);
+        assert.deepEqual(await store.variantsBeyond(ready.id, 1), ['c.webp', 'b.webp']);
+        // One remover wins, across connections (instances evicting at once).
+        const second = await another();
+        try {
+          const removed = await Promise.all([
+            store.removeVariant(ready.id, 'b.webp'),
+            second.removeVariant(ready.id, 'b.webp'),
+          ]);
+          assert.deepEqual(removed.sort(), [false, true]);
+        } finally {
+          await second.close();
+        }
+        assert.equal((await store.usage(project.id, 0)).variantBytes, 50);
+        // A deleted file's variants stop counting at once, and go with its purge.
+        await store.markDeleted(project.id, ready.id, 5);
+        assert.equal((await store.usage(project.id, 0)).variantBytes, 0);
+        assert.equal(await store.recordVariant(variant('d.webp', 1, 400)), false);
+        await store.removeVariants(ready.id);
+        assert.deepEqual(await store.variantsBeyond(ready.id, 0), []);
+      }),
+    );
+
+    it(
       "keeps a project's allowed types: a list, or null for every type",
       withStore(async (store, project) => {
         assert.equal(project.allowedTypes, null);
