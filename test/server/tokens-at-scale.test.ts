@@ -218,7 +218,7 @@ describe('upload tokens and reservations across instances (PostgreSQL + S3)', { 
       (event) => event.type === 'file.deleted' && (event.data as FileRecord).id === uploaded.id,
     );
     assert.equal(deleted.length, 1);
-    assert.equal((deleted[0]?.data as { reason?: string }).reason, 'expired');
+    assert.equal((deleted[0]?.data as { reason?: string } | undefined)?.reason, 'expired');
     const answer = await fetch(`${nginx.apiUrl}/v1/files/${uploaded.id}`, { headers: secret() });
     await answer.arrayBuffer();
     assert.equal(answer.status, 404);
