@@ -24,11 +24,19 @@ const SIZE = Number(process.env.BENCH_SIZE ?? 20 * 1024);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const PUT_CONCURRENCY = 6;
 
+interface Phases {
+  sign: number;
+  put: number;
+  complete: number;
+  whole: number;
+}
+
 async function main(): Promise<void> {
   const t = await startTestService({ FILEHOST_RATE_LIMIT: '1000000' });
   try {
     const bytes = patternBytes(SIZE, 5);
-    const round = async (init: { key: string; origin?: string }): Promise<number> => {
+    /** One round's times: sign, PUT and complete phases, and the whole. */
+    const round = async (init: { key: string; origin?: string }): Promise<Phases> => {
       const started = performance.now();
       const signed: SignResponse[] = [];
       for (let offset = 0; offset < FILES; offset += 100) {
@@ -39,6 +47,7 @@ async function main(): Promise<void> {
         }));
         signed.push(...(await json<SignBatchResponse>(await t.signMany(files, init), 201)).uploads);
       }
+      const signedAt = performance.now();
       let next = 0;
       const etags = new Map<string, string>();
       await Promise.all(
@@ -53,6 +62,7 @@ async function main(): Promise<void> {
           }
         }),
       );
+      const putAt = performance.now();
       for (let offset = 0; offset < signed.length; offset += 100) {
         const uploads = signed.slice(offset, offset + 100).map((upload) => ({
           id: upload.id,
@@ -62,7 +72,13 @@ async function main(): Promise<void> {
         const done = await json<CompleteBatchResponse>(await t.completeMany(uploads, init));
         if (done.results.some((result) => !result.file)) throw new Error('a complete failed');
       }
-      return performance.now() - started;
+      const done = performance.now();
+      return {
+        sign: signedAt - started,
+        put: putAt - signedAt,
+        complete: done - putAt,
+        whole: done - started,
+      };
     };
     const mint = async () =>
       (
@@ -80,28 +96,36 @@ async function main(): Promise<void> {
       publishable: () => ({ key: t.publishableKey, origin: ALLOWED_ORIGIN }),
       token: async () => ({ key: await mint() }),
     };
-    const times: Record<keyof typeof sides, number[]> = { secret: [], publishable: [], token: [] };
+    type Side = keyof typeof sides;
+    const order: Side[] = ['secret', 'publishable', 'token'];
+    const times: Record<Side, Phases[]> = { secret: [], publishable: [], token: [] };
     // One warm-up round of each, not counted.
-    for (const side of Object.keys(sides) as (keyof typeof sides)[]) {
-      await round(await sides[side]());
-    }
+    for (const side of order) await round(await sides[side]());
+    // The order turns each round (A B C, B C A, C A B), so that a drift of the machine's
+    // load does not fall on one side.
     for (let index = 0; index < ROUNDS; index++) {
-      for (const side of Object.keys(sides) as (keyof typeof sides)[]) {
+      for (let turn = 0; turn < order.length; turn++) {
+        const side = order[(index + turn) % order.length] as Side;
         times[side].push(await round(await sides[side]()));
       }
     }
-    const a = median(times.secret);
-    const b = median(times.publishable);
-    const c = median(times.token);
-    const ms = (values: number[]) => values.map((value) => Math.round(value)).join(', ');
-    console.log(
-      [
-        `${FILES} x ${SIZE} B, ${ROUNDS} rounds each (${process.env.FILEHOST_TEST_DEPLOYMENT ?? 'embedded'})`,
-        `A secret key:      median ${Math.round(a)} ms  (${ms(times.secret)})`,
-        `B publishable key: median ${Math.round(b)} ms  (${ms(times.publishable)})  B/A ${(b / a).toFixed(3)}`,
-        `C upload token:    median ${Math.round(c)} ms  (${ms(times.token)})  C/A ${(c / a).toFixed(3)}`,
-      ].join('\n'),
-    );
+    const phase = (side: Side, name: keyof Phases) => median(times[side].map((each) => each[name]));
+    const lines = [
+      `${FILES} x ${SIZE} B, ${ROUNDS} rounds each (${process.env.FILEHOST_TEST_DEPLOYMENT ?? 'embedded'}); medians in ms`,
+      'side               sign   put  complete  whole  whole/A',
+    ];
+    for (const [label, side] of [
+      ['A secret key     ', 'secret'],
+      ['B publishable key', 'publishable'],
+      ['C upload token   ', 'token'],
+    ] as const) {
+      const cells = (['sign', 'put', 'complete', 'whole'] as const).map((name) =>
+        String(Math.round(phase(side, name))).padStart(5),
+      );
+      const ratio = (phase(side, 'whole') / phase('secret', 'whole')).toFixed(3);
+      lines.push(`${label}  ${cells.join(' ')}  ${ratio}`);
+    }
+    console.log(lines.join('\n'));
   } finally {
     await t.close();
   }
