@@ -3,6 +3,7 @@ import { UPLOAD_TOKEN_PREFIX } from '../../api/routes.js';
 import type { ServiceContext } from '../context.js';
 import type { Project, UploadTokenRow } from '../db/metadata-store.js';
 import { fail } from '../http/errors.js';
+import { originAllowed } from '../origins.js';
 import { constantTimeEqual, hashKey, type KeyKind, keyKindOf } from '../secrets.js';
 
 /**
@@ -115,10 +116,10 @@ function checkOrigin(origin: string | undefined, project: Project, what: string)
       { extra: { origin: origin ?? null } },
     );
   }
-  if (!project.allowedOrigins.includes(origin)) {
+  if (!originAllowed(project.allowedOrigins, origin)) {
     fail(
       'origin_not_allowed',
-      `The origin ${origin} is not allowed to use this ${what}. Add it to the project's allowed origins.`,
+      `The origin ${origin} is not allowed to use this ${what}. Allow it with FILEHOST_ALLOWED_ORIGINS=${origin} (the default project; comma-separated, it replaces the list) or \`npm run admin -- projects set ${project.id} --origins ${origin}\`.`,
       { extra: { origin } },
     );
   }
