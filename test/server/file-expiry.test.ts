@@ -104,7 +104,7 @@ describe('files that delete themselves (deleteAt)', () => {
       (event) => event.type === 'file.deleted' && (event.data as FileRecord).id === record.id,
     );
     assert.equal(deleted.length, 1);
-    assert.equal((deleted[0]?.data as { reason?: string }).reason, 'expired');
+    assert.equal((deleted[0]?.data as { reason?: string } | undefined)?.reason, 'expired');
     // Its bytes go with the sweep.
     await within(10_000, async () => (await t.stored()).every((path) => !path.includes(record.id)));
   });
@@ -117,6 +117,6 @@ describe('files that delete themselves (deleteAt)', () => {
       (event) => event.type === 'file.deleted' && (event.data as FileRecord).id === record.id,
     );
     assert.equal(deleted.length, 1);
-    assert.equal((deleted[0]?.data as { reason?: string }).reason, 'deleted');
+    assert.equal((deleted[0]?.data as { reason?: string } | undefined)?.reason, 'deleted');
   });
 });

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import type { FileRecord, SignResponse, UploadTokenResponse } from '../../../src/api/types.js';
+import { ConfigError, configFromEnv } from '../../../src/server/config.js';
 import { SCALE } from '../../helpers/scale-mode.js';
 import {
   ALLOWED_ORIGIN,
@@ -91,6 +92,22 @@ describe('a project that requires upload tokens (FILEHOST_REQUIRE_UPLOAD_TOKEN=t
       'ready',
     );
     await json(await t.sign({ name: 'd', size: 1 }), 201);
+  });
+});
+
+describe('FILEHOST_REQUIRE_UPLOAD_TOKEN', () => {
+  it('is true or false; unset leaves what the project has', () => {
+    assert.equal(configFromEnv({}).requireUploadToken, undefined);
+    assert.equal(configFromEnv({ FILEHOST_REQUIRE_UPLOAD_TOKEN: 'true' }).requireUploadToken, true);
+    assert.equal(
+      configFromEnv({ FILEHOST_REQUIRE_UPLOAD_TOKEN: 'false' }).requireUploadToken,
+      false,
+    );
+    assert.throws(
+      () => configFromEnv({ FILEHOST_REQUIRE_UPLOAD_TOKEN: 'yes' }),
+      (error: unknown) =>
+        error instanceof ConfigError && /FILEHOST_REQUIRE_UPLOAD_TOKEN/.test(error.message),
+    );
   });
 });
 
