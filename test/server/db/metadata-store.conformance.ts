@@ -799,6 +799,7 @@ export function metadataStoreConformance(
           files: 1,
           pendingBytes: 500,
           pendingUploads: 5,
+          variantBytes: 0,
         });
         // At 5_000 every pending row has expired: room for all of them again.
         assert.deepEqual(await store.usage(project.id, 5_000), {
@@ -806,6 +807,7 @@ export function metadataStoreConformance(
           files: 1,
           pendingBytes: 0,
           pendingUploads: 0,
+          variantBytes: 0,
         });
         await store.insertFiles(project.id, [anon('a', 300, 9_000)], {
           ...reservation('a'),
