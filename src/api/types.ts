@@ -24,6 +24,11 @@ export interface FileRecord {
    */
   url: string | null;
   metadata: FileMetadata;
+  /**
+   * When the service's malware scanner (ClamAV) found the file clean, ms since the Unix
+   * epoch; null when no scanner is configured, or the file is not ready yet.
+   */
+  scannedAt: number | null;
 }
 
 export interface FileListResponse {

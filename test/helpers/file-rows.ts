@@ -22,6 +22,7 @@ export function readyFileRow(
     uploadTokenHash: null,
     completedParts: null,
     visibility: 'public',
+    scannedAt: null,
     ...fields,
   };
 }

@@ -135,6 +135,11 @@ export interface FileRow {
   completedParts: CompletedPart[] | null;
   /** `private`: served by the CDN only through a signed link; `public` (the default) to anyone. */
   visibility: Visibility;
+  /**
+   * When clamd found the file clean (ms); null (or absent, on rows made before scanning)
+   * when no scanner was configured as it became ready.
+   */
+  scannedAt?: number | null;
 }
 
 export interface CompletedPart {
@@ -254,9 +259,28 @@ export interface MetadataStore {
     fields: Partial<
       Pick<
         FileRow,
-        'name' | 'mime' | 'size' | 'metadata' | 'createdAt' | 'completedParts' | 'visibility'
+        | 'name'
+        | 'mime'
+        | 'size'
+        | 'metadata'
+        | 'createdAt'
+        | 'completedParts'
+        | 'visibility'
+        | 'scannedAt'
       >
     >,
+    event?: EventDraft,
+  ): Promise<boolean>;
+  /**
+   * Takes a file the scanner found infected out of `from` (a pending upload, or a
+   * receiving one-request upload) and marks it deleted, so its bytes are purged and it is
+   * never served; false if it was not in `from`. `event` (`file.infected`): recorded in the
+   * same transaction, with the row as it is after.
+   */
+  markInfected(
+    id: string,
+    from: 'receiving' | 'pending',
+    at: number,
     event?: EventDraft,
   ): Promise<boolean>;
   /**

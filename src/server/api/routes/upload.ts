@@ -9,6 +9,7 @@ import { fileEvent } from '../../events/file-events.js';
 import { bodyChunks, contentLength, limitBytes } from '../../http/body.js';
 import { fail, ServiceError } from '../../http/errors.js';
 import { mediaEssence, normalizeMediaType } from '../../http/media-type.js';
+import { ingestStored } from '../../ingest/ingest.js';
 import { newId } from '../../secrets.js';
 import { authenticate } from '../auth.js';
 import { parseMetadataJson } from '../metadata.js';
@@ -132,11 +133,13 @@ export async function uploadHandler(
     // What the file is, from its bytes; a type the project does not take keeps nothing.
     received.mime = await storedType(received.mime, await readHead(ctx.blobs, id, received.size));
     requireAllowedType(allowedTypes, received.mime, 'recognised');
+    const ingested = await ingestStored(ctx, receiving, 'receiving', received.mime);
+    received.size = ingested.size ?? received.size;
     crashPoint('upload:stored');
     const made = await ctx.db.markReady(
       id,
       'receiving',
-      { ...received, createdAt: ctx.now() },
+      { ...received, scannedAt: ingested.scannedAt, createdAt: ctx.now() },
       fileEvent(ctx, 'file.ready'),
     );
     if (!made) throw new Error(`Upload row ${id} left the receiving state`);

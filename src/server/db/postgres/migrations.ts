@@ -144,4 +144,10 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   ALTER TABLE files ADD COLUMN visibility text NOT NULL DEFAULT 'public'
     CHECK (visibility IN ('public', 'private'));
   `,
+  // Safe ingest: when clamd found a file clean (ms); null for files made ready without a
+  // scanner, and for every row made before. A nullable column without a default is added
+  // without rewriting the table.
+  `
+  ALTER TABLE files ADD COLUMN scanned_at bigint;
+  `,
 ];

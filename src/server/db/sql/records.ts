@@ -57,11 +57,12 @@ export interface FileRecord {
   upload_token_hash: string | null;
   completed_parts: JsonColumn<CompletedPart[]> | null;
   visibility: Visibility;
+  scanned_at: number | string | null;
 }
 
 /** Every column of `files` that a `FileRow` is made of, in the stores' insert order. */
 export const FILE_COLUMNS =
-  'id, project_id, name, mime, size, created_at, status, metadata, part_size, storage_upload_id, expires_at, deleted_at, checksum, upload_token_hash, completed_parts, visibility';
+  'id, project_id, name, mime, size, created_at, status, metadata, part_size, storage_upload_id, expires_at, deleted_at, checksum, upload_token_hash, completed_parts, visibility, scanned_at';
 
 /** A row's values in `FILE_COLUMNS` order, for an insert (metadata as JSON text). */
 export function fileValues(file: FileRow): (string | number | null)[] {
@@ -82,6 +83,7 @@ export function fileValues(file: FileRow): (string | number | null)[] {
     file.uploadTokenHash,
     file.completedParts ? JSON.stringify(file.completedParts) : null,
     file.visibility,
+    file.scannedAt ?? null,
   ];
 }
 
@@ -166,6 +168,8 @@ export function toFile(row: FileRecord): FileRow {
     uploadTokenHash: row.upload_token_hash,
     completedParts: row.completed_parts === null ? null : fromJson(row.completed_parts),
     visibility: row.visibility,
+    // PostgreSQL's bigint arrives as text.
+    scannedAt: row.scanned_at === null ? null : Number(row.scanned_at),
   };
 }
 

@@ -97,7 +97,12 @@ export const LIST_AFTER_POSITION = `SELECT ${FILE_COLUMNS} FROM files
 export const FILE_MARK_READY = `UPDATE files SET status = 'ready',
     name = coalesce(?, name), mime = coalesce(?, mime), size = coalesce(?, size),
     metadata = coalesce(?, metadata), created_at = coalesce(?, created_at),
-    completed_parts = coalesce(?, completed_parts), visibility = coalesce(?, visibility)
+    completed_parts = coalesce(?, completed_parts), visibility = coalesce(?, visibility),
+    scanned_at = coalesce(?, scanned_at)
+  WHERE id = ? AND status = ? RETURNING ${FILE_COLUMNS}`;
+
+/** A file the scanner found infected: deleted (its bytes purged later) from the given state. */
+export const FILE_MARK_INFECTED = `UPDATE files SET status = 'deleted', deleted_at = ?
   WHERE id = ? AND status = ? RETURNING ${FILE_COLUMNS}`;
 
 export const FILE_MARK_DELETED = `UPDATE files SET status = 'deleted', deleted_at = ? WHERE id = ?`;

@@ -140,4 +140,9 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   ALTER TABLE files ADD COLUMN visibility TEXT NOT NULL DEFAULT 'public'
     CHECK (visibility IN ('public', 'private'));
   `,
+  // Safe ingest: when clamd found a file clean (ms); null for files made ready without a
+  // scanner, and for every row made before.
+  `
+  ALTER TABLE files ADD COLUMN scanned_at INTEGER;
+  `,
 ];

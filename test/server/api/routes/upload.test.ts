@@ -64,6 +64,7 @@ describe('POST /v1/upload', () => {
       visibility: 'public',
       url: body.url,
       metadata: { user: 'u1' },
+      scannedAt: null,
     });
     assert.ok(Math.abs(record.createdAt - Date.now()) < 60_000);
   });

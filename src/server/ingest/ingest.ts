@@ -1,0 +1,146 @@
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { toFileRecord } from '../api/records.js';
+import type { ServiceContext } from '../context.js';
+import type { EventDraft, FileRow } from '../db/metadata-store.js';
+import { fail } from '../http/errors.js';
+import { newId } from '../secrets.js';
+import { purge } from '../sweeper.js';
+import { ScannerUnavailableError } from './clamd.js';
+import { editableExtension } from './strip-location.js';
+
+/** Seconds a client is asked to wait when clamd cannot be reached. */
+const SCANNER_RETRY_AFTER_SECONDS = 10;
+
+/** What safe ingest makes of a stored file, for the row's move to `ready`. */
+export interface Ingested {
+  /** When clamd found it clean; null without a scanner. */
+  scannedAt: number | null;
+  /** The stored size, when removing metadata changed it. */
+  size?: number;
+}
+
+/**
+ * The last step before a file whose bytes are complete becomes `ready` (decisions.md,
+ * "Safe ingest"), for the complete paths and the one-request upload alike:
+ *
+ * 1. With a scanner, the stored object is streamed to clamd (from the disk or the bucket,
+ *    never whole in memory). Infected: the row leaves `from` for `deleted` with a
+ *    `file.infected` event, its bytes are purged, and `422 infected` is thrown. No verdict
+ *    (clamd down, silent past its timeout): `503 unavailable`; nothing changes, so a
+ *    pending upload can be completed again.
+ * 2. A photo (JPEG, PNG, WebP, HEIC, TIFF; `mime` is the type recognised from its bytes)
+ *    loses its location, or all its metadata, as `FILEHOST_STRIP_METADATA` says: the
+ *    object is copied to a temp file, edited there by ExifTool and stored again whole in
+ *    its place (an atomic replace on either store). Pixels are never decoded.
+ *
+ * Both steps only read the object or replace it with an edited copy, so a crash anywhere
+ * in between leaves the row as it was (`pending`, or `receiving` and cleaned up at start),
+ * and doing them again gives the same result: the scan is repeated and an edited photo has
+ * nothing more to remove.
+ */
+export async function ingestStored(
+  ctx: ServiceContext,
+  row: FileRow,
+  from: 'pending' | 'receiving',
+  mime: string,
+): Promise<Ingested> {
+  let scannedAt: number | null = null;
+  if (ctx.scanner) {
+    await scan(ctx, row, from);
+    scannedAt = ctx.now();
+  }
+  const size = await stripStored(ctx, row.id, mime);
+  return size === null ? { scannedAt } : { scannedAt, size };
+}
+
+async function scan(ctx: ServiceContext, row: FileRow, from: 'pending' | 'receiving') {
+  const scanner = ctx.scanner;
+  if (!scanner) return;
+  const source = await ctx.blobs.get(row.id);
+  if (!source) fail('not_found', 'The upload was cancelled.');
+  let verdict: Awaited<ReturnType<typeof scanner.scan>>;
+  try {
+    verdict = await scanner.scan(source);
+  } catch (error) {
+    if (!(error instanceof ScannerUnavailableError)) throw error;
+    ctx.log.warn({ err: error, id: row.id }, 'the malware scanner gave no verdict');
+    fail(
+      'unavailable',
+      from === 'pending'
+        ? 'The malware scanner cannot be reached now; the upload stays pending: complete it again later.'
+        : 'The malware scanner cannot be reached now; nothing was kept. Upload the file again later.',
+      {
+        headers: { 'Retry-After': String(SCANNER_RETRY_AFTER_SECONDS) },
+        extra: { retryAfter: SCANNER_RETRY_AFTER_SECONDS },
+      },
+    );
+  } finally {
+    source.destroy();
+  }
+  if (!verdict.infected) return;
+  const { signature } = verdict;
+  ctx.log.warn({ id: row.id, signature }, 'an infected upload was refused');
+  if (await ctx.db.markInfected(row.id, from, ctx.now(), infectedEvent(ctx, signature))) {
+    ctx.events.kick();
+  }
+  // A one-request upload's bytes are removed by its handler; a pending one's here, or by
+  // the sweeper (the row is deleted and unpurged) if the store cannot now.
+  if (from === 'pending') {
+    await purge(ctx, row).catch((error: unknown) => {
+      ctx.log.warn(
+        { err: error, id: row.id },
+        'the bytes of an infected upload are left to the sweeper',
+      );
+    });
+  }
+  fail('infected', `The malware scanner found ${signature} in the file; nothing was kept.`, {
+    extra: { signature },
+  });
+}
+
+/** `file.infected`: the file record as it was refused, and the signature clamd named. */
+function infectedEvent(ctx: ServiceContext, signature: string): EventDraft {
+  return {
+    id: newId('evt_'),
+    type: 'file.infected',
+    at: ctx.now(),
+    data: (row) => ({ ...toFileRecord(ctx, row), signature }),
+  };
+}
+
+/**
+ * Removes metadata from a stored photo as configured; answers the new size when the object
+ * was replaced, null when it was left as it is (not a photo, nothing to remove, stripping
+ * off, or metadata ExifTool cannot read at all: then the file is kept as it came, and the
+ * log says so).
+ */
+async function stripStored(ctx: ServiceContext, key: string, mime: string): Promise<number | null> {
+  const extension = editableExtension(mime);
+  const mode = ctx.config.stripMetadata;
+  if (!ctx.stripper || mode === 'none' || extension === undefined) return null;
+  const source = await ctx.blobs.get(key);
+  if (!source) fail('not_found', 'The upload was cancelled.');
+  const dir = await mkdtemp(join(tmpdir(), 'filehost-strip-'));
+  try {
+    const input = join(dir, `in.${extension}`);
+    const output = join(dir, `out.${extension}`);
+    await pipeline(source, createWriteStream(input));
+    const result = await ctx.stripper.strip(input, output, mode);
+    if (result.outcome === 'failed') {
+      ctx.log.warn(
+        { id: key, reason: result.reason },
+        'the metadata of a photo could not be read; it is kept as it came',
+      );
+      return null;
+    }
+    if (result.outcome === 'unchanged') return null;
+    const { size } = await ctx.blobs.put(key, createReadStream(output), { contentType: mime });
+    return size;
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
