@@ -38,12 +38,21 @@ export interface WebhookListResponse {
   webhooks: WebhookRecord[];
 }
 
+/**
+ * The data of a `file.infected` event: the file as it was refused (never ready; nothing of
+ * it was kept), and what the malware scanner found, as ClamAV names it.
+ */
+export interface InfectedFileRecord extends FileRecord {
+  signature: string;
+}
+
 /** What a webhook's POST carries: the file record as `GET /v1/files/:id` answers it. */
 export interface WebhookPayload {
   type: EventType;
   /** ISO 8601: when the change happened (the same on every retry). */
   timestamp: string;
-  data: FileRecord;
+  /** For `file.infected`, with the `signature` found. */
+  data: FileRecord | InfectedFileRecord;
 }
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
