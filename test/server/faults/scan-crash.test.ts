@@ -90,7 +90,10 @@ describe('crashes: kill -9 of the service mid-scan', {
     );
     for (const part of signed.parts) {
       const body = partSlice(bytes, signed, part.partNumber);
-      partAccepted(await fetch(part.url, { method: 'PUT', headers: part.headers, body }), part);
+      await partAccepted(
+        await fetch(part.url, { method: 'PUT', headers: part.headers, body }),
+        part,
+      );
     }
     const complete = () =>
       fetch(`${s.apiUrl}/v1/uploads/${signed.id}/complete`, { method: 'POST', headers: auth(s) });
