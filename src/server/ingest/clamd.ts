@@ -144,12 +144,20 @@ function waitConnected(socket: Socket): Promise<void> {
   });
 }
 
-/** Writes, waiting for the socket to drain before the next write (backpressure). */
+/**
+ * Socket buffer allowed to build up before waiting for it to drain: the socket's own mark
+ * (16 KiB) would wait once for every frame; a few frames in flight keep clamd busy, and
+ * bound what the service holds per scan.
+ */
+const MAX_BUFFERED = 1024 * 1024;
+
+/** Writes the buffers as one (a frame's length and its bytes), then waits while too much is buffered. */
 function write(socket: Socket, ...buffers: Buffer[]): Promise<void> {
   if (socket.destroyed) return Promise.resolve();
-  let flushed = true;
-  for (const buffer of buffers) flushed = socket.write(buffer) && flushed;
-  if (flushed) return Promise.resolve();
+  socket.cork();
+  for (const buffer of buffers) socket.write(buffer);
+  socket.uncork();
+  if (socket.writableLength <= MAX_BUFFERED) return Promise.resolve();
   return new Promise((resolve) => {
     const done = () => {
       socket.off('drain', done);
