@@ -1,7 +1,9 @@
+import { once } from 'node:events';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PassThrough, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { toFileRecord } from '../api/records.js';
 import type { ServiceContext } from '../context.js';
@@ -9,7 +11,7 @@ import type { EventDraft, FileRow } from '../db/metadata-store.js';
 import { fail } from '../http/errors.js';
 import { newId } from '../secrets.js';
 import { purge } from '../sweeper.js';
-import { ScannerUnavailableError } from './clamd.js';
+import { ScannerUnavailableError, type ScanVerdict } from './clamd.js';
 import { editableExtension } from './strip-location.js';
 
 /** Seconds a client is asked to wait when clamd cannot be reached. */
@@ -47,24 +49,36 @@ export async function ingestStored(
   row: FileRow,
   from: 'pending' | 'receiving',
   mime: string,
+  /** The bytes scanned as they were stored (`ScanWhileStoring`), instead of read back. */
+  scanned?: ScanWhileStoring,
 ): Promise<Ingested> {
   let scannedAt: number | null = null;
   if (ctx.scanner) {
-    await scan(ctx, row, from);
+    await scan(ctx, row, from, scanned?.verdict);
     scannedAt = ctx.now();
   }
   const size = await stripStored(ctx, row.id, mime);
   return size === null ? { scannedAt } : { scannedAt, size };
 }
 
-async function scan(ctx: ServiceContext, row: FileRow, from: 'pending' | 'receiving') {
+async function scan(
+  ctx: ServiceContext,
+  row: FileRow,
+  from: 'pending' | 'receiving',
+  alreadyUnderWay: Promise<ScanVerdict> | null | undefined,
+) {
   const scanner = ctx.scanner;
   if (!scanner) return;
-  const source = await ctx.blobs.get(row.id);
-  if (!source) fail('not_found', 'The upload was cancelled.');
-  let verdict: Awaited<ReturnType<typeof scanner.scan>>;
+  let source: Readable | null = null;
+  let verdict: ScanVerdict;
   try {
-    verdict = await scanner.scan(source);
+    if (alreadyUnderWay) {
+      verdict = await alreadyUnderWay;
+    } else {
+      source = await ctx.blobs.get(row.id);
+      if (!source) fail('not_found', 'The upload was cancelled.');
+      verdict = await scanner.scan(source);
+    }
   } catch (error) {
     if (!(error instanceof ScannerUnavailableError)) throw error;
     ctx.log.warn({ err: error, id: row.id }, 'the malware scanner gave no verdict');
@@ -79,7 +93,7 @@ async function scan(ctx: ServiceContext, row: FileRow, from: 'pending' | 'receiv
       },
     );
   } finally {
-    source.destroy();
+    source?.destroy();
   }
   if (!verdict.infected) return;
   const { signature } = verdict;
@@ -142,5 +156,68 @@ async function stripStored(ctx: ServiceContext, key: string, mime: string): Prom
     return size;
   } finally {
     await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Bodies up to this size (by their `Content-Length`) are scanned as they are stored. A
+ * larger or chunked one is scanned after, read back: a slow client must not hold one of
+ * clamd's few threads (`MaxThreads`, 10 by default) for as long as it takes to send.
+ */
+const SCAN_WHILE_STORING_MAX = 1024 * 1024;
+
+/**
+ * The scan of a small one-request upload, fed with its bytes as they are stored (`tee` the
+ * source given to the store), so that clamd reads them while the store writes and flushes
+ * them: what a scan costs a small file is mostly clamd's fixed time per stream, which then
+ * overlaps the write instead of following it. The slower of the two sets the pace; once
+ * clamd has answered or failed, the bytes go on to the store alone. Without a scanner, or
+ * for a large body, `tee` gives the source back and the file is scanned after.
+ */
+export class ScanWhileStoring {
+  /** clamd's verdict on every byte `tee` passed on; null when nothing was teed. */
+  verdict: Promise<ScanVerdict> | null = null;
+  readonly #ctx: ServiceContext;
+  readonly #declaredSize: number | undefined;
+
+  constructor(ctx: ServiceContext, declaredSize: number | undefined) {
+    this.#ctx = ctx;
+    this.#declaredSize = declaredSize;
+  }
+
+  tee(source: AsyncIterable<Buffer>): AsyncIterable<Buffer> {
+    const scanner = this.#ctx.scanner;
+    const size = this.#declaredSize;
+    if (!scanner || size === undefined || size > SCAN_WHILE_STORING_MAX) return source;
+    const feed = new PassThrough({ highWaterMark: 1024 * 1024 });
+    // Written to only while clamd reads; its end is the scanner's business.
+    feed.on('error', () => undefined);
+    let settled = false;
+    const verdict = scanner.scan(feed);
+    const over = verdict.then(
+      () => undefined,
+      () => undefined,
+    );
+    void over.then(() => {
+      settled = true;
+    });
+    this.verdict = verdict;
+    // A body that fails mid-way (a limit, a client gone) fails the scan too; that failure
+    // is the upload's, reported by the store: this rejection is not the one anyone waits for.
+    verdict.catch(() => undefined);
+    return (async function* teed() {
+      try {
+        for await (const chunk of source) {
+          if (!settled && !feed.destroyed && !feed.write(chunk)) {
+            await Promise.race([once(feed, 'drain'), over]);
+          }
+          yield chunk;
+        }
+        feed.end();
+      } catch (error) {
+        feed.destroy(error as Error);
+        throw error;
+      }
+    })();
   }
 }

@@ -111,6 +111,22 @@ describe('safe ingest: malware scanning', { skip: 'skip' in clamd ? clamd.skip :
     assert.ok(!listed.files.some((file) => file.id === event?.data.id));
   });
 
+  it('refuses EICAR sent as a form, and a large body with the signature at its end', async () => {
+    const stored = await t.stored();
+    const form = new FormData();
+    form.append('file', new Blob([new Uint8Array(EICAR)]), 'eicar.com');
+    await expectError(await t.api('/v1/upload', { method: 'POST', body: form }), 422, 'infected', {
+      signature: EICAR_SIGNATURE,
+    });
+    // Over 1 MiB: scanned after it is stored, read back, rather than as it arrives.
+    const large = patternBytes(3 * MiB, 12);
+    large.set(MARKER, large.length - MARKER.length);
+    await expectError(await oneRequest(large, 'large.bin'), 422, 'infected', {
+      signature: MARKER_SIGNATURE,
+    });
+    assert.deepEqual(await t.stored(), stored);
+  });
+
   it('refuses a multi-part upload with the signature deep in its last part, and keeps nothing', async () => {
     const stored = await t.stored();
     const bytes = patternBytes(2 * PART + 100_000, 6);

@@ -9,7 +9,7 @@ import { fileEvent } from '../../events/file-events.js';
 import { bodyChunks, contentLength, limitBytes } from '../../http/body.js';
 import { fail, ServiceError } from '../../http/errors.js';
 import { mediaEssence, normalizeMediaType } from '../../http/media-type.js';
-import { ingestStored } from '../../ingest/ingest.js';
+import { ingestStored, ScanWhileStoring } from '../../ingest/ingest.js';
 import { newId } from '../../secrets.js';
 import { authenticate } from '../auth.js';
 import { parseMetadataJson } from '../metadata.js';
@@ -113,6 +113,7 @@ export async function uploadHandler(
     });
   }, lease.renewEveryMs);
   renewal.unref();
+  const scanning = new ScanWhileStoring(ctx, declared);
   let received: Received;
   try {
     received = rawMeta
@@ -120,7 +121,7 @@ export async function uploadHandler(
           ...rawMeta,
           metadata: headerMetadata,
           visibility: headerVisibility,
-          ...(await storeRaw(ctx, id, request, rawMeta.mime)),
+          ...(await storeRaw(ctx, id, request, rawMeta.mime, scanning)),
         }
       : await storeMultipart(
           ctx,
@@ -133,7 +134,7 @@ export async function uploadHandler(
     // What the file is, from its bytes; a type the project does not take keeps nothing.
     received.mime = await storedType(received.mime, await readHead(ctx.blobs, id, received.size));
     requireAllowedType(allowedTypes, received.mime, 'recognised');
-    const ingested = await ingestStored(ctx, receiving, 'receiving', received.mime);
+    const ingested = await ingestStored(ctx, receiving, 'receiving', received.mime, scanning);
     received.size = ingested.size ?? received.size;
     crashPoint('upload:stored');
     const made = await ctx.db.markReady(
@@ -181,10 +182,10 @@ async function storeRaw(
   id: string,
   request: FastifyRequest,
   contentType: string,
+  scanning: ScanWhileStoring,
 ): Promise<{ size: number }> {
-  return ctx.blobs.put(id, limitBytes(bodyChunks(request.raw), MAX_ONE_REQUEST_BYTES, tooLarge), {
-    contentType,
-  });
+  const body = limitBytes(bodyChunks(request.raw), MAX_ONE_REQUEST_BYTES, tooLarge);
+  return ctx.blobs.put(id, scanning.tee(body), { contentType });
 }
 
 async function storeMultipart(
