@@ -1,7 +1,12 @@
 import type { FileRecord } from './types.js';
 
 /** What a webhook can be told (decisions.md, "Events (webhooks)"). */
-export const EVENT_TYPES = ['file.ready', 'file.deleted', 'upload.expired'] as const;
+export const EVENT_TYPES = [
+  'file.ready',
+  'file.deleted',
+  'upload.expired',
+  'file.infected',
+] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 /** Endpoints one project may register. */
@@ -33,12 +38,21 @@ export interface WebhookListResponse {
   webhooks: WebhookRecord[];
 }
 
+/**
+ * The data of a `file.infected` event: the file as it was refused (never ready; nothing of
+ * it was kept), and what the malware scanner found, as ClamAV names it.
+ */
+export interface InfectedFileRecord extends FileRecord {
+  signature: string;
+}
+
 /** What a webhook's POST carries: the file record as `GET /v1/files/:id` answers it. */
 export interface WebhookPayload {
   type: EventType;
   /** ISO 8601: when the change happened (the same on every retry). */
   timestamp: string;
-  data: FileRecord;
+  /** For `file.infected`, with the `signature` found. */
+  data: FileRecord | InfectedFileRecord;
 }
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';

@@ -29,6 +29,11 @@ export interface FileRecord {
    * `deleteAfter`, or `deleteAfter` at sign with the secret key); `null`: kept until deleted.
    */
   deleteAt: number | null;
+  /**
+   * When the service's malware scanner (ClamAV) found the file clean, ms since the Unix
+   * epoch; null when no scanner is configured, or the file is not ready yet.
+   */
+  scannedAt: number | null;
 }
 
 export interface FileListResponse {

@@ -4,6 +4,8 @@ import { PUBLISHABLE_KEY_PREFIX, SECRET_KEY_PREFIX } from '../api/routes.js';
 import { MetadataUnavailableError } from './db/unavailable.js';
 import { isWebhookSecret } from './events/webhook-secret.js';
 import { parseTargetUrl } from './http/targets.js';
+import { type ClamdAddress, parseClamdAddress } from './ingest/clamd.js';
+import { STRIP_MODES, type StripMode } from './ingest/strip-location.js';
 import { normalizeOrigin } from './origins.js';
 import { keyWeakness } from './secrets.js';
 import { StartupError } from './startup-error.js';
@@ -85,6 +87,16 @@ export interface ServiceConfig {
   webhookAllowPrivate: boolean;
   /** How long one delivery attempt may take, connection to answer. */
   webhookTimeoutMs: number;
+  /** `FILEHOST_CLAMD`: the ClamAV daemon every file is scanned by; undefined: no scanning. */
+  clamd: ClamdAddress | undefined;
+  /**
+   * `FILEHOST_CLAMD_TIMEOUT` (seconds, default 30): the longest clamd may stay silent (not
+   * taking bytes, or not answering once it has them all) before the scan counts as
+   * unavailable (`503`, the upload stays pending).
+   */
+  clamdTimeoutMs: number;
+  /** `FILEHOST_STRIP_METADATA`: what is removed from photos at completion (default `gps`). */
+  stripMetadata: StripMode;
 }
 
 /**
@@ -234,7 +246,27 @@ export function configFromEnv(env: Env = process.env): ServiceConfig {
       !deploymentOf({ databaseUrl, s3: undefined }).sharedMetadata,
     ),
     webhookTimeoutMs: integer(env, 'FILEHOST_WEBHOOK_TIMEOUT', 15, 1, 120) * 1000,
+    clamd: clamdAddress(read('FILEHOST_CLAMD')),
+    clamdTimeoutMs: integer(env, 'FILEHOST_CLAMD_TIMEOUT', 30, 1, 3600) * 1000,
+    stripMetadata: stripMode(read('FILEHOST_STRIP_METADATA')),
   };
+}
+
+function clamdAddress(raw: string | undefined): ClamdAddress | undefined {
+  if (raw === undefined) return undefined;
+  try {
+    return parseClamdAddress(raw);
+  } catch (error) {
+    throw new ConfigError('FILEHOST_CLAMD', (error as Error).message);
+  }
+}
+
+function stripMode(raw: string | undefined): StripMode {
+  if (raw === undefined) return 'gps';
+  if (!(STRIP_MODES as readonly string[]).includes(raw)) {
+    throw new ConfigError('FILEHOST_STRIP_METADATA', `must be one of ${STRIP_MODES.join(', ')}`);
+  }
+  return raw as StripMode;
 }
 
 function allowedTypes(raw: string | undefined): string[] | null | undefined {

@@ -4,6 +4,8 @@ import type { ImageVariants } from './cdn/variants/stored-variant.js';
 import type { ServiceConfig } from './config.js';
 import type { MetadataStore } from './db/metadata-store.js';
 import type { DiskReserve } from './disk-reserve.js';
+import type { ClamdScanner } from './ingest/clamd.js';
+import type { MetadataStripper } from './ingest/strip-location.js';
 import type { RateLimiter } from './rate-limit/rate-limiter.js';
 import type { BlobStore } from './storage/blob-store.js';
 
@@ -27,4 +29,7 @@ export interface ServiceContext {
   events: { kick(): void };
   /** The key of signed CDN links (`cdn/signed-link.ts`), the same on every instance. */
   linkKey: Buffer;
+  /** Safe ingest (`ingest/ingest.ts`): the malware scanner, if configured, and the photo metadata editor, unless `FILEHOST_STRIP_METADATA=none`. */
+  scanner: ClamdScanner | null;
+  stripper: MetadataStripper | null;
 }

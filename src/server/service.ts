@@ -13,6 +13,8 @@ import type { WebhookRow } from './db/metadata-store.js';
 import { openStores, type Stores } from './deployment.js';
 import { ensureConfiguredWebhook } from './events/configured-webhook.js';
 import { EventDeliverer } from './events/deliverer.js';
+import { ClamdScanner } from './ingest/clamd.js';
+import { MetadataStripper, STRIP_TASK_TIMEOUT_MS } from './ingest/strip-location.js';
 import { DELETE_DUE_INTERVAL_MS, deleteDueFiles, recover, sweep } from './sweeper.js';
 
 /** How often an instance looks for deliveries that came due (retries, other instances' work). */
@@ -43,10 +45,15 @@ export async function startService(
   const apps: FastifyInstance[] = [];
   const timers: NodeJS.Timeout[] = [];
   let deliverer: EventDeliverer | undefined;
+  const stripper =
+    config.stripMetadata === 'none'
+      ? null
+      : new MetadataStripper({ taskTimeoutMs: STRIP_TASK_TIMEOUT_MS });
   const close = async () => {
     for (const timer of timers) clearInterval(timer);
     await deliverer?.stop();
     await Promise.all(apps.map((app) => app.close()));
+    await stripper?.close();
     await opened.close();
   };
   try {
@@ -73,6 +80,10 @@ export async function startService(
       log,
       events: { kick() {} },
       linkKey: linkKey(opened.signingSecret),
+      scanner: config.clamd
+        ? new ClamdScanner(config.clamd, { timeoutMs: config.clamdTimeoutMs })
+        : null,
+      stripper,
     };
     deliverer = new EventDeliverer(ctx);
     ctx.events = deliverer;

@@ -30,6 +30,24 @@ describe('configuration from FILEHOST_* variables', () => {
     assert.equal(config.rateLimitPerMinute, 5);
   });
 
+  it('scans with clamd only when told where it is; removes location by default', () => {
+    const plain = configFromEnv({});
+    assert.equal(plain.clamd, undefined);
+    assert.equal(plain.clamdTimeoutMs, 30_000);
+    assert.equal(plain.stripMetadata, 'gps');
+    const set = configFromEnv({
+      FILEHOST_CLAMD: 'tcp://127.0.0.1:3310',
+      FILEHOST_CLAMD_TIMEOUT: '5',
+      FILEHOST_STRIP_METADATA: 'all',
+    });
+    assert.deepEqual(set.clamd, { host: '127.0.0.1', port: 3310 });
+    assert.equal(set.clamdTimeoutMs, 5_000);
+    assert.equal(set.stripMetadata, 'all');
+    assert.deepEqual(configFromEnv({ FILEHOST_CLAMD: '/run/clamav/clamd.ctl' }).clamd, {
+      path: '/run/clamav/clamd.ctl',
+    });
+  });
+
   it('checks S3 parts with Content-MD5 unless told none', () => {
     assert.equal(configFromEnv({ FILEHOST_S3_BUCKET: 'b' }).s3?.checksum, 'md5');
     const none = { FILEHOST_S3_BUCKET: 'b', FILEHOST_S3_CHECKSUM: 'none' };
@@ -74,6 +92,10 @@ describe('configuration from FILEHOST_* variables', () => {
       [{ FILEHOST_PART_SIZE: '1024' }, /FILEHOST_PART_SIZE/],
       [{ FILEHOST_S3_BUCKET: 'b', FILEHOST_S3_CHECKSUM: 'sha256' }, /FILEHOST_S3_CHECKSUM/],
       [{ FILEHOST_S3_CHECKSUM: 'none' }, /FILEHOST_S3_BUCKET/],
+      [{ FILEHOST_CLAMD: 'localhost:3310' }, /FILEHOST_CLAMD/],
+      [{ FILEHOST_CLAMD: 'tcp://localhost' }, /FILEHOST_CLAMD/],
+      [{ FILEHOST_CLAMD_TIMEOUT: '0' }, /FILEHOST_CLAMD_TIMEOUT/],
+      [{ FILEHOST_STRIP_METADATA: 'exif' }, /FILEHOST_STRIP_METADATA/],
     ];
     for (const [env, message] of cases) {
       assert.throws(

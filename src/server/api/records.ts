@@ -18,6 +18,7 @@ export function toFileRecord(ctx: ServiceContext, row: FileRow): FileRecord {
     url: publicUrl(ctx, row),
     metadata: row.metadata,
     deleteAt: row.deleteAt,
+    scannedAt: row.scannedAt ?? null,
   };
 }
 

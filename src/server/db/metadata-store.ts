@@ -303,6 +303,11 @@ export interface FileRow {
   tokenId: string | null;
   /** Anonymous uploads (publishable key, no token): the client address that reserved it. */
   anonymousAddress: string | null;
+  /**
+   * When clamd found the file clean (ms); null (or absent, on rows made before scanning)
+   * when no scanner was configured as it became ready.
+   */
+  scannedAt?: number | null;
 }
 
 /** An upload token a project's backend minted; the token itself is never stored. */
@@ -446,9 +451,28 @@ export interface MetadataStore {
     fields: Partial<
       Pick<
         FileRow,
-        'name' | 'mime' | 'size' | 'metadata' | 'createdAt' | 'completedParts' | 'visibility'
+        | 'name'
+        | 'mime'
+        | 'size'
+        | 'metadata'
+        | 'createdAt'
+        | 'completedParts'
+        | 'visibility'
+        | 'scannedAt'
       >
     >,
+    event?: EventDraft,
+  ): Promise<boolean>;
+  /**
+   * Takes a file the scanner found infected out of `from` (a pending upload, or a
+   * receiving one-request upload) and marks it deleted, so its bytes are purged and it is
+   * never served; false if it was not in `from`. `event` (`file.infected`): recorded in the
+   * same transaction, with the row as it is after.
+   */
+  markInfected(
+    id: string,
+    from: 'receiving' | 'pending',
+    at: number,
     event?: EventDraft,
   ): Promise<boolean>;
   /**

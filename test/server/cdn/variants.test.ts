@@ -48,7 +48,9 @@ describe('CDN image variants', () => {
   };
 
   before(async () => {
-    t = await startTestService();
+    // Originals kept as they came (no location removed at upload, issue #44), so that the
+    // variants are seen to drop an original's EXIF and GPS themselves.
+    t = await startTestService({ FILEHOST_STRIP_METADATA: 'none' });
     photoBytes = await orientedJpeg();
     assert.ok(photoBytes.includes(GPS_TAG), 'the fixture carries GPS');
     photo = await upload(photoBytes, 'image/jpeg', 'holiday.jpg');

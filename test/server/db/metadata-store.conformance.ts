@@ -92,6 +92,7 @@ export function metadataStoreConformance(
     deleteAt: null,
     tokenId: null,
     anonymousAddress: null,
+    scannedAt: null,
     ...overrides,
   });
 
@@ -349,6 +350,40 @@ export function metadataStoreConformance(
           createdAt: 5,
         });
         assert.equal(await store.markReady(receiving.id, 'receiving', {}), false);
+      }),
+    );
+
+    it(
+      'keeps when a file was scanned, and takes an infected one out of its state with its event',
+      withStore(async (store, project) => {
+        const pending = file(project.id, { status: 'pending' });
+        await store.insertFile(pending);
+        assert.equal(await store.markReady(pending.id, 'pending', { scannedAt: 1_234 }), true);
+        assert.equal((await store.getVisibleFile(project.id, pending.id))?.scannedAt, 1_234);
+
+        const draft = (id: string) => ({
+          id,
+          type: 'file.infected' as const,
+          at: 9,
+          data: (row: FileRow) => ({ id: row.id, status: row.status, signature: 'Eicar' }),
+        });
+        for (const from of ['pending', 'receiving'] as const) {
+          const infected = file(project.id, { status: from });
+          await store.insertFile(infected);
+          const other = from === 'pending' ? 'receiving' : 'pending';
+          assert.equal(
+            await store.markInfected(infected.id, other, 9, draft(newId('evt_'))),
+            false,
+          );
+          const eventId = newId('evt_');
+          assert.equal(await store.markInfected(infected.id, from, 9, draft(eventId)), true);
+          assert.equal(await store.getLiveFile(infected.id), null);
+          assert.ok((await store.listDeletedUnpurged(100)).some((row) => row.id === infected.id));
+          const events = await store.listEvents(project.id, null, 100);
+          const event = events.find((candidate) => candidate.id === eventId);
+          assert.deepEqual(event?.data, { id: infected.id, status: 'deleted', signature: 'Eicar' });
+          assert.equal(await store.markInfected(infected.id, from, 9, draft(newId('evt_'))), false);
+        }
       }),
     );
 

@@ -6,6 +6,7 @@ import type { CompletedPart, FileRow } from '../../db/metadata-store.js';
 import { fileEvent } from '../../events/file-events.js';
 import { isPlainObject, jsonDeadline, readJson } from '../../http/body.js';
 import { fail } from '../../http/errors.js';
+import { type Ingested, ingestStored } from '../../ingest/ingest.js';
 import { BlobBusyError, BlobNotFoundError, type HeldPart } from '../../storage/blob-store.js';
 import { purge } from '../../sweeper.js';
 import { authenticate, type Caller } from '../auth.js';
@@ -95,26 +96,27 @@ export async function completeUpload(
     }
   }
   crashPoint('complete:renamed');
-  // `held` is null when a racing complete made the object: that one records the ETags and
-  // the type.
-  let ready: { completedParts?: CompletedPart[]; mime?: string } = {};
+  // `held` is null when the object was made before (a racing complete, or one that crashed
+  // or met an unreachable scanner): the type, the scan and the metadata are seen to again,
+  // as the row is still pending; the ETags are those of the complete that made it.
+  const mime = await storedType(row.mime, await readHead(ctx.blobs, row.id, row.size));
+  // The token that signed it bounds its type too, whoever completes it.
+  const signer = row.tokenId === null ? null : await ctx.db.getUploadToken(row.tokenId);
+  const tokenTypes = signer?.policy.types ?? null;
+  if (!typeAllowed(caller.project.allowedTypes, mime) || !typeAllowed(tokenTypes, mime)) {
+    await discard(ctx, caller, row);
+    requireAllowedType(caller.project.allowedTypes, mime, 'recognised');
+    requireAllowedType(tokenTypes, mime, 'recognised');
+  }
+  const ready: { completedParts?: CompletedPart[]; mime: string } & Ingested = {
+    mime,
+    ...(await ingestStored(ctx, row, 'pending', mime)),
+  };
   if (held) {
-    const mime = await storedType(row.mime, await readHead(ctx.blobs, row.id, row.size));
-    // The token that signed it bounds its type too, whoever completes it.
-    const token = row.tokenId === null ? null : await ctx.db.getUploadToken(row.tokenId);
-    const tokenTypes = token?.policy.types ?? null;
-    if (!typeAllowed(caller.project.allowedTypes, mime) || !typeAllowed(tokenTypes, mime)) {
-      await discard(ctx, caller, row);
-      requireAllowedType(caller.project.allowedTypes, mime, 'recognised');
-      requireAllowedType(tokenTypes, mime, 'recognised');
-    }
-    ready = {
-      mime,
-      completedParts: layout.map(({ partNumber }) => ({
-        partNumber,
-        etag: (held.get(partNumber) as HeldPart).etag,
-      })),
-    };
+    ready.completedParts = layout.map(({ partNumber }) => ({
+      partNumber,
+      etag: (held.get(partNumber) as HeldPart).etag,
+    }));
   }
   if (await ctx.db.markReady(row.id, 'pending', ready, fileEvent(ctx, 'file.ready'))) {
     crashPoint('event:recorded');

@@ -9,6 +9,7 @@ import { fileEvent } from '../../events/file-events.js';
 import { bodyChunks, contentLength, limitBytes } from '../../http/body.js';
 import { fail, ServiceError } from '../../http/errors.js';
 import { mediaEssence, normalizeMediaType } from '../../http/media-type.js';
+import { ingestStored, ScanWhileStoring } from '../../ingest/ingest.js';
 import { newId } from '../../secrets.js';
 import { authenticate } from '../auth.js';
 import { parseMetadataJson } from '../metadata.js';
@@ -136,6 +137,7 @@ export async function uploadHandler(
     });
   }, lease.renewEveryMs);
   renewal.unref();
+  const scanning = new ScanWhileStoring(ctx, declared);
   let received: Received;
   try {
     received = rawMeta
@@ -143,7 +145,7 @@ export async function uploadHandler(
           ...rawMeta,
           metadata: headerMetadata,
           visibility: headerVisibility,
-          ...(await storeRaw(ctx, id, request, rawMeta.mime, cap, overCap)),
+          ...(await storeRaw(ctx, id, request, rawMeta.mime, cap, overCap, scanning)),
         }
       : await storeMultipart(
           ctx,
@@ -159,11 +161,13 @@ export async function uploadHandler(
     requireType(received.mime, 'recognised');
     if (policy)
       Object.assign(received, applyTokenPolicy(policy, received.metadata, received.visibility));
+    const ingested = await ingestStored(ctx, receiving, 'receiving', received.mime, scanning);
+    received.size = ingested.size ?? received.size;
     crashPoint('upload:stored');
     const made = await ctx.db.markReady(
       id,
       'receiving',
-      { ...received, createdAt: ctx.now() },
+      { ...received, scannedAt: ingested.scannedAt, createdAt: ctx.now() },
       fileEvent(ctx, 'file.ready'),
     );
     if (!made) throw new Error(`Upload row ${id} left the receiving state`);
@@ -208,8 +212,10 @@ async function storeRaw(
   contentType: string,
   cap: number,
   overCap: () => ServiceError,
+  scanning: ScanWhileStoring,
 ): Promise<{ size: number }> {
-  return ctx.blobs.put(id, limitBytes(bodyChunks(request.raw), cap, overCap), { contentType });
+  const body = limitBytes(bodyChunks(request.raw), cap, overCap);
+  return ctx.blobs.put(id, scanning.tee(body), { contentType });
 }
 
 /** What a multipart body's file part is held to: its largest size, and the type checks. */

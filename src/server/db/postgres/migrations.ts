@@ -182,4 +182,10 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   CREATE INDEX variants_served ON variants (file_id, served_at DESC, name DESC);
   CREATE INDEX variants_project ON variants (project_id);
   `,
+  // Safe ingest: when clamd found a file clean (ms); null for files made ready without a
+  // scanner, and for every row made before. A nullable column without a default is added
+  // without rewriting the table.
+  `
+  ALTER TABLE files ADD COLUMN scanned_at bigint;
+  `,
 ];

@@ -14,7 +14,6 @@ import type {
   Reservation,
   TokenUsage,
   UploadTokenRow,
-  UsageCounts,
   VariantRow,
   WebhookRow,
 } from '../metadata-store.js';
@@ -284,7 +283,14 @@ export abstract class SqlMetadataStore implements MetadataStore {
     fields: Partial<
       Pick<
         FileRow,
-        'name' | 'mime' | 'size' | 'metadata' | 'createdAt' | 'completedParts' | 'visibility'
+        | 'name'
+        | 'mime'
+        | 'size'
+        | 'metadata'
+        | 'createdAt'
+        | 'completedParts'
+        | 'visibility'
+        | 'scannedAt'
       >
     >,
     event?: EventDraft,
@@ -300,11 +306,22 @@ export abstract class SqlMetadataStore implements MetadataStore {
         fields.createdAt ?? null,
         fields.completedParts ? JSON.stringify(fields.completedParts) : null,
         fields.visibility ?? null,
+        fields.scannedAt ?? null,
         id,
         from,
       ],
     };
     return (await this.changeFile([step], event, { grouped: true })) !== null;
+  }
+
+  async markInfected(
+    id: string,
+    from: 'receiving' | 'pending',
+    at: number,
+    event?: EventDraft,
+  ): Promise<boolean> {
+    const step: Step = { sql: SQL.FILE_MARK_INFECTED, yieldsRow: true, values: [at, id, from] };
+    return (await this.changeFile([step], event)) !== null;
   }
 
   markDeleted(

@@ -160,21 +160,30 @@ export const LIST_AFTER_POSITION = `SELECT ${FILE_COLUMNS} FROM files
   ORDER BY created_at DESC, id DESC LIMIT ?`;
 
 /**
- * Parameters: name, mime, size, metadata, created_at, completed_parts, visibility (null:
- * kept), id, from.
+ * A file deleted before it was ready (an aborted or refused upload) gives its room back to
+ * the token that signed it; one deleted once ready still counts as one of the token's files.
+ */
+export const TOKEN_RELEASE = `CASE WHEN status = 'ready' THEN token_id ELSE NULL END`;
+
+/**
+ * Parameters: name, mime, size, metadata, created_at, completed_parts, visibility,
+ * scanned_at (null: kept), id, from. A ready file holds no anonymous reservation.
  */
 export const FILE_MARK_READY = `UPDATE files SET status = 'ready',
     name = coalesce(?, name), mime = coalesce(?, mime), size = coalesce(?, size),
     metadata = coalesce(?, metadata), created_at = coalesce(?, created_at),
     completed_parts = coalesce(?, completed_parts), visibility = coalesce(?, visibility),
+    scanned_at = coalesce(?, scanned_at),
     anonymous_address = NULL
   WHERE id = ? AND status = ? RETURNING ${FILE_COLUMNS}`;
 
 /**
- * A file deleted before it was ready (an aborted or refused upload) gives its room back to
- * the token that signed it; one deleted once ready still counts as one of the token's files.
+ * A file the scanner found infected: deleted (its bytes purged later) from the given state;
+ * it was never ready, so the token that signed it gets its room back.
  */
-export const TOKEN_RELEASE = `CASE WHEN status = 'ready' THEN token_id ELSE NULL END`;
+export const FILE_MARK_INFECTED = `UPDATE files SET status = 'deleted', deleted_at = ?,
+    token_id = ${TOKEN_RELEASE}
+  WHERE id = ? AND status = ? RETURNING ${FILE_COLUMNS}`;
 
 export const FILE_MARK_DELETED = `UPDATE files SET status = 'deleted', deleted_at = ?,
     token_id = ${TOKEN_RELEASE}

@@ -178,4 +178,9 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   CREATE INDEX variants_served ON variants (file_id, served_at DESC, name DESC);
   CREATE INDEX variants_project ON variants (project_id);
   `,
+  // Safe ingest: when clamd found a file clean (ms); null for files made ready without a
+  // scanner, and for every row made before.
+  `
+  ALTER TABLE files ADD COLUMN scanned_at INTEGER;
+  `,
 ];

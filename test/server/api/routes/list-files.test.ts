@@ -82,6 +82,7 @@ describe('GET /v1/files', () => {
       url: `${t.cdnUrl}/${rows[59]?.id}/f59.txt`,
       metadata: {},
       deleteAt: null,
+      scannedAt: null,
     });
     const last = page.files[49] as FileRecord;
     assert.equal(page.nextCursor, `${last.createdAt}_${last.id}`);

@@ -73,6 +73,7 @@ describe('POST /v1/upload', () => {
       url: body.url,
       metadata: { user: 'u1' },
       deleteAt: null,
+      scannedAt: null,
     });
     assert.ok(Math.abs(record.createdAt - Date.now()) < 60_000);
   });

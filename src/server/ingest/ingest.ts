@@ -1,0 +1,223 @@
+import { once } from 'node:events';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough, type Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { toFileRecord } from '../api/records.js';
+import type { ServiceContext } from '../context.js';
+import type { EventDraft, FileRow } from '../db/metadata-store.js';
+import { fail } from '../http/errors.js';
+import { newId } from '../secrets.js';
+import { purge } from '../sweeper.js';
+import { ScannerUnavailableError, type ScanVerdict } from './clamd.js';
+import { editableExtension } from './strip-location.js';
+
+/** Seconds a client is asked to wait when clamd cannot be reached. */
+const SCANNER_RETRY_AFTER_SECONDS = 10;
+
+/** What safe ingest makes of a stored file, for the row's move to `ready`. */
+export interface Ingested {
+  /** When clamd found it clean; null without a scanner. */
+  scannedAt: number | null;
+  /** The stored size, when removing metadata changed it. */
+  size?: number;
+}
+
+/**
+ * The last step before a file whose bytes are complete becomes `ready` (decisions.md,
+ * "Safe ingest"), for the complete paths and the one-request upload alike:
+ *
+ * 1. With a scanner, the stored object is streamed to clamd (from the disk or the bucket,
+ *    never whole in memory). Infected: the row leaves `from` for `deleted` with a
+ *    `file.infected` event, its bytes are purged, and `422 infected` is thrown. No verdict
+ *    (clamd down, silent past its timeout): `503 unavailable`; nothing changes, so a
+ *    pending upload can be completed again.
+ * 2. A photo (JPEG, PNG, WebP, HEIC, TIFF; `mime` is the type recognised from its bytes)
+ *    loses its location, or all its metadata, as `FILEHOST_STRIP_METADATA` says: the
+ *    object is copied to a temp file, edited there by ExifTool and stored again whole in
+ *    its place (an atomic replace on either store). Pixels are never decoded.
+ *
+ * Both steps only read the object or replace it with an edited copy, so a crash anywhere
+ * in between leaves the row as it was (`pending`, or `receiving` and cleaned up at start),
+ * and doing them again gives the same result: the scan is repeated and an edited photo has
+ * nothing more to remove.
+ */
+export async function ingestStored(
+  ctx: ServiceContext,
+  row: FileRow,
+  from: 'pending' | 'receiving',
+  mime: string,
+  /** The bytes scanned as they were stored (`ScanWhileStoring`), instead of read back. */
+  scanned?: ScanWhileStoring,
+): Promise<Ingested> {
+  let scannedAt: number | null = null;
+  if (ctx.scanner) {
+    await scan(ctx, row, from, scanned?.verdict);
+    scannedAt = ctx.now();
+  }
+  const size = await stripStored(ctx, row.id, mime);
+  return size === null ? { scannedAt } : { scannedAt, size };
+}
+
+async function scan(
+  ctx: ServiceContext,
+  row: FileRow,
+  from: 'pending' | 'receiving',
+  alreadyUnderWay: Promise<ScanVerdict> | null | undefined,
+) {
+  const scanner = ctx.scanner;
+  if (!scanner) return;
+  let source: Readable | null = null;
+  let verdict: ScanVerdict;
+  try {
+    if (alreadyUnderWay) {
+      verdict = await alreadyUnderWay;
+    } else {
+      source = await ctx.blobs.get(row.id);
+      if (!source) fail('not_found', 'The upload was cancelled.');
+      verdict = await scanner.scan(source);
+    }
+  } catch (error) {
+    if (!(error instanceof ScannerUnavailableError)) throw error;
+    ctx.log.warn({ err: error, id: row.id }, 'the malware scanner gave no verdict');
+    fail(
+      'unavailable',
+      from === 'pending'
+        ? 'The malware scanner cannot be reached now; the upload stays pending: complete it again later.'
+        : 'The malware scanner cannot be reached now; nothing was kept. Upload the file again later.',
+      {
+        headers: { 'Retry-After': String(SCANNER_RETRY_AFTER_SECONDS) },
+        extra: { retryAfter: SCANNER_RETRY_AFTER_SECONDS },
+      },
+    );
+  } finally {
+    source?.destroy();
+  }
+  if (!verdict.infected) return;
+  const { signature } = verdict;
+  ctx.log.warn({ id: row.id, signature }, 'an infected upload was refused');
+  if (await ctx.db.markInfected(row.id, from, ctx.now(), infectedEvent(ctx, signature))) {
+    ctx.events.kick();
+  }
+  // A one-request upload's bytes are removed by its handler; a pending one's here, or by
+  // the sweeper (the row is deleted and unpurged) if the store cannot now.
+  if (from === 'pending') {
+    await purge(ctx, row).catch((error: unknown) => {
+      ctx.log.warn(
+        { err: error, id: row.id },
+        'the bytes of an infected upload are left to the sweeper',
+      );
+    });
+  }
+  fail('infected', `The malware scanner found ${signature} in the file; nothing was kept.`, {
+    extra: { signature },
+  });
+}
+
+/** `file.infected`: the file record as it was refused, and the signature clamd named. */
+function infectedEvent(ctx: ServiceContext, signature: string): EventDraft {
+  return {
+    id: newId('evt_'),
+    type: 'file.infected',
+    at: ctx.now(),
+    data: (row) => ({ ...toFileRecord(ctx, row), signature }),
+  };
+}
+
+/**
+ * Removes metadata from a stored photo as configured; answers the new size when the object
+ * was replaced, null when it was left as it is (not a photo, nothing to remove, stripping
+ * off, or metadata ExifTool cannot read at all: then the file is kept as it came, and the
+ * log says so).
+ */
+async function stripStored(ctx: ServiceContext, key: string, mime: string): Promise<number | null> {
+  const extension = editableExtension(mime);
+  const mode = ctx.config.stripMetadata;
+  if (!ctx.stripper || mode === 'none' || extension === undefined) return null;
+  const source = await ctx.blobs.get(key);
+  if (!source) fail('not_found', 'The upload was cancelled.');
+  const dir = await mkdtemp(join(tmpdir(), 'filehost-strip-'));
+  try {
+    const input = join(dir, `in.${extension}`);
+    const output = join(dir, `out.${extension}`);
+    await pipeline(source, createWriteStream(input));
+    const result = await ctx.stripper.strip(input, output, mode);
+    if (result.outcome === 'failed') {
+      ctx.log.warn(
+        { id: key, reason: result.reason },
+        'the metadata of a photo could not be read; it is kept as it came',
+      );
+      return null;
+    }
+    if (result.outcome === 'unchanged') return null;
+    const { size } = await ctx.blobs.put(key, createReadStream(output), { contentType: mime });
+    return size;
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Bodies up to this size (by their `Content-Length`) are scanned as they are stored. A
+ * larger or chunked one is scanned after, read back: a slow client must not hold one of
+ * clamd's few threads (`MaxThreads`, 10 by default) for as long as it takes to send.
+ */
+const SCAN_WHILE_STORING_MAX = 1024 * 1024;
+
+/**
+ * The scan of a small one-request upload, fed with its bytes as they are stored (`tee` the
+ * source given to the store), so that clamd reads them while the store writes and flushes
+ * them: what a scan costs a small file is mostly clamd's fixed time per stream, which then
+ * overlaps the write instead of following it. The slower of the two sets the pace; once
+ * clamd has answered or failed, the bytes go on to the store alone. Without a scanner, or
+ * for a large body, `tee` gives the source back and the file is scanned after.
+ */
+export class ScanWhileStoring {
+  /** clamd's verdict on every byte `tee` passed on; null when nothing was teed. */
+  verdict: Promise<ScanVerdict> | null = null;
+  readonly #ctx: ServiceContext;
+  readonly #declaredSize: number | undefined;
+
+  constructor(ctx: ServiceContext, declaredSize: number | undefined) {
+    this.#ctx = ctx;
+    this.#declaredSize = declaredSize;
+  }
+
+  tee(source: AsyncIterable<Buffer>): AsyncIterable<Buffer> {
+    const scanner = this.#ctx.scanner;
+    const size = this.#declaredSize;
+    if (!scanner || size === undefined || size > SCAN_WHILE_STORING_MAX) return source;
+    const feed = new PassThrough({ highWaterMark: 1024 * 1024 });
+    // Written to only while clamd reads; its end is the scanner's business.
+    feed.on('error', () => undefined);
+    let settled = false;
+    const verdict = scanner.scan(feed);
+    const over = verdict.then(
+      () => undefined,
+      () => undefined,
+    );
+    void over.then(() => {
+      settled = true;
+    });
+    this.verdict = verdict;
+    // A body that fails mid-way (a limit, a client gone) fails the scan too; that failure
+    // is the upload's, reported by the store: this rejection is not the one anyone waits for.
+    verdict.catch(() => undefined);
+    return (async function* teed() {
+      try {
+        for await (const chunk of source) {
+          if (!settled && !feed.destroyed && !feed.write(chunk)) {
+            await Promise.race([once(feed, 'drain'), over]);
+          }
+          yield chunk;
+        }
+        feed.end();
+      } catch (error) {
+        feed.destroy(error as Error);
+        throw error;
+      }
+    })();
+  }
+}
