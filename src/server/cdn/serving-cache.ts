@@ -29,10 +29,27 @@ export interface ServingCacheOptions {
 }
 
 /**
- * Files up to this size are served from memory once read: the size below which opening
- * and reading a file costs more than sending it.
+ * Files up to this size are served from memory once read. Streamed from disk, a 1 MiB file
+ * spends most of the process's time opening, reading and closing the file and collecting
+ * its read buffers, not sending it (a CPU profile under `bench:serving`, test/bench/README.md);
+ * from memory it goes at the rate plain `node:http` sends the same bytes. Past this size
+ * the stream's own costs are a small share of the send, and a few files would fill the
+ * cache that thousands of small ones share.
  */
-export const CDN_CACHED_FILE_BYTES = 64 * 1024;
+export const CDN_CACHED_FILE_BYTES = 1024 * 1024;
+
+/**
+ * The cache keeps a file's bytes only when it has room for this many files of its size:
+ * with a small `FILEHOST_CDN_CACHE_MB` the size limit shrinks with it (and with the cache
+ * off no file is read whole only to be dropped), so that one large file never evicts the
+ * many small ones the cache is for.
+ */
+const FILES_AT_THE_LIMIT = 16;
+
+/** The size up to which a cache of `maxBytes` keeps files' bytes. */
+export function cachedFileBytes(maxBytes: number): number {
+  return Math.min(CDN_CACHED_FILE_BYTES, Math.floor(maxBytes / FILES_AT_THE_LIMIT));
+}
 
 /** Rough cost of an entry beside its bytes: the row, the header strings, the map's slot. */
 const ENTRY_OVERHEAD_BYTES = 1024;
