@@ -16,12 +16,14 @@
  * The contenders take turns within each run (the order rotating from run to run) after a
  * warm-up, and the ratios are per run, so a machine that slows down mid-bench slows
  * every contender of that run alike; the median and the spread (lowest to highest) of
- * the per-run ratios are printed. `BENCH_SIZES` (bytes, comma-separated) measures other
+ * the per-run ratios are printed. Embedded, each server's CPU time per request is printed
+ * too (user and system, from /proc): on a machine shared with other work it moves far
+ * less than the rates do. `BENCH_SIZES` (bytes, comma-separated) measures other
  * file sizes (the memory cache's size limit was chosen so). Installs nginx and wrk with
  * apt-get when they are missing (root on Debian).
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -50,17 +52,34 @@ function ensure(binary: string, pkg: string): string {
   return ensure(binary, pkg);
 }
 
-type Measured = { rps: number; mibPerSecond: number };
+/** A run's rate, and the CPU time its server took per request (user and system, all its processes). */
+type Measured = { rps: number; mibPerSecond: number; cpuMicros: number };
 
-function wrk(path: string, url: string, seconds = SECONDS): Measured {
+/** CPU time a process has used so far, in ms (`/proc/<pid>/stat`: utime and stime, in ticks of 10 ms). */
+function cpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/** A process and its children (nginx's master and its worker). */
+function withChildren(pid: number): number[] {
+  const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim();
+  return [pid, ...(children ? children.split(' ').map(Number) : [])];
+}
+
+function wrk(path: string, url: string, pids: number[], seconds = SECONDS): Measured {
+  const cpuBefore = pids.reduce((sum, pid) => sum + cpuMs(pid), 0);
   const output = execFileSync(path, ['-t1', `-c${CONNECTIONS}`, `-d${seconds}s`, url], {
     encoding: 'utf8',
   });
+  const cpu = pids.reduce((sum, pid) => sum + cpuMs(pid), 0) - cpuBefore;
+  const requests = Number(/(\d+) requests in/.exec(output)?.[1]);
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(output)?.[1]);
   const transfer = /Transfer\/sec:\s+([\d.]+)(\w+)/.exec(output);
   const unit = { B: 1 / 1024 / 1024, KB: 1 / 1024, MB: 1, GB: 1024 }[transfer?.[2] ?? 'MB'] ?? 1;
   if (/Non-2xx/.test(output)) throw new Error(`wrk saw errors on ${url}:\n${output}`);
-  return { rps, mibPerSecond: Number(transfer?.[1]) * unit };
+  return { rps, mibPerSecond: Number(transfer?.[1]) * unit, cpuMicros: (cpu * 1000) / requests };
 }
 
 function labelOf(size: number): string {
@@ -75,6 +94,8 @@ type Urls = Record<string, string>;
 interface Contender {
   name: string;
   urls: Record<string, string>;
+  /** The server's processes, whose CPU time is counted. */
+  pids: number[];
 }
 
 /** What a setup gives: the contenders (the first is what ratios are taken against), and how to stop. */
@@ -157,7 +178,7 @@ async function embedded(
     'node, disk',
     'filehost',
     'filehost, no cache',
-  ].map((name) => ({ name, urls: {} }));
+  ].map((name) => ({ name, urls: {}, pids: [] as number[] }));
   const [nginxUrls, memoryUrls, diskUrls, filehostUrls, uncachedUrls] = contenders.map(
     (c) => c.urls,
   ) as [Urls, Urls, Urls, Urls, Urls];
@@ -190,6 +211,12 @@ async function embedded(
     `  sendfile on; tcp_nopush on;
   server { listen 127.0.0.1:${nginxPort}; root ${root}; }`,
   );
+  // The CPU each takes (at scale the gateway's would count too, so only here).
+  const pids = [withChildren(nginx.pid ?? 0), ...peers.map((peer) => [peer.pid ?? 0])];
+  pids.push([service.process.pid ?? 0], [uncached.process.pid ?? 0]);
+  contenders.forEach((contender, index) => {
+    contender.pids = pids[index] ?? [];
+  });
   return {
     contenders,
     baselines: ['nginx', 'node, memory'],
@@ -248,7 +275,7 @@ async function scaleContenders(
   const rgwPort = new URL(rgw.endpoint).port;
   const nginxPort = await freePort();
   const contenders: Contender[] = ['nginx -> RGW', 'filehost', 'filehost, no cache'].map(
-    (name) => ({ name, urls: {} }),
+    (name) => ({ name, urls: {}, pids: [] as number[] }),
   );
   const [rgwUrls, filehostUrls, uncachedUrls] = contenders.map((c) => c.urls) as [Urls, Urls, Urls];
   for (const [label, bytes] of Object.entries(files)) {
@@ -303,16 +330,19 @@ async function main(): Promise<void> {
       `\nCDN serving bench (${SCALE ? 'scale' : 'embedded'}) — ${new Date().toISOString()} — wrk, 1 thread, ${CONNECTIONS} connections, ${SECONDS} s, median of ${RUNS}\n`,
     );
     console.log(
-      `file     server                    requests/s      MiB/s   ${baselines.map((b) => `vs ${b} (median, lowest–highest)`.padEnd(40)).join('')}`,
+      `file     server                    requests/s      MiB/s   ${baselines.map((b) => `vs ${b} (median, lowest–highest)`.padEnd(40)).join('')}${SCALE ? '' : 'CPU µs/request (median, lowest–highest)'}`,
     );
     const rows: BenchRow[] = [];
     for (const label of Object.keys(files)) {
       const results = new Map<string, Measured[]>(contenders.map((c) => [c.name, []]));
-      for (const contender of contenders) wrk(wrkPath, contender.urls[label] as string, 1);
+      for (const contender of contenders)
+        wrk(wrkPath, contender.urls[label] as string, contender.pids, 1);
       for (let run = 0; run < RUNS; run++) {
         for (let i = 0; i < contenders.length; i++) {
           const contender = contenders[(i + run) % contenders.length] as Contender;
-          results.get(contender.name)?.push(wrk(wrkPath, contender.urls[label] as string));
+          results
+            .get(contender.name)
+            ?.push(wrk(wrkPath, contender.urls[label] as string, contender.pids));
         }
       }
       const of = (name: string) => results.get(name) as Measured[];
@@ -327,8 +357,13 @@ async function main(): Promise<void> {
             40,
           );
         });
+        // The server's own CPU time per request: what the other sessions' load moves least.
+        const cpu = of(name).map((r) => r.cpuMicros);
+        const cpuColumn = SCALE
+          ? ''
+          : `${median(cpu).toFixed(1).padStart(6)} (${Math.min(...cpu).toFixed(1)}–${Math.max(...cpu).toFixed(1)})`;
         console.log(
-          `${label.padEnd(8)} ${name.padEnd(25)} ${rps(name).toFixed(0).padStart(10)} ${mib.toFixed(1).padStart(10)}   ${columns.join('')}`,
+          `${label.padEnd(8)} ${name.padEnd(25)} ${rps(name).toFixed(0).padStart(10)} ${mib.toFixed(1).padStart(10)}   ${columns.join('')}${cpuColumn}`,
         );
       }
       // The README's rows: medians of the per-run ratios.
