@@ -3,7 +3,7 @@ import { pino } from 'pino';
 import { buildApiApp } from './api/app.js';
 import { type DefaultProject, ensureDefaultProject } from './bootstrap.js';
 import { buildCdnApp } from './cdn/cdn.js';
-import { CDN_CACHED_FILE_BYTES, ServingCache } from './cdn/serving-cache.js';
+import { cachedFileBytes, ServingCache } from './cdn/serving-cache.js';
 import { linkKey } from './cdn/signed-link.js';
 import { ImageVariants } from './cdn/variants/stored-variant.js';
 import { VariantEncoder } from './cdn/variants/variant-encoder.js';
@@ -66,7 +66,7 @@ export async function startService(
       reserve: opened.reserve,
       servingCache: new ServingCache({
         maxBytes: config.cdnCacheBytes,
-        maxFileBytes: CDN_CACHED_FILE_BYTES,
+        maxFileBytes: cachedFileBytes(config.cdnCacheBytes),
         trustRecords: !deploymentOf(config).sharedMetadata,
       }),
       variants: new ImageVariants({

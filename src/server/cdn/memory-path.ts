@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { FastifyServerFactory, FastifyServerOptions } from 'fastify';
 import { ID_PATTERN } from '../../api/routes.js';
 import { refusedRequest } from '../http/request-guard.js';
@@ -66,20 +67,33 @@ export function answerFromMemory(
  * The CDN's HTTP server: the framework's handler behind `answerFromMemory`, with the
  * timeouts the framework would set on a server of its own (a server factory replaces
  * that setup).
+ *
+ * The idle timeout (`connectionTimeout`) is the one `server.setTimeout` sets, armed by hand
+ * where it can matter: on a new connection (as `node:http` does), on every request that
+ * goes to the framework, and on a memory answer only when its bytes did not all go to the
+ * kernel at once. Set on the server, `node:http` re-arms it for every request on a
+ * kept-alive connection and refreshes it on every write: at 1 KiB from memory that
+ * bookkeeping was a sixth of the CPU time the answer costs beyond plain `node:http`'s
+ * (a CPU profile, test/bench/README.md). Between requests the keep-alive timeout holds.
  */
 export function cdnServerFactory(
   cache: ServingCache,
   options: Pick<FastifyServerOptions, 'keepAliveTimeout' | 'requestTimeout' | 'connectionTimeout'>,
 ): FastifyServerFactory {
+  const idleMs = options.connectionTimeout ?? 0;
   return (handler) => {
     const server: Server = createServer((request, response) => {
-      if (!server.listening || !answerFromMemory(cache, request, response)) {
-        handler(request, response);
+      if (server.listening && answerFromMemory(cache, request, response)) {
+        // Still queued here: a client slow to read must not hold the connection forever.
+        if (idleMs > 0 && request.socket.writableLength > 0) request.socket.setTimeout(idleMs);
+        return;
       }
+      if (idleMs > 0) request.socket.setTimeout(idleMs);
+      handler(request, response);
     });
     if (options.keepAliveTimeout !== undefined) server.keepAliveTimeout = options.keepAliveTimeout;
     if (options.requestTimeout !== undefined) server.requestTimeout = options.requestTimeout;
-    if (options.connectionTimeout !== undefined) server.setTimeout(options.connectionTimeout);
+    if (idleMs > 0) server.on('connection', (socket: Socket) => socket.setTimeout(idleMs));
     return server;
   };
 }

@@ -34,13 +34,38 @@ export interface ServingCacheOptions {
 }
 
 /**
- * Files up to this size are served from memory once read: the size below which opening
- * and reading a file costs more than sending it.
+ * Files up to this size are served from memory once read. Streamed from disk, a 1 MiB file
+ * spends most of the process's time opening, reading and closing the file and collecting
+ * its read buffers, not sending it (a CPU profile under `bench:serving`, test/bench/README.md);
+ * from memory it goes at the rate plain `node:http` sends the same bytes. Past this size
+ * the stream's own costs are a small share of the send, and a few files would fill the
+ * cache that thousands of small ones share.
  */
-export const CDN_CACHED_FILE_BYTES = 64 * 1024;
+export const CDN_CACHED_FILE_BYTES = 1024 * 1024;
+
+/**
+ * The cache keeps a file's bytes only when it has room for this many files of its size:
+ * with a small `FILEHOST_CDN_CACHE_MB` the size limit shrinks with it (and with the cache
+ * off no file is read whole only to be dropped), so that one large file never evicts the
+ * many small ones the cache is for.
+ */
+const FILES_AT_THE_LIMIT = 16;
+
+/** The size up to which a cache of `maxBytes` keeps files' bytes. */
+export function cachedFileBytes(maxBytes: number): number {
+  return Math.min(CDN_CACHED_FILE_BYTES, Math.floor(maxBytes / FILES_AT_THE_LIMIT));
+}
 
 /** Rough cost of an entry beside its bytes: the row, the header strings, the map's slot. */
 const ENTRY_OVERHEAD_BYTES = 1024;
+
+interface CacheEntry {
+  file: ServedFile;
+  cost: number;
+  /** The file a derived entry (a variant) was made from. */
+  owner?: string;
+  used: boolean;
+}
 
 /**
  * A bounded LRU of what serving a file needs: files are immutable and ids never reused,
@@ -50,7 +75,13 @@ const ENTRY_OVERHEAD_BYTES = 1024;
  */
 export class ServingCache {
   readonly options: ServingCacheOptions;
-  readonly #entries = new Map<string, { file: ServedFile; cost: number; owner?: string }>();
+  /**
+   * Oldest first (a Map keeps insertion order). `used`: read since it was put or last
+   * passed over, so the eviction gives it a second chance (CLOCK, an LRU that costs a
+   * read one flag instead of moving the entry: at 1 KiB from memory the move was a fiftieth
+   * of a request's CPU time).
+   */
+  readonly #entries = new Map<string, CacheEntry>();
   /** A file's id -> the keys of what was made from it (its variants' URLs), dropped with it. */
   readonly #derived = new Map<string, Set<string>>();
   #bytes = 0;
@@ -72,9 +103,7 @@ export class ServingCache {
   get(id: string): ServedFile | undefined {
     const entry = this.#entries.get(id);
     if (!entry) return undefined;
-    // Most recently used goes last: Map keeps insertion order.
-    this.#entries.delete(id);
-    this.#entries.set(id, entry);
+    entry.used = true;
     return entry.file;
   }
 
@@ -99,10 +128,20 @@ export class ServingCache {
     const cost = (file.bytes?.length ?? 0) + ENTRY_OVERHEAD_BYTES;
     if (cost > this.options.maxBytes) return false;
     this.#remove(key);
-    this.#entries.set(key, owner === undefined ? { file, cost } : { file, cost, owner });
+    this.#entries.set(
+      key,
+      owner === undefined ? { file, cost, used: false } : { file, cost, owner, used: false },
+    );
     this.#bytes += cost;
-    for (const [oldest] of this.#entries) {
-      if (this.#bytes <= this.options.maxBytes) break;
+    while (this.#bytes > this.options.maxBytes) {
+      const [oldest, entry] = this.#entries.entries().next().value as [string, CacheEntry];
+      if (entry.used && oldest !== key) {
+        // Read since it was last passed over: to the back of the line, once.
+        entry.used = false;
+        this.#entries.delete(oldest);
+        this.#entries.set(oldest, entry);
+        continue;
+      }
       this.#remove(oldest);
     }
     return this.#entries.has(key);

@@ -54,6 +54,12 @@ export function lingerAfterEarlyAnswers(
     };
   });
   server.on('request', (request: IncomingMessage, response) => {
+    // No body to drop (RFC 9112 §6.3: neither header, no body): the CDN's GETs, whose
+    // rate a listener per response would cost.
+    const headers = request.headers;
+    if (headers['content-length'] === undefined && headers['transfer-encoding'] === undefined) {
+      return;
+    }
     response.once('finish', () => {
       const socket = request.socket;
       // A closing connection was handled by `destroySoon` above (node:http calls it

@@ -1,13 +1,18 @@
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, connect, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import Fastify, { type FastifyRequest } from 'fastify';
 import { answerFromMemory, plainFileId } from '../../../src/server/cdn/memory-path.js';
 import { type ServedFile, ServingCache } from '../../../src/server/cdn/serving-cache.js';
 import type { FileRow } from '../../../src/server/db/metadata-store.js';
-import { rawHttp } from '../../helpers/service.js';
+import {
+  patternBytes,
+  rawHttp,
+  startTestService,
+  type TestService,
+} from '../../helpers/service.js';
 
 const ID = 'aB3_-x';
 const BYTES = Buffer.from('hello, memory');
@@ -147,6 +152,47 @@ describe('the CDN memory path', () => {
       );
     } finally {
       await routes.close();
+    }
+  });
+});
+
+describe('the CDN server: the idle timeout, armed by hand', () => {
+  let t: TestService;
+  before(async () => {
+    t = await startTestService({ FILEHOST_IDLE_TIMEOUT: '1' });
+  });
+  after(() => t.close());
+
+  /** Milliseconds until the server closes a connection on which the client does `act`. */
+  const closedAfter = (act: (socket: Socket) => void) =>
+    new Promise<number>((resolve, reject) => {
+      const { hostname, port } = new URL(t.cdnUrl);
+      const started = Date.now();
+      const socket = connect(Number(port), hostname === 'localhost' ? '127.0.0.1' : hostname);
+      socket.on('connect', () => act(socket));
+      socket.on('data', () => {});
+      socket.on('error', () => {});
+      socket.on('close', () => resolve(Date.now() - started));
+      setTimeout(() => reject(new Error('still open after 8 s')), 8_000).unref();
+    });
+
+  it('cuts a connection that sends nothing, as `server.setTimeout` did', async () => {
+    const waited = await closedAfter(() => {});
+    assert.ok(waited >= 900, `closed after ${waited} ms`);
+  });
+
+  it('cuts a connection whose request stalls halfway through its headers', async () => {
+    const waited = await closedAfter((socket) => socket.write('GET /abc HTTP/1.1\r\nHost: x\r\n'));
+    assert.ok(waited >= 900, `closed after ${waited} ms`);
+  });
+
+  it('still answers on a connection kept alive across requests', async () => {
+    const upload = await t.api('/v1/upload', { method: 'POST', body: patternBytes(1024, 3) });
+    const { id } = (await upload.json()) as { id: string };
+    for (let i = 0; i < 3; i++) {
+      const answer = await fetch(`${t.cdnUrl}/${id}`);
+      assert.equal(answer.status, 200);
+      assert.equal((await answer.arrayBuffer()).byteLength, 1024);
     }
   });
 });

@@ -3,7 +3,12 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { UploadResponse } from '../../../src/api/types.js';
-import { type ServedFile, ServingCache } from '../../../src/server/cdn/serving-cache.js';
+import {
+  CDN_CACHED_FILE_BYTES,
+  cachedFileBytes,
+  type ServedFile,
+  ServingCache,
+} from '../../../src/server/cdn/serving-cache.js';
 import type { FileRow } from '../../../src/server/db/metadata-store.js';
 import { LOCAL_ONLY } from '../../helpers/scale-mode.js';
 import {
@@ -72,6 +77,12 @@ describe('the CDN cache (LRU with a byte budget)', () => {
     assert.deepEqual(cache.size, { entries: 0, bytes: 0 });
   });
 
+  it('keeps the bytes of files up to 1 MiB, less when its budget is small', () => {
+    assert.equal(cachedFileBytes(64 * 1024 * 1024), 1024 * 1024);
+    assert.equal(cachedFileBytes(4 * 1024 * 1024), 256 * 1024, 'room for 16 at the limit');
+    assert.equal(cachedFileBytes(0), 0, 'off: no file is read whole to be dropped');
+  });
+
   it('keeps nothing with a budget of 0', () => {
     const cache = new ServingCache({ ...options, maxBytes: 0 });
     cache.put('a', served('a', 10), cache.epoch);
@@ -119,8 +130,20 @@ describe('the CDN serves small files from memory, never a deleted one', {
     await expectError(await fetch(`${t.cdnUrl}/${file.id}`), 404, 'not_found');
   });
 
+  it('answers a 1 MiB file from memory too', async () => {
+    const bytes = patternBytes(CDN_CACHED_FILE_BYTES, 7);
+    const file = await upload(bytes);
+    assertSameBytes(await (await fetch(`${t.cdnUrl}/${file.id}`)).arrayBuffer(), bytes);
+    for (const path of await storedFiles(t.dataDir)) {
+      if (path.endsWith(file.id)) await rm(join(t.dataDir, 'storage', path));
+    }
+    const again = await fetch(`${t.cdnUrl}/${file.id}`);
+    assert.equal(again.status, 200);
+    assertSameBytes(await again.arrayBuffer(), bytes);
+  });
+
   it('streams a file over the size kept in memory from the store each time', async () => {
-    const bytes = patternBytes(200 * 1024, 6);
+    const bytes = patternBytes(CDN_CACHED_FILE_BYTES + 1, 6);
     const file = await upload(bytes);
     assertSameBytes(await (await fetch(`${t.cdnUrl}/${file.id}`)).arrayBuffer(), bytes);
     for (const path of await storedFiles(t.dataDir)) {
