@@ -1,6 +1,6 @@
 import { executeServerCommand } from '@web/test-runner-commands';
-import { patternBytes } from '../helpers/bytes.js';
 import type { UploadTokenRequest, UploadTokenResponse, Usage } from '../../src/api/types.js';
+import { patternBytes } from '../helpers/bytes.js';
 import type { ProjectForTest } from '../helpers/wtr-plugins.js';
 
 /** A fresh project on the real service (see `filehostService` in test/helpers/wtr-plugins.ts). */

@@ -566,11 +566,11 @@ export class UploadEngine {
   }
 
   /** A file's upload as the service holds it now: fresh URLs for its parts. */
-  #uploadState(id: string, signal?: AbortSignal): Promise<UploadState> {
+  async #uploadState(id: string, signal?: AbortSignal): Promise<UploadState> {
     const upload = this.#uploads.get(id);
     const plan = upload?.plan;
     if (!upload || !plan) throw new Error(`No upload plan for ${id}`);
-    const client = this.#connections.clientFor(upload.target);
+    const client = await this.#connections.clientFor(upload.target);
     return client.getUpload(plan.uploadId, { signal, uploadToken: plan.uploadToken });
   }
 
@@ -592,7 +592,7 @@ export class UploadEngine {
     if (only && only.etag === null && typeof single === 'string') only.etag = single;
     const parts = claimedParts(plan);
     try {
-      const record = await this.#connections.sessionFor(upload.target).complete({
+      const record = await (await this.#connections.sessionFor(upload.target)).complete({
         id: plan.uploadId,
         uploadToken: plan.uploadToken,
         parts,
