@@ -1,7 +1,7 @@
 import { MAX_UNFINISHED_UPLOADS, MIN_PART_SIZE } from '../../api/limits.js';
 import type { SignRequest } from '../../api/types.js';
 import { FilehostApi } from '../../client/client.js';
-import { concurrencyLimit } from '../../client/concurrency-limit.js';
+import { places } from '../../client/concurrency-limit.js';
 import { UploadSession } from '../../client/upload-session.js';
 import { type ConnectionProblem, connect } from '../shared/connection.js';
 import { setupFailure } from './file-retries.js';
@@ -26,7 +26,7 @@ export class Connections {
    * Places among the uploads signed and not finished (`MAX_UNFINISHED_UPLOADS`): one per
    * element whatever its key or token, since the service counts them per address.
    */
-  readonly unfinished = concurrencyLimit(MAX_UNFINISHED_UPLOADS);
+  readonly unfinished = places(MAX_UNFINISHED_UPLOADS);
 
   /**
    * The client for a file's endpoint and key (or upload token), or (thrown) why there

@@ -3,13 +3,13 @@ import XHRUpload from '@uppy/xhr-upload';
 import { MIN_PART_SIZE } from '../../api/limits.js';
 import { cleanName } from '../../api/names.js';
 import type { FileRecord, UploadState } from '../../api/types.js';
-import { holdPlace } from '../../client/concurrency-limit.js';
 import { blobDigestHeader } from '../../client/part-digest.js';
 import { xhrPartEtag } from '../../client/part-put.js';
 import { claimedParts, type UploadStep } from '../../client/upload-plan.js';
 import { Connections } from './connections.js';
 import { fillEnglish } from './en-engine.js';
 import type { FailureWording, UploadFailure } from './failure.js';
+import type { FailureCause } from './failure-cause.js';
 import {
   autoRetryDelayMs,
   causeOf,
@@ -528,7 +528,7 @@ export class UploadEngine {
       // At most MAX_UNFINISHED_UPLOADS files signed and not finished: the next file is
       // signed as an earlier one ends (the service caps anonymous pending uploads).
       // (One stopped while it waited gives its place back at once.)
-      const release = await holdPlace(this.#connections.unfinished);
+      const release = await this.#connections.unfinished();
       if (upload.abort === abort && !signal.aborted) upload.release = release;
       else release();
       const { plan, signed } = await signStep(upload, file.data as File, {
@@ -648,7 +648,35 @@ export class UploadEngine {
     // Our own steps recorded their cause (#fail); a failed PUT of XHRUpload or of our
     // multipart plugin arrives only here, with its XMLHttpRequest.
     upload.cause ??= causeOf(error, 'upload');
-    const failure = upload.failure ?? describeCause(upload.cause, this.#host);
+    const cause = upload.cause;
+    // The English words of the service's refusals arrive with the first failure that is not
+    // a lost connection (which is worded already, and could not fetch them).
+    if (!refusalWordsIn && (cause.error as { code?: string }).code !== 'network_error') {
+      const attempt = upload.abort;
+      refusalWords ??= import('./en-refusals.js').then(
+        (words) => {
+          words.fillRefusals();
+          refusalWordsIn = true;
+        },
+        // Not fetched: worded as a code without words this time, fetched again next time.
+        () => {
+          refusalWords = null;
+        },
+      );
+      void refusalWords.then(() => {
+        if (this.#uploads.get(id) === upload && upload.abort === attempt) {
+          this.#failed(id, upload, cause);
+        }
+      });
+      return;
+    }
+    this.#failed(id, upload, cause);
+  }
+
+  /** A failure, worded: retried by itself, or left to the user. */
+  #failed(id: string, upload: FileUpload, cause: FailureCause): void {
+    // Worded now (our steps worded it before the words may have been in).
+    const failure = describeCause(cause, this.#host);
     upload.failure = failure;
     const delay = autoRetryDelayMs(upload);
     if (delay !== null) {
@@ -736,6 +764,10 @@ function relativePathOf(file: File): string | null {
 }
 
 function quiet(): void {}
+
+/** `en-refusals.ts` on its way (see `#onFailure`), and whether it is in. */
+let refusalWords: Promise<unknown> | null = null;
+let refusalWordsIn = false;
 
 /** The file's attempt is over: its place among the unfinished uploads goes to the next. */
 function letGo(upload: FileUpload): void {

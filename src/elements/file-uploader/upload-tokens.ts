@@ -3,20 +3,12 @@ import { FilehostApi } from '../../client/client.js';
 import type { UploadTokenProvider } from '../../client/upload-token.js';
 import { UploadTokens } from '../../client/upload-tokens.js';
 import { connect } from '../shared/connection.js';
-import { en } from '../shared/en.js';
 import type { UploadTarget } from './file-state.js';
 
 /**
  * The uploader's part of upload tokens, fetched only when a page sets `upload-token` or
- * `tokenProvider` (see `Connections.clientFor`): the clients that upload with a token, and
- * the English words of what can go wrong only with one (other languages ship whole), in
- * place before any call with a token is made.
+ * `tokenProvider` (see `Connections.clientFor`): the clients that upload with a token.
  */
-
-Object.assign(en.errors, {
-  token_expired: () => 'Your permission to upload ran out. Reload the page, then retry.',
-  token_exhausted: () => 'You may not upload more here: your limit of files or bytes is reached.',
-});
 
 /** Each token provider a page gave, numbered: part of the key of its clients. */
 const providers = new WeakMap<UploadTokenProvider, number>();
