@@ -1,8 +1,10 @@
 import { join } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import { createKey, createProject, ensureKey } from './admin.js';
 import { ConfigError, DEMO_ORIGINS, deploymentOf, type ServiceConfig } from './config.js';
 import { readJsonFile, writePrivateJson } from './data-dir.js';
 import type { MetadataStore, Project } from './db/metadata-store.js';
+import { LOOPBACK_ORIGINS } from './origins.js';
 import { hashKey, type KeyKind, newId } from './secrets.js';
 
 export interface DefaultProject {
@@ -39,7 +41,7 @@ export async function ensureDefaultProject(
     project = await createProject(db, {
       name: 'Default project',
       plan: config.plan ?? 'free',
-      allowedOrigins: config.allowedOrigins ?? DEMO_ORIGINS,
+      allowedOrigins: config.allowedOrigins ?? [...LOOPBACK_ORIGINS],
       allowedTypes: config.allowedTypes ?? null,
       storageQuota: config.storageQuota ?? null,
       maxPendingUploads: config.maxPendingUploads ?? null,
@@ -48,9 +50,13 @@ export async function ensureDefaultProject(
     generated = { projectId: project.id };
   } else {
     generated = saved as SavedKeys;
+    // A data dir made before loopback origins were the default kept the demo's two: it gets
+    // the new default, unless an operator has set origins of their own since.
+    const oldDefault = isDeepStrictEqual(project.allowedOrigins, DEMO_ORIGINS);
+    const origins = config.allowedOrigins ?? (oldDefault ? [...LOOPBACK_ORIGINS] : undefined);
     const patch = {
       ...(config.plan ? { plan: config.plan } : {}),
-      ...(config.allowedOrigins ? { allowedOrigins: config.allowedOrigins } : {}),
+      ...(origins ? { allowedOrigins: origins } : {}),
       ...(config.allowedTypes !== undefined ? { allowedTypes: config.allowedTypes } : {}),
       ...(config.storageQuota !== undefined ? { storageQuota: config.storageQuota } : {}),
       ...(config.maxPendingUploads !== undefined

@@ -6,8 +6,8 @@ import { projectQuota } from './api/quota.js';
 import { ConfigError, configFromEnv, parseOrigins } from './config.js';
 import type { MetadataStore, Project } from './db/metadata-store.js';
 import { openMetadataStore } from './deployment.js';
-import { parseWebhookUrl } from './events/targets.js';
 import { newWebhookSecret } from './events/webhook-secret.js';
+import { parseTargetUrl } from './http/targets.js';
 import { newApiKey, newId } from './secrets.js';
 import { parseTypeList } from './type-list.js';
 
@@ -226,7 +226,7 @@ async function webhooks(
       : hooks.map((hook) => `${hook.id}  ${hook.url}  ${hook.events.join(',')}`).join('\n');
   }
   if (action === 'create') {
-    const url = parseWebhookUrl(values.url);
+    const url = parseTargetUrl(values.url);
     if (typeof url === 'string') throw new UsageError(`--url: ${url}`);
     const events = parseEventList(values.events);
     const webhook = {

@@ -2,13 +2,19 @@ import { resolve } from 'node:path';
 import { MIN_PART_SIZE, PLANS, type Plan } from '../api/limits.js';
 import { PUBLISHABLE_KEY_PREFIX, SECRET_KEY_PREFIX } from '../api/routes.js';
 import { MetadataUnavailableError } from './db/unavailable.js';
-import { parseWebhookUrl } from './events/targets.js';
 import { isWebhookSecret } from './events/webhook-secret.js';
+import { parseTargetUrl } from './http/targets.js';
+import { normalizeOrigin } from './origins.js';
+import { keyWeakness } from './secrets.js';
 import { StartupError } from './startup-error.js';
 import { BlobUnavailableError } from './storage/blob-store.js';
 import { parseTypeList } from './type-list.js';
 
-/** Where the demo page is served from (`npm start`): allowed by default so it just works. */
+/**
+ * Where the demo page is served from (`npm start`): the scale deployment's default project
+ * allows these when `FILEHOST_ALLOWED_ORIGINS` is not set (the embedded one allows every
+ * loopback port, `LOOPBACK_ORIGINS`).
+ */
 export const DEMO_ORIGINS = ['http://localhost:5173', 'http://127.0.0.1:5173'];
 
 export interface ServiceConfig {
@@ -124,7 +130,8 @@ type Env = Record<string, string | undefined>;
 /**
  * A key given in the environment: its prefix, then at least 24 random bytes written
  * URL-safe (32 characters of base64url), as decisions.md asks of every key and as
- * `npm run admin -- keys generate` makes them. A guessable key is refused at start.
+ * `npm run admin -- keys generate` makes them. A guessable key (too few distinct characters, a repeated pattern, a run: `keyWeakness`) is
+ * refused at start.
  */
 function strongKey(variable: string, key: string | undefined, prefix: string): string | undefined {
   if (key === undefined) return undefined;
@@ -132,6 +139,13 @@ function strongKey(variable: string, key: string | undefined, prefix: string): s
     throw new ConfigError(
       variable,
       `must be ${prefix} followed by at least 32 URL-safe characters (24 random bytes); make one with \`npm run admin -- keys generate\``,
+    );
+  }
+  const weakness = keyWeakness(key.slice(prefix.length));
+  if (weakness !== null) {
+    throw new ConfigError(
+      variable,
+      `is guessable (${weakness}); make a random one with \`npm run admin -- keys generate\``,
     );
   }
   return key;
@@ -307,7 +321,7 @@ function boolean(raw: string | undefined, name: string, fallback: boolean): bool
 
 function webhookUrl(raw: string | undefined): string | undefined {
   if (raw === undefined) return undefined;
-  const url = parseWebhookUrl(raw);
+  const url = parseTargetUrl(raw);
   if (typeof url === 'string') throw new ConfigError('FILEHOST_WEBHOOK_URL', url);
   return url.href;
 }
@@ -347,29 +361,21 @@ function baseUrl(env: Env, name: string, label = name): string | undefined {
   return url.href.replace(/\/+$/, '');
 }
 
-/** Origins compare exactly (scheme, host, port), so they are normalized the way browsers send them. */
+/**
+ * Origins compare exactly (scheme, host, port), so they are normalized the way browsers send
+ * them; `scheme://host:*` allows any port (see `origins.ts`).
+ */
 export function parseOrigins(raw: string): string[] {
   return raw
     .split(',')
     .map((item) => item.trim())
     .filter((item) => item !== '')
     .map((item) => {
-      let url: URL;
       try {
-        url = new URL(item);
-      } catch {
-        throw new ConfigError(
-          'allowed origins',
-          `"${item}" is not an origin like https://example.com`,
-        );
+        return normalizeOrigin(item);
+      } catch (error) {
+        throw new ConfigError('allowed origins', (error as Error).message);
       }
-      if (url.origin === 'null' || url.pathname.length > 1 || url.search || url.hash) {
-        throw new ConfigError(
-          'allowed origins',
-          `"${item}" must be a bare origin like https://example.com`,
-        );
-      }
-      return url.origin;
     });
 }
 

@@ -20,6 +20,31 @@ export function keyKindOf(key: string): KeyKind | null {
   return null;
 }
 
+/**
+ * Why the random part of a key someone chose by hand is guessable, or `null` when it is not
+ * (decisions.md: fewer than 16 distinct characters, or a run or repeat of a short pattern).
+ * 32 base64url characters drawn at random have about 25 distinct ones; the chance that one
+ * made by `newApiKey` is refused here is below 1e-20, so only a hand-made key ever is.
+ */
+export function keyWeakness(random: string): string | null {
+  const chars = [...random];
+  if (new Set(chars).size < 16) return 'it has fewer than 16 distinct characters';
+  for (let period = 1; period <= chars.length / 2; period++) {
+    if (chars.every((char, i) => i < period || char === chars[i - period])) {
+      return `it repeats a pattern of ${period} characters`;
+    }
+  }
+  // A run (`abcdef…`, `987654…`): neighbours one code point apart for half the key or more.
+  // At random a neighbour is one apart about once in 32 pairs.
+  let steps = 0;
+  for (let i = 1; i < chars.length; i++) {
+    const diff = (chars[i] as string).charCodeAt(0) - (chars[i - 1] as string).charCodeAt(0);
+    if (Math.abs(diff) === 1) steps++;
+  }
+  if (steps * 2 >= chars.length - 1) return 'it is a run of neighbouring characters';
+  return null;
+}
+
 /** Keys are stored only as SHA-256 hashes. */
 export function hashKey(key: string): string {
   return createHash('sha256').update(key).digest('hex');

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ConfigError, configFromEnv, DEMO_ORIGINS, deploymentOf } from '../../src/server/config.js';
+import { newApiKey } from '../../src/server/secrets.js';
 
 describe('configuration from FILEHOST_* variables', () => {
   it('has the documented defaults', () => {
@@ -33,6 +34,30 @@ describe('configuration from FILEHOST_* variables', () => {
     assert.equal(configFromEnv({ FILEHOST_S3_BUCKET: 'b' }).s3?.checksum, 'md5');
     const none = { FILEHOST_S3_BUCKET: 'b', FILEHOST_S3_CHECKSUM: 'none' };
     assert.equal(configFromEnv(none).s3?.checksum, 'none');
+  });
+
+  it('refuses a guessable key set by environment, naming the command that makes one', () => {
+    for (const random of [
+      'a'.repeat(36),
+      'abcdefghijklmnopqrstuvwxyzABCDEF',
+      'Kq3xKq3xKq3xKq3xKq3xKq3xKq3xKq3xKq3x',
+      '0123456789abcdef0123456789abcdef',
+    ]) {
+      assert.throws(
+        () => configFromEnv({ FILEHOST_SECRET_KEY: `sk_live_${random}` }),
+        (error: unknown) => {
+          assert.ok(error instanceof ConfigError);
+          assert.match(
+            error.message,
+            /FILEHOST_SECRET_KEY: is guessable .*npm run admin -- keys generate/,
+          );
+          return true;
+        },
+        random,
+      );
+    }
+    const made = newApiKey('secret');
+    assert.equal(configFromEnv({ FILEHOST_SECRET_KEY: made }).secretKey, made);
   });
 
   it('names the variable that is wrong', () => {

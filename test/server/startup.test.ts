@@ -5,6 +5,7 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { newApiKey } from '../../src/server/secrets.js';
 import { spawnService, startServiceProcess } from '../helpers/service.js';
 
 const IS_ROOT = process.getuid?.() === 0;
@@ -81,6 +82,12 @@ describe('start-up refusals: one line, the cause, the setting, a non-zero exit',
       });
       assertOneLine(refusal, /at least 32 URL-safe characters/, variable);
     }
+    // Long enough, but guessable: refused too, naming the command that makes a good one.
+    const refusal = await refusedStart({
+      FILEHOST_DATA_DIR: join(root, 'weak'),
+      FILEHOST_SECRET_KEY: `sk_live_${'a'.repeat(36)}`,
+    });
+    assertOneLine(refusal, /guessable.*keys generate/, 'FILEHOST_SECRET_KEY');
   });
 
   it('a key given in the environment replaces the generated one, which stops working', async () => {
@@ -88,8 +95,8 @@ describe('start-up refusals: one line, the cause, the setting, a non-zero exit',
     const first = await spawnService({ FILEHOST_DATA_DIR: dataDir });
     first.process.kill('SIGTERM');
     await first.exited;
-    const secretKey = `sk_live_${'S'.repeat(43)}`;
-    const publishableKey = `pk_live_${'P'.repeat(43)}`;
+    const secretKey = newApiKey('secret');
+    const publishableKey = newApiKey('publishable');
     const second = await spawnService({
       FILEHOST_DATA_DIR: dataDir,
       FILEHOST_SECRET_KEY: secretKey,
@@ -110,7 +117,7 @@ describe('start-up refusals: one line, the cause, the setting, a non-zero exit',
       await second.exited;
     }
     // Changed again: the key it replaces stops working too.
-    const newer = `sk_live_${'N'.repeat(43)}`;
+    const newer = newApiKey('secret');
     const third = await spawnService({ FILEHOST_DATA_DIR: dataDir, FILEHOST_SECRET_KEY: newer });
     try {
       const status = async (key: string) =>

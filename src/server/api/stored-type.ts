@@ -1,8 +1,8 @@
 import { buffer } from 'node:stream/consumers';
-import { fileTypeFromBuffer, supportedMimeTypes } from 'file-type';
+import { fileTypeFromBuffer } from 'file-type';
 import { DEFAULT_MIME } from '../../api/limits.js';
 import { fail } from '../http/errors.js';
-import { mediaEssence } from '../http/media-type.js';
+import { isRecognisable, mediaEssence } from '../http/media-type.js';
 import type { BlobStore } from '../storage/blob-store.js';
 
 /**
@@ -31,7 +31,7 @@ export async function storedType(declared: string, head: Uint8Array): Promise<st
   const recognised = await fileTypeFromBuffer(head);
   if (recognised) return recognised.mime;
   const essence = mediaEssence(declared);
-  const knowable = supportedMimeTypes.has(essence as never) && !TEXT_LIKE.test(essence);
+  const knowable = isRecognisable(essence) && !TEXT_LIKE.test(essence);
   return knowable ? DEFAULT_MIME : declared;
 }
 
@@ -44,7 +44,9 @@ export async function readHead(blobs: BlobStore, key: string, size: number): Pro
 
 /**
  * Whether a project's list of types (`image/*`, `application/pdf`) admits `type`; a
- * project without a list admits every type.
+ * project without a list admits every type. An exact entry matches the type as declared or
+ * recognised; a wildcard only types the recogniser knows (decisions.md, "Allowed types"),
+ * so `image/x-foo` with HTML inside is not an image to `image/*`.
  */
 export function typeAllowed(allowed: readonly string[] | null, type: string): boolean {
   if (allowed === null) return true;
@@ -52,7 +54,8 @@ export function typeAllowed(allowed: readonly string[] | null, type: string): bo
   const [family] = essence.split('/');
   return allowed.some((entry) => {
     const wanted = entry.trim().toLowerCase();
-    return wanted === essence || wanted === '*/*' || wanted === `${family}/*`;
+    if (wanted === essence) return true;
+    return (wanted === '*/*' || wanted === `${family}/*`) && isRecognisable(essence);
   });
 }
 

@@ -6,7 +6,7 @@ import { ID_PATTERN } from '../../api/routes.js';
 import type { ServiceContext } from '../context.js';
 import type { FileRow } from '../db/metadata-store.js';
 import { ServiceError, serviceFault } from '../http/errors.js';
-import { mediaEssence } from '../http/media-type.js';
+import { isRecognisable, mediaEssence } from '../http/media-type.js';
 import { refusedRequest } from '../http/request-guard.js';
 import { answerInOurShape, corsHeaders, serverOptions } from '../http/server-options.js';
 import { parseRange } from './byte-range.js';
@@ -24,8 +24,10 @@ import { servableVariant } from './variants/variant-response.js';
 function isSafeInline(mime: string): boolean {
   const essence = mediaEssence(mime);
   if (essence === 'image/svg+xml') return false;
+  // A media type is inline only when the recogniser knows it from bytes: a stored
+  // `image/x-foo` may hold anything (HTML) that a browser could be talked into rendering.
   return (
-    /^(image|audio|video)\/[\w.+-]+$/.test(essence) ||
+    (/^(image|audio|video)\/[\w.+-]+$/.test(essence) && isRecognisable(essence)) ||
     essence === 'application/pdf' ||
     essence === 'text/plain'
   );

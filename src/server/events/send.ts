@@ -1,11 +1,16 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import type { LookupFunction } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import type { WebhookPayload } from '../../api/events.js';
 import type { FileRecord } from '../../api/types.js';
 import type { ClaimedDelivery } from '../db/metadata-store.js';
-import { parseWebhookUrl, resolveTarget, TargetRefusedError } from './targets.js';
+import {
+  type CheckedAddress,
+  parseTargetUrl,
+  pinnedLookup,
+  resolveTarget,
+  TargetRefusedError,
+} from '../http/targets.js';
 
 /** How much of a receiver's answer is read (and then ignored): enough to end it cleanly. */
 const ANSWER_READ_LIMIT = 64 * 1024;
@@ -74,10 +79,10 @@ export async function sendWebhook(
   delivery: ClaimedDelivery,
   options: SendOptions,
 ): Promise<AttemptResult> {
-  const url = parseWebhookUrl(delivery.url);
+  const url = parseTargetUrl(delivery.url);
   if (typeof url === 'string') return { delivered: false, httpStatus: null, error: url };
   const deadline = Date.now() + options.timeoutMs;
-  let target: { address: string; family: 4 | 6 };
+  let target: CheckedAddress;
   try {
     // Resolving the name is part of the attempt, and of its time limit.
     target = await withDeadline(resolveTarget(url, options.allowPrivate), options.timeoutMs);
@@ -87,13 +92,7 @@ export async function sendWebhook(
   }
   const body = webhookBody(delivery);
   // The connection goes to the address that was checked, whatever the resolver says now.
-  const pinned: LookupFunction = (_hostname, lookupOptions, callback) => {
-    if ((lookupOptions as { all?: boolean }).all) {
-      (callback as (error: null, addresses: { address: string; family: number }[]) => void)(null, [
-        target,
-      ]);
-    } else callback(null, target.address, target.family);
-  };
+  const pinned = pinnedLookup(target);
   const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise<AttemptResult>((resolve) => {
     let settled = false;

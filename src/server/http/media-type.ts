@@ -1,4 +1,5 @@
 import contentType from 'content-type';
+import { supportedMimeTypes } from 'file-type';
 import { DEFAULT_MIME } from '../../api/limits.js';
 import { fail } from './errors.js';
 
@@ -22,4 +23,13 @@ export function mediaEssence(value: string): string {
 
 function truncate(value: string): string {
   return value.length > 80 ? `${value.slice(0, 80)}…` : value;
+}
+
+/**
+ * Whether the recogniser knows `type` from bytes (file-type's list): only such a type can be
+ * vouched for by what a file is, so only such a type matches a wildcard (`image/*`) or may
+ * be served inline.
+ */
+export function isRecognisable(type: string): boolean {
+  return supportedMimeTypes.has(mediaEssence(type) as never);
 }

@@ -77,6 +77,10 @@ describe('the stored type, from the first bytes', () => {
     assert.equal(typeAllowed(list, 'text/html'), false);
     assert.equal(typeAllowed(list, 'application/octet-stream'), false);
     assert.equal(typeAllowed(null, 'text/html'), true);
+    // A wildcard admits only types the recogniser knows from bytes; an exact entry any.
+    assert.equal(typeAllowed(list, 'image/x-foo'), false);
+    assert.equal(typeAllowed(['*/*'], 'image/x-foo'), false);
+    assert.equal(typeAllowed(parseTypeList('image/x-foo'), 'image/x-foo'), true);
     assert.equal(parseTypeList('*'), null);
     assert.throws(() => parseTypeList('image'), /not a media type/);
   });
@@ -131,6 +135,31 @@ describe('types known from the bytes, and a project that takes only some', () =>
     await expectError(await t.api(`/v1/files/${signed.id}`), 404, 'not_found');
     assert.equal((await fetch(`${t.cdnUrl}/${signed.id}`)).status, 404);
     assert.deepEqual(await t.stored(), before);
+  });
+
+  it('refuses HTML declared as image/x-foo under image/* on both paths; without a list it is served only as a sandboxed attachment', async () => {
+    const before = await t.stored();
+    await expectError(
+      await t.sign({ name: 'x.foo', size: HTML.length, type: 'image/x-foo' }),
+      415,
+      'unsupported_type',
+    );
+    await expectError(
+      await oneRequest(t.secretKey, HTML, 'image/x-foo', 'x.foo'),
+      415,
+      'unsupported_type',
+    );
+    assert.deepEqual(await t.stored(), before);
+    const kept = await json<UploadResponse>(
+      await oneRequest(anyType.secretKey, HTML, 'image/x-foo', 'x.foo'),
+      201,
+    );
+    assert.equal(kept.type, 'image/x-foo');
+    const served = await fetch(publicUrlOf(kept));
+    await served.arrayBuffer();
+    assert.match(served.headers.get('content-disposition') ?? '', /^attachment/);
+    assert.equal(served.headers.get('content-security-policy'), 'sandbox');
+    assert.equal(served.headers.get('x-content-type-options'), 'nosniff');
   });
 
   it('stores a PNG declared as anything as image/png, and the CDN serves it so', async () => {

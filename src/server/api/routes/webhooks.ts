@@ -9,10 +9,10 @@ import {
 } from '../../../api/events.js';
 import type { ServiceContext } from '../../context.js';
 import type { WebhookRow } from '../../db/metadata-store.js';
-import { parseWebhookUrl, resolveTarget, TargetRefusedError } from '../../events/targets.js';
 import { newWebhookSecret } from '../../events/webhook-secret.js';
 import { isPlainObject, jsonDeadline, readJson } from '../../http/body.js';
 import { fail } from '../../http/errors.js';
+import { parseTargetUrl, resolveTarget, TargetRefusedError } from '../../http/targets.js';
 import { newId } from '../../secrets.js';
 import { authenticate } from '../auth.js';
 
@@ -32,7 +32,7 @@ export async function createWebhookHandler(
   const caller = await authenticate(ctx, request, { secretOnly: true });
   const body = await readJson(request, { limit: JSON_LIMIT, deadlineMs: jsonDeadline(ctx) });
   if (!isPlainObject(body)) fail('invalid_request', 'The body must be a JSON object.');
-  const url = parseWebhookUrl(body.url);
+  const url = parseTargetUrl(body.url);
   if (typeof url === 'string') fail('invalid_request', url);
   const events = parseEvents(body.events);
   await requireReachable(ctx, url);

@@ -278,8 +278,17 @@ describe('webhook deliveries', () => {
       'http://[::1]:9/',
       'http://169.254.169.254/latest',
       'http://10.1.2.3/',
+      // IPv4-compatible, 6to4 and NAT64 forms of private addresses.
+      'http://[::127.0.0.1]:9/',
+      'http://[2002:7f00:1::]:9/',
+      'http://[64:ff9b::a01:203]/',
+      'http://[64:ff9b:1::a01:203]/',
+      'http://[::ffff:7f00:1]:9/',
     ]) {
-      await expectError(await post(t, '/v1/webhooks', { url }), 400, 'invalid_request');
+      const refused = await post(t, '/v1/webhooks', { url });
+      const body = await expectError(refused, 400, 'invalid_request');
+      // The message says a name is refused, never what it resolved to.
+      if (url.includes('localhost')) assert.doesNotMatch(body.message, /127\.0\.0\.1|::1/);
     }
   });
 
