@@ -3,9 +3,10 @@ import type { FailureTexts } from '../shared/translation.js';
 
 /**
  * The English words of the service's refusals of a file on its way (an expired upload, a
- * full project, damaged bytes, malware, a token required, spent or expired …), fetched with the first failure
- * that needs them (`UploadEngine`'s `#onFailure`) rather than by every page that uploads:
- * most pages never meet one. Other languages ship whole.
+ * full project, damaged bytes, malware, a token required, spent or expired …), fetched
+ * with the first failure that needs them (`UploadEngine`'s `#onFailure`, in the chunk of
+ * `upload-tokens.ts`) rather than by every page that uploads: most pages never meet one.
+ * Other languages ship whole.
  */
 const errors: Partial<FailureTexts> = {
   upload_expired: () => 'This upload expired before it finished. Retry to start it again.',

@@ -275,7 +275,6 @@ export class UploadEngine {
       if (!upload) continue;
       clearRetry(upload);
       upload.abort?.abort();
-      letGo(upload);
       forgetUpload(upload);
     }
     const uppy = this.#uppy;
@@ -376,7 +375,6 @@ export class UploadEngine {
     for (const upload of this.#uploads.values()) {
       clearRetry(upload);
       upload.abort?.abort();
-      letGo(upload);
       upload.unlock?.();
       if (upload.thumbnail) URL.revokeObjectURL(upload.thumbnail);
     }
@@ -402,9 +400,7 @@ export class UploadEngine {
    */
   #currentTarget(): UploadTarget {
     const { uploadToken, tokenProvider } = this.#host;
-    return uploadToken || tokenProvider
-      ? { ...this.#settings, uploadToken, tokenProvider }
-      : this.#settings;
+    return { ...this.#settings, uploadToken, tokenProvider };
   }
 
   /**
@@ -653,7 +649,7 @@ export class UploadEngine {
     // a lost connection (which is worded already, and could not fetch them).
     if (!refusalWordsIn && (cause.error as { code?: string }).code !== 'network_error') {
       const attempt = upload.abort;
-      refusalWords ??= import('./en-refusals.js').then(
+      refusalWords ??= import('./upload-tokens.js').then(
         (words) => {
           words.fillRefusals();
           refusalWordsIn = true;
@@ -765,7 +761,7 @@ function relativePathOf(file: File): string | null {
 
 function quiet(): void {}
 
-/** `en-refusals.ts` on its way (see `#onFailure`), and whether it is in. */
+/** `en-refusals.ts` (in the chunk of `upload-tokens.ts`) on its way, and whether it is in. */
 let refusalWords: Promise<unknown> | null = null;
 let refusalWordsIn = false;
 

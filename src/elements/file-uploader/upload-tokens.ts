@@ -6,9 +6,13 @@ import { connect } from '../shared/connection.js';
 import type { UploadTarget } from './file-state.js';
 
 /**
- * The uploader's part of upload tokens, fetched only when a page sets `upload-token` or
- * `tokenProvider` (see `Connections.clientFor`): the clients that upload with a token.
+ * What the upload engine fetches only when it needs it, in one chunk: the clients that
+ * upload with a token (when a page sets `upload-token` or `tokenProvider`, see
+ * `Connections.clientFor`), and the English words of the service's refusals (with the first
+ * one, see `UploadEngine`'s `#onFailure`). One chunk, not two: each dynamic import costs
+ * the engine, which every page that uploads loads, its name.
  */
+export { fillRefusals } from './en-refusals.js';
 
 /** Each token provider a page gave, numbered: part of the key of its clients. */
 const providers = new WeakMap<UploadTokenProvider, number>();
