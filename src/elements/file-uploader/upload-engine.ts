@@ -227,7 +227,6 @@ export class UploadEngine {
     upload.paused = true;
     clearRetry(upload);
     upload.abort?.abort();
-    letGo(upload);
     // An error in Uppy's eyes: its uploaders skip the file (a paused multi-part file must not
     // pass on to XHRUpload), and `retryUpload` clears it on resume. Shown as paused.
     this.#uppy?.setFileState(id, { error: 'paused' });
@@ -455,7 +454,6 @@ export class UploadEngine {
     upload.cause = null;
     // One controller per attempt: a pause or a removal stops whichever step it is in.
     upload.abort?.abort();
-    letGo(upload);
     upload.abort = new AbortController();
     upload.rate = null;
     // A file not yet signed goes where the element points now; a signed one stays put.
@@ -525,8 +523,16 @@ export class UploadEngine {
       // signed as an earlier one ends (the service caps anonymous pending uploads).
       // (One stopped while it waited gives its place back at once.)
       const release = await this.#connections.unfinished();
-      if (upload.abort === abort && !signal.aborted) upload.release = release;
-      else release();
+      // Given back once: when the attempt completes or fails, or is stopped (its abort: a
+      // pause, a removal, a new attempt).
+      let held = true;
+      const letGo = () => {
+        if (held) release();
+        held = false;
+      };
+      upload.release = letGo;
+      if (signal.aborted) letGo();
+      else signal.addEventListener('abort', letGo);
       const { plan, signed } = await signStep(upload, file.data as File, {
         connections: this.#connections,
         memory: this.#memory,
@@ -554,7 +560,7 @@ export class UploadEngine {
       }
     } catch (error) {
       // Paused or removed: Uppy's uploaders skip it (it has an error, or is gone).
-      if (abort.signal.aborted) return letGo(upload);
+      if (abort.signal.aborted) return;
       this.#fail(id, error, 'sign');
     } finally {
       upload.step = null;
@@ -601,12 +607,12 @@ export class UploadEngine {
       // whole file map.
       upload.record = record;
       upload.outcome = 'succeeded';
-      letGo(upload);
+      upload.release?.();
       forgetUpload(upload);
       this.#callbacks.succeeded(summary(current), record);
       this.#maybeAllDone();
     } catch (error) {
-      if (abort.signal.aborted) return letGo(upload);
+      if (abort.signal.aborted) return;
       this.#fail(id, error, 'complete');
     } finally {
       upload.step = null;
@@ -638,7 +644,7 @@ export class UploadEngine {
   /** Every failure passes here (ours and XHRUpload's): retry it, or leave it to the user. */
   #onFailure(id: string, error: { name: string; message: string }): void {
     const upload = this.#uploads.get(id);
-    if (upload) letGo(upload);
+    upload?.release?.();
     // A paused file's failures wait for its resume, which starts it afresh anyway.
     if (!upload || upload.paused) return;
     // Our own steps recorded their cause (#fail); a failed PUT of XHRUpload or of our
@@ -733,7 +739,6 @@ export class UploadEngine {
     if (!upload) return;
     this.#uploads.delete(id);
     upload.abort?.abort();
-    letGo(upload);
     clearRetry(upload);
     if (upload.thumbnail) URL.revokeObjectURL(upload.thumbnail);
     if (upload.outcome !== null) this.#maybeAllDone();
@@ -764,12 +769,6 @@ function quiet(): void {}
 /** `en-refusals.ts` (in the chunk of `upload-tokens.ts`) on its way, and whether it is in. */
 let refusalWords: Promise<unknown> | null = null;
 let refusalWordsIn = false;
-
-/** The file's attempt is over: its place among the unfinished uploads goes to the next. */
-function letGo(upload: FileUpload): void {
-  upload.release?.();
-  upload.release = null;
-}
 
 /** Whether a file goes without upload progress events (see QUIET_UPLOAD_BYTES). */
 function sentQuietly(file: UFile): file is UFile & { size: number } {
