@@ -22,6 +22,8 @@ export type {
   FileUploaderStrings,
   FileView,
   UploadFailure,
+  UploadTokenGrant,
+  UploadTokenProvider,
 } from './elements/file-uploader/file-uploader.js';
 export { registerTranslation } from './elements/shared/localize.js';
 export type {

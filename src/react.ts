@@ -34,6 +34,7 @@ export type FileUploaderProps = ElementProps<
   FileUploaderEventMap,
   {
     'api-key'?: string;
+    'upload-token'?: string;
     'max-file-size'?: number | string;
     'max-files'?: number | string;
     'no-auto-upload'?: boolean;

@@ -19,11 +19,24 @@ export function concurrencyLimit(limit: number): ConcurrencyLimit {
 }
 
 /**
- * A place among a limit's, held from when it is granted until `release` is called: for
- * work that spans several callbacks rather than one task.
+ * At most `limit` places held at once, each from when it is granted until its release
+ * is called (once): for work that spans several callbacks rather than one task. The others
+ * wait in the order they asked.
  */
-export function holdPlace(limit: ConcurrencyLimit): Promise<() => void> {
-  return new Promise(
-    (granted) => void limit(() => new Promise<void>((release) => granted(release))),
-  );
+export function places(limit: number): () => Promise<() => void> {
+  let free = limit;
+  const waiting: ((release: () => void) => void)[] = [];
+  // A place given back goes to the next one waiting, so none is taken twice.
+  const release = () => {
+    const next = waiting.shift();
+    if (next) next(release);
+    else free++;
+  };
+  return () =>
+    new Promise((granted) => {
+      if (free > 0) {
+        free--;
+        granted(release);
+      } else waiting.push(granted);
+    });
 }

@@ -17,7 +17,15 @@
  * `WARMUP=0` skips the warm-up upload (a slow link makes it cost as much as the timed one).
  *
  * `ATTRS_A` / `ATTRS_B` add attributes to one side's element (e.g. `ATTRS_B=no-resume`, to
- * measure what remembering uploads costs). Each bundle is built from its tree's
+ * measure what remembering uploads costs).
+ *
+ * `AUTH_A` / `AUTH_B`: how one side's element is let upload: `key` (the default, the
+ * publishable key), `token` (the publishable key and an upload token minted for the page with
+ * the secret key, as `upload-token`), `provider` (a `tokenProvider` that answers such a token,
+ * `{ token, expiresAt }`), or `token-as-key` (the token as `api-key`: how an element from
+ * before tokens sends one; its uploads are not held to the service's cap on anonymous pending
+ * uploads per address, 200, which a page of 2,000 files from before the cap passes). A token
+ * is minted for each page load. Each bundle is built from its tree's
  * `src/script-tag.ts` by esbuild, minified and split at its dynamic imports as the
  * script-tag build is (the MD5 chunk is a file of its own, which its worker imports): both
  * sides alike.
@@ -50,6 +58,12 @@ const SIZE = Number(process.env.SIZE ?? 20 * 1024);
 const UPLINK_MBIT = Number(process.env.UPLINK_MBIT ?? 0);
 const WARMUP = process.env.WARMUP !== '0';
 const SCALE = process.env.DEPLOYMENT === 'scale';
+const AUTH = { A: process.env.AUTH_A ?? 'key', B: process.env.AUTH_B ?? 'key' } as const;
+for (const auth of Object.values(AUTH)) {
+  if (!['key', 'token', 'provider', 'token-as-key'].includes(auth)) {
+    throw new TypeError(`AUTH_A / AUTH_B: key, token, provider or token-as-key, not ${auth}`);
+  }
+}
 /** From disk, as a user's file would be (see above). */
 const FROM_DISK = SIZE >= 16 * 1024 * 1024;
 type Side = 'A' | 'B';
@@ -190,10 +204,19 @@ async function main(): Promise<void> {
       for (const side of (pair % 2 ? ['B', 'A'] : ['A', 'B']) as Side[]) {
         await tab.goto(originOf(servers[side]));
         await tab.waitForFunction(() => customElements.get('file-uploader'));
+        const minted = AUTH[side] === 'key' ? null : await mintToken(service);
         await tab.evaluate(
-          ([endpoint, apiKey]) =>
-            Object.assign(document.querySelector('file-uploader') as object, { endpoint, apiKey }),
-          [service.apiUrl, service.publishableKey] as const,
+          ([endpoint, apiKey, auth, grant]) => {
+            const element = document.querySelector('file-uploader') as HTMLElement & {
+              uploadToken?: string;
+              tokenProvider?: () => Promise<unknown>;
+            };
+            Object.assign(element, { endpoint, apiKey });
+            if (auth === 'token') element.uploadToken = grant?.token;
+            if (auth === 'provider') element.tokenProvider = async () => grant;
+            if (auth === 'token-as-key') Object.assign(element, { apiKey: grant?.token });
+          },
+          [service.apiUrl, service.publishableKey, AUTH[side], minted] as const,
         );
         if (WARMUP) await upload();
         const timed = await upload();
@@ -218,7 +241,9 @@ async function main(): Promise<void> {
   console.log(
     `${COUNT} x ${SIZE} bytes, ${PAIRS} pairs${link}${where}; A = ${BASE}, B = the working tree`,
   );
-  console.log(`A: ${process.env.ATTRS_A ?? ''}; B: ${process.env.ATTRS_B ?? ''}`);
+  console.log(
+    `A: ${process.env.ATTRS_A ?? ''} (${AUTH.A}); B: ${process.env.ATTRS_B ?? ''} (${AUTH.B})`,
+  );
   console.log(`A ms: ${ms(results.A)} (median ${median(results.A).toFixed(0)})`);
   console.log(`B ms: ${ms(results.B)} (median ${median(results.B).toFixed(0)})`);
   console.log(
@@ -230,6 +255,21 @@ async function main(): Promise<void> {
       `${side} main thread: tasks ${ms(busy)} ms (median ${median(busy).toFixed(0)}); longest frame gap ${ms(frameGap)} ms (median ${median(frameGap).toFixed(0)})`,
     );
   }
+}
+
+/** An upload token for one page, minted as its backend would (the secret key, no limits). */
+async function mintToken(service: {
+  apiUrl: string;
+  secretKey: string;
+}): Promise<{ token: string; expiresAt: number }> {
+  const answer = await fetch(`${service.apiUrl}/v1/upload-tokens`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${service.secretKey}`, 'Content-Type': 'application/json' },
+    body: '{}',
+  });
+  if (answer.status !== 201) throw new Error(`mint: ${answer.status} ${await answer.text()}`);
+  const { token, expiresAt } = (await answer.json()) as { token: string; expiresAt: number };
+  return { token, expiresAt };
 }
 
 /**

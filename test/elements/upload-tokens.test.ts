@@ -135,7 +135,9 @@ describe('<file-uploader> with upload tokens', () => {
 });
 
 describe('<file-uploader> keeps at most 100 uploads signed and unfinished', () => {
-  it('uploads 300 files from one page with never more than 100 pending at the service', async () => {
+  it('uploads 300 files from one page with never more than 100 pending at the service', async function () {
+    // 300 files take seconds on an idle machine, and much longer on a loaded one.
+    this.timeout(180_000);
     const p = await project();
     const element = await fixture<FileUploaderElement>(
       html`<file-uploader endpoint=${p.endpoint} api-key=${p.publishableKey} multiple></file-uploader>`,

@@ -4,6 +4,7 @@ import { describe, it } from 'node:test';
 import { API_ERROR_STATUS } from '../../src/api/errors.js';
 import { ApiError } from '../../src/client/api-error.js';
 import { fillEnglish } from '../../src/elements/file-uploader/en-engine.js';
+import { fillRefusals } from '../../src/elements/file-uploader/en-refusals.js';
 import { describeFailure } from '../../src/elements/file-uploader/file-retries.js';
 import type { FileUploaderStrings } from '../../src/elements/file-uploader/strings.js';
 import { en } from '../../src/elements/shared/en.js';
@@ -56,8 +57,10 @@ describe('shipped languages', () => {
     }
   });
 
-  it('word every text English has (English whole once the engine filled it in), none empty', async () => {
+  it('word every text English has (English whole once the engine and its refusals filled it in), none empty', async () => {
     fillEnglish();
+    // The English words of the service's refusals, which the engine fetches with the first.
+    fillRefusals();
     const keys = (t: Translation) =>
       (['uploader', 'list', 'errors'] as const).map((part) => Object.keys(t[part]).sort());
     for (const translation of await shipped()) {
@@ -147,6 +150,8 @@ describe('shipped languages', () => {
 
   it('word every error code the service answers, and a lost connection, each in words of its own kind, in every language', async () => {
     fillEnglish();
+    // The English words of the service's refusals, which the engine fetches with the first.
+    fillRefusals();
     const codes = [...Object.keys(API_ERROR_STATUS), 'network_error'];
     for (const translation of [en, ...(await shipped())]) {
       const lang = translation.$code;
@@ -181,6 +186,8 @@ describe('shipped languages', () => {
 
   it("name a missing upload as expired once a file has one, and a wrong endpoint at sign (the uploader's words)", () => {
     fillEnglish();
+    // The English words of the service's refusals, which the engine fetches with the first.
+    fillRefusals();
     const strings = { errors: en.errors } as FileUploaderStrings;
     const missing = new ApiError(404, 'not_found', 'Not found.');
     const context = { locale: 'en', origin: 'https://shop.example' };

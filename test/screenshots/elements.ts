@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import sharp from 'sharp';
 import { createKey, createProject } from '../../src/server/admin.js';
+import { hashKey, newId } from '../../src/server/secrets.js';
 import type { RunningService } from '../../src/server/service.js';
 import { servePage } from '../helpers/page-server.js';
 import { rememberUpload } from '../helpers/remembered-upload.js';
@@ -31,6 +32,9 @@ const STATES = [
   ['too-large', 'too_large (plan limit)'],
   ['quota', 'quota_exceeded (the storage of the project is full)'],
   ['type-refused', 'unsupported_type (refused by the project)'],
+  ['token-expired', 'token_expired (no tokenProvider to renew it)'],
+  ['token-exhausted', 'token_exhausted (its maxFiles reached)'],
+  ['token-required', 'upload_token_required (the key alone)'],
   ['rate-limited', 'rate_limited (retrying)'],
   ['network', 'Network lost (after the automatic retries)'],
   ['folders', 'With directory and capture (a desktop: no camera)'],
@@ -68,7 +72,7 @@ ${LIST_STATES.map(([id, title]) => `<section><h2>${title}</h2><file-list id="${i
   const keyFor = async (
     service: RunningService,
     origins: string[],
-    limits: { storageQuota?: number; allowedTypes?: string[] } = {},
+    limits: { storageQuota?: number; allowedTypes?: string[]; requireUploadToken?: boolean } = {},
   ) => {
     const project = await createProject(service.context.db, {
       name: 'shots',
@@ -188,6 +192,49 @@ ${LIST_STATES.map(([id, title]) => `<section><h2>${title}</h2><file-list id="${i
     await pick('type-refused', [{ name: 'notes.txt', type: 'text/plain', size: 2_000 }]);
     await waitFor('quota', ['failed']);
     await waitFor('type-refused', ['failed']);
+
+    // Upload tokens, minted by a backend with the project's secret key.
+    const tokenProject = await createProject(main.context.db, {
+      name: 'shots tokens',
+      plan: 'free',
+      allowedOrigins: [origin],
+    });
+    const secret = (await createKey(main.context.db, tokenProject.id, 'secret')).key;
+    const mint = async (policy: Record<string, unknown>) => {
+      const answer = await fetch(`${main.apiUrl}/v1/upload-tokens`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${secret}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify(policy),
+      });
+      return ((await answer.json()) as { token: string }).token;
+    };
+    // A copy of a token, past its expiry (a page left open past it).
+    const found = await main.context.db.findUploadTokenByHash(hashKey(await mint({})));
+    const expired = `upt_${newId()}${newId()}`;
+    if (found) {
+      await main.context.db.createUploadToken({
+        ...found.token,
+        id: newId('upt_id_'),
+        hash: hashKey(expired),
+        expiresAt: Date.now() - 1,
+      });
+    }
+    await configure('token-expired', { apiKey: '', uploadToken: expired });
+    await pick('token-expired', [{ name: 'profile.jpg', type: 'image/jpeg', size: 30_000 }]);
+    await configure('token-exhausted', { apiKey: '', uploadToken: await mint({ maxFiles: 1 }) });
+    await pick('token-exhausted', [
+      { name: 'receipt-1.pdf', type: 'application/pdf', size: 20_000 },
+      { name: 'receipt-2.pdf', type: 'application/pdf', size: 20_000 },
+    ]);
+    await configure('token-required', {
+      apiKey: await keyFor(main, [origin], { requireUploadToken: true }),
+    });
+    await pick('token-required', [
+      { name: 'drawing.png', type: 'image/png', size: 0, image: true },
+    ]);
+    await waitFor('token-expired', ['failed']);
+    await waitFor('token-exhausted', ['done', 'failed']);
+    await waitFor('token-required', ['failed']);
 
     await configure('rate-limited', {
       endpoint: limited.apiUrl,

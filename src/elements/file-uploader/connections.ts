@@ -1,10 +1,8 @@
 import { MAX_UNFINISHED_UPLOADS, MIN_PART_SIZE } from '../../api/limits.js';
-import { UPLOAD_TOKEN_PREFIX } from '../../api/routes.js';
 import type { SignRequest } from '../../api/types.js';
 import { FilehostApi } from '../../client/client.js';
-import { concurrencyLimit } from '../../client/concurrency-limit.js';
+import { places } from '../../client/concurrency-limit.js';
 import { UploadSession } from '../../client/upload-session.js';
-import { tokensOnUse, type UploadTokenProvider } from '../../client/upload-token.js';
 import { type ConnectionProblem, connect } from '../shared/connection.js';
 import { setupFailure } from './file-retries.js';
 import type { FileUpload, UploadTarget } from './file-state.js';
@@ -24,41 +22,33 @@ import type { ChecksumChoice } from './file-view.js';
 export class Connections {
   readonly #clients = new Map<string, FilehostApi | ConnectionProblem>();
   readonly #sessions = new WeakMap<FilehostApi, UploadSession>();
-  /** Each token provider a page gave, numbered: part of the key of its clients. */
-  readonly #providers = new WeakMap<UploadTokenProvider, number>();
   /**
    * Places among the uploads signed and not finished (`MAX_UNFINISHED_UPLOADS`): one per
    * element whatever its key or token, since the service counts them per address.
    */
-  readonly unfinished = concurrencyLimit(MAX_UNFINISHED_UPLOADS);
+  readonly unfinished = places(MAX_UNFINISHED_UPLOADS);
 
-  /** The client for a file's endpoint and key (or token), or (thrown) why there cannot be one. */
-  clientFor(target: UploadTarget): FilehostApi {
-    const { endpoint, apiKey, uploadToken, tokenProvider } = target;
-    let provider = tokenProvider ? this.#providers.get(tokenProvider) : 0;
-    if (provider === undefined && tokenProvider) {
-      provider = ++providers;
-      this.#providers.set(tokenProvider, provider);
-    }
-    const key = `${endpoint}\n${apiKey}\n${uploadToken ?? ''}\n${provider}`;
+  /**
+   * The client for a file's endpoint and key (or upload token), or (thrown) why there
+   * cannot be one. A token's client is made by the token code, which only pages that set
+   * a token fetch (`upload-tokens.ts`).
+   */
+  async clientFor(target: UploadTarget): Promise<FilehostApi> {
+    const { endpoint, apiKey } = target;
+    const tokens =
+      target.uploadToken || target.tokenProvider ? await import('./upload-tokens.js') : null;
+    const key = tokens ? tokens.keyOf(target) : `${endpoint}\n${apiKey}`;
     let connection = this.#clients.get(key);
     if (connection === undefined) {
-      const tokens =
-        uploadToken || tokenProvider
-          ? tokensOnUse(uploadToken, tokenProvider, () => import('./upload-tokens.js'))
-          : undefined;
-      // With a token the key may be left out (the upload calls go with the token).
-      connection = connect(FilehostApi, endpoint, apiKey || (tokens ? UPLOAD_TOKEN_PREFIX : ''), {
-        tokens,
-      });
+      connection = tokens ? tokens.connectWith(target) : connect(FilehostApi, endpoint, apiKey);
       this.#clients.set(key, connection);
     }
     if (typeof connection !== 'string') return connection;
     throw setupFailure(connection);
   }
 
-  sessionFor(target: UploadTarget): UploadSession {
-    const client = this.clientFor(target);
+  async sessionFor(target: UploadTarget): Promise<UploadSession> {
+    const client = await this.clientFor(target);
     let session = this.#sessions.get(client);
     if (!session) {
       session = new UploadSession(client);
@@ -67,8 +57,6 @@ export class Connections {
     return session;
   }
 }
-
-let providers = 0;
 
 /** What the sign step is told of a file. */
 export function signRequestFor(

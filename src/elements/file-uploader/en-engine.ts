@@ -1,10 +1,5 @@
 import { en } from '../shared/en.js';
-import type {
-  EngineOnlyText,
-  FailureTexts,
-  UploaderTexts,
-  UploadOnlyFailure,
-} from '../shared/translation.js';
+import type { EngineOnlyText, FailureTexts, UploaderTexts } from '../shared/translation.js';
 
 /**
  * The English words only the upload engine's files can show (statuses once Uppy holds a
@@ -38,26 +33,26 @@ const uploader: Pick<UploaderTexts, EngineOnlyText> = {
   interrupted: 'Interrupted. Choose this file again to carry on where it stopped.',
 };
 
-/** (`token_expired` and `token_exhausted` arrive with the token code: `upload-tokens.ts`.) */
-const errors: Omit<Pick<FailureTexts, UploadOnlyFailure>, 'token_expired' | 'token_exhausted'> = {
+/**
+ * The refusals of a file before it is sent (sync, as it is added). The service's refusals
+ * of a file on its way arrive with the first of them (`en-refusals.ts`), and those only a
+ * token can meet with the token code (`upload-tokens.ts`).
+ */
+const errors: Pick<FailureTexts, LocalRefusal> = {
   too_large: ({ limit }) => `This file is too large. The limit is ${limit}.`,
   empty_body: () => 'This file is empty, so there is nothing to upload.',
   type_not_allowed: ({ accept }) => `This type of file is not accepted here. Accepted: ${accept}.`,
   too_many_files: ({ max }) => `You can add at most ${max} files.`,
   duplicate_file: () => 'This file is already in the list.',
-  upload_expired: () => 'This upload expired before it finished. Retry to start it again.',
-  quota_exceeded: () =>
-    "No room for this file: the site's storage is full, or has too many unfinished uploads. Try later, or tell the site's owner.",
-  damaged: () =>
-    'Part of the file arrived damaged or incomplete. Retry, or if the file changed, choose it again.',
-  link_expired: () => "The upload's link is no longer valid. Retry to get a new one.",
-  upload_conflict: () =>
-    'This upload was already finished, perhaps in another tab. Choose the file again to upload anew.',
-  insufficient_storage: () => 'The file service is out of room and kept nothing. Try again later.',
-  upload_token_required: () =>
-    "Uploads here need a permission this page did not get. Sign in, or tell the site's owner.",
-  infected: () => 'A virus scan found malware in this file. Nothing was kept.',
 };
+
+/** The refusals worded here. */
+type LocalRefusal =
+  | 'too_large'
+  | 'empty_body'
+  | 'type_not_allowed'
+  | 'too_many_files'
+  | 'duplicate_file';
 
 export function fillEnglish(): void {
   Object.assign(en.uploader, uploader);

@@ -143,6 +143,8 @@ export class FileUploaderElement extends LitElement {
     endpoint: { type: String },
     apiKey: { type: String, attribute: 'api-key' },
     uploadToken: { attribute: 'upload-token' },
+    // A property (not a field): React 19 sets it as one only when it is on the element.
+    tokenProvider: { attribute: false },
     multiple: { type: Boolean, reflect: true },
     directory: { type: Boolean },
     capture: { type: String },

@@ -28,8 +28,8 @@ export async function signStep(
   const { connections, memory, signal } = context;
   const { plan, state } = await resumeOrSign({
     known: upload.plan ?? (await memory.planFor(upload, file)),
-    state: ({ uploadId, uploadToken }) =>
-      connections.clientFor(upload.target).getUpload(uploadId, { signal, uploadToken }),
+    state: async ({ uploadId, uploadToken }) =>
+      (await connections.clientFor(upload.target)).getUpload(uploadId, { signal, uploadToken }),
     forgotten: (error) => {
       // Remembered from before a reload, and expired or deleted since: said so, and
       // started afresh only if the user retries. Cancelled meanwhile: afresh at once.
@@ -43,9 +43,10 @@ export async function signStep(
       );
     },
     sign: async () => {
-      const { signed, together } = await connections
-        .sessionFor(upload.target)
-        .sign(signRequestFor(file, upload, context.checksum), { signal });
+      const { signed, together } = await (await connections.sessionFor(upload.target)).sign(
+        signRequestFor(file, upload, context.checksum),
+        { signal },
+      );
       upload.signedTogether = together;
       return signed;
     },

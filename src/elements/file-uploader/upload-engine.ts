@@ -3,13 +3,13 @@ import XHRUpload from '@uppy/xhr-upload';
 import { MIN_PART_SIZE } from '../../api/limits.js';
 import { cleanName } from '../../api/names.js';
 import type { FileRecord, UploadState } from '../../api/types.js';
-import { holdPlace } from '../../client/concurrency-limit.js';
 import { blobDigestHeader } from '../../client/part-digest.js';
 import { xhrPartEtag } from '../../client/part-put.js';
 import { claimedParts, type UploadStep } from '../../client/upload-plan.js';
 import { Connections } from './connections.js';
 import { fillEnglish } from './en-engine.js';
 import type { FailureWording, UploadFailure } from './failure.js';
+import type { FailureCause } from './failure-cause.js';
 import {
   autoRetryDelayMs,
   causeOf,
@@ -227,7 +227,6 @@ export class UploadEngine {
     upload.paused = true;
     clearRetry(upload);
     upload.abort?.abort();
-    letGo(upload);
     // An error in Uppy's eyes: its uploaders skip the file (a paused multi-part file must not
     // pass on to XHRUpload), and `retryUpload` clears it on resume. Shown as paused.
     this.#uppy?.setFileState(id, { error: 'paused' });
@@ -275,7 +274,6 @@ export class UploadEngine {
       if (!upload) continue;
       clearRetry(upload);
       upload.abort?.abort();
-      letGo(upload);
       forgetUpload(upload);
     }
     const uppy = this.#uppy;
@@ -376,7 +374,6 @@ export class UploadEngine {
     for (const upload of this.#uploads.values()) {
       clearRetry(upload);
       upload.abort?.abort();
-      letGo(upload);
       upload.unlock?.();
       if (upload.thumbnail) URL.revokeObjectURL(upload.thumbnail);
     }
@@ -402,9 +399,7 @@ export class UploadEngine {
    */
   #currentTarget(): UploadTarget {
     const { uploadToken, tokenProvider } = this.#host;
-    return uploadToken || tokenProvider
-      ? { ...this.#settings, uploadToken, tokenProvider }
-      : this.#settings;
+    return { ...this.#settings, uploadToken, tokenProvider };
   }
 
   /**
@@ -459,7 +454,6 @@ export class UploadEngine {
     upload.cause = null;
     // One controller per attempt: a pause or a removal stops whichever step it is in.
     upload.abort?.abort();
-    letGo(upload);
     upload.abort = new AbortController();
     upload.rate = null;
     // A file not yet signed goes where the element points now; a signed one stays put.
@@ -528,9 +522,17 @@ export class UploadEngine {
       // At most MAX_UNFINISHED_UPLOADS files signed and not finished: the next file is
       // signed as an earlier one ends (the service caps anonymous pending uploads).
       // (One stopped while it waited gives its place back at once.)
-      const release = await holdPlace(this.#connections.unfinished);
-      if (upload.abort === abort && !signal.aborted) upload.release = release;
-      else release();
+      const release = await this.#connections.unfinished();
+      // Given back once: when the attempt completes or fails, or is stopped (its abort: a
+      // pause, a removal, a new attempt).
+      let held = true;
+      const letGo = () => {
+        if (held) release();
+        held = false;
+      };
+      upload.release = letGo;
+      if (signal.aborted) letGo();
+      else signal.addEventListener('abort', letGo);
       const { plan, signed } = await signStep(upload, file.data as File, {
         connections: this.#connections,
         memory: this.#memory,
@@ -558,7 +560,7 @@ export class UploadEngine {
       }
     } catch (error) {
       // Paused or removed: Uppy's uploaders skip it (it has an error, or is gone).
-      if (abort.signal.aborted) return letGo(upload);
+      if (abort.signal.aborted) return;
       this.#fail(id, error, 'sign');
     } finally {
       upload.step = null;
@@ -566,11 +568,11 @@ export class UploadEngine {
   }
 
   /** A file's upload as the service holds it now: fresh URLs for its parts. */
-  #uploadState(id: string, signal?: AbortSignal): Promise<UploadState> {
+  async #uploadState(id: string, signal?: AbortSignal): Promise<UploadState> {
     const upload = this.#uploads.get(id);
     const plan = upload?.plan;
     if (!upload || !plan) throw new Error(`No upload plan for ${id}`);
-    const client = this.#connections.clientFor(upload.target);
+    const client = await this.#connections.clientFor(upload.target);
     return client.getUpload(plan.uploadId, { signal, uploadToken: plan.uploadToken });
   }
 
@@ -592,7 +594,7 @@ export class UploadEngine {
     if (only && only.etag === null && typeof single === 'string') only.etag = single;
     const parts = claimedParts(plan);
     try {
-      const record = await this.#connections.sessionFor(upload.target).complete({
+      const record = await (await this.#connections.sessionFor(upload.target)).complete({
         id: plan.uploadId,
         uploadToken: plan.uploadToken,
         parts,
@@ -605,12 +607,12 @@ export class UploadEngine {
       // whole file map.
       upload.record = record;
       upload.outcome = 'succeeded';
-      letGo(upload);
+      upload.release?.();
       forgetUpload(upload);
       this.#callbacks.succeeded(summary(current), record);
       this.#maybeAllDone();
     } catch (error) {
-      if (abort.signal.aborted) return letGo(upload);
+      if (abort.signal.aborted) return;
       this.#fail(id, error, 'complete');
     } finally {
       upload.step = null;
@@ -642,13 +644,41 @@ export class UploadEngine {
   /** Every failure passes here (ours and XHRUpload's): retry it, or leave it to the user. */
   #onFailure(id: string, error: { name: string; message: string }): void {
     const upload = this.#uploads.get(id);
-    if (upload) letGo(upload);
+    upload?.release?.();
     // A paused file's failures wait for its resume, which starts it afresh anyway.
     if (!upload || upload.paused) return;
     // Our own steps recorded their cause (#fail); a failed PUT of XHRUpload or of our
     // multipart plugin arrives only here, with its XMLHttpRequest.
     upload.cause ??= causeOf(error, 'upload');
-    const failure = upload.failure ?? describeCause(upload.cause, this.#host);
+    const cause = upload.cause;
+    // The English words of the service's refusals arrive with the first failure that is not
+    // a lost connection (which is worded already, and could not fetch them).
+    if (!refusalWordsIn && (cause.error as { code?: string }).code !== 'network_error') {
+      const attempt = upload.abort;
+      refusalWords ??= import('./upload-tokens.js').then(
+        (words) => {
+          words.fillRefusals();
+          refusalWordsIn = true;
+        },
+        // Not fetched: worded as a code without words this time, fetched again next time.
+        () => {
+          refusalWords = null;
+        },
+      );
+      void refusalWords.then(() => {
+        if (this.#uploads.get(id) === upload && upload.abort === attempt) {
+          this.#failed(id, upload, cause);
+        }
+      });
+      return;
+    }
+    this.#failed(id, upload, cause);
+  }
+
+  /** A failure, worded: retried by itself, or left to the user. */
+  #failed(id: string, upload: FileUpload, cause: FailureCause): void {
+    // Worded now (our steps worded it before the words may have been in).
+    const failure = describeCause(cause, this.#host);
     upload.failure = failure;
     const delay = autoRetryDelayMs(upload);
     if (delay !== null) {
@@ -709,7 +739,6 @@ export class UploadEngine {
     if (!upload) return;
     this.#uploads.delete(id);
     upload.abort?.abort();
-    letGo(upload);
     clearRetry(upload);
     if (upload.thumbnail) URL.revokeObjectURL(upload.thumbnail);
     if (upload.outcome !== null) this.#maybeAllDone();
@@ -737,11 +766,9 @@ function relativePathOf(file: File): string | null {
 
 function quiet(): void {}
 
-/** The file's attempt is over: its place among the unfinished uploads goes to the next. */
-function letGo(upload: FileUpload): void {
-  upload.release?.();
-  upload.release = null;
-}
+/** `en-refusals.ts` (in the chunk of `upload-tokens.ts`) on its way, and whether it is in. */
+let refusalWords: Promise<unknown> | null = null;
+let refusalWordsIn = false;
 
 /** Whether a file goes without upload progress events (see QUIET_UPLOAD_BYTES). */
 function sentQuietly(file: UFile): file is UFile & { size: number } {

@@ -1,13 +1,44 @@
-import { en } from '../shared/en.js';
+import { UPLOAD_TOKEN_PREFIX } from '../../api/routes.js';
+import { FilehostApi } from '../../client/client.js';
+import type { UploadTokenProvider } from '../../client/upload-token.js';
+import { UploadTokens } from '../../client/upload-tokens.js';
+import { connect } from '../shared/connection.js';
+import type { UploadTarget } from './file-state.js';
 
 /**
- * The uploader's part of upload tokens, fetched with their code only when a page sets
- * `upload-token` or `tokenProvider`: the English words of what can go wrong only with a
- * token (other languages ship whole), in place before any call with a token is made.
+ * What the upload engine fetches only when it needs it, in one chunk: the clients that
+ * upload with a token (when a page sets `upload-token` or `tokenProvider`, see
+ * `Connections.clientFor`), and the English words of the service's refusals (with the first
+ * one, see `UploadEngine`'s `#onFailure`). One chunk, not two: each dynamic import costs
+ * the engine, which every page that uploads loads, its name.
  */
-export { UploadTokens } from '../../client/upload-tokens.js';
+export { fillRefusals } from './en-refusals.js';
 
-Object.assign(en.errors, {
-  token_expired: () => 'Your permission to upload ran out. Reload the page, then retry.',
-  token_exhausted: () => 'You may not upload more here: your limit of files or bytes is reached.',
-});
+/** Each token provider a page gave, numbered: part of the key of its clients. */
+const providers = new WeakMap<UploadTokenProvider, number>();
+let provided = 0;
+
+/** What tells the clients of targets with a token apart: endpoint, key, token, provider. */
+export function keyOf({ endpoint, apiKey, uploadToken, tokenProvider }: UploadTarget): string {
+  let provider = tokenProvider ? providers.get(tokenProvider) : 0;
+  if (provider === undefined && tokenProvider) {
+    provider = ++provided;
+    providers.set(tokenProvider, provider);
+  }
+  return `${endpoint}\n${apiKey}\n${uploadToken ?? ''}\n${provider}\ntoken`;
+}
+
+/** A client whose upload calls go with the target's token (`UploadTokens`). */
+export function connectWith({ endpoint, apiKey, uploadToken, tokenProvider }: UploadTarget) {
+  const tokens = new UploadTokens(uploadToken, tokenProvider);
+  // With a token the key may be left out: every call this client makes is an upload call.
+  return connect(
+    class extends FilehostApi {
+      constructor(options: { endpoint: string; apiKey: string }) {
+        super({ ...options, tokens });
+      }
+    },
+    endpoint,
+    apiKey || UPLOAD_TOKEN_PREFIX,
+  );
+}

@@ -1,0 +1,31 @@
+import { en } from '../shared/en.js';
+import type { FailureTexts } from '../shared/translation.js';
+
+/**
+ * The English words of the service's refusals of a file on its way (an expired upload, a
+ * full project, damaged bytes, malware, a token required, spent or expired …), fetched
+ * with the first failure that needs them (`UploadEngine`'s `#onFailure`, in the chunk of
+ * `upload-tokens.ts`) rather than by every page that uploads: most pages never meet one.
+ * Other languages ship whole.
+ */
+const errors: Partial<FailureTexts> = {
+  upload_expired: () => 'This upload expired before it finished. Retry to start it again.',
+  quota_exceeded: () =>
+    "No room for this file: the site's storage is full, or has too many unfinished uploads. Try later, or tell the site's owner.",
+  damaged: () =>
+    'Part of the file arrived damaged or incomplete. Retry, or if the file changed, choose it again.',
+  link_expired: () => "The upload's link is no longer valid. Retry to get a new one.",
+  upload_conflict: () =>
+    'This upload was already finished, perhaps in another tab. Choose the file again to upload anew.',
+  insufficient_storage: () => 'The file service is out of room and kept nothing. Try again later.',
+  upload_token_required: () =>
+    "Uploads here need a permission this page did not get. Sign in, or tell the site's owner.",
+  infected: () => 'A virus scan found malware in this file. Nothing was kept.',
+  token_expired: () => 'Your permission to upload ran out. Reload the page, then retry.',
+  token_exhausted: () => 'You may not upload more here: your limit of files or bytes is reached.',
+};
+
+/** Adds them to the English translation (a call, not an import's side effect: see `fillEnglish`). */
+export function fillRefusals(): void {
+  Object.assign(en.errors, errors);
+}
