@@ -216,7 +216,10 @@ describe('CDN image variants under hostile images and bursts', () => {
   it('keeps plain files at their usual latency while 8 heavy variants are made (p99 vs idle)', async (context) => {
     const image = await upload(await huge(), 'image/jpeg', 'heavy.jpg');
     const small = await upload(bytesOfType('application/pdf', 1024, 9), 'application/pdf', 'a.pdf');
-    const plain = publicUrlOf(small);
+    // By address: a name would be looked up for every new connection on libuv's thread pool,
+    // which the encodes share (2 of its 4 threads), so the client's own lookups would queue
+    // behind the service's file work and be counted as the service's latency.
+    const plain = publicUrlOf(small).replace('//localhost:', '//127.0.0.1:');
     // Open loop, a request every 25 ms whatever the answers before it, each timed from when
     // it was due (as wrk2 does): a stall of the event loop (the client shares it) delays
     // every request due meanwhile, so it shows in the p99 instead of as one slow sample. (A
@@ -268,10 +271,11 @@ describe('CDN image variants under hostile images and bursts', () => {
     context.diagnostic(note);
     assert.ok(busy.length >= 40, `plain files answered meanwhile: ${note}`);
     // Generous for a shared machine (other sessions' work on its 2 cores moved the idle p99
-    // from 45 ms to 1.1 s between runs), and still below what encoding on the event loop
-    // gives: every plain GET due during an encode waits for its end (checked by putting a
-    // 1.5 s busy loop in the encoder's job: p99 13.5 s against 585 ms idle, 23x).
-    assert.ok(busyP99 < Math.max(10 * idleP99, 250), note);
+    // from 36 ms to 1.1 s between runs, and the p99 under the encodes from 260 ms to 1.3 s),
+    // and still below what encoding on the event loop gives: every plain GET due during an
+    // encode waits for its end, a second or more (checked by putting a 1.5 s busy loop in
+    // the encoder's job: p99 13.5 s against 585 ms idle).
+    assert.ok(busyP99 < Math.max(10 * idleP99, 1000), note);
   });
 
   it('a burst of 100 distinct variants is answered, made or 503, without running memory up or holding up plain files', async () => {
