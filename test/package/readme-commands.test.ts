@@ -18,7 +18,8 @@ import { freePort } from '../helpers/ports.js';
  */
 const ROOT = resolve(import.meta.dirname, '../..');
 const SHELL = new Set(['sh', 'shell', 'bash', 'console']);
-const BACKEND_SECTION = 'Five minutes: a backend';
+/** The backend quick start, and its upload-token part (a section of its own). */
+const BACKEND_SECTIONS = new Set(['Five minutes: a backend', 'Who may upload']);
 
 const pkg = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as {
   name: string;
@@ -47,7 +48,7 @@ function known(command: string, block: CodeBlock): string | null {
   }
   const script = /^npm run (\S+)/.exec(command);
   if (script) return pkg.scripts[script[1] ?? ''] ? 'a script' : null;
-  if (block.section === BACKEND_SECTION && /^(export \w+=|\w+=\$\(curl |curl )/.test(command)) {
+  if (BACKEND_SECTIONS.has(block.section) && /^(export \w+=|\w+=\$\(curl |curl )/.test(command)) {
     return 'run against the service';
   }
   return null;
@@ -200,7 +201,7 @@ describe('README: the shell commands', () => {
       const secretKey = printed(started.output(), 'Secret key');
 
       const backend = shellBlocks.filter(
-        (block) => block.section === BACKEND_SECTION && block.flags !== 'not-run',
+        (block) => BACKEND_SECTIONS.has(block.section) && block.flags !== 'not-run',
       );
       assert.ok(backend.length >= 3, 'the backend quick start has its commands');
       // The first block sets what `npm run server` printed; the README's placeholders are
@@ -241,6 +242,7 @@ describe('README: the shell commands', () => {
       assert.equal(thumb.width, 256);
       assert.match(out, /"url":"http[^"]+sig=/);
       assert.match(out, /"secret":"whsec_/);
+      assert.match(out, /"token":"upt_[\w-]{32,}"/);
     } finally {
       await stop(started);
     }
