@@ -2,7 +2,7 @@ import { UPLOAD_TOKEN_PREFIX } from '../../api/routes.js';
 import { FilehostApi } from '../../client/client.js';
 import type { UploadTokenProvider } from '../../client/upload-token.js';
 import { UploadTokens } from '../../client/upload-tokens.js';
-import { connect } from '../shared/connection.js';
+import { type ConnectionProblem, connect } from '../shared/connection.js';
 import type { UploadTarget } from './file-state.js';
 
 /**
@@ -29,7 +29,12 @@ export function keyOf({ endpoint, apiKey, uploadToken, tokenProvider }: UploadTa
 }
 
 /** A client whose upload calls go with the target's token (`UploadTokens`). */
-export function connectWith({ endpoint, apiKey, uploadToken, tokenProvider }: UploadTarget) {
+export function connectWith({
+  endpoint,
+  apiKey,
+  uploadToken,
+  tokenProvider,
+}: UploadTarget): FilehostApi | ConnectionProblem {
   const tokens = new UploadTokens(uploadToken, tokenProvider);
   // With a token the key may be left out: every call this client makes is an upload call.
   return connect(
