@@ -44,6 +44,8 @@ export default defineConfig(({ mode }) => ({
     __VUE_OPTIONS_API__: 'true',
     __VUE_PROD_DEVTOOLS__: 'false',
     __VUE_PROD_HYDRATION_MISMATCH_DETAILS__: 'false',
+    // The one-file bundle has no chunk with a URL of its own for MD5's worker (src/client/md5.ts).
+    __FILEHOST_CHUNKS__: mode === 'bundle' ? 'false' : 'true',
   },
   build: {
     target: 'es2022',
