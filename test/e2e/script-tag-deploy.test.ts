@@ -25,6 +25,8 @@ describe('a page that deploys only some files of dist/', () => {
   let browser: Browser;
   /** filehost.js and the languages, without the engine or any other chunk. */
   let alone: { origin: string; server: Server };
+  /** Everything but the part sender, which only files of several parts load. */
+  let noPartSender: { origin: string; server: Server };
   /** filehost.bundle.js and nothing else. */
   let oneFile: { origin: string; server: Server };
   /** filehost.bundle.js with the languages beside it. */
@@ -47,13 +49,19 @@ describe('a page that deploys only some files of dist/', () => {
       page('filehost.js', ''),
       (name) => name === 'filehost.js' || isLocale(name),
     );
+    noPartSender = await staticServer(
+      page('filehost.js', ''),
+      (name) => !name.startsWith('filehost-multipart-sender-'),
+    );
     oneFile = await staticServer(page(ONE_FILE, 'checksum="all"'), (name) => name === ONE_FILE);
     oneFileLocales = await staticServer(
       page(ONE_FILE, ''),
       (name) => name === ONE_FILE || isLocale(name),
     );
     service = await startTestService({
-      FILEHOST_ALLOWED_ORIGINS: [alone, oneFile, oneFileLocales].map((s) => s.origin).join(','),
+      FILEHOST_ALLOWED_ORIGINS: [alone, noPartSender, oneFile, oneFileLocales]
+        .map((s) => s.origin)
+        .join(','),
       FILEHOST_PART_SIZE: String(PART_SIZE),
     });
     endpoint = service.apiUrl;
@@ -63,7 +71,7 @@ describe('a page that deploys only some files of dist/', () => {
   after(async () => {
     await browser?.close();
     await service?.close();
-    for (const site of [alone, oneFile, oneFileLocales]) site?.server.close();
+    for (const site of [alone, noPartSender, oneFile, oneFileLocales]) site?.server.close();
   });
 
   /** A new tab on `origin`, recording its console errors, page errors and scripts fetched. */
@@ -133,6 +141,37 @@ describe('a page that deploys only some files of dist/', () => {
       (await uploadErrors(tab)).map((error) => error.code),
       ['script_missing', 'script_missing'],
     );
+    await tab.close();
+  });
+
+  it('without the part sender: a small file uploads, a file of several parts fails with script_missing', async () => {
+    lang = 'en';
+    const { tab, consoleErrors, pageErrors } = await open(noPartSender.origin);
+    await tab.setInputFiles('file-uploader input[type=file]', [
+      { name: 'small.txt', mimeType: 'text/plain', buffer: Buffer.from('one part') },
+      {
+        name: 'large.bin',
+        mimeType: 'application/octet-stream',
+        buffer: Buffer.from(patternBytes(PART_SIZE + 1, 3)),
+      },
+    ]);
+    await tab.locator('file-list a', { hasText: 'small.txt' }).waitFor({ timeout: 20_000 });
+    await tab.waitForFunction('window.uploadErrors.length > 0', undefined, { timeout: 20_000 });
+    const failures = await uploadErrors(tab);
+    assert.deepEqual(
+      failures.map((failure) => [failure.file.name, failure.code, failure.step]),
+      [['large.bin', 'script_missing', 'upload']],
+    );
+    await tab
+      .locator('file-uploader', { hasText: 'A file this uploader needs is missing.' })
+      .waitFor();
+    assert.ok(
+      consoleErrors.some((text) =>
+        text.startsWith(`filehost: missing ${noPartSender.origin}/filehost-multipart-sender-`),
+      ),
+      JSON.stringify(consoleErrors),
+    );
+    assert.deepEqual(pageErrors, []);
     await tab.close();
   });
 
