@@ -16,8 +16,10 @@ import { addedPackages, npm, packBoth, userEnv } from '../helpers/packs.js';
 describe('@filehost/server installed from its tarball, started through its bin', () => {
   let project: string;
   let service: ChildProcess | undefined;
+  let packs: string;
   before(async () => {
-    const { widget, server } = await packBoth();
+    const { widget, server, dir } = await packBoth();
+    packs = dir;
     project = await mkdtemp(join(tmpdir(), 'filehost-server-app-'));
     await writeFile(
       join(project, 'package.json'),
@@ -36,6 +38,7 @@ describe('@filehost/server installed from its tarball, started through its bin',
   after(async () => {
     if (service?.pid && service.exitCode === null) process.kill(-service.pid, 'SIGTERM');
     await rm(project, { recursive: true, force: true });
+    await rm(packs, { recursive: true, force: true });
   });
 
   it('imports the contract from filehost, carrying no copy of it', async () => {

@@ -74,8 +74,9 @@ const TSCONFIG = {
 describe('the widget package in a fresh Vite + React 19 app', () => {
   let app: string;
   let tarball: string;
+  let packs: string;
   before(async () => {
-    ({ widget: tarball } = await packBoth());
+    ({ widget: tarball, dir: packs } = await packBoth());
     app = await mkdtemp(join(tmpdir(), 'filehost-react-app-'));
     await mkdir(join(app, 'src'));
     const dependencies = Object.fromEntries(
@@ -94,7 +95,10 @@ describe('the widget package in a fresh Vite + React 19 app', () => {
     // The app as `npm create vite` leaves it: its own packages installed first.
     await npm(app, ['install', '--no-audit', '--no-fund']);
   });
-  after(() => rm(app, { recursive: true, force: true }));
+  after(async () => {
+    await rm(app, { recursive: true, force: true });
+    await rm(packs, { recursive: true, force: true });
+  });
 
   it('installs the tarball without compiling anything, bringing browser packages only', async () => {
     const started = performance.now();

@@ -42,8 +42,11 @@ export async function npm(
   }
 }
 
-/** Packs the widget (`filehost`) and the service (`@filehost/server`) into a temp dir. */
-export async function packBoth(): Promise<{ widget: string; server: string }> {
+/**
+ * Packs the widget (`filehost`) and the service (`@filehost/server`) into a temp dir (`dir`,
+ * for the caller to remove).
+ */
+export async function packBoth(): Promise<{ widget: string; server: string; dir: string }> {
   if (!existsSync('dist/server/package.json'))
     throw new Error('No dist/server: run `npm run build` first.');
   const dir = await mkdtemp(join(tmpdir(), 'filehost-packs-'));
@@ -53,7 +56,7 @@ export async function packBoth(): Promise<{ widget: string; server: string }> {
     if (!packed) throw new Error(`npm pack ${what} made nothing`);
     return join(dir, packed.filename);
   };
-  return { widget: await pack(resolve('.')), server: await pack(resolve('dist/server')) };
+  return { widget: await pack(resolve('.')), server: await pack(resolve('dist/server')), dir };
 }
 
 /** What `npm install` said it added: "added 26 packages in 9s". */
