@@ -104,7 +104,8 @@ describe('@filehost/server installed from its tarball, started through its bin',
     assert.match(document.openapi, /^3\.1\./);
 
     const pid = service.pid as number;
-    const exited = new Promise((resolve) => service?.once('exit', resolve));
+    // 'close': once its output ends, which is when the node that npx started has exited too.
+    const exited = new Promise((resolve) => service?.once('close', resolve));
     process.kill(-pid, 'SIGTERM');
     await exited;
     assert.match(output, /filehost stopped/);
