@@ -19,7 +19,14 @@ const locales = Object.fromEntries(
     .map((file) => [`locales/${file.replace(/\.ts$/, '')}`, `src/locales/${file}`]),
 );
 
-export default defineConfig({
+/**
+ * `vite build --mode bundle` (the second step of `npm run build`) writes
+ * `dist/filehost.bundle.js`: the same entry with every chunk inlined, for a page author who
+ * copies one file. Its languages are still fetched from `locales/` beside it (English where
+ * they are not there); MD5 is hashed on the page's thread (its worker imports the MD5 chunk
+ * by its own URL, which this file does not have).
+ */
+export default defineConfig(({ mode }) => ({
   server: {
     host: 'localhost',
     port: 5173,
@@ -37,15 +44,18 @@ export default defineConfig({
     __VUE_OPTIONS_API__: 'true',
     __VUE_PROD_DEVTOOLS__: 'false',
     __VUE_PROD_HYDRATION_MISMATCH_DETAILS__: 'false',
+    // The one-file bundle has no chunk with a URL of its own for MD5's worker (src/client/md5.ts).
+    __FILEHOST_CHUNKS__: mode === 'bundle' ? 'false' : 'true',
   },
   build: {
     target: 'es2022',
     outDir: 'dist',
-    emptyOutDir: true,
     sourcemap: true,
     // Library builds keep whitespace by default (for further bundling); the script-tag
     // bundle is the end product, so it is minified fully.
     minify: true,
+    // The first build empties dist/; the one-file bundle is written beside it.
+    emptyOutDir: mode !== 'bundle',
     rolldownOptions: {
       // What both filehost.js and the engine use stays in filehost.js (the engine imports it
       // from there) instead of becoming a third file that the first load must also fetch.
@@ -56,12 +66,15 @@ export default defineConfig({
         // The upload engine, imported by filehost.js on first use or when the page is idle,
         // by a path relative to itself: the pair works from any folder of any CDN.
         chunkFileNames: 'filehost-[name]-[hash].js',
+        codeSplitting: mode !== 'bundle',
       },
     },
     lib: {
-      entry: { filehost: 'src/script-tag.ts', ...locales },
+      entry: (mode === 'bundle'
+        ? { 'filehost.bundle': 'src/script-tag.ts' }
+        : { filehost: 'src/script-tag.ts', ...locales }) as Record<string, string>,
       formats: ['es'],
       fileName: (_format, name) => `${name}.js`,
     },
   },
-});
+}));

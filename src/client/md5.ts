@@ -35,8 +35,14 @@ const NO_WORKER = new Error('no worker');
 /** An idle worker is let go after this long; the next part starts another. */
 const WORKER_IDLE_MS = 10_000;
 
+/**
+ * Whether this module is a file of its own, which a worker can import: the script-tag build
+ * defines it (false in the one-file `filehost.bundle.js`); elsewhere (a bundler's build of
+ * the npm package) it is undefined, and a worker that cannot load this module falls back.
+ */
+declare const __FILEHOST_CHUNKS__: boolean | undefined;
 /** False once a worker was refused: the page hashes from then on, asking no more. */
-let workersAllowed = true;
+let workersAllowed = typeof __FILEHOST_CHUNKS__ === 'undefined' || __FILEHOST_CHUNKS__;
 let worker: Worker | null = null;
 let idleTimer: ReturnType<typeof setTimeout> | undefined;
 let nextId = 0;

@@ -1,6 +1,7 @@
 import type { Hash } from 'node:crypto';
 import { CHECKSUM_HEADER, checksumHeaderValue, type PartChecksum } from '../api/checksum.js';
 import { Batcher, eachAlone } from './batcher.js';
+import { loadChunk } from './missing-chunk.js';
 import type { UploadBody } from './upload-body.js';
 
 /**
@@ -61,7 +62,7 @@ export async function partDigest(
  * `./md5.js`, a chunk loaded on first use. Null without WebCrypto (outside secure contexts).
  */
 export async function blobDigest(algorithm: PartChecksum, blob: Blob): Promise<string | null> {
-  if (algorithm === 'md5') return (await import('./md5.js')).md5Base64(blob);
+  if (algorithm === 'md5') return (await loadChunk(() => import('./md5.js'))).md5Base64(blob);
   if (typeof crypto === 'undefined' || !crypto.subtle) return null;
   if (blob.size <= SMALL_BLOB_BYTES) return smallBlobDigests.add(blob);
   return sha256Base64(await blob.arrayBuffer());

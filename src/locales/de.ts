@@ -90,6 +90,8 @@ const de: Translation = {
     empty_body: () => 'Diese Datei ist leer, es gibt also nichts hochzuladen.',
     network_error: () =>
       'Die Verbindung ist unterbrochen. Prüfen Sie sie und versuchen Sie es erneut; Uploads machen dort weiter, wo sie aufgehört haben.',
+    script_missing: () =>
+      'Eine Datei, die dieser Uploader braucht, fehlt. Die Seite muss korrigiert werden: Bitte informieren Sie den Betreiber der Website.',
     type_not_allowed: ({ accept }) =>
       `Dieser Dateityp wird hier nicht angenommen. Erlaubt: ${accept}.`,
     too_many_files: ({ max }) => `Sie können höchstens ${max} Dateien hinzufügen.`,

@@ -92,6 +92,8 @@ const es: Translation = {
     empty_body: () => 'Este archivo está vacío: no hay nada que subir.',
     network_error: () =>
       'Se ha perdido la conexión. Compruébala y vuelve a intentarlo; las subidas siguen donde se quedaron.',
+    script_missing: () =>
+      'Falta un archivo que este cargador necesita. Hay que corregir la página: avisa al responsable del sitio.',
     type_not_allowed: ({ accept }) =>
       `Aquí no se acepta este tipo de archivo. Se aceptan: ${accept}.`,
     too_many_files: ({ max, form }) => `Puedes añadir como máximo ${max} ${files(form)}.`,

@@ -93,6 +93,8 @@ const fr: Translation = {
     empty_body: () => 'Ce fichier est vide : il n’y a rien à envoyer.',
     network_error: () =>
       'La connexion a été perdue. Vérifiez-la et réessayez ; les envois reprennent là où ils se sont arrêtés.',
+    script_missing: () =>
+      'Un fichier nécessaire à cet outil d’envoi est introuvable. La page doit être corrigée : prévenez le responsable du site.',
     type_not_allowed: ({ accept }) =>
       `Ce type de fichier n’est pas accepté ici. Acceptés : ${accept}.`,
     too_many_files: ({ max, form }) => `Vous pouvez ajouter ${max} ${files(form)} au maximum.`,

@@ -87,6 +87,8 @@ const it: Translation = {
     empty_body: () => 'Questo file è vuoto: non c’è nulla da caricare.',
     network_error: () =>
       'Connessione persa. Controllala e riprova; i caricamenti riprendono da dove si erano fermati.',
+    script_missing: () =>
+      'Manca un file necessario a questo caricatore. La pagina va corretta: avvisa il gestore del sito.',
     type_not_allowed: ({ accept }) =>
       `Questo tipo di file non è accettato qui. Formati accettati: ${accept}.`,
     too_many_files: ({ max }) => `Puoi aggiungere al massimo ${max} file.`,

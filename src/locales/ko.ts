@@ -88,6 +88,8 @@ const ko: Translation = {
     empty_body: () => '빈 파일이라 업로드할 내용이 없습니다.',
     network_error: () =>
       '연결이 끊겼습니다. 연결을 확인한 뒤 다시 시도하세요. 업로드는 멈춘 곳부터 이어집니다.',
+    script_missing: () =>
+      '이 업로더에 필요한 파일이 없습니다. 페이지를 고쳐야 합니다. 사이트 운영자에게 알려 주세요.',
     type_not_allowed: ({ accept }) => `이 형식의 파일은 받을 수 없습니다. 허용 형식: ${accept}.`,
     too_many_files: ({ max }) => `파일은 최대 ${max}개까지 추가할 수 있습니다.`,
     duplicate_file: () => '이미 목록에 있는 파일입니다.',

@@ -90,6 +90,8 @@ const nl: Translation = {
     empty_body: () => 'Dit bestand is leeg, dus er valt niets te uploaden.',
     network_error: () =>
       'De verbinding is verbroken. Controleer haar en probeer het opnieuw; uploads gaan verder waar ze stopten.',
+    script_missing: () =>
+      'Er ontbreekt een bestand dat deze uploader nodig heeft. De pagina moet worden aangepast: laat het de beheerder van de site weten.',
     type_not_allowed: ({ accept }) =>
       `Dit soort bestand wordt hier niet geaccepteerd. Toegestaan: ${accept}.`,
     too_many_files: ({ max, form }) => `Je kunt hoogstens ${max} ${files(form)} toevoegen.`,

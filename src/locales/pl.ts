@@ -90,6 +90,8 @@ const pl: Translation = {
     empty_body: () => 'Ten plik jest pusty, więc nie ma czego przesłać.',
     network_error: () =>
       'Utracono połączenie. Sprawdź je i spróbuj ponownie; przesyłanie wznowi się od miejsca przerwania.',
+    script_missing: () =>
+      'Brakuje pliku potrzebnego temu narzędziu do przesyłania. Strona wymaga poprawki: powiadom właściciela witryny.',
     type_not_allowed: ({ accept }) =>
       `Ten typ pliku nie jest tu akceptowany. Dozwolone: ${accept}.`,
     too_many_files: ({ max, form }) => `Możesz dodać najwyżej ${max} ${files(form)}.`,

@@ -92,6 +92,8 @@ const ptBR: Translation = {
     empty_body: () => 'Este arquivo está vazio, então não há nada para enviar.',
     network_error: () =>
       'A conexão caiu. Verifique-a e tente de novo; os envios continuam de onde pararam.',
+    script_missing: () =>
+      'Falta um arquivo de que este envio precisa. A página precisa ser corrigida: avise o responsável pelo site.',
     type_not_allowed: ({ accept }) => `Este tipo de arquivo não é aceito aqui. Aceitos: ${accept}.`,
     too_many_files: ({ max, form }) => `Você pode adicionar no máximo ${max} ${files(form)}.`,
     duplicate_file: () => 'Este arquivo já está na lista.',

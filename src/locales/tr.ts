@@ -88,6 +88,8 @@ const tr: Translation = {
     empty_body: () => 'Bu dosya boş; yüklenecek bir şey yok.',
     network_error: () =>
       'Bağlantı koptu. Bağlantınızı kontrol edip yeniden deneyin; yüklemeler kaldıkları yerden sürer.',
+    script_missing: () =>
+      'Bu yükleyicinin ihtiyaç duyduğu bir dosya eksik. Sayfanın düzeltilmesi gerekiyor: lütfen site sahibine bildirin.',
     type_not_allowed: ({ accept }) =>
       `Bu dosya türü burada kabul edilmiyor. Kabul edilenler: ${accept}.`,
     too_many_files: ({ max }) => `En çok ${max} dosya ekleyebilirsiniz.`,

@@ -84,6 +84,7 @@ const zhCN: Translation = {
     rate_limited: ({ seconds }) => `短时间内请求过多。请在 ${seconds} 秒后重试。`,
     empty_body: () => '这个文件是空的,没有可上传的内容。',
     network_error: () => '连接已断开。请检查网络后重试;上传会从中断处继续。',
+    script_missing: () => '此上传组件所需的文件缺失。页面需要修正,请告知网站管理者。',
     type_not_allowed: ({ accept }) => `此处不接受这种类型的文件。支持的类型:${accept}。`,
     too_many_files: ({ max }) => `最多只能添加 ${max} 个文件。`,
     duplicate_file: () => '这个文件已在列表中。',

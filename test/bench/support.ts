@@ -152,14 +152,21 @@ export async function reportRows(rows: BenchRow[]): Promise<void> {
  * the page is idle); and each chunk a page loads on use only (the folder reader, the camera
  * check, image shrinking, the part sender of large files, MD5), on its own.
  */
-export const FIRST_LOAD_BUDGET_BYTES = 20 * 1024;
+/**
+ * 20 KiB until #43, whose point 2 made a page whose chunks are not deployed beside
+ * filehost.js say so (the check that tells a missing file from a lost connection, its words,
+ * its `upload-error`): 0.25 KiB gzipped that no saving elsewhere in the first load covered
+ * (20,734 B on 2026-11-26).
+ */
+export const FIRST_LOAD_BUDGET_BYTES = 20.3 * 1024;
 /**
  * With the upload engine, Uppy as published (no rewriting of it, nor of any dependency): the
  * build measured 42.2 KiB once the rewriting went, and issue #30 set 44 KiB. Bytes are won
  * back by design (our own code, what loads when), never by editing Uppy: 44,653 B on
- * 2026-11-26 (history in test/bench/README.md).
+ * 2026-11-26 (history in test/bench/README.md). 44.3 KiB since #43 point 2 (see
+ * `FIRST_LOAD_BUDGET_BYTES`): 45,312 B.
  */
-export const TOTAL_BUDGET_BYTES = 44 * 1024;
+export const TOTAL_BUDGET_BYTES = 44.3 * 1024;
 /** Each on-use chunk on its own, hash-wasm's MD5 (WebCrypto has none) too. */
 export const ON_USE_CHUNK_BUDGET_BYTES = 5 * 1024;
 /** Each language's words (`dist/locales/<tag>.js`), the one a page in that language fetches. */
@@ -178,6 +185,18 @@ export async function localeSizes(): Promise<{ name: string; gzipped: number }[]
 
 /** The chunk of the upload engine; every other chunk but `filehost.js` is a feature's. */
 const ENGINE_CHUNK = /^filehost-upload-engine-[\w-]+\.js$/;
+
+/**
+ * `dist/filehost.bundle.js`, everything in one file for a page author who copies one file
+ * (#43): the first load and every chunk together, within 60 KiB gzipped.
+ */
+export const ONE_FILE_BUDGET_BYTES = 60 * 1024;
+export const ONE_FILE = 'filehost.bundle.js';
+
+/** The gzipped size of `dist/filehost.bundle.js` (`npm run build` first). */
+export async function oneFileSize(): Promise<number> {
+  return gzippedBytes(await readFile(`dist/${ONE_FILE}`));
+}
 
 /** The files of the script-tag bundle in `dist/`: `filehost.js` and the chunks it imports. */
 export async function scriptTagFiles(): Promise<string[]> {

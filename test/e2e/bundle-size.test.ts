@@ -6,6 +6,9 @@ import {
   LOCALE_BUDGET_BYTES,
   localeSizes,
   ON_USE_CHUNK_BUDGET_BYTES,
+  ONE_FILE,
+  ONE_FILE_BUDGET_BYTES,
+  oneFileSize,
   scriptTagFiles,
   scriptTagSizes,
   TOTAL_BUDGET_BYTES,
@@ -67,6 +70,18 @@ describe('the script-tag bundle (dist/filehost.js and its upload engine)', () =>
     const entry = await readFile('dist/filehost.js', 'utf8');
     // German words are not in the first load: only the page's language is fetched, on use.
     assert.ok(!entry.includes('Dateien auswählen'), 'no German in filehost.js');
+  });
+
+  it(`ships ${ONE_FILE}, everything in one file of at most ${ONE_FILE_BUDGET_BYTES / 1024} KiB gzipped, importing no chunk`, async () => {
+    const size = await oneFileSize();
+    console.log(`${ONE_FILE} ${kib(size)} KiB gzipped`);
+    assert.ok(size <= ONE_FILE_BUDGET_BYTES, `${ONE_FILE} ${kib(size)} KiB is over budget`);
+    const code = await readFile(`dist/${ONE_FILE}`, 'utf8');
+    // The engine (Uppy) and MD5 (hash-wasm) are in it; no chunk is imported from beside it
+    // (a language is: `./locales/<tag>.js`, by a specifier in a variable).
+    for (const text of ['addPreProcessor', 'Using Core v']) assert.ok(code.includes(text), text);
+    assert.doesNotMatch(code, /["'`]\.\/filehost-[\w-]+\.js["'`]/, 'no chunk imported');
+    assert.equal(code.match(/\bimport\(/g)?.length, 1, 'one import(): the language');
   });
 
   it('carries Uppy as published: its texts, its package version, its log calls', async () => {

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { describe, it } from 'node:test';
 
@@ -6,6 +7,16 @@ import { describe, it } from 'node:test';
  * The package as `npm install filehost` users import it (built: run `npm run build` first;
  * `npm run test:e2e` does). Imports go through the package's own `exports`.
  */
+/** The root manifest: the widget package `filehost`. */
+function manifestOf(): {
+  version: string;
+  dependencies: Record<string, string>;
+  peerDependencies: Record<string, string>;
+  scripts: Record<string, string>;
+} {
+  return JSON.parse(readFileSync('package.json', 'utf8'));
+}
+
 /** Imported by name at run time: the built package may not exist when the type check runs. */
 const load = (specifier: string): Promise<Record<string, unknown>> => import(specifier);
 
@@ -32,10 +43,61 @@ describe('the npm package entry points', () => {
     assert.equal(typeof node.fileSource, 'function');
   });
 
-  it('filehost/server starts the service', async () => {
-    const server = await load('filehost/server');
-    assert.equal(typeof server.startService, 'function');
-    assert.equal(typeof server.configFromEnv, 'function');
+  it('filehost/api gives the contract the service imports (its types, codes, limits, routes, name rules)', async () => {
+    const api = await load('filehost/api');
+    assert.equal(api.API_ERROR_STATUS && typeof api.API_ERROR_STATUS, 'object');
+    assert.equal(typeof api.cleanName, 'function');
+    assert.equal(typeof api.routes, 'object');
+    assert.equal(typeof api.MIN_PART_SIZE, 'number');
+  });
+
+  it('has no filehost/server: the service is @filehost/server, built to dist/server', async () => {
+    await assert.rejects(load('filehost/server'), { code: 'ERR_PACKAGE_PATH_NOT_EXPORTED' });
+    const server = JSON.parse(await readFile('dist/server/package.json', 'utf8')) as {
+      name: string;
+      bin: Record<string, string>;
+      dependencies: Record<string, string>;
+    };
+    assert.equal(server.name, '@filehost/server');
+    assert.deepEqual(Object.keys(server.bin), ['filehost-server']);
+    assert.equal(server.dependencies.filehost, manifestOf().version);
+    // The contract comes from filehost, not from a copy.
+    await assert.rejects(readFile('dist/server/lib/api/types.js'));
+    const routes = await readFile('dist/server/lib/api/routes/list-files.js', 'utf8');
+    assert.doesNotMatch(routes, /from '(\.\.\/)+api\//);
+  });
+
+  it('depends on what browser code imports, nothing of the service; compiles nothing on install', async () => {
+    const { dependencies, peerDependencies, scripts } = manifestOf();
+    assert.deepEqual(Object.keys(dependencies).sort(), [
+      '@uppy/core',
+      '@uppy/xhr-upload',
+      'hash-wasm',
+      'idb-keyval',
+      'lit',
+    ]);
+    for (const script of ['install', 'preinstall', 'postinstall', 'prepare'])
+      assert.equal(scripts[script], undefined, script);
+    // Every package the shipped modules import is a dependency or a peer (React, Vue, and
+    // standardwebhooks for filehost/client/node's verifyWebhook).
+    const imported = new Set<string>();
+    for (const file of await readdir('dist/lib', { recursive: true })) {
+      if (!file.endsWith('.js')) continue;
+      const code = await readFile(`dist/lib/${file}`, 'utf8');
+      for (const [, spec = ''] of code.matchAll(/(?:from|import)\s*\(?\s*'([^'.][^']*)'/g)) {
+        if (spec.startsWith('node:')) continue;
+        imported.add(
+          spec.startsWith('@')
+            ? spec.split('/').slice(0, 2).join('/')
+            : (spec.split('/')[0] ?? spec),
+        );
+      }
+    }
+    const declared = new Set([...Object.keys(dependencies), ...Object.keys(peerDependencies)]);
+    assert.deepEqual(
+      [...imported].filter((name) => !declared.has(name)),
+      [],
+    );
   });
 
   it('filehost/openapi.json gives the OpenAPI description of the API', async () => {

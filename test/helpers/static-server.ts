@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
-import { localeSizes, scriptTagFiles } from '../bench/support.js';
+import { localeSizes, ONE_FILE, scriptTagFiles } from '../bench/support.js';
 
 /**
  * The built script-tag bundle (`dist/`, from `npm run build`) and one HTML page, served by a
@@ -8,15 +8,18 @@ import { localeSizes, scriptTagFiles } from '../bench/support.js';
  */
 export async function staticServer(
   page: (origin: string) => string,
+  /** Which files of dist/ are deployed (`filehost.js`, `locales/de.js`, …); all unless told. */
+  deployed: (name: string) => boolean = () => true,
 ): Promise<{ origin: string; server: Server }> {
-  // filehost.js and the upload engine it imports from beside itself, as a CDN would serve them.
+  // filehost.js and the upload engine it imports from beside itself, as a CDN would serve them,
+  // and the one-file bundle.
   const scripts = new Map<string, Buffer>();
-  for (const name of await scriptTagFiles()) {
-    scripts.set(`/${name}`, await readFile(`dist/${name}`));
+  for (const name of [...(await scriptTagFiles()), ONE_FILE]) {
+    if (deployed(name)) scripts.set(`/${name}`, await readFile(`dist/${name}`));
   }
   // And each language's words, which filehost.js fetches from `locales/` beside itself.
   for (const { name } of await localeSizes()) {
-    scripts.set(`/${name}`, await readFile(`dist/${name}`));
+    if (deployed(name)) scripts.set(`/${name}`, await readFile(`dist/${name}`));
   }
   const server = createServer((request, response) => {
     const path = (request.url ?? '/').split('?')[0] ?? '/';

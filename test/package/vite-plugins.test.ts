@@ -120,7 +120,15 @@ describe("the build's plugins", () => {
   });
 
   it("vite.config.ts uses these three only: no plugin loads, resolves or rewrites a dependency's code", async () => {
-    const plugins = (config.plugins ?? []).flat() as Plugin[];
+    // Both builds: the script tag with its chunks, and the one-file bundle (`--mode bundle`).
+    const builds = ['production', 'bundle'].map((mode) => config({ command: 'build', mode }));
+    const [plugins = [], bundlePlugins = []] = builds.map(
+      (build) => (build.plugins ?? []).flat() as Plugin[],
+    );
+    assert.deepEqual(
+      bundlePlugins.map((plugin) => plugin.name),
+      plugins.map((plugin) => plugin.name),
+    );
     assert.deepEqual(
       plugins.map((plugin) => plugin.name),
       [

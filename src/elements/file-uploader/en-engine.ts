@@ -25,6 +25,7 @@ const uploader: Pick<UploaderTexts, EngineOnlyText> = {
   pauseLabel: (name) => `Pause uploading ${name}`,
   resumeLabel: (name) => `Resume uploading ${name}`,
   openFile: (name) => `Open ${name} (opens in a new tab)`,
+  announceAdded: (count, form) => `${count} ${form === 'one' ? 'file' : 'files'} added.`,
   announceDone: (name) => `${name} uploaded.`,
   announceAllDone: (succeeded, failed) =>
     failed === '0'

@@ -7,7 +7,11 @@ export { failureContext };
 /** Codes of failures found in the browser before anything is sent. */
 export type RejectionCode = 'type_not_allowed' | 'too_many_files' | 'duplicate_file';
 
-export type FailureCode = ClientErrorCode | RejectionCode;
+/**
+ * `script_missing`: a file of the script-tag bundle (the upload engine, say) is not deployed
+ * beside `filehost.js`; its URL is named in the console.
+ */
+export type FailureCode = ClientErrorCode | RejectionCode | 'script_missing';
 
 /** Where in the upload a file failed. */
 export type FailureStep = 'validate' | 'sign' | 'upload' | 'complete';

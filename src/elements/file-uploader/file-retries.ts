@@ -1,4 +1,5 @@
 import type { ApiError } from '../../client/api-error.js';
+import { MissingChunkError } from '../../client/missing-chunk.js';
 import { fileRetryDelayMs, type UploadStep } from '../../client/upload-plan.js';
 import type { ConnectionProblem } from '../shared/connection.js';
 import { describeApiError } from '../shared/failure-text.js';
@@ -56,7 +57,19 @@ const AUTO_RETRIES = 3;
 
 /** A failure of any step as it was: ours as thrown, a PUT's XHR failure as an `ApiError`. */
 export function causeOf(error: unknown, step: UploadStep): FailureCause {
+  if (error instanceof MissingChunkError) return { error: missingChunk(step), step };
   return { error: isLocalFailure(error) ? error : fromXhrError(error), step };
+}
+
+/** A chunk the upload needs (the part sender, MD5) is not deployed: retrying cannot help. */
+function missingChunk(step: FailureStep): LocalFailure {
+  return new LocalFailure((strings) =>
+    localFailure(
+      'script_missing',
+      step,
+      strings.errors.script_missing(failureContext({ code: 'script_missing' })),
+    ),
+  );
 }
 
 /** A failure in the page's words (the only place an `ApiError` becomes text). */

@@ -1,6 +1,7 @@
 import { html, LitElement, nothing, svg } from 'lit';
 import { repeat } from 'lit/directives/repeat.js';
 import type { FileMetadata, FileRecord, Visibility } from '../../api/types.js';
+import { loadChunk } from '../../client/missing-chunk.js';
 import type { UploadTokenProvider } from '../../client/upload-token.js';
 import { Announcer } from '../shared/announcer.js';
 import { emit } from '../shared/events.js';
@@ -488,11 +489,12 @@ export class FileUploaderElement extends LitElement {
     }
     if (this.capture && this.#hasCamera === undefined) {
       this.#hasCamera = false;
-      // Fetched only by pages that set `capture`.
-      void import('./camera.js').then(async ({ hasCamera }) => {
+      // Fetched only by pages that set `capture`; without it (not deployed, offline), no
+      // camera button.
+      loadChunk(() => import('./camera.js')).then(async ({ hasCamera }) => {
         this.#hasCamera = await hasCamera();
         this.requestUpdate();
-      });
+      }, Boolean);
     }
     // The view of the files is built once per update; render, the form and the countdown
     // all read this one.

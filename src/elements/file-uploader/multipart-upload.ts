@@ -1,13 +1,14 @@
 import { BasePlugin, type Body, type Meta, type Uppy, type UppyFile } from '@uppy/core';
 import { filterFilesToUpload } from '@uppy/core/utils';
 import { type ConcurrencyLimit, concurrencyLimit } from '../../client/concurrency-limit.js';
+import { loadChunk } from '../../client/missing-chunk.js';
 import type { MultipartUploadOptions } from './multipart-sender.js';
 
 export type { MultipartUploadOptions };
 
 /** Fetches the part sender (an on-use chunk); at once too when a file that large is added. */
 export function loadPartSender(): Promise<typeof import('./multipart-sender.js')> {
-  return import('./multipart-sender.js');
+  return loadChunk(() => import('./multipart-sender.js'));
 }
 
 /**
@@ -52,7 +53,8 @@ export class MultipartUpload<M extends Meta, B extends Body> extends BasePlugin<
     try {
       sender = await loadPartSender();
     } catch (error) {
-      // Not fetched (offline, say): the file fails as a lost connection would fail it.
+      // Not fetched: offline, the file fails as a lost connection would fail it; not
+      // deployed, as a missing file (MissingChunkError, see causeOf).
       const current = this.uppy.getFile(file.id);
       if (current) this.uppy.emit('upload-error', current, error as Error, undefined);
       return;

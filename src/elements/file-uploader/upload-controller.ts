@@ -1,4 +1,5 @@
 import type { ReactiveController } from 'lit';
+import { loadChunk, MissingChunkError } from '../../client/missing-chunk.js';
 import type { TakenDrop } from './dropped.js';
 import { failureContext, localFailure } from './failure.js';
 import {
@@ -15,8 +16,9 @@ type EngineModule = typeof import('./upload-engine.js');
 /** The engine's module: fetched once per page, whichever element asks first. */
 let engineModule: Promise<EngineModule> | null = null;
 function loadEngineModule(): Promise<EngineModule> {
-  engineModule ??= import('./upload-engine.js').catch((error: unknown) => {
-    // A failed fetch (offline) is not remembered: the next attempt fetches again.
+  engineModule ??= loadChunk(() => import('./upload-engine.js')).catch((error: unknown) => {
+    // A failed import is not remembered: the next attempt fetches again (offline: once
+    // back; not deployed: once it is).
     engineModule = null;
     throw error;
   });
@@ -41,7 +43,7 @@ export class UploadController implements ReactiveController {
    * Files not yet with the engine: it is still on its way, or they are images being made
    * smaller (`shrinking`), each handed over as soon as it is ready.
    */
-  #waiting: { id: string; file: File; failed: boolean; shrinking: boolean }[] = [];
+  #waiting: { id: string; file: File; failed: WaitingFailure | null; shrinking: boolean }[] = [];
 
   constructor(host: UploadHost, settings: UploaderSettings, callbacks: UploadCallbacks) {
     this.#host = host;
@@ -71,7 +73,7 @@ export class UploadController implements ReactiveController {
   get files(): FileView[] {
     const waiting = this.#waiting.map(({ id, file, failed }) =>
       failed
-        ? unsentFileView(id, file, 'failed', this.#offline())
+        ? unsentFileView(id, file, 'failed', this.#failure(failed))
         : unsentFileView(id, file, 'preparing', null),
     );
     return this.#engine ? [...this.#engine.files, ...waiting] : waiting;
@@ -87,7 +89,7 @@ export class UploadController implements ReactiveController {
     const entries = files.map((file) => ({
       id: `waiting-${crypto.randomUUID()}`,
       file,
-      failed: false,
+      failed: null,
       shrinking: !!image,
     }));
     this.#waiting.push(...entries);
@@ -101,7 +103,7 @@ export class UploadController implements ReactiveController {
         entry.shrinking = false;
         this.#handOver();
       };
-      void import('./image-shrink.js')
+      void loadChunk(() => import('./image-shrink.js'))
         .then((shrink) => shrink.shrinkEach(files, image, done))
         // Not fetched (offline): the images go as they are, or wait with the engine.
         .catch(() => {
@@ -119,7 +121,7 @@ export class UploadController implements ReactiveController {
   readDrop(dropped: TakenDrop): Promise<File[]> {
     const asDropped = async () => [...dropped.files];
     if (!dropped.entries.some((entry) => entry?.isDirectory)) return asDropped();
-    return import('./folder-reader.js')
+    return loadChunk(() => import('./folder-reader.js'))
       .then((reader) => reader.readDroppedFiles(dropped))
       .catch(asDropped);
   }
@@ -169,10 +171,19 @@ export class UploadController implements ReactiveController {
     let module: EngineModule;
     try {
       module = await loadEngineModule();
-    } catch {
-      // Offline, or the file could not be fetched: the waiting files say so, and the next
-      // file, a retry or the browser coming back online tries again.
-      for (const entry of this.#waiting) entry.failed = true;
+    } catch (error) {
+      // Offline: the waiting files say so, and the next file, a retry or the browser coming
+      // back online tries again. Not deployed beside filehost.js: they say that instead, and
+      // fail for the page too (a lost connection is waited out, this is not).
+      const missing = error instanceof MissingChunkError;
+      for (const entry of this.#waiting) {
+        const { id, file } = entry;
+        entry.failed = missing ? 'script_missing' : 'network_error';
+        if (missing) {
+          const { name, size, type } = file;
+          this.#callbacks.failed({ id, name, size, type }, this.#failure('script_missing'));
+        }
+      }
       this.#host.requestUpdate();
       return;
     } finally {
@@ -194,11 +205,8 @@ export class UploadController implements ReactiveController {
     this.#host.requestUpdate();
   }
 
-  #offline() {
-    const message = this.#host.texts.errors.network_error(
-      failureContext({ code: 'network_error' }),
-    );
-    return localFailure('network_error', 'sign', message);
+  #failure(code: WaitingFailure) {
+    return localFailure(code, 'sign', this.#host.texts.errors[code](failureContext({ code })));
   }
 
   /** Back online: files that failed for want of a connection carry on (or the engine loads). */
@@ -207,6 +215,9 @@ export class UploadController implements ReactiveController {
     else if (this.#waiting.length > 0) void this.#load();
   };
 }
+
+/** Why a file waiting for the engine failed: offline, or the engine's file is not deployed. */
+type WaitingFailure = 'network_error' | 'script_missing';
 
 /** Runs `task` when the browser has nothing better to do (soon, where it cannot tell). */
 function whenIdle(task: () => void): void {

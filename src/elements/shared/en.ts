@@ -21,6 +21,8 @@ const errors: Omit<FailureTexts, UploadOnlyFailure> = {
   rate_limited: ({ seconds, form }) =>
     `Too many requests in a short time. Try again in ${seconds} ${form === 'one' ? 'second' : 'seconds'}.`,
   network_error: () => 'The connection was lost. Try again once it is back.',
+  script_missing: () =>
+    "A file this uploader needs is missing. The page needs fixing: please tell the site's owner.",
   refused: ({ code }) =>
     `The file service refused this request (${code}). The page needs fixing: please tell the site's owner.`,
   not_found: () => 'Nothing was found at this address. Check the endpoint setting.',
@@ -54,7 +56,6 @@ const uploader: Omit<UploaderTexts, EngineOnlyText> = {
   removeLabel: (name) => `Remove ${name}`,
   fileListLabel: 'Files',
   total: (done, count, percent) => `${done} of ${count} uploaded · ${percent}`,
-  announceAdded: (count, form) => `${count} ${form === 'one' ? 'file' : 'files'} added.`,
   announceFailed: (name, reason) => `${name} was not uploaded: ${reason}`,
   formUploading: 'Please wait until the uploads have finished.',
   formRequired: 'Please upload at least one file.',

@@ -51,6 +51,8 @@ export type FailureCodeText =
   | 'rate_limited'
   | 'empty_body'
   | 'network_error'
+  /** A file of the script-tag bundle not deployed beside `filehost.js` (named in the console). */
+  | 'script_missing'
   | 'type_not_allowed'
   | 'too_many_files'
   | 'duplicate_file'
@@ -193,6 +195,8 @@ export type EngineOnlyText =
   | 'pauseLabel'
   | 'resumeLabel'
   | 'openFile'
+  /** Files are added to the list by the engine only (those added earlier wait for it). */
+  | 'announceAdded'
   | 'announceDone'
   | 'announceAllDone';
 
