@@ -27,6 +27,8 @@ export const backendRoutes = {
   redeliver: (id: string) => `/v1/events/${encodeURIComponent(id)}/redeliver`,
   /** A signed CDN link to a file: `SignedUrlRequest` → `SignedUrlResponse`. */
   signedUrl: (id: string) => `/v1/files/${encodeURIComponent(id)}/signed-url`,
+  /** Mints an upload token: `UploadTokenRequest` → `UploadTokenResponse`. */
+  uploadTokens: () => '/v1/upload-tokens',
 } as const;
 
 /**
@@ -59,6 +61,8 @@ export function isSecretKey(key: string): boolean {
   return key.trim().startsWith(SECRET_KEY_PREFIX);
 }
 export const PUBLISHABLE_KEY_PREFIX = 'pk_live_';
+/** An upload token a project's backend minted (`POST /v1/upload-tokens`). */
+export const UPLOAD_TOKEN_PREFIX = 'upt_';
 
 /** Every id the service makes (files, projects) has this shape; any other is simply unknown. */
 export const ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;

@@ -24,6 +24,11 @@ export interface FileRecord {
    */
   url: string | null;
   metadata: FileMetadata;
+  /**
+   * Milliseconds since the Unix epoch when the file is deleted by itself (an upload token's
+   * `deleteAfter`, or `deleteAfter` at sign with the secret key); `null`: kept until deleted.
+   */
+  deleteAt: number | null;
 }
 
 export interface FileListResponse {
@@ -41,6 +46,8 @@ export interface UploadResponse {
   name: string;
   size: number;
   type: string;
+  /** As in the file record: when the file is deleted by itself, or `null`. */
+  deleteAt: number | null;
 }
 
 export interface SignRequest {
@@ -56,6 +63,11 @@ export interface SignRequest {
   checksum?: boolean;
   /** Default `public`; `private` files are served only through signed links. */
   visibility?: Visibility;
+  /**
+   * Secret key only: seconds (60 to 31,536,000) after the sign at which the file is deleted
+   * by itself (the record's `deleteAt`). With an upload token, the token's `deleteAfter` rules.
+   */
+  deleteAfter?: number;
 }
 
 /** Batch sign: 1 to 100 files, all signed or none (see `SignBatchResponse`). */
@@ -196,4 +208,46 @@ export interface UploadState {
   /** As the sign answer said: the digest every part PUT must carry, or null. */
   checksum: PartChecksum | null;
   parts: UploadPartState[];
+}
+
+/**
+ * `POST /v1/upload-tokens` (secret key): what an upload token lets its holder upload. Every
+ * field is optional; an absent limit is the project's own.
+ */
+export interface UploadTokenRequest {
+  /** Files that may be signed with it (pending and ready together), at least 1. */
+  maxFiles?: number;
+  /** Bytes of one file, at least 1, at most the plan's cap. */
+  maxFileSize?: number;
+  /** Bytes of all its files together, at least 1. */
+  maxBytes?: number;
+  /** Accepted types (`image/*`, `application/pdf`), declared at sign and recognised at complete. */
+  types?: string[];
+  /** Merged into each file's metadata; these keys win over what the uploader sends. */
+  metadata?: FileMetadata;
+  /** Forced on each file when set. */
+  visibility?: Visibility;
+  /** Seconds (60 to 31,536,000) after each file's sign at which it is deleted by itself. */
+  deleteAfter?: number;
+  /** Seconds the token may start uploads, 60 to 86,400; default 3,600. */
+  expiresIn?: number;
+}
+
+/** The policy of an upload token as the service keeps it: `null` where nothing was asked. */
+export interface UploadTokenPolicy {
+  maxFiles: number | null;
+  maxFileSize: number | null;
+  maxBytes: number | null;
+  types: string[] | null;
+  metadata: FileMetadata;
+  visibility: Visibility | null;
+  deleteAfter: number | null;
+}
+
+/** `201` answer of `POST /v1/upload-tokens`: the token, shown only here, and its policy. */
+export interface UploadTokenResponse extends UploadTokenPolicy {
+  /** `upt_…`: sent as `Authorization: Bearer upt_…` on upload calls. */
+  token: string;
+  /** Milliseconds since the Unix epoch; past it, starting an upload is `401 token_expired`. */
+  expiresAt: number;
 }

@@ -15,6 +15,7 @@ export async function createProject(
     allowedTypes?: string[] | null;
     storageQuota?: number | null;
     maxPendingUploads?: number | null;
+    requireUploadToken?: boolean;
     id?: string;
   },
   now = Date.now(),
@@ -24,6 +25,7 @@ export async function createProject(
     allowedTypes: input.allowedTypes ?? null,
     storageQuota: input.storageQuota ?? null,
     maxPendingUploads: input.maxPendingUploads ?? null,
+    requireUploadToken: input.requireUploadToken ?? false,
     id: input.id ?? newId('prj_'),
     createdAt: now,
   };

@@ -45,6 +45,7 @@ export async function ensureDefaultProject(
       allowedTypes: config.allowedTypes ?? null,
       storageQuota: config.storageQuota ?? null,
       maxPendingUploads: config.maxPendingUploads ?? null,
+      requireUploadToken: config.requireUploadToken ?? false,
     });
     generated = { projectId: project.id };
   } else {
@@ -60,6 +61,9 @@ export async function ensureDefaultProject(
       ...(config.storageQuota !== undefined ? { storageQuota: config.storageQuota } : {}),
       ...(config.maxPendingUploads !== undefined
         ? { maxPendingUploads: config.maxPendingUploads }
+        : {}),
+      ...(config.requireUploadToken !== undefined
+        ? { requireUploadToken: config.requireUploadToken }
         : {}),
     };
     if (Object.keys(patch).length > 0)
@@ -144,6 +148,7 @@ async function ensureSharedDefaultProject(
       allowedTypes: config.allowedTypes ?? null,
       storageQuota: config.storageQuota ?? null,
       maxPendingUploads: config.maxPendingUploads ?? null,
+      requireUploadToken: config.requireUploadToken ?? false,
     });
   } else {
     // Another instance won the race and may not have created the row yet.
@@ -161,6 +166,9 @@ async function ensureSharedDefaultProject(
       ...(config.storageQuota !== undefined ? { storageQuota: config.storageQuota } : {}),
       ...(config.maxPendingUploads !== undefined
         ? { maxPendingUploads: config.maxPendingUploads }
+        : {}),
+      ...(config.requireUploadToken !== undefined
+        ? { requireUploadToken: config.requireUploadToken }
         : {}),
     };
     if (Object.keys(patch).length > 0) {

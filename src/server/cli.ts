@@ -21,14 +21,19 @@ FILEHOST_DATA_DIR, or PostgreSQL when FILEHOST_DATABASE_URL is set.
   npm run admin -- projects list
   npm run admin -- projects create --name NAME [--plan free|paid] [--origins URL,URL]
                                    [--types TYPE,TYPE] [--storage-quota BYTES] [--max-pending N]
+                                   [--require-upload-token]
   npm run admin -- projects set PROJECT_ID [--name NAME] [--plan free|paid] [--origins URL,URL]
                                    [--types TYPE,TYPE] [--storage-quota BYTES] [--max-pending N]
+                                   [--require-upload-token | --no-require-upload-token]
 
 --storage-quota, --max-pending: the project's limits (stored bytes and pending uploads'
 signed sizes; pending uploads at once); 0 for none, plan for the plan's (free: 10 GB and
 1,000; paid: none).
 --types: the media types the project accepts, e.g. image/*,application/pdf (declared at
 sign, recognised from the bytes when complete); * for every type, the default.
+--require-upload-token: uploads need an upload token its backend minted (POST
+/v1/upload-tokens); the publishable key alone may still list and get files.
+--no-require-upload-token turns that off again (the default).
   npm run admin -- keys list PROJECT_ID
   npm run admin -- keys create PROJECT_ID --kind secret|publishable
   npm run admin -- keys revoke KEY_ID
@@ -68,7 +73,8 @@ function limitOption(name: string, raw: string | undefined): number | null | und
 /** A project's limits as listings show them. */
 function describeLimits(project: Project): string {
   const quota = projectQuota(project);
-  return `quota: ${quota.storageBytes ?? 'none'} bytes, ${quota.pendingUploads ?? 'no cap on'} pending`;
+  const tokens = project.requireUploadToken ? ', upload token required' : '';
+  return `quota: ${quota.storageBytes ?? 'none'} bytes, ${quota.pendingUploads ?? 'no cap on'} pending${tokens}`;
 }
 
 async function run(args: string[], db: MetadataStore): Promise<string> {
@@ -82,6 +88,8 @@ async function run(args: string[], db: MetadataStore): Promise<string> {
       types: { type: 'string' },
       'storage-quota': { type: 'string' },
       'max-pending': { type: 'string' },
+      'require-upload-token': { type: 'boolean' },
+      'no-require-upload-token': { type: 'boolean' },
       kind: { type: 'string' },
       url: { type: 'string' },
       events: { type: 'string' },
@@ -95,9 +103,18 @@ async function run(args: string[], db: MetadataStore): Promise<string> {
   const types = values.types === undefined ? undefined : parseTypes(values.types);
   const storageQuota = limitOption('--storage-quota', values['storage-quota']);
   const maxPendingUploads = limitOption('--max-pending', values['max-pending']);
+  if (values['require-upload-token'] && values['no-require-upload-token']) {
+    throw new UsageError('give --require-upload-token or --no-require-upload-token, not both');
+  }
+  const requireUploadToken = values['require-upload-token']
+    ? true
+    : values['no-require-upload-token']
+      ? false
+      : undefined;
   const limits = {
     ...(storageQuota !== undefined ? { storageQuota } : {}),
     ...(maxPendingUploads !== undefined ? { maxPendingUploads } : {}),
+    ...(requireUploadToken !== undefined ? { requireUploadToken } : {}),
   };
 
   if (group === 'bucket' && action === 'setup') {

@@ -35,6 +35,8 @@ export interface ServiceConfig {
   maxPendingUploads: number | undefined;
   /** `FILEHOST_ALLOWED_TYPES`: the default project's accepted types; null: every type. */
   allowedTypes: string[] | null | undefined;
+  /** `FILEHOST_REQUIRE_UPLOAD_TOKEN`: the default project's uploads need an upload token. */
+  requireUploadToken: boolean | undefined;
   plan: Plan | undefined;
   rateLimitPerMinute: number;
   uploadUrlTtlSeconds: number;
@@ -198,6 +200,10 @@ export function configFromEnv(env: Env = process.env): ServiceConfig {
         ? undefined
         : integer(env, 'FILEHOST_MAX_PENDING_UPLOADS', 0, 0, 1_000_000_000),
     plan: plan as Plan | undefined,
+    requireUploadToken:
+      read('FILEHOST_REQUIRE_UPLOAD_TOKEN') === undefined
+        ? undefined
+        : boolean(read('FILEHOST_REQUIRE_UPLOAD_TOKEN'), 'FILEHOST_REQUIRE_UPLOAD_TOKEN', false),
     rateLimitPerMinute: integer(env, 'FILEHOST_RATE_LIMIT', 600, 1, 1_000_000),
     uploadUrlTtlSeconds: integer(env, 'FILEHOST_UPLOAD_URL_TTL', 3600, 1, 7 * 24 * 3600),
     uploadLifetimeSeconds: integer(env, 'FILEHOST_UPLOAD_LIFETIME', 24 * 3600, 1, 7 * 24 * 3600),

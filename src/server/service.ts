@@ -13,7 +13,7 @@ import type { WebhookRow } from './db/metadata-store.js';
 import { openStores, type Stores } from './deployment.js';
 import { ensureConfiguredWebhook } from './events/configured-webhook.js';
 import { EventDeliverer } from './events/deliverer.js';
-import { recover, sweep } from './sweeper.js';
+import { DELETE_DUE_INTERVAL_MS, deleteDueFiles, recover, sweep } from './sweeper.js';
 
 /** How often an instance looks for deliveries that came due (retries, other instances' work). */
 const WEBHOOK_POLL_MS = 1000;
@@ -101,6 +101,14 @@ export async function startService(
           .catch((error: unknown) => log.warn({ err: error }, 'rate limit prune failed'));
         sweep(ctx).catch((error: unknown) => log.error({ err: error }, 'sweep failed'));
       }, config.sweepIntervalSeconds * 1000).unref(),
+      setInterval(
+        () => {
+          deleteDueFiles(ctx).catch((error: unknown) =>
+            log.error({ err: error }, 'deleting files whose time came failed'),
+          );
+        },
+        Math.min(DELETE_DUE_INTERVAL_MS, config.sweepIntervalSeconds * 1000),
+      ).unref(),
     );
     return { apiUrl: urls.api, cdnUrl: urls.cdn, defaultProject, webhook, context: ctx, close };
   } catch (error) {

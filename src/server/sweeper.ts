@@ -10,6 +10,8 @@ export const EVENT_RETENTION_MS = 30 * 24 * 3_600_000;
 
 export interface SweepResult {
   expired: number;
+  /** Ready files whose `deleteAt` came. */
+  deleted: number;
   purged: number;
   /** One-request uploads whose receiving instance stopped renewing its lease (it died). */
   abandoned: number;
@@ -71,13 +73,48 @@ async function discardReceiving(ctx: ServiceContext, row: FileRow): Promise<void
  */
 export async function sweep(ctx: ServiceContext): Promise<SweepResult> {
   const outcome = await ctx.db.runExclusive('sweep', () => sweepNow(ctx));
-  return outcome.ran ? outcome.value : { expired: 0, purged: 0, abandoned: 0 };
+  return outcome.ran ? outcome.value : { expired: 0, deleted: 0, purged: 0, abandoned: 0 };
+}
+
+/**
+ * How often files whose `deleteAt` came are looked for, at most: the CDN must stop serving
+ * them within a minute of it, whatever the sweep's own interval.
+ */
+export const DELETE_DUE_INTERVAL_MS = 10_000;
+
+/**
+ * Deletes the ready files whose `deleteAt` has come, each once however many instances look
+ * at once (the row is marked deleted only if it is still visible, and the event is recorded
+ * with that change: one `file.deleted` with `"reason": "expired"`); their bytes go with the
+ * sweep's purge. On one instance at a time, as the sweep.
+ */
+export async function deleteDueFiles(ctx: ServiceContext): Promise<number> {
+  const outcome = await ctx.db.runExclusive('delete-due', () => deleteDueNow(ctx));
+  return outcome.ran ? outcome.value : 0;
+}
+
+async function deleteDueNow(ctx: ServiceContext): Promise<number> {
+  let deleted = 0;
+  for (;;) {
+    const rows = await ctx.db.listDueForDeletion(ctx.now(), BATCH);
+    for (const row of rows) {
+      const event = fileEvent(ctx, 'file.deleted', 'expired');
+      if (await ctx.db.markDeleted(row.projectId, row.id, ctx.now(), event)) {
+        deleted++;
+        // Before anything else serves it from memory (the embedded CDN trusts its cache).
+        ctx.servingCache.forget(row.id);
+      }
+    }
+    if (deleted > 0) ctx.events.kick();
+    if (rows.length < BATCH) return deleted;
+  }
 }
 
 async function sweepNow(ctx: ServiceContext): Promise<SweepResult> {
   // A reserve given up for a delete on a full disk comes back once there is room.
   await ctx.reserve?.ensure();
   let expired = 0;
+  const deleted = await deleteDueFiles(ctx);
   let purged = 0;
   let abandoned = 0;
   const cutoff = ctx.now() - ctx.config.pendingGraceSeconds * 1000;
@@ -131,5 +168,5 @@ async function sweepNow(ctx: ServiceContext): Promise<SweepResult> {
   while ((await ctx.db.removeEventsBefore(eventsBefore, 1000)) === 1000) {
     // One batch at a time, so a large backlog never holds the database for long.
   }
-  return { expired, purged, abandoned };
+  return { expired, deleted, purged, abandoned };
 }

@@ -182,6 +182,9 @@ function sqliteListing(dir: string): ListingStore {
             uploadTokenHash: null,
             completedParts: null,
             visibility: 'public',
+            deleteAt: null,
+            tokenId: null,
+            anonymousAddress: null,
           };
         }
       }

@@ -22,6 +22,9 @@ export function readyFileRow(
     uploadTokenHash: null,
     completedParts: null,
     visibility: 'public',
+    deleteAt: null,
+    tokenId: null,
+    anonymousAddress: null,
     ...fields,
   };
 }

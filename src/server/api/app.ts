@@ -30,6 +30,7 @@ import { signUploadHandler } from './routes/sign-upload.js';
 import { signedUrlHandler } from './routes/signed-url.js';
 import { uploadHandler } from './routes/upload.js';
 import { uploadStateHandler } from './routes/upload-state.js';
+import { createUploadTokenHandler } from './routes/upload-tokens.js';
 import { usageHandler } from './routes/usage.js';
 import {
   createWebhookHandler,
@@ -100,6 +101,7 @@ export async function buildApiApp(ctx: ServiceContext): Promise<FastifyInstance>
   app.post('/v1/uploads/sign', bind(signUploadHandler));
   app.get('/v1/uploads/:id', bind(uploadStateHandler));
   app.get('/v1/usage', bind(usageHandler));
+  app.post('/v1/upload-tokens', bind(createUploadTokenHandler));
   app.post('/v1/webhooks', bind(createWebhookHandler));
   app.get('/v1/webhooks', bind(listWebhooksHandler));
   app.delete('/v1/webhooks/:id', bind(deleteWebhookHandler));

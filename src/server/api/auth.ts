@@ -1,14 +1,32 @@
 import type { FastifyRequest } from 'fastify';
+import { UPLOAD_TOKEN_PREFIX } from '../../api/routes.js';
 import type { ServiceContext } from '../context.js';
-import type { Project } from '../db/metadata-store.js';
+import type { Project, UploadTokenRow } from '../db/metadata-store.js';
 import { fail } from '../http/errors.js';
 import { originAllowed } from '../origins.js';
 import { constantTimeEqual, hashKey, type KeyKind, keyKindOf } from '../secrets.js';
 
+/**
+ * Who calls: a project's secret or publishable key, or an upload token its backend minted
+ * (`token`, with `keyKind: 'token'`).
+ */
 export interface Caller {
   project: Project;
-  keyKind: KeyKind;
+  keyKind: KeyKind | 'token';
   keyId: string;
+  /** The upload token the call came with; null for a key. */
+  token: UploadTokenRow | null;
+}
+
+/**
+ * What an endpoint is, for who may call it. `secretOnly`: the backend's own endpoints.
+ * `upload`: an upload call, the only kind an upload token may make: `start` (sign, the
+ * one-request upload), which a token past its expiry may not, or `continue` (the calls on a
+ * pending upload), which it still may until the upload itself expires.
+ */
+export interface Access {
+  secretOnly?: boolean;
+  upload?: 'start' | 'continue';
 }
 
 /**
@@ -19,14 +37,15 @@ export interface Caller {
 const BEARER = /^Bearer (\S+)$/i;
 
 /**
- * Resolves the caller from `Authorization: Bearer <key>`. A publishable key must come from
- * an allowlisted `Origin` and is rate-limited per key and client IP; `secretOnly`
- * operations refuse it after those checks.
+ * Resolves the caller from `Authorization: Bearer <key or upload token>`. A publishable key
+ * must come from an allowlisted `Origin` and is rate-limited per key and client IP;
+ * `secretOnly` operations refuse it after those checks, and upload calls refuse it alone
+ * when its project requires upload tokens. An upload token: see `authenticateToken`.
  */
 export async function authenticate(
   ctx: ServiceContext,
   request: FastifyRequest,
-  options: { secretOnly?: boolean } = {},
+  access: Access = {},
 ): Promise<Caller> {
   const header = request.headers.authorization;
   if (header === undefined) fail('missing_auth');
@@ -35,6 +54,7 @@ export async function authenticate(
     fail('invalid_key', 'The Authorization header must be "Bearer <API key>".');
   }
   const key = match[1] as string;
+  if (key.startsWith(UPLOAD_TOKEN_PREFIX)) return authenticateToken(ctx, request, key, access);
   const kind = keyKindOf(key);
   const hash = hashKey(key);
   const found = kind ? await ctx.db.findKeyByHash(hash) : null;
@@ -43,16 +63,47 @@ export async function authenticate(
   }
   if (found.key.kind === 'publishable') {
     checkOrigin(request.headers.origin, found.project);
-    const wait = await ctx.rateLimiter.take(`${found.key.id} ${request.ip}`);
-    if (wait > 0) {
-      fail('rate_limited', `Too many requests with this key. Retry in ${wait} s.`, {
-        headers: { 'Retry-After': String(wait) },
-        extra: { retryAfter: wait },
-      });
-    }
-    if (options.secretOnly) fail('secret_key_required');
+    await takeRate(ctx, `${found.key.id} ${request.ip}`);
+    if (access.secretOnly) fail('secret_key_required');
+    if (access.upload && found.project.requireUploadToken) fail('upload_token_required');
   }
-  return { project: found.project, keyKind: found.key.kind, keyId: found.key.id };
+  return { project: found.project, keyKind: found.key.kind, keyId: found.key.id, token: null };
+}
+
+/**
+ * An upload token (decisions.md, "Who may upload"): unknown is `401 invalid_key`; on an
+ * endpoint that is not an upload call `403 token_scope`; past its expiry `401
+ * token_expired`, except on the calls that continue a pending upload. `Origin` is checked
+ * when present (native apps and servers send none). Rate-limited per token.
+ */
+async function authenticateToken(
+  ctx: ServiceContext,
+  request: FastifyRequest,
+  value: string,
+  access: Access,
+): Promise<Caller> {
+  const hash = hashKey(value);
+  const found = await ctx.db.findUploadTokenByHash(hash);
+  if (!found || !constantTimeEqual(found.token.hash, hash)) {
+    fail('invalid_key', 'The upload token is not recognized.');
+  }
+  if (!access.upload) fail('token_scope');
+  if (access.upload === 'start' && found.token.expiresAt <= ctx.now()) {
+    fail('token_expired', undefined, { extra: { expiresAt: found.token.expiresAt } });
+  }
+  if (request.headers.origin !== undefined) checkOrigin(request.headers.origin, found.project);
+  await takeRate(ctx, `upt ${found.token.id}`);
+  return { project: found.project, keyKind: 'token', keyId: found.token.id, token: found.token };
+}
+
+async function takeRate(ctx: ServiceContext, key: string): Promise<void> {
+  const wait = await ctx.rateLimiter.take(key);
+  if (wait > 0) {
+    fail('rate_limited', `Too many requests with this key. Retry in ${wait} s.`, {
+      headers: { 'Retry-After': String(wait) },
+      extra: { retryAfter: wait },
+    });
+  }
 }
 
 function checkOrigin(origin: string | undefined, project: Project): void {

@@ -1,7 +1,20 @@
-import type { Plan } from '../../api/limits.js';
+import { MAX_ONE_REQUEST_BYTES, PLAN_SIGN_CAP, type Plan } from '../../api/limits.js';
 import type { Usage } from '../../api/types.js';
-import type { Project, Quota, QuotaExceededError } from '../db/metadata-store.js';
+import type {
+  AnonymousCaps,
+  Project,
+  Quota,
+  QuotaExceededError,
+  Reservation,
+  TokenExhaustedError,
+} from '../db/metadata-store.js';
 import { ServiceError } from '../http/errors.js';
+import type { Caller } from './auth.js';
+
+/** One client address's anonymous pending uploads at once (decisions.md, "Who may upload"). */
+export const ADDRESS_PENDING_UPLOADS = 200;
+/** One client address's anonymous pending bytes: 1 GB, or twice the plan's largest file. */
+export const ADDRESS_PENDING_BYTES = 1_000_000_000;
 
 /** Each plan's limits (decisions.md, "Quotas and usage"): free 10 GB and 1,000 pending uploads. */
 export const PLAN_QUOTA: Readonly<Record<Plan, Quota>> = {
@@ -22,9 +35,94 @@ export function projectQuota(
   };
 }
 
+/**
+ * The largest file a project of `plan` may hold, whichever way it is uploaded: the sign
+ * flow's cap or the one-request upload's, whichever is larger.
+ */
+export function largestFile(plan: Plan): number {
+  return Math.max(PLAN_SIGN_CAP[plan], MAX_ONE_REQUEST_BYTES);
+}
+
+/**
+ * The bounds of anonymous uploads (publishable key, no upload token) of a project from one
+ * client address: per address at most 200 pending uploads and 1 GB (or twice the plan's
+ * largest file, whichever is larger) pending; all anonymous ones together at most half the
+ * project's quota and pending cap, so that no stranger can fill a project: its backend's
+ * uploads (secret key, upload tokens) always have the other half.
+ */
+export function anonymousCaps(
+  project: Pick<Project, 'plan' | 'storageQuota' | 'maxPendingUploads'>,
+  address: string,
+): AnonymousCaps {
+  const quota = projectQuota(project);
+  const largest = largestFile(project.plan);
+  const half = (value: number | null) => (value === null ? null : Math.floor(value / 2));
+  return {
+    address,
+    perAddress: {
+      uploads: ADDRESS_PENDING_UPLOADS,
+      bytes: Math.max(ADDRESS_PENDING_BYTES, 2 * largest),
+    },
+    share: { storageBytes: half(quota.storageBytes), pendingUploads: half(quota.pendingUploads) },
+  };
+}
+
+/**
+ * Everything new uploads of `caller` must fit: the project's quota (`quota`, for one-request
+ * uploads without the pending cap), the anonymous caps for a publishable key, the token's
+ * limits for an upload token.
+ */
+export function reservationFor(
+  caller: Caller,
+  address: string,
+  now: number,
+  quota: Quota = projectQuota(caller.project),
+): Reservation {
+  const { token } = caller;
+  return {
+    quota,
+    now,
+    anonymous: caller.keyKind === 'publishable' ? anonymousCaps(caller.project, address) : null,
+    token: token
+      ? { id: token.id, maxFiles: token.policy.maxFiles, maxBytes: token.policy.maxBytes }
+      : null,
+  };
+}
+
+/** `403 token_exhausted`: which of the token's limits, and how much of it is left. */
+export function tokenExhaustedError(error: TokenExhaustedError): ServiceError {
+  const available = Math.max(0, error.max - error.used);
+  return new ServiceError(
+    'token_exhausted',
+    error.limit === 'files'
+      ? `This upload token allows ${error.max} files; ${available} more may be uploaded with it.`
+      : `This upload token allows ${error.max} bytes in all; ${available} bytes are left.`,
+    {
+      extra: {
+        limit: error.limit === 'files' ? 'max_files' : 'max_bytes',
+        max: error.max,
+        available,
+      },
+    },
+  );
+}
+
 /** `403 quota_exceeded`, saying which limit and how much room is left. */
 export function quotaError(error: QuotaExceededError, quota: Quota): ServiceError {
   const { usage } = error;
+  if (error.limit !== 'storage' && error.limit !== 'pending_uploads') {
+    const { max, used } = error.bound;
+    const available = Math.max(0, max - used);
+    const sentences: Record<typeof error.limit, string> = {
+      anonymous_storage: `Uploads without an upload token may hold at most ${max} bytes pending at once, half of the project's quota, and that share is full (${available} bytes left); uploads with an upload token or the secret key are not held back by it.`,
+      anonymous_pending_uploads: `Uploads without an upload token may have at most ${max} pending uploads at once, half of the project's cap, and that share is full; uploads with an upload token or the secret key are not held back by it.`,
+      address_bytes: `Uploads without an upload token from one address may hold at most ${max} bytes pending at once (${available} bytes left); complete or cancel some first.`,
+      address_uploads: `Uploads without an upload token from one address may have at most ${max} pending uploads at once; complete or cancel some first.`,
+    };
+    return new ServiceError('quota_exceeded', sentences[error.limit], {
+      extra: { limit: error.limit, quota: max, available },
+    });
+  }
   if (error.limit === 'storage') {
     const room = Math.max(0, (quota.storageBytes ?? 0) - usage.storedBytes - usage.pendingBytes);
     return new ServiceError(

@@ -17,6 +17,7 @@ export function toFileRecord(ctx: ServiceContext, row: FileRow): FileRecord {
     visibility: row.visibility,
     url: publicUrl(ctx, row),
     metadata: row.metadata,
+    deleteAt: row.deleteAt,
   };
 }
 

@@ -1,7 +1,7 @@
 import type { PartChecksum } from '../../api/checksum.js';
 import type { DeliveryStatus, EventType } from '../../api/events.js';
 import type { Plan } from '../../api/limits.js';
-import type { FileMetadata, Visibility } from '../../api/types.js';
+import type { FileMetadata, UploadTokenPolicy, Visibility } from '../../api/types.js';
 import type { KeyKind } from '../secrets.js';
 
 export interface Project {
@@ -19,6 +19,8 @@ export interface Project {
   storageQuota: number | null;
   /** Pending uploads at once; 0: no cap; null: its plan's. */
   maxPendingUploads: number | null;
+  /** Uploads need an upload token: the publishable key alone may list and get, not upload. */
+  requireUploadToken: boolean;
   createdAt: number;
 }
 
@@ -37,16 +39,151 @@ export interface UsageCounts {
   pendingUploads: number;
 }
 
+/**
+ * Which limit new uploads would pass: the project's own (`storage`, `pending_uploads`), the
+ * share all anonymous uploads may hold together (`anonymous_storage`,
+ * `anonymous_pending_uploads`), or one client address's (`address_bytes`, `address_uploads`).
+ */
+export type QuotaLimit =
+  | 'storage'
+  | 'pending_uploads'
+  | 'anonymous_storage'
+  | 'anonymous_pending_uploads'
+  | 'address_bytes'
+  | 'address_uploads';
+
 /** New uploads that would pass a quota: which limit, and the first of them over it. */
 export class QuotaExceededError extends Error {
   constructor(
-    readonly limit: 'storage' | 'pending_uploads',
+    readonly limit: QuotaLimit,
     readonly index: number,
     readonly usage: UsageCounts,
+    /** The bound that was passed, and what counted against it before these uploads. */
+    readonly bound: { max: number; used: number } = { max: 0, used: 0 },
   ) {
     super(`quota exceeded: ${limit}`);
     this.name = 'QuotaExceededError';
   }
+}
+
+/** New uploads that would pass an upload token's `maxFiles` or `maxBytes`. */
+export class TokenExhaustedError extends Error {
+  constructor(
+    readonly limit: 'files' | 'bytes',
+    readonly index: number,
+    readonly max: number,
+    readonly used: number,
+  ) {
+    super(`upload token exhausted: ${limit}`);
+    this.name = 'TokenExhaustedError';
+  }
+}
+
+/**
+ * Anonymous uploads (publishable key, no upload token) and what they may hold while pending:
+ * per client address, and all of them together (half the project's limits).
+ */
+export interface AnonymousCaps {
+  address: string;
+  perAddress: { uploads: number; bytes: number };
+  /** null: no bound (the project has no such limit). */
+  share: Quota;
+}
+
+/** What anonymous pending uploads hold now, of all addresses and of one. */
+export interface AnonymousUsage {
+  bytes: number;
+  uploads: number;
+  addressBytes: number;
+  addressUploads: number;
+}
+
+/** What a token's uploads hold now: every file it signed that still counts. */
+export interface TokenUsage {
+  files: number;
+  bytes: number;
+}
+
+/**
+ * What new uploads must fit, checked with their insert as one step. `now`: pending uploads
+ * past their expiry hold nothing any more, even before the sweeper removes them.
+ */
+export interface Reservation {
+  quota: Quota;
+  now: number;
+  anonymous?: AnonymousCaps | null;
+  token?: { id: string; maxFiles: number | null; maxBytes: number | null } | null;
+}
+
+/** Whether a reservation needs any sum of what is held (else rows are simply inserted). */
+export function checksAnything(reservation: Reservation): boolean {
+  const { token } = reservation;
+  return (
+    limits(reservation.quota) ||
+    !!reservation.anonymous ||
+    (!!token && (token.maxFiles !== null || token.maxBytes !== null))
+  );
+}
+
+/**
+ * Whether `files` fit every bound of `reservation`: null, or the first error. Bounds are
+ * checked as the rows are added one by one, so a batch learns the index of its first entry
+ * over; one rule for both stores.
+ */
+export function overReservation(
+  reservation: Reservation,
+  files: readonly Pick<FileRow, 'size' | 'status'>[],
+  usage: UsageCounts,
+  anonymous: AnonymousUsage | null,
+  token: TokenUsage | null,
+): QuotaExceededError | TokenExhaustedError | null {
+  const project = overQuota(usage, files, reservation.quota);
+  if (project) return project;
+  const caps = reservation.anonymous;
+  if (caps && anonymous) {
+    let bytes = anonymous.bytes;
+    let uploads = anonymous.uploads;
+    let addressBytes = anonymous.addressBytes;
+    let addressUploads = anonymous.addressUploads;
+    for (const [index, file] of files.entries()) {
+      const pending = file.status === 'pending' ? 1 : 0;
+      bytes += file.size;
+      uploads += pending;
+      addressBytes += file.size;
+      addressUploads += pending;
+      const over = (limit: QuotaLimit, max: number | null, now: number, before: number) =>
+        max !== null && now > max
+          ? new QuotaExceededError(limit, index, usage, { max, used: before })
+          : null;
+      const error =
+        over(
+          'address_uploads',
+          caps.perAddress.uploads,
+          addressUploads,
+          anonymous.addressUploads,
+        ) ??
+        over('address_bytes', caps.perAddress.bytes, addressBytes, anonymous.addressBytes) ??
+        over('anonymous_pending_uploads', caps.share.pendingUploads, uploads, anonymous.uploads) ??
+        over('anonymous_storage', caps.share.storageBytes, bytes, anonymous.bytes);
+      if (error) return error;
+    }
+  }
+  const limitsOf = reservation.token;
+  if (limitsOf && token) {
+    let count = token.files;
+    let bytes = token.bytes;
+    for (const [index, file] of files.entries()) {
+      count++;
+      bytes += file.size;
+      if (limitsOf.maxFiles !== null && count > limitsOf.maxFiles) {
+        return new TokenExhaustedError('files', index, limitsOf.maxFiles, token.files);
+      }
+      if (limitsOf.maxBytes !== null && bytes > limitsOf.maxBytes) {
+        return new TokenExhaustedError('bytes', index, limitsOf.maxBytes, token.bytes);
+      }
+    }
+  }
+  return null;
 }
 
 /** Whether a quota limits anything: a project without limits needs no sum of its usage. */
@@ -83,7 +220,13 @@ export function overQuota(
 export type ProjectPatch = Partial<
   Pick<
     Project,
-    'name' | 'plan' | 'allowedOrigins' | 'allowedTypes' | 'storageQuota' | 'maxPendingUploads'
+    | 'name'
+    | 'plan'
+    | 'allowedOrigins'
+    | 'allowedTypes'
+    | 'storageQuota'
+    | 'maxPendingUploads'
+    | 'requireUploadToken'
   >
 >;
 
@@ -135,6 +278,26 @@ export interface FileRow {
   completedParts: CompletedPart[] | null;
   /** `private`: served by the CDN only through a signed link; `public` (the default) to anyone. */
   visibility: Visibility;
+  /** When the file is deleted by itself (ms); null: kept until deleted. */
+  deleteAt: number | null;
+  /**
+   * The upload token (`upt_…`, its id) that signed it, while the upload counts against the
+   * token's limits: cleared when the room comes back (aborted, refused, expired).
+   */
+  tokenId: string | null;
+  /** Anonymous uploads (publishable key, no token): the client address that reserved it. */
+  anonymousAddress: string | null;
+}
+
+/** An upload token a project's backend minted; the token itself is never stored. */
+export interface UploadTokenRow {
+  id: string;
+  projectId: string;
+  /** SHA-256 of the token. */
+  hash: string;
+  policy: UploadTokenPolicy;
+  expiresAt: number;
+  createdAt: number;
 }
 
 export interface CompletedPart {
@@ -229,15 +392,25 @@ export interface MetadataStore {
   listKeys(projectId: string): Promise<ApiKeyRow[]>;
   revokeKey(id: string, at: number): Promise<boolean>;
 
+  /** Stores a new upload token (its hash and policy). */
+  createUploadToken(token: UploadTokenRow): Promise<void>;
+  /** An upload token by the hash of its value, with its project (expired ones too). */
+  findUploadTokenByHash(hash: string): Promise<{ token: UploadTokenRow; project: Project } | null>;
+  getUploadToken(id: string): Promise<UploadTokenRow | null>;
+  /** What a token's uploads hold now (pending ones past their expiry hold nothing). */
+  tokenUsage(tokenId: string, now: number): Promise<TokenUsage>;
+
   insertFile(file: FileRow): Promise<void>;
   /**
    * Inserts new uploads (pending or receiving rows) of one project all together, only if
-   * they fit `quota` on top of what the project holds, checked and inserted as one step,
-   * exact however many instances insert at once; else none, and `QuotaExceededError`.
+   * they fit every bound of `reservation` (the project's quota, the anonymous caps, the
+   * token's limits) on top of what is held, checked and inserted as one step, exact however
+   * many instances insert at once; else none, and `QuotaExceededError` or
+   * `TokenExhaustedError`.
    */
-  insertFiles(projectId: string, files: FileRow[], quota: Quota): Promise<void>;
-  /** What the project holds now. */
-  usage(projectId: string): Promise<UsageCounts>;
+  insertFiles(projectId: string, files: FileRow[], reservation: Reservation): Promise<void>;
+  /** What the project holds now; pending uploads past their expiry at `now` hold nothing. */
+  usage(projectId: string, now: number): Promise<UsageCounts>;
   /** A file a client can see (pending or ready) in the given project. */
   getVisibleFile(projectId: string, id: string): Promise<FileRow | null>;
   /** Any non-deleted row by id alone: the CDN and signed part URLs carry no project. */
@@ -283,6 +456,8 @@ export interface MetadataStore {
    */
   listReceiving(limit: number, leaseExpiredBefore?: number): Promise<FileRow[]>;
   markPurged(id: string): Promise<void>;
+  /** Ready files whose `deleteAt` is at or before `now`, soonest first. */
+  listDueForDeletion(now: number, limit: number): Promise<FileRow[]>;
   /** Pending uploads whose expiry is before `before`, oldest first. */
   listExpiredPending(before: number, limit: number): Promise<FileRow[]>;
   /** Marks an abandoned pending upload deleted; false if it changed state meanwhile. */

@@ -4,16 +4,20 @@ import type { ServiceContext } from '../context.js';
 import type { EventDraft } from '../db/metadata-store.js';
 import { newId } from '../secrets.js';
 
+/** Why a file was deleted (`file.deleted`'s `reason`): a `DELETE`, or its `deleteAt` came. */
+export type DeleteReason = 'deleted' | 'expired';
+
 /**
  * The event of a change to a file, for the store to record in the change's transaction:
  * its data is the file record as `GET /v1/files/:id` answers it, made from the row the
- * change touched.
+ * change touched; a `file.deleted` event's data also says why (`reason`).
  */
-export function fileEvent(ctx: ServiceContext, type: EventType): EventDraft {
+export function fileEvent(ctx: ServiceContext, type: EventType, reason?: DeleteReason): EventDraft {
   return {
     id: newId('evt_'),
     type,
     at: ctx.now(),
-    data: (row) => toFileRecord(ctx, row),
+    data: (row) =>
+      reason === undefined ? toFileRecord(ctx, row) : { ...toFileRecord(ctx, row), reason },
   };
 }

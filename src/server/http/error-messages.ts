@@ -12,11 +12,16 @@ export const ERROR_MESSAGES: Readonly<Record<ApiErrorCode, string>> = {
     'The part body does not match its digest (damaged on the way); it was not stored. Send it again.',
   missing_auth: 'No Authorization header. Send "Authorization: Bearer <API key>".',
   invalid_key: 'The API key is not recognized.',
+  token_expired: 'The upload token has expired; ask your backend for a new one.',
   origin_not_allowed: "This origin is not on the publishable key's allowlist.",
   secret_key_required: 'This operation needs the secret key.',
   invalid_signature: 'The upload URL was altered or was not issued by this service.',
   url_expired: 'The upload URL has expired; sign the upload again.',
   quota_exceeded: "The project's storage quota or pending-upload cap would be passed.",
+  token_exhausted: "The upload token's limit on files or bytes would be passed.",
+  token_scope: 'An upload token is accepted only on upload calls; use the secret key here.',
+  upload_token_required:
+    'This project accepts uploads only with an upload token from its backend; the publishable key alone may list and get files.',
   not_found: 'Not found.',
   request_timeout:
     'The request body did not arrive in time; send it again (the connection is closed).',

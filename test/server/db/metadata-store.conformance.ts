@@ -43,6 +43,7 @@ export function metadataStoreConformance(
           allowedTypes: null,
           storageQuota: null,
           maxPendingUploads: null,
+          requireUploadToken: false,
           createdAt: 1,
         };
         await store.createProject(project);
@@ -85,6 +86,9 @@ export function metadataStoreConformance(
     uploadTokenHash: null,
     completedParts: null,
     visibility: 'public',
+    deleteAt: null,
+    tokenId: null,
+    anonymousAddress: null,
     ...overrides,
   });
 

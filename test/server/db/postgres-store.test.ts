@@ -59,6 +59,7 @@ const project = (id: string) => ({
   allowedTypes: null,
   storageQuota: null,
   maxPendingUploads: null,
+  requireUploadToken: false,
   createdAt: 1,
 });
 

@@ -83,6 +83,7 @@ describe('SqliteMetadataStore specifics', () => {
         allowedTypes: null,
         storageQuota: null,
         maxPendingUploads: null,
+        requireUploadToken: false,
         createdAt: 1,
       });
       await first.close();
@@ -106,6 +107,7 @@ describe('SqliteMetadataStore specifics', () => {
         allowedTypes: null,
         storageQuota: null,
         maxPendingUploads: null,
+        requireUploadToken: false,
         createdAt: 1,
       });
       const row = (id: string): FileRow => ({
@@ -125,6 +127,9 @@ describe('SqliteMetadataStore specifics', () => {
         uploadTokenHash: null,
         completedParts: null,
         visibility: 'public',
+        deleteAt: null,
+        tokenId: null,
+        anonymousAddress: null,
       });
       const ids = Array.from({ length: 40 }, () => newId());
       const walBefore = (await stat(`${path}-wal`)).size;

@@ -206,6 +206,7 @@ describe('crashes: kill -9 at any moment never leaves a wrong ready file', () =>
         type: record.mime,
         url: record.url,
         visibility: record.visibility,
+        deleteAt: record.deleteAt,
       },
       bytes,
     });

@@ -25,7 +25,7 @@ export async function completeBatchHandler(
   request: FastifyRequest,
   reply: FastifyReply,
 ): Promise<void> {
-  const caller = await authenticate(ctx, request);
+  const caller = await authenticate(ctx, request, { upload: 'continue' });
   const body = await readJson(request, { limit: BATCH_JSON_LIMIT, deadlineMs: jsonDeadline(ctx) });
   if (!isPlainObject(body)) fail('invalid_request', 'The body must be a JSON object.');
   const { uploads } = body;

@@ -11,8 +11,8 @@ import { purge } from '../../sweeper.js';
 import { authenticate, type Caller } from '../auth.js';
 import { partLayout, toFileRecord } from '../records.js';
 import { readHead, requireAllowedType, storedType, typeAllowed } from '../stored-type.js';
-import { UPLOAD_TOKEN_HEADER } from '../upload-access.js';
-import { heldParts, multipartOf, multiStepUpload } from './upload-state.js';
+import { pendingExpiry, UPLOAD_TOKEN_HEADER } from '../upload-access.js';
+import { heldParts, lastPartArrival, multipartOf, multiStepUpload } from './upload-state.js';
 
 /**
  * `POST /v1/uploads/:id/complete`: checks every part arrived whole (and, if the client
@@ -26,7 +26,7 @@ export async function completeUploadHandler(
   request: FastifyRequest<{ Params: { id: string } }>,
   reply: FastifyReply,
 ): Promise<void> {
-  const caller = await authenticate(ctx, request);
+  const caller = await authenticate(ctx, request, { upload: 'continue' });
   const claimed = parseClaimedParts(await readJson(request, { deadlineMs: jsonDeadline(ctx) }));
   const token = request.headers[UPLOAD_TOKEN_HEADER];
   reply.send(await completeUpload(ctx, caller, request.params.id, claimed, token));
@@ -49,6 +49,11 @@ export async function completeUpload(
 
   const layout = partLayout(row.size, row.partSize);
   const held = await heldParts(ctx, row);
+  // An upload past its expiry holds no room any more (the quota and its token gave it
+  // back then), so it cannot become a file: as `GET /v1/uploads/:id` answers it.
+  if (pendingExpiry(ctx.config, row.createdAt, lastPartArrival(held)) <= ctx.now()) {
+    fail('not_found', 'The upload expired.');
+  }
   if (held === null) {
     // The store has no such upload open: a racing complete finished it (the object is
     // there), or the upload was cancelled.
@@ -95,9 +100,13 @@ export async function completeUpload(
   let ready: { completedParts?: CompletedPart[]; mime?: string } = {};
   if (held) {
     const mime = await storedType(row.mime, await readHead(ctx.blobs, row.id, row.size));
-    if (!typeAllowed(caller.project.allowedTypes, mime)) {
+    // The token that signed it bounds its type too, whoever completes it.
+    const token = row.tokenId === null ? null : await ctx.db.getUploadToken(row.tokenId);
+    const tokenTypes = token?.policy.types ?? null;
+    if (!typeAllowed(caller.project.allowedTypes, mime) || !typeAllowed(tokenTypes, mime)) {
       await discard(ctx, caller, row);
       requireAllowedType(caller.project.allowedTypes, mime, 'recognised');
+      requireAllowedType(tokenTypes, mime, 'recognised');
     }
     ready = {
       mime,

@@ -18,7 +18,7 @@ export async function deleteFileHandler(
   reply: FastifyReply,
 ): Promise<void> {
   const caller = await authenticate(ctx, request, { secretOnly: true });
-  const event = fileEvent(ctx, 'file.deleted');
+  const event = fileEvent(ctx, 'file.deleted', 'deleted');
   const mark = () => ctx.db.markDeleted(caller.project.id, request.params.id, ctx.now(), event);
   let row: Awaited<ReturnType<typeof mark>>;
   try {

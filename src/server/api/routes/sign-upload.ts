@@ -7,7 +7,12 @@ import type {
   Visibility,
 } from '../../../api/types.js';
 import type { ServiceContext } from '../../context.js';
-import { type FileRow, type Project, QuotaExceededError } from '../../db/metadata-store.js';
+import {
+  type FileRow,
+  type Project,
+  QuotaExceededError,
+  TokenExhaustedError,
+} from '../../db/metadata-store.js';
 import {
   BATCH_JSON_LIMIT,
   isPlainObject,
@@ -21,10 +26,17 @@ import { newId } from '../../secrets.js';
 import { authenticate, type Caller } from '../auth.js';
 import { validateMetadata } from '../metadata.js';
 import { sanitizeName } from '../names.js';
-import { projectQuota, quotaError } from '../quota.js';
+import { projectQuota, quotaError, reservationFor, tokenExhaustedError } from '../quota.js';
 import { choosePartSize, partLayout } from '../records.js';
 import { requireAllowedType } from '../stored-type.js';
 import { newUploadToken, partUrlExpiry, pendingExpiry } from '../upload-access.js';
+import {
+  applyTokenPolicy,
+  DELETE_AFTER,
+  requireTokenFileSize,
+  requireTokenType,
+  wholeNumber,
+} from '../upload-tokens.js';
 import { parseVisibility } from '../visibility.js';
 import { signParts } from './upload-state.js';
 
@@ -41,6 +53,8 @@ export interface SignEntry {
   checksum: boolean;
   /** Kept from sign to complete: what was chosen at sign is what the ready file is. */
   visibility: Visibility;
+  /** Seconds after the sign at which the file deletes itself; null: never. */
+  deleteAfter: number | null;
 }
 
 /**
@@ -54,7 +68,7 @@ export async function signUploadHandler(
   request: FastifyRequest,
   reply: FastifyReply,
 ): Promise<void> {
-  const caller = await authenticate(ctx, request);
+  const caller = await authenticate(ctx, request, { upload: 'start' });
   const { value: body, bytes } = await readSizedJson(request, {
     limit: BATCH_JSON_LIMIT,
     deadlineMs: jsonDeadline(ctx),
@@ -65,8 +79,8 @@ export async function signUploadHandler(
     if (bytes > JSON_LIMIT) {
       fail('invalid_request', `The JSON body is larger than ${JSON_LIMIT / 1024} KiB.`);
     }
-    const entry = validateSignEntry(body, caller.project);
-    reply.code(201).send(await createUpload(ctx, caller, entry));
+    const entry = validateSignEntry(body, caller.project, caller);
+    reply.code(201).send(await createUpload(ctx, caller, request.ip, entry));
     return;
   }
   const { files } = body;
@@ -75,26 +89,31 @@ export async function signUploadHandler(
   }
   const entries = files.map((file: unknown, index) => {
     try {
-      return validateSignEntry(file, caller.project);
+      return validateSignEntry(file, caller.project, caller);
     } catch (error) {
       throw atIndex(error, index, 'files');
     }
   });
-  const response: SignBatchResponse = { uploads: await createAll(ctx, caller, entries) };
+  const response: SignBatchResponse = {
+    uploads: await createAll(ctx, caller, request.ip, entries),
+  };
   reply.code(201).send(response);
 }
 
 /**
  * Checks one file to sign (a single sign's body, or one entry of a batch) and answers it
- * normalized; throws the documented error a single sign gives for it.
+ * normalized; throws the documented error a single sign gives for it. With an upload token,
+ * its policy applies too: its size and types bound the file, its metadata wins, its
+ * visibility and `deleteAfter` are forced.
  */
 export function validateSignEntry(
   body: unknown,
   project: Pick<Project, 'plan' | 'allowedTypes'>,
+  caller: Pick<Caller, 'keyKind' | 'token'>,
 ): SignEntry {
   const { plan } = project;
   if (!isPlainObject(body)) fail('invalid_request', 'The body must be a JSON object.');
-  const { name, size, type, metadata, checksum, visibility } = body;
+  const { name, size, type, metadata, checksum, visibility, deleteAfter } = body;
   if (name !== undefined && typeof name !== 'string') {
     fail('invalid_request', 'name must be a string.');
   }
@@ -114,15 +133,36 @@ export function validateSignEntry(
   if (checksum !== undefined && typeof checksum !== 'boolean') {
     fail('invalid_request', 'checksum must be true or false.');
   }
+  if (deleteAfter !== undefined && caller.keyKind !== 'secret') {
+    fail(
+      'secret_key_required',
+      'deleteAfter at sign needs the secret key; an upload token sets it in its policy.',
+    );
+  }
+  const ownDeleteAfter = wholeNumber(
+    deleteAfter,
+    'deleteAfter',
+    DELETE_AFTER.min,
+    DELETE_AFTER.max,
+  );
   const mime = normalizeMediaType(type, 'type');
   requireAllowedType(project.allowedTypes, mime, 'declared');
+  const given = {
+    metadata: validateMetadata(metadata, 'metadata'),
+    visibility: parseVisibility(visibility, 'visibility'),
+  };
+  const policy = caller.token?.policy;
+  if (policy) {
+    requireTokenFileSize(policy, size);
+    requireTokenType(policy, mime, 'declared');
+  }
   return {
     name: sanitizeName(name),
     size,
     mime,
-    metadata: validateMetadata(metadata, 'metadata'),
+    ...(policy ? applyTokenPolicy(policy, given.metadata, given.visibility) : given),
     checksum: checksum === true,
-    visibility: parseVisibility(visibility, 'visibility'),
+    deleteAfter: policy ? policy.deleteAfter : ownDeleteAfter,
   };
 }
 
@@ -133,7 +173,12 @@ interface NewUpload {
   token: string;
 }
 
-function newUpload(ctx: ServiceContext, caller: Caller, entry: SignEntry): NewUpload {
+function newUpload(
+  ctx: ServiceContext,
+  caller: Caller,
+  address: string,
+  entry: SignEntry,
+): NewUpload {
   const now = ctx.now();
   const { token, hash } = newUploadToken();
   const row: FileRow = {
@@ -155,6 +200,9 @@ function newUpload(ctx: ServiceContext, caller: Caller, entry: SignEntry): NewUp
     uploadTokenHash: hash,
     completedParts: null,
     visibility: entry.visibility,
+    deleteAt: entry.deleteAfter === null ? null : now + entry.deleteAfter * 1000,
+    tokenId: caller.token?.id ?? null,
+    anonymousAddress: caller.keyKind === 'publishable' ? address : null,
   };
   return { row, token };
 }
@@ -196,11 +244,12 @@ async function signAnswer(ctx: ServiceContext, { row, token }: NewUpload): Promi
 async function createUpload(
   ctx: ServiceContext,
   caller: Caller,
+  address: string,
   entry: SignEntry,
 ): Promise<SignResponse> {
-  const upload = newUpload(ctx, caller, entry);
+  const upload = newUpload(ctx, caller, address, entry);
   const { row } = upload;
-  await insertWithinQuota(ctx, caller, [row]);
+  await insertWithinQuota(ctx, caller, address, [row]);
   await createStorage(ctx, row);
   await ctx.db.setStorageUploadId(row.id, row.storageUploadId as string);
   return signAnswer(ctx, upload);
@@ -217,12 +266,13 @@ async function createUpload(
 async function createAll(
   ctx: ServiceContext,
   caller: Caller,
+  address: string,
   entries: SignEntry[],
 ): Promise<SignResponse[]> {
-  const uploads = entries.map((entry) => newUpload(ctx, caller, entry));
+  const uploads = entries.map((entry) => newUpload(ctx, caller, address, entry));
   const rows = uploads.map(({ row }) => row);
   try {
-    await insertWithinQuota(ctx, caller, rows);
+    await insertWithinQuota(ctx, caller, address, rows);
     let next = 0;
     let failed = false;
     const worker = async () => {
@@ -250,17 +300,30 @@ async function createAll(
 }
 
 /**
- * Inserts the rows of new uploads only if they fit the project's quota, checked and
- * inserted as one step (exact however many sign at once): else `403 quota_exceeded`, with
- * the `index` of the first entry over it when there are several, and nothing created.
+ * Inserts the rows of new uploads only if they fit the project's quota (and, anonymous, the
+ * caps of anonymous uploads; with a token, its limits), checked and inserted as one step
+ * (exact however many sign at once, on however many instances): else `403
+ * quota_exceeded` or `403 token_exhausted`, with the `index` of the first entry over when
+ * there are several, and nothing created.
  */
-async function insertWithinQuota(ctx: ServiceContext, caller: Caller, rows: FileRow[]) {
+async function insertWithinQuota(
+  ctx: ServiceContext,
+  caller: Caller,
+  address: string,
+  rows: FileRow[],
+) {
   const quota = projectQuota(caller.project);
   try {
-    await ctx.db.insertFiles(caller.project.id, rows, quota);
+    await ctx.db.insertFiles(
+      caller.project.id,
+      rows,
+      reservationFor(caller, address, ctx.now(), quota),
+    );
   } catch (error) {
-    if (!(error instanceof QuotaExceededError)) throw error;
-    const refusal = quotaError(error, quota);
+    let refusal: ServiceError;
+    if (error instanceof QuotaExceededError) refusal = quotaError(error, quota);
+    else if (error instanceof TokenExhaustedError) refusal = tokenExhaustedError(error);
+    else throw error;
     throw rows.length > 1 ? atIndex(refusal, error.index, 'files') : refusal;
   }
 }

@@ -96,7 +96,7 @@ export async function uploadStateHandler(
   request: FastifyRequest<{ Params: { id: string } }>,
   reply: FastifyReply,
 ): Promise<void> {
-  const caller = await authenticate(ctx, request);
+  const caller = await authenticate(ctx, request, { upload: 'continue' });
   const row = await multiStepUpload(
     ctx,
     caller,

@@ -4,7 +4,7 @@ import { MAX_ONE_REQUEST_BYTES } from '../../../api/limits.js';
 import type { UploadResponse, Visibility } from '../../../api/types.js';
 import type { ServiceContext } from '../../context.js';
 import { crashPoint } from '../../crash-points.js';
-import { type FileRow, QuotaExceededError } from '../../db/metadata-store.js';
+import { type FileRow, QuotaExceededError, TokenExhaustedError } from '../../db/metadata-store.js';
 import { fileEvent } from '../../events/file-events.js';
 import { bodyChunks, contentLength, limitBytes } from '../../http/body.js';
 import { fail, ServiceError } from '../../http/errors.js';
@@ -13,9 +13,10 @@ import { newId } from '../../secrets.js';
 import { authenticate } from '../auth.js';
 import { parseMetadataJson } from '../metadata.js';
 import { decodeFilenameHeader, sanitizeName } from '../names.js';
-import { projectQuota, quotaError } from '../quota.js';
+import { projectQuota, quotaError, reservationFor, tokenExhaustedError } from '../quota.js';
 import { publicUrl } from '../records.js';
 import { readHead, requireAllowedType, storedType } from '../stored-type.js';
+import { applyTokenPolicy, requireTokenType, tokenTooLarge } from '../upload-tokens.js';
 import { parseVisibility } from '../visibility.js';
 
 /** Room for boundaries, part headers and a metadata field around a 100 MiB file part. */
@@ -48,11 +49,21 @@ export async function uploadHandler(
   request: FastifyRequest,
   reply: FastifyReply,
 ): Promise<void> {
-  const caller = await authenticate(ctx, request);
+  const caller = await authenticate(ctx, request, { upload: 'start' });
+  const policy = caller.token?.policy ?? null;
+  // The most a file may have: 100 MiB, or less when an upload token says so.
+  const cap = Math.min(MAX_ONE_REQUEST_BYTES, policy?.maxFileSize ?? MAX_ONE_REQUEST_BYTES);
+  const overCap = () => (cap < MAX_ONE_REQUEST_BYTES ? tokenTooLarge(cap) : tooLarge());
+  // Every type check of this upload: the project's list, and the token's.
+  const requireType = (type: string, what: 'declared' | 'recognised') => {
+    requireAllowedType(caller.project.allowedTypes, type, what);
+    if (policy) requireTokenType(policy, type, what);
+  };
   const multipart = mediaEssence(request.headers['content-type'] ?? '') === 'multipart/form-data';
   const declared = contentLength(request);
   if (declared !== undefined) {
     if (declared > MAX_ONE_REQUEST_BYTES + (multipart ? MULTIPART_OVERHEAD : 0)) throw tooLarge();
+    if (!multipart && declared > cap) throw overCap();
     if (declared === 0) fail('empty_body');
   }
   // Everything that can be checked without the body is checked before storing any of it.
@@ -70,22 +81,25 @@ export async function uploadHandler(
         name: sanitizeName(decodeFilenameHeader(headerValue(request, 'x-filename'))),
         mime: normalizeMediaType(request.headers['content-type'], 'Content-Type'),
       };
-  const { allowedTypes } = caller.project;
-  if (rawMeta) requireAllowedType(allowedTypes, rawMeta.mime, 'declared');
+  if (rawMeta) requireType(rawMeta.mime, 'declared');
 
   const id = newId();
   const lease = receivingLease(ctx);
   // Room is reserved for what the body may hold (a chunked one: the most it may), and the
   // reservation becomes the file's real size when it is stored.
-  const reserved = declared ?? MAX_ONE_REQUEST_BYTES + (multipart ? MULTIPART_OVERHEAD : 0);
+  const reserved = Math.min(
+    declared ?? Number.POSITIVE_INFINITY,
+    cap + (multipart ? MULTIPART_OVERHEAD : 0),
+  );
   const quota = projectQuota(caller.project);
+  const now = ctx.now();
   const receiving: FileRow = {
     id,
     projectId: caller.project.id,
     name: rawMeta?.name ?? 'upload',
     mime: rawMeta?.mime ?? 'application/octet-stream',
     size: reserved,
-    createdAt: ctx.now(),
+    createdAt: now,
     status: 'receiving',
     metadata: {},
     partSize: null,
@@ -96,12 +110,22 @@ export async function uploadHandler(
     uploadTokenHash: null,
     completedParts: null,
     visibility: headerVisibility,
+    deleteAt: policy?.deleteAfter ? now + policy.deleteAfter * 1000 : null,
+    tokenId: caller.token?.id ?? null,
+    anonymousAddress: caller.keyKind === 'publishable' ? request.ip : null,
   };
   try {
-    // One-request uploads are not pending uploads: only the storage quota applies.
-    await ctx.db.insertFiles(caller.project.id, [receiving], { ...quota, pendingUploads: null });
+    // One-request uploads are not pending uploads: only the storage quota applies (and the
+    // anonymous caps, or the token's limits).
+    const storageOnly = { ...quota, pendingUploads: null };
+    await ctx.db.insertFiles(
+      caller.project.id,
+      [receiving],
+      reservationFor(caller, request.ip, now, storageOnly),
+    );
   } catch (error) {
     if (error instanceof QuotaExceededError) throw quotaError(error, quota);
+    if (error instanceof TokenExhaustedError) throw tokenExhaustedError(error);
     throw error;
   }
   // While bytes arrive the lease is renewed, so that no other instance's sweep takes this
@@ -119,19 +143,22 @@ export async function uploadHandler(
           ...rawMeta,
           metadata: headerMetadata,
           visibility: headerVisibility,
-          ...(await storeRaw(ctx, id, request, rawMeta.mime)),
+          ...(await storeRaw(ctx, id, request, rawMeta.mime, cap, overCap)),
         }
       : await storeMultipart(
           ctx,
           id,
           request,
           { metadata: headerMetadata, visibility: headerVisibility },
-          allowedTypes,
+          { cap, overCap, requireType },
         );
     if (received.size === 0) fail('empty_body');
-    // What the file is, from its bytes; a type the project does not take keeps nothing.
+    // What the file is, from its bytes; a type the project (or the token) does not take
+    // keeps nothing.
     received.mime = await storedType(received.mime, await readHead(ctx.blobs, id, received.size));
-    requireAllowedType(allowedTypes, received.mime, 'recognised');
+    requireType(received.mime, 'recognised');
+    if (policy)
+      Object.assign(received, applyTokenPolicy(policy, received.metadata, received.visibility));
     crashPoint('upload:stored');
     const made = await ctx.db.markReady(
       id,
@@ -156,6 +183,7 @@ export async function uploadHandler(
     name: received.name,
     size: received.size,
     type: received.mime,
+    deleteAt: receiving.deleteAt,
   };
   reply.code(201).send(body);
 }
@@ -178,10 +206,17 @@ async function storeRaw(
   id: string,
   request: FastifyRequest,
   contentType: string,
+  cap: number,
+  overCap: () => ServiceError,
 ): Promise<{ size: number }> {
-  return ctx.blobs.put(id, limitBytes(bodyChunks(request.raw), MAX_ONE_REQUEST_BYTES, tooLarge), {
-    contentType,
-  });
+  return ctx.blobs.put(id, limitBytes(bodyChunks(request.raw), cap, overCap), { contentType });
+}
+
+/** What a multipart body's file part is held to: its largest size, and the type checks. */
+interface PartRules {
+  cap: number;
+  overCap: () => ServiceError;
+  requireType: (type: string, what: 'declared' | 'recognised') => void;
 }
 
 async function storeMultipart(
@@ -189,7 +224,7 @@ async function storeMultipart(
   id: string,
   request: FastifyRequest,
   fromHeaders: Pick<Received, 'metadata' | 'visibility'>,
-  allowedTypes: readonly string[] | null,
+  rules: PartRules,
 ): Promise<Received> {
   let stored: Omit<Received, 'metadata' | 'visibility'> | null = null;
   // Fields may come before or after the file part; the form's field wins over the header.
@@ -207,12 +242,10 @@ async function storeMultipart(
         if (stored) fail('invalid_request', 'The multipart body has more than one "file" part.');
         const name = sanitizeName(part.filename);
         const mime = normalizeMediaType(part.mimetype, 'The Content-Type of the file part');
-        requireAllowedType(allowedTypes, mime, 'declared');
-        const { size } = await ctx.blobs.put(
-          id,
-          limitBytes(part.file, MAX_ONE_REQUEST_BYTES, tooLarge),
-          { contentType: mime },
-        );
+        rules.requireType(mime, 'declared');
+        const { size } = await ctx.blobs.put(id, limitBytes(part.file, rules.cap, rules.overCap), {
+          contentType: mime,
+        });
         stored = { name, mime, size };
       } else if (part.fieldname === 'metadata') {
         metadata = parseMetadataJson(String(part.value), 'The metadata field');

@@ -10,6 +10,6 @@ export async function usageHandler(
   reply: FastifyReply,
 ): Promise<void> {
   const caller = await authenticate(ctx, request, { secretOnly: true });
-  const usage = await ctx.db.usage(caller.project.id);
+  const usage = await ctx.db.usage(caller.project.id, ctx.now());
   reply.header('Cache-Control', 'no-store').send(usageAnswer(usage, projectQuota(caller.project)));
 }

@@ -144,4 +144,26 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   ALTER TABLE files ADD COLUMN visibility text NOT NULL DEFAULT 'public'
     CHECK (visibility IN ('public', 'private'));
   `,
+  // Upload tokens: see the SQLite migration of the same step. Columns without a default
+  // are added without rewriting the table; the indexes are built concurrently-safe enough
+  // for a table this service keeps (one statement each, under the migration lock).
+  `
+  CREATE TABLE upload_tokens (
+    id text COLLATE "C" PRIMARY KEY,
+    project_id text COLLATE "C" NOT NULL REFERENCES projects (id),
+    hash text NOT NULL UNIQUE,
+    policy json NOT NULL,
+    expires_at bigint NOT NULL,
+    created_at bigint NOT NULL
+  );
+  ALTER TABLE files ADD COLUMN delete_at bigint;
+  ALTER TABLE files ADD COLUMN token_id text COLLATE "C";
+  ALTER TABLE files ADD COLUMN anonymous_address text;
+  CREATE INDEX files_token ON files (token_id) WHERE token_id IS NOT NULL;
+  CREATE INDEX files_anonymous ON files (project_id, anonymous_address)
+    WHERE anonymous_address IS NOT NULL AND status IN ('pending', 'receiving');
+  CREATE INDEX files_delete_at ON files (delete_at, id)
+    WHERE status = 'ready' AND delete_at IS NOT NULL;
+  ALTER TABLE projects ADD COLUMN require_upload_token integer NOT NULL DEFAULT 0;
+  `,
 ];

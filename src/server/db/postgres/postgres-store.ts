@@ -1,13 +1,22 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { NETWORK_ERROR_CODES } from '../../network-errors.js';
-import type { EventDraft, FileRow, Quota } from '../metadata-store.js';
-import { limits, overQuota, QuotaExceededError } from '../metadata-store.js';
+import type { EventDraft, FileRow, Reservation } from '../metadata-store.js';
 import {
+  checksAnything,
+  overReservation,
+  QuotaExceededError,
+  TokenExhaustedError,
+} from '../metadata-store.js';
+import {
+  type AnonymousUsageRecord,
   FILE_COLUMNS,
   type FileRecord,
   fileValues,
+  type TokenUsageRecord,
+  toAnonymousUsage,
   toFile,
+  toTokenUsage,
   toUsage,
   type UsageRecord,
 } from '../sql/records.js';
@@ -209,15 +218,30 @@ export class PostgresMetadataStore extends SqlMetadataStore {
    * which (read committed) sees what the turn before committed. Check and insert commit
    * together.
    */
-  async insertFiles(projectId: string, files: FileRow[], quota: Quota): Promise<void> {
+  async insertFiles(projectId: string, files: FileRow[], reservation: Reservation): Promise<void> {
     await this.#transaction(async (client) => {
-      if (limits(quota)) {
+      if (checksAnything(reservation)) {
+        // One lock for every bound (the project's quota, its anonymous share, a token of
+        // it): whoever holds it sums what is held and inserts before the next one sums.
         await client.query('SELECT id FROM projects WHERE id = $1 FOR UPDATE', [projectId]);
-        const usage = toUsage(
-          (await client.query<UsageRecord>(numberedPlaceholders(SQL.PROJECT_USAGE), [projectId]))
-            .rows[0],
-        );
-        const over = overQuota(usage, files, quota);
+        const { now, anonymous, token } = reservation;
+        const one = async <R>(sql: string, values: SqlValue[]) =>
+          (await client.query(numberedPlaceholders(sql), values)).rows[0] as R | undefined;
+        const usage = toUsage(await one<UsageRecord>(SQL.PROJECT_USAGE, [projectId, now]));
+        const held = anonymous
+          ? toAnonymousUsage(
+              await one<AnonymousUsageRecord>(SQL.ANONYMOUS_USAGE, [
+                anonymous.address,
+                anonymous.address,
+                projectId,
+                now,
+              ]),
+            )
+          : null;
+        const used = token
+          ? toTokenUsage(await one<TokenUsageRecord>(SQL.TOKEN_USAGE, [token.id, now]))
+          : null;
+        const over = overReservation(reservation, files, usage, held, used);
         if (over) throw over;
       }
       await client.query(
@@ -242,7 +266,7 @@ export class PostgresMetadataStore extends SqlMetadataStore {
       return value;
     } catch (error) {
       await client.query('ROLLBACK').catch(() => {});
-      if (error instanceof QuotaExceededError) throw error;
+      if (error instanceof QuotaExceededError || error instanceof TokenExhaustedError) throw error;
       throw toStoreError(error);
     } finally {
       client.release();
@@ -287,7 +311,9 @@ export class PostgresMetadataStore extends SqlMetadataStore {
     return [
       {
         sql: `WITH old AS (${SQL.VISIBLE_FILE} FOR UPDATE)
-          UPDATE files SET status = 'deleted', deleted_at = ? FROM old WHERE files.id = old.id
+          UPDATE files SET status = 'deleted', deleted_at = ?,
+            token_id = CASE WHEN old.status = 'ready' THEN old.token_id ELSE NULL END
+          FROM old WHERE files.id = old.id
           RETURNING ${prefixed('old', FILE_COLUMNS)}`,
         values: [id, projectId, at],
         yieldsRow: true,

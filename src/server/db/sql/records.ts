@@ -1,9 +1,10 @@
 import type { PartChecksum } from '../../../api/checksum.js';
 import type { DeliveryStatus, EventType } from '../../../api/events.js';
 import type { Plan } from '../../../api/limits.js';
-import type { FileMetadata, Visibility } from '../../../api/types.js';
+import type { FileMetadata, UploadTokenPolicy, Visibility } from '../../../api/types.js';
 import type { KeyKind } from '../../secrets.js';
 import type {
+  AnonymousUsage,
   ApiKeyRow,
   ClaimedDelivery,
   CompletedPart,
@@ -11,6 +12,8 @@ import type {
   FileRow,
   FileRowStatus,
   Project,
+  TokenUsage,
+  UploadTokenRow,
   UsageCounts,
   WebhookRow,
 } from '../metadata-store.js';
@@ -27,6 +30,8 @@ export interface ProjectRecord {
   allowed_types: JsonColumn<string[]> | null;
   storage_quota: number | null;
   max_pending_uploads: number | null;
+  /** 0 or 1 (an integer in both databases). */
+  require_upload_token: number;
   created_at: number;
 }
 
@@ -57,11 +62,14 @@ export interface FileRecord {
   upload_token_hash: string | null;
   completed_parts: JsonColumn<CompletedPart[]> | null;
   visibility: Visibility;
+  delete_at: number | null;
+  token_id: string | null;
+  anonymous_address: string | null;
 }
 
 /** Every column of `files` that a `FileRow` is made of, in the stores' insert order. */
 export const FILE_COLUMNS =
-  'id, project_id, name, mime, size, created_at, status, metadata, part_size, storage_upload_id, expires_at, deleted_at, checksum, upload_token_hash, completed_parts, visibility';
+  'id, project_id, name, mime, size, created_at, status, metadata, part_size, storage_upload_id, expires_at, deleted_at, checksum, upload_token_hash, completed_parts, visibility, delete_at, token_id, anonymous_address';
 
 /** A row's values in `FILE_COLUMNS` order, for an insert (metadata as JSON text). */
 export function fileValues(file: FileRow): (string | number | null)[] {
@@ -82,6 +90,9 @@ export function fileValues(file: FileRow): (string | number | null)[] {
     file.uploadTokenHash,
     file.completedParts ? JSON.stringify(file.completedParts) : null,
     file.visibility,
+    file.deleteAt,
+    file.tokenId,
+    file.anonymousAddress,
   ];
 }
 
@@ -104,22 +115,81 @@ export interface KeyWithProjectRecord extends KeyRecord {
   p_allowed_types: JsonColumn<string[]> | null;
   p_storage_quota: number | null;
   p_max_pending_uploads: number | null;
+  p_require_upload_token: number;
   p_created_at: number;
 }
 
+/** The project of a row joined with its project's columns, prefixed `p_`. */
+function joinedProject(row: Omit<KeyWithProjectRecord, keyof KeyRecord> & { project_id: string }) {
+  return toProject({
+    id: row.project_id,
+    name: row.p_name,
+    plan: row.p_plan,
+    allowed_origins: row.p_allowed_origins,
+    allowed_types: row.p_allowed_types,
+    storage_quota: row.p_storage_quota,
+    max_pending_uploads: row.p_max_pending_uploads,
+    require_upload_token: row.p_require_upload_token,
+    created_at: row.p_created_at,
+  });
+}
+
 export function toKeyWithProject(row: KeyWithProjectRecord): { key: ApiKeyRow; project: Project } {
+  return { key: toKey(row), project: joinedProject(row) };
+}
+
+export interface UploadTokenRecord {
+  id: string;
+  project_id: string;
+  hash: string;
+  policy: JsonColumn<UploadTokenPolicy>;
+  expires_at: number;
+  created_at: number;
+}
+
+export type UploadTokenWithProjectRecord = UploadTokenRecord &
+  Omit<KeyWithProjectRecord, keyof KeyRecord>;
+
+export function toUploadToken(row: UploadTokenRecord): UploadTokenRow {
   return {
-    key: toKey(row),
-    project: toProject({
-      id: row.project_id,
-      name: row.p_name,
-      plan: row.p_plan,
-      allowed_origins: row.p_allowed_origins,
-      allowed_types: row.p_allowed_types,
-      storage_quota: row.p_storage_quota,
-      max_pending_uploads: row.p_max_pending_uploads,
-      created_at: row.p_created_at,
-    }),
+    id: row.id,
+    projectId: row.project_id,
+    hash: row.hash,
+    policy: fromJson(row.policy),
+    expiresAt: Number(row.expires_at),
+    createdAt: Number(row.created_at),
+  };
+}
+
+export function toUploadTokenWithProject(row: UploadTokenWithProjectRecord): {
+  token: UploadTokenRow;
+  project: Project;
+} {
+  return { token: toUploadToken(row), project: joinedProject(row) };
+}
+
+export interface TokenUsageRecord {
+  files: number | string;
+  bytes: number | string;
+}
+
+export function toTokenUsage(row: TokenUsageRecord | undefined): TokenUsage {
+  return { files: Number(row?.files ?? 0), bytes: Number(row?.bytes ?? 0) };
+}
+
+export interface AnonymousUsageRecord {
+  bytes: number | string;
+  uploads: number | string;
+  address_bytes: number | string;
+  address_uploads: number | string;
+}
+
+export function toAnonymousUsage(row: AnonymousUsageRecord | undefined): AnonymousUsage {
+  return {
+    bytes: Number(row?.bytes ?? 0),
+    uploads: Number(row?.uploads ?? 0),
+    addressBytes: Number(row?.address_bytes ?? 0),
+    addressUploads: Number(row?.address_uploads ?? 0),
   };
 }
 
@@ -132,6 +202,7 @@ export function toProject(row: ProjectRecord): Project {
     allowedTypes: row.allowed_types === null ? null : fromJson(row.allowed_types),
     storageQuota: row.storage_quota === null ? null : Number(row.storage_quota),
     maxPendingUploads: row.max_pending_uploads,
+    requireUploadToken: Number(row.require_upload_token) === 1,
     createdAt: row.created_at,
   };
 }
@@ -166,6 +237,9 @@ export function toFile(row: FileRecord): FileRow {
     uploadTokenHash: row.upload_token_hash,
     completedParts: row.completed_parts === null ? null : fromJson(row.completed_parts),
     visibility: row.visibility,
+    deleteAt: row.delete_at,
+    tokenId: row.token_id,
+    anonymousAddress: row.anonymous_address,
   };
 }
 

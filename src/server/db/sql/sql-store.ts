@@ -10,7 +10,9 @@ import type {
   MetadataStore,
   Project,
   ProjectPatch,
-  Quota,
+  Reservation,
+  TokenUsage,
+  UploadTokenRow,
   UsageCounts,
   WebhookRow,
 } from '../metadata-store.js';
@@ -24,14 +26,20 @@ import {
   type KeyRecord,
   type KeyWithProjectRecord,
   type ProjectRecord,
+  type TokenUsageRecord,
   toClaimed,
   toEvent,
   toFile,
   toKey,
   toKeyWithProject,
   toProject,
+  toTokenUsage,
+  toUploadToken,
+  toUploadTokenWithProject,
   toUsage,
   toWebhook,
+  type UploadTokenRecord,
+  type UploadTokenWithProjectRecord,
   type UsageRecord,
   type WebhookTableRecord,
 } from './records.js';
@@ -94,7 +102,11 @@ export abstract class SqlMetadataStore implements MetadataStore {
   protected readonly claimLock: string = '';
 
   abstract close(): Promise<void>;
-  abstract insertFiles(projectId: string, files: FileRow[], quota: Quota): Promise<void>;
+  abstract insertFiles(
+    projectId: string,
+    files: FileRow[],
+    reservation: Reservation,
+  ): Promise<void>;
   abstract runExclusive<T>(
     name: string,
     task: () => Promise<T>,
@@ -110,6 +122,7 @@ export abstract class SqlMetadataStore implements MetadataStore {
       project.storageQuota,
       project.maxPendingUploads,
       project.createdAt,
+      project.requireUploadToken ? 1 : 0,
     ]);
   }
 
@@ -125,6 +138,7 @@ export abstract class SqlMetadataStore implements MetadataStore {
       patch.storageQuota ?? null,
       given(patch.maxPendingUploads),
       patch.maxPendingUploads ?? null,
+      patch.requireUploadToken === undefined ? null : patch.requireUploadToken ? 1 : 0,
       id,
     ]);
     return row ? toProject(row) : null;
@@ -164,12 +178,40 @@ export abstract class SqlMetadataStore implements MetadataStore {
     return (await this.changes(SQL.KEY_REVOKE, [at, id])) > 0;
   }
 
+  async createUploadToken(token: UploadTokenRow): Promise<void> {
+    await this.changes(SQL.UPLOAD_TOKEN_INSERT, [
+      token.id,
+      token.projectId,
+      token.hash,
+      JSON.stringify(token.policy),
+      token.expiresAt,
+      token.createdAt,
+    ]);
+  }
+
+  async findUploadTokenByHash(
+    hash: string,
+  ): Promise<{ token: UploadTokenRow; project: Project } | null> {
+    const [row] = await this.rows<UploadTokenWithProjectRecord>(SQL.UPLOAD_TOKEN_BY_HASH, [hash]);
+    return row ? toUploadTokenWithProject(row) : null;
+  }
+
+  async getUploadToken(id: string): Promise<UploadTokenRow | null> {
+    const [row] = await this.rows<UploadTokenRecord>(SQL.UPLOAD_TOKEN_BY_ID, [id]);
+    return row ? toUploadToken(row) : null;
+  }
+
+  async tokenUsage(tokenId: string, now: number): Promise<TokenUsage> {
+    const [row] = await this.rows<TokenUsageRecord>(SQL.TOKEN_USAGE, [tokenId, now]);
+    return toTokenUsage(row);
+  }
+
   async insertFile(file: FileRow): Promise<void> {
     await this.changes(SQL.fileInsert(1), fileValues(file), { grouped: true });
   }
 
-  async usage(projectId: string): Promise<UsageCounts> {
-    const [row] = await this.rows<UsageRecord>(SQL.PROJECT_USAGE, [projectId]);
+  async usage(projectId: string, now: number): Promise<UsageCounts> {
+    const [row] = await this.rows<UsageRecord>(SQL.PROJECT_USAGE, [projectId, now]);
     return toUsage(row);
   }
 
@@ -266,6 +308,10 @@ export abstract class SqlMetadataStore implements MetadataStore {
 
   async markPurged(id: string): Promise<void> {
     await this.changes(SQL.PURGED_MARK, [id]);
+  }
+
+  async listDueForDeletion(now: number, limit: number): Promise<FileRow[]> {
+    return this.#files(SQL.DUE_FOR_DELETION, [now, limit]);
   }
 
   async listExpiredPending(before: number, limit: number): Promise<FileRow[]> {

@@ -15,8 +15,9 @@ import { FILE_COLUMNS } from './records.js';
 const VISIBLE = `status IN ('pending', 'ready')`;
 
 export const PROJECT_INSERT = `INSERT INTO projects
-  (id, name, plan, allowed_origins, allowed_types, storage_quota, max_pending_uploads, created_at)
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?)`;
+  (id, name, plan, allowed_origins, allowed_types, storage_quota, max_pending_uploads, created_at,
+   require_upload_token)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 
 /**
  * One statement, so two concurrent patches of different fields both land. A field is
@@ -29,7 +30,8 @@ export const PROJECT_UPDATE = `UPDATE projects SET
     allowed_origins = coalesce(?, allowed_origins),
     allowed_types = CASE WHEN CAST(? AS INTEGER) = 1 THEN ? ELSE allowed_types END,
     storage_quota = CASE WHEN CAST(? AS INTEGER) = 1 THEN ? ELSE storage_quota END,
-    max_pending_uploads = CASE WHEN CAST(? AS INTEGER) = 1 THEN ? ELSE max_pending_uploads END
+    max_pending_uploads = CASE WHEN CAST(? AS INTEGER) = 1 THEN ? ELSE max_pending_uploads END,
+    require_upload_token = coalesce(CAST(? AS INTEGER), require_upload_token)
   WHERE id = ? RETURNING *`;
 
 export const PROJECT_BY_ID = 'SELECT * FROM projects WHERE id = ?';
@@ -42,9 +44,44 @@ export const KEY_INSERT = `INSERT INTO api_keys (id, project_id, kind, hash, hin
 export const LIVE_KEY_BY_HASH = `SELECT k.*, p.name AS p_name, p.plan AS p_plan,
     p.allowed_origins AS p_allowed_origins, p.allowed_types AS p_allowed_types,
     p.storage_quota AS p_storage_quota, p.max_pending_uploads AS p_max_pending_uploads,
-    p.created_at AS p_created_at
+    p.require_upload_token AS p_require_upload_token, p.created_at AS p_created_at
   FROM api_keys k JOIN projects p ON p.id = k.project_id
   WHERE k.hash = ? AND k.revoked_at IS NULL`;
+
+export const UPLOAD_TOKEN_COLUMNS = 'id, project_id, hash, policy, expires_at, created_at';
+
+export const UPLOAD_TOKEN_INSERT = `INSERT INTO upload_tokens (${UPLOAD_TOKEN_COLUMNS})
+  VALUES (?, ?, ?, ?, ?, ?)`;
+
+/** A token with its project's columns, prefixed `p_` (as `LIVE_KEY_BY_HASH`). */
+export const UPLOAD_TOKEN_BY_HASH = `SELECT t.*, p.name AS p_name, p.plan AS p_plan,
+    p.allowed_origins AS p_allowed_origins, p.allowed_types AS p_allowed_types,
+    p.storage_quota AS p_storage_quota, p.max_pending_uploads AS p_max_pending_uploads,
+    p.require_upload_token AS p_require_upload_token, p.created_at AS p_created_at
+  FROM upload_tokens t JOIN projects p ON p.id = t.project_id
+  WHERE t.hash = ?`;
+
+export const UPLOAD_TOKEN_BY_ID = `SELECT ${UPLOAD_TOKEN_COLUMNS} FROM upload_tokens WHERE id = ?`;
+
+/**
+ * What a token's uploads hold (token id, now): every row still tied to it (ready, being
+ * received, deleted after it was ready), but a pending one only until it expires. Rows whose
+ * room came back (aborted, refused, expired) are no longer tied to it (`token_id` cleared).
+ */
+export const TOKEN_USAGE = `SELECT count(*) AS files, coalesce(sum(size), 0) AS bytes
+  FROM files WHERE token_id = ? AND (status <> 'pending' OR expires_at > CAST(? AS BIGINT))`;
+
+/**
+ * What anonymous uploads hold while unfinished, of all addresses and of one (address,
+ * address, project id, now); pending ones only until they expire.
+ */
+export const ANONYMOUS_USAGE = `SELECT coalesce(sum(size), 0) AS bytes,
+    count(CASE WHEN status = 'pending' THEN 1 END) AS uploads,
+    coalesce(sum(CASE WHEN anonymous_address = ? THEN size ELSE 0 END), 0) AS address_bytes,
+    count(CASE WHEN status = 'pending' AND anonymous_address = ? THEN 1 END) AS address_uploads
+  FROM files WHERE project_id = ? AND anonymous_address IS NOT NULL
+    AND status IN ('pending', 'receiving')
+    AND (status = 'receiving' OR expires_at > CAST(? AS BIGINT))`;
 
 export const KEYS_OF_PROJECT =
   'SELECT * FROM api_keys WHERE project_id = ? ORDER BY created_at, id';
@@ -59,15 +96,17 @@ export function fileInsert(count: number): string {
 }
 
 /**
- * What a project holds: ready files, and the bytes and count of uploads not finished
- * (pending, and one-request uploads receiving their bytes).
+ * What a project holds (project id, now): ready files, and the bytes and count of uploads
+ * not finished (pending, and one-request uploads receiving their bytes). A pending upload
+ * past its expiry holds nothing: its room comes back then, not when the sweeper removes it.
  */
 export const PROJECT_USAGE = `SELECT
     coalesce(sum(CASE WHEN status = 'ready' THEN size ELSE 0 END), 0) AS stored_bytes,
     count(CASE WHEN status = 'ready' THEN 1 END) AS files,
     coalesce(sum(CASE WHEN status IN ('pending', 'receiving') THEN size ELSE 0 END), 0) AS pending_bytes,
     count(CASE WHEN status = 'pending' THEN 1 END) AS pending_uploads
-  FROM files WHERE project_id = ? AND status IN ('pending', 'receiving', 'ready')`;
+  FROM files WHERE project_id = ? AND status IN ('pending', 'receiving', 'ready')
+    AND (status <> 'pending' OR expires_at > CAST(? AS BIGINT))`;
 
 export const VISIBLE_FILE = `SELECT ${FILE_COLUMNS} FROM files
   WHERE id = ? AND project_id = ? AND ${VISIBLE}`;
@@ -97,10 +136,19 @@ export const LIST_AFTER_POSITION = `SELECT ${FILE_COLUMNS} FROM files
 export const FILE_MARK_READY = `UPDATE files SET status = 'ready',
     name = coalesce(?, name), mime = coalesce(?, mime), size = coalesce(?, size),
     metadata = coalesce(?, metadata), created_at = coalesce(?, created_at),
-    completed_parts = coalesce(?, completed_parts), visibility = coalesce(?, visibility)
+    completed_parts = coalesce(?, completed_parts), visibility = coalesce(?, visibility),
+    anonymous_address = NULL
   WHERE id = ? AND status = ? RETURNING ${FILE_COLUMNS}`;
 
-export const FILE_MARK_DELETED = `UPDATE files SET status = 'deleted', deleted_at = ? WHERE id = ?`;
+/**
+ * A file deleted before it was ready (an aborted or refused upload) gives its room back to
+ * the token that signed it; one deleted once ready still counts as one of the token's files.
+ */
+export const TOKEN_RELEASE = `CASE WHEN status = 'ready' THEN token_id ELSE NULL END`;
+
+export const FILE_MARK_DELETED = `UPDATE files SET status = 'deleted', deleted_at = ?,
+    token_id = ${TOKEN_RELEASE}
+  WHERE id = ?`;
 
 export const RECEIVING_DISCARD = `DELETE FROM files WHERE id = ? AND status = 'receiving'`;
 
@@ -131,8 +179,13 @@ export const EXPIRED_PENDING = `SELECT ${FILE_COLUMNS} FROM files
   WHERE status = 'pending' AND expires_at < ?
   ORDER BY expires_at, id LIMIT ?`;
 
-export const PENDING_EXPIRE = `UPDATE files SET status = 'deleted', deleted_at = ?
+export const PENDING_EXPIRE = `UPDATE files SET status = 'deleted', deleted_at = ?, token_id = NULL
   WHERE id = ? AND status = 'pending' RETURNING ${FILE_COLUMNS}`;
+
+/** Ready files whose time has come, soonest first: now, limit. */
+export const DUE_FOR_DELETION = `SELECT ${FILE_COLUMNS} FROM files
+  WHERE status = 'ready' AND delete_at <= CAST(? AS BIGINT)
+  ORDER BY delete_at, id LIMIT ?`;
 
 /**
  * Answers the value only if this call inserted it. Someone else's value is then read by a

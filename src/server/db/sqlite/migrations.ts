@@ -140,4 +140,27 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   ALTER TABLE files ADD COLUMN visibility TEXT NOT NULL DEFAULT 'public'
     CHECK (visibility IN ('public', 'private'));
   `,
+  // Upload tokens (a project's backend decides who uploads what): only each token's hash
+  // and its policy are kept. A file remembers the token that signed it while it counts
+  // against the token's limits, the address of an anonymous reservation while it is
+  // unfinished, and when it deletes itself. A project may require tokens.
+  `
+  CREATE TABLE upload_tokens (
+    id TEXT PRIMARY KEY,
+    project_id TEXT NOT NULL REFERENCES projects (id),
+    hash TEXT NOT NULL UNIQUE,
+    policy TEXT NOT NULL,
+    expires_at INTEGER NOT NULL,
+    created_at INTEGER NOT NULL
+  );
+  ALTER TABLE files ADD COLUMN delete_at INTEGER;
+  ALTER TABLE files ADD COLUMN token_id TEXT;
+  ALTER TABLE files ADD COLUMN anonymous_address TEXT;
+  CREATE INDEX files_token ON files (token_id) WHERE token_id IS NOT NULL;
+  CREATE INDEX files_anonymous ON files (project_id, anonymous_address)
+    WHERE anonymous_address IS NOT NULL AND status IN ('pending', 'receiving');
+  CREATE INDEX files_delete_at ON files (delete_at, id)
+    WHERE status = 'ready' AND delete_at IS NOT NULL;
+  ALTER TABLE projects ADD COLUMN require_upload_token INTEGER NOT NULL DEFAULT 0;
+  `,
 ];

@@ -1,9 +1,19 @@
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { dataDirError } from '../../startup-error.js';
-import type { EventDraft, FileRow, Quota } from '../metadata-store.js';
-import { limits, overQuota } from '../metadata-store.js';
-import { type FileRecord, fileValues, toFile, toUsage, type UsageRecord } from '../sql/records.js';
+import type { EventDraft, FileRow, Reservation } from '../metadata-store.js';
+import { checksAnything, overReservation } from '../metadata-store.js';
+import {
+  type AnonymousUsageRecord,
+  type FileRecord,
+  fileValues,
+  type TokenUsageRecord,
+  toAnonymousUsage,
+  toFile,
+  toTokenUsage,
+  toUsage,
+  type UsageRecord,
+} from '../sql/records.js';
 import {
   SqlMetadataStore,
   type SqlValue,
@@ -171,13 +181,27 @@ export class SqliteMetadataStore extends SqlMetadataStore {
     return statement;
   }
 
-  insertFiles(projectId: string, files: FileRow[], quota: Quota): Promise<void> {
+  insertFiles(projectId: string, files: FileRow[], reservation: Reservation): Promise<void> {
     // One write: checked and inserted in one savepoint of the group's transaction, after
     // every write before it (SQLite has one writer), so two signs never both fit.
     return this.#write(() => {
-      if (limits(quota)) {
-        const usage = toUsage(this.#prepared(SQL.PROJECT_USAGE).get(projectId) as UsageRecord);
-        const over = overQuota(usage, files, quota);
+      if (checksAnything(reservation)) {
+        const { now, anonymous, token } = reservation;
+        const usage = toUsage(this.#prepared(SQL.PROJECT_USAGE).get(projectId, now) as UsageRecord);
+        const held = anonymous
+          ? toAnonymousUsage(
+              this.#prepared(SQL.ANONYMOUS_USAGE).get(
+                anonymous.address,
+                anonymous.address,
+                projectId,
+                now,
+              ) as AnonymousUsageRecord,
+            )
+          : null;
+        const used = token
+          ? toTokenUsage(this.#prepared(SQL.TOKEN_USAGE).get(token.id, now) as TokenUsageRecord)
+          : null;
+        const over = overReservation(reservation, files, usage, held, used);
         if (over) throw over;
       }
       this.#prepared(SQL.fileInsert(files.length)).run(...files.flatMap(fileValues));

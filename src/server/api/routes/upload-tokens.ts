@@ -1,0 +1,35 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { UploadTokenResponse } from '../../../api/types.js';
+import type { ServiceContext } from '../../context.js';
+import { jsonDeadline, readJson } from '../../http/body.js';
+import { newId } from '../../secrets.js';
+import { authenticate } from '../auth.js';
+import { newUploadTokenValue, parseTokenPolicy } from '../upload-tokens.js';
+
+/**
+ * `POST /v1/upload-tokens` (secret key): mints an upload token for the project's backend to
+ * hand to one uploader, with what it may upload (decisions.md, "Who may upload"). The
+ * token is answered once; only its hash is kept.
+ */
+export async function createUploadTokenHandler(
+  ctx: ServiceContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<void> {
+  const caller = await authenticate(ctx, request, { secretOnly: true });
+  const body = await readJson(request, { deadlineMs: jsonDeadline(ctx) });
+  const { policy, expiresIn } = parseTokenPolicy(body, caller.project);
+  const { token, hash } = newUploadTokenValue();
+  const now = ctx.now();
+  const expiresAt = now + expiresIn * 1000;
+  await ctx.db.createUploadToken({
+    id: newId('upt_id_'),
+    projectId: caller.project.id,
+    hash,
+    policy,
+    expiresAt,
+    createdAt: now,
+  });
+  const answer: UploadTokenResponse = { token, expiresAt, ...policy };
+  reply.code(201).header('Cache-Control', 'no-store').send(answer);
+}
