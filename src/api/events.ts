@@ -1,7 +1,13 @@
 import type { FileRecord } from './types.js';
 
 /** What a webhook can be told (decisions.md, "Events (webhooks)"). */
-export const EVENT_TYPES = ['file.ready', 'file.deleted', 'upload.expired'] as const;
+export const EVENT_TYPES = [
+  'file.ready',
+  'file.deleted',
+  'upload.expired',
+  // An import from a URL failed: its record (status `failed`, `importError`) and `reason`.
+  'file.import_failed',
+] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 /** Endpoints one project may register. */

@@ -3,6 +3,7 @@ import { MIN_PART_SIZE, PLANS, type Plan } from '../api/limits.js';
 import { PUBLISHABLE_KEY_PREFIX, SECRET_KEY_PREFIX } from '../api/routes.js';
 import { MetadataUnavailableError } from './db/unavailable.js';
 import { isWebhookSecret } from './events/webhook-secret.js';
+import type { TargetOptions } from './http/targets.js';
 import { parseTargetUrl } from './http/targets.js';
 import { normalizeOrigin } from './origins.js';
 import { keyWeakness } from './secrets.js';
@@ -85,6 +86,18 @@ export interface ServiceConfig {
   webhookAllowPrivate: boolean;
   /** How long one delivery attempt may take, connection to answer. */
   webhookTimeoutMs: number;
+  /**
+   * Whether imports from a URL may reach loopback, private and link-local addresses
+   * (`FILEHOST_IMPORT_ALLOW_PRIVATE`): as webhooks, yes embedded, no at scale.
+   */
+  importAllowPrivate: boolean;
+  /** An import with no progress for this long fails `import_timeout` (decisions.md: 60 s). */
+  importIdleSeconds: number;
+  /**
+   * Tests only, set by no variable: loopback addresses an import takes as public (see
+   * `TargetOptions.treatAsPublic`), so a test can stand a "public" server on 127.0.0.2.
+   */
+  importTargetForTests?: TargetOptions;
 }
 
 /**
@@ -234,6 +247,12 @@ export function configFromEnv(env: Env = process.env): ServiceConfig {
       !deploymentOf({ databaseUrl, s3: undefined }).sharedMetadata,
     ),
     webhookTimeoutMs: integer(env, 'FILEHOST_WEBHOOK_TIMEOUT', 15, 1, 120) * 1000,
+    importAllowPrivate: boolean(
+      read('FILEHOST_IMPORT_ALLOW_PRIVATE'),
+      'FILEHOST_IMPORT_ALLOW_PRIVATE',
+      !deploymentOf({ databaseUrl, s3: undefined }).sharedMetadata,
+    ),
+    importIdleSeconds: integer(env, 'FILEHOST_IMPORT_IDLE_TIMEOUT', 60, 1, 3600),
   };
 }
 

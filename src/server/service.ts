@@ -13,6 +13,7 @@ import type { WebhookRow } from './db/metadata-store.js';
 import { openStores, type Stores } from './deployment.js';
 import { ensureConfiguredWebhook } from './events/configured-webhook.js';
 import { EventDeliverer } from './events/deliverer.js';
+import { Imports } from './imports/importer.js';
 import { DELETE_DUE_INTERVAL_MS, deleteDueFiles, recover, sweep } from './sweeper.js';
 
 /** How often an instance looks for deliveries that came due (retries, other instances' work). */
@@ -43,13 +44,17 @@ export async function startService(
   const apps: FastifyInstance[] = [];
   const timers: NodeJS.Timeout[] = [];
   let deliverer: EventDeliverer | undefined;
+  let imports: Imports | undefined;
   const close = async () => {
     for (const timer of timers) clearInterval(timer);
-    await deliverer?.stop();
     await Promise.all(apps.map((app) => app.close()));
+    // Imports under way fail cleanly (with their events) while the stores are still open.
+    await imports?.stop();
+    await deliverer?.stop();
     await opened.close();
   };
   try {
+    imports = new Imports();
     const ctx: ServiceContext = {
       config,
       urls,
@@ -70,10 +75,12 @@ export async function startService(
       now: Date.now,
       log,
       events: { kick() {} },
+      imports,
       linkKey: linkKey(opened.signingSecret),
     };
     deliverer = new EventDeliverer(ctx);
     ctx.events = deliverer;
+
     await recover(ctx, { exclusive: opened.exclusive });
     const defaultProject = await ensureDefaultProject(ctx.db, config);
     const webhook = await ensureConfiguredWebhook(

@@ -25,6 +25,7 @@ export function readyFileRow(
     deleteAt: null,
     tokenId: null,
     anonymousAddress: null,
+    importState: null,
     ...fields,
   };
 }

@@ -89,6 +89,7 @@ export function metadataStoreConformance(
     deleteAt: null,
     tokenId: null,
     anonymousAddress: null,
+    importState: null,
     ...overrides,
   });
 

@@ -11,6 +11,7 @@ import type {
   EventRow,
   FileRow,
   FileRowStatus,
+  ImportState,
   Project,
   TokenUsage,
   UploadTokenRow,
@@ -65,11 +66,12 @@ export interface FileRecord {
   delete_at: number | null;
   token_id: string | null;
   anonymous_address: string | null;
+  import_state: JsonColumn<ImportState> | null;
 }
 
 /** Every column of `files` that a `FileRow` is made of, in the stores' insert order. */
 export const FILE_COLUMNS =
-  'id, project_id, name, mime, size, created_at, status, metadata, part_size, storage_upload_id, expires_at, deleted_at, checksum, upload_token_hash, completed_parts, visibility, delete_at, token_id, anonymous_address';
+  'id, project_id, name, mime, size, created_at, status, metadata, part_size, storage_upload_id, expires_at, deleted_at, checksum, upload_token_hash, completed_parts, visibility, delete_at, token_id, anonymous_address, import_state';
 
 /** A row's values in `FILE_COLUMNS` order, for an insert (metadata as JSON text). */
 export function fileValues(file: FileRow): (string | number | null)[] {
@@ -93,6 +95,7 @@ export function fileValues(file: FileRow): (string | number | null)[] {
     file.deleteAt,
     file.tokenId,
     file.anonymousAddress,
+    file.importState ? JSON.stringify(file.importState) : null,
   ];
 }
 
@@ -240,6 +243,7 @@ export function toFile(row: FileRecord): FileRow {
     deleteAt: row.delete_at,
     tokenId: row.token_id,
     anonymousAddress: row.anonymous_address,
+    importState: row.import_state === null ? null : fromJson(row.import_state),
   };
 }
 
