@@ -186,7 +186,10 @@ function counted(answer: IncomingMessage, options: RemoteFileOptions): Transform
     },
   });
   const watchdog = setInterval(() => {
-    if (inWindow < progressBytes) {
+    // Bytes waiting here for the store to take them: the store is slow, not the server
+    // (which cannot send while this side does not read); that is not a stall of the server.
+    const waitingOnStore = stream.readableLength > 0 || stream.writableLength > 0;
+    if (inWindow < progressBytes && !waitingOnStore) {
       fail(
         new ImportFailure(
           'import_timeout',
