@@ -14,6 +14,8 @@ import { ImportFailure, openRemoteFile } from './remote-file.js';
 
 /** How often the instance fetching an import writes its progress (and renews its lease). */
 export const IMPORT_PROGRESS_MS = 1000;
+/** Bytes handed to the store at once. */
+const WRITE_BYTES = 1024 * 1024;
 
 /**
  * How long an import's lease lasts without renewal: three idle timeouts (as a one-request
@@ -113,11 +115,22 @@ async function runImport(
     });
     state.totalBytes = remote.declaredBytes;
     const declaredType = remoteType(remote.contentType);
+    // Counted as it arrives, and handed to the store in writes of about 1 MiB: the socket's
+    // 64 KiB reads, written one by one, cost a disk write each (a third of the speed).
     const counted = async function* () {
+      let batch: Buffer[] = [];
+      let batched = 0;
       for await (const chunk of remote.body as AsyncIterable<Buffer>) {
         state.receivedBytes += chunk.length;
-        yield chunk;
+        batch.push(chunk);
+        batched += chunk.length;
+        if (batched >= WRITE_BYTES) {
+          yield batch.length === 1 ? (batch[0] as Buffer) : Buffer.concat(batch, batched);
+          batch = [];
+          batched = 0;
+        }
       }
+      if (batched > 0) yield Buffer.concat(batch, batched);
     };
     const { size } = await ctx.blobs.put(id, counted(), { contentType: declaredType });
     if (controller.signal.aborted) throw controller.signal.reason;

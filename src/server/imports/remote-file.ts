@@ -169,6 +169,8 @@ function counted(answer: IncomingMessage, options: RemoteFileOptions): Transform
   let total = 0;
   let inWindow = 0;
   const stream = new Transform({
+    // Room for a write to the store in flight while the socket keeps reading.
+    highWaterMark: 2 * 1024 * 1024,
     transform(chunk: Buffer, _encoding, callback: TransformCallback) {
       total += chunk.length;
       inWindow += chunk.length;
