@@ -53,7 +53,12 @@ describe('POST, GET and DELETE /v1/webhooks', () => {
     assert.match(created.id, /^wh_/);
     assert.match(created.secret, /^whsec_[A-Za-z0-9+/]{43}=$/);
     assert.equal(Buffer.from(created.secret.slice(6), 'base64').length, 32);
-    assert.deepEqual(created.events, ['file.ready', 'file.deleted', 'upload.expired']);
+    assert.deepEqual(created.events, [
+      'file.ready',
+      'file.deleted',
+      'upload.expired',
+      'file.import_failed',
+    ]);
     assert.equal(created.url, 'http://127.0.0.1:9/hooks');
     const listed = await json<WebhookListResponse>(await t.api('/v1/webhooks', { key: secretKey }));
     const { secret: _secret, ...withoutSecret } = created;
