@@ -4,7 +4,7 @@ import type { ImageVariants } from './cdn/variants/stored-variant.js';
 import type { ServiceConfig } from './config.js';
 import type { MetadataStore } from './db/metadata-store.js';
 import type { DiskReserve } from './disk-reserve.js';
-import type { Imports } from './imports/importer.js';
+import type { ImportRunner } from './imports/import-job.js';
 import type { RateLimiter } from './rate-limit/rate-limiter.js';
 import type { BlobStore } from './storage/blob-store.js';
 
@@ -27,7 +27,7 @@ export interface ServiceContext {
   /** Told when an event was recorded here, so its webhooks go out at once. */
   events: { kick(): void };
   /** Imports from a URL this process is fetching (`POST /v1/uploads/import`). */
-  imports: Imports;
+  imports: ImportRunner;
   /** The key of signed CDN links (`cdn/signed-link.ts`), the same on every instance. */
   linkKey: Buffer;
 }

@@ -78,6 +78,7 @@ export async function startService(
       imports,
       linkKey: linkKey(opened.signingSecret),
     };
+    imports.attach(ctx);
     deliverer = new EventDeliverer(ctx);
     ctx.events = deliverer;
 

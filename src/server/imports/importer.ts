@@ -1,4 +1,3 @@
-import type { UploadTokenPolicy } from '../../api/types.js';
 import { sanitizeName } from '../api/names.js';
 import { toFileRecord } from '../api/records.js';
 import { readHead, requireAllowedType, storedType } from '../api/stored-type.js';
@@ -10,6 +9,7 @@ import { fileEvent } from '../events/file-events.js';
 import { ServiceError } from '../http/errors.js';
 import { normalizeMediaType } from '../http/media-type.js';
 import { newId } from '../secrets.js';
+import type { ImportJob, ImportRunner } from './import-job.js';
 import { ImportFailure, openRemoteFile } from './remote-file.js';
 
 /** How often the instance fetching an import writes its progress (and renews its lease). */
@@ -26,21 +26,6 @@ export function importLeaseMs(ctx: Pick<ServiceContext, 'config'>): number {
   return Math.max(10 * IMPORT_PROGRESS_MS, 3 * ctx.config.idleTimeoutSeconds * 1000);
 }
 
-/** What an import needs beyond its row: where from, and what bounds the file. */
-export interface ImportJob {
-  /** The pending row as inserted (metadata, visibility and `deleteAt` already final). */
-  row: FileRow;
-  url: URL;
-  /** The caller's `name`, sanitised; null: from the remote answer or the URL. */
-  givenName: string | null;
-  /** The most bytes the file may have (plan, token, room left), counted as they arrive. */
-  maxBytes: number;
-  /** Why `maxBytes` is what it is, for the `too_large` message. */
-  maxBytesReason: string;
-  allowedTypes: readonly string[] | null;
-  policy: UploadTokenPolicy | null;
-}
-
 /** A pending import deleted while it ran: nothing to report, only bytes to remove. */
 class Cancelled extends Error {}
 
@@ -51,12 +36,20 @@ class Cancelled extends Error {}
  * a URL that brought an instance down is not given a second one to bring down, and a
  * partial file never becomes ready (see docs/api-imports.md).
  */
-export class Imports {
+export class Imports implements ImportRunner {
   readonly #running = new Map<string, { controller: AbortController; done: Promise<void> }>();
   #stopped = false;
+  #ctx: ServiceContext | null = null;
+
+  /** The context imports run in: set once, when the service has made it. */
+  attach(ctx: ServiceContext): void {
+    this.#ctx = ctx;
+  }
 
   /** Starts fetching; answers at once. */
-  start(ctx: ServiceContext, job: ImportJob): void {
+  start(job: ImportJob): void {
+    const ctx = this.#ctx;
+    if (!ctx) throw new Error('Imports.start before attach');
     const controller = new AbortController();
     if (this.#stopped) controller.abort(stoppedFailure());
     const done = runImport(ctx, job, controller).finally(() => {

@@ -81,7 +81,7 @@ export async function importHandler(
     if (error instanceof TokenExhaustedError) throw tokenExhaustedError(error);
     throw error;
   }
-  ctx.imports.start(ctx, {
+  ctx.imports.start({
     row,
     url,
     givenName: body.name === undefined ? null : row.name,
