@@ -4,7 +4,7 @@ import { readHead, requireAllowedType, storedType } from '../api/stored-type.js'
 import { requireTokenType } from '../api/upload-tokens.js';
 import type { ServiceContext } from '../context.js';
 import { crashPoint } from '../crash-points.js';
-import type { EventDraft, FileRow, ImportErrorState, ImportState } from '../db/metadata-store.js';
+import type { EventDraft, ImportErrorState, ImportState } from '../db/metadata-store.js';
 import { fileEvent } from '../events/file-events.js';
 import { ServiceError } from '../http/errors.js';
 import { normalizeMediaType } from '../http/media-type.js';
