@@ -5,7 +5,7 @@
  * deployment (SQLite + local disk); `npm run bench:import`.
  */
 import { spawn } from 'node:child_process';
-import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, open, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FileRecord, ImportResponse } from '../../src/api/types.js';
@@ -24,6 +24,16 @@ async function curlOnce(url: string, to: string): Promise<number> {
     const child = spawn('curl', ['-s', '-f', '-o', to, url], { stdio: 'ignore' });
     child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`curl ${code}`))));
   });
+  return performance.now() - started;
+}
+
+/** curl, then the file flushed to disk: what the import must do before a file is ready. */
+async function curlDurableOnce(url: string, to: string): Promise<number> {
+  const started = performance.now();
+  await curlOnce(url, to);
+  const handle = await open(to, 'r+');
+  await handle.sync();
+  await handle.close();
   return performance.now() - started;
 }
 
@@ -70,6 +80,7 @@ async function main(): Promise<void> {
     return elapsed;
   };
   const curlTimes: number[] = [];
+  const durableTimes: number[] = [];
   const importTimes: number[] = [];
   try {
     // One of each first, not counted: page cache, JIT.
@@ -78,6 +89,10 @@ async function main(): Promise<void> {
     for (let run = 0; run < RUNS; run++) {
       curlTimes.push(await curlOnce(`${nginx.url}/big.bin`, join(root, `curl-${run}.bin`)));
       await rm(join(root, `curl-${run}.bin`));
+      durableTimes.push(
+        await curlDurableOnce(`${nginx.url}/big.bin`, join(root, `sync-${run}.bin`)),
+      );
+      await rm(join(root, `sync-${run}.bin`));
       importTimes.push(await importOnce());
     }
   } finally {
@@ -87,6 +102,7 @@ async function main(): Promise<void> {
     await rm(dataDir, { recursive: true, force: true });
   }
   const curl = median(curlTimes);
+  const durable = median(durableTimes);
   const imported = median(importTimes);
   const rate = (ms: number) => `${(SIZE / MiB / (ms / 1000)).toFixed(0)} MiB/s`;
   console.log(`256 MiB from nginx on loopback, ${RUNS} runs each, medians:`);
@@ -96,7 +112,11 @@ async function main(): Promise<void> {
   console.log(
     `  import:       ${imported.toFixed(0)} ms (${rate(imported)}) [${importTimes.map((v) => v.toFixed(0)).join(', ')}]`,
   );
+  console.log(
+    `  curl + fsync: ${durable.toFixed(0)} ms (${rate(durable)}) [${durableTimes.map((v) => v.toFixed(0)).join(', ')}]`,
+  );
   console.log(`  ratio (curl time / import time): ${(curl / imported).toFixed(2)}x (goal >= 0.8x)`);
+  console.log(`  ratio (curl + fsync time / import time): ${(durable / imported).toFixed(2)}x`);
 }
 
 await main();
