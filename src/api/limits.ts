@@ -31,3 +31,10 @@ export const DEFAULT_MIME = 'application/octet-stream';
 export const METADATA_MAX_KEYS = 50;
 export const METADATA_MAX_KEY_LENGTH = 40;
 export const METADATA_MAX_VALUE_LENGTH = 500;
+
+/**
+ * Uploads one client keeps signed but not finished at once (`<file-uploader>`, and each
+ * `FilehostClient`), signing more as earlier ones complete: the service holds at most 200
+ * anonymous pending uploads per address, so 2,000 files from one page still go.
+ */
+export const MAX_UNFINISHED_UPLOADS = 100;

@@ -243,6 +243,8 @@ export interface Usage {
   /** Signed sizes of pending uploads (and bytes reserved by one-request uploads under way). */
   pendingBytes: number;
   pendingUploads: number;
+  /** Bytes of the image variants the CDN keeps for ready files; not counted against the quota. */
+  variantBytes: number;
   quota: { storageBytes: number | null; pendingUploads: number | null };
 }
 

@@ -5,7 +5,8 @@ import type {
   WebhookRecord,
   WebhookRequest,
 } from '../api/events.js';
-import { backendRoutes, routes } from '../api/routes.js';
+import { MAX_UNFINISHED_UPLOADS } from '../api/limits.js';
+import { backendRoutes, routes, UPLOAD_TOKEN_PREFIX } from '../api/routes.js';
 import type {
   CompleteBatchRequest,
   CompleteBatchResponse,
@@ -25,6 +26,8 @@ import type {
   SignResponse,
   UploadResponse,
   UploadState,
+  UploadTokenRequest,
+  UploadTokenResponse,
   Usage,
   Visibility,
 } from '../api/types.js';
@@ -45,8 +48,18 @@ import { type RetryOptions, sleep, withRetry } from './retry.js';
 import type { UploadBody } from './upload-body.js';
 import { claimedParts, planFromSign, resumeOrSign, type UploadPlan } from './upload-plan.js';
 import { UploadSession } from './upload-session.js';
+import { type TokenSource, tokensOnUse } from './upload-token.js';
 
 export type { CallOptions, FilehostClientOptions };
+
+/**
+ * `FilehostApi`'s options: the client's, or, instead of `uploadToken` and `tokenProvider`,
+ * where its upload calls get their token (`<file-uploader>` loads that code only when a
+ * page sets a token).
+ */
+export interface FilehostApiOptions extends FilehostClientOptions {
+  tokens?: TokenSource;
+}
 
 /** A call on one pending upload: its token, which its sign answered (needed with a publishable key). */
 export interface UploadCallOptions extends CallOptions {
@@ -213,8 +226,16 @@ function uploadTokenHeader(token: string | null | undefined): Record<string, str
  * and the whole upload.
  */
 export class FilehostApi extends FilehostConnection {
+  /** Where upload calls get their token; none: they go with the key. */
+  readonly #tokens: TokenSource | null;
+
+  constructor(options: FilehostApiOptions) {
+    super(options);
+    this.#tokens = options.tokens ?? null;
+  }
+
   sign(request: SignRequest, options: CallOptions = {}): Promise<SignResponse> {
-    return this.json<SignResponse>('POST', routes.sign(), request, options);
+    return this.uploadJson<SignResponse>('POST', routes.sign(), request, options);
   }
 
   /**
@@ -223,7 +244,12 @@ export class FilehostApi extends FilehostConnection {
    * `details.index` says which.
    */
   async signMany(files: SignRequest[], options: CallOptions = {}): Promise<SignResponse[]> {
-    const answer = await this.json<SignBatchResponse>('POST', routes.sign(), { files }, options);
+    const answer = await this.uploadJson<SignBatchResponse>(
+      'POST',
+      routes.sign(),
+      { files },
+      options,
+    );
     return answer.uploads;
   }
 
@@ -232,7 +258,7 @@ export class FilehostApi extends FilehostConnection {
     request: CompleteRequest = {},
     options: UploadCallOptions = {},
   ): Promise<FileRecord> {
-    return this.json<FileRecord>('POST', routes.complete(id), request, options);
+    return this.uploadJson<FileRecord>('POST', routes.complete(id), request, options);
   }
 
   /**
@@ -244,7 +270,7 @@ export class FilehostApi extends FilehostConnection {
     uploads: CompleteBatchRequest['uploads'],
     options: CallOptions = {},
   ): Promise<CompleteResult[]> {
-    const answer = await this.json<CompleteBatchResponse>(
+    const answer = await this.uploadJson<CompleteBatchResponse>(
       'POST',
       routes.completeMany(),
       { uploads },
@@ -265,10 +291,12 @@ export class FilehostApi extends FilehostConnection {
 
   /** The parts the service holds, with fresh URLs for the rest (resume). */
   getUpload(id: string, options: UploadCallOptions = {}): Promise<UploadState> {
-    return this.request<UploadState>('GET', routes.uploadState(id), {
-      signal: options.signal,
-      headers: uploadTokenHeader(options.uploadToken),
-    });
+    return this.withUploadToken((auth) =>
+      this.request<UploadState>('GET', routes.uploadState(id), {
+        signal: options.signal,
+        headers: { ...uploadTokenHeader(options.uploadToken), ...auth },
+      }),
+    );
   }
 
   /** A call with a JSON body (and the upload's token, when there is one). */
@@ -277,12 +305,35 @@ export class FilehostApi extends FilehostConnection {
     path: string,
     payload: unknown,
     options: UploadCallOptions,
+    auth?: Record<string, string>,
   ): Promise<T> {
     return this.request<T>(method, path, {
       body: JSON.stringify(payload),
-      headers: { 'Content-Type': 'application/json', ...uploadTokenHeader(options.uploadToken) },
+      headers: {
+        'Content-Type': 'application/json',
+        ...uploadTokenHeader(options.uploadToken),
+        ...auth,
+      },
       signal: options.signal,
     });
+  }
+
+  /** An upload call with a JSON body (see `withUploadToken`). */
+  protected uploadJson<T>(
+    method: string,
+    path: string,
+    payload: unknown,
+    options: UploadCallOptions,
+  ): Promise<T> {
+    return this.withUploadToken((auth) => this.json<T>(method, path, payload, options, auth));
+  }
+
+  /**
+   * Makes an upload call with the client's upload token instead of its key, when it has
+   * one (`auth` is the header to send; see `TokenSource.send`).
+   */
+  protected withUploadToken<T>(call: (auth: Record<string, string>) => Promise<T>): Promise<T> {
+    return this.#tokens ? this.#tokens.send(call) : call({});
   }
 }
 
@@ -296,6 +347,32 @@ export class FilehostApi extends FilehostConnection {
  */
 export class FilehostClient extends FilehostApi {
   #session: UploadSession | undefined;
+  /** Uploads signed and not finished: at most `MAX_UNFINISHED_UPLOADS` at once. */
+  readonly #unfinished = concurrencyLimit(MAX_UNFINISHED_UPLOADS);
+
+  constructor(options: FilehostClientOptions) {
+    const { uploadToken, tokenProvider } = options;
+    super({
+      ...options,
+      // With a token alone the client makes upload calls only; anything else is sent with
+      // the token too, and the service answers `token_scope`.
+      apiKey: options.apiKey || uploadToken || (tokenProvider ? UPLOAD_TOKEN_PREFIX : undefined),
+      tokens: uploadToken || tokenProvider ? tokensOnUse(uploadToken, tokenProvider) : undefined,
+    });
+  }
+
+  /**
+   * `POST /v1/upload-tokens` (secret key): a token a page or app uploads with instead of the
+   * publishable key, within `policy` (how many files, how large, which types, metadata
+   * that wins over the uploader's, visibility, when files delete themselves, how long the
+   * token lasts). A backend mints one for its signed-in user and hands it to the page.
+   */
+  createUploadToken(
+    policy: UploadTokenRequest = {},
+    options: CallOptions = {},
+  ): Promise<UploadTokenResponse> {
+    return this.json<UploadTokenResponse>('POST', backendRoutes.uploadTokens(), policy, options);
+  }
 
   /**
    * `POST /v1/uploads/import`: the service fetches `url` and stores it as a file. Resolves
@@ -341,11 +418,13 @@ export class FilehostClient extends FilehostApi {
     if (name) headers['X-Filename'] = encodeURIComponent(name);
     if (options.metadata) headers['X-Metadata'] = JSON.stringify(options.metadata);
     if (options.visibility) headers['X-Visibility'] = options.visibility;
-    return this.request<UploadResponse>('POST', routes.upload(), {
-      body,
-      headers,
-      signal: options.signal,
-    });
+    return this.withUploadToken((auth) =>
+      this.request<UploadResponse>('POST', routes.upload(), {
+        body,
+        headers: { ...headers, ...auth },
+        signal: options.signal,
+      }),
+    );
   }
 
   getFile(id: string, options: CallOptions = {}): Promise<FileRecord> {
@@ -460,7 +539,11 @@ export class FilehostClient extends FilehostApi {
    * The multi-step upload, whole: sign, send the parts (several at once, each retried on
    * its own, only the missing ones when resuming), complete. Resolves with the ready file.
    */
-  async uploadFile(source: UploadSource, options: UploadFileOptions = {}): Promise<FileRecord> {
+  uploadFile(source: UploadSource, options: UploadFileOptions = {}): Promise<FileRecord> {
+    return this.#unfinished(() => this.#uploadFile(source, options));
+  }
+
+  async #uploadFile(source: UploadSource, options: UploadFileOptions): Promise<FileRecord> {
     const retry: RetryOptions = { retries: options.retries ?? 3, signal: options.signal };
     const call = { signal: options.signal };
     const fingerprint = options.resume ? await source.fingerprint?.() : undefined;
@@ -541,7 +624,11 @@ export class FilehostClient extends FilehostApi {
       });
     const inFlight = concurrencyLimit(Math.max(1, options.concurrency ?? 6));
 
-    const uploadOne = async (source: UploadFilesItem, index: number): Promise<FileRecord> => {
+    // At most MAX_UNFINISHED_UPLOADS of them signed and not yet complete: the next is signed
+    // as one completes (the service caps anonymous pending uploads per address).
+    const uploadOne = (source: UploadFilesItem, index: number): Promise<FileRecord> =>
+      this.#unfinished(() => uploadNow(source, index));
+    const uploadNow = async (source: UploadFilesItem, index: number): Promise<FileRecord> => {
       const request = signRequestOf(source, {
         ...source,
         checksum: options.checksum,

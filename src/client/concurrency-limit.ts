@@ -17,3 +17,13 @@ export function concurrencyLimit(limit: number): ConcurrencyLimit {
     }
   };
 }
+
+/**
+ * A place among a limit's, held from when it is granted until `release` is called: for
+ * work that spans several callbacks rather than one task.
+ */
+export function holdPlace(limit: ConcurrencyLimit): Promise<() => void> {
+  return new Promise(
+    (granted) => void limit(() => new Promise<void>((release) => granted(release))),
+  );
+}

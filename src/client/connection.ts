@@ -2,12 +2,28 @@ import { isSecretKey, routes } from '../api/routes.js';
 import type { FileListResponse } from '../api/types.js';
 import { ApiError } from './api-error.js';
 import type { UploadBody } from './upload-body.js';
+import type { UploadTokenProvider } from './upload-token.js';
 
 export interface FilehostClientOptions {
   /** Base URL of the API, e.g. `http://localhost:8787`. */
   endpoint: string;
-  /** A publishable key (`pk_live_…`) in browsers; either kind on servers. */
-  apiKey: string;
+  /**
+   * A publishable key (`pk_live_…`) in browsers; either kind on servers. May be left out
+   * with `uploadToken` or `tokenProvider`: the client then makes upload calls only.
+   */
+  apiKey?: string;
+  /**
+   * An upload token (`upt_…`) a backend minted (`createUploadToken`): sent instead of the
+   * key on the upload calls (sign, complete, an upload's state, the one-request upload);
+   * every other call still goes with `apiKey`.
+   */
+  uploadToken?: string;
+  /**
+   * Gets a token from the backend (see `UploadTokenProvider`): before the first upload call
+   * when there is no `uploadToken`, and again when the service answers `token_expired`,
+   * after which the refused call is made again with the new token.
+   */
+  tokenProvider?: UploadTokenProvider;
   /** Injectable for tests and special runtimes; defaults to the global `fetch`. */
   fetch?: typeof globalThis.fetch;
 }

@@ -7,6 +7,7 @@ export {
   type CallOptions,
   type CompleteResult,
   FilehostApi,
+  type FilehostApiOptions,
   FilehostClient,
   type FilehostClientOptions,
   type RememberedUpload,
@@ -22,3 +23,4 @@ export {
 } from './client.js';
 export { FilehostConnection } from './connection.js';
 export { type RetryOptions, retryDelayMs, withRetry } from './retry.js';
+export type { UploadTokenGrant, UploadTokenProvider } from './upload-token.js';

@@ -114,6 +114,14 @@ const de: Translation = {
       'Dieser Upload wurde bereits abgeschlossen, vielleicht in einem anderen Tab. Wählen Sie die Datei erneut aus, um sie neu hochzuladen.',
     insufficient_storage: () =>
       'Der Dateidienst hat gerade keinen Platz für Dateien und hat nichts gespeichert. Versuchen Sie es später erneut.',
+    token_expired: () =>
+      'Ihre Berechtigung zum Hochladen ist abgelaufen. Laden Sie die Seite neu oder melden Sie sich erneut an und versuchen Sie es dann noch einmal.',
+    token_exhausted: () =>
+      'Sie haben die Grenze an Dateien oder Datenmenge erreicht, die Sie hier hochladen dürfen. Diese Datei wurde daher nicht gesendet.',
+    upload_token_required: () =>
+      'Diese Website nimmt Uploads nur von Personen an, denen sie es erlaubt hat, und diese Seite hat diese Erlaubnis nicht erhalten. Melden Sie sich an oder informieren Sie den Betreiber der Website.',
+    infected: () =>
+      'Eine Virenprüfung hat in dieser Datei Schadsoftware gefunden. Die Datei wurde abgelehnt, nichts wurde gespeichert.',
     unexpected: ({ code, message }) =>
       `Etwas ist schiefgelaufen (${code}).${message ? ` ${message}` : ''} Versuchen Sie es erneut oder später noch einmal.`,
   },

@@ -115,6 +115,14 @@ const es: Translation = {
       'Esta subida ya se terminó, quizá en otra pestaña. Vuelve a elegir el archivo para subirlo de nuevo.',
     insufficient_storage: () =>
       'El servicio de archivos no tiene espacio ahora mismo y no guardó nada. Inténtalo más tarde.',
+    token_expired: () =>
+      'Su permiso para subir archivos ha caducado. Recargue la página o vuelva a iniciar sesión, y luego reintente.',
+    token_exhausted: () =>
+      'Ha alcanzado el límite de archivos o de datos que puede subir aquí, así que este archivo no se envió.',
+    upload_token_required: () =>
+      'Este sitio solo acepta archivos de personas a las que ha dado permiso, y esta página no recibió ese permiso. Inicie sesión o avise al responsable del sitio.',
+    infected: () =>
+      'Un análisis antivirus encontró software malicioso en este archivo: se rechazó y no se guardó nada.',
     unexpected: ({ code, message }) =>
       `Algo ha fallado (${code}).${message ? ` ${message}` : ''} Reinténtalo ahora o más tarde.`,
   },

@@ -115,6 +115,14 @@ const fr: Translation = {
       'Cet envoi a déjà été terminé, peut-être dans un autre onglet. Choisissez à nouveau le fichier pour l’envoyer.',
     insufficient_storage: () =>
       'Le service de fichiers n’a plus de place pour le moment et n’a rien conservé. Réessayez plus tard.',
+    token_expired: () =>
+      'Votre autorisation d’envoyer des fichiers a expiré. Rechargez la page ou reconnectez-vous, puis réessayez.',
+    token_exhausted: () =>
+      'Vous avez atteint la limite de fichiers ou de données que vous pouvez envoyer ici : ce fichier n’a donc pas été envoyé.',
+    upload_token_required: () =>
+      'Ce site n’accepte que les envois des personnes qu’il a autorisées, et cette page n’a pas reçu cette autorisation. Connectez-vous, ou prévenez le responsable du site.',
+    infected: () =>
+      'Une analyse antivirus a trouvé un logiciel malveillant dans ce fichier : il a été refusé et rien n’a été conservé.',
     unexpected: ({ code, message }) =>
       `Une erreur s’est produite (${code}).${message ? ` ${message}` : ''} Réessayez maintenant ou plus tard.`,
   },

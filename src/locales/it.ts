@@ -110,6 +110,14 @@ const it: Translation = {
       'Questo caricamento è già stato completato, forse in un’altra scheda. Scegli di nuovo il file per caricarlo da capo.',
     insufficient_storage: () =>
       'Il servizio file al momento non ha spazio e non ha salvato nulla. Riprova più tardi.',
+    token_expired: () =>
+      'Il permesso di caricare file è scaduto. Ricarica la pagina o accedi di nuovo, poi riprova.',
+    token_exhausted: () =>
+      'Hai raggiunto il limite di file o di dati che puoi caricare qui, quindi questo file non è stato inviato.',
+    upload_token_required: () =>
+      'Questo sito accetta caricamenti solo dalle persone che ha autorizzato, e questa pagina non ha ricevuto l’autorizzazione. Accedi, oppure avvisa il gestore del sito.',
+    infected: () =>
+      'Un controllo antivirus ha trovato malware in questo file: è stato rifiutato e non è stato conservato nulla.',
     unexpected: ({ code, message }) =>
       `Si è verificato un errore (${code}).${message ? ` ${message}` : ''} Riprova ora o più tardi.`,
   },

@@ -112,6 +112,14 @@ const nl: Translation = {
       'Deze upload is al afgerond, misschien in een ander tabblad. Kies het bestand opnieuw om het opnieuw te uploaden.',
     insufficient_storage: () =>
       'De bestandsdienst heeft nu geen ruimte en heeft niets bewaard. Probeer het later opnieuw.',
+    token_expired: () =>
+      'Je toestemming om te uploaden is verlopen. Laad de pagina opnieuw of log opnieuw in, en probeer het dan nog eens.',
+    token_exhausted: () =>
+      'Je hebt de grens bereikt van het aantal bestanden of de hoeveelheid gegevens die je hier mag uploaden, dus dit bestand is niet verstuurd.',
+    upload_token_required: () =>
+      'Deze site neemt alleen uploads aan van mensen die ze daarvoor toestemming heeft gegeven, en deze pagina heeft die toestemming niet gekregen. Log in, of laat het de eigenaar van de site weten.',
+    infected: () =>
+      'Een virusscan vond malware in dit bestand: het is geweigerd en er is niets bewaard.',
     unexpected: ({ code, message }) =>
       `Er ging iets mis (${code}).${message ? ` ${message}` : ''} Probeer het opnieuw, nu of later.`,
   },

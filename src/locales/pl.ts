@@ -110,6 +110,14 @@ const pl: Translation = {
       'To przesyłanie zostało już zakończone, może w innej karcie. Wybierz plik jeszcze raz, aby przesłać go od nowa.',
     insufficient_storage: () =>
       'Usługa plików nie ma teraz miejsca i niczego nie zapisała. Spróbuj później.',
+    token_expired: () =>
+      'Twoje uprawnienie do wysyłania plików wygasło. Odśwież stronę lub zaloguj się ponownie, a potem spróbuj jeszcze raz.',
+    token_exhausted: () =>
+      'Osiągnięto limit plików lub danych, które możesz tu wysłać, więc ten plik nie został wysłany.',
+    upload_token_required: () =>
+      'Ta witryna przyjmuje pliki tylko od osób, którym na to pozwoliła, a ta strona nie otrzymała takiego pozwolenia. Zaloguj się lub powiadom właściciela witryny.',
+    infected: () =>
+      'Skanowanie antywirusowe wykryło w tym pliku złośliwe oprogramowanie: plik odrzucono i niczego nie zachowano.',
     unexpected: ({ code, message }) =>
       `Coś poszło nie tak (${code}).${message ? ` ${message}` : ''} Ponów teraz lub spróbuj później.`,
   },

@@ -111,6 +111,14 @@ const ptBR: Translation = {
       'Este envio já foi concluído, talvez em outra aba. Escolha o arquivo outra vez para enviá-lo de novo.',
     insufficient_storage: () =>
       'O serviço de arquivos está sem espaço agora e não guardou nada. Tente mais tarde.',
+    token_expired: () =>
+      'Sua permissão para enviar arquivos expirou. Recarregue a página ou entre novamente e depois tente de novo.',
+    token_exhausted: () =>
+      'Você atingiu o limite de arquivos ou de dados que pode enviar aqui, então este arquivo não foi enviado.',
+    upload_token_required: () =>
+      'Este site só aceita envios de pessoas que ele autorizou, e esta página não recebeu essa autorização. Entre na sua conta ou avise o responsável pelo site.',
+    infected: () =>
+      'Uma verificação de vírus encontrou malware neste arquivo: ele foi recusado e nada foi guardado.',
     unexpected: ({ code, message }) =>
       `Algo deu errado (${code}).${message ? ` ${message}` : ''} Tente de novo agora ou mais tarde.`,
   },

@@ -110,6 +110,14 @@ const tr: Translation = {
       'Bu yükleme zaten tamamlandı, belki başka bir sekmede. Yeniden yüklemek için dosyayı yeniden seçin.',
     insufficient_storage: () =>
       'Dosya hizmetinde şu anda yer yok ve hiçbir şey saklanmadı. Daha sonra yeniden deneyin.',
+    token_expired: () =>
+      'Dosya yükleme izniniz sona erdi. Sayfayı yenileyin ya da yeniden oturum açın, sonra tekrar deneyin.',
+    token_exhausted: () =>
+      'Buraya yükleyebileceğiniz dosya ya da veri sınırına ulaştınız, bu yüzden bu dosya gönderilmedi.',
+    upload_token_required: () =>
+      'Bu site yalnızca izin verdiği kişilerden yükleme kabul ediyor ve bu sayfa o izni almadı. Oturum açın ya da site sahibine haber verin.',
+    infected: () =>
+      'Virüs taraması bu dosyada kötü amaçlı yazılım buldu: dosya reddedildi ve hiçbir şey saklanmadı.',
     unexpected: ({ code, message }) =>
       `Bir şeyler ters gitti (${code}).${message ? ` ${message}` : ''} Yeniden deneyin ya da daha sonra tekrar deneyin.`,
   },

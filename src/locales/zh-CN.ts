@@ -98,6 +98,11 @@ const zhCN: Translation = {
     link_expired: () => '这次上传的链接已失效。重试即可获取新链接。',
     upload_conflict: () => '这次上传已经完成,可能是在另一个标签页中。如需重新上传,请再次选择文件。',
     insufficient_storage: () => '文件服务当前没有空间,未保存任何内容。请稍后重试。',
+    token_expired: () => '你的上传权限已过期。请刷新页面或重新登录，然后重试。',
+    token_exhausted: () => '你已达到在此可上传的文件数或数据量上限，因此这个文件没有发送。',
+    upload_token_required: () =>
+      '本网站只接受其授权的人上传文件，而此页面没有获得该授权。请登录，或告知网站负责人。',
+    infected: () => '病毒扫描在此文件中发现了恶意软件，文件已被拒绝，没有保存任何内容。',
     unexpected: ({ code, message }) =>
       `出现问题(${code})。${message ? `${message} ` : ''}请重试,或稍后再试。`,
   },

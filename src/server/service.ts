@@ -71,6 +71,8 @@ export async function startService(
         blobs: opened.blobs,
         db: opened.db,
         encoder: new VariantEncoder(),
+        trustMemory: !deploymentOf(config).sharedMetadata,
+        log,
       }),
       now: Date.now,
       log,

@@ -24,6 +24,7 @@ export interface SweepResult {
  */
 export async function purge(ctx: ServiceContext, row: FileRow): Promise<void> {
   await ctx.blobs.deleteDerived(row.id);
+  await ctx.db.removeVariants(row.id);
   await ctx.blobs.delete(row.id, row.storageUploadId);
   await ctx.db.markPurged(row.id);
 }

@@ -1,4 +1,5 @@
 import { executeServerCommand } from '@web/test-runner-commands';
+import type { UploadTokenRequest, UploadTokenResponse, Usage } from '../../src/api/types.js';
 import { patternBytes } from '../helpers/bytes.js';
 import type { ProjectForTest } from '../helpers/wtr-plugins.js';
 
@@ -9,9 +10,29 @@ export function project(
     plan?: 'free' | 'paid';
     rateLimited?: boolean;
     shortLivedUrls?: boolean;
+    requireUploadToken?: boolean;
   } = {},
 ): Promise<ProjectForTest> {
   return executeServerCommand('filehost-project', options) as Promise<ProjectForTest>;
+}
+
+/**
+ * An upload token of the project of `publishableKey`, minted by its backend (the secret key
+ * stays with the test runner); `expired`: one already past its expiry.
+ */
+export function uploadToken(
+  publishableKey: string,
+  options: { policy?: UploadTokenRequest; expired?: boolean } = {},
+): Promise<UploadTokenResponse> {
+  return executeServerCommand('filehost-token', {
+    publishableKey,
+    ...options,
+  }) as Promise<UploadTokenResponse>;
+}
+
+/** `GET /v1/usage` of the project of `publishableKey` (asked with its secret key). */
+export function usage(publishableKey: string): Promise<Usage> {
+  return executeServerCommand('filehost-usage', { publishableKey }) as Promise<Usage>;
 }
 
 /** Real network conditions in this browser, set from the test runner (Playwright). */

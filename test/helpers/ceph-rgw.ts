@@ -264,7 +264,7 @@ export async function startRgw(
         const bucket = name ?? `test-${process.pid}-${++buckets}-${randomBytes(3).toString('hex')}`;
         await client.send(new CreateBucketCommand({ Bucket: bucket }));
         if (options.corsOrigins) {
-          // Exactly what `npm run admin -- bucket setup` applies (and the README shows).
+          // Exactly what `npm run admin -- bucket setup` applies (and docs/running-at-scale.md shows).
           await configureBucket(
             {
               bucket,

@@ -22,7 +22,7 @@ export function nginxAvailable(): { skip: string } | null {
 }
 
 /**
- * The load balancer of the README's "Running at scale" (same proxy settings), in front of
+ * The load balancer of docs/running-at-scale.md (same proxy settings), in front of
  * `instances` (host:port of each instance's API and CDN), round robin, on loopback.
  */
 export async function startNginx(

@@ -6,6 +6,7 @@ import type { TestRunnerPlugin } from '@web/test-runner';
 import { build } from 'esbuild';
 import type { CDPSession, Page, Request as PlaywrightRequest, Route } from 'playwright-core';
 import { createKey, createProject } from '../../src/server/admin.js';
+import { hashKey, newId } from '../../src/server/secrets.js';
 import type { RunningService } from '../../src/server/service.js';
 import { startTestService, type TestService } from './service.js';
 
@@ -62,8 +63,12 @@ export interface ProjectForTest {
 /**
  * A real filehost service for the browser tests, on free loopback ports with a temporary
  * data directory, plus commands the tests call through `executeServerCommand`:
- * - `filehost-project` `{ allowTestOrigin?, plan?, rateLimited?, shortLivedUrls? }`: a fresh project with its
+ * - `filehost-project` `{ allowTestOrigin?, plan?, rateLimited?, shortLivedUrls?, requireUploadToken? }`: a fresh project with its
  *   publishable key (the secret key never reaches the browser);
+ * - `filehost-token` `{ publishableKey, policy?, expired? }`: an upload token of that key's
+ *   project, minted by `POST /v1/upload-tokens` with its secret key as a backend would (with
+ *   `expired`, a copy of it already past its expiry, written to the database);
+ * - `filehost-usage` `{ publishableKey }`: `GET /v1/usage` of that key's project;
  * - `filehost-device` `{ action: 'touch', enabled }` (a touch screen, as a phone's) or
  *   `{ action: 'pick', selector, files: { path: text }, folder? }` (real files, or a real
  *   folder, set on a file input);
@@ -82,6 +87,8 @@ export function filehostService(): TestRunnerPlugin {
   /** Each page's DevTools session once its network was throttled (see 'throttle'). */
   const throttled = new WeakMap<Page, CDPSession>();
   const answeredLogs = new WeakMap<Page, string[]>();
+  /** Each project's service and secret key, by its publishable key (for tokens and usage). */
+  const backends = new Map<string, { service: RunningService; secretKey: string }>();
 
   async function start(env: Record<string, string>): Promise<RunningService> {
     const started = await startTestService({
@@ -117,8 +124,11 @@ export function filehostService(): TestRunnerPlugin {
           plan: options.plan === 'paid' ? 'paid' : 'free',
           allowedOrigins:
             options.allowTestOrigin === false ? ['https://elsewhere.example'] : [origin],
+          requireUploadToken: options.requireUploadToken === true,
         });
         const { key } = await createKey(db, project.id, 'publishable');
+        const secret = await createKey(db, project.id, 'secret');
+        backends.set(key, { service, secretKey: secret.key });
         const result: ProjectForTest = {
           endpoint: service.apiUrl,
           cdnUrl: service.cdnUrl,
@@ -126,6 +136,32 @@ export function filehostService(): TestRunnerPlugin {
           origin,
         };
         return result;
+      }
+      if (command === 'filehost-token' || command === 'filehost-usage') {
+        const backend = backends.get(String(options.publishableKey));
+        if (!backend) throw new Error('No such project');
+        const { service, secretKey } = backend;
+        const usage = command === 'filehost-usage';
+        const answer = await fetch(`${service.apiUrl}/v1/${usage ? 'usage' : 'upload-tokens'}`, {
+          method: usage ? 'GET' : 'POST',
+          headers: { Authorization: `Bearer ${secretKey}`, 'Content-Type': 'application/json' },
+          body: usage ? undefined : JSON.stringify(options.policy ?? {}),
+        });
+        const body = (await answer.json()) as { token?: string; expiresAt?: number };
+        if (!answer.ok) throw new Error(`${command}: ${answer.status} ${JSON.stringify(body)}`);
+        if (!options.expired || !body.token) return body;
+        // The same policy, past its expiry (as tokens get when a page stays open long).
+        const db = service.context.db;
+        const found = await db.findUploadTokenByHash(hashKey(body.token));
+        if (!found) throw new Error('The minted token is not in the database');
+        const expired = `upt_${newId()}${newId()}`;
+        await db.createUploadToken({
+          ...found.token,
+          id: newId('upt_id_'),
+          hash: hashKey(expired),
+          expiresAt: Date.now() - 1,
+        });
+        return { ...body, token: expired, expiresAt: Date.now() - 1 };
       }
       if (command === 'filehost-device') {
         const page = (session.browser as unknown as { getPage(id: string): Page }).getPage(

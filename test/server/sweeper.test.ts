@@ -44,9 +44,19 @@ describe('the sweeper', () => {
         during.some((path) => path.startsWith(`uploads/${signed.id}`)),
         'the upload is open in the store',
       );
-      assert.deepEqual(await sweep(short.service.context), { expired: 0, purged: 0, abandoned: 0 });
+      assert.deepEqual(await sweep(short.service.context), {
+        expired: 0,
+        deleted: 0,
+        purged: 0,
+        abandoned: 0,
+      });
       await new Promise((resolve) => setTimeout(resolve, 2100));
-      assert.deepEqual(await sweep(short.service.context), { expired: 1, purged: 1, abandoned: 0 });
+      assert.deepEqual(await sweep(short.service.context), {
+        expired: 1,
+        deleted: 0,
+        purged: 1,
+        abandoned: 0,
+      });
       await expectError(await short.api(`/v1/files/${signed.id}`), 404, 'not_found');
       assert.deepEqual(await short.stored(), before);
     } finally {

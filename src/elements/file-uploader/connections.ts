@@ -1,7 +1,10 @@
-import { MIN_PART_SIZE } from '../../api/limits.js';
+import { MAX_UNFINISHED_UPLOADS, MIN_PART_SIZE } from '../../api/limits.js';
+import { UPLOAD_TOKEN_PREFIX } from '../../api/routes.js';
 import type { SignRequest } from '../../api/types.js';
 import { FilehostApi } from '../../client/client.js';
+import { concurrencyLimit } from '../../client/concurrency-limit.js';
 import { UploadSession } from '../../client/upload-session.js';
+import { tokensOnUse, type UploadTokenProvider } from '../../client/upload-token.js';
 import { type ConnectionProblem, connect } from '../shared/connection.js';
 import { setupFailure } from './file-retries.js';
 import type { FileUpload, UploadTarget } from './file-state.js';
@@ -21,13 +24,33 @@ import type { ChecksumChoice } from './file-view.js';
 export class Connections {
   readonly #clients = new Map<string, FilehostApi | ConnectionProblem>();
   readonly #sessions = new WeakMap<FilehostApi, UploadSession>();
+  /** Each token provider a page gave, numbered: part of the key of its clients. */
+  readonly #providers = new WeakMap<UploadTokenProvider, number>();
+  /**
+   * Places among the uploads signed and not finished (`MAX_UNFINISHED_UPLOADS`): one per
+   * element whatever its key or token, since the service counts them per address.
+   */
+  readonly unfinished = concurrencyLimit(MAX_UNFINISHED_UPLOADS);
 
-  /** The client for a file's endpoint and key, or (thrown) why there cannot be one. */
+  /** The client for a file's endpoint and key (or token), or (thrown) why there cannot be one. */
   clientFor(target: UploadTarget): FilehostApi {
-    const key = `${target.endpoint}\n${target.apiKey}`;
+    const { endpoint, apiKey, uploadToken, tokenProvider } = target;
+    let provider = tokenProvider ? this.#providers.get(tokenProvider) : 0;
+    if (provider === undefined && tokenProvider) {
+      provider = ++providers;
+      this.#providers.set(tokenProvider, provider);
+    }
+    const key = `${endpoint}\n${apiKey}\n${uploadToken ?? ''}\n${provider}`;
     let connection = this.#clients.get(key);
     if (connection === undefined) {
-      connection = connect(FilehostApi, target.endpoint, target.apiKey);
+      const tokens =
+        uploadToken || tokenProvider
+          ? tokensOnUse(uploadToken, tokenProvider, () => import('./upload-tokens.js'))
+          : undefined;
+      // With a token the key may be left out (the upload calls go with the token).
+      connection = connect(FilehostApi, endpoint, apiKey || (tokens ? UPLOAD_TOKEN_PREFIX : ''), {
+        tokens,
+      });
       this.#clients.set(key, connection);
     }
     if (typeof connection !== 'string') return connection;
@@ -44,6 +67,8 @@ export class Connections {
     return session;
   }
 }
+
+let providers = 0;
 
 /** What the sign step is told of a file. */
 export function signRequestFor(

@@ -38,7 +38,8 @@ const uploader: Pick<UploaderTexts, EngineOnlyText> = {
   interrupted: 'Interrupted. Choose this file again to carry on where it stopped.',
 };
 
-const errors: Pick<FailureTexts, UploadOnlyFailure> = {
+/** (`token_expired` and `token_exhausted` arrive with the token code: `upload-tokens.ts`.) */
+const errors: Omit<Pick<FailureTexts, UploadOnlyFailure>, 'token_expired' | 'token_exhausted'> = {
   too_large: ({ limit }) => `This file is too large. The limit is ${limit}.`,
   empty_body: () => 'This file is empty, so there is nothing to upload.',
   type_not_allowed: ({ accept }) => `This type of file is not accepted here. Accepted: ${accept}.`,
@@ -53,6 +54,9 @@ const errors: Pick<FailureTexts, UploadOnlyFailure> = {
   upload_conflict: () =>
     'This upload was already finished, perhaps in another tab. Choose the file again to upload anew.',
   insufficient_storage: () => 'The file service is out of room and kept nothing. Try again later.',
+  upload_token_required: () =>
+    "Uploads here need a permission this page did not get. Sign in, or tell the site's owner.",
+  infected: () => 'A virus scan found malware in this file. Nothing was kept.',
 };
 
 export function fillEnglish(): void {

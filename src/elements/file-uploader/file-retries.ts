@@ -32,8 +32,19 @@ export function describeFailure(
   return { ...described, code: error.code, step };
 }
 
-/** The service's refusals of a file as it is (its size, its type, no bytes): no retry helps. */
-const FILE_REFUSED = ['too_large', 'unsupported_type', 'empty_body'];
+/**
+ * The service's refusals of a file as it is (its size, its type, no bytes, malware), and of
+ * the uploader's right to send more (the token's limits spent, a token required): no
+ * retry helps.
+ */
+const FILE_REFUSED = [
+  'too_large',
+  'unsupported_type',
+  'empty_body',
+  'infected',
+  'token_exhausted',
+  'upload_token_required',
+];
 
 /** Whether a failure is the service refusing the file itself (then no Retry is offered). */
 export function refusesTheFile(failure: UploadFailure): boolean {

@@ -1,6 +1,7 @@
 import { cleanName } from '../../api/names.js';
 import type { FileMetadata, FileRecord, Visibility } from '../../api/types.js';
 import type { UploadPlan } from '../../client/upload-plan.js';
+import type { UploadTokenProvider } from '../../client/upload-token.js';
 import type { UploadFailure } from './failure.js';
 import type { FailureCause } from './failure-cause.js';
 import type { FileStatus, FileView } from './file-view.js';
@@ -17,6 +18,9 @@ export interface UploadTarget {
   readonly apiKey: string;
   readonly metadata: FileMetadata;
   readonly visibility: Visibility | undefined;
+  /** The element's `upload-token` and `tokenProvider` when the file started (see there). */
+  readonly uploadToken?: string;
+  readonly tokenProvider?: UploadTokenProvider;
 }
 
 /** Everything the engine knows of one file besides Uppy's own state: one record per file. */
@@ -54,6 +58,11 @@ export interface FileUpload {
   signedTogether: boolean;
   /** The sign step of the attempt under way (it never rejects: failures are recorded). */
   prepared: Promise<void> | null;
+  /**
+   * Gives back its place among the uploads signed and not finished (held from its sign step
+   * until the attempt ends: complete answered, it failed, or it was stopped).
+   */
+  release: (() => void) | null;
   /** Our own step under way, between Uppy's events. */
   step: 'preparing' | 'finishing' | null;
   /** How its upload went since the page last heard "all done"; null when it has not run. */
@@ -84,6 +93,7 @@ export function newFileUpload(
     unlock: null,
     signedTogether: false,
     prepared: null,
+    release: null,
     step: null,
     outcome: null,
     rate: null,

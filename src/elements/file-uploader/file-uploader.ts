@@ -1,6 +1,7 @@
 import { html, LitElement, nothing, svg } from 'lit';
 import { repeat } from 'lit/directives/repeat.js';
 import type { FileMetadata, FileRecord, Visibility } from '../../api/types.js';
+import type { UploadTokenProvider } from '../../client/upload-token.js';
 import { Announcer } from '../shared/announcer.js';
 import { emit } from '../shared/events.js';
 import { formatBytes, formatCount, localeOf, pluralForm } from '../shared/format.js';
@@ -21,6 +22,7 @@ import { syncForm } from './form-association.js';
 import type { FileUploaderOverrides, FileUploaderStrings } from './strings.js';
 import { UploadController } from './upload-controller.js';
 
+export type { UploadTokenGrant, UploadTokenProvider } from '../../client/upload-token.js';
 export type { FailureCode, FailureStep, UploadFailure } from './failure.js';
 export type { ChecksumChoice, FileSummary, FileView } from './file-view.js';
 export type { FileUploaderOverrides, FileUploaderStrings } from './strings.js';
@@ -140,6 +142,7 @@ export class FileUploaderElement extends LitElement {
   static override properties = {
     endpoint: { type: String },
     apiKey: { type: String, attribute: 'api-key' },
+    uploadToken: { attribute: 'upload-token' },
     multiple: { type: Boolean, reflect: true },
     directory: { type: Boolean },
     capture: { type: String },
@@ -169,6 +172,22 @@ export class FileUploaderElement extends LitElement {
   declare endpoint: string;
   /** The publishable key (`pk_live_…`). A secret key is refused: it must never be in a page. */
   declare apiKey: string;
+  /**
+   * An upload token (`upt_…`) the page's backend minted for its user: sent instead of the
+   * publishable key on upload calls (Authorization: Bearer upt_…), so that the backend
+   * decides who uploads what (how many files, how large, which types, the metadata they
+   * carry). `api-key` may then be left out. Read as each file starts.
+   */
+  declare uploadToken: string | undefined;
+  /**
+   * An async function that asks the page's backend for an upload token: called before the
+   * first upload when there is no `upload-token`, and again when the service answers that
+   * the token expired; the refused step is then made again with the new token, and no file
+   * is lost. It may answer the token, or `{ token, expiresAt }` as `POST /v1/upload-tokens`
+   * answers it (then the token is renewed 30 s before it expires, not after a refusal).
+   * Property only.
+   */
+  declare tokenProvider: UploadTokenProvider | undefined;
   /** Accept several files. Default false: one file, and a new one replaces it. */
   declare multiple: boolean;
   /**

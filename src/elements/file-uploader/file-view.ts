@@ -1,6 +1,7 @@
 import type { ReactiveControllerHost } from 'lit';
 import { cleanName } from '../../api/names.js';
 import type { FileMetadata, FileRecord, Visibility } from '../../api/types.js';
+import type { UploadTokenProvider } from '../../client/upload-token.js';
 import type { UploadFailure } from './failure.js';
 import type { ImageOptions } from './image-shrink.js';
 import type { FileUploaderStrings } from './strings.js';
@@ -94,6 +95,9 @@ export interface UploadCallbacks {
 export interface UploadHost extends ReactiveControllerHost, HTMLElement {
   readonly texts: FileUploaderStrings;
   readonly locale: string;
+  /** Read as each file starts (not settings: changing them needs no reconfiguring). */
+  readonly uploadToken?: string;
+  readonly tokenProvider?: UploadTokenProvider;
 }
 
 /** Whether any of these files is still on its way (the form must wait). */

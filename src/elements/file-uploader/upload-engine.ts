@@ -3,6 +3,7 @@ import XHRUpload from '@uppy/xhr-upload';
 import { MIN_PART_SIZE } from '../../api/limits.js';
 import { cleanName } from '../../api/names.js';
 import type { FileRecord, UploadState } from '../../api/types.js';
+import { holdPlace } from '../../client/concurrency-limit.js';
 import { blobDigestHeader } from '../../client/part-digest.js';
 import { xhrPartEtag } from '../../client/part-put.js';
 import { claimedParts, type UploadStep } from '../../client/upload-plan.js';
@@ -226,6 +227,7 @@ export class UploadEngine {
     upload.paused = true;
     clearRetry(upload);
     upload.abort?.abort();
+    letGo(upload);
     // An error in Uppy's eyes: its uploaders skip the file (a paused multi-part file must not
     // pass on to XHRUpload), and `retryUpload` clears it on resume. Shown as paused.
     this.#uppy?.setFileState(id, { error: 'paused' });
@@ -273,6 +275,7 @@ export class UploadEngine {
       if (!upload) continue;
       clearRetry(upload);
       upload.abort?.abort();
+      letGo(upload);
       forgetUpload(upload);
     }
     const uppy = this.#uppy;
@@ -373,6 +376,7 @@ export class UploadEngine {
     for (const upload of this.#uploads.values()) {
       clearRetry(upload);
       upload.abort?.abort();
+      letGo(upload);
       upload.unlock?.();
       if (upload.thumbnail) URL.revokeObjectURL(upload.thumbnail);
     }
@@ -397,7 +401,10 @@ export class UploadEngine {
    * object and none is ever changed, so a file keeps the one it was given.
    */
   #currentTarget(): UploadTarget {
-    return this.#settings;
+    const { uploadToken, tokenProvider } = this.#host;
+    return uploadToken || tokenProvider
+      ? { ...this.#settings, uploadToken, tokenProvider }
+      : this.#settings;
   }
 
   /**
@@ -452,6 +459,7 @@ export class UploadEngine {
     upload.cause = null;
     // One controller per attempt: a pause or a removal stops whichever step it is in.
     upload.abort?.abort();
+    letGo(upload);
     upload.abort = new AbortController();
     upload.rate = null;
     // A file not yet signed goes where the element points now; a signed one stays put.
@@ -517,6 +525,12 @@ export class UploadEngine {
     upload.step = 'preparing';
     try {
       const signal = abort.signal;
+      // At most MAX_UNFINISHED_UPLOADS files signed and not finished: the next file is
+      // signed as an earlier one ends (the service caps anonymous pending uploads).
+      // (One stopped while it waited gives its place back at once.)
+      const release = await holdPlace(this.#connections.unfinished);
+      if (upload.abort === abort && !signal.aborted) upload.release = release;
+      else release();
       const { plan, signed } = await signStep(upload, file.data as File, {
         connections: this.#connections,
         memory: this.#memory,
@@ -544,7 +558,7 @@ export class UploadEngine {
       }
     } catch (error) {
       // Paused or removed: Uppy's uploaders skip it (it has an error, or is gone).
-      if (abort.signal.aborted) return;
+      if (abort.signal.aborted) return letGo(upload);
       this.#fail(id, error, 'sign');
     } finally {
       upload.step = null;
@@ -591,11 +605,12 @@ export class UploadEngine {
       // whole file map.
       upload.record = record;
       upload.outcome = 'succeeded';
+      letGo(upload);
       forgetUpload(upload);
       this.#callbacks.succeeded(summary(current), record);
       this.#maybeAllDone();
     } catch (error) {
-      if (abort.signal.aborted) return;
+      if (abort.signal.aborted) return letGo(upload);
       this.#fail(id, error, 'complete');
     } finally {
       upload.step = null;
@@ -627,6 +642,7 @@ export class UploadEngine {
   /** Every failure passes here (ours and XHRUpload's): retry it, or leave it to the user. */
   #onFailure(id: string, error: { name: string; message: string }): void {
     const upload = this.#uploads.get(id);
+    if (upload) letGo(upload);
     // A paused file's failures wait for its resume, which starts it afresh anyway.
     if (!upload || upload.paused) return;
     // Our own steps recorded their cause (#fail); a failed PUT of XHRUpload or of our
@@ -693,6 +709,7 @@ export class UploadEngine {
     if (!upload) return;
     this.#uploads.delete(id);
     upload.abort?.abort();
+    letGo(upload);
     clearRetry(upload);
     if (upload.thumbnail) URL.revokeObjectURL(upload.thumbnail);
     if (upload.outcome !== null) this.#maybeAllDone();
@@ -719,6 +736,12 @@ function relativePathOf(file: File): string | null {
 }
 
 function quiet(): void {}
+
+/** The file's attempt is over: its place among the unfinished uploads goes to the next. */
+function letGo(upload: FileUpload): void {
+  upload.release?.();
+  upload.release = null;
+}
 
 /** Whether a file goes without upload progress events (see QUIET_UPLOAD_BYTES). */
 function sentQuietly(file: UFile): file is UFile & { size: number } {

@@ -11,16 +11,20 @@ export type ConnectionProblem = 'no_endpoint' | 'missing_auth' | 'secret_key';
  * Each names the client it needs (`<file-list>` only `FilehostConnection`, its list,
  * the upload engine `FilehostApi`), so the first load carries no upload call.
  */
-export function connect<Client extends FilehostConnection>(
-  Client: new (options: FilehostClientOptions) => Client,
+export function connect<
+  Client extends FilehostConnection,
+  Options extends FilehostClientOptions = FilehostClientOptions,
+>(
+  Client: new (options: Options) => Client,
   endpoint: string,
   apiKey: string,
+  extra?: Partial<Options>,
 ): Client | ConnectionProblem {
   if (!endpoint) return 'no_endpoint';
   if (!apiKey.trim()) return 'missing_auth';
   if (isSecretKey(apiKey)) return 'secret_key';
   try {
-    return new Client({ endpoint, apiKey });
+    return new Client({ ...extra, endpoint, apiKey } as Options);
   } catch {
     // The client refuses an endpoint that is not an http(s) URL.
     return 'no_endpoint';

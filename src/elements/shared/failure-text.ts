@@ -50,6 +50,7 @@ const SAME_WORDS: Readonly<Record<string, string>> = {
   uri_too_long: 'refused',
   headers_too_large: 'refused',
   secret_key_required: 'refused',
+  token_scope: 'refused',
   size_mismatch: 'damaged',
   checksum_mismatch: 'damaged',
   upload_incomplete: 'damaged',

@@ -68,6 +68,14 @@ export type FailureCodeText =
   /** An upload already completed (with other parts, or at all), from another tab say. */
   | 'upload_conflict'
   | 'insufficient_storage'
+  /** The page's upload token ran out and no `tokenProvider` could renew it. */
+  | 'token_expired'
+  /** The upload token's limit on files or bytes is reached. */
+  | 'token_exhausted'
+  /** The site accepts uploads only with a token, and the page gave none. */
+  | 'upload_token_required'
+  /** The service's scanner found malware; nothing was kept. */
+  | 'infected'
   | 'unexpected';
 
 export type FailureTexts = Record<FailureCodeText, FailureText>;
@@ -87,7 +95,11 @@ export type UploadOnlyFailure =
   | 'damaged'
   | 'link_expired'
   | 'upload_conflict'
-  | 'insufficient_storage';
+  | 'insufficient_storage'
+  | 'token_expired'
+  | 'token_exhausted'
+  | 'upload_token_required'
+  | 'infected';
 
 /** `<file-uploader>`'s own words. */
 export interface UploaderTexts {

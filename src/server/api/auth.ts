@@ -62,7 +62,7 @@ export async function authenticate(
     fail('invalid_key');
   }
   if (found.key.kind === 'publishable') {
-    checkOrigin(request.headers.origin, found.project);
+    checkOrigin(request.headers.origin, found.project, 'publishable key');
     await takeRate(ctx, `${found.key.id} ${request.ip}`);
     if (access.secretOnly) fail('secret_key_required');
     if (access.upload && found.project.requireUploadToken) fail('upload_token_required');
@@ -91,7 +91,9 @@ async function authenticateToken(
   if (access.upload === 'start' && found.token.expiresAt <= ctx.now()) {
     fail('token_expired', undefined, { extra: { expiresAt: found.token.expiresAt } });
   }
-  if (request.headers.origin !== undefined) checkOrigin(request.headers.origin, found.project);
+  if (request.headers.origin !== undefined) {
+    checkOrigin(request.headers.origin, found.project, 'upload token');
+  }
   await takeRate(ctx, `upt ${found.token.id}`);
   return { project: found.project, keyKind: 'token', keyId: found.token.id, token: found.token };
 }
@@ -106,18 +108,18 @@ async function takeRate(ctx: ServiceContext, key: string): Promise<void> {
   }
 }
 
-function checkOrigin(origin: string | undefined, project: Project): void {
+function checkOrigin(origin: string | undefined, project: Project, what: string): void {
   if (origin === undefined || origin === 'null') {
     fail(
       'origin_not_allowed',
-      'A publishable key only works from a web page whose origin is on the key’s allowlist; this request has no usable Origin header.',
+      `A ${what} only works from a web page whose origin is on the project’s allowlist; this request has no usable Origin header.`,
       { extra: { origin: origin ?? null } },
     );
   }
   if (!originAllowed(project.allowedOrigins, origin)) {
     fail(
       'origin_not_allowed',
-      `The origin ${origin} is not allowed to use this publishable key. Allow it with FILEHOST_ALLOWED_ORIGINS=${origin} (the default project; comma-separated, it replaces the list) or \`npm run admin -- projects set ${project.id} --origins ${origin}\`.`,
+      `The origin ${origin} is not allowed to use this ${what}. Allow it with FILEHOST_ALLOWED_ORIGINS=${origin} (the default project; comma-separated, it replaces the list) or \`npm run admin -- projects set ${project.id} --origins ${origin}\`.`,
       { extra: { origin } },
     );
   }

@@ -58,6 +58,7 @@ export function answerFromMemory(
   if (!file?.bytes || !file.wholeHeaders || file.row.visibility !== 'public') return false;
   response.writeHead(200, file.wholeHeaders);
   response.end(file.bytes);
+  file.served?.();
   return true;
 }
 

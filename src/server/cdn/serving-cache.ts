@@ -12,6 +12,11 @@ export interface ServedFile {
    * for the CDN's memory path. (Made per request they cost a fifth of its rate.)
    */
   wholeHeaders: Record<string, string> | null;
+  /**
+   * Told each time the entry answers a request (an image variant: its last serving is
+   * written down, so the least recently served goes first, `variants/stored-variant.ts`).
+   */
+  served?: () => void;
 }
 
 export interface ServingCacheOptions {

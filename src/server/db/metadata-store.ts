@@ -57,6 +57,22 @@ export type QuotaLimit =
   | 'address_bytes'
   | 'address_uploads';
 
+/** What `GET /v1/usage` answers besides the limits: the counts, and stored image variants. */
+export interface ProjectUsage extends UsageCounts {
+  /** Bytes of the image variants stored for ready files (not counted against the quota). */
+  variantBytes: number;
+}
+
+/** An image variant stored beside a ready file (`BlobStore.putDerived`), for its bookkeeping. */
+export interface VariantRow {
+  fileId: string;
+  /** Its derived object's name. */
+  name: string;
+  size: number;
+  /** When it was last served (ms), to the minute or so: the least recently served go first. */
+  servedAt: number;
+}
+
 /** New uploads that would pass a quota: which limit, and the first of them over it. */
 export class QuotaExceededError extends Error {
   constructor(
@@ -436,8 +452,11 @@ export interface MetadataStore {
    * `TokenExhaustedError`.
    */
   insertFiles(projectId: string, files: FileRow[], reservation: Reservation): Promise<void>;
-  /** What the project holds now; pending uploads past their expiry at `now` hold nothing. */
-  usage(projectId: string, now: number): Promise<UsageCounts>;
+  /**
+   * What the project holds now, its stored image variants included; pending uploads past
+   * their expiry at `now` hold nothing.
+   */
+  usage(projectId: string, now: number): Promise<ProjectUsage>;
   /** A file a client can see (pending or ready) in the given project. */
   getVisibleFile(projectId: string, id: string): Promise<FileRow | null>;
   /** Any non-deleted row by id alone: the CDN and signed part URLs carry no project. */
@@ -510,6 +529,25 @@ export interface MetadataStore {
   listExpiredPending(before: number, limit: number): Promise<FileRow[]>;
   /** Marks an abandoned pending upload deleted; false if it changed state meanwhile. */
   expirePending(id: string, at: number, event?: EventDraft): Promise<boolean>;
+
+  /** The stored variant `name` of a file, or null when none is recorded. */
+  getVariant(fileId: string, name: string): Promise<VariantRow | null>;
+  /**
+   * Records a variant just stored (or found stored), as served at `servedAt`, if its file is
+   * ready; false when it is not (deleted meanwhile: the variant must go).
+   */
+  recordVariant(variant: VariantRow): Promise<boolean>;
+  /** Moves a variant's last serving to `at` if it was recorded as served before `before`. */
+  touchVariant(fileId: string, name: string, at: number, before: number): Promise<void>;
+  /**
+   * The names of a file's variants past the `keep` most recently served (ties by name), the
+   * ones to remove so that at most `keep` stay.
+   */
+  variantsBeyond(fileId: string, keep: number): Promise<string[]>;
+  /** Forgets one variant; false when it was not recorded (another instance removed it). */
+  removeVariant(fileId: string, name: string): Promise<boolean>;
+  /** Forgets every variant of a file (its purge). */
+  removeVariants(fileId: string): Promise<void>;
 
   /** Registers an endpoint unless the project has `max` already (then false). */
   createWebhook(webhook: WebhookRow, max: number): Promise<boolean>;

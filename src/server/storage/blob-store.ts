@@ -142,6 +142,8 @@ export interface BlobStore {
    * and at scale finding them costs a listing.
    */
   deleteDerived(key: string): Promise<void>;
+  /** Removes the one derived object `name` of `key` (removing none is fine). */
+  deleteDerivedObject(key: string, name: string): Promise<void>;
 
   /** Starts a multipart upload of `size` bytes in parts of `partSize`; returns its handle. */
   createMultipart(

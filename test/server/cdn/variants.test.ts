@@ -2,7 +2,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
-import type { SignedUrlResponse, UploadResponse } from '../../../src/api/types.js';
+import type { SignedUrlResponse, UploadResponse, Usage } from '../../../src/api/types.js';
+import { TOUCH_INTERVAL_MS } from '../../../src/server/cdn/variants/stored-variant.js';
 import { sweep } from '../../../src/server/sweeper.js';
 import {
   BLUE,
@@ -60,7 +61,7 @@ describe('CDN image variants', () => {
     const h = response.headers;
     assert.equal(h.get('content-type'), 'image/jpeg');
     // 100 rounds up to 128; shown 200 x 300, fitted inside 128 wide.
-    assert.equal(h.get('x-variant'), 'w=128,fit=inside,format=jpeg,q=75');
+    assert.equal(h.get('x-variant'), 'w=128,h=192,fit=inside,format=jpeg,q=75');
     assert.equal(h.get('cache-control'), 'public, max-age=31536000, immutable');
     assert.equal(h.get('access-control-allow-origin'), '*');
     assert.match(h.get('etag') ?? '', new RegExp(`^"${photo.id}-.+"$`));
@@ -78,20 +79,46 @@ describe('CDN image variants', () => {
   });
 
   it('rounds sizes up the ladder and q to a multiple of 5: one variant for many queries', async () => {
-    const first = await fetch(`${photo.url}?w=641&q=71&format=webp`);
+    const first = await fetch(`${photo.url}?w=121&q=71&format=webp`);
     assert.equal(first.status, 200);
-    assert.equal(first.headers.get('x-variant'), 'w=750,fit=inside,format=webp,q=75');
+    assert.equal(first.headers.get('x-variant'), 'w=128,h=192,fit=inside,format=webp,q=75');
     const made = encodes();
-    for (const query of ['w=700&q=75&format=webp', 'w=750&q=72&format=webp&fit=inside']) {
+    for (const query of [
+      'w=128&q=75&format=webp',
+      'w=127&q=72&format=webp&fit=inside',
+      'w=128&h=4096&q=75&format=webp',
+    ]) {
       const again = await fetch(`${photo.url}?${query}`);
       assert.equal(again.status, 200, query);
       assert.equal(again.headers.get('etag'), first.headers.get('etag'), query);
       assert.ok((await body(again)).equals(await body(first.clone())), query);
     }
     assert.equal(encodes(), made, 'served from the store, not made again');
-    // Never upscaled: 750 asked, the image is 200 wide once turned.
     const meta = await sharp(await body(first)).metadata();
-    assert.deepEqual([meta.format, meta.width, meta.height], ['webp', 200, 300]);
+    assert.deepEqual([meta.format, meta.width, meta.height], ['webp', 128, 192]);
+  });
+
+  it('keys a variant by what it is: sizes above the original are the original, made once', async () => {
+    const before = encodes();
+    const answers = [];
+    for (const query of [
+      'w=641',
+      'w=1920',
+      'w=3840',
+      'w=4096',
+      'h=4096',
+      'w=4096&h=4096&fit=cover',
+    ]) {
+      const response = await fetch(`${photo.url}?${query}&format=webp`);
+      assert.equal(response.status, 200, query);
+      // Never upscaled: the image is 200 wide once turned.
+      assert.equal(response.headers.get('x-variant'), 'w=200,h=300,fit=inside,format=webp,q=75');
+      answers.push(response.headers.get('etag'));
+      const meta = await sharp(await body(response)).metadata();
+      assert.deepEqual([meta.format, meta.width, meta.height], ['webp', 200, 300], query);
+    }
+    assert.equal(new Set(answers).size, 1, 'one variant');
+    assert.ok(encodes() <= before + 1, 'made at most once (the test before may have made it)');
   });
 
   it('format=auto answers AVIF, WebP or the original format by Accept, with Vary: Accept', async () => {
@@ -130,7 +157,11 @@ describe('CDN image variants', () => {
 
     const webp = await upload(await solidImage('webp', 100, 50, BLUE), 'image/webp', 'b.webp');
     const asPng = await fetch(`${webp.url}?w=32&format=png&q=30`);
-    assert.equal(asPng.headers.get('x-variant'), 'w=32,fit=inside,format=png', 'q: unused by PNG');
+    assert.equal(
+      asPng.headers.get('x-variant'),
+      'w=32,h=16,fit=inside,format=png',
+      'q: unused by PNG',
+    );
     const pngBytes = await body(asPng);
     const pngMeta = await sharp(pngBytes).metadata();
     assert.deepEqual([pngMeta.format, pngMeta.width, pngMeta.height], ['png', 32, 16]);
@@ -153,7 +184,7 @@ describe('CDN image variants', () => {
     assert.equal(encodes(), before + 1);
     const stored = await storedVariants(photo.id);
     assert.ok(
-      stored.some((path) => path.endsWith('w256_h0_inside_q0.png')),
+      stored.some((path) => path.endsWith('w200_h300_inside_q0.png')),
       `stored: ${stored.join(', ')}`,
     );
     const etag = first.headers.get('etag') as string;
@@ -161,7 +192,7 @@ describe('CDN image variants', () => {
     const notModified = await fetch(url, { headers: { 'If-None-Match': etag } });
     assert.equal(notModified.status, 304);
     assert.equal(notModified.headers.get('etag'), etag);
-    assert.equal(notModified.headers.get('x-variant'), 'w=256,fit=inside,format=png');
+    assert.equal(notModified.headers.get('x-variant'), 'w=200,h=300,fit=inside,format=png');
 
     const ranged = await fetch(url, { headers: { Range: 'bytes=10-19' } });
     assert.equal(ranged.status, 206);
@@ -224,6 +255,55 @@ describe('CDN image variants', () => {
     assert.equal(refused.headers.get('cache-control'), 'no-store');
   });
 
+  it('keeps at most 64 variants a file, the least recently served removed first, counted in variantBytes', async () => {
+    const usage = async () => json<Usage>(await t.api('/v1/usage'));
+    const before = await usage();
+    const file = await upload(await solidImage('png', 400, 300), 'image/png', 'many.png');
+    const variants = t.service.context.variants;
+    variants.touchIntervalMs = 0;
+    const names: string[] = [];
+    const sizes = new Map<string, number>();
+    const ask = async (index: number, extra = '') => {
+      // 8 widths x 20 qualities: distinct outputs, each a variant of its own.
+      const w = [16, 32, 48, 64, 96, 128, 256, 384][index % 8] as number;
+      const q = 100 - 5 * Math.floor(index / 8);
+      const response = await fetch(`${file.url}?w=${w}&q=${q}&format=webp${extra}`);
+      assert.equal(response.status, 200);
+      const name = (response.headers.get('etag') as string).slice(file.id.length + 2, -1);
+      sizes.set(name, (await body(response)).length);
+      return name;
+    };
+    try {
+      for (let index = 0; index < 64; index++) names.push(await ask(index));
+      assert.equal(new Set(names).size, 64);
+      assert.equal((await storedVariants(file.id)).length, 64);
+      // The first made is served again: the second is now the least recently served.
+      await ask(0);
+      const made = encodes();
+      await ask(64);
+      assert.equal(encodes(), made + 1);
+      const stored = (await storedVariants(file.id)).map((path) => path.split('/').at(-1));
+      assert.equal(stored.length, 64);
+      assert.ok(stored.includes(names[0]), 'the one served again stays');
+      assert.ok(!stored.includes(names[1]), 'the least recently served went');
+      // Asked again, it is made again (by another URL: this process still holds the small
+      // variant in memory under the one it was first asked by).
+      await ask(1, '&v=2');
+      assert.equal(encodes(), made + 2);
+    } finally {
+      variants.touchIntervalMs = TOUCH_INTERVAL_MS;
+    }
+    const kept = (await storedVariants(file.id)).map((path) => path.split('/').at(-1) as string);
+    const keptBytes = kept.reduce((sum, name) => sum + (sizes.get(name) as number), 0);
+    const now = await usage();
+    assert.equal(now.variantBytes - before.variantBytes, keptBytes);
+    // Not counted against the quota: stored bytes are the original's alone.
+    assert.equal(now.storedBytes - before.storedBytes, file.size);
+    assert.equal((await t.api(`/v1/files/${file.id}`, { method: 'DELETE' })).status, 204);
+    assert.deepEqual(await storedVariants(file.id), []);
+    assert.equal((await usage()).variantBytes, before.variantBytes);
+  });
+
   it('removes a file’s variants when the file is deleted', async () => {
     const file = await upload(await solidImage('png', 64, 64), 'image/png', 'gone.png');
     for (const query of ['w=32', 'w=16&format=webp']) {
@@ -262,12 +342,16 @@ describe('CDN image variants', () => {
     const first = await body(await fetch(url));
     const signedUrl = await signedLink(file.id, { w: 96, format: 'webp' });
     assert.equal((await fetch(signedUrl)).status, 200);
-    // The stored variants go (from the store only, as another instance's purge would).
+    // The stored variants go from the store only (as another instance's eviction of the
+    // least recently served would, between its lookup here and the read).
     await t.service.context.blobs.deleteDerived(file.id);
     const again = await fetch(url);
     assert.equal(again.status, 200, 'answered from memory');
     assert.ok((await body(again)).equals(first));
-    await expectError(await fetch(signedUrl), 404, 'not_found');
+    const lost = await fetch(signedUrl);
+    await expectError(lost, 503, 'unavailable');
+    assert.equal(lost.headers.get('retry-after'), '1');
+    assert.equal((await fetch(signedUrl)).status, 200, 'made again at the next request');
   });
 
   it('removes a variant stored after its file was deleted (a delete during the making)', async () => {

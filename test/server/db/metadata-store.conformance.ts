@@ -7,8 +7,11 @@ import type {
   FileRow,
   MetadataStore,
   Project,
+  Reservation,
+  UploadTokenRow,
   WebhookRow,
 } from '../../../src/server/db/metadata-store.js';
+import { QuotaExceededError, TokenExhaustedError } from '../../../src/server/db/metadata-store.js';
 import { hashKey, newId } from '../../../src/server/secrets.js';
 
 /**
@@ -179,6 +182,61 @@ export function metadataStoreConformance(
           (await store.listProjects()).map((p) => p.id),
           [project.id],
         );
+      }),
+    );
+
+    it(
+      'keeps image variants of ready files: least recently served first, counted in usage, gone with the file',
+      withStore(async (store, project, another) => {
+        const ready = file(project.id, { size: 1000 });
+        const pending = file(project.id, { status: 'pending' });
+        await store.insertFile(ready);
+        await store.insertFile(pending);
+        const variant = (name: string, size: number, servedAt: number) => ({
+          fileId: ready.id,
+          name,
+          size,
+          servedAt,
+        });
+        assert.equal(await store.recordVariant(variant('a.webp', 10, 100)), true);
+        assert.equal(await store.recordVariant(variant('b.webp', 20, 200)), true);
+        assert.equal(await store.recordVariant(variant('c.webp', 40, 200)), true);
+        // Recorded twice (two instances made it): one row.
+        assert.equal(await store.recordVariant(variant('a.webp', 10, 100)), true);
+        assert.equal(
+          await store.recordVariant({ ...variant('x.webp', 5, 1), fileId: pending.id }),
+          false,
+          'only for a ready file',
+        );
+        assert.deepEqual(await store.getVariant(ready.id, 'b.webp'), variant('b.webp', 20, 200));
+        assert.equal(await store.getVariant(ready.id, 'x.webp'), null);
+        const usage = await store.usage(project.id, 0);
+        assert.equal(usage.variantBytes, 70);
+        assert.equal(usage.storedBytes, 1000, 'variants are not stored bytes');
+        // Most recently served kept, ties by name (the later name first).
+        assert.deepEqual(await store.variantsBeyond(ready.id, 1), ['b.webp', 'a.webp']);
+        // Touched only if served before the bound: an older write loses.
+        await store.touchVariant(ready.id, 'a.webp', 300, 150);
+        await store.touchVariant(ready.id, 'b.webp', 250, 150);
+        assert.deepEqual(await store.variantsBeyond(ready.id, 1), ['c.webp', 'b.webp']);
+        // One remover wins, across connections (instances evicting at once).
+        const second = await another();
+        try {
+          const removed = await Promise.all([
+            store.removeVariant(ready.id, 'b.webp'),
+            second.removeVariant(ready.id, 'b.webp'),
+          ]);
+          assert.deepEqual(removed.sort(), [false, true]);
+        } finally {
+          await second.close();
+        }
+        assert.equal((await store.usage(project.id, 0)).variantBytes, 50);
+        // A deleted file's variants stop counting at once, and go with its purge.
+        await store.markDeleted(project.id, ready.id, 5);
+        assert.equal((await store.usage(project.id, 0)).variantBytes, 0);
+        assert.equal(await store.recordVariant(variant('d.webp', 1, 400)), false);
+        await store.removeVariants(ready.id);
+        assert.deepEqual(await store.variantsBeyond(ready.id, 0), []);
       }),
     );
 
@@ -640,6 +698,209 @@ export function metadataStoreConformance(
         assert.deepEqual(
           (await store.listReceiving(10)).map((r) => r.id).sort(),
           [stale.id, live.id].sort(),
+        );
+      }),
+    );
+
+    it(
+      'keeps upload tokens by hash with their project, and whether a project requires them',
+      withStore(async (store, project) => {
+        const token: UploadTokenRow = {
+          id: newId('upt_id_'),
+          projectId: project.id,
+          hash: hashKey('upt_secret'),
+          policy: {
+            maxFiles: 3,
+            maxFileSize: null,
+            maxBytes: 9_000_000_000,
+            types: ['image/*'],
+            metadata: { user: 'u1' },
+            visibility: 'private',
+            deleteAfter: 60,
+          },
+          expiresAt: 1_800_000_000_000,
+          createdAt: 1_700_000_000_000,
+        };
+        await store.createUploadToken(token);
+        assert.deepEqual(await store.findUploadTokenByHash(token.hash), { token, project });
+        assert.deepEqual(await store.getUploadToken(token.id), token);
+        assert.equal(await store.findUploadTokenByHash(hashKey('upt_other')), null);
+        assert.equal(await store.getUploadToken('upt_id_missing'), null);
+        const required = await store.updateProject(project.id, { requireUploadToken: true });
+        assert.equal(required?.requireUploadToken, true);
+        assert.equal(
+          (await store.findUploadTokenByHash(token.hash))?.project.requireUploadToken,
+          true,
+        );
+        // A patch without it leaves it.
+        assert.equal(
+          (await store.updateProject(project.id, { name: 'R' }))?.requireUploadToken,
+          true,
+        );
+        assert.equal(
+          (await store.updateProject(project.id, { requireUploadToken: false }))
+            ?.requireUploadToken,
+          false,
+        );
+      }),
+    );
+
+    it(
+      "counts a token's files at insert, exactly under concurrency, from several connections",
+      withStore(async (store, project, another) => {
+        const second = await another();
+        try {
+          const reservation: Reservation = {
+            quota: { storageBytes: null, pendingUploads: null },
+            now: 1_000,
+            token: { id: 'upt_id_a', maxFiles: 5, maxBytes: 600 },
+          };
+          const pending = (size = 100) =>
+            file(project.id, { status: 'pending', size, expiresAt: 5_000, tokenId: 'upt_id_a' });
+          const outcomes = await Promise.allSettled(
+            Array.from({ length: 20 }, (_, index) =>
+              (index % 2 ? second : store).insertFiles(project.id, [pending()], reservation),
+            ),
+          );
+          assert.equal(outcomes.filter((o) => o.status === 'fulfilled').length, 5);
+          for (const outcome of outcomes) {
+            if (outcome.status === 'rejected') {
+              assert.ok(outcome.reason instanceof TokenExhaustedError);
+              assert.equal(outcome.reason.limit, 'files');
+            }
+          }
+          assert.deepEqual(await store.tokenUsage('upt_id_a', 1_000), { files: 5, bytes: 500 });
+          // maxBytes: a batch over it is refused whole, with the first row over.
+          await assert.rejects(
+            store.insertFiles(project.id, [pending(50), pending(100)], {
+              ...reservation,
+              token: { id: 'upt_id_a', maxFiles: null, maxBytes: 600 },
+            }),
+            (error: unknown) =>
+              error instanceof TokenExhaustedError && error.limit === 'bytes' && error.index === 1,
+          );
+          assert.deepEqual(await store.tokenUsage('upt_id_a', 1_000), { files: 5, bytes: 500 });
+        } finally {
+          await second.close();
+        }
+      }),
+    );
+
+    it(
+      "gives a token's room back when an upload is aborted or expires, not when a ready file is deleted",
+      withStore(async (store, project) => {
+        const tokenId = 'upt_id_b';
+        const ready = file(project.id, { size: 10, tokenId });
+        const aborted = file(project.id, {
+          status: 'pending',
+          size: 20,
+          expiresAt: 9_000,
+          tokenId,
+        });
+        const expiring = file(project.id, {
+          status: 'pending',
+          size: 40,
+          expiresAt: 2_000,
+          tokenId,
+        });
+        for (const row of [ready, aborted, expiring]) await store.insertFile(row);
+        assert.deepEqual(await store.tokenUsage(tokenId, 1_000), { files: 3, bytes: 70 });
+        // Past its expiresAt a pending upload holds nothing, before any sweep.
+        assert.deepEqual(await store.tokenUsage(tokenId, 2_000), { files: 2, bytes: 30 });
+        assert.ok(await store.markDeleted(project.id, aborted.id, 1_500));
+        assert.deepEqual(await store.tokenUsage(tokenId, 1_000), { files: 2, bytes: 50 });
+        assert.ok(await store.expirePending(expiring.id, 1_500));
+        assert.deepEqual(await store.tokenUsage(tokenId, 1_000), { files: 1, bytes: 10 });
+        // A file the token uploaded stays one of its files once deleted.
+        assert.ok(await store.markDeleted(project.id, ready.id, 1_500));
+        assert.deepEqual(await store.tokenUsage(tokenId, 1_000), { files: 1, bytes: 10 });
+      }),
+    );
+
+    it(
+      'caps anonymous rows per address and in all; expired pending rows hold nothing',
+      withStore(async (store, project) => {
+        const reservation = (address: string): Reservation => ({
+          quota: { storageBytes: 1000, pendingUploads: 10 },
+          now: 1_000,
+          anonymous: {
+            address,
+            perAddress: { uploads: 3, bytes: 300 },
+            share: { storageBytes: 500, pendingUploads: 6 },
+          },
+        });
+        const anon = (address: string, size: number, expiresAt = 5_000) =>
+          file(project.id, { status: 'pending', size, expiresAt, anonymousAddress: address });
+        const refusal = (limit: string) => (error: unknown) =>
+          error instanceof QuotaExceededError && error.limit === limit;
+        await store.insertFiles(project.id, [anon('a', 100), anon('a', 100)], reservation('a'));
+        await assert.rejects(
+          store.insertFiles(project.id, [anon('a', 150)], reservation('a')),
+          refusal('address_bytes'),
+        );
+        await store.insertFiles(project.id, [anon('a', 50)], reservation('a'));
+        await assert.rejects(
+          store.insertFiles(project.id, [anon('a', 1)], reservation('a')),
+          refusal('address_uploads'),
+        );
+        await store.insertFiles(project.id, [anon('b', 200)], reservation('b'));
+        await assert.rejects(
+          store.insertFiles(project.id, [anon('c', 1), anon('c', 100)], reservation('c')),
+          (error: unknown) =>
+            refusal('anonymous_storage')(error) && (error as QuotaExceededError).index === 1,
+        );
+        await store.insertFiles(project.id, [anon('c', 50)], reservation('c'));
+        await assert.rejects(
+          store.insertFiles(project.id, [anon('d', 0), anon('d', 0)], reservation('d')),
+          refusal('anonymous_pending_uploads'),
+        );
+        // The backend's rows only meet the project's own quota.
+        const own = { quota: { storageBytes: 1000, pendingUploads: 10 }, now: 1_000 };
+        await store.insertFiles(project.id, [file(project.id, { size: 400 })], own);
+        await assert.rejects(
+          store.insertFiles(project.id, [file(project.id, { size: 101 })], own),
+          refusal('storage'),
+        );
+        assert.deepEqual(await store.usage(project.id, 1_000), {
+          storedBytes: 400,
+          files: 1,
+          pendingBytes: 500,
+          pendingUploads: 5,
+          variantBytes: 0,
+        });
+        // At 5_000 every pending row has expired: room for all of them again.
+        assert.deepEqual(await store.usage(project.id, 5_000), {
+          storedBytes: 400,
+          files: 1,
+          pendingBytes: 0,
+          pendingUploads: 0,
+          variantBytes: 0,
+        });
+        await store.insertFiles(project.id, [anon('a', 300, 9_000)], {
+          ...reservation('a'),
+          now: 5_000,
+        });
+      }),
+    );
+
+    it(
+      'lists ready files whose deleteAt has come, soonest first',
+      withStore(async (store, project) => {
+        const later = file(project.id, { deleteAt: 3_000 });
+        const sooner = file(project.id, { deleteAt: 2_000 });
+        const never = file(project.id);
+        const pending = file(project.id, { status: 'pending', deleteAt: 1_000, expiresAt: 9_000 });
+        for (const row of [later, sooner, never, pending]) await store.insertFile(row);
+        assert.deepEqual(await store.listDueForDeletion(1_999, 10), []);
+        assert.deepEqual(
+          (await store.listDueForDeletion(3_000, 10)).map((row) => row.id),
+          [sooner.id, later.id],
+        );
+        assert.equal((await store.getVisibleFile(project.id, later.id))?.deleteAt, 3_000);
+        assert.ok(await store.markDeleted(project.id, sooner.id, 3_000));
+        assert.deepEqual(
+          (await store.listDueForDeletion(3_000, 10)).map((row) => row.id),
+          [later.id],
         );
       }),
     );

@@ -144,6 +144,13 @@ export function blobStoreConformance(
         assert.equal(again && (await text(again)), 'TWO');
         assert.equal(await read(store, key), 'original', 'the object itself is untouched');
 
+        // One removed alone (the least recently served of many); removing none is fine.
+        await store.putDerived(key, 'gone.webp', Buffer.from('x'), { contentType: 'image/webp' });
+        await store.deleteDerivedObject(key, 'gone.webp');
+        assert.equal(await store.headDerived(key, 'gone.webp'), null);
+        assert.deepEqual(await store.headDerived(key, 'w640.webp'), { size: 11 });
+        await store.deleteDerivedObject(key, 'gone.webp');
+
         await store.deleteDerived(key);
         assert.equal(await store.headDerived(key, 'w640.webp'), null);
         assert.equal(await store.getDerived(key, 'w16_h16_fill_q75.png'), null);

@@ -1,8 +1,9 @@
 import { buffer } from 'node:stream/consumers';
+import type { FastifyBaseLogger } from 'fastify';
 import type { FileRow, MetadataStore } from '../../db/metadata-store.js';
 import type { BlobStore } from '../../storage/blob-store.js';
-import type { VariantEncoder } from './variant-encoder.js';
-import { contentTypeOf, type VariantSpec, variantName } from './variant-key.js';
+import type { ImageHeader, VariantEncoder } from './variant-encoder.js';
+import { contentTypeOf, type OutputFormat, type VariantSpec, variantName } from './variant-key.js';
 
 /**
  * How much of an original is read to check its header before anything else: enough for
@@ -11,8 +12,17 @@ import { contentTypeOf, type VariantSpec, variantName } from './variant-key.js';
  */
 export const HEADER_BYTES = 512 * 1024;
 
-/** Variant sizes kept in memory, so serving a made variant costs no lookup in the store. */
-const KNOWN_SIZES = 10_000;
+/** Variants kept per file (decisions.md); past that the least recently served goes. */
+export const MAX_VARIANTS_PER_FILE = 64;
+
+/**
+ * How often a variant's last serving is written down, at most: a write per serving would
+ * cost more than the serving, and "least recently served" needs no finer clock.
+ */
+export const TOUCH_INTERVAL_MS = 60_000;
+
+/** Entries of each in-memory map (sizes, headers, touches): immutable facts, bounded. */
+const KNOWN_ENTRIES = 10_000;
 
 export interface StoredVariant {
   /** Its name among the file's derived objects. */
@@ -20,75 +30,187 @@ export interface StoredVariant {
   size: number;
 }
 
+type VariantBooks = Pick<
+  MetadataStore,
+  | 'getLiveFile'
+  | 'getVariant'
+  | 'recordVariant'
+  | 'touchVariant'
+  | 'variantsBeyond'
+  | 'removeVariant'
+>;
+
 /**
- * Variants stored beside their originals (`BlobStore.putDerived`): found there, or made
- * once. Requests for a variant that is being made wait for that making instead of starting
- * another (per process; two instances making the same variant at once both write the
- * same bytes, which is harmless).
+ * Variants stored beside their originals (`BlobStore.putDerived`), with their bookkeeping
+ * in the metadata store (which every instance shares): found there, or made once. Requests
+ * for a variant that is being made wait for that making instead of starting another (per
+ * process; two instances making the same variant at once both write the same bytes, which
+ * is harmless). At most `MAX_VARIANTS_PER_FILE` are kept per file.
  */
 export class ImageVariants {
   readonly encoder: VariantEncoder;
+  /** Tests shorten it to see the order of servings at once. */
+  touchIntervalMs = TOUCH_INTERVAL_MS;
   readonly #blobs: BlobStore;
-  readonly #db: Pick<MetadataStore, 'getLiveFile'>;
+  readonly #db: VariantBooks;
+  readonly #now: () => number;
+  readonly #log: FastifyBaseLogger | undefined;
+  /**
+   * Whether this process sees every change of the variants (the embedded deployment): then
+   * what it remembers of them is true until it changes them itself. Instances that share
+   * their stores ask the metadata store at every request instead.
+   */
+  readonly #trustMemory: boolean;
   readonly #making = new Map<string, Promise<StoredVariant | null>>();
-  /** `<id>/<name>` -> size, least recently used first. Immutable once made. */
+  /** `<id>/<name>` -> size, least recently used first. */
   readonly #sizes = new Map<string, number>();
+  /** `<id>/<name>` -> when this process last wrote its serving down. */
+  readonly #touched = new Map<string, number>();
+  /** File id -> its header (files are immutable). */
+  readonly #headers = new Map<string, ImageHeader>();
 
   constructor(options: {
     blobs: BlobStore;
-    db: Pick<MetadataStore, 'getLiveFile'>;
+    db: VariantBooks;
     encoder: VariantEncoder;
+    trustMemory: boolean;
+    now?: () => number;
+    log?: FastifyBaseLogger;
   }) {
     this.#blobs = options.blobs;
     this.#db = options.db;
     this.encoder = options.encoder;
+    this.#trustMemory = options.trustMemory;
+    this.#now = options.now ?? Date.now;
+    this.#log = options.log;
   }
 
   /**
-   * The stored variant `spec` of the ready file `row`, made now if it is not stored yet.
-   * Null when the file went away meanwhile. Throws `400 invalid_request` for an image that
-   * is too large or does not decode.
+   * The header of the ready image `row` (its size as shown), checked as `source`: from
+   * memory, else from its first bytes, else from all of them in a turn of the encoder.
+   * Null when the file went away. Throws `400 invalid_request` for an image too large or
+   * bytes that are not what they were recognised as.
    */
-  async find(row: FileRow, spec: VariantSpec): Promise<StoredVariant | null> {
+  async header(row: FileRow, source: OutputFormat): Promise<ImageHeader | null> {
+    const known = this.#headers.get(row.id);
+    if (known) return known;
+    const headSize = Math.min(row.size, HEADER_BYTES);
+    if (headSize === 0) return this.encoder.inspect(Buffer.alloc(0), true, source);
+    const head = await this.#blobs.get(row.id, { start: 0, end: headSize - 1 });
+    if (!head) return null;
+    const header =
+      (await this.encoder.inspect(await buffer(head), row.size <= HEADER_BYTES, source)) ??
+      (await this.encoder.inspectWhole(() => this.#readWhole(row), source));
+    if (header) remember(this.#headers, row.id, header);
+    return header;
+  }
+
+  /**
+   * The stored variant `spec` of the ready file `row` (an image of type `source`), made
+   * now if it is not stored yet. Null when the file went away meanwhile. Throws
+   * `400 invalid_request` for an image that does not decode, `503 unavailable` when it
+   * could not be made within the encoder's budget.
+   */
+  async find(row: FileRow, spec: VariantSpec, source: OutputFormat): Promise<StoredVariant | null> {
     const name = variantName(spec);
     const key = `${row.id}/${name}`;
-    const known = this.#sizes.get(key);
+    const known = this.#trustMemory ? this.#sizes.get(key) : undefined;
     if (known !== undefined) {
-      this.#remember(key, known);
+      remember(this.#sizes, key, known);
+      await this.#touch(row.id, name, 0);
       return { name, size: known };
     }
     const making = this.#making.get(key);
     if (making) return making;
-    const job = this.#findOrMake(row, spec, name).finally(() => this.#making.delete(key));
+    const job = this.#findOrMake(row, spec, source, name).finally(() => this.#making.delete(key));
     this.#making.set(key, job);
     const found = await job;
-    if (found) this.#remember(key, found.size);
+    if (found && this.#trustMemory) remember(this.#sizes, key, found.size);
     return found;
   }
 
-  async #findOrMake(row: FileRow, spec: VariantSpec, name: string): Promise<StoredVariant | null> {
-    const stored = await this.#blobs.headDerived(row.id, name);
-    if (stored) return { name, size: stored.size };
+  /**
+   * A variant was served from memory (`ServingCache`): written down as `find` would. On the
+   * CDN's hottest path, so the usual case (written down less than a while ago) is one lookup.
+   */
+  served(fileId: string, name: string): void {
+    const last = this.#touched.get(`${fileId}/${name}`) ?? 0;
+    if (this.#now() - last < this.touchIntervalMs) return;
+    void this.#touch(fileId, name, 0);
+  }
 
-    const headSize = Math.min(row.size, HEADER_BYTES);
-    if (headSize === 0) {
-      await this.encoder.inspect(Buffer.alloc(0), true);
-      return null;
+  /**
+   * A variant `find` gave was not in the store when it was read (another instance removed
+   * it as the least recently served, just then): forgotten, so the next request makes it.
+   * Whether its file is still ready (false: it was deleted, and the answer is 404).
+   */
+  async lost(fileId: string, name: string): Promise<boolean> {
+    this.#sizes.delete(`${fileId}/${name}`);
+    await this.#db.removeVariant(fileId, name);
+    return (await this.#db.getLiveFile(fileId))?.status === 'ready';
+  }
+
+  async #findOrMake(
+    row: FileRow,
+    spec: VariantSpec,
+    source: OutputFormat,
+    name: string,
+  ): Promise<StoredVariant | null> {
+    const recorded = await this.#db.getVariant(row.id, name);
+    if (recorded) {
+      await this.#touch(row.id, name, recorded.servedAt);
+      return { name, size: recorded.size };
     }
-    const head = await this.#blobs.get(row.id, { start: 0, end: headSize - 1 });
-    if (!head) return null;
-    await this.encoder.inspect(await buffer(head), row.size <= HEADER_BYTES);
+    // Stored but not recorded: made before variants were counted, or by a process that
+    // stopped between storing and recording it.
+    const stored = await this.#blobs.headDerived(row.id, name);
+    if (stored) return this.#keep(row, name, stored.size);
 
-    const bytes = await this.encoder.encode(() => this.#readWhole(row), spec);
+    const bytes = await this.encoder.encode(() => this.#readWhole(row), spec, source);
     if (!bytes) return null;
     await this.#blobs.putDerived(row.id, name, bytes, { contentType: contentTypeOf(spec.format) });
-    // Deleted while this was made: its purge may have run before the variant was stored,
-    // so the variant goes now (the delete of a file that is still live later removes it).
-    if ((await this.#db.getLiveFile(row.id))?.status !== 'ready') {
+    return this.#keep(row, name, bytes.length);
+  }
+
+  /**
+   * Records a stored variant, then removes the file's least recently served ones past the
+   * limit. Null when the file was deleted meanwhile: its purge may have run before the
+   * variant was stored, so its variants go now (a delete of a file still live would).
+   */
+  async #keep(row: FileRow, name: string, size: number): Promise<StoredVariant | null> {
+    const now = this.#now();
+    if (!(await this.#db.recordVariant({ fileId: row.id, name, size, servedAt: now }))) {
       await this.#blobs.deleteDerived(row.id);
       return null;
     }
-    return { name, size: bytes.length };
+    remember(this.#touched, `${row.id}/${name}`, now);
+    try {
+      for (const other of await this.#db.variantsBeyond(row.id, MAX_VARIANTS_PER_FILE)) {
+        // Only the caller that removed the row removes the object (instances evict at once).
+        if (!(await this.#db.removeVariant(row.id, other))) continue;
+        this.#sizes.delete(`${row.id}/${other}`);
+        await this.#blobs.deleteDerivedObject(row.id, other);
+      }
+    } catch (error) {
+      // The variant itself is stored and recorded; the next one made evicts again.
+      this.#log?.warn({ err: error, id: row.id }, 'could not remove old image variants');
+    }
+    return { name, size };
+  }
+
+  /** Writes down that a variant was served now, at most once per `touchIntervalMs`. */
+  async #touch(fileId: string, name: string, recordedAt: number): Promise<void> {
+    const key = `${fileId}/${name}`;
+    const now = this.#now();
+    const last = Math.max(this.#touched.get(key) ?? 0, recordedAt);
+    if (now - last < this.touchIntervalMs) return;
+    remember(this.#touched, key, now);
+    try {
+      await this.#db.touchVariant(fileId, name, now, now - this.touchIntervalMs + 1);
+    } catch (error) {
+      // Serving does not depend on it: at worst this variant is removed a little early.
+      this.#log?.warn({ err: error, id: fileId }, 'could not record an image variant served');
+    }
   }
 
   async #readWhole(row: FileRow): Promise<Buffer | null> {
@@ -100,13 +222,14 @@ export class ImageVariants {
     }
     return bytes;
   }
+}
 
-  #remember(key: string, size: number): void {
-    this.#sizes.delete(key);
-    this.#sizes.set(key, size);
-    if (this.#sizes.size > KNOWN_SIZES) {
-      const oldest = this.#sizes.keys().next().value;
-      if (oldest !== undefined) this.#sizes.delete(oldest);
-    }
+/** Sets `key` as the most recently used entry of `map`, dropping the least recently used past the bound. */
+function remember<T>(map: Map<string, T>, key: string, value: T): void {
+  map.delete(key);
+  map.set(key, value);
+  if (map.size > KNOWN_ENTRIES) {
+    const oldest = map.keys().next().value;
+    if (oldest !== undefined) map.delete(oldest);
   }
 }

@@ -69,10 +69,26 @@ export function outputFormat(
   return source;
 }
 
+/**
+ * AVIF is made up to this many pixels on its longest side (decisions.md; Cloudflare caps at
+ * 1,200): past it an encode costs seconds of CPU whatever the speed setting.
+ */
+export const MAX_AVIF_SIDE = 2048;
+
+/** An image's size as shown (EXIF orientation applied). */
+export interface ImageSize {
+  width: number;
+  height: number;
+}
+
 /** One variant of one image, fully decided: what is made, stored and served. */
 export interface VariantSpec {
-  width: number | null;
-  height: number | null;
+  /**
+   * The size of the output: for `inside`, exactly the image's size once fitted (so every
+   * query giving that size names one variant); for `cover`, `contain` and `fill`, the box.
+   */
+  width: number;
+  height: number;
   fit: Fit;
   format: OutputFormat;
   /** null for formats without a quality setting. */
@@ -81,20 +97,72 @@ export interface VariantSpec {
   negotiated: boolean;
 }
 
+/**
+ * What `params` ask of an image of `image`'s size, keyed by what it is rather than by what
+ * was asked: a side asked at or above the image's is the image's (a variant never upscales,
+ * so 1920, 3840 and 4096 of a 1000 px image are one variant); a fit into a box that has the
+ * image's proportions is the same as `inside`; `inside` is named by the size it comes to.
+ * A string when the variant may not be made (AVIF past `MAX_AVIF_SIDE`, asked by name).
+ */
 export function variantSpec(
   params: VariantParams,
   source: OutputFormat,
   accept: string | undefined,
-): VariantSpec {
-  const format = outputFormat(params.format, source, accept);
+  image: ImageSize,
+): VariantSpec | string {
+  const { width, height, fit } = canonicalSize(params, image);
+  let format = outputFormat(params.format, source, accept);
+  if (format === 'avif' && Math.max(width, height) > MAX_AVIF_SIDE) {
+    if (params.format !== 'avif' && params.format !== null) {
+      // `auto`: the next best a browser that takes AVIF takes.
+      format = 'webp';
+    } else {
+      return `AVIF is made up to ${MAX_AVIF_SIDE} px on its longest side; this variant would be ${width} x ${height}. Ask for a smaller w or h, or another format.`;
+    }
+  }
   return {
-    width: params.width,
-    height: params.height,
-    fit: params.fit,
+    width,
+    height,
+    fit,
     format,
     quality: LOSSY.has(format) ? params.quality : null,
     negotiated: params.format === 'auto',
   };
+}
+
+/** The output's size and fit, as `variantSpec` keys them. */
+function canonicalSize(
+  params: VariantParams,
+  image: ImageSize,
+): Pick<VariantSpec, 'width' | 'height' | 'fit'> {
+  const boxWidth = params.width === null ? null : Math.min(params.width, image.width);
+  const boxHeight = params.height === null ? null : Math.min(params.height, image.height);
+  if (
+    boxWidth !== null &&
+    boxHeight !== null &&
+    params.fit !== 'inside' &&
+    // A box of the image's own proportions: cover, contain and fill all just scale.
+    boxWidth * image.height !== boxHeight * image.width
+  ) {
+    return { width: boxWidth, height: boxHeight, fit: params.fit };
+  }
+  // With one side given, every fit scales by it (sharp fits only into a box of two).
+  const scale = Math.min(
+    1,
+    boxWidth === null ? 1 : boxWidth / image.width,
+    boxHeight === null ? 1 : boxHeight / image.height,
+  );
+  return {
+    width: scaled(image.width, scale, boxWidth),
+    height: scaled(image.height, scale, boxHeight),
+    fit: 'inside',
+  };
+}
+
+/** A side scaled, as sharp rounds it; exactly the box's side where that side binds. */
+function scaled(side: number, scale: number, box: number | null): number {
+  if (box !== null && box / side === scale) return box;
+  return Math.max(1, Math.round(side * scale));
 }
 
 /**
@@ -103,19 +171,19 @@ export function variantSpec(
  */
 export function variantName(spec: VariantSpec): string {
   return (
-    [`w${spec.width ?? 0}`, `h${spec.height ?? 0}`, spec.fit, `q${spec.quality ?? 0}`].join('_') +
+    [`w${spec.width}`, `h${spec.height}`, spec.fit, `q${spec.quality ?? 0}`].join('_') +
     `.${EXTENSION[spec.format]}`
   );
 }
 
 /**
- * The `X-Variant` header: which variant this is, after rounding (`w=640,fit=inside,
- * format=webp,q=75`); an unconstrained side and an unused quality are left out.
+ * The `X-Variant` header: which variant this is, after rounding and keying
+ * (`w=640,h=427,fit=inside,format=webp,q=75`); an unused quality is left out.
  */
 export function variantHeader(spec: VariantSpec): string {
   return [
-    spec.width === null ? null : `w=${spec.width}`,
-    spec.height === null ? null : `h=${spec.height}`,
+    `w=${spec.width}`,
+    `h=${spec.height}`,
     `fit=${spec.fit}`,
     `format=${spec.format}`,
     spec.quality === null ? null : `q=${spec.quality}`,

@@ -2,6 +2,7 @@ import { buffer } from 'node:stream/consumers';
 import { create as contentDisposition } from 'content-disposition';
 import type { ServiceContext } from '../../context.js';
 import { ServiceError } from '../../http/errors.js';
+import type { ByteRange } from '../../storage/blob-store.js';
 import type { Servable } from '../servable.js';
 import { CDN_CACHED_FILE_BYTES, type ServedFile } from '../serving-cache.js';
 import {
@@ -18,8 +19,9 @@ import { parseVariantParams } from './variant-params.js';
  * (`query`, read from `url` by the caller) asks for a variant (`?w=…&format=…`), found
  * stored or made now (`ImageVariants`). Null when
  * the query asks for none: the file itself is served. Throws `400 invalid_request` for
- * parameters out of range or on a file that is not an image, and `404` when the file went
- * away while its variant was made.
+ * parameters out of range or on a file that is not an image (or not the image it was
+ * recognised as), `404` when the file went away while its variant was made, and `503
+ * unavailable` when the encoder's budget ran out (variant-encoder.ts).
  */
 export async function servableVariant(
   ctx: ServiceContext,
@@ -44,11 +46,27 @@ export async function servableVariant(
   // A small variant asked for by this very URL before: from memory (the file's row was
   // checked by the caller, as for the file itself).
   const held = cache.get(url);
-  if (held?.bytes) return fromMemory(held, held.bytes);
+  if (held?.bytes) {
+    held.served?.();
+    return fromMemory(held, held.bytes);
+  }
 
-  const spec = variantSpec(parsed.params, source, accept);
-  const variant = await ctx.variants.find(row, spec);
+  const header = await ctx.variants.header(row, source);
+  if (!header) throw new ServiceError('not_found', 'No file at this address.');
+  const spec = variantSpec(parsed.params, source, accept, header);
+  if (typeof spec === 'string') throw new ServiceError('invalid_request', spec);
+  const variant = await ctx.variants.find(row, spec, source);
   if (!variant) throw new ServiceError('not_found', 'No file at this address.');
+  // Removed between the lookup and the read (another instance's least recently served):
+  // gone with its file, 404; else a moment's 503, and the next request makes it again.
+  const open = async (range?: ByteRange) => {
+    const stream = await ctx.blobs.getDerived(row.id, variant.name, range);
+    if (stream || !(await ctx.variants.lost(row.id, variant.name))) return stream;
+    throw new ServiceError('unavailable', 'The image variant is being made again; try again.', {
+      headers: { 'Retry-After': '1' },
+      extra: { retryAfter: 1 },
+    });
+  };
   const headers: Record<string, string> = {
     ...file.headers,
     'content-type': contentTypeOf(spec.format),
@@ -71,7 +89,7 @@ export async function servableVariant(
     request.method === 'GET' &&
     variant.size <= CDN_CACHED_FILE_BYTES
   ) {
-    const stream = await ctx.blobs.getDerived(row.id, variant.name);
+    const stream = await open();
     const bytes = stream ? await buffer(stream) : null;
     if (bytes?.length === variant.size) {
       const held: ServedFile = {
@@ -79,6 +97,7 @@ export async function servableVariant(
         headers,
         bytes,
         wholeHeaders: { ...headers, 'content-length': String(bytes.length) },
+        served: () => ctx.variants.served(row.id, variant.name),
       };
       cache.putDerived(row.id, url, held, epoch);
       return fromMemory(held, bytes);
@@ -88,7 +107,7 @@ export async function servableVariant(
     size: variant.size,
     headers,
     bytes: null,
-    open: (range) => ctx.blobs.getDerived(row.id, variant.name, range),
+    open,
   };
 }
 

@@ -166,6 +166,22 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
     WHERE status = 'ready' AND delete_at IS NOT NULL;
   ALTER TABLE projects ADD COLUMN require_upload_token integer NOT NULL DEFAULT 0;
   `,
+  // Image variants kept beside ready files (#41): at most 64 a file, the least recently
+  // served removed first, their bytes shown in usage. `served_at` is kept to the minute or
+  // so (a write per serving would cost more than the serving). A new table: instances of
+  // the version before never touch it.
+  `
+  CREATE TABLE variants (
+    file_id text COLLATE "C" NOT NULL,
+    name text COLLATE "C" NOT NULL,
+    project_id text COLLATE "C" NOT NULL,
+    size bigint NOT NULL,
+    served_at bigint NOT NULL,
+    PRIMARY KEY (file_id, name)
+  );
+  CREATE INDEX variants_served ON variants (file_id, served_at DESC, name DESC);
+  CREATE INDEX variants_project ON variants (project_id);
+  `,
   // Imports from a URL: a pending import's progress, and a failed one's error, kept with
   // its row (the row's expires_at is the lease of the instance fetching it).
   `

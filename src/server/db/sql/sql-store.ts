@@ -11,10 +11,12 @@ import type {
   MetadataStore,
   Project,
   ProjectPatch,
+  ProjectUsage,
   Reservation,
   TokenUsage,
   UploadTokenRow,
   UsageCounts,
+  VariantRow,
   WebhookRow,
 } from '../metadata-store.js';
 import {
@@ -211,9 +213,52 @@ export abstract class SqlMetadataStore implements MetadataStore {
     await this.changes(SQL.fileInsert(1), fileValues(file), { grouped: true });
   }
 
-  async usage(projectId: string, now: number): Promise<UsageCounts> {
+  async usage(projectId: string, now: number): Promise<ProjectUsage> {
     const [row] = await this.rows<UsageRecord>(SQL.PROJECT_USAGE, [projectId, now]);
-    return toUsage(row);
+    const [variants] = await this.rows<{ variant_bytes: number | string }>(
+      SQL.PROJECT_VARIANT_BYTES,
+      [projectId],
+    );
+    return { ...toUsage(row), variantBytes: Number(variants?.variant_bytes ?? 0) };
+  }
+
+  async getVariant(fileId: string, name: string): Promise<VariantRow | null> {
+    const [row] = await this.rows<{
+      name: string;
+      size: number | string;
+      served_at: number | string;
+    }>(SQL.VARIANT, [fileId, name]);
+    return row
+      ? { fileId, name: row.name, size: Number(row.size), servedAt: Number(row.served_at) }
+      : null;
+  }
+
+  async recordVariant(variant: VariantRow): Promise<boolean> {
+    const changed = await this.changes(SQL.VARIANT_RECORD, [
+      variant.name,
+      variant.size,
+      variant.servedAt,
+      variant.fileId,
+    ]);
+    return changed > 0;
+  }
+
+  async touchVariant(fileId: string, name: string, at: number, before: number): Promise<void> {
+    await this.changes(SQL.VARIANT_TOUCH, [at, fileId, name, before], { grouped: true });
+  }
+
+  async variantsBeyond(fileId: string, keep: number): Promise<string[]> {
+    // A file never has many more than `keep`: one page of them is every one there is.
+    const rows = await this.rows<{ name: string }>(SQL.VARIANTS_BEYOND, [fileId, 1000, keep]);
+    return rows.map((row) => row.name);
+  }
+
+  async removeVariant(fileId: string, name: string): Promise<boolean> {
+    return (await this.changes(SQL.VARIANT_REMOVE, [fileId, name])) > 0;
+  }
+
+  async removeVariants(fileId: string): Promise<void> {
+    await this.changes(SQL.VARIANTS_REMOVE, [fileId]);
   }
 
   async getVisibleFile(projectId: string, id: string): Promise<FileRow | null> {

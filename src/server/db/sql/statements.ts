@@ -108,6 +108,36 @@ export const PROJECT_USAGE = `SELECT
   FROM files WHERE project_id = ? AND status IN ('pending', 'receiving', 'ready')
     AND (status <> 'pending' OR expires_at > CAST(? AS BIGINT))`;
 
+/** Bytes of the variants of a project's ready files: project id. */
+export const PROJECT_VARIANT_BYTES = `SELECT coalesce(sum(v.size), 0) AS variant_bytes
+  FROM variants v JOIN files f ON f.id = v.file_id
+  WHERE v.project_id = ? AND f.status = 'ready'`;
+
+// Image variants (cdn/variants/stored-variant.ts): one row per derived object kept.
+
+export const VARIANT = 'SELECT name, size, served_at FROM variants WHERE file_id = ? AND name = ?';
+
+/**
+ * Records a variant only while its file is ready (a delete that already purged it then
+ * leaves no row behind): name, size, served at, file id. Recording it again (two instances
+ * made it at once) keeps one row.
+ */
+export const VARIANT_RECORD = `INSERT INTO variants (file_id, name, project_id, size, served_at)
+  SELECT id, ?, project_id, CAST(? AS BIGINT), CAST(? AS BIGINT) FROM files
+  WHERE id = ? AND status = 'ready'
+  ON CONFLICT (file_id, name) DO UPDATE SET size = excluded.size, served_at = excluded.served_at`;
+
+/** at, file id, name, before. */
+export const VARIANT_TOUCH = `UPDATE variants SET served_at = ?
+  WHERE file_id = ? AND name = ? AND served_at < ?`;
+
+/** Most recently served first, ties by name: file id, how many, how many to skip. */
+export const VARIANTS_BEYOND = `SELECT name FROM variants WHERE file_id = ?
+  ORDER BY served_at DESC, name DESC LIMIT ? OFFSET ?`;
+
+export const VARIANT_REMOVE = 'DELETE FROM variants WHERE file_id = ? AND name = ?';
+export const VARIANTS_REMOVE = 'DELETE FROM variants WHERE file_id = ?';
+
 export const VISIBLE_FILE = `SELECT ${FILE_COLUMNS} FROM files
   WHERE id = ? AND project_id = ? AND ${VISIBLE}`;
 

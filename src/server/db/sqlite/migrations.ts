@@ -163,6 +163,21 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
     WHERE status = 'ready' AND delete_at IS NOT NULL;
   ALTER TABLE projects ADD COLUMN require_upload_token INTEGER NOT NULL DEFAULT 0;
   `,
+  // Image variants kept beside ready files (#41): at most 64 a file, the least recently
+  // served removed first, their bytes shown in usage. `served_at` is kept to the minute or
+  // so (a write per serving would cost more than the serving).
+  `
+  CREATE TABLE variants (
+    file_id TEXT NOT NULL,
+    name TEXT NOT NULL,
+    project_id TEXT NOT NULL,
+    size INTEGER NOT NULL,
+    served_at INTEGER NOT NULL,
+    PRIMARY KEY (file_id, name)
+  );
+  CREATE INDEX variants_served ON variants (file_id, served_at DESC, name DESC);
+  CREATE INDEX variants_project ON variants (project_id);
+  `,
   // Imports from a URL: a pending import's progress, and a failed one's error, kept with
   // its row (the row's expires_at is the lease of the instance fetching it).
   `

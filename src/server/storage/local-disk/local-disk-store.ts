@@ -174,6 +174,10 @@ export class LocalDiskBlobStore implements BlobStore {
     await rm(this.#derivedDir(key), { recursive: true, force: true });
   }
 
+  async deleteDerivedObject(key: string, name: string): Promise<void> {
+    await rm(this.#derivedPath(key, name), { force: true });
+  }
+
   async createMultipart(
     key: string,
     options: { size: number; partSize: number; contentType: string },

@@ -370,6 +370,16 @@ export class S3BlobStore implements BlobStore {
     }
   }
 
+  async deleteDerivedObject(key: string, name: string): Promise<void> {
+    try {
+      await this.#client.send(
+        new DeleteObjectCommand({ Bucket: this.#bucket, Key: this.#derivedKey(key, name) }),
+      );
+    } catch (error) {
+      throw toStoreError(error, 'delete a derived object');
+    }
+  }
+
   async createMultipart(
     key: string,
     options: { size: number; partSize: number; contentType: string },

@@ -81,6 +81,7 @@ describe('GET /v1/files', () => {
       visibility: 'public',
       url: `${t.cdnUrl}/${rows[59]?.id}/f59.txt`,
       metadata: {},
+      deleteAt: null,
     });
     const last = page.files[49] as FileRecord;
     assert.equal(page.nextCursor, `${last.createdAt}_${last.id}`);

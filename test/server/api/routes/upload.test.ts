@@ -41,7 +41,15 @@ describe('POST /v1/upload', () => {
       'X-Metadata': '{"user":"u1"}',
     });
     const body = await json<UploadResponse>(response, 201);
-    assert.deepEqual(Object.keys(body).sort(), ['id', 'name', 'size', 'type', 'url', 'visibility']);
+    assert.deepEqual(Object.keys(body).sort(), [
+      'deleteAt',
+      'id',
+      'name',
+      'size',
+      'type',
+      'url',
+      'visibility',
+    ]);
     assert.equal(body.visibility, 'public');
     assert.equal(body.name, 'cat.png');
     assert.equal(body.size, bytes.length);
@@ -64,6 +72,7 @@ describe('POST /v1/upload', () => {
       visibility: 'public',
       url: body.url,
       metadata: { user: 'u1' },
+      deleteAt: null,
     });
     assert.ok(Math.abs(record.createdAt - Date.now()) < 60_000);
   });

@@ -4,13 +4,9 @@ import { describe, it } from 'node:test';
 import { bucketCorsRules, bucketLifecycleRules } from '../../src/server/storage/s3/bucket-setup.js';
 import { nginxConfig } from '../helpers/nginx.js';
 
-/** The code blocks of one README section, by language, with their indentation removed. */
-async function blocks(section: string, language: string): Promise<string[]> {
-  const readme = await readFile('README.md', 'utf8');
-  const start = readme.indexOf(`## ${section}\n`);
-  assert.ok(start >= 0, `README has no section ${section}`);
-  const end = readme.indexOf('\n## ', start + 1);
-  const text = readme.slice(start, end < 0 ? undefined : end);
+/** The code blocks of one document, by language, with their indentation removed. */
+async function blocks(file: string, language: string): Promise<string[]> {
+  const text = await readFile(file, 'utf8');
   const found: string[] = [];
   const fence = new RegExp(`^( *)\`\`\`${language}\\n([\\s\\S]*?)^\\1\`\`\``, 'gm');
   for (const match of text.matchAll(fence)) {
@@ -27,12 +23,12 @@ async function blocks(section: string, language: string): Promise<string[]> {
 }
 
 /**
- * What the README tells an operator to deploy is what the tests run: the nginx
+ * What docs/running-at-scale.md tells an operator to deploy is what the tests run: the nginx
  * configuration the load-balancer tests start, the bucket rules `bucket setup` applies.
  */
-describe('README: Running at scale', () => {
+describe('docs/running-at-scale.md', () => {
   it('shows the nginx configuration the tests run', async () => {
-    const [shown] = await blocks('Running at scale', 'nginx');
+    const [shown] = await blocks('docs/running-at-scale.md', 'nginx');
     const expected = nginxConfig({
       apiListen: '8787',
       cdnListen: '8788',
@@ -43,7 +39,7 @@ describe('README: Running at scale', () => {
   });
 
   it('shows the bucket rules that `npm run admin -- bucket setup` applies', async () => {
-    const [cors, lifecycle] = (await blocks('Running at scale', 'json')).map(
+    const [cors, lifecycle] = (await blocks('docs/running-at-scale.md', 'json')).map(
       (text) => JSON.parse(text) as unknown,
     );
     assert.deepEqual(cors, { CORSRules: bucketCorsRules(['https://shop.example']) });

@@ -1,0 +1,35 @@
+/**
+ * What a `tokenProvider` answers: the token (`upt_…`), or the answer of
+ * `POST /v1/upload-tokens` as it is (a backend may pass it straight on), whose `expiresAt`
+ * lets the token be renewed shortly before it runs out instead of after a refused call.
+ */
+export type UploadTokenGrant = string | { token: string; expiresAt?: number | null };
+
+/**
+ * Asks the page's (or app's) backend for an upload token: called before the first upload
+ * call, and again when the service answers `401 token_expired`. A failure (the user signed
+ * out, the backend unreachable) fails the upload calls waiting on it as `token_expired`.
+ */
+export type UploadTokenProvider = () => Promise<UploadTokenGrant>;
+
+/** Where a client's upload calls get their token (`UploadTokens`, or one loaded on use). */
+export interface TokenSource {
+  /**
+   * Makes an upload call with the token (`auth` is the header to send); when the service
+   * answers `token_expired` and a provider can give a new token, once more with that.
+   */
+  send<T>(call: (auth: Record<string, string>) => Promise<T>): Promise<T>;
+}
+
+/**
+ * A token source whose code (`UploadTokens`) is fetched on first use, so that a page that
+ * uploads with the publishable key never loads it.
+ */
+export function tokensOnUse(
+  token: string | undefined,
+  provider: UploadTokenProvider | undefined,
+  load: () => Promise<typeof import('./upload-tokens.js')> = () => import('./upload-tokens.js'),
+): TokenSource {
+  const tokens = load().then(({ UploadTokens }) => new UploadTokens(token, provider));
+  return { send: (call) => tokens.then((source) => source.send(call)) };
+}

@@ -1,0 +1,89 @@
+import { ApiError } from './api-error.js';
+import type { TokenSource, UploadTokenGrant, UploadTokenProvider } from './upload-token.js';
+
+/**
+ * Renewed this long before its `expiresAt`: a call on its way, or a clock a little ahead
+ * of the service's, then never meets the expiry.
+ */
+const RENEW_EARLY_MS = 30_000;
+
+/**
+ * A client's upload token: the one it was given, and its provider's when there is none yet,
+ * when it is about to run out, or when the service refused it as expired. Calls that meet
+ * the expiry together cause one provider call, which they all wait for.
+ */
+export class UploadTokens implements TokenSource {
+  #token: string | null;
+  #expiresAt: number | null = null;
+  readonly #provider: UploadTokenProvider | null;
+  #asking: Promise<string> | null = null;
+
+  constructor(token: string | null | undefined, provider?: UploadTokenProvider | null) {
+    this.#token = token?.trim() || null;
+    this.#provider = provider ?? null;
+    if (!this.#token && !this.#provider) {
+      throw new TypeError('UploadTokens: give a token or a tokenProvider.');
+    }
+  }
+
+  async send<T>(call: (auth: Record<string, string>) => Promise<T>): Promise<T> {
+    const token = await this.current();
+    try {
+      return await call(bearer(token));
+    } catch (error) {
+      if (!(error instanceof ApiError && error.code === 'token_expired')) throw error;
+      const fresh = await this.renew(token);
+      if (!fresh) throw error;
+      return call(bearer(fresh));
+    }
+  }
+
+  /** The token to send now. */
+  current(): Promise<string> {
+    const token = this.#token;
+    const fresh = this.#expiresAt === null || Date.now() < this.#expiresAt - RENEW_EARLY_MS;
+    if (token && (fresh || !this.#provider)) return Promise.resolve(token);
+    return this.#ask();
+  }
+
+  /** A new token after `stale` was refused as expired; null when nobody can give one. */
+  async renew(stale: string): Promise<string | null> {
+    if (!this.#provider) return null;
+    // Another call met the expiry first: its new token serves this one too.
+    if (this.#token !== stale) return this.current();
+    this.#token = null;
+    return this.#ask();
+  }
+
+  #ask(): Promise<string> {
+    this.#asking ??= this.#fromProvider().finally(() => {
+      this.#asking = null;
+    });
+    return this.#asking;
+  }
+
+  async #fromProvider(): Promise<string> {
+    let grant: UploadTokenGrant;
+    try {
+      grant = await (this.#provider as UploadTokenProvider)();
+    } catch (error) {
+      throw expired(`the tokenProvider failed (${String(error)})`, error);
+    }
+    const token = typeof grant === 'string' ? grant : grant?.token;
+    if (typeof token !== 'string' || token.trim() === '') {
+      throw expired('the tokenProvider answered no token');
+    }
+    this.#token = token.trim();
+    this.#expiresAt = typeof grant === 'object' ? (grant.expiresAt ?? null) : null;
+    return this.#token;
+  }
+}
+
+function bearer(token: string): Record<string, string> {
+  return { Authorization: `Bearer ${token}` };
+}
+
+/** No token to upload with: worded as an expired one (the page must get a new one). */
+function expired(why: string, cause?: unknown): ApiError {
+  return new ApiError(401, 'token_expired', `No upload token: ${why}.`, { cause });
+}

@@ -1,0 +1,165 @@
+import { expect, fixture, html, waitUntil } from '@open-wc/testing';
+import '../../src/index.js';
+import type { FileListElement } from '../../src/elements/file-list/file-list.js';
+import type { FileUploaderElement } from '../../src/elements/file-uploader/file-uploader.js';
+import { file, network, next, pick, project, text, uploadToken, usage } from './helpers.js';
+
+/** The texts of the buttons of the file rows. */
+function rowActions(element: FileUploaderElement): string[] {
+  return [...(element.shadowRoot?.querySelectorAll('.file .action') ?? [])].map(
+    (button) => button.textContent?.trim() ?? '',
+  );
+}
+
+describe('<file-uploader> with upload tokens', () => {
+  afterEach(() => network('restore'));
+
+  it('upload-token: uploads with the token where the project requires one; <file-list> still lists with the publishable key', async () => {
+    const p = await project({ requireUploadToken: true });
+    const { token } = await uploadToken(p.publishableKey, { policy: { metadata: { user: 'u1' } } });
+    const element = await fixture<FileUploaderElement>(
+      html`<file-uploader endpoint=${p.endpoint} api-key=${p.publishableKey} upload-token=${token}
+        multiple metadata='{"user":"forged","album":"a"}'></file-uploader>`,
+    );
+    expect(element.uploadToken).to.equal(token);
+    const done = next(element, 'upload-complete');
+    pick(element, [file('a.txt', 100, 'text/plain', 1), file('b.txt', 200, 'text/plain', 2)]);
+    const result = await done;
+    expect(result.failed).to.deep.equal([]);
+    // The token's metadata wins over the page's: the service took the token.
+    expect(result.successful.map((record) => record.metadata)).to.deep.equal([
+      { user: 'u1', album: 'a' },
+      { user: 'u1', album: 'a' },
+    ]);
+    const list = await fixture<FileListElement>(
+      html`<file-list endpoint=${p.endpoint} api-key=${p.publishableKey}></file-list>`,
+    );
+    await waitUntil(() => text(list).includes('b.txt') && text(list).includes('a.txt'));
+  });
+
+  it('tokenProvider: asked before the first upload and again on token_expired; every file goes up, none reports an error', async () => {
+    const p = await project({ requireUploadToken: true });
+    const stale = await uploadToken(p.publishableKey, { expired: true });
+    const fresh = await uploadToken(p.publishableKey, { policy: { metadata: { user: 'u2' } } });
+    const asked: number[] = [];
+    const element = await fixture<FileUploaderElement>(
+      html`<file-uploader endpoint=${p.endpoint} api-key=${p.publishableKey} multiple></file-uploader>`,
+    );
+    // The first answer is already expired (a page left open), the next is good.
+    element.tokenProvider = async () => (asked.push(Date.now()) === 1 ? stale.token : fresh);
+    const errors: string[] = [];
+    element.addEventListener('upload-error', (event) => errors.push(event.detail.code));
+    await network('log');
+    const done = next(element, 'upload-complete');
+    pick(
+      element,
+      Array.from({ length: 10 }, (_, i) => file(`t${i}.txt`, 100 + i, 'text/plain', i + 1)),
+    );
+    const result = await done;
+    expect(errors).to.deep.equal([]);
+    expect(result.successful.length).to.equal(10);
+    expect(result.successful.every((record) => record.metadata.user === 'u2')).to.equal(true);
+    // Once before the first sign, once after the service refused the old token.
+    expect(asked.length).to.equal(2);
+    const log = (await network('log')) as string[];
+    expect(log.filter((line) => /\/v1\/uploads\/sign$/.test(line)).length).to.be.at.least(2);
+  });
+
+  it('token_expired with no provider: said in plain words, with Retry; a new upload-token and Retry carry on', async () => {
+    const p = await project({ requireUploadToken: true });
+    const stale = await uploadToken(p.publishableKey, { expired: true });
+    const element = await fixture<FileUploaderElement>(
+      html`<file-uploader endpoint=${p.endpoint} api-key=${p.publishableKey} upload-token=${stale.token}></file-uploader>`,
+    );
+    const failed = next(element, 'upload-error');
+    pick(element, [file('late.txt', 100, 'text/plain')]);
+    const failure = await failed;
+    expect([failure.code, failure.status, failure.step]).to.deep.equal([
+      'token_expired',
+      401,
+      'sign',
+    ]);
+    expect(failure.message).to.equal(
+      'Your permission to upload ran out. Reload the page, then retry.',
+    );
+    await element.updateComplete;
+    expect(text(element)).to.contain(failure.message);
+    expect(rowActions(element)).to.deep.equal(['Retry', 'Remove']);
+    await expect(element).to.be.accessible();
+    // The page got a new token from its backend: Retry goes with it.
+    element.setAttribute('upload-token', (await uploadToken(p.publishableKey)).token);
+    const success = next(element, 'upload-success');
+    element.retry(element.files[0]?.id ?? '');
+    expect((await success).record.name).to.equal('late.txt');
+  });
+
+  it('token_exhausted: the files past maxFiles are refused in plain words, without Retry; the others go up', async () => {
+    const p = await project();
+    const { token } = await uploadToken(p.publishableKey, { policy: { maxFiles: 2 } });
+    const element = await fixture<FileUploaderElement>(
+      html`<file-uploader endpoint=${p.endpoint} upload-token=${token} multiple></file-uploader>`,
+    );
+    const done = next(element, 'upload-complete');
+    pick(
+      element,
+      Array.from({ length: 3 }, (_, i) => file(`x${i}.txt`, 100, 'text/plain', i + 1)),
+    );
+    const result = await done;
+    expect(result.successful.length).to.equal(2);
+    expect(result.failed.map((entry) => [entry.failure.code, entry.failure.status])).to.deep.equal([
+      ['token_exhausted', 403],
+    ]);
+    expect(result.failed[0]?.failure.message).to.equal(
+      'You may not upload more here: your limit of files or bytes is reached.',
+    );
+    await element.updateComplete;
+    expect(rowActions(element).filter((action) => action === 'Retry')).to.deep.equal([]);
+    await expect(element).to.be.accessible();
+  });
+
+  it('upload_token_required: the publishable key alone is refused in plain words, without Retry', async () => {
+    const p = await project({ requireUploadToken: true });
+    const element = await fixture<FileUploaderElement>(
+      html`<file-uploader endpoint=${p.endpoint} api-key=${p.publishableKey}></file-uploader>`,
+    );
+    const failed = next(element, 'upload-error');
+    pick(element, [file('a.txt', 10, 'text/plain')]);
+    const failure = await failed;
+    expect([failure.code, failure.status]).to.deep.equal(['upload_token_required', 403]);
+    expect(failure.message).to.equal(
+      "Uploads here need a permission this page did not get. Sign in, or tell the site's owner.",
+    );
+    await element.updateComplete;
+    expect(rowActions(element)).to.deep.equal(['Remove']);
+  });
+});
+
+describe('<file-uploader> keeps at most 100 uploads signed and unfinished', () => {
+  it('uploads 300 files from one page with never more than 100 pending at the service', async () => {
+    const p = await project();
+    const element = await fixture<FileUploaderElement>(
+      html`<file-uploader endpoint=${p.endpoint} api-key=${p.publishableKey} multiple></file-uploader>`,
+    );
+    let polling = true;
+    let most = 0;
+    // The service's own count of the project's pending uploads, asked all along.
+    const poll = (async () => {
+      while (polling) {
+        most = Math.max(most, (await usage(p.publishableKey)).pendingUploads);
+      }
+    })();
+    const done = next(element, 'upload-complete', 120_000);
+    element.addFiles(
+      Array.from({ length: 300 }, (_, i) => file(`m${i}.bin`, 2048, undefined, i + 1)),
+    );
+    const result = await done;
+    polling = false;
+    await poll;
+    expect(result.failed.map((entry) => entry.failure.code)).to.deep.equal([]);
+    expect(result.successful.length).to.equal(300);
+    // The contract's number, not the code's constant.
+    expect(most).to.be.at.most(100);
+    expect(most).to.be.at.least(30);
+    expect((await usage(p.publishableKey)).pendingUploads).to.equal(0);
+  });
+});
