@@ -6,6 +6,8 @@ export const EVENT_TYPES = [
   'file.deleted',
   'upload.expired',
   'file.infected',
+  // An import from a URL failed: its record (status `failed`, `importError`) and `reason`.
+  'file.import_failed',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

@@ -7,6 +7,8 @@ export const routes = {
   files: () => '/v1/files',
   file: (id: string) => `/v1/files/${encodeURIComponent(id)}`,
   sign: () => '/v1/uploads/sign',
+  /** Import from a URL: `ImportRequest` → `202 ImportResponse`. */
+  import: () => '/v1/uploads/import',
   uploadState: (id: string) => `/v1/uploads/${encodeURIComponent(id)}`,
   complete: (id: string) => `/v1/uploads/${encodeURIComponent(id)}/complete`,
   /** Batch complete: `{ "uploads": [ { "id", "parts"? }, … ] }`. */

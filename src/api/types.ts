@@ -16,7 +16,11 @@ export interface FileRecord {
   size: number;
   /** Milliseconds since the Unix epoch; for multi-step uploads, when sign was called. */
   createdAt: number;
-  status: FileStatus;
+  /**
+   * `failed` only for an import that failed (`importError` says why): `GET /v1/files/:id`
+   * shows it for a day after; it is never listed.
+   */
+  status: FileStatus | 'failed';
   visibility: Visibility;
   /**
    * `{cdn_url}/<id>/<encoded name>`; answers 404 until the file is ready. `null` for a
@@ -34,6 +38,48 @@ export interface FileRecord {
    * epoch; null when no scanner is configured, or the file is not ready yet.
    */
   scannedAt: number | null;
+  /** Imports under way (`status: "pending"`): how far the fetch has come. */
+  importProgress?: ImportProgress;
+  /** Imports that failed (`status: "failed"`): why. */
+  importError?: ImportError;
+}
+
+/** Why an import failed (decisions.md, "Importing from a URL"). */
+export type ImportErrorCode =
+  | 'import_refused_target'
+  | 'import_http_error'
+  | 'too_large'
+  | 'unsupported_type'
+  | 'import_timeout'
+  | 'import_failed';
+
+export interface ImportError {
+  code: ImportErrorCode;
+  message: string;
+  /** `import_http_error`: the status the remote server answered. */
+  status?: number;
+}
+
+export interface ImportProgress {
+  /** Bytes fetched and stored so far. */
+  receivedBytes: number;
+  /** The size the remote server declared (`Content-Length`), or null when it declared none. */
+  totalBytes: number | null;
+}
+
+/** `POST /v1/uploads/import`: the service fetches `url` and stores it as a file. */
+export interface ImportRequest {
+  /** `http` or `https`, at most 2048 characters, no credentials. */
+  url: string;
+  /** Default: the remote `Content-Disposition` file name, else the URL's last segment. */
+  name?: string;
+  metadata?: FileMetadata;
+  visibility?: Visibility;
+}
+
+/** The `202` answer of `POST /v1/uploads/import`: the file, `status: "pending"`. */
+export interface ImportResponse {
+  file: FileRecord;
 }
 
 export interface FileListResponse {

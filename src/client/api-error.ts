@@ -1,7 +1,15 @@
 import type { ApiErrorCode } from '../api/errors.js';
+import type { ImportErrorCode } from '../api/types.js';
 
-/** Codes the client adds for failures that never reached an answer from the service. */
-export type ClientErrorCode = ApiErrorCode | 'network_error' | 'unexpected_response';
+/**
+ * Codes the client adds for failures that never reached an answer from the service, and
+ * the codes of a failed import (`importFromUrl`).
+ */
+export type ClientErrorCode =
+  | ApiErrorCode
+  | ImportErrorCode
+  | 'network_error'
+  | 'unexpected_response';
 
 /**
  * Every failure of a client call: the service's documented error (`status`, `code`,

@@ -14,6 +14,9 @@ import type {
   FileListResponse,
   FileMetadata,
   FileRecord,
+  ImportProgress,
+  ImportRequest,
+  ImportResponse,
   PartUploadResponse,
   SignBatchResponse,
   SignedPart,
@@ -41,7 +44,7 @@ import { digestHeaders } from './part-digest.js';
 import { partEtag, SentBytes } from './part-put.js';
 import { partPutError } from './part-put-error.js';
 import { type PartSending, retryTransientParts, sendParts } from './part-sender.js';
-import { type RetryOptions, withRetry } from './retry.js';
+import { type RetryOptions, sleep, withRetry } from './retry.js';
 import type { UploadBody } from './upload-body.js';
 import { claimedParts, planFromSign, resumeOrSign, type UploadPlan } from './upload-plan.js';
 import { UploadSession } from './upload-session.js';
@@ -71,6 +74,42 @@ export interface RememberedUpload {
 }
 
 export type { UploadBody };
+
+/** `importFromUrl`'s options: the import's fields, how often to look, and what to tell. */
+export interface ImportFromUrlOptions extends CallOptions {
+  /** Default: the remote file name (`Content-Disposition`), else the URL's last segment. */
+  name?: string;
+  metadata?: FileMetadata;
+  visibility?: Visibility;
+  /** How often to ask how the import is going, in ms. Default 1000. */
+  pollIntervalMs?: number;
+  /** Told the bytes received (and the declared total, when known) while the import runs. */
+  onProgress?: (progress: ImportProgress, record: FileRecord) => void;
+}
+
+/** HTTP-like statuses for import codes, so an `ApiError` of an import reads like the others. */
+const IMPORT_STATUS = {
+  import_refused_target: 400,
+  import_http_error: 502,
+  too_large: 413,
+  unsupported_type: 415,
+  import_timeout: 504,
+  import_failed: 502,
+} as const;
+
+/** The `ApiError` of a failed import, from its record's `importError`. */
+function importError(record: FileRecord): ApiError {
+  const failure = record.importError ?? {
+    code: 'import_failed' as const,
+    message: 'The import failed.',
+  };
+  return new ApiError(IMPORT_STATUS[failure.code] ?? 502, failure.code, failure.message, {
+    details: {
+      id: record.id,
+      ...(failure.status === undefined ? {} : { remoteStatus: failure.status }),
+    },
+  });
+}
 
 /** Something a multi-step upload can read a byte range of, any number of times. */
 export interface UploadSource {
@@ -333,6 +372,30 @@ export class FilehostClient extends FilehostApi {
     options: CallOptions = {},
   ): Promise<UploadTokenResponse> {
     return this.json<UploadTokenResponse>('POST', backendRoutes.uploadTokens(), policy, options);
+  }
+
+  /**
+   * `POST /v1/uploads/import`: the service fetches `url` and stores it as a file. Resolves
+   * with the record once the file is ready; rejects with an `ApiError` whose `code` is the
+   * import's (`import_refused_target`, `import_http_error` with `details.remoteStatus`,
+   * `too_large`, `unsupported_type`, `import_timeout`, `import_failed`) when it failed, or
+   * with the call's own error when the service refused to start it (`quota_exceeded`, …).
+   * It follows the import by `GET /v1/files/:id` every `pollIntervalMs` (default 1000, the
+   * rate at which the service records progress), telling `onProgress` what it sees.
+   * Aborting `signal` stops waiting; the import itself goes on (a secret key may delete it).
+   */
+  async importFromUrl(url: string, options: ImportFromUrlOptions = {}): Promise<FileRecord> {
+    const { name, metadata, visibility, pollIntervalMs = 1000, onProgress, ...call } = options;
+    const request: ImportRequest = { url, name, metadata, visibility };
+    const { file } = await this.json<ImportResponse>('POST', routes.import(), request, call);
+    let record = file;
+    for (;;) {
+      if (record.status === 'ready') return record;
+      if (record.status === 'failed') throw importError(record);
+      if (record.importProgress) onProgress?.(record.importProgress, record);
+      await sleep(pollIntervalMs, call.signal);
+      record = await this.getFile(file.id, call);
+    }
   }
 
   /** `POST /v1/upload`: one file in one request (at most 100 MiB), its URL live at once. */

@@ -3,6 +3,7 @@ import { MIN_PART_SIZE, PLANS, type Plan } from '../api/limits.js';
 import { PUBLISHABLE_KEY_PREFIX, SECRET_KEY_PREFIX } from '../api/routes.js';
 import { MetadataUnavailableError } from './db/unavailable.js';
 import { isWebhookSecret } from './events/webhook-secret.js';
+import type { TargetOptions } from './http/targets.js';
 import { parseTargetUrl } from './http/targets.js';
 import { type ClamdAddress, parseClamdAddress } from './ingest/clamd.js';
 import { STRIP_MODES, type StripMode } from './ingest/strip-location.js';
@@ -97,6 +98,18 @@ export interface ServiceConfig {
   clamdTimeoutMs: number;
   /** `FILEHOST_STRIP_METADATA`: what is removed from photos at completion (default `gps`). */
   stripMetadata: StripMode;
+  /**
+   * Whether imports from a URL may reach loopback, private and link-local addresses
+   * (`FILEHOST_IMPORT_ALLOW_PRIVATE`): as webhooks, yes embedded, no at scale.
+   */
+  importAllowPrivate: boolean;
+  /** An import with no progress for this long fails `import_timeout` (decisions.md: 60 s). */
+  importIdleSeconds: number;
+  /**
+   * Tests only, set by no variable: loopback addresses an import takes as public (see
+   * `TargetOptions.treatAsPublic`), so a test can stand a "public" server on 127.0.0.2.
+   */
+  importTargetForTests?: TargetOptions;
 }
 
 /**
@@ -249,6 +262,12 @@ export function configFromEnv(env: Env = process.env): ServiceConfig {
     clamd: clamdAddress(read('FILEHOST_CLAMD')),
     clamdTimeoutMs: integer(env, 'FILEHOST_CLAMD_TIMEOUT', 30, 1, 3600) * 1000,
     stripMetadata: stripMode(read('FILEHOST_STRIP_METADATA')),
+    importAllowPrivate: boolean(
+      read('FILEHOST_IMPORT_ALLOW_PRIVATE'),
+      'FILEHOST_IMPORT_ALLOW_PRIVATE',
+      !deploymentOf({ databaseUrl, s3: undefined }).sharedMetadata,
+    ),
+    importIdleSeconds: integer(env, 'FILEHOST_IMPORT_IDLE_TIMEOUT', 60, 1, 3600),
   };
 }
 

@@ -6,6 +6,7 @@ import type { MetadataStore } from './db/metadata-store.js';
 import type { DiskReserve } from './disk-reserve.js';
 import type { ClamdScanner } from './ingest/clamd.js';
 import type { MetadataStripper } from './ingest/strip-location.js';
+import type { ImportRunner } from './imports/import-job.js';
 import type { RateLimiter } from './rate-limit/rate-limiter.js';
 import type { BlobStore } from './storage/blob-store.js';
 
@@ -27,6 +28,8 @@ export interface ServiceContext {
   log: FastifyBaseLogger;
   /** Told when an event was recorded here, so its webhooks go out at once. */
   events: { kick(): void };
+  /** Imports from a URL this process is fetching (`POST /v1/uploads/import`). */
+  imports: ImportRunner;
   /** The key of signed CDN links (`cdn/signed-link.ts`), the same on every instance. */
   linkKey: Buffer;
   /** Safe ingest (`ingest/ingest.ts`): the malware scanner, if configured, and the photo metadata editor, unless `FILEHOST_STRIP_METADATA=none`. */

@@ -7,6 +7,8 @@ export type CrashPoint =
   | 'upload:stored'
   | 'complete:renamed'
   | 'delete:marked'
+  // An import's bytes stored whole, its row still pending.
+  | 'import:stored'
   // An event committed with its change, before any attempt to deliver it.
   | 'event:recorded';
 

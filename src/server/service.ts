@@ -15,6 +15,7 @@ import { ensureConfiguredWebhook } from './events/configured-webhook.js';
 import { EventDeliverer } from './events/deliverer.js';
 import { ClamdScanner } from './ingest/clamd.js';
 import { MetadataStripper, STRIP_TASK_TIMEOUT_MS } from './ingest/strip-location.js';
+import { Imports } from './imports/importer.js';
 import { DELETE_DUE_INTERVAL_MS, deleteDueFiles, recover, sweep } from './sweeper.js';
 
 /** How often an instance looks for deliveries that came due (retries, other instances' work). */
@@ -49,14 +50,18 @@ export async function startService(
     config.stripMetadata === 'none'
       ? null
       : new MetadataStripper({ taskTimeoutMs: STRIP_TASK_TIMEOUT_MS });
+  let imports: Imports | undefined;
   const close = async () => {
     for (const timer of timers) clearInterval(timer);
-    await deliverer?.stop();
     await Promise.all(apps.map((app) => app.close()));
+    // Imports under way fail cleanly (with their events) while the stores are still open.
+    await imports?.stop();
     await stripper?.close();
+    await deliverer?.stop();
     await opened.close();
   };
   try {
+    imports = new Imports();
     const ctx: ServiceContext = {
       config,
       urls,
@@ -79,14 +84,17 @@ export async function startService(
       now: Date.now,
       log,
       events: { kick() {} },
+      imports,
       linkKey: linkKey(opened.signingSecret),
       scanner: config.clamd
         ? new ClamdScanner(config.clamd, { timeoutMs: config.clamdTimeoutMs })
         : null,
       stripper,
     };
+    imports.attach(ctx);
     deliverer = new EventDeliverer(ctx);
     ctx.events = deliverer;
+
     await recover(ctx, { exclusive: opened.exclusive });
     const defaultProject = await ensureDefaultProject(ctx.db, config);
     const webhook = await ensureConfiguredWebhook(

@@ -3,6 +3,7 @@ import { pendingExpiry } from './api/upload-access.js';
 import type { ServiceContext } from './context.js';
 import type { FileRow } from './db/metadata-store.js';
 import { fileEvent } from './events/file-events.js';
+import { failAbandonedImports } from './imports/importer.js';
 
 const BATCH = 100;
 /** Events are kept this long for `GET /v1/events` and redelivery (decisions.md: 30 days). */
@@ -43,6 +44,8 @@ export async function recover(ctx: ServiceContext, options: { exclusive: boolean
       for (const row of rows) await discardReceiving(ctx, row);
       if (rows.length < BATCH) break;
     }
+    // Likewise every import under way: it died with the process that fetched it.
+    await failAbandonedImports(ctx, Number.MAX_SAFE_INTEGER);
   }
   await sweep(ctx);
 }
@@ -136,6 +139,8 @@ async function sweepNow(ctx: ServiceContext): Promise<SweepResult> {
     }
     if (rows.length < BATCH || extended === rows.length) break;
   }
+  // Imports whose instance stopped renewing their lease (it died) fail cleanly.
+  await failAbandonedImports(ctx, ctx.now());
   for (;;) {
     const rows = await ctx.db.listReceiving(BATCH, ctx.now());
     let progressed = 0;

@@ -185,6 +185,7 @@ function sqliteListing(dir: string): ListingStore {
             deleteAt: null,
             tokenId: null,
             anonymousAddress: null,
+            importState: null,
           };
         }
       }

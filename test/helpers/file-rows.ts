@@ -26,6 +26,7 @@ export function readyFileRow(
     tokenId: null,
     anonymousAddress: null,
     scannedAt: null,
+    importState: null,
     ...fields,
   };
 }

@@ -155,3 +155,67 @@ ${servers(options.cdnUpstreams)}
 }
 `;
 }
+
+/**
+ * nginx serving the files of `root` as a plain static web server on loopback (a remote
+ * server to import from, as fast as a real one can send).
+ */
+export async function startStaticNginx(
+  root: string,
+): Promise<{ url: string; stop(): Promise<void> } | { skip: string }> {
+  const missing = nginxAvailable();
+  if (missing) return missing;
+  const dir = await mkdtemp(join(tmpdir(), 'filehost-nginx-static-'));
+  await mkdir(join(dir, 'logs'));
+  const port = await freePort();
+  const temp = ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']
+    .map((name) => `  ${name}_temp_path ${dir}/${name}_temp;`)
+    .join('\n');
+  await writeFile(
+    join(dir, 'nginx.conf'),
+    `worker_processes 1;
+pid ${dir}/nginx.pid;
+error_log ${dir}/logs/error.log warn;
+events { worker_connections 256; }
+http {
+  access_log off;
+${temp}
+  sendfile on;
+  tcp_nopush on;
+  default_type application/octet-stream;
+  server {
+    listen 127.0.0.1:${port};
+    root ${root};
+  }
+}
+`,
+  );
+  const child: ChildProcess = spawn(
+    NGINX,
+    ['-p', dir, '-c', join(dir, 'nginx.conf'), '-g', 'daemon off;'],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const up = await fetch(`http://127.0.0.1:${port}/`).then(
+      () => true,
+      () => false,
+    );
+    if (up) break;
+    if (child.exitCode !== null || Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error('nginx (static) did not start');
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return {
+    url: `http://127.0.0.1:${port}`,
+    async stop() {
+      child.kill('SIGTERM');
+      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 3000))]);
+      if (child.exitCode === null) child.kill('SIGKILL');
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}

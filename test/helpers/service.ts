@@ -46,7 +46,11 @@ export interface ApiInit extends Omit<RequestInit, 'headers'> {
  * A real service on free loopback ports with its own temporary data directory; each test
  * file (or test) builds its own and closes it.
  */
-export async function startTestService(env: Record<string, string> = {}): Promise<TestService> {
+export async function startTestService(
+  env: Record<string, string> = {},
+  /** Settings no variable reaches (`importTargetForTests`). */
+  overrides: Partial<ServiceConfig> = {},
+): Promise<TestService> {
   const dataDir = await mkdtemp(join(tmpdir(), 'filehost-test-'));
   // The bucket lets the same pages PUT parts straight to it as the project allows.
   const origins = (env.FILEHOST_ALLOWED_ORIGINS ?? ALLOWED_ORIGIN).split(',');
@@ -61,6 +65,7 @@ export async function startTestService(env: Record<string, string> = {}): Promis
     }),
     apiPort: 0,
     cdnPort: 0,
+    ...overrides,
   };
   const service = await startService(config);
   // Every exchange with it is held to the OpenAPI document (see openapi-contract.ts).

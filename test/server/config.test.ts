@@ -78,6 +78,30 @@ describe('configuration from FILEHOST_* variables', () => {
     assert.equal(configFromEnv({ FILEHOST_SECRET_KEY: made }).secretKey, made);
   });
 
+  it('lets imports reach private targets by default embedded, not at scale; 60 s idle', () => {
+    assert.equal(configFromEnv({}).importAllowPrivate, true);
+    assert.equal(configFromEnv({}).importIdleSeconds, 60);
+    const pg = { FILEHOST_DATABASE_URL: 'postgres://u@127.0.0.1/db' };
+    assert.equal(configFromEnv(pg).importAllowPrivate, false);
+    assert.equal(
+      configFromEnv({ ...pg, FILEHOST_IMPORT_ALLOW_PRIVATE: 'true' }).importAllowPrivate,
+      true,
+    );
+    assert.equal(
+      configFromEnv({ FILEHOST_IMPORT_ALLOW_PRIVATE: 'false' }).importAllowPrivate,
+      false,
+    );
+    assert.equal(configFromEnv({ FILEHOST_IMPORT_IDLE_TIMEOUT: '5' }).importIdleSeconds, 5);
+    assert.throws(
+      () => configFromEnv({ FILEHOST_IMPORT_ALLOW_PRIVATE: 'maybe' }),
+      /FILEHOST_IMPORT_ALLOW_PRIVATE/,
+    );
+    assert.throws(
+      () => configFromEnv({ FILEHOST_IMPORT_IDLE_TIMEOUT: '0' }),
+      /FILEHOST_IMPORT_IDLE_TIMEOUT/,
+    );
+  });
+
   it('names the variable that is wrong', () => {
     const cases: [Record<string, string>, RegExp][] = [
       [{ FILEHOST_API_PORT: 'abc' }, /FILEHOST_API_PORT/],

@@ -1,7 +1,13 @@
 import assert from 'node:assert/strict';
-import { connect } from 'node:net';
+import { createServer } from 'node:http';
+import { type AddressInfo, connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import type { FileListResponse, FileRecord, SignResponse } from '../../src/api/types.js';
+import type {
+  FileListResponse,
+  FileRecord,
+  ImportResponse,
+  SignResponse,
+} from '../../src/api/types.js';
 import { startRgw } from '../helpers/ceph-rgw.js';
 import { startNginx, type TestNginx } from '../helpers/nginx.js';
 import { freePort } from '../helpers/ports.js';
@@ -66,6 +72,8 @@ describe('many instances behind a load balancer (PostgreSQL + S3)', { skip }, ()
       FILEHOST_IDLE_TIMEOUT: '2',
       FILEHOST_SWEEP_INTERVAL: '1',
       FILEHOST_PENDING_GRACE: '0',
+      // The imports' remote server is on loopback here.
+      FILEHOST_IMPORT_ALLOW_PRIVATE: 'true',
     };
     // Started together: migrations, the signing secret and the default project must agree.
     instances.push(...(await Promise.all(ports.map((port) => start(port)))));
@@ -326,6 +334,76 @@ describe('many instances behind a load balancer (PostgreSQL + S3)', { skip }, ()
     const again = await fetch(`${directCdn(1)}/${signed.id}`);
     assertSameBytes(await again.arrayBuffer(), bytes);
   });
+
+  it('runs an import once, on the instance that took it; killed mid-import, another fails it cleanly', async () => {
+    const held = new Set<import('node:http').ServerResponse>();
+    const remote = createServer((request, response) => {
+      response.writeHead(200, { 'content-length': String(8 * MiB) });
+      response.write(Buffer.alloc(2 * MiB, 4));
+      if (request.url === '/whole') {
+        response.end(Buffer.alloc(6 * MiB, 4));
+      } else held.add(response);
+    });
+    await new Promise<void>((resolve) => remote.listen(0, '127.0.0.1', resolve));
+    const remoteUrl = `http://127.0.0.1:${(remote.address() as AddressInfo).port}`;
+    let requests = 0;
+    remote.on('request', () => requests++);
+    try {
+      const start = async (index: number, path: string) =>
+        (
+          await json<ImportResponse>(
+            await fetch(`${direct(index)}/v1/uploads/import`, {
+              method: 'POST',
+              headers: { ...secret(), 'Content-Type': 'application/json' },
+              body: JSON.stringify({ url: `${remoteUrl}${path}` }),
+            }),
+            202,
+          )
+        ).file;
+      const record = async (index: number, id: string) =>
+        json<FileRecord>(await fetch(`${direct(index)}/v1/files/${id}`, { headers: secret() }));
+
+      // Taken by instance 1, followed through instance 0, ready once, fetched once.
+      const whole = await start(1, '/whole');
+      await waitFor(async () => (await record(0, whole.id)).status === 'ready', 'the import ready');
+      assert.equal(requests, 1);
+      assert.equal((await record(1, whole.id)).size, 8 * MiB);
+
+      // Held half-way on instance 1, which is killed: instance 0's sweep fails it once the
+      // lease has run out, and nothing of it stays in the bucket.
+      const before = (await stored()).filter((path) => !path.startsWith('uploads/'));
+      const halted = await start(1, '/held');
+      await waitFor(
+        async () => ((await record(0, halted.id)).importProgress?.receivedBytes ?? 0) > 0,
+        'progress seen from the other instance',
+      );
+      const victim = instances[1] as ChildService;
+      victim.process.kill('SIGKILL');
+      assert.equal((await victim.exited).signal, 'SIGKILL');
+      await waitFor(
+        async () => (await record(0, halted.id)).status === 'failed',
+        'the dead import failed by the survivor',
+        30_000,
+      );
+      const failed = await record(0, halted.id);
+      assert.equal(failed.importError?.code, 'import_failed');
+      assert.equal((await fetch(`${directCdn(0)}/${halted.id}`)).status, 404);
+      await waitFor(
+        async () =>
+          JSON.stringify((await stored()).filter((path) => !path.startsWith('uploads/'))) ===
+          JSON.stringify(before),
+        'nothing of the dead import in the bucket',
+      );
+      // Never fetched again.
+      assert.equal(requests, 2);
+      instances[1] = await start1();
+    } finally {
+      for (const response of held) response.destroy();
+      remote.close();
+    }
+  });
+
+  const start1 = () => start(ports[1] as { api: number; cdn: number });
 });
 
 async function waitFor(check: () => Promise<boolean>, what: string, timeoutMs = 10_000) {

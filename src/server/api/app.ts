@@ -23,6 +23,7 @@ import { completeUploadHandler } from './routes/complete-upload.js';
 import { deleteFileHandler } from './routes/delete-file.js';
 import { listEventsHandler, redeliverEventHandler } from './routes/events.js';
 import { getFileHandler } from './routes/get-file.js';
+import { importHandler } from './routes/import.js';
 import { listFilesHandler } from './routes/list-files.js';
 import { registerLocalPartRoutes } from './routes/local-part.js';
 import { openapiHandler } from './routes/openapi.js';
@@ -99,6 +100,7 @@ export async function buildApiApp(ctx: ServiceContext): Promise<FastifyInstance>
   app.delete('/v1/files/:id', bind(deleteFileHandler));
   app.post('/v1/files/:id/signed-url', bind(signedUrlHandler));
   app.post('/v1/uploads/sign', bind(signUploadHandler));
+  app.post('/v1/uploads/import', bind(importHandler));
   app.get('/v1/uploads/:id', bind(uploadStateHandler));
   app.get('/v1/usage', bind(usageHandler));
   app.post('/v1/upload-tokens', bind(createUploadTokenHandler));

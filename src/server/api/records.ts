@@ -7,18 +7,35 @@ import { fileUrl } from './names.js';
 
 /** The wire form of a visible file row (list items and single records alike). */
 export function toFileRecord(ctx: ServiceContext, row: FileRow): FileRecord {
+  const { importState } = row;
+  const importing = importState !== null && row.status === 'pending';
+  const failed = importState?.error ?? null;
   return {
     id: row.id,
     name: row.name,
     mime: row.mime,
-    size: row.size,
+    // An import not yet ready holds room for the most it may receive; its record says what
+    // it knows of the file instead: the declared size, else what has arrived so far.
+    size:
+      importState !== null && row.status !== 'ready'
+        ? (importState.totalBytes ?? importState.receivedBytes)
+        : row.size,
     createdAt: row.createdAt,
-    status: row.status === 'ready' ? 'ready' : 'pending',
+    status: row.status === 'ready' ? 'ready' : failed ? 'failed' : 'pending',
     visibility: row.visibility,
     url: publicUrl(ctx, row),
     metadata: row.metadata,
     deleteAt: row.deleteAt,
     scannedAt: row.scannedAt ?? null,
+    ...(importing
+      ? {
+          importProgress: {
+            receivedBytes: importState.receivedBytes,
+            totalBytes: importState.totalBytes,
+          },
+        }
+      : {}),
+    ...(failed ? { importError: failed } : {}),
   };
 }
 

@@ -1,7 +1,12 @@
 import type { PartChecksum } from '../../api/checksum.js';
 import type { DeliveryStatus, EventType } from '../../api/events.js';
 import type { Plan } from '../../api/limits.js';
-import type { FileMetadata, UploadTokenPolicy, Visibility } from '../../api/types.js';
+import type {
+  FileMetadata,
+  ImportErrorCode,
+  UploadTokenPolicy,
+  Visibility,
+} from '../../api/types.js';
 import type { KeyKind } from '../secrets.js';
 
 export interface Project {
@@ -308,6 +313,28 @@ export interface FileRow {
    * when no scanner was configured as it became ready.
    */
   scannedAt?: number | null;
+  /** Files imported from a URL (`POST /v1/uploads/import`): how far, or why it failed; else null. */
+  importState: ImportState | null;
+}
+
+/** Why an import failed, as `importError` says it (decisions.md, "Importing from a URL"). */
+export interface ImportErrorState {
+  code: ImportErrorCode;
+  message: string;
+  /** The remote server's status, for `import_http_error`. */
+  status?: number;
+}
+
+/**
+ * An import's state as the instance fetching it records it: bytes received so far, the
+ * expected total when the remote server declared one, and once it failed, why. The source
+ * URL is not kept: it may carry credentials of its own (a presigned link), and nothing
+ * fetches it again (an interrupted import fails; see `imports/importer.ts`).
+ */
+export interface ImportState {
+  receivedBytes: number;
+  totalBytes: number | null;
+  error: ImportErrorState | null;
 }
 
 /** An upload token a project's backend minted; the token itself is never stored. */
@@ -501,7 +528,28 @@ export interface MetadataStore {
   markPurged(id: string): Promise<void>;
   /** Ready files whose `deleteAt` is at or before `now`, soonest first. */
   listDueForDeletion(now: number, limit: number): Promise<FileRow[]>;
-  /** Pending uploads whose expiry is before `before`, oldest first. */
+  /**
+   * Records an import's progress and moves its lease (`expiresAt`) on; false when the row is
+   * no longer a pending import (deleted meanwhile: the import stops).
+   */
+  recordImportProgress(id: string, state: ImportState, leaseUntil: number): Promise<boolean>;
+  /**
+   * Removes a pending import that failed: deleted (no longer listed, its room back to its
+   * token) with its `importState` (the error) kept so `GET /v1/files/:id` can say why.
+   * `event`: recorded in the same transaction, only if the row was a pending import. Answers
+   * the row as it now is, or null.
+   */
+  failImport(
+    id: string,
+    at: number,
+    state: ImportState,
+    event?: EventDraft,
+  ): Promise<FileRow | null>;
+  /** A failed import of the project, if it failed after `since`. */
+  getFailedImport(projectId: string, id: string, since: number): Promise<FileRow | null>;
+  /** Pending imports whose lease ran out before `before` (their instance died), oldest first. */
+  listAbandonedImports(before: number, limit: number): Promise<FileRow[]>;
+  /** Pending uploads (imports excluded) whose expiry is before `before`, oldest first. */
   listExpiredPending(before: number, limit: number): Promise<FileRow[]>;
   /** Marks an abandoned pending upload deleted; false if it changed state meanwhile. */
   expirePending(id: string, at: number, event?: EventDraft): Promise<boolean>;

@@ -2,6 +2,7 @@ import { type ClientRequest, request as httpRequest, type IncomingMessage } from
 import { request as httpsRequest } from 'node:https';
 import { Transform, type TransformCallback } from 'node:stream';
 import { parse as parseContentDisposition } from 'content-disposition';
+import type { ImportErrorCode } from '../../api/types.js';
 import {
   parseTargetUrl,
   pinnedLookup,
@@ -10,17 +11,7 @@ import {
   TargetRefusedError,
 } from '../http/targets.js';
 
-/**
- * Why an import failed, as `importError.code` says it (decisions.md, "Importing from a
- * URL"). `too_large` and `unsupported_type` are the API's own codes.
- */
-export type ImportErrorCode =
-  | 'import_refused_target'
-  | 'import_http_error'
-  | 'too_large'
-  | 'unsupported_type'
-  | 'import_timeout'
-  | 'import_failed';
+export type { ImportErrorCode };
 
 export class ImportFailure extends Error {
   readonly code: ImportErrorCode;
@@ -51,6 +42,8 @@ export interface RemoteFileOptions {
   signal?: AbortSignal;
   /** Tests only: see `TargetOptions.treatAsPublic`. */
   target?: TargetOptions;
+  /** The `too_large` message (the limit's reason: the plan, a token); a plain one by default. */
+  tooLargeMessage?: string;
 }
 
 export interface RemoteFile {
@@ -65,6 +58,8 @@ export interface RemoteFile {
   contentType: string | null;
   /** Where the body came from after redirects. */
   url: URL;
+  /** The `Content-Length` the server declared (a hint for progress only), or null. */
+  declaredBytes: number | null;
 }
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
@@ -104,12 +99,14 @@ export async function openRemoteFile(start: URL, options: RemoteFileOptions): Pr
       answer.resume();
       throw new ImportFailure('import_http_error', `the server answered ${status}`, status);
     }
-    const declared = Number(answer.headers['content-length']);
+    const header = answer.headers['content-length'];
+    const declared = header === undefined ? Number.NaN : Number(header);
     if (Number.isFinite(declared) && declared > options.maxBytes) {
       answer.destroy();
       throw new ImportFailure(
         'too_large',
-        `the file is ${declared} bytes, more than the ${options.maxBytes} allowed`,
+        options.tooLargeMessage ??
+          `the file is ${declared} bytes, more than the ${options.maxBytes} allowed`,
       );
     }
     return {
@@ -117,6 +114,7 @@ export async function openRemoteFile(start: URL, options: RemoteFileOptions): Pr
       name: nameOf(answer, url),
       contentType: answer.headers['content-type'] ?? null,
       url,
+      declaredBytes: Number.isSafeInteger(declared) && declared >= 0 ? declared : null,
     };
   }
 }
@@ -171,6 +169,8 @@ function counted(answer: IncomingMessage, options: RemoteFileOptions): Transform
   let total = 0;
   let inWindow = 0;
   const stream = new Transform({
+    // Room for a write to the store in flight while the socket keeps reading.
+    highWaterMark: 2 * 1024 * 1024,
     transform(chunk: Buffer, _encoding, callback: TransformCallback) {
       total += chunk.length;
       inWindow += chunk.length;
@@ -178,7 +178,8 @@ function counted(answer: IncomingMessage, options: RemoteFileOptions): Transform
         callback(
           new ImportFailure(
             'too_large',
-            `the file is larger than the ${options.maxBytes} bytes allowed`,
+            options.tooLargeMessage ??
+              `the file is larger than the ${options.maxBytes} bytes allowed`,
           ),
         );
         return;
@@ -187,7 +188,10 @@ function counted(answer: IncomingMessage, options: RemoteFileOptions): Transform
     },
   });
   const watchdog = setInterval(() => {
-    if (inWindow < progressBytes) {
+    // Bytes waiting here for the store to take them: the store is slow, not the server
+    // (which cannot send while this side does not read); that is not a stall of the server.
+    const waitingOnStore = stream.readableLength > 0 || stream.writableLength > 0;
+    if (inWindow < progressBytes && !waitingOnStore) {
       fail(
         new ImportFailure(
           'import_timeout',

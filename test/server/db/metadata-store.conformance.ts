@@ -93,10 +93,77 @@ export function metadataStoreConformance(
     tokenId: null,
     anonymousAddress: null,
     scannedAt: null,
+    importState: null,
     ...overrides,
   });
 
   describe(`MetadataStore conformance: ${name}`, () => {
+    it(
+      'keeps an import: progress and lease while pending, its error once failed, abandoned ones by lease',
+      withStore(async (store, project) => {
+        const state = { receivedBytes: 0, totalBytes: null, error: null };
+        const live = file(project.id, {
+          status: 'pending',
+          size: 100,
+          expiresAt: 10_000,
+          importState: state,
+        });
+        const dead = file(project.id, {
+          status: 'pending',
+          size: 100,
+          expiresAt: 1_000,
+          importState: state,
+        });
+        const plain = file(project.id, {
+          status: 'pending',
+          size: 100,
+          expiresAt: 1_000,
+          partSize: 5,
+        });
+        await store.insertFiles(project.id, [live, dead, plain], {
+          quota: { storageBytes: null, pendingUploads: null },
+          now: 0,
+        });
+        const progress = { receivedBytes: 40, totalBytes: 100, error: null };
+        assert.equal(await store.recordImportProgress(live.id, progress, 20_000), true);
+        const read = await store.getVisibleFile(project.id, live.id);
+        assert.deepEqual(read?.importState, progress);
+        assert.equal(read?.expiresAt, 20_000);
+        // An abandoned import is found by its lease, and only imports are.
+        assert.deepEqual(
+          (await store.listAbandonedImports(5_000, 10)).map((row) => row.id),
+          [dead.id],
+        );
+        assert.deepEqual(
+          (await store.listExpiredPending(5_000, 10)).map((row) => row.id),
+          [plain.id],
+        );
+        // Failed: deleted with its error and its event, found as a failed import after `since`.
+        const failure = {
+          ...progress,
+          error: { code: 'import_http_error' as const, message: 'no', status: 404 },
+        };
+        const failed = await store.failImport(dead.id, 3_000, failure, draft('file.import_failed'));
+        assert.equal(failed?.status, 'deleted');
+        assert.deepEqual(failed?.importState, failure);
+        assert.equal(await store.failImport(dead.id, 3_000, failure), null, 'fails once');
+        assert.equal(await store.recordImportProgress(dead.id, progress, 30_000), false);
+        assert.equal(await store.getVisibleFile(project.id, dead.id), null);
+        assert.equal((await store.getFailedImport(project.id, dead.id, 2_000))?.id, dead.id);
+        assert.equal(await store.getFailedImport(project.id, dead.id, 3_000), null);
+        assert.equal(await store.getFailedImport('prj_other', dead.id, 0), null);
+        assert.equal(await store.getFailedImport(project.id, live.id, 0), null);
+        const events = await store.listEvents(project.id, null, 10);
+        assert.deepEqual(
+          events.map((event) => event.type),
+          ['file.import_failed'],
+        );
+        // Ready: the progress no longer moves it.
+        assert.equal(await store.markReady(live.id, 'pending', { size: 100 }), true);
+        assert.equal(await store.recordImportProgress(live.id, progress, 40_000), false);
+      }),
+    );
+
     it(
       'stores projects and updates their plan and origins',
       withStore(async (store, project) => {

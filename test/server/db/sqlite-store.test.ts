@@ -130,6 +130,7 @@ describe('SqliteMetadataStore specifics', () => {
         deleteAt: null,
         tokenId: null,
         anonymousAddress: null,
+        importState: null,
       });
       const ids = Array.from({ length: 40 }, () => newId());
       const walBefore = (await stat(`${path}-wal`)).size;

@@ -203,6 +203,7 @@ function newUpload(
     deleteAt: entry.deleteAfter === null ? null : now + entry.deleteAfter * 1000,
     tokenId: caller.token?.id ?? null,
     anonymousAddress: caller.keyKind === 'publishable' ? address : null,
+    importState: null,
   };
   return { row, token };
 }

@@ -114,6 +114,7 @@ export async function uploadHandler(
     deleteAt: policy?.deleteAfter ? now + policy.deleteAfter * 1000 : null,
     tokenId: caller.token?.id ?? null,
     anonymousAddress: caller.keyKind === 'publishable' ? request.ip : null,
+    importState: null,
   };
   try {
     // One-request uploads are not pending uploads: only the storage quota applies (and the

@@ -188,4 +188,11 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE files ADD COLUMN scanned_at bigint;
   `,
+  // Imports from a URL: a pending import's progress, and a failed one's error, kept with
+  // its row (the row's expires_at is the lease of the instance fetching it).
+  `
+  ALTER TABLE files ADD COLUMN import_state json;
+  CREATE INDEX files_imports ON files (expires_at, id)
+    WHERE status = 'pending' AND import_state IS NOT NULL;
+  `,
 ];

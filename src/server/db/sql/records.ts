@@ -11,6 +11,7 @@ import type {
   EventRow,
   FileRow,
   FileRowStatus,
+  ImportState,
   Project,
   TokenUsage,
   UploadTokenRow,
@@ -66,11 +67,12 @@ export interface FileRecord {
   token_id: string | null;
   anonymous_address: string | null;
   scanned_at: number | string | null;
+  import_state: JsonColumn<ImportState> | null;
 }
 
 /** Every column of `files` that a `FileRow` is made of, in the stores' insert order. */
 export const FILE_COLUMNS =
-  'id, project_id, name, mime, size, created_at, status, metadata, part_size, storage_upload_id, expires_at, deleted_at, checksum, upload_token_hash, completed_parts, visibility, delete_at, token_id, anonymous_address, scanned_at';
+  'id, project_id, name, mime, size, created_at, status, metadata, part_size, storage_upload_id, expires_at, deleted_at, checksum, upload_token_hash, completed_parts, visibility, delete_at, token_id, anonymous_address, scanned_at, import_state';
 
 /** A row's values in `FILE_COLUMNS` order, for an insert (metadata as JSON text). */
 export function fileValues(file: FileRow): (string | number | null)[] {
@@ -95,6 +97,7 @@ export function fileValues(file: FileRow): (string | number | null)[] {
     file.tokenId,
     file.anonymousAddress,
     file.scannedAt ?? null,
+    file.importState ? JSON.stringify(file.importState) : null,
   ];
 }
 
@@ -244,6 +247,7 @@ export function toFile(row: FileRecord): FileRow {
     anonymousAddress: row.anonymous_address,
     // PostgreSQL's bigint arrives as text.
     scannedAt: row.scanned_at === null ? null : Number(row.scanned_at),
+    importState: row.import_state === null ? null : fromJson(row.import_state),
   };
 }
 

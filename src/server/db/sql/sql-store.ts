@@ -6,6 +6,7 @@ import type {
   EventDraft,
   EventRow,
   FileRow,
+  ImportState,
   ListPosition,
   MetadataStore,
   Project,
@@ -374,6 +375,40 @@ export abstract class SqlMetadataStore implements MetadataStore {
 
   async listDueForDeletion(now: number, limit: number): Promise<FileRow[]> {
     return this.#files(SQL.DUE_FOR_DELETION, [now, limit]);
+  }
+
+  async recordImportProgress(id: string, state: ImportState, leaseUntil: number): Promise<boolean> {
+    const changed = await this.changes(
+      SQL.IMPORT_PROGRESS,
+      [JSON.stringify(state), leaseUntil, id],
+      {
+        grouped: true,
+      },
+    );
+    return changed > 0;
+  }
+
+  failImport(
+    id: string,
+    at: number,
+    state: ImportState,
+    event?: EventDraft,
+  ): Promise<FileRow | null> {
+    const step: Step = {
+      sql: SQL.IMPORT_FAIL,
+      values: [at, JSON.stringify(state), id],
+      yieldsRow: true,
+    };
+    return this.changeFile([step], event);
+  }
+
+  async getFailedImport(projectId: string, id: string, since: number): Promise<FileRow | null> {
+    const row = await this.#file(SQL.FAILED_IMPORT, [id, projectId, since]);
+    return row?.importState?.error ? row : null;
+  }
+
+  async listAbandonedImports(before: number, limit: number): Promise<FileRow[]> {
+    return this.#files(SQL.ABANDONED_IMPORTS, [before, limit]);
   }
 
   async listExpiredPending(before: number, limit: number): Promise<FileRow[]> {

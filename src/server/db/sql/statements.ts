@@ -215,7 +215,32 @@ export const PURGED_MARK = `UPDATE files SET purged = TRUE WHERE id = ? AND stat
 
 /** Soonest expiry first: before, limit. */
 export const EXPIRED_PENDING = `SELECT ${FILE_COLUMNS} FROM files
-  WHERE status = 'pending' AND expires_at < ?
+  WHERE status = 'pending' AND expires_at < ? AND import_state IS NULL
+  ORDER BY expires_at, id LIMIT ?`;
+
+/**
+ * An import's progress and its lease (state, lease, id): the instance fetching it writes
+ * both while the row is a pending import; a row deleted meanwhile changes nothing.
+ */
+export const IMPORT_PROGRESS = `UPDATE files SET import_state = ?, expires_at = ?
+  WHERE id = ? AND status = 'pending' AND import_state IS NOT NULL`;
+
+/**
+ * A failed import leaves (deleted_at, state, id): no longer listed or counted, its room back
+ * to its token (as a refused upload's), its error kept for `GET /v1/files/:id`.
+ */
+export const IMPORT_FAIL = `UPDATE files SET status = 'deleted', deleted_at = ?, token_id = NULL,
+    import_state = ?
+  WHERE id = ? AND status = 'pending' AND import_state IS NOT NULL RETURNING ${FILE_COLUMNS}`;
+
+/** A failed import (id, project id, failed after). */
+export const FAILED_IMPORT = `SELECT ${FILE_COLUMNS} FROM files
+  WHERE id = ? AND project_id = ? AND status = 'deleted' AND import_state IS NOT NULL
+    AND deleted_at > CAST(? AS BIGINT)`;
+
+/** Pending imports whose lease ran out (before, limit): their instance died. */
+export const ABANDONED_IMPORTS = `SELECT ${FILE_COLUMNS} FROM files
+  WHERE status = 'pending' AND import_state IS NOT NULL AND expires_at < CAST(? AS BIGINT)
   ORDER BY expires_at, id LIMIT ?`;
 
 export const PENDING_EXPIRE = `UPDATE files SET status = 'deleted', deleted_at = ?, token_id = NULL

@@ -183,4 +183,11 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE files ADD COLUMN scanned_at INTEGER;
   `,
+  // Imports from a URL: a pending import's progress, and a failed one's error, kept with
+  // its row (the row's expires_at is the lease of the instance fetching it).
+  `
+  ALTER TABLE files ADD COLUMN import_state TEXT;
+  CREATE INDEX files_imports ON files (expires_at, id)
+    WHERE status = 'pending' AND import_state IS NOT NULL;
+  `,
 ];

@@ -58,6 +58,7 @@ describe('POST, GET and DELETE /v1/webhooks', () => {
       'file.deleted',
       'upload.expired',
       'file.infected',
+      'file.import_failed',
     ]);
     assert.equal(created.url, 'http://127.0.0.1:9/hooks');
     const listed = await json<WebhookListResponse>(await t.api('/v1/webhooks', { key: secretKey }));

@@ -1,0 +1,147 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { PLAN_SIGN_CAP } from '../../../api/limits.js';
+import type { ImportResponse } from '../../../api/types.js';
+import type { ServiceContext } from '../../context.js';
+import { type FileRow, QuotaExceededError, TokenExhaustedError } from '../../db/metadata-store.js';
+import { isPlainObject, JSON_LIMIT, jsonDeadline, readSizedJson } from '../../http/body.js';
+import { fail } from '../../http/errors.js';
+import { parseTargetUrl } from '../../http/targets.js';
+import { importLeaseMs } from '../../imports/importer.js';
+import { newId } from '../../secrets.js';
+import { authenticate, type Caller } from '../auth.js';
+import { validateMetadata } from '../metadata.js';
+import { sanitizeName } from '../names.js';
+import { projectQuota, quotaError, reservationFor, tokenExhaustedError } from '../quota.js';
+import { toFileRecord } from '../records.js';
+import { applyTokenPolicy } from '../upload-tokens.js';
+import { parseVisibility } from '../visibility.js';
+
+/**
+ * `POST /v1/uploads/import`: the service fetches `url` and stores it as a file. The row is
+ * created `pending` at once, within the quotas (and the token's limits, the anonymous caps)
+ * as a sign's would be, and answered `202`; the fetch runs on (`imports/importer.ts`).
+ */
+export async function importHandler(
+  ctx: ServiceContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<void> {
+  const caller = await authenticate(ctx, request, { upload: 'start' });
+  const { value: body } = await readSizedJson(request, {
+    limit: JSON_LIMIT,
+    deadlineMs: jsonDeadline(ctx),
+  });
+  if (!isPlainObject(body)) fail('invalid_request', 'The body must be a JSON object.');
+  const url = parseTargetUrl(body.url);
+  if (typeof url === 'string') fail('invalid_request', url);
+  if (body.name !== undefined && typeof body.name !== 'string') {
+    fail('invalid_request', 'name must be a string.');
+  }
+  const given = {
+    metadata: validateMetadata(body.metadata, 'metadata'),
+    visibility: parseVisibility(body.visibility, 'visibility'),
+  };
+  const policy = caller.token?.policy ?? null;
+  const now = ctx.now();
+  const { maxBytes, reason } = await importLimit(ctx, caller, now);
+  const row: FileRow = {
+    id: newId(),
+    projectId: caller.project.id,
+    // Until the answer's Content-Disposition is known: the caller's name, else the URL's.
+    name: sanitizeName(body.name ?? lastSegment(url)),
+    mime: 'application/octet-stream',
+    // Room is held for the most the file may have; it becomes the file's size when stored.
+    size: maxBytes,
+    createdAt: now,
+    status: 'pending',
+    ...(policy ? applyTokenPolicy(policy, given.metadata, given.visibility) : given),
+    partSize: null,
+    storageUploadId: null,
+    checksum: null,
+    // The lease of this instance's fetch, renewed as it goes (a pending import past it holds
+    // no room and is failed by the next sweep).
+    expiresAt: now + importLeaseMs(ctx),
+    deletedAt: null,
+    uploadTokenHash: null,
+    completedParts: null,
+    deleteAt: policy?.deleteAfter ? now + policy.deleteAfter * 1000 : null,
+    tokenId: caller.token?.id ?? null,
+    anonymousAddress: caller.keyKind === 'publishable' ? request.ip : null,
+    importState: { receivedBytes: 0, totalBytes: null, error: null },
+  };
+  const quota = projectQuota(caller.project);
+  try {
+    await ctx.db.insertFiles(
+      caller.project.id,
+      [row],
+      reservationFor(caller, request.ip, now, quota),
+    );
+  } catch (error) {
+    if (error instanceof QuotaExceededError) throw quotaError(error, quota);
+    if (error instanceof TokenExhaustedError) throw tokenExhaustedError(error);
+    throw error;
+  }
+  ctx.imports.start({
+    row,
+    url,
+    givenName: body.name === undefined ? null : row.name,
+    maxBytes,
+    maxBytesReason: reason,
+    allowedTypes: caller.project.allowedTypes,
+    policy,
+  });
+  const answer: ImportResponse = { file: toFileRecord(ctx, row) };
+  reply.code(202).send(answer);
+}
+
+/**
+ * The most bytes an import may bring: the plan's largest file, a token's `maxFileSize`, and
+ * no more than what is left of a token's `maxBytes` or of the project's storage quota (the
+ * size is not known before the fetch, so the import holds this much while it runs; holding
+ * more than is left would refuse an import that fits).
+ */
+async function importLimit(
+  ctx: ServiceContext,
+  caller: Caller,
+  now: number,
+): Promise<{ maxBytes: number; reason: string }> {
+  const { plan } = caller.project;
+  let maxBytes = PLAN_SIGN_CAP[plan];
+  let reason = `The file is larger than ${maxBytes} bytes, the limit of the ${plan} plan.`;
+  const lower = (limit: number, why: string) => {
+    if (limit < maxBytes) {
+      maxBytes = Math.max(1, limit);
+      reason = why;
+    }
+  };
+  const policy = caller.token?.policy;
+  if (policy?.maxFileSize != null) {
+    lower(
+      policy.maxFileSize,
+      `The file is larger than ${policy.maxFileSize} bytes, the largest file this upload token allows.`,
+    );
+  }
+  if (caller.token && policy?.maxBytes != null) {
+    const used = (await ctx.db.tokenUsage(caller.token.id, now)).bytes;
+    const left = policy.maxBytes - used;
+    lower(left, `The file is larger than the ${left} bytes this upload token has left.`);
+  }
+  const { storageBytes } = projectQuota(caller.project);
+  if (storageBytes !== null) {
+    const usage = await ctx.db.usage(caller.project.id, now);
+    const left = storageBytes - usage.storedBytes - usage.pendingBytes;
+    lower(left, `The file is larger than the ${left} bytes left in the project's storage quota.`);
+  }
+  return { maxBytes, reason };
+}
+
+/** The URL's last path segment, decoded, as a name to show until a better one is known. */
+function lastSegment(url: URL): string | undefined {
+  const last = url.pathname.split('/').at(-1);
+  if (!last) return undefined;
+  try {
+    return decodeURIComponent(last);
+  } catch {
+    return last;
+  }
+}

@@ -1,0 +1,85 @@
+// @deployments embedded scale
+import assert from 'node:assert/strict';
+import { createServer, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import type { ImportProgress } from '../../src/api/types.js';
+import { ApiError, FilehostClient } from '../../src/client/index.js';
+import { startTestService, type TestService } from '../helpers/service.js';
+
+/** Tells `importFromUrl` apart by what it resolves or rejects with, against a real service. */
+describe('the typed client: importFromUrl', () => {
+  let t: TestService;
+  let remote: Server;
+  let remoteUrl: string;
+  let client: FilehostClient;
+  const held = new Set<ServerResponse>();
+
+  before(async () => {
+    remote = createServer((request, response) => {
+      if (request.url === '/file.txt') {
+        response.writeHead(200, { 'content-type': 'text/plain', 'content-length': '32768' });
+        response.write(Buffer.alloc(16384, 97));
+        setTimeout(() => response.end(Buffer.alloc(16384, 97)), 1500);
+      } else if (request.url === '/held') {
+        response.writeHead(200);
+        response.write('x');
+        held.add(response);
+      } else {
+        response.writeHead(410).end('gone');
+      }
+    });
+    await new Promise<void>((resolve) => remote.listen(0, '127.0.0.1', resolve));
+    remoteUrl = `http://127.0.0.1:${(remote.address() as AddressInfo).port}`;
+    // Private targets allowed: the remote server is on loopback.
+    t = await startTestService({ FILEHOST_IMPORT_ALLOW_PRIVATE: 'true' });
+    client = new FilehostClient({ endpoint: t.apiUrl, apiKey: t.secretKey });
+  });
+
+  after(async () => {
+    for (const response of held) response.destroy();
+    await t.close();
+    remote.close();
+  });
+
+  it('resolves with the ready record, telling progress on the way', async () => {
+    const seen: ImportProgress[] = [];
+    const file = await client.importFromUrl(`${remoteUrl}/file.txt`, {
+      metadata: { user: 'u1' },
+      pollIntervalMs: 200,
+      onProgress: (progress) => seen.push(progress),
+    });
+    assert.equal(file.status, 'ready');
+    assert.equal(file.name, 'file.txt');
+    assert.equal(file.size, 32768);
+    assert.deepEqual(file.metadata, { user: 'u1' });
+    assert.ok(
+      seen.some((progress) => progress.receivedBytes === 16384 && progress.totalBytes === 32768),
+      JSON.stringify(seen),
+    );
+  });
+
+  it('rejects with the import code as an ApiError when the import fails', async () => {
+    await assert.rejects(
+      client.importFromUrl(`${remoteUrl}/missing`, { pollIntervalMs: 100 }),
+      (error: unknown) =>
+        error instanceof ApiError &&
+        error.code === 'import_http_error' &&
+        error.details.remoteStatus === 410,
+    );
+    await assert.rejects(
+      client.importFromUrl('ftp://example.com/x'),
+      (error: unknown) => error instanceof ApiError && error.code === 'invalid_request',
+    );
+  });
+
+  it('stops waiting when its signal aborts', async () => {
+    const controller = new AbortController();
+    const waiting = client.importFromUrl(`${remoteUrl}/held`, {
+      pollIntervalMs: 100,
+      signal: controller.signal,
+    });
+    setTimeout(() => controller.abort(), 500);
+    await assert.rejects(waiting, (error: unknown) => (error as Error).name === 'AbortError');
+  });
+});
