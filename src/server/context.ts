@@ -4,9 +4,9 @@ import type { ImageVariants } from './cdn/variants/stored-variant.js';
 import type { ServiceConfig } from './config.js';
 import type { MetadataStore } from './db/metadata-store.js';
 import type { DiskReserve } from './disk-reserve.js';
+import type { ImportRunner } from './imports/import-job.js';
 import type { ClamdScanner } from './ingest/clamd.js';
 import type { MetadataStripper } from './ingest/strip-location.js';
-import type { ImportRunner } from './imports/import-job.js';
 import type { RateLimiter } from './rate-limit/rate-limiter.js';
 import type { BlobStore } from './storage/blob-store.js';
 

@@ -13,9 +13,9 @@ import type { WebhookRow } from './db/metadata-store.js';
 import { openStores, type Stores } from './deployment.js';
 import { ensureConfiguredWebhook } from './events/configured-webhook.js';
 import { EventDeliverer } from './events/deliverer.js';
+import { Imports } from './imports/importer.js';
 import { ClamdScanner } from './ingest/clamd.js';
 import { MetadataStripper, STRIP_TASK_TIMEOUT_MS } from './ingest/strip-location.js';
-import { Imports } from './imports/importer.js';
 import { DELETE_DUE_INTERVAL_MS, deleteDueFiles, recover, sweep } from './sweeper.js';
 
 /** How often an instance looks for deliveries that came due (retries, other instances' work). */
