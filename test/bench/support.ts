@@ -156,17 +156,20 @@ export async function reportRows(rows: BenchRow[]): Promise<void> {
  * 20 KiB until #43, whose point 2 made a page whose chunks are not deployed beside
  * filehost.js say so (the check that tells a missing file from a lost connection, its words,
  * its `upload-error`): 0.25 KiB gzipped that no saving elsewhere in the first load covered
- * (20,734 B on 2026-11-26).
+ * (20,734 B on 2026-11-26). 20.4 KiB since upload tokens (#40: the `upload-token` attribute,
+ * the `tokenProvider` property) landed beside it: 20,801 B. An open debt, not a new goal:
+ * #42's reshaping is to win it back to 20 KiB.
  */
-export const FIRST_LOAD_BUDGET_BYTES = 20.3 * 1024;
+export const FIRST_LOAD_BUDGET_BYTES = 20.4 * 1024;
 /**
  * With the upload engine, Uppy as published (no rewriting of it, nor of any dependency): the
  * build measured 42.2 KiB once the rewriting went, and issue #30 set 44 KiB. Bytes are won
  * back by design (our own code, what loads when), never by editing Uppy: 44,653 B on
  * 2026-11-26 (history in test/bench/README.md). 44.3 KiB since #43 point 2 (see
- * `FIRST_LOAD_BUDGET_BYTES`): 45,312 B.
+ * `FIRST_LOAD_BUDGET_BYTES`): 45,312 B; 44.5 KiB with upload tokens and the cap of 100
+ * unfinished uploads (#40): 45,525 B. The same open debt as the first load's.
  */
-export const TOTAL_BUDGET_BYTES = 44.3 * 1024;
+export const TOTAL_BUDGET_BYTES = 44.5 * 1024;
 /** Each on-use chunk on its own, hash-wasm's MD5 (WebCrypto has none) too. */
 export const ON_USE_CHUNK_BUDGET_BYTES = 5 * 1024;
 /** Each language's words (`dist/locales/<tag>.js`), the one a page in that language fetches. */
