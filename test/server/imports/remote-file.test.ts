@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { buffer } from 'node:stream/consumers';
 import { after, before, describe, it } from 'node:test';
 import { gzipSync } from 'node:zlib';
@@ -10,29 +10,7 @@ import {
   openRemoteFile,
   type RemoteFileOptions,
 } from '../../../src/server/imports/remote-file.js';
-
-/**
- * The internet cannot be reached here, so a server on 127.0.0.2 stands in for a public
- * one (`treatAsPublic`); 127.0.0.1 and `localhost` stay what they are: private.
- */
-const PUBLIC_STAND_IN = '127.0.0.2';
-
-type Handler = (request: IncomingMessage, response: ServerResponse, socket: Socket) => void;
-
-async function serve(host: string, handler: Handler): Promise<{ url: string; server: Server }> {
-  const sockets = new Set<Socket>();
-  const server = createServer((request, response) => handler(request, response, request.socket));
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  server.on('close', () => {
-    for (const socket of sockets) socket.destroy();
-  });
-  await new Promise<void>((resolve) => server.listen(0, host, resolve));
-  const { port } = server.address() as AddressInfo;
-  return { url: `http://${host}:${port}`, server };
-}
+import { PUBLIC_STAND_IN, serveRemote } from '../../helpers/remote-server.js';
 
 const BYTES = Buffer.from('the bytes of a file, as sent');
 
@@ -64,11 +42,13 @@ describe('fetching a file to import: the target guard on every hop, and the body
   };
 
   before(async () => {
-    inside = await serve('127.0.0.1', (_request, response) => response.end('internal secret'));
-    never = await serve(PUBLIC_STAND_IN, () => {
+    inside = await serveRemote('127.0.0.1', (_request, response) =>
+      response.end('internal secret'),
+    );
+    never = await serveRemote(PUBLIC_STAND_IN, () => {
       // Accepts the connection and never answers.
     });
-    remote = await serve(PUBLIC_STAND_IN, (request, response, socket) => {
+    remote = await serveRemote(PUBLIC_STAND_IN, (request, response, socket) => {
       const path = request.url ?? '/';
       if (path === '/cat.png') {
         response.setHeader('content-type', 'image/png');

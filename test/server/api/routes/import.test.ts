@@ -1,7 +1,7 @@
 // @deployments embedded scale
 import assert from 'node:assert/strict';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { Server, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import { after, before, describe, it } from 'node:test';
 import { gzipSync } from 'node:zlib';
@@ -12,6 +12,7 @@ import type {
   ImportResponse,
   Usage,
 } from '../../../../src/api/types.js';
+import { PUBLIC_STAND_IN, serveRemote } from '../../../helpers/remote-server.js';
 import {
   ALLOWED_ORIGIN,
   expectError,
@@ -20,33 +21,10 @@ import {
   type TestService,
 } from '../../../helpers/service.js';
 
-/**
- * The internet cannot be reached here, so a server on 127.0.0.2 stands in for a public
- * one (the service is told so by a setting no variable reaches); 127.0.0.1, `localhost`
- * and every other private form stay private.
- */
-const PUBLIC_STAND_IN = '127.0.0.2';
 const PNG = Buffer.concat([
   Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c489', 'hex'),
   Buffer.alloc(200, 7),
 ]);
-
-type Handler = (request: IncomingMessage, response: ServerResponse, socket: Socket) => void;
-
-async function serve(host: string, handler: Handler): Promise<{ url: string; server: Server }> {
-  const sockets = new Set<Socket>();
-  const server = createServer((request, response) => handler(request, response, request.socket));
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  server.on('close', () => {
-    for (const socket of sockets) socket.destroy();
-  });
-  await new Promise<void>((resolve) => server.listen(0, host, resolve));
-  const { port } = server.address() as AddressInfo;
-  return { url: `http://${host}:${port}`, server };
-}
 
 const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -59,9 +37,11 @@ describe('POST /v1/uploads/import: the service fetches a file safely', () => {
   const open = new Set<ServerResponse>();
 
   before(async () => {
-    inside = await serve('127.0.0.1', (_request, response) => response.end('internal secret'));
+    inside = await serveRemote('127.0.0.1', (_request, response) =>
+      response.end('internal secret'),
+    );
     insidePort = (inside.server.address() as AddressInfo).port;
-    remote = await serve(PUBLIC_STAND_IN, (request, response, socket) => {
+    remote = await serveRemote(PUBLIC_STAND_IN, (request, response, socket) => {
       const path = request.url ?? '/';
       if (path === '/cat.bin') {
         // A PNG sent as something else: the bytes decide.
@@ -461,7 +441,7 @@ describe('POST /v1/uploads/import within a storage quota', () => {
   let remote: { url: string; server: Server };
 
   before(async () => {
-    remote = await serve(PUBLIC_STAND_IN, (_request, response) =>
+    remote = await serveRemote(PUBLIC_STAND_IN, (_request, response) =>
       response.end(Buffer.alloc(600, 1)),
     );
     t = await startTestService(
