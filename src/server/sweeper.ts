@@ -4,6 +4,7 @@ import type { ServiceContext } from './context.js';
 import type { FileRow } from './db/metadata-store.js';
 import { fileEvent } from './events/file-events.js';
 import { failAbandonedImports } from './imports/importer.js';
+import { purge } from './purge.js';
 
 const BATCH = 100;
 /** Events are kept this long for `GET /v1/events` and redelivery (decisions.md: 30 days). */
@@ -16,17 +17,6 @@ export interface SweepResult {
   purged: number;
   /** One-request uploads whose receiving instance stopped renewing its lease (it died). */
   abandoned: number;
-}
-
-/**
- * Removes the bytes of a deleted row (its derived objects, such as image variants, and any
- * upload left open for it), then records that.
- */
-export async function purge(ctx: ServiceContext, row: FileRow): Promise<void> {
-  await ctx.blobs.deleteDerived(row.id);
-  await ctx.db.removeVariants(row.id);
-  await ctx.blobs.delete(row.id, row.storageUploadId);
-  await ctx.db.markPurged(row.id);
 }
 
 /**

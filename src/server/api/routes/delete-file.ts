@@ -4,7 +4,7 @@ import { crashPoint } from '../../crash-points.js';
 import { isDiskFull } from '../../disk-reserve.js';
 import { fileEvent } from '../../events/file-events.js';
 import { fail } from '../../http/errors.js';
-import { purge } from '../../sweeper.js';
+import { purge } from '../../purge.js';
 import { authenticate } from '../auth.js';
 
 /**
