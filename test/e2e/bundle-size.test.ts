@@ -31,8 +31,9 @@ describe('the script-tag bundle (dist/filehost.js and its upload engine)', () =>
         'filehost-image-shrink',
         'filehost-md5',
         'filehost-multipart-sender',
+        'filehost-upload-tokens',
       ],
-      'filehost.js, the upload engine, four features and MD5 on use: nothing else',
+      'filehost.js, the upload engine, four features, MD5 and the token client on use: nothing else',
     );
     assert.ok(
       firstLoad <= FIRST_LOAD_BUDGET_BYTES,

@@ -94,6 +94,9 @@ export function filehostService(): TestRunnerPlugin {
     const started = await startTestService({
       FILEHOST_ALLOWED_ORIGINS: origin,
       FILEHOST_PART_SIZE: String(5 * 1024 * 1024),
+      // The elements' tests compare the bytes the CDN serves with those a page sent; the
+      // service's removal of photos' location has tests of its own (test/server/ingest).
+      FILEHOST_STRIP_METADATA: 'none',
       ...env,
     });
     running.push(started);
