@@ -112,6 +112,12 @@ export interface BlobStore {
   ): Promise<{ size: number }>;
   /** A stream of the object's bytes (a range of them if given), or null if it does not exist. */
   get(key: string, range?: ByteRange): Promise<Readable | null>;
+  /**
+   * The whole object in one buffer, or null if it does not exist: for a store that can read
+   * it faster than a stream of chunks (one read of a local file, not a chunk per turn of
+   * the event loop). Optional: without it, callers gather `get`'s stream.
+   */
+  readWhole?(key: string): Promise<Buffer | null>;
   /** The object's size, or null if it does not exist (a multipart upload is not an object). */
   head(key: string): Promise<{ size: number } | null>;
   /**

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { appendFile, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import { describe, it } from 'node:test';
 import Fastify from 'fastify';
 import { handleErrors } from '../../../src/server/api/app.js';
@@ -9,6 +10,7 @@ import { registerLocalPartRoutes } from '../../../src/server/api/routes/local-pa
 import { newId } from '../../../src/server/secrets.js';
 import { BlobBusyError, BlobNotFoundError } from '../../../src/server/storage/blob-store.js';
 import { LocalDiskBlobStore } from '../../../src/server/storage/local-disk/local-disk-store.js';
+import { patternBytes } from '../../helpers/bytes.js';
 import { blobStoreConformance, heldParts } from './blob-store.conformance.js';
 
 /** A store in a temporary folder, its part route served on a free loopback port. */
@@ -82,6 +84,18 @@ describe('LocalDiskBlobStore specifics', () => {
     await new Promise((resolve) => setTimeout(resolve, 20));
     return { key, upload, part, writing, release };
   }
+
+  it(
+    'reads a whole object in one buffer (readWhole, what variants are made from), null for none',
+    withStore(async (store) => {
+      const key = newId();
+      // Past a stream's 256 KiB chunks and readFile's 512 KiB: one read must give all of it.
+      const bytes = Buffer.from(patternBytes(3 * 1024 * 1024 + 17, 9));
+      await store.put(key, Readable.from([bytes]));
+      assert.deepEqual(await store.readWhole(key), bytes);
+      assert.equal(await store.readWhole(newId()), null);
+    }),
+  );
 
   it(
     'lets a newer write of a part win over one still running',

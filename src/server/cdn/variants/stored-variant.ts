@@ -28,6 +28,8 @@ export interface StoredVariant {
   /** Its name among the file's derived objects. */
   name: string;
   size: number;
+  /** Its bytes, when this very lookup made it (the answer need not read them back). */
+  bytes?: Buffer;
 }
 
 type VariantBooks = Pick<
@@ -169,7 +171,8 @@ export class ImageVariants {
     const bytes = await this.encoder.encode(() => this.#readWhole(row), spec, source);
     if (!bytes) return null;
     await this.#blobs.putDerived(row.id, name, bytes, { contentType: contentTypeOf(spec.format) });
-    return this.#keep(row, name, bytes.length);
+    const kept = await this.#keep(row, name, bytes.length);
+    return kept && { ...kept, bytes };
   }
 
   /**
@@ -214,13 +217,19 @@ export class ImageVariants {
   }
 
   async #readWhole(row: FileRow): Promise<Buffer | null> {
-    const stream = await this.#blobs.get(row.id);
-    if (!stream) return null;
-    const bytes = await buffer(stream);
+    const bytes = await this.#readBytes(row.id);
+    if (!bytes) return null;
     if (bytes.length !== row.size) {
       throw new Error(`The store gave ${bytes.length} bytes of a ${row.size}-byte file.`);
     }
     return bytes;
+  }
+
+  /** The original's bytes: in one read where the store offers it (local disk), else gathered. */
+  async #readBytes(id: string): Promise<Buffer | null> {
+    if (this.#blobs.readWhole) return this.#blobs.readWhole(id);
+    const stream = await this.#blobs.get(id);
+    return stream ? buffer(stream) : null;
   }
 }
 

@@ -89,8 +89,9 @@ export async function servableVariant(
     request.method === 'GET' &&
     variant.size <= CDN_CACHED_FILE_BYTES
   ) {
-    const stream = await open();
-    const bytes = stream ? await buffer(stream) : null;
+    // Just made: its bytes are at hand; stored before: read once, then held.
+    const stream = variant.bytes ? null : await open();
+    const bytes = variant.bytes ?? (stream ? await buffer(stream) : null);
     if (bytes?.length === variant.size) {
       const held: ServedFile = {
         row,
