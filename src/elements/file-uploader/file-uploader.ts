@@ -20,6 +20,7 @@ import {
   recordsOf,
 } from './file-view.js';
 import { syncForm } from './form-association.js';
+import type { LinkSource } from './link-source.js';
 import type { FileUploaderOverrides, FileUploaderStrings } from './strings.js';
 import { UploadController } from './upload-controller.js';
 
@@ -149,6 +150,8 @@ export class FileUploaderElement extends LitElement {
     multiple: { type: Boolean, reflect: true },
     directory: { type: Boolean },
     capture: { type: String },
+    // A string (Lit's default): `type` would only cost the first load bytes.
+    sources: {},
     accept: { type: String },
     maxFileSize: { attribute: 'max-file-size', converter: optionalNumber },
     maxFiles: { attribute: 'max-files', converter: optionalNumber },
@@ -204,6 +207,16 @@ export class FileUploaderElement extends LitElement {
    * camera) or `user` (the front one), passed to the picker as its `capture`.
    */
   declare capture: '' | 'user' | 'environment';
+  /**
+   * Where files may come from besides the picker, space-separated: `link` adds a URL field
+   * and an Import button (the service fetches the file, `POST /v1/uploads/import`), e.g.
+   * `sources="files link"`. Off by default; its code is fetched only when it is set. An
+   * imported file has a row of its own (below the field) with the import's progress, and
+   * fires `upload-start`, `upload-progress`, `upload-success` and `upload-error` as an
+   * uploaded one does (`step` is `upload`; `bytesTotal` is 0 while the remote size is not
+   * known); it is not counted in the summary, `upload-complete`, `value` or the form.
+   */
+  declare sources: string | undefined;
   /** Like `<input accept>`: extensions and media types, comma-separated. */
   declare accept: string;
   /** Largest file accepted, in bytes; checked before anything is sent. */
@@ -275,6 +288,8 @@ export class FileUploaderElement extends LitElement {
   #dragDepth = 0;
   /** Whether this device has a camera worth offering (see `capture`); asked once. */
   #hasCamera: boolean | undefined;
+  /** The Link source (`sources` with `link`): its import while it is fetched. */
+  #link: LinkSource | Promise<unknown> | undefined;
   #formDisabled = false;
   #ticker: ReturnType<typeof setInterval> | null = null;
   #view: FileView[] = [];
@@ -496,6 +511,14 @@ export class FileUploaderElement extends LitElement {
         this.requestUpdate();
       }, Boolean);
     }
+    // Fetched only by pages that set `sources` (then it redraws the element itself, and
+    // shows nothing without `link`). Written small: the first load has no bytes to spare;
+    // a chunk that cannot be fetched leaves the element as it was.
+    if (this.sources)
+      this.#link ||= import('./link-source.js').then(
+        (chunk) => (this.#link = new chunk.LinkSource(this)),
+        Boolean,
+      );
     // The view of the files is built once per update; render, the form and the countdown
     // all read this one.
     this.#view = this.#controller.files;
@@ -663,6 +686,7 @@ export class FileUploaderElement extends LitElement {
               : nothing
           }
         </div>
+        ${(this.#link as LinkSource | undefined)?.render?.(disabled)}
         ${files.some((file) => !['rejected', 'interrupted'].includes(file.status)) ? renderSummary(files, t, locale, this.uploading, this) : nothing}
         ${
           files.length > 0
