@@ -27,6 +27,24 @@ import type { FileUploaderStrings } from './strings.js';
  * uploaded file.
  */
 
+/**
+ * The field's looks, in its chunk (the element's own styles are part of the first load):
+ * the uploader's tokens, so a page's theme and dark mode reach it.
+ */
+const linkStyles = html`<style>
+  .link { display: grid; gap: 0.35rem; }
+  .link label { font-weight: 600; }
+  .link-row { display: flex; gap: 0.5rem; flex-wrap: wrap; }
+  .link input {
+    flex: 1 1 14rem; min-width: 0; font: inherit; color: var(--_text);
+    background: var(--_background); border: 1px solid var(--_border);
+    border-radius: calc(var(--_radius) / 1.5); padding: 0.45rem 0.65rem;
+  }
+  .link input:focus-visible { outline: none; box-shadow: var(--_focus); border-color: var(--_accent); }
+  .link input[aria-invalid='true'] { border-color: var(--_error); }
+  .link .error { margin: 0; }
+</style>`;
+
 /** The Link words of English (other languages ship whole). */
 const uploader: Pick<UploaderTexts, LinkText> = {
   linkLabel: 'Link to a file',
@@ -316,6 +334,7 @@ export class LinkSource {
     const locale = host.locale;
     const text = { ...t, uploading: (percent: string) => t.importing(percent) };
     return html`
+      ${linkStyles}
       <form part="link" class="link" @submit=${this.#onSubmit} novalidate>
         <label for="link-url">${t.linkLabel}</label>
         <span class="link-row">
