@@ -20,7 +20,6 @@ import {
   recordsOf,
 } from './file-view.js';
 import { syncForm } from './form-association.js';
-import type { LinkSource } from './link-source.js';
 import type { FileUploaderOverrides, FileUploaderStrings } from './strings.js';
 import { UploadController } from './upload-controller.js';
 
@@ -288,8 +287,6 @@ export class FileUploaderElement extends LitElement {
   #dragDepth = 0;
   /** Whether this device has a camera worth offering (see `capture`); asked once. */
   #hasCamera: boolean | undefined;
-  /** The Link source (`sources` with `link`): its import while it is fetched. */
-  #link: LinkSource | Promise<unknown> | undefined;
   #formDisabled = false;
   #ticker: ReturnType<typeof setInterval> | null = null;
   #view: FileView[] = [];
@@ -511,14 +508,10 @@ export class FileUploaderElement extends LitElement {
         this.requestUpdate();
       }, Boolean);
     }
-    // Fetched only by pages that set `sources` (then it redraws the element itself, and
-    // shows nothing without `link`). Written small: the first load has no bytes to spare;
-    // a chunk that cannot be fetched leaves the element as it was.
-    if (this.sources)
-      this.#link ||= import('./link-source.js').then(
-        (chunk) => (this.#link = new chunk.LinkSource(this)),
-        Boolean,
-      );
+    // Fetched only by pages that set `sources`; it draws itself beside the drop zone (and
+    // nothing without `link`) and follows the element's updates. Written small: the first
+    // load has no bytes to spare. A chunk that cannot be fetched leaves the element as it was.
+    if (this.sources) import('./link-source.js').then((chunk) => chunk.attach(this), Boolean);
     // The view of the files is built once per update; render, the form and the countdown
     // all read this one.
     this.#view = this.#controller.files;
@@ -686,7 +679,6 @@ export class FileUploaderElement extends LitElement {
               : nothing
           }
         </div>
-        ${(this.#link as LinkSource | undefined)?.render?.(disabled)}
         ${files.some((file) => !['rejected', 'interrupted'].includes(file.status)) ? renderSummary(files, t, locale, this.uploading, this) : nothing}
         ${
           files.length > 0

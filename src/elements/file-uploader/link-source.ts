@@ -1,14 +1,11 @@
-import { html, nothing, type TemplateResult } from 'lit';
-import { cleanName } from '../../api/names.js';
-import { UPLOAD_TOKEN_PREFIX } from '../../api/routes.js';
+import { html, nothing, type ReactiveControllerHost, render, type TemplateResult } from 'lit';
+import { isSecretKey, UPLOAD_TOKEN_PREFIX } from '../../api/routes.js';
 import type { FileMetadata, FileRecord, ImportResponse, Visibility } from '../../api/types.js';
 import { ApiError } from '../../client/api-error.js';
 import { FilehostConnection } from '../../client/connection.js';
 import type { UploadTokenProvider } from '../../client/upload-token.js';
 import { UploadTokens } from '../../client/upload-tokens.js';
-import { connect } from '../shared/connection.js';
 import { en } from '../shared/en.js';
-import { emit } from '../shared/events.js';
 import { describeApiError } from '../shared/failure-text.js';
 import type { FailureTexts, LinkFailure, LinkText, UploaderTexts } from '../shared/translation.js';
 import type { FailureCode, UploadFailure } from './failure.js';
@@ -75,8 +72,32 @@ const ALIASES = { too_large: 'import_too_large', unsupported_type: 'import_unsup
 /** Failures a retry would meet again: no Retry button. */
 const FINAL = ['import_refused_target', 'too_large', 'unsupported_type'];
 
+/** The elements the Link source is attached to (each once). */
+const attached = new WeakSet<LinkHost>();
+
+/**
+ * Gives `host` its Link source (once): drawn right after the drop zone, in a box of its own
+ * that the element's template does not know of (so the first load carries no place for
+ * it), and drawn again after each of the element's updates.
+ */
+export function attach(host: LinkHost): void {
+  if (attached.has(host)) return;
+  attached.add(host);
+  const source = new LinkSource(host);
+  const box = document.createElement('div');
+  box.className = 'link-source';
+  const draw = () => {
+    const zone = host.renderRoot.querySelector('.dropzone');
+    if (zone && zone.nextElementSibling !== box) zone.after(box);
+    render(source.render(host.disabled), box, { host });
+  };
+  host.addController({ hostUpdated: draw });
+  draw();
+}
+
 /** What the Link source needs of its element. */
-export interface LinkHost extends HTMLElement {
+export interface LinkHost extends HTMLElement, ReactiveControllerHost {
+  disabled: boolean;
   readonly texts: FileUploaderStrings;
   readonly locale: string;
   endpoint: string;
@@ -86,9 +107,16 @@ export interface LinkHost extends HTMLElement {
   metadata: FileMetadata;
   visibility: Visibility | undefined;
   sources: string | undefined;
-  requestUpdate(): void;
-  updateComplete: Promise<boolean>;
   renderRoot: HTMLElement | DocumentFragment;
+}
+
+/** Fires one of the element's events, as `shared/events.ts` does (not imported: see above). */
+function emit<K extends keyof HTMLElementEventMap>(
+  host: HTMLElement,
+  type: K,
+  detail: HTMLElementEventMap[K] extends CustomEvent<infer D> ? D : never,
+): void {
+  host.dispatchEvent(new CustomEvent(type, { detail, bubbles: true, composed: true }));
 }
 
 /** The connection's call the Link source makes (protected in its types). */
@@ -115,7 +143,6 @@ export class LinkSource {
   constructor(host: LinkHost) {
     this.#host = host;
     fillLink();
-    host.requestUpdate();
   }
 
   get files(): FileView[] {
@@ -136,8 +163,8 @@ export class LinkSource {
       this.#host.requestUpdate();
       return;
     }
-    const name =
-      cleanName(decodeURIComponent(parsed.pathname.split('/').pop() ?? '')) || parsed.host;
+    // The service names the file (cleaned) once it answers; until then, the link's last part.
+    const name = parsed.pathname.split('/').pop() || parsed.host;
     const entry: Imported = {
       url: parsed.href,
       controller: new AbortController(),
@@ -243,12 +270,18 @@ export class LinkSource {
     const tokens =
       uploadToken || tokenProvider ? new UploadTokens(uploadToken, tokenProvider) : null;
     // With a token the key may be left out: the import is an upload call.
-    const client = connect(
-      FilehostConnection,
-      endpoint,
-      apiKey || (tokens ? UPLOAD_TOKEN_PREFIX : ''),
-    );
-    if (typeof client === 'string') throw new ApiError(0, client as 'network_error', client);
+    // Refused as the elements' `connect` refuses them (not imported: each name this chunk
+    // takes from the first load costs the first load an export).
+    const key = apiKey || (tokens ? UPLOAD_TOKEN_PREFIX : '');
+    const problem = !endpoint
+      ? 'no_endpoint'
+      : !key.trim()
+        ? 'missing_auth'
+        : isSecretKey(key)
+          ? 'secret_key'
+          : null;
+    if (problem) throw new ApiError(0, problem as 'network_error', problem);
+    const client = new FilehostConnection({ endpoint, apiKey: key });
     // The connection's own call, which only its subclasses reach in the types.
     const calls = client as unknown as Calls;
     const signal = entry.controller.signal;
