@@ -52,6 +52,10 @@ const de: Translation = {
       'Unterbrochen. Wählen Sie diese Datei erneut aus, um an derselben Stelle weiterzumachen.',
     formUploading: 'Bitte warten Sie, bis alle Uploads abgeschlossen sind.',
     formRequired: 'Bitte laden Sie mindestens eine Datei hoch.',
+    linkLabel: 'Link zu einer Datei',
+    linkImport: 'Importieren',
+    linkInvalid: 'Geben Sie einen Link ein, der mit https:// oder http:// beginnt.',
+    importing: (percent) => `Wird importiert… ${percent}`,
   },
   list: {
     listLabel: 'Hochgeladene Dateien',
@@ -124,6 +128,16 @@ const de: Translation = {
       'Diese Website nimmt Uploads nur von Personen an, denen sie es erlaubt hat, und diese Seite hat diese Erlaubnis nicht erhalten. Melden Sie sich an oder informieren Sie den Betreiber der Website.',
     infected: () =>
       'Eine Virenprüfung hat in dieser Datei Schadsoftware gefunden. Die Datei wurde abgelehnt, nichts wurde gespeichert.',
+    import_refused_target: () =>
+      'Dieser Link zeigt auf eine Adresse, von der der Dateidienst nicht laden darf. Verwenden Sie einen öffentlichen Link.',
+    import_http_error: () =>
+      'Die Website hinter dem Link hat die Datei nicht geliefert. Prüfen Sie den Link und versuchen Sie es erneut.',
+    import_timeout: () =>
+      'Die Website hinter dem Link hat zu lange gebraucht. Versuchen Sie es später erneut.',
+    import_failed: () =>
+      'Die Datei konnte nicht über den Link geladen werden. Versuchen Sie es später erneut.',
+    import_too_large: () => 'Die Datei hinter dem Link ist für diese Website zu groß.',
+    import_unsupported_type: () => 'Dieser Dateityp wird hier nicht angenommen.',
     unexpected: ({ code, message }) =>
       `Etwas ist schiefgelaufen (${code}).${message ? ` ${message}` : ''} Versuchen Sie es erneut oder später noch einmal.`,
   },

@@ -54,6 +54,10 @@ const es: Translation = {
     interrupted: 'Interrumpido. Vuelve a elegir este archivo para continuar donde se quedó.',
     formUploading: 'Espera a que terminen las subidas.',
     formRequired: 'Sube al menos un archivo.',
+    linkLabel: 'Enlace a un archivo',
+    linkImport: 'Importar',
+    linkInvalid: 'Escribe un enlace que empiece por https:// o http://.',
+    importing: (percent) => `Importando… ${percent}`,
   },
   list: {
     listLabel: 'Archivos subidos',
@@ -125,6 +129,15 @@ const es: Translation = {
       'Este sitio solo acepta archivos de personas a las que ha dado permiso, y esta página no recibió ese permiso. Inicie sesión o avise al responsable del sitio.',
     infected: () =>
       'Un análisis antivirus encontró software malicioso en este archivo: se rechazó y no se guardó nada.',
+    import_refused_target: () =>
+      'Este enlace apunta a una dirección de la que el servicio de archivos no puede descargar. Usa un enlace público.',
+    import_http_error: () =>
+      'El sitio del enlace no entregó el archivo. Revisa el enlace y vuelve a intentarlo.',
+    import_timeout: () =>
+      'El sitio del enlace tardó demasiado en enviar el archivo. Vuelve a intentarlo más tarde.',
+    import_failed: () => 'No se pudo obtener el archivo del enlace. Vuelve a intentarlo más tarde.',
+    import_too_large: () => 'El archivo del enlace es demasiado grande para este sitio.',
+    import_unsupported_type: () => 'Aquí no se acepta este tipo de archivo.',
     unexpected: ({ code, message }) =>
       `Algo ha fallado (${code}).${message ? ` ${message}` : ''} Reinténtalo ahora o más tarde.`,
   },

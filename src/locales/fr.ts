@@ -55,6 +55,10 @@ const fr: Translation = {
       'Interrompu. Choisissez à nouveau ce fichier pour reprendre là où il s’est arrêté.',
     formUploading: 'Veuillez attendre la fin des envois.',
     formRequired: 'Veuillez envoyer au moins un fichier.',
+    linkLabel: 'Lien vers un fichier',
+    linkImport: 'Importer',
+    linkInvalid: 'Saisissez un lien qui commence par https:// ou http://.',
+    importing: (percent) => `Importation… ${percent}`,
   },
   list: {
     listLabel: 'Fichiers envoyés',
@@ -125,6 +129,15 @@ const fr: Translation = {
       'Ce site n’accepte que les envois des personnes qu’il a autorisées, et cette page n’a pas reçu cette autorisation. Connectez-vous, ou prévenez le responsable du site.',
     infected: () =>
       'Une analyse antivirus a trouvé un logiciel malveillant dans ce fichier : il a été refusé et rien n’a été conservé.',
+    import_refused_target: () =>
+      'Ce lien mène à une adresse que le service de fichiers n’a pas le droit de consulter. Utilisez un lien public.',
+    import_http_error: () =>
+      'Le site derrière le lien n’a pas fourni le fichier. Vérifiez le lien et réessayez.',
+    import_timeout: () =>
+      'Le site derrière le lien a mis trop de temps à envoyer le fichier. Réessayez plus tard.',
+    import_failed: () => 'Le fichier n’a pas pu être récupéré depuis le lien. Réessayez plus tard.',
+    import_too_large: () => 'Le fichier derrière le lien est trop volumineux pour ce site.',
+    import_unsupported_type: () => 'Ce type de fichier n’est pas accepté ici.',
     unexpected: ({ code, message }) =>
       `Une erreur s’est produite (${code}).${message ? ` ${message}` : ''} Réessayez maintenant ou plus tard.`,
   },

@@ -51,6 +51,10 @@ const it: Translation = {
     interrupted: 'Interrotto. Scegli di nuovo questo file per riprendere da dove si era fermato.',
     formUploading: 'Attendi la fine dei caricamenti.',
     formRequired: 'Carica almeno un file.',
+    linkLabel: 'Link a un file',
+    linkImport: 'Importa',
+    linkInvalid: 'Inserisci un link che inizi con https:// o http://.',
+    importing: (percent) => `Importazione… ${percent}`,
   },
   list: {
     listLabel: 'File caricati',
@@ -120,6 +124,15 @@ const it: Translation = {
       'Questo sito accetta caricamenti solo dalle persone che ha autorizzato, e questa pagina non ha ricevuto l’autorizzazione. Accedi, oppure avvisa il gestore del sito.',
     infected: () =>
       'Un controllo antivirus ha trovato malware in questo file: è stato rifiutato e non è stato conservato nulla.',
+    import_refused_target: () =>
+      'Questo link punta a un indirizzo da cui il servizio file non può scaricare. Usa un link pubblico.',
+    import_http_error: () =>
+      'Il sito del link non ha fornito il file. Controlla il link e riprova.',
+    import_timeout: () =>
+      'Il sito del link ha impiegato troppo tempo a inviare il file. Riprova più tardi.',
+    import_failed: () => 'Non è stato possibile scaricare il file dal link. Riprova più tardi.',
+    import_too_large: () => 'Il file del link è troppo grande per questo sito.',
+    import_unsupported_type: () => 'Questo tipo di file non è accettato qui.',
     unexpected: ({ code, message }) =>
       `Si è verificato un errore (${code}).${message ? ` ${message}` : ''} Riprova ora o più tardi.`,
   },

@@ -51,6 +51,10 @@ const ko: Translation = {
     interrupted: '중단되었습니다. 이 파일을 다시 선택하면 멈춘 곳부터 이어서 올립니다.',
     formUploading: '업로드가 끝날 때까지 기다려 주세요.',
     formRequired: '파일을 하나 이상 업로드해 주세요.',
+    linkLabel: '파일 링크',
+    linkImport: '가져오기',
+    linkInvalid: 'https:// 또는 http://로 시작하는 링크를 입력하세요.',
+    importing: (percent) => `가져오는 중… ${percent}`,
   },
   list: {
     listLabel: '업로드한 파일',
@@ -117,6 +121,15 @@ const ko: Translation = {
       '이 사이트는 허락한 사람의 업로드만 받는데, 이 페이지는 그 허락을 받지 못했습니다. 로그인하거나 사이트 운영자에게 알려 주세요.',
     infected: () =>
       '바이러스 검사에서 이 파일에 악성 코드가 발견되어 거부되었으며 아무것도 저장되지 않았습니다.',
+    import_refused_target: () =>
+      '이 링크는 파일 서비스가 가져올 수 없는 주소를 가리킵니다. 공개 링크를 사용하세요.',
+    import_http_error: () =>
+      '링크의 사이트가 파일을 보내지 않았습니다. 링크를 확인하고 다시 시도하세요.',
+    import_timeout: () =>
+      '링크의 사이트가 파일을 보내는 데 너무 오래 걸렸습니다. 나중에 다시 시도하세요.',
+    import_failed: () => '링크에서 파일을 가져오지 못했습니다. 나중에 다시 시도하세요.',
+    import_too_large: () => '링크의 파일이 이 사이트에서 받기에는 너무 큽니다.',
+    import_unsupported_type: () => '이 형식의 파일은 여기서 받지 않습니다.',
     unexpected: ({ code, message }) =>
       `문제가 발생했습니다(${code}).${message ? ` ${message}` : ''} 다시 시도하거나 잠시 후에 시도하세요.`,
   },

@@ -53,6 +53,10 @@ const nl: Translation = {
     interrupted: 'Onderbroken. Kies dit bestand opnieuw om verder te gaan waar het stopte.',
     formUploading: 'Wacht tot de uploads klaar zijn.',
     formRequired: 'Upload minstens één bestand.',
+    linkLabel: 'Link naar een bestand',
+    linkImport: 'Importeren',
+    linkInvalid: 'Voer een link in die begint met https:// of http://.',
+    importing: (percent) => `Importeren… ${percent}`,
   },
   list: {
     listLabel: 'Geüploade bestanden',
@@ -122,6 +126,16 @@ const nl: Translation = {
       'Deze site neemt alleen uploads aan van mensen die ze daarvoor toestemming heeft gegeven, en deze pagina heeft die toestemming niet gekregen. Log in, of laat het de eigenaar van de site weten.',
     infected: () =>
       'Een virusscan vond malware in dit bestand: het is geweigerd en er is niets bewaard.',
+    import_refused_target: () =>
+      'Deze link wijst naar een adres waarvan de bestandsdienst niet mag ophalen. Gebruik een openbare link.',
+    import_http_error: () =>
+      'De site achter de link gaf het bestand niet. Controleer de link en probeer het opnieuw.',
+    import_timeout: () =>
+      'De site achter de link deed te lang over het bestand. Probeer het later opnieuw.',
+    import_failed: () =>
+      'Het bestand kon niet via de link worden opgehaald. Probeer het later opnieuw.',
+    import_too_large: () => 'Het bestand achter de link is te groot voor deze site.',
+    import_unsupported_type: () => 'Dit type bestand wordt hier niet geaccepteerd.',
     unexpected: ({ code, message }) =>
       `Er ging iets mis (${code}).${message ? ` ${message}` : ''} Probeer het opnieuw, nu of later.`,
   },

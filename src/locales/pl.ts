@@ -54,6 +54,10 @@ const pl: Translation = {
     interrupted: 'Przerwano. Wybierz ten plik ponownie, aby kontynuować od miejsca przerwania.',
     formUploading: 'Poczekaj, aż przesyłanie się zakończy.',
     formRequired: 'Prześlij co najmniej jeden plik.',
+    linkLabel: 'Link do pliku',
+    linkImport: 'Importuj',
+    linkInvalid: 'Wpisz link zaczynający się od https:// lub http://.',
+    importing: (percent) => `Importowanie… ${percent}`,
   },
   list: {
     listLabel: 'Przesłane pliki',
@@ -120,6 +124,14 @@ const pl: Translation = {
       'Ta witryna przyjmuje pliki tylko od osób, którym na to pozwoliła, a ta strona nie otrzymała takiego pozwolenia. Zaloguj się lub powiadom właściciela witryny.',
     infected: () =>
       'Skanowanie antywirusowe wykryło w tym pliku złośliwe oprogramowanie: plik odrzucono i niczego nie zachowano.',
+    import_refused_target: () =>
+      'Ten link prowadzi pod adres, z którego usługa plików nie może pobierać. Użyj publicznego linku.',
+    import_http_error: () =>
+      'Strona pod linkiem nie wydała pliku. Sprawdź link i spróbuj ponownie.',
+    import_timeout: () => 'Strona pod linkiem zbyt długo wysyłała plik. Spróbuj ponownie później.',
+    import_failed: () => 'Nie udało się pobrać pliku z linku. Spróbuj ponownie później.',
+    import_too_large: () => 'Plik pod linkiem jest za duży dla tej strony.',
+    import_unsupported_type: () => 'Ten typ pliku nie jest tu przyjmowany.',
     unexpected: ({ code, message }) =>
       `Coś poszło nie tak (${code}).${message ? ` ${message}` : ''} Ponów teraz lub spróbuj później.`,
   },

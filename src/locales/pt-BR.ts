@@ -54,6 +54,10 @@ const ptBR: Translation = {
     interrupted: 'Interrompido. Escolha este arquivo de novo para continuar de onde parou.',
     formUploading: 'Aguarde até que os envios terminem.',
     formRequired: 'Envie pelo menos um arquivo.',
+    linkLabel: 'Link para um arquivo',
+    linkImport: 'Importar',
+    linkInvalid: 'Digite um link que comece com https:// ou http://.',
+    importing: (percent) => `Importando… ${percent}`,
   },
   list: {
     listLabel: 'Arquivos enviados',
@@ -121,6 +125,15 @@ const ptBR: Translation = {
       'Este site só aceita envios de pessoas que ele autorizou, e esta página não recebeu essa autorização. Entre na sua conta ou avise o responsável pelo site.',
     infected: () =>
       'Uma verificação de vírus encontrou malware neste arquivo: ele foi recusado e nada foi guardado.',
+    import_refused_target: () =>
+      'Este link aponta para um endereço do qual o serviço de arquivos não pode baixar. Use um link público.',
+    import_http_error: () =>
+      'O site do link não entregou o arquivo. Confira o link e tente de novo.',
+    import_timeout: () =>
+      'O site do link demorou demais para enviar o arquivo. Tente de novo mais tarde.',
+    import_failed: () => 'Não foi possível buscar o arquivo pelo link. Tente de novo mais tarde.',
+    import_too_large: () => 'O arquivo do link é grande demais para este site.',
+    import_unsupported_type: () => 'Este tipo de arquivo não é aceito aqui.',
     unexpected: ({ code, message }) =>
       `Algo deu errado (${code}).${message ? ` ${message}` : ''} Tente de novo agora ou mais tarde.`,
   },

@@ -51,6 +51,10 @@ const tr: Translation = {
     interrupted: 'Yarıda kaldı. Kaldığı yerden devam etmek için bu dosyayı yeniden seçin.',
     formUploading: 'Lütfen yüklemeler bitene kadar bekleyin.',
     formRequired: 'Lütfen en az bir dosya yükleyin.',
+    linkLabel: 'Dosya bağlantısı',
+    linkImport: 'İçe aktar',
+    linkInvalid: 'https:// veya http:// ile başlayan bir bağlantı girin.',
+    importing: (percent) => `İçe aktarılıyor… ${percent}`,
   },
   list: {
     listLabel: 'Yüklenen dosyalar',
@@ -120,6 +124,15 @@ const tr: Translation = {
       'Bu site yalnızca izin verdiği kişilerden yükleme kabul ediyor ve bu sayfa o izni almadı. Oturum açın ya da site sahibine haber verin.',
     infected: () =>
       'Virüs taraması bu dosyada kötü amaçlı yazılım buldu: dosya reddedildi ve hiçbir şey saklanmadı.',
+    import_refused_target: () =>
+      'Bu bağlantı, dosya hizmetinin indirme yapamayacağı bir adresi gösteriyor. Herkese açık bir bağlantı kullanın.',
+    import_http_error: () =>
+      'Bağlantıdaki site dosyayı vermedi. Bağlantıyı kontrol edip yeniden deneyin.',
+    import_timeout: () =>
+      'Bağlantıdaki site dosyayı göndermekte çok geç kaldı. Daha sonra yeniden deneyin.',
+    import_failed: () => 'Dosya bağlantıdan alınamadı. Daha sonra yeniden deneyin.',
+    import_too_large: () => 'Bağlantıdaki dosya bu site için çok büyük.',
+    import_unsupported_type: () => 'Bu dosya türü burada kabul edilmiyor.',
     unexpected: ({ code, message }) =>
       `Bir şeyler ters gitti (${code}).${message ? ` ${message}` : ''} Yeniden deneyin ya da daha sonra tekrar deneyin.`,
   },

@@ -51,6 +51,10 @@ const zhCN: Translation = {
     interrupted: '已中断。重新选择这个文件即可从中断处继续。',
     formUploading: '请等待上传完成。',
     formRequired: '请至少上传一个文件。',
+    linkLabel: '文件链接',
+    linkImport: '导入',
+    linkInvalid: '请输入以 https:// 或 http:// 开头的链接。',
+    importing: (percent) => `正在导入… ${percent}`,
   },
   list: {
     listLabel: '已上传的文件',
@@ -104,6 +108,12 @@ const zhCN: Translation = {
     upload_token_required: () =>
       '本网站只接受其授权的人上传文件，而此页面没有获得该授权。请登录，或告知网站负责人。',
     infected: () => '病毒扫描在此文件中发现了恶意软件，文件已被拒绝，没有保存任何内容。',
+    import_refused_target: () => '此链接指向文件服务不允许获取的地址。请使用公开链接。',
+    import_http_error: () => '链接所在的网站没有提供该文件。请检查链接后重试。',
+    import_timeout: () => '链接所在的网站发送文件耗时过长。请稍后重试。',
+    import_failed: () => '无法从链接获取该文件。请稍后重试。',
+    import_too_large: () => '链接中的文件对本网站来说太大。',
+    import_unsupported_type: () => '此处不接受此类型的文件。',
     unexpected: ({ code, message }) =>
       `出现问题(${code})。${message ? `${message} ` : ''}请重试,或稍后再试。`,
   },

@@ -8,6 +8,7 @@ import type { CDPSession, Page, Request as PlaywrightRequest, Route } from 'play
 import { createKey, createProject } from '../../src/server/admin.js';
 import { hashKey, newId } from '../../src/server/secrets.js';
 import type { RunningService } from '../../src/server/service.js';
+import { serveRemote } from './remote-server.js';
 import { startTestService, type TestService } from './service.js';
 
 /** Chromium's network emulation lifted: no latency, no limit either way. */
@@ -82,6 +83,8 @@ export function filehostService(): TestRunnerPlugin {
   let limited: RunningService | undefined;
   let shortLived: RunningService | undefined;
   const running: TestService[] = [];
+  /** The stand-in remote site of the Link source's tests (`filehost-remote`), once asked. */
+  let remote: ReturnType<typeof serveRemote> | undefined;
   let origin = '';
   const requestLogs = new WeakMap<Page, string[]>();
   /** Each page's DevTools session once its network was throttled (see 'throttle'). */
@@ -114,10 +117,42 @@ export function filehostService(): TestRunnerPlugin {
       shortLived = await start({ FILEHOST_UPLOAD_URL_TTL: '1' });
     },
     async serverStop() {
+      remote?.then(({ server }) => server.close());
       await Promise.all(running.map((service) => service.close()));
     },
     async executeCommand({ command, payload, session }) {
       const options = (payload ?? {}) as Record<string, unknown>;
+      if (command === 'filehost-remote') {
+        // A real site on loopback for imports to fetch from (the embedded test service
+        // allows private targets): /slow.bin, 256 KiB sent in 8 pieces over 4 s (so that a
+        // row shows progress), /to-ftp a redirect the service refuses to follow
+        // (import_refused_target), and a 404 for any other path.
+        remote ??= serveRemote('127.0.0.1', (request, response) => {
+          if (request.url === '/to-ftp') {
+            response.writeHead(302, { Location: 'ftp://example.com/file.bin' }).end();
+            return;
+          }
+          if (request.url !== '/slow.bin') {
+            response.writeHead(404).end('not here');
+            return;
+          }
+          const piece = Buffer.alloc(32 * 1024, 7);
+          response.writeHead(200, {
+            'Content-Type': 'application/octet-stream',
+            'Content-Length': String(piece.length * 8),
+          });
+          let sent = 0;
+          const timer = setInterval(() => {
+            response.write(piece);
+            if (++sent === 8) {
+              clearInterval(timer);
+              response.end();
+            }
+          }, 500);
+          response.on('close', () => clearInterval(timer));
+        });
+        return (await remote).url;
+      }
       if (command === 'filehost-project') {
         const service = options.rateLimited ? limited : options.shortLivedUrls ? shortLived : main;
         if (!service) throw new Error('The filehost service is not running');

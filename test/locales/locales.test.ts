@@ -6,6 +6,7 @@ import { ApiError } from '../../src/client/api-error.js';
 import { fillEnglish } from '../../src/elements/file-uploader/en-engine.js';
 import { fillRefusals } from '../../src/elements/file-uploader/en-refusals.js';
 import { describeFailure } from '../../src/elements/file-uploader/file-retries.js';
+import { fillLink } from '../../src/elements/file-uploader/link-source.js';
 import type { FileUploaderStrings } from '../../src/elements/file-uploader/strings.js';
 import { en } from '../../src/elements/shared/en.js';
 import { describeApiError } from '../../src/elements/shared/failure-text.js';
@@ -61,6 +62,8 @@ describe('shipped languages', () => {
     fillEnglish();
     // The English words of the service's refusals, which the engine fetches with the first.
     fillRefusals();
+    // The Link source's words, which come with it (`sources="link"`).
+    fillLink();
     const keys = (t: Translation) =>
       (['uploader', 'list', 'errors'] as const).map((part) => Object.keys(t[part]).sort());
     for (const translation of await shipped()) {

@@ -16,6 +16,7 @@ import { hashKey, newId } from '../../src/server/secrets.js';
 import type { RunningService } from '../../src/server/service.js';
 import { servePage } from '../helpers/page-server.js';
 import { rememberUpload } from '../helpers/remembered-upload.js';
+import { serveRemote } from '../helpers/remote-server.js';
 import { startTestService } from '../helpers/service.js';
 import { CHROMIUM_ARGS, chromiumPath } from '../helpers/wtr-plugins.js';
 
@@ -38,6 +39,11 @@ const STATES = [
   ['rate-limited', 'rate_limited (retrying)'],
   ['network', 'Network lost (after the automatic retries)'],
   ['folders', 'With directory and capture (a desktop: no camera)'],
+  ['link', 'sources="files link": the URL field'],
+  ['link-importing', 'Link: importing (the remote site sends slowly)'],
+  ['link-done', 'Link: imported'],
+  ['link-failed', 'Link: import_http_error (a 404), import_refused_target'],
+  ['link-invalid', 'Link: not an http(s) link'],
 ] as const;
 
 const LIST_STATES = [
@@ -83,6 +89,7 @@ ${LIST_STATES.map(([id, title]) => `<section><h2>${title}</h2><file-list id="${i
     return (await createKey(service.context.db, project.id, 'publishable')).key;
   };
 
+  let closeRemote = () => {};
   const browser = await chromium.launch({ executablePath: chromiumPath(), args: CHROMIUM_ARGS });
   try {
     const context = await browser.newContext({ viewport: { width: 1320, height: 900 } });
@@ -150,6 +157,56 @@ ${LIST_STATES.map(([id, title]) => `<section><h2>${title}</h2><file-list id="${i
         apiKey: id === 'interrupted' ? remembered : good,
       });
     await configure('folders', { directory: true, capture: 'environment' });
+
+    // The Link source, importing from a real site on loopback (the embedded test service
+    // allows private targets): /slow.bin sends half of its 1 MiB and then waits, /report.pdf
+    // is whole at once, /to-ftp redirects where the service may not go, anything else 404.
+    const remote = await serveRemote('127.0.0.1', (request, response) => {
+      if (request.url === '/to-ftp') {
+        response.writeHead(302, { Location: 'ftp://example.com/x' }).end();
+        return;
+      }
+      const size = request.url === '/slow.bin' ? 1024 * 1024 : 180_000;
+      if (request.url !== '/slow.bin' && request.url !== '/report.pdf') {
+        response.writeHead(404).end();
+        return;
+      }
+      response.writeHead(200, { 'Content-Length': String(size) });
+      response.write(Buffer.alloc(request.url === '/slow.bin' ? size / 2 : size, 7));
+      if (request.url !== '/slow.bin') response.end();
+    });
+    closeRemote = () => remote.server.close();
+    const importLink = (id: string, url: string) =>
+      tab.evaluate(
+        async ([selector, link]) => {
+          const root = document.querySelector(selector)?.shadowRoot;
+          for (let i = 0; i < 100 && !root?.querySelector('input[name=url]'); i++)
+            await new Promise((resolve) => setTimeout(resolve, 50));
+          const input = root?.querySelector('input[name=url]') as HTMLInputElement;
+          input.value = link;
+          (input.form as HTMLFormElement).requestSubmit();
+        },
+        [`#${id}`, url] as const,
+      );
+    for (const id of ['link', 'link-importing', 'link-done', 'link-failed', 'link-invalid'])
+      await configure(id, { sources: 'files link' });
+    await importLink('link-importing', `${remote.url}/slow.bin`);
+    await importLink('link-done', `${remote.url}/report.pdf`);
+    await importLink('link-failed', `${remote.url}/missing.pdf`);
+    await importLink('link-failed', `${remote.url}/to-ftp`);
+    await importLink('link-invalid', 'example.com/file.pdf');
+    // (No inner functions in what runs in the page: tsx names them with a helper it lacks.)
+    await tab.waitForFunction(
+      () =>
+        !!document.querySelector('#link-done')?.shadowRoot?.querySelector('[data-status=done]') &&
+        document.querySelector('#link-failed')?.shadowRoot?.querySelectorAll('[data-status=failed]')
+          .length === 2 &&
+        !!document
+          .querySelector('#link-importing')
+          ?.shadowRoot?.querySelector('[role=progressbar]:not([aria-valuenow="0"])'),
+      undefined,
+      { timeout: 60_000 },
+    );
 
     await tab.evaluate(() => {
       const zone = document.querySelector('#dragging')?.shadowRoot?.querySelector('.dropzone');
@@ -394,6 +451,7 @@ ${LIST_STATES.map(([id, title]) => `<section><h2>${title}</h2><file-list id="${i
       console.log(`saved ${path}`);
     }
   } finally {
+    closeRemote();
     await browser.close();
     await server.close();
     await mainService.close();

@@ -149,6 +149,8 @@ export class FileUploaderElement extends LitElement {
     multiple: { type: Boolean, reflect: true },
     directory: { type: Boolean },
     capture: { type: String },
+    // A string (Lit's default): `type` would only cost the first load bytes.
+    sources: {},
     accept: { type: String },
     maxFileSize: { attribute: 'max-file-size', converter: optionalNumber },
     maxFiles: { attribute: 'max-files', converter: optionalNumber },
@@ -204,6 +206,16 @@ export class FileUploaderElement extends LitElement {
    * camera) or `user` (the front one), passed to the picker as its `capture`.
    */
   declare capture: '' | 'user' | 'environment';
+  /**
+   * Where files may come from besides the picker, space-separated: `link` adds a URL field
+   * and an Import button (the service fetches the file, `POST /v1/uploads/import`), e.g.
+   * `sources="files link"`. Off by default; its code is fetched only when it is set. An
+   * imported file has a row of its own (below the field) with the import's progress, and
+   * fires `upload-start`, `upload-progress`, `upload-success` and `upload-error` as an
+   * uploaded one does (`step` is `upload`; `bytesTotal` is 0 while the remote size is not
+   * known); it is not counted in the summary, `upload-complete`, `value` or the form.
+   */
+  declare sources: string | undefined;
   /** Like `<input accept>`: extensions and media types, comma-separated. */
   declare accept: string;
   /** Largest file accepted, in bytes; checked before anything is sent. */
@@ -496,6 +508,10 @@ export class FileUploaderElement extends LitElement {
         this.requestUpdate();
       }, Boolean);
     }
+    // Fetched only by pages that set `sources`; it draws itself beside the drop zone (and
+    // nothing without `link`) and follows the element's updates. Written small: the first
+    // load has no bytes to spare. A chunk that cannot be fetched leaves the element as it was.
+    if (this.sources) import('./link-source.js').then((chunk) => chunk.attach(this), Boolean);
     // The view of the files is built once per update; render, the form and the countdown
     // all read this one.
     this.#view = this.#controller.files;

@@ -1,6 +1,8 @@
 import type {
   EngineOnlyText,
   FailureTexts,
+  LinkFailure,
+  LinkText,
   Translation,
   UploaderTexts,
   UploadOnlyFailure,
@@ -10,7 +12,7 @@ import type {
  * The failures a page can meet before the upload engine is in; those only the engine words
  * (a refused file, an expired upload) arrive with it (`file-uploader/en-engine.ts`).
  */
-const errors: Omit<FailureTexts, UploadOnlyFailure> = {
+const errors: Omit<FailureTexts, UploadOnlyFailure | LinkFailure> = {
   origin_not_allowed: ({ origin }) =>
     `This page (${origin}) may not use this key. The key's list of allowed origins must include ${origin}.`,
   invalid_key: () => 'The key was not recognized. Check the api-key setting.',
@@ -34,7 +36,7 @@ const errors: Omit<FailureTexts, UploadOnlyFailure> = {
 };
 
 /** `<file-uploader>`'s English; what only its upload engine can show arrives with it. */
-const uploader: Omit<UploaderTexts, EngineOnlyText> = {
+const uploader: Omit<UploaderTexts, EngineOnlyText | LinkText> = {
   dropzone: 'Drag files here, or',
   dropzoneFolders: 'Drag files or folders here, or',
   browse: 'choose files',

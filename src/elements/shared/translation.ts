@@ -78,6 +78,14 @@ export type FailureCodeText =
   | 'upload_token_required'
   /** The service's scanner found malware; nothing was kept. */
   | 'infected'
+  /** An import's failures (the Link source, `link-source.ts`): the decided import codes. */
+  | 'import_refused_target'
+  | 'import_http_error'
+  | 'import_timeout'
+  | 'import_failed'
+  /** An import's `too_large` and `unsupported_type`: no limit or list to name. */
+  | 'import_too_large'
+  | 'import_unsupported_type'
   | 'unexpected';
 
 export type FailureTexts = Record<FailureCodeText, FailureText>;
@@ -151,6 +159,12 @@ export interface UploaderTexts {
   interrupted: string;
   formUploading: string;
   formRequired: string;
+  /** The Link source (`sources="link"`): the URL field's label, its button, a bad link. */
+  linkLabel: string;
+  linkImport: string;
+  linkInvalid: string;
+  /** An imported file's row while the service fetches it. */
+  importing: (percent: string) => string;
 }
 
 /** `<file-list>`'s own words. */
@@ -199,6 +213,18 @@ export type EngineOnlyText =
   | 'announceAdded'
   | 'announceDone'
   | 'announceAllDone';
+
+/** `<file-uploader>`'s words of the Link source, which English adds as it loads (`fillLink`). */
+export type LinkText = 'linkLabel' | 'linkImport' | 'linkInvalid' | 'importing';
+
+/** The import failures the Link source words (English: with it, in `link-source.ts`). */
+export type LinkFailure =
+  | 'import_refused_target'
+  | 'import_http_error'
+  | 'import_timeout'
+  | 'import_failed'
+  | 'import_too_large'
+  | 'import_unsupported_type';
 
 /** One language: every text of both elements. */
 export interface Translation {
