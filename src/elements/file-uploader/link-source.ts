@@ -150,7 +150,7 @@ export class LinkSource {
   }
 
   /** Imports `url` as the user's file (the Import button, or `importUrl`). */
-  async import(url: string): Promise<void> {
+  async importUrl(url: string): Promise<void> {
     let parsed: URL | null = null;
     try {
       parsed = new URL(url.trim());
@@ -355,7 +355,7 @@ export class LinkSource {
     event.preventDefault();
     const input = (event.target as HTMLFormElement).elements.namedItem('url') as HTMLInputElement;
     const value = input.value;
-    void this.import(value);
+    void this.importUrl(value);
     if (!this.#invalid) input.value = '';
   };
 
