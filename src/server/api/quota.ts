@@ -1,14 +1,16 @@
 import { MAX_ONE_REQUEST_BYTES, PLAN_SIGN_CAP, type Plan } from '../../api/limits.js';
 import type { Usage } from '../../api/types.js';
-import type {
-  AnonymousCaps,
-  Project,
-  Quota,
+import type { ServiceContext } from '../context.js';
+import {
+  type AnonymousCaps,
+  type FileRow,
+  type Project,
+  type Quota,
   QuotaExceededError,
-  Reservation,
+  type Reservation,
   TokenExhaustedError,
 } from '../db/metadata-store.js';
-import { ServiceError } from '../http/errors.js';
+import { atIndex, ServiceError } from '../http/errors.js';
 import type { Caller } from './auth.js';
 
 /** One client address's anonymous pending uploads at once (decisions.md, "Who may upload"). */
@@ -150,4 +152,36 @@ export function usageAnswer(usage: Omit<Usage, 'quota'>, quota: Quota): Usage {
     ...usage,
     quota: { storageBytes: quota.storageBytes, pendingUploads: quota.pendingUploads },
   };
+}
+
+/**
+ * Inserts new uploads of `caller`, only if they fit everything `reservationFor` bounds (the
+ * project's quota; for a publishable key the anonymous caps; for a token its limits),
+ * checked and inserted as one step (exact however many sign at once, on however many
+ * instances): else `403 quota_exceeded` or `403 token_exhausted`, with the `index` of the
+ * first entry over when there are several, and nothing created. `storageOnly`: one-request
+ * uploads, which are not pending uploads, meet no pending-upload cap.
+ */
+export async function reserveUploads(
+  ctx: ServiceContext,
+  caller: Caller,
+  address: string,
+  rows: FileRow[],
+  options: { now?: number; storageOnly?: boolean } = {},
+): Promise<void> {
+  const quota = projectQuota(caller.project);
+  const bounds = options.storageOnly ? { ...quota, pendingUploads: null } : quota;
+  try {
+    await ctx.db.insertFiles(
+      caller.project.id,
+      rows,
+      reservationFor(caller, address, options.now ?? ctx.now(), bounds),
+    );
+  } catch (error) {
+    let refusal: ServiceError;
+    if (error instanceof QuotaExceededError) refusal = quotaError(error, quota);
+    else if (error instanceof TokenExhaustedError) refusal = tokenExhaustedError(error);
+    else throw error;
+    throw rows.length > 1 ? atIndex(refusal, error.index, 'files') : refusal;
+  }
 }

@@ -59,3 +59,12 @@ export function serviceFault(error: unknown): ServiceError | null {
   }
   return null;
 }
+
+/** The error of one entry of a batch, with `index` saying which (the first bad one). */
+export function atIndex(error: unknown, index: number, field: string): unknown {
+  if (!(error instanceof ServiceError)) return error;
+  return new ServiceError(error.code, `${field}[${index}]: ${error.message}`, {
+    extra: { ...error.extra, index },
+    headers: error.headers,
+  });
+}

@@ -5,10 +5,9 @@ import type { CompleteBatchResponse, CompleteBatchResult } from '../../../api/ty
 import type { ServiceContext } from '../../context.js';
 import { BATCH_JSON_LIMIT, isPlainObject, jsonDeadline, readJson } from '../../http/body.js';
 import { ERROR_MESSAGES } from '../../http/error-messages.js';
-import { fail, ServiceError, serviceFault } from '../../http/errors.js';
+import { atIndex, fail, ServiceError, serviceFault } from '../../http/errors.js';
 import { authenticate } from '../auth.js';
 import { type ClaimedPart, completeUpload, parseClaimedParts } from './complete-upload.js';
-import { atIndex } from './sign-upload.js';
 
 /** Uploads of one batch completed at once. */
 const BATCH_CONCURRENCY = 8;

@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { PLAN_SIGN_CAP } from '../../../api/limits.js';
 import type { ImportResponse } from '../../../api/types.js';
 import type { ServiceContext } from '../../context.js';
-import { type FileRow, QuotaExceededError, TokenExhaustedError } from '../../db/metadata-store.js';
+import type { FileRow } from '../../db/metadata-store.js';
 import { isPlainObject, JSON_LIMIT, jsonDeadline, readSizedJson } from '../../http/body.js';
 import { fail } from '../../http/errors.js';
 import { parseTargetUrl } from '../../http/targets.js';
@@ -11,7 +11,7 @@ import { newId } from '../../secrets.js';
 import { authenticate, type Caller } from '../auth.js';
 import { validateMetadata } from '../metadata.js';
 import { sanitizeName } from '../names.js';
-import { projectQuota, quotaError, reservationFor, tokenExhaustedError } from '../quota.js';
+import { projectQuota, reserveUploads } from '../quota.js';
 import { toFileRecord } from '../records.js';
 import { applyTokenPolicy } from '../upload-tokens.js';
 import { parseVisibility } from '../visibility.js';
@@ -69,18 +69,7 @@ export async function importHandler(
     anonymousAddress: caller.keyKind === 'publishable' ? request.ip : null,
     importState: { receivedBytes: 0, totalBytes: null, error: null },
   };
-  const quota = projectQuota(caller.project);
-  try {
-    await ctx.db.insertFiles(
-      caller.project.id,
-      [row],
-      reservationFor(caller, request.ip, now, quota),
-    );
-  } catch (error) {
-    if (error instanceof QuotaExceededError) throw quotaError(error, quota);
-    if (error instanceof TokenExhaustedError) throw tokenExhaustedError(error);
-    throw error;
-  }
+  await reserveUploads(ctx, caller, request.ip, [row], { now });
   ctx.imports.start({
     row,
     url,

@@ -7,12 +7,7 @@ import type {
   Visibility,
 } from '../../../api/types.js';
 import type { ServiceContext } from '../../context.js';
-import {
-  type FileRow,
-  type Project,
-  QuotaExceededError,
-  TokenExhaustedError,
-} from '../../db/metadata-store.js';
+import type { FileRow, Project } from '../../db/metadata-store.js';
 import {
   BATCH_JSON_LIMIT,
   isPlainObject,
@@ -20,13 +15,13 @@ import {
   jsonDeadline,
   readSizedJson,
 } from '../../http/body.js';
-import { fail, ServiceError } from '../../http/errors.js';
+import { atIndex, fail } from '../../http/errors.js';
 import { normalizeMediaType } from '../../http/media-type.js';
 import { newId } from '../../secrets.js';
 import { authenticate, type Caller } from '../auth.js';
 import { validateMetadata } from '../metadata.js';
 import { sanitizeName } from '../names.js';
-import { projectQuota, quotaError, reservationFor, tokenExhaustedError } from '../quota.js';
+import { reserveUploads } from '../quota.js';
 import { choosePartSize, partLayout } from '../records.js';
 import { requireAllowedType } from '../stored-type.js';
 import { newUploadToken, partUrlExpiry, pendingExpiry } from '../upload-access.js';
@@ -250,7 +245,7 @@ async function createUpload(
 ): Promise<SignResponse> {
   const upload = newUpload(ctx, caller, address, entry);
   const { row } = upload;
-  await insertWithinQuota(ctx, caller, address, [row]);
+  await reserveUploads(ctx, caller, address, [row]);
   await createStorage(ctx, row);
   await ctx.db.setStorageUploadId(row.id, row.storageUploadId as string);
   return signAnswer(ctx, upload);
@@ -273,7 +268,7 @@ async function createAll(
   const uploads = entries.map((entry) => newUpload(ctx, caller, address, entry));
   const rows = uploads.map(({ row }) => row);
   try {
-    await insertWithinQuota(ctx, caller, address, rows);
+    await reserveUploads(ctx, caller, address, rows);
     let next = 0;
     let failed = false;
     const worker = async () => {
@@ -298,35 +293,6 @@ async function createAll(
     throw error;
   }
   return Promise.all(uploads.map((upload) => signAnswer(ctx, upload)));
-}
-
-/**
- * Inserts the rows of new uploads only if they fit the project's quota (and, anonymous, the
- * caps of anonymous uploads; with a token, its limits), checked and inserted as one step
- * (exact however many sign at once, on however many instances): else `403
- * quota_exceeded` or `403 token_exhausted`, with the `index` of the first entry over when
- * there are several, and nothing created.
- */
-async function insertWithinQuota(
-  ctx: ServiceContext,
-  caller: Caller,
-  address: string,
-  rows: FileRow[],
-) {
-  const quota = projectQuota(caller.project);
-  try {
-    await ctx.db.insertFiles(
-      caller.project.id,
-      rows,
-      reservationFor(caller, address, ctx.now(), quota),
-    );
-  } catch (error) {
-    let refusal: ServiceError;
-    if (error instanceof QuotaExceededError) refusal = quotaError(error, quota);
-    else if (error instanceof TokenExhaustedError) refusal = tokenExhaustedError(error);
-    else throw error;
-    throw rows.length > 1 ? atIndex(refusal, error.index, 'files') : refusal;
-  }
 }
 
 /** Waits for every promise to settle, then throws the first failure if there was one. */
@@ -363,15 +329,6 @@ async function undo(
       }
     }),
   );
-}
-
-/** The error of one entry of a batch, with `index` saying which (the first bad one). */
-export function atIndex(error: unknown, index: number, field: string): unknown {
-  if (!(error instanceof ServiceError)) return error;
-  return new ServiceError(error.code, `${field}[${index}]: ${error.message}`, {
-    extra: { ...error.extra, index },
-    headers: error.headers,
-  });
 }
 
 function formatCap(bytes: number): string {

@@ -4,7 +4,7 @@ import { MAX_ONE_REQUEST_BYTES } from '../../../api/limits.js';
 import type { UploadResponse, Visibility } from '../../../api/types.js';
 import type { ServiceContext } from '../../context.js';
 import { crashPoint } from '../../crash-points.js';
-import { type FileRow, QuotaExceededError, TokenExhaustedError } from '../../db/metadata-store.js';
+import type { FileRow } from '../../db/metadata-store.js';
 import { fileEvent } from '../../events/file-events.js';
 import { bodyChunks, contentLength, limitBytes } from '../../http/body.js';
 import { fail, ServiceError } from '../../http/errors.js';
@@ -14,7 +14,7 @@ import { newId } from '../../secrets.js';
 import { authenticate } from '../auth.js';
 import { parseMetadataJson } from '../metadata.js';
 import { decodeFilenameHeader, sanitizeName } from '../names.js';
-import { projectQuota, quotaError, reservationFor, tokenExhaustedError } from '../quota.js';
+import { reserveUploads } from '../quota.js';
 import { publicUrl } from '../records.js';
 import { readHead, requireAllowedType, storedType } from '../stored-type.js';
 import { applyTokenPolicy, requireTokenType, tokenTooLarge } from '../upload-tokens.js';
@@ -92,7 +92,6 @@ export async function uploadHandler(
     declared ?? Number.POSITIVE_INFINITY,
     cap + (multipart ? MULTIPART_OVERHEAD : 0),
   );
-  const quota = projectQuota(caller.project);
   const now = ctx.now();
   const receiving: FileRow = {
     id,
@@ -116,20 +115,9 @@ export async function uploadHandler(
     anonymousAddress: caller.keyKind === 'publishable' ? request.ip : null,
     importState: null,
   };
-  try {
-    // One-request uploads are not pending uploads: only the storage quota applies (and the
-    // anonymous caps, or the token's limits).
-    const storageOnly = { ...quota, pendingUploads: null };
-    await ctx.db.insertFiles(
-      caller.project.id,
-      [receiving],
-      reservationFor(caller, request.ip, now, storageOnly),
-    );
-  } catch (error) {
-    if (error instanceof QuotaExceededError) throw quotaError(error, quota);
-    if (error instanceof TokenExhaustedError) throw tokenExhaustedError(error);
-    throw error;
-  }
+  // One-request uploads are not pending uploads: only the storage quota applies (and the
+  // anonymous caps, or the token's limits).
+  await reserveUploads(ctx, caller, request.ip, [receiving], { now, storageOnly: true });
   // While bytes arrive the lease is renewed, so that no other instance's sweep takes this
   // upload for one whose receiver died.
   const renewal = setInterval(() => {
