@@ -337,6 +337,21 @@ export interface ImportState {
   error: ImportErrorState | null;
 }
 
+/** What `markReady` may set as a row becomes ready (each absent one is kept). */
+export type ReadyFields = Partial<
+  Pick<
+    FileRow,
+    | 'name'
+    | 'mime'
+    | 'size'
+    | 'metadata'
+    | 'createdAt'
+    | 'completedParts'
+    | 'visibility'
+    | 'scannedAt'
+  >
+>;
+
 /** An upload token a project's backend minted; the token itself is never stored. */
 export interface UploadTokenRow {
   id: string;
@@ -475,19 +490,7 @@ export interface MetadataStore {
   markReady(
     id: string,
     from: 'receiving' | 'pending',
-    fields: Partial<
-      Pick<
-        FileRow,
-        | 'name'
-        | 'mime'
-        | 'size'
-        | 'metadata'
-        | 'createdAt'
-        | 'completedParts'
-        | 'visibility'
-        | 'scannedAt'
-      >
-    >,
+    fields: ReadyFields,
     event?: EventDraft,
   ): Promise<boolean>;
   /**

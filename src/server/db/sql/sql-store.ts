@@ -12,6 +12,7 @@ import type {
   Project,
   ProjectPatch,
   ProjectUsage,
+  ReadyFields,
   Reservation,
   TokenUsage,
   UploadTokenRow,
@@ -281,19 +282,7 @@ export abstract class SqlMetadataStore implements MetadataStore {
   async markReady(
     id: string,
     from: 'receiving' | 'pending',
-    fields: Partial<
-      Pick<
-        FileRow,
-        | 'name'
-        | 'mime'
-        | 'size'
-        | 'metadata'
-        | 'createdAt'
-        | 'completedParts'
-        | 'visibility'
-        | 'scannedAt'
-      >
-    >,
+    fields: ReadyFields,
     event?: EventDraft,
   ): Promise<boolean> {
     const step: Step = {
