@@ -47,6 +47,7 @@ const linkStyles = html`<style>
   .link input:focus-visible { outline: none; box-shadow: var(--_focus); border-color: var(--_accent); }
   .link input[aria-invalid='true'] { border-color: var(--_error); }
   .link .error { margin: 0; }
+  .link + .imports { margin-block-start: var(--_gap); }
 </style>`;
 
 /** The Link words of English (other languages ship whole). */
