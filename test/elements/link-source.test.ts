@@ -168,9 +168,9 @@ describe('<file-uploader sources="link">', () => {
       'The site behind the link did not give the file. Check the link and retry.',
     );
     await waitUntil(() => text(element).includes('(import_http_error)'));
-    // Its size was never known: the row says none (not "0 B").
-    const row = element.shadowRoot?.querySelector('.imports [data-status=failed]');
-    expect(row?.querySelector('.meta')).to.equal(null);
+    // Its size was never known: the row shows none (not "0 B").
+    const meta = element.shadowRoot?.querySelector('.imports [data-status=failed] .meta');
+    expect(meta?.checkVisibility()).to.equal(false);
     const actions = [...(element.shadowRoot?.querySelectorAll('.imports .action') ?? [])].map(
       (button) => button.textContent?.trim(),
     );

@@ -57,9 +57,6 @@ export function renderFile(
   const finished = ['done', 'failed', 'rejected', 'interrupted'].includes(file.status);
   const showBar = !['rejected', 'failed', 'queued', 'interrupted'].includes(file.status);
   const status = statusText(file, t, locale);
-  // A size of 0 is a file's only when it was refused as empty; elsewhere it is not known yet
-  // (an import before the remote site said it, or one that failed first): not "0 B".
-  const size = file.size > 0 || file.status === 'rejected' ? formatBytes(file.size, locale) : '';
   return html`
     <li part="file" class="file" data-status=${file.status}>
       <span part="thumbnail" class="thumbnail" aria-hidden="true">
@@ -75,13 +72,9 @@ export function renderFile(
               : file.name
           }
         </span>
-        ${
-          size || status
-            ? html`<span class="meta">
-                ${size}${size && status ? ' · ' : ''}${status ? html`<span class="state">${status}</span>` : nothing}
-              </span>`
-            : nothing
-        }
+        <span class="meta">
+          ${formatBytes(file.size, locale)}${status ? html` · <span class="state">${status}</span>` : nothing}
+        </span>
         ${
           showBar
             ? html`<div part="progress" class="bar" role="progressbar" aria-label=${file.name}

@@ -48,6 +48,9 @@ const linkStyles = html`<style>
   .link input[aria-invalid='true'] { border-color: var(--_error); }
   .link .error { margin: 0; }
   .link + .imports { margin-block-start: var(--_gap); }
+  /* A failed import's size is what had arrived, mostly nothing: not "0 B" (its error says
+     what happened). Here, not in the rows' code, which is part of the first load. */
+  .imports [data-status='failed'] .meta { display: none; }
 </style>`;
 
 /** The Link words of English (other languages ship whole). */
