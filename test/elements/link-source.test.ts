@@ -121,6 +121,9 @@ describe('<file-uploader sources="link">', () => {
     );
     const bar = element.shadowRoot?.querySelector('.imports [role=progressbar]');
     expect(Number(bar?.getAttribute('aria-valuenow'))).to.be.greaterThan(0);
+    // A page cannot cancel an import: its running row offers to remove it, not to cancel.
+    const running = element.shadowRoot?.querySelector('.imports .action');
+    expect(running?.textContent?.trim()).to.equal('Remove');
     const { record } = await success;
     expect(record.status).to.equal('ready');
     expect(record.size).to.equal(256 * 1024);

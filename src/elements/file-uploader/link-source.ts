@@ -377,7 +377,14 @@ export class LinkSource {
     if (!/\blink\b/.test(host.sources ?? '')) return nothing;
     const t = host.texts;
     const locale = host.locale;
-    const text = { ...t, uploading: (percent: string) => t.importing(percent) };
+    // A page cannot cancel an import (only the secret key deletes): the button of a running
+    // one stops following it and takes its row away, so it says Remove, not Cancel.
+    const text = {
+      ...t,
+      uploading: (percent: string) => t.importing(percent),
+      cancel: t.remove,
+      cancelLabel: t.removeLabel,
+    };
     return html`
       ${linkStyles}
       <form part="link" class="link" @submit=${this.#onSubmit} novalidate>
