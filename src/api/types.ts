@@ -80,6 +80,21 @@ export interface ImportRequest {
 /** The `202` answer of `POST /v1/uploads/import`: the file, `status: "pending"`. */
 export interface ImportResponse {
   file: FileRecord;
+  /**
+   * The import's own credential, as a sign answer's: `GET /v1/uploads/:id` with it
+   * (`X-Upload-Token`) follows the import, with a publishable key or with an upload token,
+   * which may not read files (`GET /v1/files/:id` answers it `403 token_scope`). Shown
+   * only here.
+   */
+  uploadToken: string;
+}
+
+/**
+ * `GET /v1/uploads/:id` of an import: its record as `GET /v1/files/:id` shows it
+ * (`pending` with `importProgress`, `ready`, or `failed` with `importError` for 24 hours).
+ */
+export interface ImportState {
+  file: FileRecord;
 }
 
 export interface FileListResponse {

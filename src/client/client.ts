@@ -17,6 +17,7 @@ import type {
   ImportProgress,
   ImportRequest,
   ImportResponse,
+  ImportState,
   PartUploadResponse,
   SignBatchResponse,
   SignedPart,
@@ -380,21 +381,34 @@ export class FilehostClient extends FilehostApi {
    * import's (`import_refused_target`, `import_http_error` with `details.remoteStatus`,
    * `too_large`, `unsupported_type`, `import_timeout`, `import_failed`) when it failed, or
    * with the call's own error when the service refused to start it (`quota_exceeded`, …).
-   * It follows the import by `GET /v1/files/:id` every `pollIntervalMs` (default 1000, the
-   * rate at which the service records progress), telling `onProgress` what it sees.
+   * It is an upload call: made with the client's upload token when it has one. It follows
+   * the import by `GET /v1/uploads/:id` with the import's own token every `pollIntervalMs`
+   * (default 1000, the rate at which the service records progress), telling `onProgress`
+   * what it sees: the one call on it that any caller may make, an upload token too.
    * Aborting `signal` stops waiting; the import itself goes on (a secret key may delete it).
    */
   async importFromUrl(url: string, options: ImportFromUrlOptions = {}): Promise<FileRecord> {
     const { name, metadata, visibility, pollIntervalMs = 1000, onProgress, ...call } = options;
     const request: ImportRequest = { url, name, metadata, visibility };
-    const { file } = await this.json<ImportResponse>('POST', routes.import(), request, call);
+    const { file, uploadToken } = await this.uploadJson<ImportResponse>(
+      'POST',
+      routes.import(),
+      request,
+      call,
+    );
     let record = file;
     for (;;) {
       if (record.status === 'ready') return record;
       if (record.status === 'failed') throw importError(record);
       if (record.importProgress) onProgress?.(record.importProgress, record);
       await sleep(pollIntervalMs, call.signal);
-      record = await this.getFile(file.id, call);
+      const state = await this.withUploadToken((auth) =>
+        this.request<ImportState>('GET', routes.uploadState(file.id), {
+          signal: call.signal,
+          headers: { ...uploadTokenHeader(uploadToken), ...auth },
+        }),
+      );
+      record = state.file;
     }
   }
 

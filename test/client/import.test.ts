@@ -73,6 +73,49 @@ describe('the typed client: importFromUrl', () => {
     );
   });
 
+  it('imports and follows with an upload token alone: progress, the ready record, the failure', async () => {
+    const { token } = await client.createUploadToken({ metadata: { user: 'u9' } });
+    const holder = new FilehostClient({ endpoint: t.apiUrl, uploadToken: token });
+    const seen: ImportProgress[] = [];
+    const file = await holder.importFromUrl(`${remoteUrl}/file.txt`, {
+      pollIntervalMs: 200,
+      onProgress: (progress) => seen.push(progress),
+    });
+    assert.equal(file.status, 'ready');
+    assert.equal(file.size, 32768);
+    assert.deepEqual(file.metadata, { user: 'u9' });
+    assert.ok(
+      seen.some((progress) => progress.receivedBytes === 16384 && progress.totalBytes === 32768),
+      JSON.stringify(seen),
+    );
+    // The token may not read files: the record came by the import's own state.
+    await assert.rejects(
+      holder.getFile(file.id),
+      (error: unknown) => error instanceof ApiError && error.code === 'token_scope',
+    );
+    await assert.rejects(
+      holder.importFromUrl(`${remoteUrl}/missing`, { pollIntervalMs: 100 }),
+      (error: unknown) =>
+        error instanceof ApiError &&
+        error.code === 'import_http_error' &&
+        error.details.remoteStatus === 410,
+    );
+  });
+
+  it('imports with a tokenProvider alone, asking it once', async () => {
+    let asked = 0;
+    const holder = new FilehostClient({
+      endpoint: t.apiUrl,
+      tokenProvider: async () => {
+        asked += 1;
+        return client.createUploadToken({ maxFiles: 1 });
+      },
+    });
+    const file = await holder.importFromUrl(`${remoteUrl}/file.txt`, { pollIntervalMs: 200 });
+    assert.equal(file.status, 'ready');
+    assert.equal(asked, 1);
+  });
+
   it('stops waiting when its signal aborts', async () => {
     const controller = new AbortController();
     const waiting = client.importFromUrl(`${remoteUrl}/held`, {

@@ -5,7 +5,7 @@ import '../../src/index.js';
 import type { FileUploaderElement } from '../../src/elements/file-uploader/file-uploader.js';
 import { registerTranslation } from '../../src/elements/shared/localize.js';
 import de from '../../src/locales/de.js';
-import { next, project, text } from './helpers.js';
+import { next, project, text, uploadToken } from './helpers.js';
 
 // As a page importing `filehost/locales/de` does.
 registerTranslation(de);
@@ -100,6 +100,65 @@ describe('<file-uploader sources="link">', () => {
     await audit(element, 'an imported file');
   });
 
+  it('upload-token alone: the row follows the import (progress, then the record), and a failure is worded', async () => {
+    const p = await project({ requireUploadToken: true });
+    const base = await remote();
+    const { token } = await uploadToken(p.publishableKey, { policy: { metadata: { user: 'u5' } } });
+    const root = await fixture<HTMLElement>(
+      html`<div><file-uploader endpoint=${p.endpoint} upload-token=${token}
+        sources="link"></file-uploader></div>`,
+    );
+    const element = root.querySelector('file-uploader') as FileUploaderElement;
+    await waitUntil(() => element.shadowRoot?.querySelector('input[name=url]'), 'the Link field');
+    const progress: { bytesUploaded: number; bytesTotal: number }[] = [];
+    element.addEventListener('upload-progress', (event) => progress.push(event.detail));
+    const success = next(element, 'upload-success', 30_000);
+    await importByKeyboard(element, `${base}/slow.bin`);
+    await waitUntil(
+      () => progress.some((p) => p.bytesUploaded > 0 && p.bytesUploaded < 256 * 1024),
+      'progress part of the way',
+      { timeout: 10_000 },
+    );
+    const bar = element.shadowRoot?.querySelector('.imports [role=progressbar]');
+    expect(Number(bar?.getAttribute('aria-valuenow'))).to.be.greaterThan(0);
+    // A page cannot cancel an import: its running row offers to remove it, not to cancel.
+    const running = element.shadowRoot?.querySelector('.imports .action');
+    expect(running?.textContent?.trim()).to.equal('Remove');
+    const { record } = await success;
+    expect(record.status).to.equal('ready');
+    expect(record.size).to.equal(256 * 1024);
+    // The token's metadata: the import was the token's.
+    expect(record.metadata).to.deep.equal({ user: 'u5' });
+    await waitUntil(() => text(element).includes('Uploaded'), 'the row says it is done');
+
+    const failed = next(element, 'upload-error', 30_000);
+    await importByKeyboard(element, `${base}/missing.bin`);
+    const failure = await failed;
+    expect(failure.code).to.equal('import_http_error');
+    await waitUntil(() => text(element).includes('(import_http_error)'));
+    await audit(element, 'imports with an upload token');
+  });
+
+  it('tokenProvider alone: asked for a token, the import is followed to its record', async () => {
+    const p = await project({ requireUploadToken: true });
+    const base = await remote();
+    let asked = 0;
+    const root = await fixture<HTMLElement>(
+      html`<div><file-uploader endpoint=${p.endpoint} sources="link"
+        .tokenProvider=${async () => {
+          asked += 1;
+          return uploadToken(p.publishableKey);
+        }}></file-uploader></div>`,
+    );
+    const element = root.querySelector('file-uploader') as FileUploaderElement;
+    await waitUntil(() => element.shadowRoot?.querySelector('input[name=url]'), 'the Link field');
+    const success = next(element, 'upload-success', 30_000);
+    await importByKeyboard(element, `${base}/slow.bin`);
+    const { record } = await success;
+    expect(record.status).to.equal('ready');
+    expect(asked).to.equal(1);
+  });
+
   it('words a failed import in the element language, with its code; Retry for import_http_error', async () => {
     const p = await project();
     const base = await remote();
@@ -112,6 +171,9 @@ describe('<file-uploader sources="link">', () => {
       'The site behind the link did not give the file. Check the link and retry.',
     );
     await waitUntil(() => text(element).includes('(import_http_error)'));
+    // Its size was never known: the row shows none (not "0 B").
+    const meta = element.shadowRoot?.querySelector('.imports [data-status=failed] .meta');
+    expect(meta?.checkVisibility()).to.equal(false);
     const actions = [...(element.shadowRoot?.querySelectorAll('.imports .action') ?? [])].map(
       (button) => button.textContent?.trim(),
     );

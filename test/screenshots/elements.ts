@@ -39,9 +39,9 @@ const STATES = [
   ['rate-limited', 'rate_limited (retrying)'],
   ['network', 'Network lost (after the automatic retries)'],
   ['folders', 'With directory and capture (a desktop: no camera)'],
-  ['link', 'sources="files link": the URL field'],
-  ['link-importing', 'Link: importing (the remote site sends slowly)'],
-  ['link-done', 'Link: imported'],
+  ['link', 'sources="files link": the URL field (keyboard focus)'],
+  ['link-importing', 'Link: importing with an upload token alone (the site sends slowly)'],
+  ['link-done', 'Link: imported with an upload token alone'],
   ['link-failed', 'Link: import_http_error (a 404), import_refused_target'],
   ['link-invalid', 'Link: not an http(s) link'],
 ] as const;
@@ -190,6 +190,23 @@ ${LIST_STATES.map(([id, title]) => `<section><h2>${title}</h2><file-list id="${i
       );
     for (const id of ['link', 'link-importing', 'link-done', 'link-failed', 'link-invalid'])
       await configure(id, { sources: 'files link' });
+    // A page that holds only an upload token follows its imports too (#45).
+    const linkProject = await createProject(main.context.db, {
+      name: 'shots with tokens',
+      plan: 'free',
+      allowedOrigins: [origin],
+      requireUploadToken: true,
+    });
+    const backendKey = (await createKey(main.context.db, linkProject.id, 'secret')).key;
+    for (const id of ['link-importing', 'link-done']) {
+      const minted = await fetch(`${main.apiUrl}/v1/upload-tokens`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${backendKey}`, 'Content-Type': 'application/json' },
+        body: '{}',
+      });
+      const { token } = (await minted.json()) as { token: string };
+      await configure(id, { apiKey: '', uploadToken: token });
+    }
     await importLink('link-importing', `${remote.url}/slow.bin`);
     await importLink('link-done', `${remote.url}/report.pdf`);
     await importLink('link-failed', `${remote.url}/missing.pdf`);
@@ -357,13 +374,7 @@ ${LIST_STATES.map(([id, title]) => `<section><h2>${title}</h2><file-list id="${i
     };
     const seeded = await client(listProject);
     // A real photo-sized image, so its row shows the CDN's thumbnail of it.
-    const photo = await sharp(
-      Buffer.from(
-        '<svg xmlns="http://www.w3.org/2000/svg" width="1600" height="1200"><defs><linearGradient id="g" x2="1" y2="1"><stop offset="0" stop-color="#0ea5e9"/><stop offset="1" stop-color="#a21caf"/></linearGradient></defs><rect width="1600" height="1200" fill="url(#g)"/><circle cx="1100" cy="420" r="260" fill="#fde047"/></svg>',
-      ),
-    )
-      .jpeg()
-      .toBuffer();
+    const photo = await photoJpeg();
     for (const name of [
       'q3-report.pdf',
       'team photo.jpg',
@@ -401,20 +412,13 @@ ${LIST_STATES.map(([id, title]) => `<section><h2>${title}</h2><file-list id="${i
       ),
     );
 
-    // English as before; each other language in both schemes at both widths.
-    const shots =
-      lang === 'en'
-        ? ([
-            ['light', 1320],
-            ['dark', 1320],
-            ['light', 390],
-          ] as const)
-        : ([
-            ['light', 1320],
-            ['dark', 1320],
-            ['light', 390],
-            ['dark', 390],
-          ] as const);
+    // Every language in both schemes at both widths.
+    const shots = [
+      ['light', 1320],
+      ['dark', 1320],
+      ['light', 390],
+      ['dark', 390],
+    ] as const;
     if (lang !== 'en') {
       // Its words arrive on use, from locales/ beside the bundle.
       await tab.waitForFunction(
@@ -445,10 +449,36 @@ ${LIST_STATES.map(([id, title]) => `<section><h2>${title}</h2><file-list id="${i
       const height = await tab.evaluate(() => document.documentElement.scrollHeight);
       await tab.setViewportSize({ width, height });
       await tab.waitForTimeout(300);
+      // The Link field has the keyboard's focus (Tab from the drop zone's button), as a
+      // keyboard user sees it.
+      await tab.locator('#link .browse').focus();
+      await tab.keyboard.press('Tab');
+      await tab.waitForFunction(
+        () =>
+          document.querySelector('#link')?.shadowRoot?.activeElement?.getAttribute('name') ===
+          'url',
+      );
       const name = lang === 'en' ? 'elements' : `elements-${lang}`;
       const path = join(outDir, `${name}-${scheme}-${width}.png`);
       await tab.screenshot({ path, fullPage: true });
       console.log(`saved ${path}`);
+      // The Link states alone, to look at closely.
+      const boxes = [];
+      for (const id of ['link', 'link-importing', 'link-done', 'link-failed', 'link-invalid']) {
+        const box = await tab.locator(`section:has(> #${id})`).boundingBox();
+        if (box) boxes.push(box);
+      }
+      const x = Math.min(...boxes.map((box) => box.x));
+      const y = Math.min(...boxes.map((box) => box.y));
+      const clip = {
+        x,
+        y,
+        width: Math.max(...boxes.map((box) => box.x + box.width)) - x,
+        height: Math.max(...boxes.map((box) => box.y + box.height)) - y,
+      };
+      const linkPath = join(outDir, `link-${lang}-${scheme}-${width}.png`);
+      await tab.screenshot({ path: linkPath, clip, fullPage: true });
+      console.log(`saved ${linkPath}`);
     }
   } finally {
     closeRemote();
@@ -457,6 +487,36 @@ ${LIST_STATES.map(([id, title]) => `<section><h2>${title}</h2><file-list id="${i
     await mainService.close();
     await limitedService.close();
   }
+}
+
+/**
+ * A 1600x1200 JPEG (a diagonal sky-to-violet gradient, a sun) made from raw pixels. Not from
+ * an SVG: sharp's loaders are one set per process, and the service in this process blocks
+ * every loader but the image types it serves once it has made a variant (`loadSharp` in
+ * variant-encoder.ts), so an SVG read after the first language's thumbnails fails with
+ * "VipsForeignLoadSvg… is blocked". Raw pixels go through no loader.
+ */
+async function photoJpeg(): Promise<Buffer> {
+  const width = 1600;
+  const height = 1200;
+  const pixels = Buffer.alloc(width * height * 3);
+  const from = [0x0e, 0xa5, 0xe9];
+  const to = [0xa2, 0x1c, 0xaf];
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const at = (y * width + x) * 3;
+      const sun = (x - 1100) ** 2 + (y - 420) ** 2 < 260 ** 2;
+      const mix = (x / width + y / height) / 2;
+      for (let c = 0; c < 3; c++) {
+        pixels[at + c] = sun
+          ? ([0xfd, 0xe0, 0x47][c] as number)
+          : Math.round((from[c] as number) * (1 - mix) + (to[c] as number) * mix);
+      }
+    }
+  }
+  return sharp(pixels, { raw: { width, height, channels: 3 } })
+    .jpeg()
+    .toBuffer();
 }
 
 async function all(): Promise<void> {

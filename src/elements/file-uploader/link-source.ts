@@ -1,6 +1,12 @@
 import { html, nothing, type ReactiveControllerHost, render, type TemplateResult } from 'lit';
 import { isSecretKey, UPLOAD_TOKEN_PREFIX } from '../../api/routes.js';
-import type { FileMetadata, FileRecord, ImportResponse, Visibility } from '../../api/types.js';
+import type {
+  FileMetadata,
+  FileRecord,
+  ImportResponse,
+  ImportState,
+  Visibility,
+} from '../../api/types.js';
 import { ApiError } from '../../client/api-error.js';
 import { FilehostConnection } from '../../client/connection.js';
 import type { UploadTokenProvider } from '../../client/upload-token.js';
@@ -19,7 +25,8 @@ import type { FileUploaderStrings } from './strings.js';
  * element), with its English words (`fillLink`): the first load carries neither.
  *
  * The service fetches the file (`POST /v1/uploads/import`); the row follows it with
- * `GET /v1/files/:id` through the typed client's `importFromUrl`, and the element fires
+ * `GET /v1/uploads/:id` and the import's own token, as the typed client's `importFromUrl`
+ * does (with an upload token alone too, which may not read files), and the element fires
  * `upload-start`, `upload-progress`, `upload-success` and `upload-error` for it as for an
  * uploaded file.
  */
@@ -40,6 +47,10 @@ const linkStyles = html`<style>
   .link input:focus-visible { outline: none; box-shadow: var(--_focus); border-color: var(--_accent); }
   .link input[aria-invalid='true'] { border-color: var(--_error); }
   .link .error { margin: 0; }
+  .link + .imports { margin-block-start: var(--_gap); }
+  /* A failed import's size is what had arrived, mostly nothing: not "0 B" (its error says
+     what happened). Here, not in the rows' code, which is part of the first load. */
+  .imports [data-status='failed'] .meta { display: none; }
 </style>`;
 
 /** The Link words of English (other languages ship whole). */
@@ -261,8 +272,9 @@ export class LinkSource {
    * Starts the import and follows it to its end (as the typed client's `importFromUrl`
    * does, whose class the element's chunks do not carry): `POST /v1/uploads/import` with the
    * element's token if it has one (an upload call, as the uploads make it), then
-   * `GET /v1/files/:id` with its key each second, the rate at which the service records
-   * progress. Rejects with the import's `ApiError` when it failed.
+   * `GET /v1/uploads/:id` with the import's token (and the element's token, else its key)
+   * each second, the rate at which the service records progress. Rejects with the import's
+   * `ApiError` when it failed.
    */
   async #follow(entry: Imported, summary: () => FileSummary): Promise<FileRecord> {
     const host = this.#host;
@@ -296,7 +308,13 @@ export class LinkSource {
         headers: { 'Content-Type': 'application/json', ...auth },
         signal,
       });
-    let { file: record } = await (tokens ? tokens.send(start) : start({}));
+    const started = await (tokens ? tokens.send(start) : start({}));
+    const state = (auth: Record<string, string>) =>
+      calls.request<ImportState>('GET', `/v1/uploads/${encodeURIComponent(started.file.id)}`, {
+        headers: { 'X-Upload-Token': started.uploadToken, ...auth },
+        signal,
+      });
+    let record = started.file;
     for (;;) {
       if (record.status === 'ready') return record;
       if (record.status === 'failed') {
@@ -329,13 +347,7 @@ export class LinkSource {
       }
       await new Promise((resolve) => setTimeout(resolve, 1000));
       if (signal.aborted) throw new DOMException('Aborted', 'AbortError');
-      record = await calls.request<FileRecord>(
-        'GET',
-        `/v1/files/${encodeURIComponent(record.id)}`,
-        {
-          signal,
-        },
-      );
+      record = (await (tokens ? tokens.send(state) : state({}))).file;
     }
   }
 
@@ -365,7 +377,14 @@ export class LinkSource {
     if (!/\blink\b/.test(host.sources ?? '')) return nothing;
     const t = host.texts;
     const locale = host.locale;
-    const text = { ...t, uploading: (percent: string) => t.importing(percent) };
+    // A page cannot cancel an import (only the secret key deletes): the button of a running
+    // one stops following it and takes its row away, so it says Remove, not Cancel.
+    const text = {
+      ...t,
+      uploading: (percent: string) => t.importing(percent),
+      cancel: t.remove,
+      cancelLabel: t.removeLabel,
+    };
     return html`
       ${linkStyles}
       <form part="link" class="link" @submit=${this.#onSubmit} novalidate>

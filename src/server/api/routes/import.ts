@@ -13,13 +13,16 @@ import { validateMetadata } from '../metadata.js';
 import { sanitizeName } from '../names.js';
 import { projectQuota, reserveUploads } from '../quota.js';
 import { toFileRecord } from '../records.js';
+import { newUploadToken } from '../upload-access.js';
 import { applyTokenPolicy } from '../upload-tokens.js';
 import { parseVisibility } from '../visibility.js';
 
 /**
  * `POST /v1/uploads/import`: the service fetches `url` and stores it as a file. The row is
  * created `pending` at once, within the quotas (and the token's limits, the anonymous caps)
- * as a sign's would be, and answered `202`; the fetch runs on (`imports/importer.ts`).
+ * as a sign's would be, and answered `202`; the fetch runs on (`imports/importer.ts`). The
+ * answer carries the import's own token, as a sign's does: whoever holds it follows the
+ * import through `GET /v1/uploads/:id` (`imports/import-state.ts`), an upload token too.
  */
 export async function importHandler(
   ctx: ServiceContext,
@@ -44,6 +47,7 @@ export async function importHandler(
   const policy = caller.token?.policy ?? null;
   const now = ctx.now();
   const { maxBytes, reason } = await importLimit(ctx, caller, now);
+  const uploadToken = newUploadToken();
   const row: FileRow = {
     id: newId(),
     projectId: caller.project.id,
@@ -62,7 +66,7 @@ export async function importHandler(
     // no room and is failed by the next sweep).
     expiresAt: now + importLeaseMs(ctx),
     deletedAt: null,
-    uploadTokenHash: null,
+    uploadTokenHash: uploadToken.hash,
     completedParts: null,
     deleteAt: policy?.deleteAfter ? now + policy.deleteAfter * 1000 : null,
     tokenId: caller.token?.id ?? null,
@@ -79,7 +83,7 @@ export async function importHandler(
     allowedTypes: caller.project.allowedTypes,
     policy,
   });
-  const answer: ImportResponse = { file: toFileRecord(ctx, row) };
+  const answer: ImportResponse = { file: toFileRecord(ctx, row), uploadToken: uploadToken.token };
   reply.code(202).send(answer);
 }
 

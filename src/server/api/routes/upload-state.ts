@@ -3,6 +3,7 @@ import type { SignedPart, UploadState } from '../../../api/types.js';
 import type { ServiceContext } from '../../context.js';
 import type { FileRow } from '../../db/metadata-store.js';
 import { fail } from '../../http/errors.js';
+import { importStateOf } from '../../imports/import-state.js';
 import {
   BlobNotFoundError,
   type HeldPart,
@@ -89,7 +90,8 @@ export async function multiStepUpload(
  * `GET /v1/uploads/:id`: which parts the service holds whole, so a client resumes by
  * sending only the others, with fresh URLs for a pending upload (so resuming also works
  * after the first URLs expired); they never outlive the upload, and asking does not move
- * its expiry. A ready upload lists the ETags it was completed with.
+ * its expiry. A ready upload lists the ETags it was completed with. An import answers its
+ * record instead (`importStateOf`).
  */
 export async function uploadStateHandler(
   ctx: ServiceContext,
@@ -97,6 +99,17 @@ export async function uploadStateHandler(
   reply: FastifyReply,
 ): Promise<void> {
   const caller = await authenticate(ctx, request, { upload: 'continue' });
+  // An import is followed here too: the one call on it an upload token may make.
+  const imported = await importStateOf(
+    ctx,
+    caller,
+    request.params.id,
+    request.headers[UPLOAD_TOKEN_HEADER],
+  );
+  if (imported) {
+    reply.send(imported);
+    return;
+  }
   const row = await multiStepUpload(
     ctx,
     caller,
