@@ -69,15 +69,23 @@ async function scan(
 ) {
   const scanner = ctx.scanner;
   if (!scanner) return;
-  let source: Readable | null = null;
+  // Streams of the stored object opened for the scan, released whatever happens.
+  const opened: Readable[] = [];
   let verdict: ScanVerdict;
+  const fromStore = async () => {
+    const source = await ctx.blobs.get(row.id);
+    if (!source) fail('not_found', 'The upload was cancelled.');
+    opened.push(source);
+    return scanner.scan(source);
+  };
   try {
-    if (alreadyUnderWay) {
-      verdict = await alreadyUnderWay;
-    } else {
-      source = await ctx.blobs.get(row.id);
-      if (!source) fail('not_found', 'The upload was cancelled.');
-      verdict = await scanner.scan(source);
+    try {
+      verdict = await (alreadyUnderWay ?? fromStore());
+    } catch (error) {
+      // A kept connection that clamd had let go of just as it was taken: the same bytes
+      // once more, from the store, on a new connection.
+      if (!(error instanceof ScannerUnavailableError && error.staleConnection)) throw error;
+      verdict = await fromStore();
     }
   } catch (error) {
     if (!(error instanceof ScannerUnavailableError)) throw error;
@@ -93,7 +101,7 @@ async function scan(
       },
     );
   } finally {
-    source?.destroy();
+    for (const source of opened) source.destroy();
   }
   if (!verdict.infected) return;
   const { signature } = verdict;
