@@ -35,6 +35,8 @@ export interface TestClamd {
   /** `tcp://127.0.0.1:<port>` (a `FILEHOST_CLAMD` value). */
   tcp: string;
   dir: string;
+  /** clamd's `TemporaryDirectory`: a stream being received is a file here. */
+  streams: string;
   pid(): number;
   /** SIGKILL, as a crash of the daemon; `start` brings it back on the same socket. */
   kill(): Promise<void>;
@@ -163,6 +165,7 @@ export async function startClamd(
     socket,
     tcp: `tcp://127.0.0.1:${port}`,
     dir,
+    streams,
     pid: () => child?.pid ?? 0,
     kill,
     start,
