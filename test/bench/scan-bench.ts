@@ -15,7 +15,10 @@
  * which makes clamd itself slower per byte for A, B and `clamdscan` alike. Files are random
  * bytes (nothing for the metadata step to do). `BENCH_RUNS` pairs (default 3 for the big
  * file, 5 for the small ones); `BENCH_SCAN=small` (or `big`) runs one of the two;
- * `BENCH_CLAMD_STREAMS=disk` puts clamd's `TemporaryDirectory` on the disk instead of tmpfs.
+ * `BENCH_CLAMD_STREAMS=disk` puts clamd's `TemporaryDirectory` on the disk instead of tmpfs;
+ * `BENCH_BASELINE=<git revision>` adds to the small files a third service, C: that
+ * revision's, with the same clamd, taking turns with A and B (what a change to the scan
+ * path did, measured in one run).
  *
  * Beside each small run's time, the CPU time it cost (from `/proc/<pid>/stat`): the service's,
  * clamd's and this process's (the client). On the shared 2-core machine the times move
@@ -31,7 +34,7 @@ import { finished } from 'node:stream/promises';
 import type { SignResponse } from '../../src/api/types.js';
 import { startClamd } from '../helpers/clamd.js';
 import { type ChildService, spawnService } from '../helpers/service.js';
-import { type BenchRow, median, reportRows } from './support.js';
+import { type BenchRow, median, reportRows, withBaselineCheckout } from './support.js';
 
 const MiB = 1024 * 1024;
 const BIG = 256 * MiB;
@@ -224,15 +227,18 @@ async function benchSmall(
   plain: ChildService,
   scanning: ChildService,
   clamdPid: () => number,
+  baseline?: ChildService,
 ): Promise<BenchRow[]> {
   const files = Array.from({ length: SMALL_COUNT }, () => randomBytes(SMALL));
   // Warm-up: connections, the database, clamd's first streams, the JIT.
-  await smallUploads(plain, files.slice(0, 30));
-  await smallUploads(scanning, files.slice(0, 30));
-  const small = { a: [] as SmallRun[], b: [] as SmallRun[] };
+  for (const service of [plain, scanning, baseline]) {
+    if (service) await smallUploads(service, files.slice(0, 30));
+  }
+  const small = { a: [] as SmallRun[], b: [] as SmallRun[], c: [] as SmallRun[] };
   for (let run = 0; run < SMALL_RUNS; run++) {
     small.a.push(await smallUploads(plain, files));
     small.b.push(await smallUploads(scanning, files, clamdPid()));
+    if (baseline) small.c.push(await smallUploads(baseline, files, clamdPid()));
   }
   const ms = (runs: SmallRun[]) => runs.map((run) => run.ms);
   const smallPairs = small.b.map((b, index) => b.ms / (small.a[index] as SmallRun).ms);
@@ -245,6 +251,28 @@ async function benchSmall(
     `CPU µs per upload: service A ${cpu(small.a, (r) => r.service)}, service B ${cpu(small.b, (r) => r.service)}, clamd ${cpu(small.b, (r) => r.clamd)}; client A ${cpu(small.a, (r) => r.client)}, client B ${cpu(small.b, (r) => r.client)}`,
   );
   const total = (run: SmallRun) => run.service + run.clamd + run.client;
+  const cRows: BenchRow[] = [];
+  if (baseline) {
+    const cPairs = small.c.map((c, index) => c.ms / (small.a[index] as SmallRun).ms);
+    console.log(
+      `baseline C: ${ms(small.c).map(Math.round).join(' / ')} ms; C / A per pair ${cPairs.map((r) => r.toFixed(2)).join(' / ')}; CPU µs per upload: service C ${cpu(small.c, (r) => r.service)}, clamd ${cpu(small.c, (r) => r.clamd)}, client C ${cpu(small.c, (r) => r.client)}`,
+    );
+    cRows.push(
+      {
+        comparison: 'scanning 200 x 20 KiB uploads',
+        measure: `C (${process.env.BENCH_BASELINE}) / A per pair (median ratio)`,
+        filehost: median(cPairs),
+        runs: SMALL_RUNS,
+      },
+      {
+        comparison: 'scanning 200 x 20 KiB uploads',
+        measure: `CPU per upload, µs, B (peer: C, ${process.env.BENCH_BASELINE})`,
+        filehost: median(small.b.map(total)),
+        peer: { name: 'C', value: median(small.c.map(total)) },
+        runs: SMALL_RUNS,
+      },
+    );
+  }
   return [
     {
       comparison: 'scanning 200 x 20 KiB uploads',
@@ -268,6 +296,7 @@ async function benchSmall(
       peer: { name: 'no scanner', value: median(small.a.map(total)) },
       runs: SMALL_RUNS,
     },
+    ...cRows,
   ];
 }
 
@@ -277,16 +306,20 @@ async function main(): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'filehost-scan-bench-'));
   const services: ChildService[] = [];
   try {
-    const start = async (name: string, extra: Record<string, string>) => {
-      const service = await spawnService({
-        FILEHOST_DATA_DIR: await mkdtemp(join(dir, `${name}-`)),
-        FILEHOST_LOG_LEVEL: 'error',
-        FILEHOST_RATE_LIMIT: '1000000',
-        // The free plan caps a file below 256 MiB.
-        FILEHOST_PLAN: 'paid',
-        FILEHOST_PART_SIZE: String(PART),
-        ...extra,
-      });
+    const start = async (name: string, extra: Record<string, string>, cwd?: string) => {
+      const service = await spawnService(
+        {
+          FILEHOST_DATA_DIR: await mkdtemp(join(dir, `${name}-`)),
+          FILEHOST_LOG_LEVEL: 'error',
+          FILEHOST_RATE_LIMIT: '1000000',
+          // The free plan caps a file below 256 MiB.
+          FILEHOST_PLAN: 'paid',
+          FILEHOST_PART_SIZE: String(PART),
+          ...extra,
+        },
+        [],
+        cwd ? { cwd } : {},
+      );
       services.push(service);
       return service;
     };
@@ -294,7 +327,20 @@ async function main(): Promise<void> {
     const scanning = await start('b', { FILEHOST_CLAMD: clamd.socket });
     const rows: BenchRow[] = [];
     if (ONLY !== 'small') rows.push(...(await benchBig(plain, scanning, clamd.clamdscan, dir)));
-    if (ONLY !== 'big') rows.push(...(await benchSmall(plain, scanning, clamd.pid)));
+    if (ONLY !== 'big') {
+      const revision = process.env.BENCH_BASELINE;
+      if (revision) {
+        await withBaselineCheckout(revision, async (checkout) => {
+          const baseline = await start('c', { FILEHOST_CLAMD: clamd.socket }, checkout);
+          rows.push(...(await benchSmall(plain, scanning, clamd.pid, baseline)));
+          baseline.process.kill('SIGTERM');
+          await baseline.exited;
+          services.splice(services.indexOf(baseline), 1);
+        });
+      } else {
+        rows.push(...(await benchSmall(plain, scanning, clamd.pid)));
+      }
+    }
     await reportRows(rows);
   } finally {
     for (const service of services) {
