@@ -59,9 +59,8 @@ interface Pending {
  * the whole file in memory; then the verdict, `<n>: stream: OK` or `<n>: stream: <name>
  * FOUND`, `<n>` numbering the session's commands from 1).
  *
- * Why sessions: a connection per scan costs the service a socket's set-up and teardown and
- * clamd an accept and a hand-over to its receiving thread, for every file; for a small
- * file that was most of what the service spent on its scan (measured in
+ * Why sessions: a connection per scan costs the service a socket's set-up and teardown for
+ * every file, about half of the CPU it spent on a small file's scan (measured in
  * `test/bench/README.md`, "Scanning speed"). An idle session holds no clamd thread, only a
  * descriptor.
  *
@@ -77,6 +76,7 @@ export class ClamdSession {
   #pending: Pending | null = null;
   #received = '';
   #gone = false;
+  #closing = false;
   #failure: Error | null = null;
   #timeoutMs = 0;
   #timedOut = false;
@@ -111,7 +111,7 @@ export class ClamdSession {
 
   /** True while the connection can take another scan. */
   get usable(): boolean {
-    return !this.#gone && this.#pending === null && !this.#socket.destroyed;
+    return !this.#gone && !this.#closing && this.#pending === null && !this.#socket.destroyed;
   }
 
   /**
@@ -172,7 +172,9 @@ export class ClamdSession {
 
   /** Ends an idle session (`zEND`) and its connection. */
   close(): void {
-    if (!this.usable || this.#socket.connecting) {
+    const idle = this.usable;
+    this.#closing = true;
+    if (!idle || this.#socket.connecting) {
       this.#socket.destroy();
       return;
     }
