@@ -1,23 +1,11 @@
-import { connect, type Socket } from 'node:net';
 import type { Readable } from 'node:stream';
+import { type ClamdAddress, ClamdSession, type ScanVerdict } from './clamd-session.js';
 
-/** Where clamd listens: `tcp://host:port`, or the path of its unix socket. */
-export type ClamdAddress = { host: string; port: number } | { path: string };
-
-/** What clamd made of a stream. */
-export type ScanVerdict = { infected: false } | { infected: true; signature: string };
-
-/**
- * clamd could not give a verdict: not reachable, gone mid-scan, silent past the timeout, or
- * refusing the stream (its `StreamMaxLength` below the file's size). The file is not made
- * ready; the caller answers `503 unavailable` and the upload may be completed later.
- */
-export class ScannerUnavailableError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'ScannerUnavailableError';
-  }
-}
+export {
+  type ClamdAddress,
+  ScannerUnavailableError,
+  type ScanVerdict,
+} from './clamd-session.js';
 
 /**
  * Parses `FILEHOST_CLAMD`: `tcp://host:port` (clamd's `TCPSocket`), or an absolute path
@@ -46,23 +34,30 @@ export function parseClamdAddress(raw: string): ClamdAddress {
 }
 
 /**
- * Largest chunk sent in one INSTREAM frame. clamd reads a frame whole before the next one;
- * 64 KiB is what a stream read yields anyway, so frames cost nothing extra.
+ * Idle sessions kept for the next scans. Past this many (a burst of uploads is over), a
+ * session is closed once its scan ends.
  */
-const MAX_FRAME = 64 * 1024;
-
-/** An answer longer than this is not clamd's (a signature name is at most a few hundred bytes). */
-const MAX_REPLY = 4096;
+const MAX_IDLE_SESSIONS = 16;
 
 /**
- * A client of ClamAV's daemon for one kind of request: `zINSTREAM`, the file's bytes sent
- * in length-prefixed frames as they are read (never the whole file in memory), then the
- * verdict (`stream: OK` or `stream: <signature> FOUND`). One connection per scan, as clamd
- * expects for INSTREAM.
+ * How long an idle session is kept. clamd closes a session idle for its `ReadTimeout`
+ * (120 s by default); closing ours well before means a kept session is almost never one
+ * clamd is letting go of at that moment (and `staleConnection` covers the rest).
+ */
+const IDLE_SESSION_MS = 10_000;
+
+/**
+ * A client of ClamAV's daemon for one kind of request: `INSTREAM`, the file's bytes
+ * streamed to it and its verdict back. Scans run on sessions (`IDSESSION`, see
+ * `ClamdSession`) kept open between scans and shared by none at a time: a scan takes an
+ * idle one or opens one, and gives it back once clamd has answered.
  */
 export class ClamdScanner {
   readonly #address: ClamdAddress;
   readonly #timeoutMs: number;
+  /** Sessions waiting for a scan, the most recently used last (taken first, so the others expire). */
+  readonly #idle: ClamdSession[] = [];
+  readonly #expiries = new Map<ClamdSession, NodeJS.Timeout>();
 
   /**
    * `timeoutMs`: the longest clamd may stay silent: not accepting bytes while they are
@@ -73,151 +68,61 @@ export class ClamdScanner {
     this.#timeoutMs = options.timeoutMs;
   }
 
-  /** Streams `source` to clamd; throws `ScannerUnavailableError` when no verdict comes. */
+  /**
+   * Streams `source` to clamd; throws `ScannerUnavailableError` when no verdict comes, and
+   * the source's own error when reading it fails.
+   */
   async scan(source: Readable | AsyncIterable<Buffer>): Promise<ScanVerdict> {
-    const socket = connect(this.#address);
-    const reply = readReply(socket, this.#timeoutMs);
-    const [answer, failed] = await Promise.allSettled([reply, send(socket, source)]);
-    // A failure of the source (storage unreachable) is that failure, not the scanner's.
-    if (failed.status === 'fulfilled' && failed.value) throw failed.value.source;
-    if (answer.status === 'rejected') throw answer.reason;
-    return verdictOf(answer.value);
-  }
-}
-
-/**
- * Sends the INSTREAM command and the frames, pulling the source only as fast as clamd takes
- * them. Answers the source's own failure, if it failed; a failure of the connection is left
- * to `readReply`, which reports it.
- */
-async function send(
-  socket: Socket,
-  source: Readable | AsyncIterable<Buffer>,
-): Promise<{ source: unknown } | undefined> {
-  const iterator = (source as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
-  try {
-    await waitConnected(socket);
-    await write(socket, Buffer.from('zINSTREAM\0', 'latin1'));
-    for (;;) {
-      let next: IteratorResult<Buffer>;
-      try {
-        next = await iterator.next();
-      } catch (error) {
-        socket.destroy();
-        return { source: error };
-      }
-      if (next.done) break;
-      const chunk = next.value;
-      for (let offset = 0; offset < chunk.length; offset += MAX_FRAME) {
-        const frame = chunk.subarray(offset, offset + MAX_FRAME);
-        const length = Buffer.alloc(4);
-        length.writeUInt32BE(frame.length);
-        await write(socket, length, frame);
-      }
-      // Gone, or answered early (clamd refuses a stream past its size limit): stop.
-      if (socket.destroyed || socket.readableEnded) return undefined;
+    const session = this.#take();
+    let verdict: ScanVerdict;
+    try {
+      verdict = await session.scan(source, this.#timeoutMs);
+    } catch (error) {
+      // Kept sessions opened before this one failed may be as dead (clamd restarted).
+      if ((error as { staleConnection?: boolean }).staleConnection) this.close();
+      throw error;
     }
-    await write(socket, Buffer.alloc(4));
-  } catch {
-    // The connection failed: readReply rejects with the reason.
-    socket.destroy();
-  } finally {
-    // Releases the source (an open file or a bucket response) when sending stopped early.
-    await iterator.return?.();
+    this.#giveBack(session);
+    return verdict;
   }
-  return undefined;
-}
 
-function waitConnected(socket: Socket): Promise<void> {
-  if (!socket.connecting) return Promise.resolve();
-  return new Promise((resolve, reject) => {
-    const onError = (error: Error) => {
-      socket.off('connect', onConnect);
-      reject(error);
-    };
-    const onConnect = () => {
-      socket.off('error', onError);
-      resolve();
-    };
-    socket.once('connect', onConnect);
-    socket.once('error', onError);
-  });
-}
+  /** Closes the idle sessions (scans under way finish on theirs, which then close). */
+  close(): void {
+    for (const session of this.#idle.splice(0)) this.#forget(session).close();
+  }
 
-/**
- * Socket buffer allowed to build up before waiting for it to drain: the socket's own mark
- * (16 KiB) would wait once for every frame; a few frames in flight keep clamd busy, and
- * bound what the service holds per scan.
- */
-const MAX_BUFFERED = 1024 * 1024;
-
-/** Writes the buffers as one (a frame's length and its bytes), then waits while too much is buffered. */
-function write(socket: Socket, ...buffers: Buffer[]): Promise<void> {
-  if (socket.destroyed) return Promise.resolve();
-  socket.cork();
-  for (const buffer of buffers) socket.write(buffer);
-  socket.uncork();
-  if (socket.writableLength <= MAX_BUFFERED) return Promise.resolve();
-  return new Promise((resolve) => {
-    const done = () => {
-      socket.off('drain', done);
-      socket.off('close', done);
-      resolve();
-    };
-    socket.on('drain', done);
-    socket.on('close', done);
-  });
-}
-
-/**
- * clamd's answer, up to its NUL (the `z` form) or the end of the connection. Rejects with
- * `ScannerUnavailableError` on a refused or broken connection and after `timeoutMs` of
- * silence in either direction.
- */
-function readReply(socket: Socket, timeoutMs: number): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let length = 0;
-    const finish = (error?: Error) => {
-      socket.setTimeout(0);
-      socket.destroy();
-      if (error) {
-        reject(error);
-        return;
-      }
-      const text = Buffer.concat(chunks).toString('utf8');
-      const end = text.indexOf('\0');
-      resolve((end === -1 ? text : text.slice(0, end)).trim());
-    };
-    socket.setTimeout(timeoutMs, () =>
-      finish(new ScannerUnavailableError(`clamd was silent for ${timeoutMs} ms`)),
-    );
-    socket.on('data', (chunk: Buffer) => {
-      chunks.push(chunk);
-      length += chunk.length;
-      if (chunk.includes(0) || length > MAX_REPLY) finish();
+  #take(): ClamdSession {
+    for (let session = this.#idle.pop(); session; session = this.#idle.pop()) {
+      this.#forget(session);
+      if (session.usable) return session;
+    }
+    return new ClamdSession(this.#address, (gone) => {
+      const at = this.#idle.indexOf(gone);
+      if (at !== -1) this.#idle.splice(at, 1);
+      this.#forget(gone);
     });
-    socket.on('end', () => {
-      if (length === 0)
-        finish(new ScannerUnavailableError('clamd closed the connection unanswered'));
-      else finish();
-    });
-    socket.on('error', (error) =>
-      finish(
-        new ScannerUnavailableError(`clamd is not reachable: ${error.message}`, { cause: error }),
-      ),
-    );
-    socket.on('close', () => {
-      if (length === 0)
-        finish(new ScannerUnavailableError('clamd closed the connection unanswered'));
-    });
-  });
-}
+  }
 
-/** `stream: OK`, `stream: <name> FOUND`, or an error (`INSTREAM size limit exceeded. ERROR`). */
-function verdictOf(reply: string): ScanVerdict {
-  const found = /^(?:stream: )?(.+) FOUND$/.exec(reply);
-  if (found?.[1]) return { infected: true, signature: found[1] };
-  if (/^(?:stream: )?OK$/.test(reply)) return { infected: false };
-  throw new ScannerUnavailableError(`clamd gave no verdict: ${reply.slice(0, 200)}`);
+  #giveBack(session: ClamdSession): void {
+    if (!session.usable) return;
+    if (this.#idle.length >= MAX_IDLE_SESSIONS) {
+      session.close();
+      return;
+    }
+    this.#idle.push(session);
+    const expiry = setTimeout(() => {
+      const at = this.#idle.indexOf(session);
+      if (at !== -1) this.#idle.splice(at, 1);
+      this.#forget(session).close();
+    }, IDLE_SESSION_MS);
+    expiry.unref();
+    this.#expiries.set(session, expiry);
+  }
+
+  /** Stops the session's idle expiry, if it has one. */
+  #forget(session: ClamdSession): ClamdSession {
+    clearTimeout(this.#expiries.get(session));
+    this.#expiries.delete(session);
+    return session;
+  }
 }

@@ -33,7 +33,8 @@ export interface Ingested {
  *    never whole in memory). Infected: the row leaves `from` for `deleted` with a
  *    `file.infected` event, its bytes are purged, and `422 infected` is thrown. No verdict
  *    (clamd down, silent past its timeout): `503 unavailable`; nothing changes, so a
- *    pending upload can be completed again.
+ *    pending upload can be completed again. A scan that lost a kept connection clamd had
+ *    just closed (`staleConnection`: a restart) is run once more, read from the store.
  * 2. A photo (JPEG, PNG, WebP, HEIC, TIFF; `mime` is the type recognised from its bytes)
  *    loses its location, or all its metadata, as `FILEHOST_STRIP_METADATA` says: the
  *    object is copied to a temp file, edited there by ExifTool and stored again whole in
@@ -69,15 +70,23 @@ async function scan(
 ) {
   const scanner = ctx.scanner;
   if (!scanner) return;
-  let source: Readable | null = null;
+  // Streams of the stored object opened for the scan, released whatever happens.
+  const opened: Readable[] = [];
   let verdict: ScanVerdict;
+  const fromStore = async () => {
+    const source = await ctx.blobs.get(row.id);
+    if (!source) fail('not_found', 'The upload was cancelled.');
+    opened.push(source);
+    return scanner.scan(source);
+  };
   try {
-    if (alreadyUnderWay) {
-      verdict = await alreadyUnderWay;
-    } else {
-      source = await ctx.blobs.get(row.id);
-      if (!source) fail('not_found', 'The upload was cancelled.');
-      verdict = await scanner.scan(source);
+    try {
+      verdict = await (alreadyUnderWay ?? fromStore());
+    } catch (error) {
+      // A kept connection that clamd had let go of just as it was taken (the scanner then
+      // drops its other idle ones): the same bytes once more, from the store.
+      if (!(error instanceof ScannerUnavailableError && error.staleConnection)) throw error;
+      verdict = await fromStore();
     }
   } catch (error) {
     if (!(error instanceof ScannerUnavailableError)) throw error;
@@ -93,7 +102,7 @@ async function scan(
       },
     );
   } finally {
-    source?.destroy();
+    for (const source of opened) source.destroy();
   }
   if (!verdict.infected) return;
   const { signature } = verdict;

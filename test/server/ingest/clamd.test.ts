@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import { after, describe, it } from 'node:test';
 import {
@@ -76,6 +77,83 @@ describe('ClamdScanner with a real clamd', { skip: 'skip' in clamd ? clamd.skip 
     await assert.rejects(scanner.scan(source()), (error) => error === failing);
   });
 
+  it('keeps its connections for the next scans, one per scan under way, and closes them', async () => {
+    // A new daemon: no session of an earlier test's scanner is open on it (or closing).
+    await daemon.kill();
+    await daemon.start();
+    const scanner = new ClamdScanner(parseClamdAddress(daemon.socket), { timeoutMs: 5000 });
+    const before = clientSockets(daemon.pid());
+    for (let i = 0; i < 20; i++) {
+      assert.deepEqual(await scanner.scan(Readable.from([Buffer.from(`clean ${i}`)])), {
+        infected: false,
+      });
+    }
+    // Twenty scans one after another: one session, still open on clamd's side.
+    assert.equal(clientSockets(daemon.pid()) - before, 1);
+    const verdicts = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        scanner.scan(Readable.from([i === 3 ? EICAR : Buffer.alloc(30_000, i)])),
+      ),
+    );
+    assert.deepEqual(
+      verdicts.map((verdict) => verdict.infected),
+      [false, false, false, true, false, false],
+    );
+    const open = clientSockets(daemon.pid()) - before;
+    assert.ok(open >= 1 && open <= 6, `${open} sessions for six scans at once`);
+    // Every kept session still answers in turn (replies are numbered per session).
+    for (let i = 0; i < 12; i++) {
+      const verdict = await scanner.scan(Readable.from([i % 4 === 0 ? EICAR : Buffer.from('x')]));
+      assert.equal(verdict.infected, i % 4 === 0);
+    }
+    scanner.close();
+    await until(() => clientSockets(daemon.pid()) === before, 'clamd saw the sessions end');
+  });
+
+  it('goes on after a scan that failed mid-stream: that session is dropped, not reused', async () => {
+    const scanner = new ClamdScanner(parseClamdAddress(daemon.socket), { timeoutMs: 5000 });
+    await scanner.scan(Readable.from([Buffer.from('warm')]));
+    async function* failing() {
+      yield Buffer.alloc(70_000, 1);
+      throw new Error('the client went away');
+    }
+    await assert.rejects(scanner.scan(failing()), /the client went away/);
+    // Had the half-sent stream's session been kept, these bytes would end up in its stream.
+    assert.deepEqual(await scanner.scan(Readable.from([EICAR])), {
+      infected: true,
+      signature: EICAR_SIGNATURE,
+    });
+    assert.deepEqual(await scanner.scan(Readable.from([Buffer.from('clean')])), {
+      infected: false,
+    });
+    scanner.close();
+  });
+
+  it('says when a kept session was already closed by clamd, and opens new ones once it is back', async () => {
+    const scanner = new ClamdScanner(parseClamdAddress(daemon.socket), { timeoutMs: 5000 });
+    await scanner.scan(Readable.from([Buffer.from('kept')]));
+    // Killed, and the scan asked for before this process has seen the kept connection close:
+    // the moment a restart (or clamd's idle timeout) races a scan taking that connection.
+    killNow(daemon.pid());
+    const scanned = scanner.scan(Readable.from([Buffer.from('after the kill')]));
+    await assert.rejects(
+      scanned,
+      (error) => error instanceof ScannerUnavailableError && error.staleConnection,
+    );
+    await daemon.start();
+    assert.deepEqual(await scanner.scan(Readable.from([EICAR])), {
+      infected: true,
+      signature: EICAR_SIGNATURE,
+    });
+    // Restarted while a session was idle: that one is dropped as clamd closes it.
+    await daemon.kill();
+    await daemon.start();
+    assert.deepEqual(await scanner.scan(Readable.from([Buffer.from('clean')])), {
+      infected: false,
+    });
+    scanner.close();
+  });
+
   it('is unavailable when nothing listens', async () => {
     const scanner = new ClamdScanner(parseClamdAddress(`${daemon.dir}/nothing.sock`), {
       timeoutMs: 1000,
@@ -83,3 +161,38 @@ describe('ClamdScanner with a real clamd', { skip: 'skip' in clamd ? clamd.skip 
     await assert.rejects(scanner.scan(Readable.from([EICAR])), ScannerUnavailableError);
   });
 });
+
+/** Connected unix and TCP sockets a process holds, its listening ones aside (those do not change). */
+function clientSockets(pid: number): number {
+  return readdirSync(`/proc/${pid}/fd`).filter((fd) => {
+    try {
+      return readlinkSync(`/proc/${pid}/fd/${fd}`).startsWith('socket:');
+    } catch {
+      return false;
+    }
+  }).length;
+}
+
+/** SIGKILL, waiting (blocking this thread) until the process is gone, before any event is handled. */
+function killNow(pid: number): void {
+  process.kill(pid, 'SIGKILL');
+  const deadline = Date.now() + 5000;
+  for (;;) {
+    let state = 'gone';
+    try {
+      state = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0] ?? 'gone';
+    } catch {
+      // Reaped already.
+    }
+    if (state === 'gone' || state === 'Z' || state === 'X') return;
+    if (Date.now() > deadline) throw new Error(`clamd ${pid} did not die`);
+  }
+}
+
+async function until(condition: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 5000;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

@@ -1,5 +1,6 @@
 // @deployments embedded scale (also run on PostgreSQL + S3: `npm run test:scale`)
 import assert from 'node:assert/strict';
+import { readdir } from 'node:fs/promises';
 import { after, before, describe, it } from 'node:test';
 import type { EventListResponse } from '../../../src/api/events.js';
 import type {
@@ -218,4 +219,55 @@ describe('safe ingest: malware scanning', { skip: 'skip' in clamd ? clamd.skip :
     assert.equal(ready.status, 'ready');
     assertSameBytes(await (await fetch(publicUrlOf(ready))).arrayBuffer(), bytes);
   });
+  it('scans an upload again from the store when clamd drops the kept connection its scan was on', async () => {
+    // An upload before leaves a connection (a clamd session) open for the next one to take.
+    await json<UploadResponse>(await oneRequest(patternBytes(1000, 13), 'first.bin'), 201);
+    const stored = await t.stored();
+    const half = 300_000;
+    const bytes = patternBytes(2 * half, 14);
+    // The signature straddles the halves: only a scan of the whole stored file finds it.
+    bytes.set(MARKER, half - 10);
+    let release = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let sent = 0;
+    const body = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        if (sent === 1) await gate;
+        if (sent === 2) {
+          controller.close();
+          return;
+        }
+        controller.enqueue(bytes.slice(sent * half, (sent + 1) * half));
+        sent++;
+      },
+    });
+    // A small body with its length: scanned as it is stored, on that kept connection.
+    const answer = t.api('/v1/upload', {
+      method: 'POST',
+      headers: {
+        'Content-Type': 'application/octet-stream',
+        'Content-Length': String(bytes.length),
+        'X-Filename': 'dropped.bin',
+      },
+      body,
+    });
+    // The first half is with clamd (a stream it receives is a file in its temp dir) when
+    // clamd goes and comes back: the connection the scan was on is gone.
+    await until(async () => (await readdir(daemon.streams)).some((name) => name.endsWith('.tmp')));
+    await daemon.kill();
+    await daemon.start();
+    release();
+    await expectError(await answer, 422, 'infected', { signature: MARKER_SIGNATURE });
+    assert.deepEqual(await t.stored(), stored);
+  });
 });
+
+async function until(condition: () => Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error('timed out waiting');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
