@@ -7,7 +7,8 @@ import { backoffMs } from './retry.js';
  * The decisions of a multi-step upload, in one place for both uploaders: the typed client
  * (`FilehostClient.uploadFile`, `uploadFiles`) and `<file-uploader>`'s Uppy plugins. What
  * was signed, which parts are missing (a resume), fresh URLs merged into a plan, what
- * complete is told, and which failures are worth another try.
+ * complete is told, and which failures are worth another try. (The steps themselves, in
+ * order, are `UploadSequence`'s.)
  */
 
 /** One part of a file's upload: where to PUT it, and its ETag once the service holds it. */
@@ -66,39 +67,6 @@ export function planFromState(state: UploadState, uploadToken: string | null): U
       etag: part.etag,
     })),
   };
-}
-
-/** An upload known from before (remembered, or named by the caller): its id and token. */
-export interface KnownUpload {
-  uploadId: string;
-  uploadToken: string | null;
-}
-
-/**
- * The resume step of both uploaders: the plan a file's upload goes by. For an upload known
- * from before, what the service still holds of it (`state` answered); else, or when the
- * service no longer knows it (`not_found`: expired, or deleted), a new upload signed now.
- * `forgotten` hears of such an upload first and may stop there by throwing: the typed
- * client when its caller named the upload, the element when the user should be told. Any
- * other failure is thrown.
- */
-export async function resumeOrSign(steps: {
-  known: KnownUpload | null | undefined;
-  state: (known: KnownUpload) => Promise<UploadState>;
-  forgotten: (error: ApiError) => void | Promise<void>;
-  sign: () => Promise<SignResponse>;
-}): Promise<{ plan: UploadPlan; state: UploadState | null }> {
-  const { known } = steps;
-  if (known) {
-    try {
-      const state = await steps.state(known);
-      return { plan: planFromState(state, known.uploadToken), state };
-    } catch (error) {
-      if (!(error instanceof ApiError && error.code === 'not_found')) throw error;
-      await steps.forgotten(error);
-    }
-  }
-  return { plan: planFromSign(await steps.sign()), state: null };
 }
 
 /** The parts the service does not hold yet: all of them at first, the rest on a resume. */

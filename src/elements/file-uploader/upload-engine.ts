@@ -594,7 +594,7 @@ export class UploadEngine {
     if (only && only.etag === null && typeof single === 'string') only.etag = single;
     const parts = claimedParts(plan);
     try {
-      const record = await (await this.#connections.sessionFor(upload.target)).complete({
+      const record = await (await this.#connections.sequenceFor(upload.target)).finish({
         id: plan.uploadId,
         uploadToken: plan.uploadToken,
         parts,
