@@ -1,7 +1,11 @@
 import { fingerprintOf } from '../../client/fingerprint.js';
 import type { RememberedUpload } from '../../client/upload-sequence.js';
+import {
+  type FileView,
+  type UploaderSettings,
+  unsentFileView,
+} from '../file-uploader/file-view.js';
 import type { FileUpload } from './file-state.js';
-import { type FileView, type UploaderSettings, unsentFileView } from './file-view.js';
 import {
   forget,
   hold,

@@ -4,7 +4,7 @@ import {
   type KeptUpload,
   remember,
   rememberedFor,
-} from '../../src/elements/file-uploader/resume-memory.js';
+} from '../../../src/elements/upload-engine/resume-memory.js';
 
 /**
  * What `<file-uploader>` remembers for a reload, in this browser's real IndexedDB: changes

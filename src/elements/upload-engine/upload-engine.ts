@@ -6,9 +6,17 @@ import type { FileRecord, UploadState } from '../../api/types.js';
 import { blobDigestHeader } from '../../client/part-digest.js';
 import { xhrPartEtag } from '../../client/part-put.js';
 import { claimedParts, type UploadStep } from '../../client/upload-plan.js';
+import type { FailureWording, UploadFailure } from '../file-uploader/failure.js';
+import type {
+  FileSummary,
+  FileView,
+  UploadCallbacks,
+  UploaderSettings,
+  UploadHost,
+} from '../file-uploader/file-view.js';
+import { unsentFileView } from '../file-uploader/file-view.js';
 import { Connections } from './connections.js';
 import { fillEnglish } from './en-engine.js';
-import type { FailureWording, UploadFailure } from './failure.js';
 import type { FailureCause } from './failure-cause.js';
 import {
   autoRetryDelayMs,
@@ -19,14 +27,6 @@ import {
   scheduleRetry,
 } from './file-retries.js';
 import { type FileUpload, fileView, newFileUpload, type UploadTarget } from './file-state.js';
-import type {
-  FileSummary,
-  FileView,
-  UploadCallbacks,
-  UploaderSettings,
-  UploadHost,
-} from './file-view.js';
-import { unsentFileView } from './file-view.js';
 import { loadPartSender, MultipartUpload } from './multipart-upload.js';
 import { rejectionOf } from './rejections.js';
 import {
@@ -164,7 +164,7 @@ export class UploadEngine {
 
   /** A chosen image's row gets its preview once made off the page's main thread (40 px rows). */
   #preview(id: string, file: File): void {
-    void import('./image-shrink.js')
+    void import('../file-uploader/image-shrink.js')
       .then((images) => images.previewImage(file, Math.ceil(40 * devicePixelRatio)))
       .then((url) => {
         const upload = this.#uploads.get(id);
