@@ -15,16 +15,21 @@ import { englishTexts, settingsFor, targetOf } from './engine-support.js';
  */
 describe('signStep (the plan an attempt goes by)', () => {
   const MiB = 1024 * 1024;
+  /** A sign step's context as a new element's engine has it: its connections, no memory yet. */
+  const freshContext = (
+    checksum: 'off' | 'small',
+    memory = new RememberedUploads(() => undefined),
+  ) => ({
+    connections: new Connections(),
+    memory,
+    checksum,
+    signal: new AbortController().signal,
+  });
 
   it('signs a new upload, and resumes it on the next attempt with the parts the service holds', async () => {
     const p = await project();
     const settings = settingsFor(p.endpoint, p.publishableKey);
-    const context = {
-      connections: new Connections(),
-      memory: new RememberedUploads(() => undefined),
-      checksum: 'off' as const,
-      signal: new AbortController().signal,
-    };
+    const context = freshContext('off');
     const big = file('big.bin', 11 * MiB, 'application/octet-stream', 3);
     const upload = newFileUpload(targetOf(settings), null);
     const first = await signStep(upload, big, context);
@@ -49,12 +54,7 @@ describe('signStep (the plan an attempt goes by)', () => {
   it('marks files signed in one batch call, so that their completes go together too', async () => {
     const p = await project();
     const settings = settingsFor(p.endpoint, p.publishableKey);
-    const context = {
-      connections: new Connections(),
-      memory: new RememberedUploads(() => undefined),
-      checksum: 'small' as const,
-      signal: new AbortController().signal,
-    };
+    const context = freshContext('small');
     const uploads = [0, 1, 2].map(() => newFileUpload(targetOf(settings), null));
     const signed = await Promise.all(
       uploads.map((upload, index) => signStep(upload, file(`s${index}.txt`, 10 + index), context)),
@@ -69,15 +69,8 @@ describe('signStep (the plan an attempt goes by)', () => {
     const settings = settingsFor(p.endpoint, p.publishableKey, { rememberUploads: true });
     const chosen = file('kept.bin', 3000, 'application/octet-stream', 9);
     // A real upload, signed and left unfinished, then remembered as the element remembers it.
-    const connections = new Connections();
-    const signal = new AbortController().signal;
     const earlier = newFileUpload(targetOf(settings), null);
-    const { plan } = await signStep(earlier, chosen, {
-      connections,
-      memory: new RememberedUploads(() => undefined),
-      checksum: 'off',
-      signal,
-    });
+    const { plan } = await signStep(earlier, chosen, freshContext('off'));
     const { fingerprintOf } = await import('../../../src/client/fingerprint.js');
     const fingerprint = await fingerprintOf(chosen, [
       chosen.name,
@@ -116,7 +109,7 @@ describe('signStep (the plan an attempt goes by)', () => {
       'gone.bin',
       'kept.bin',
     ]);
-    const context = { connections: new Connections(), memory, checksum: 'off' as const, signal };
+    const context = freshContext('off', memory);
     const again = newFileUpload(targetOf(settings), null);
     const taken = await signStep(again, chosen, context);
     recalled = again.recalled;
