@@ -8,7 +8,7 @@ import { backoffMs } from './retry.js';
  * (`FilehostClient.uploadFile`, `uploadFiles`) and `<file-uploader>`'s Uppy plugins. What
  * was signed, which parts are missing (a resume), fresh URLs merged into a plan, what
  * complete is told, and which failures are worth another try. (The steps themselves, in
- * order, are `UploadSequence`'s.)
+ * order, are `UploadSequence`'s; what only sending parts needs is `part-plan.ts`.)
  */
 
 /** One part of a file's upload: where to PUT it, and its ETag once the service holds it. */
@@ -69,31 +69,6 @@ export function planFromState(state: UploadState, uploadToken: string | null): U
   };
 }
 
-/** The parts the service does not hold yet: all of them at first, the rest on a resume. */
-export function missingParts(plan: UploadPlan): PlannedPart[] {
-  return plan.parts.filter((part) => part.etag === null);
-}
-
-/** Where each part starts in the file. */
-export function partStart(plan: UploadPlan, part: PlannedPart): number {
-  return (part.partNumber - 1) * plan.partSize;
-}
-
-/**
- * Takes the fresh URLs of `state` into `plan` (after an expired or refused URL); the ETags
- * the plan holds stay, so nothing already sent is sent again.
- */
-export function takeFreshUrls(plan: UploadPlan, state: UploadState): UploadPlan {
-  for (const fresh of state.parts) {
-    const part = plan.parts.find((p) => p.partNumber === fresh.partNumber);
-    if (part && fresh.url) {
-      part.url = fresh.url;
-      part.headers = fresh.headers ?? part.headers;
-    }
-  }
-  return plan;
-}
-
 /** A part as complete is told of it: the ETag its PUT answered. */
 export interface ClaimedPart {
   partNumber: number;
@@ -111,15 +86,6 @@ export function claimedParts(plan: UploadPlan): ClaimedPart[] | undefined {
     claimed.push({ partNumber, etag });
   }
   return claimed;
-}
-
-/**
- * Whether a failed part PUT gets fresh URLs (once): any 403 (an expired URL: a long upload,
- * a laptop asleep; S3 words it its own way) and no answer at all (an expired S3 URL answers
- * without CORS headers, which a browser reports as a network error).
- */
-export function needsFreshUrls(status: number): boolean {
-  return status === 403 || status === 0;
 }
 
 /** Where in its upload a file failed. */
@@ -144,3 +110,8 @@ export function fileRetryDelayMs(
   if (!isTransient(error) && !refusedUrl) return null;
   return backoffMs(error.retryAfter, attempt, 1000);
 }
+
+// Where they were first (the service's routes and the tests import them from here): what
+// only sending parts needs lives apart (`part-plan.ts`), so that the upload engine does not
+// carry it (its part sender's, a chunk loaded on use).
+export { missingParts, needsFreshUrls, partStart, takeFreshUrls } from './part-plan.js';

@@ -4,7 +4,7 @@ import { MIN_PART_SIZE } from '../../api/limits.js';
 import { cleanName } from '../../api/names.js';
 import type { FileRecord, UploadState } from '../../api/types.js';
 import { blobDigestHeader } from '../../client/part-digest.js';
-import { xhrPartEtag } from '../../client/part-put.js';
+import { xhrPartEtag } from '../../client/part-etag.js';
 import { claimedParts, type UploadStep } from '../../client/upload-plan.js';
 import type { FailureWording, UploadFailure } from '../file-uploader/failure.js';
 import type {
