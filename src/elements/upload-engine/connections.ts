@@ -11,9 +11,10 @@ import { placeOf } from './resume-memory.js';
 
 /**
  * The uploader's clients: one per endpoint and key its files were added with (usually
- * one), each with its `UploadSequence` (the steps the typed client's uploads go through too). Files added together (one drop, pick or paste, or
- * within a moment) are signed in one call and completed in batches as their bytes land
- * (the session, shared with the typed client): a page of small files then costs about one
+ * one), each with its `UploadSequence` (the steps the typed client's uploads take too).
+ * Files added together (one drop, pick or paste, or within a moment) are signed in one
+ * call and completed in batches as their bytes land (the sequence's session, as in the
+ * typed client): a page of small files then costs about one
  * request per file instead of three. A batch call that fails as a whole fails each of its
  * files, and each is retried by the usual rules, on its own. (Files dropped together no
  * longer need their first sign to go alone so the rest find the CORS preflight cached:

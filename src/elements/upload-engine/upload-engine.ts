@@ -70,7 +70,9 @@ fillEnglish();
  * Owns the Uppy instance and wires the three steps of an upload through it: a
  * pre-processor signs (or, on a retry, asks the service which parts it already holds),
  * the uploaders PUT the bytes (XHRUpload for one part, MultipartUpload for several) and
- * each file completes on its own `upload-success`. Uppy's file state is the truth the
+ * each file completes on its own `upload-success`. Signing, resuming and completing are
+ * the typed client's `UploadSequence` (`prepare`, `finish`), the same steps
+ * `FilehostClient.uploadFile` takes; only their timing is Uppy's. Uppy's file state is the truth the
  * element renders from; a file counts as uploaded only once complete has answered `ready`.
  *
  * Files added together share one Uppy run (see `#startMany`), a retried one runs alone;
@@ -78,9 +80,9 @@ fillEnglish();
  * holds up a small one and one file's failure never touches another's.
  *
  * Here: the Uppy wiring and each run's lifecycle (start, pause, remove, all done). Beside
- * it, one concern each: `sign-step.ts` (what an attempt goes by), `connections.ts` (clients
- * and batching sessions per endpoint and key), `multipart-upload.ts` (the part sender of
- * `src/client/` under Uppy), `remembered-uploads.ts` (uploads across reloads),
+ * it, one concern each: `sign-step.ts` (what an attempt goes by), `connections.ts`
+ * (clients and their upload sequences per endpoint and key), `multipart-upload.ts` (the
+ * part sender of `src/client/` under Uppy), `remembered-uploads.ts` (uploads across reloads),
  * `file-retries.ts` (failures and automatic retries), `rejections.ts` (files refused).
  */
 export class UploadEngine {
