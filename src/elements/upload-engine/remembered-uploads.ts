@@ -43,7 +43,7 @@ export class RememberedUploads {
    * Takes up the uploads remembered from an earlier visit of this page (to this endpoint,
    * with this key): files kept whole are handed to `resume` at once; the others wait for
    * the user to choose the same file again (`interrupted`), matched when it is signed
-   * (`planFor`).
+   * (`recalled`).
    */
   recall(settings: UploaderSettings, resume: (files: File[]) => void): void {
     const { endpoint, apiKey, rememberUploads } = settings;
