@@ -21,10 +21,15 @@ export interface KeptUpload extends RememberedUpload {
 }
 
 /**
- * An entry as versions before the one record wrote it: `uploadId`, and `uploadToken`
- * (absent before tokens: such an upload is not found again, and starts afresh).
+ * A `KeptUpload` as IndexedDB holds it: the upload's id and token under the names they had
+ * before the one record (`uploadId`, and `uploadToken`, absent before tokens: such an
+ * upload is not found again, and starts afresh), so that what a page remembered before an
+ * update of the script is taken up after it.
  */
-type EarlierEntry = Omit<KeptUpload, 'id' | 'token'> & { uploadId: string; uploadToken?: string };
+type StoredUpload = Omit<KeptUpload, 'id' | 'token'> & {
+  uploadId: string;
+  uploadToken?: string | null;
+};
 
 /** Where an element's uploads go, as one string: its endpoint and its key. */
 export const placeOf = (endpoint: string, apiKey: string) => `${endpoint}\n${apiKey}`;
@@ -44,16 +49,16 @@ const keyOf = (upload: Pick<KeptUpload, 'endpoint' | 'apiKey' | 'fingerprint'>) 
  * one for what is forgotten: 200 small files remembered at once took 200 transactions, and
  * a tenth of their upload time (measured taking turns with `no-resume`).
  */
-let changes = new Map<string, KeptUpload | undefined>();
+let changes = new Map<string, StoredUpload | undefined>();
 let written: Promise<void> | undefined;
 
-function change(key: string, upload: KeptUpload | undefined): Promise<void> {
+function change(key: string, upload: StoredUpload | undefined): Promise<void> {
   changes.set(key, upload);
   written ??= new Promise((resolve) => setTimeout(resolve, 50)).then(async () => {
     const batch = [...changes];
     changes = new Map();
     written = undefined;
-    const kept = batch.filter((entry): entry is [string, KeptUpload] => entry[1] !== undefined);
+    const kept = batch.filter((entry): entry is [string, StoredUpload] => entry[1] !== undefined);
     // One that does not fit (the browser's quota: kept files are up to 10 MB each) must not
     // take the others with it: then each on its own, as many as fit.
     await setMany(kept, uploads()).catch(() =>
@@ -68,8 +73,8 @@ function change(key: string, upload: KeptUpload | undefined): Promise<void> {
 }
 
 /** Remembers an upload (again: the same file to the same place is one entry). */
-export function remember(upload: KeptUpload): Promise<void> {
-  return change(keyOf(upload), upload);
+export function remember({ id, token, ...upload }: KeptUpload): Promise<void> {
+  return change(keyOf(upload), { ...upload, uploadId: id, uploadToken: token });
 }
 
 export function forget(upload: Pick<KeptUpload, 'endpoint' | 'apiKey' | 'fingerprint'>) {
@@ -105,13 +110,10 @@ export async function runningElsewhere(): Promise<Set<string>> {
 
 /** The unfinished uploads to this endpoint with this key. */
 export async function rememberedFor(endpoint: string, apiKey: string): Promise<KeptUpload[]> {
-  return (await entries<string, KeptUpload | EarlierEntry>(uploads())).flatMap(([, entry]) =>
-    entry.endpoint === endpoint && entry.apiKey === apiKey
-      ? [
-          'uploadId' in entry
-            ? { ...entry, id: entry.uploadId, token: entry.uploadToken ?? null }
-            : entry,
-        ]
-      : [],
+  return (await entries<string, StoredUpload>(uploads())).flatMap(
+    ([, { uploadId, uploadToken, ...upload }]) =>
+      upload.endpoint === endpoint && upload.apiKey === apiKey
+        ? [{ ...upload, id: uploadId, token: uploadToken ?? null }]
+        : [],
   );
 }
