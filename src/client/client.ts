@@ -5,7 +5,6 @@ import type {
   WebhookRecord,
   WebhookRequest,
 } from '../api/events.js';
-import { MAX_UNFINISHED_UPLOADS } from '../api/limits.js';
 import { backendRoutes, routes, UPLOAD_TOKEN_PREFIX } from '../api/routes.js';
 import type {
   CompleteBatchRequest,
@@ -47,8 +46,14 @@ import { partPutError } from './part-put-error.js';
 import { type PartSending, retryTransientParts, sendParts } from './part-sender.js';
 import { type RetryOptions, sleep, withRetry } from './retry.js';
 import type { UploadBody } from './upload-body.js';
-import { claimedParts, planFromSign, resumeOrSign, type UploadPlan } from './upload-plan.js';
-import { UploadSession } from './upload-session.js';
+import type { UploadPlan } from './upload-plan.js';
+import {
+  type Attempts,
+  type RememberedUpload,
+  runSequence,
+  UploadSequence,
+} from './upload-sequence.js';
+import type { UploadSession } from './upload-session.js';
 import { type TokenSource, tokensOnUse } from './upload-token.js';
 
 export type { CallOptions, FilehostClientOptions };
@@ -67,14 +72,7 @@ export interface UploadCallOptions extends CallOptions {
   uploadToken?: string | null;
 }
 
-/** An unfinished upload as a `ResumeStore` keeps it: its id and the token its sign answered. */
-export interface RememberedUpload {
-  id: string;
-  /** Null for uploads remembered before tokens: those resume only with a secret key. */
-  token: string | null;
-}
-
-export type { UploadBody };
+export type { RememberedUpload, UploadBody };
 
 /** `importFromUrl`'s options: the import's fields, how often to look, and what to tell. */
 export interface ImportFromUrlOptions extends CallOptions {
@@ -198,7 +196,15 @@ export interface UploadFilesOptions extends CallOptions {
   checksum?: boolean;
   /** Visibility of every file that does not say its own. Default `public`. */
   visibility?: Visibility;
+  /** Remember each file while it runs, and resume it if cut off: see `UploadFileOptions.resume`. */
+  resume?: ResumeStore;
 }
+
+/** What `#upload` takes of either upload call's options. */
+type UploadCallsOptions = Pick<
+  UploadFileOptions,
+  'retries' | 'signal' | 'resume' | 'resumeUploadId' | 'resumeUploadToken'
+>;
 
 /** One upload's outcome in `completeMany`: the ready file, or the service's error for it. */
 export type CompleteResult =
@@ -347,9 +353,8 @@ export class FilehostApi extends FilehostConnection {
  * page cannot hold a secret key anyway).
  */
 export class FilehostClient extends FilehostApi {
-  #session: UploadSession | undefined;
-  /** Uploads signed and not finished: at most `MAX_UNFINISHED_UPLOADS` at once. */
-  readonly #unfinished = concurrencyLimit(MAX_UNFINISHED_UPLOADS);
+  /** The upload sequence of `uploadFile` and `uploadFiles` (batched calls, the pending cap). */
+  #sequence: UploadSequence | undefined;
 
   constructor(options: FilehostClientOptions) {
     const { uploadToken, tokenProvider } = options;
@@ -552,71 +557,24 @@ export class FilehostClient extends FilehostApi {
   /**
    * The multi-step upload, whole: sign, send the parts (several at once, each retried on
    * its own, only the missing ones when resuming), complete. Resolves with the ready file.
+   * Signs and completes made close together (several `uploadFile` calls at once) go as one
+   * batch call each (see `UploadSession`).
    */
-  uploadFile(source: UploadSource, options: UploadFileOptions = {}): Promise<FileRecord> {
-    return this.#unfinished(() => this.#uploadFile(source, options));
-  }
-
-  async #uploadFile(source: UploadSource, options: UploadFileOptions): Promise<FileRecord> {
-    const retry: RetryOptions = { retries: options.retries ?? 3, signal: options.signal };
-    const call = { signal: options.signal };
-    const fingerprint = options.resume ? await source.fingerprint?.() : undefined;
-    const store = fingerprint ? options.resume : undefined;
-    const key = `${this.endpoint} ${fingerprint}`;
-    const remembered = options.resumeUploadId ? undefined : await store?.get(key);
-    const named = options.resumeUploadId
-      ? { id: options.resumeUploadId, token: options.resumeUploadToken ?? null }
-      : remembered;
-    const { plan, state } = await resumeOrSign({
-      known: named && { uploadId: named.id, uploadToken: named.token },
-      state: ({ uploadId, uploadToken }) =>
-        withRetry(() => this.getUpload(uploadId, { ...call, uploadToken }), retry),
-      forgotten: async (error) => {
-        // The upload the caller named must be that one; a remembered one the service no
-        // longer knows (expired, deleted) is forgotten, and signed anew.
-        if (!remembered) throw error;
-        await store?.delete(key);
-      },
-      sign: () => withRetry(() => this.sign(signRequestOf(source, options), call), retry),
-    });
-    if (state?.status === 'ready') {
-      const record = await withRetry(
-        () => this.complete(plan.uploadId, {}, { ...call, uploadToken: plan.uploadToken }),
-        retry,
-      );
-      await store?.delete(key);
-      return record;
-    }
-    if (!state) await store?.set(key, { id: plan.uploadId, token: plan.uploadToken });
-
+  async uploadFile(source: UploadSource, options: UploadFileOptions = {}): Promise<FileRecord> {
     const sent = new SentBytes<number>();
     const limit = concurrencyLimit(Math.max(1, options.concurrency ?? 4));
-    await sendParts(
-      plan,
-      this.#partSending(source, plan, limit, retry, (partNumber, bytes) => {
-        sent.set(partNumber, bytes);
-        options.onProgress?.({ bytesUploaded: sent.total, bytesTotal: source.size });
-      }),
-    );
-
-    const record = await withRetry(
-      () =>
-        this.complete(
-          plan.uploadId,
-          { parts: claimedParts(plan) },
-          { ...call, uploadToken: plan.uploadToken },
-        ),
-      retry,
-    );
-    await store?.delete(key);
-    return record;
+    return this.#upload(source, signRequestOf(source, options), options, limit, (part, bytes) => {
+      sent.set(part, bytes);
+      options.onProgress?.({ bytesUploaded: sent.total, bytesTotal: source.size });
+    });
   }
 
   /**
    * Many files at once, each its own upload, for pages of small files: signed and completed
    * together through the client's `UploadSession` (one call for many files, the first
    * files' PUTs starting while the rest are signed), their parts sent through one queue
-   * (`concurrency` at once across files), each file completed as soon as its bytes land.
+   * (`concurrency` at once across files), each file completed as soon as its bytes land,
+   * and (with `resume`) each resumed as `uploadFile` resumes one.
    * Resolves with one result per file, in order: the ready file, or the `ApiError` that
    * stopped it; one file's failure never loses the others. Rejects only when `signal`
    * aborts.
@@ -625,56 +583,24 @@ export class FilehostClient extends FilehostApi {
     files: UploadFilesItem[],
     options: UploadFilesOptions = {},
   ): Promise<UploadFileResult[]> {
-    const retry: RetryOptions = { retries: options.retries ?? 3, signal: options.signal };
-    const call = { signal: options.signal };
-    const session = this.session;
     const results: UploadFileResult[] = new Array(files.length);
     const bytesTotal = files.reduce((sum, file) => sum + file.size, 0);
     const sent = new SentBytes<string>();
-    const report = () =>
-      options.onProgress?.({
-        bytesUploaded: sent.total,
-        bytesTotal,
-      });
     const inFlight = concurrencyLimit(Math.max(1, options.concurrency ?? 6));
-
-    // At most MAX_UNFINISHED_UPLOADS of them signed and not yet complete: the next is signed
-    // as one completes (the service caps anonymous pending uploads per address).
-    const uploadOne = (source: UploadFilesItem, index: number): Promise<FileRecord> =>
-      this.#unfinished(() => uploadNow(source, index));
-    const uploadNow = async (source: UploadFilesItem, index: number): Promise<FileRecord> => {
-      const request = signRequestOf(source, {
-        ...source,
-        checksum: options.checksum,
-        visibility: source.visibility ?? options.visibility,
-      });
-      const { signed, together } = await withRetry(() => session.sign(request, call), retry);
-      const plan = planFromSign(signed);
-      await sendParts(
-        plan,
-        this.#partSending(source, plan, inFlight, retry, (partNumber, bytes) => {
-          sent.set(`${index}:${partNumber}`, bytes);
-          report();
-        }),
-      );
-      return withRetry(
-        () =>
-          session.complete({
-            id: plan.uploadId,
-            uploadToken: plan.uploadToken,
-            parts: claimedParts(plan),
-            together,
-            signal: options.signal,
-          }),
-        retry,
-      );
-    };
-
     await Promise.all(
       files.map(async (source, index) => {
         let result: UploadFileResult;
         try {
-          result = { file: await uploadOne(source, index) };
+          const request = signRequestOf(source, {
+            ...source,
+            checksum: options.checksum,
+            visibility: source.visibility ?? options.visibility,
+          });
+          const file = await this.#upload(source, request, options, inFlight, (part, bytes) => {
+            sent.set(`${index}:${part}`, bytes);
+            options.onProgress?.({ bytesUploaded: sent.total, bytesTotal });
+          });
+          result = { file };
         } catch (error) {
           if (options.signal?.aborted) return;
           result = { error: error instanceof Error ? error : new Error(String(error)) };
@@ -687,10 +613,56 @@ export class FilehostClient extends FilehostApi {
     return results;
   }
 
+  /**
+   * One file through the upload sequence (`runSequence`): resumed when the caller names an
+   * upload or `resume` remembers one for the source's fingerprint, else signed (and then
+   * remembered until it completes); its parts sent through `limit`.
+   */
+  async #upload(
+    source: UploadSource,
+    request: SignRequest,
+    options: UploadCallsOptions,
+    limit: ConcurrencyLimit,
+    onBytes: (partNumber: number, bytes: number) => void,
+  ): Promise<FileRecord> {
+    const retry: RetryOptions = { retries: options.retries ?? 3, signal: options.signal };
+    const attempts: Attempts = (call) => withRetry(call, retry);
+    const fingerprint = options.resume ? await source.fingerprint?.() : undefined;
+    const store = fingerprint ? options.resume : undefined;
+    const key = `${this.endpoint} ${fingerprint}`;
+    const remembered = options.resumeUploadId ? undefined : await store?.get(key);
+    const record = await runSequence(
+      this.sequence,
+      {
+        request: () => request,
+        known: options.resumeUploadId
+          ? { id: options.resumeUploadId, token: options.resumeUploadToken ?? null }
+          : remembered,
+        forgotten: async (error) => {
+          // The upload the caller named must be that one; a remembered one the service no
+          // longer knows (expired, deleted) is forgotten, and signed anew.
+          if (!remembered) throw error;
+          await store?.delete(key);
+        },
+        signed: (plan) => store?.set(key, { id: plan.uploadId, token: plan.uploadToken }),
+        attempts,
+        signal: options.signal,
+      },
+      (plan) => sendParts(plan, this.#partSending(source, plan, limit, retry, onBytes)),
+    );
+    await store?.delete(key);
+    return record;
+  }
+
+  /** This client's upload sequence: its sign and complete calls batched, the pending cap. */
+  get sequence(): UploadSequence {
+    this.#sequence ??= new UploadSequence(this);
+    return this.#sequence;
+  }
+
   /** This client's sign and complete calls, batched (see `UploadSession`). */
   get session(): UploadSession {
-    this.#session ??= new UploadSession(this);
-    return this.#session;
+    return this.sequence.session;
   }
 
   /**

@@ -1,22 +1,14 @@
-import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { mkdir, open, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { createReadStream, openAsBlob } from 'node:fs';
+import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import type { WebhookPayload } from '../api/events.js';
 import type { FileRecord } from '../api/types.js';
-import type {
-  FilehostClient,
-  RememberedUpload,
-  ResumeStore,
-  UploadFileOptions,
-  UploadSource,
-} from './client.js';
-
-/** How much of each end of a file its fingerprint reads: a file rewritten in place differs there. */
-const FINGERPRINT_EDGE = 1024 * 1024;
+import type { FilehostClient, ResumeStore, UploadFileOptions, UploadSource } from './client.js';
+import { fingerprintOf } from './fingerprint.js';
+import type { RememberedUpload } from './upload-sequence.js';
 
 /**
  * A file on disk as an upload source for `FilehostClient.uploadFile` in Node: each part is
@@ -33,26 +25,11 @@ export async function fileSource(path: string, type?: string): Promise<UploadSou
     name: basename(full),
     type,
     // Read only for a resume store: an upload without one need not open the file twice.
-    fingerprint: () => fingerprintOf(full, info.size, info.mtimeMs),
+    // The fingerprint of `<file-uploader>`, with the full path for the name.
+    fingerprint: async () => fingerprintOf(await openAsBlob(full), [full, info.size, info.mtimeMs]),
     slice: (start, end) =>
       Readable.toWeb(createReadStream(full, { start, end: end - 1 })) as ReadableStream<Uint8Array>,
   };
-}
-
-async function fingerprintOf(path: string, size: number, modifiedMs: number): Promise<string> {
-  const hash = createHash('sha256').update(`${path}\n${size}\n${modifiedMs}\n`);
-  const handle = await open(path, 'r');
-  try {
-    const edge = Math.min(FINGERPRINT_EDGE, size);
-    const buffer = Buffer.alloc(edge);
-    await handle.read(buffer, 0, edge, 0);
-    hash.update(buffer);
-    await handle.read(buffer, 0, edge, size - edge);
-    hash.update(buffer);
-  } finally {
-    await handle.close();
-  }
-  return hash.digest('base64url');
 }
 
 /** Where `fileResumeStore` keeps unfinished uploads unless told: the user's cache folder. */

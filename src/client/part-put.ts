@@ -1,31 +1,16 @@
-import { needsFreshUrls, type PlannedPart } from './upload-plan.js';
+import { needsFreshUrls } from './part-plan.js';
+import type { PlannedPart } from './upload-plan.js';
+
+// Where they were first: the ETag of an answer lives apart (`part-etag.ts`), so that the
+// upload engine, which reads ETags from its XHRs, does not carry the fresh-URL retry (its
+// part sender's, a chunk loaded on use).
+export { partEtag, xhrPartEtag } from './part-etag.js';
 
 /**
  * A part PUT of the multi-step upload, as both uploaders send it (the typed client through
  * `fetch`, `<file-uploader>` through Uppy's XHR): the ETag read from its answer, and fresh
  * URLs asked for once when the store refuses the part's URL.
  */
-
-/**
- * The ETag of a part PUT's answer: every store sends the `ETag` header (S3's answer has no
- * body), and the embedded store's JSON body carries it too. Null when neither does.
- */
-export function partEtag(header: string | null, body: unknown): string | null {
-  if (header) return header;
-  const etag = (body as { etag?: unknown } | null | undefined)?.etag;
-  return typeof etag === 'string' && etag !== '' ? etag : null;
-}
-
-/** A part PUT's answer as an XHR holds it: its ETag, or null. */
-export function xhrPartEtag(xhr: XMLHttpRequest): string | null {
-  let body: unknown;
-  try {
-    body = JSON.parse(xhr.responseText);
-  } catch {
-    // S3 answers with an empty body.
-  }
-  return partEtag(xhr.getResponseHeader('ETag'), body);
-}
 
 export interface FreshUrlRetry<T> {
   /** Sends the part to `target` (its URL and headers); may be called twice. */

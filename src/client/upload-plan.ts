@@ -7,7 +7,8 @@ import { backoffMs } from './retry.js';
  * The decisions of a multi-step upload, in one place for both uploaders: the typed client
  * (`FilehostClient.uploadFile`, `uploadFiles`) and `<file-uploader>`'s Uppy plugins. What
  * was signed, which parts are missing (a resume), fresh URLs merged into a plan, what
- * complete is told, and which failures are worth another try.
+ * complete is told, and which failures are worth another try. (The steps themselves, in
+ * order, are `UploadSequence`'s; what only sending parts needs is `part-plan.ts`.)
  */
 
 /** One part of a file's upload: where to PUT it, and its ETag once the service holds it. */
@@ -68,64 +69,6 @@ export function planFromState(state: UploadState, uploadToken: string | null): U
   };
 }
 
-/** An upload known from before (remembered, or named by the caller): its id and token. */
-export interface KnownUpload {
-  uploadId: string;
-  uploadToken: string | null;
-}
-
-/**
- * The resume step of both uploaders: the plan a file's upload goes by. For an upload known
- * from before, what the service still holds of it (`state` answered); else, or when the
- * service no longer knows it (`not_found`: expired, or deleted), a new upload signed now.
- * `forgotten` hears of such an upload first and may stop there by throwing: the typed
- * client when its caller named the upload, the element when the user should be told. Any
- * other failure is thrown.
- */
-export async function resumeOrSign(steps: {
-  known: KnownUpload | null | undefined;
-  state: (known: KnownUpload) => Promise<UploadState>;
-  forgotten: (error: ApiError) => void | Promise<void>;
-  sign: () => Promise<SignResponse>;
-}): Promise<{ plan: UploadPlan; state: UploadState | null }> {
-  const { known } = steps;
-  if (known) {
-    try {
-      const state = await steps.state(known);
-      return { plan: planFromState(state, known.uploadToken), state };
-    } catch (error) {
-      if (!(error instanceof ApiError && error.code === 'not_found')) throw error;
-      await steps.forgotten(error);
-    }
-  }
-  return { plan: planFromSign(await steps.sign()), state: null };
-}
-
-/** The parts the service does not hold yet: all of them at first, the rest on a resume. */
-export function missingParts(plan: UploadPlan): PlannedPart[] {
-  return plan.parts.filter((part) => part.etag === null);
-}
-
-/** Where each part starts in the file. */
-export function partStart(plan: UploadPlan, part: PlannedPart): number {
-  return (part.partNumber - 1) * plan.partSize;
-}
-
-/**
- * Takes the fresh URLs of `state` into `plan` (after an expired or refused URL); the ETags
- * the plan holds stay, so nothing already sent is sent again.
- */
-export function takeFreshUrls(plan: UploadPlan, state: UploadState): UploadPlan {
-  for (const fresh of state.parts) {
-    const part = plan.parts.find((p) => p.partNumber === fresh.partNumber);
-    if (part && fresh.url) {
-      part.url = fresh.url;
-      part.headers = fresh.headers ?? part.headers;
-    }
-  }
-  return plan;
-}
-
 /** A part as complete is told of it: the ETag its PUT answered. */
 export interface ClaimedPart {
   partNumber: number;
@@ -143,15 +86,6 @@ export function claimedParts(plan: UploadPlan): ClaimedPart[] | undefined {
     claimed.push({ partNumber, etag });
   }
   return claimed;
-}
-
-/**
- * Whether a failed part PUT gets fresh URLs (once): any 403 (an expired URL: a long upload,
- * a laptop asleep; S3 words it its own way) and no answer at all (an expired S3 URL answers
- * without CORS headers, which a browser reports as a network error).
- */
-export function needsFreshUrls(status: number): boolean {
-  return status === 403 || status === 0;
 }
 
 /** Where in its upload a file failed. */
@@ -176,3 +110,8 @@ export function fileRetryDelayMs(
   if (!isTransient(error) && !refusedUrl) return null;
   return backoffMs(error.retryAfter, attempt, 1000);
 }
+
+// Where they were first (the service's routes and the tests import them from here): what
+// only sending parts needs lives apart (`part-plan.ts`), so that the upload engine does not
+// carry it (its part sender's, a chunk loaded on use).
+export { missingParts, needsFreshUrls, partStart, takeFreshUrls } from './part-plan.js';

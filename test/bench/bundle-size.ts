@@ -30,6 +30,7 @@ function groupOf(source: string | null): string {
   if (/node_modules\/(lit|lit-html|lit-element|@lit)\//.test(source)) return 'Lit';
   if (source.includes('node_modules/')) return "Uppy's dependencies";
   if (source.includes('src/elements/file-uploader/')) return '<file-uploader>';
+  if (source.includes('src/elements/upload-engine/')) return "<file-uploader>'s engine";
   if (source.includes('src/elements/file-list/')) return '<file-list>';
   if (/src\/(client|api)\//.test(source)) return 'client and contract';
   return 'shared helpers, entry';

@@ -3,15 +3,15 @@ import { readdir } from 'node:fs/promises';
 import { describe, it } from 'node:test';
 import { API_ERROR_STATUS } from '../../src/api/errors.js';
 import { ApiError } from '../../src/client/api-error.js';
-import { fillEnglish } from '../../src/elements/file-uploader/en-engine.js';
-import { fillRefusals } from '../../src/elements/file-uploader/en-refusals.js';
-import { describeFailure } from '../../src/elements/file-uploader/file-retries.js';
 import { fillLink } from '../../src/elements/file-uploader/link-source.js';
 import type { FileUploaderStrings } from '../../src/elements/file-uploader/strings.js';
 import { en } from '../../src/elements/shared/en.js';
 import { describeApiError } from '../../src/elements/shared/failure-text.js';
 import { formatBytes, formatCount, pluralForm } from '../../src/elements/shared/format.js';
 import type { FailureContext, Translation } from '../../src/elements/shared/translation.js';
+import { fillEnglish } from '../../src/elements/upload-engine/en-engine.js';
+import { fillRefusals } from '../../src/elements/upload-engine/en-refusals.js';
+import { describeFailure } from '../../src/elements/upload-engine/file-retries.js';
 import { SHIPPED_LOCALES } from '../../src/locales/index.js';
 
 /** Every shipped language, as `filehost/locales/<tag>` gives it. */

@@ -225,7 +225,7 @@ export class LinkSource {
     try {
       // The English words of the rows' states (done, open, …) come with the upload engine,
       // which the element fetches anyway.
-      await import('./upload-engine.js');
+      await import('../upload-engine/upload-engine.js');
       const record = await this.#follow(entry, summary);
       entry.view = {
         ...entry.view,

@@ -1,5 +1,6 @@
 import type { ReactiveController } from 'lit';
 import { loadChunk, MissingChunkError } from '../../client/missing-chunk.js';
+import type { UploadEngine } from '../upload-engine/upload-engine.js';
 import type { TakenDrop } from './dropped.js';
 import { failureContext, localFailure } from './failure.js';
 import {
@@ -9,19 +10,20 @@ import {
   type UploadHost,
   unsentFileView,
 } from './file-view.js';
-import type { UploadEngine } from './upload-engine.js';
 
-type EngineModule = typeof import('./upload-engine.js');
+type EngineModule = typeof import('../upload-engine/upload-engine.js');
 
 /** The engine's module: fetched once per page, whichever element asks first. */
 let engineModule: Promise<EngineModule> | null = null;
 function loadEngineModule(): Promise<EngineModule> {
-  engineModule ??= loadChunk(() => import('./upload-engine.js')).catch((error: unknown) => {
-    // A failed import is not remembered: the next attempt fetches again (offline: once
-    // back; not deployed: once it is).
-    engineModule = null;
-    throw error;
-  });
+  engineModule ??= loadChunk(() => import('../upload-engine/upload-engine.js')).catch(
+    (error: unknown) => {
+      // A failed import is not remembered: the next attempt fetches again (offline: once
+      // back; not deployed: once it is).
+      engineModule = null;
+      throw error;
+    },
+  );
   return engineModule;
 }
 

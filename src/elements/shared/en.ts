@@ -10,7 +10,7 @@ import type {
 
 /**
  * The failures a page can meet before the upload engine is in; those only the engine words
- * (a refused file, an expired upload) arrive with it (`file-uploader/en-engine.ts`).
+ * (a refused file, an expired upload) arrive with it (`upload-engine/en-engine.ts`).
  */
 const errors: Omit<FailureTexts, UploadOnlyFailure | LinkFailure> = {
   origin_not_allowed: ({ origin }) =>

@@ -1,8 +1,8 @@
 import { expect } from '@open-wc/testing';
-import { fillEnglish } from '../../src/elements/file-uploader/en-engine.js';
-import { UploadRate } from '../../src/elements/file-uploader/upload-rate.js';
-import { en } from '../../src/elements/shared/en.js';
-import de from '../../src/locales/de.js';
+import { en } from '../../../src/elements/shared/en.js';
+import { fillEnglish } from '../../../src/elements/upload-engine/en-engine.js';
+import { UploadRate } from '../../../src/elements/upload-engine/upload-rate.js';
+import de from '../../../src/locales/de.js';
 
 fillEnglish();
 

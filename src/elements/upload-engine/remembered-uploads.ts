@@ -1,11 +1,16 @@
-import type { UploadPlan } from '../../client/upload-plan.js';
-import type { FileUpload } from './file-state.js';
-import { type FileView, type UploaderSettings, unsentFileView } from './file-view.js';
+import { fingerprintOf } from '../../client/fingerprint.js';
+import type { RememberedUpload } from '../../client/upload-sequence.js';
 import {
-  fingerprintOf,
+  type FileView,
+  type UploaderSettings,
+  unsentFileView,
+} from '../file-uploader/file-view.js';
+import type { FileUpload } from './file-state.js';
+import {
   forget,
   hold,
-  type RememberedUpload,
+  type KeptUpload,
+  placeOf,
   remember,
   rememberedFor,
   runningElsewhere,
@@ -24,7 +29,7 @@ export const REMEMBER_AFTER_MS = 1000;
  */
 export class RememberedUploads {
   /** Uploads remembered from before this page was loaded, not yet taken up again. */
-  #remembered: RememberedUpload[] = [];
+  #remembered: KeptUpload[] = [];
   /** The endpoint and key whose remembered uploads were taken up. */
   #recalledFor = '';
   readonly #changed: () => void;
@@ -38,11 +43,11 @@ export class RememberedUploads {
    * Takes up the uploads remembered from an earlier visit of this page (to this endpoint,
    * with this key): files kept whole are handed to `resume` at once; the others wait for
    * the user to choose the same file again (`interrupted`), matched when it is signed
-   * (`planFor`).
+   * (`recalled`).
    */
   recall(settings: UploaderSettings, resume: (files: File[]) => void): void {
     const { endpoint, apiKey, rememberUploads } = settings;
-    const target = `${endpoint}\n${apiKey}`;
+    const target = placeOf(endpoint, apiKey);
     // Once per endpoint and key (the page may set them after the engine is in).
     if (!rememberUploads || !endpoint || !apiKey || this.#recalledFor === target) return;
     this.#recalledFor = target;
@@ -51,7 +56,7 @@ export class RememberedUploads {
     void Promise.all([rememberedFor(endpoint, apiKey), runningElsewhere()])
       .catch(() => [[], new Set<string>()] as const)
       .then(([remembered, elsewhere]) => {
-        this.#remembered = remembered.filter((upload) => !elsewhere.has(upload.uploadId));
+        this.#remembered = remembered.filter((upload) => !elsewhere.has(upload.id));
         const kept = this.#remembered.flatMap((upload) => (upload.file ? [upload.file] : []));
         if (kept.length > 0) resume(kept);
         this.#changed();
@@ -61,9 +66,7 @@ export class RememberedUploads {
   /** Uploads cut off before this page was loaded, until their files are chosen again. */
   get interrupted(): FileView[] {
     return this.#remembered.flatMap((upload) =>
-      upload.file
-        ? []
-        : [unsentFileView(`interrupted-${upload.uploadId}`, upload, 'interrupted', null)],
+      upload.file ? [] : [unsentFileView(`interrupted-${upload.id}`, upload, 'interrupted', null)],
     );
   }
 
@@ -79,17 +82,17 @@ export class RememberedUploads {
   /** An interrupted upload removed from the list is forgotten. */
   removeInterrupted(removed: ReadonlySet<string>): void {
     this.#remembered = this.#remembered.filter((upload) => {
-      if (!removed.has(`interrupted-${upload.uploadId}`)) return true;
+      if (!removed.has(`interrupted-${upload.id}`)) return true;
       void forget(upload).catch(() => undefined);
       return false;
     });
   }
 
   /**
-   * A plan from an upload remembered before this page was loaded, if this file is the one
-   * it was sending (the same name and size first: only then is the file read to be sure).
+   * The upload remembered before this page was loaded, if this file is the one it was
+   * sending (the same name and size first: only then is the file read to be sure).
    */
-  async planFor(upload: FileUpload, file: File): Promise<UploadPlan | undefined> {
+  async recalled(upload: FileUpload, file: File): Promise<RememberedUpload | undefined> {
     const { endpoint, apiKey } = upload.target;
     const candidates = this.#remembered.filter(
       (known) =>
@@ -99,22 +102,21 @@ export class RememberedUploads {
         known.size === file.size,
     );
     if (candidates.length === 0) return undefined;
-    const fingerprint = await fingerprintOf(file);
+    const fingerprint = await fingerprintOfFile(file);
     const match = candidates.find((known) => known.fingerprint === fingerprint);
     if (!match) return undefined;
     this.#remembered = this.#remembered.filter((known) => known !== match);
     this.#changed();
     upload.fingerprint = fingerprint;
     upload.recalled = true;
-    upload.unlock = hold(match.uploadId);
-    return {
-      uploadId: match.uploadId,
-      uploadToken: match.uploadToken ?? null,
-      partSize: 0,
-      checksum: null,
-      parts: [],
-    };
+    upload.unlock = hold(match.id);
+    return match;
   }
+}
+
+/** A chosen file's fingerprint (the typed client's, with the file's name, type and last change). */
+function fingerprintOfFile(file: File): Promise<string> {
+  return fingerprintOf(file, [file.name, file.size, file.type, file.lastModified]);
 }
 
 /**
@@ -128,14 +130,14 @@ export async function rememberUpload(
   wanted: () => boolean,
 ): Promise<void> {
   if (!upload.plan || upload.record) return;
-  upload.fingerprint ??= await fingerprintOf(file);
+  upload.fingerprint ??= await fingerprintOfFile(file);
   upload.unlock ??= hold(upload.plan.uploadId);
   const { endpoint, apiKey } = upload.target;
   await remember({
     endpoint,
     apiKey,
-    uploadId: upload.plan.uploadId,
-    uploadToken: upload.plan.uploadToken,
+    id: upload.plan.uploadId,
+    token: upload.plan.uploadToken,
     fingerprint: upload.fingerprint,
     name: file.name,
     size: file.size,

@@ -2,17 +2,19 @@ import { MAX_UNFINISHED_UPLOADS, MIN_PART_SIZE } from '../../api/limits.js';
 import type { SignRequest } from '../../api/types.js';
 import { FilehostApi } from '../../client/client.js';
 import { places } from '../../client/concurrency-limit.js';
-import { UploadSession } from '../../client/upload-session.js';
+import { UploadSequence } from '../../client/upload-sequence.js';
+import type { ChecksumChoice } from '../file-uploader/file-view.js';
 import { type ConnectionProblem, connect } from '../shared/connection.js';
 import { setupFailure } from './file-retries.js';
 import type { FileUpload, UploadTarget } from './file-state.js';
-import type { ChecksumChoice } from './file-view.js';
+import { placeOf } from './resume-memory.js';
 
 /**
  * The uploader's clients: one per endpoint and key its files were added with (usually
- * one), each with its `UploadSession`. Files added together (one drop, pick or paste, or
- * within a moment) are signed in one call and completed in batches as their bytes land
- * (the session, shared with the typed client): a page of small files then costs about one
+ * one), each with its `UploadSequence` (the steps the typed client's uploads take too).
+ * Files added together (one drop, pick or paste, or within a moment) are signed in one
+ * call and completed in batches as their bytes land (the sequence's session, as in the
+ * typed client): a page of small files then costs about one
  * request per file instead of three. A batch call that fails as a whole fails each of its
  * files, and each is retried by the usual rules, on its own. (Files dropped together no
  * longer need their first sign to go alone so the rest find the CORS preflight cached:
@@ -21,7 +23,7 @@ import type { ChecksumChoice } from './file-view.js';
  */
 export class Connections {
   readonly #clients = new Map<string, FilehostApi | ConnectionProblem>();
-  readonly #sessions = new WeakMap<FilehostApi, UploadSession>();
+  readonly #sequences = new WeakMap<FilehostApi, UploadSequence>();
   /**
    * Places among the uploads signed and not finished (`MAX_UNFINISHED_UPLOADS`): one per
    * element whatever its key or token, since the service counts them per address.
@@ -37,7 +39,7 @@ export class Connections {
     const { endpoint, apiKey } = target;
     const tokens =
       target.uploadToken || target.tokenProvider ? await import('./upload-tokens.js') : null;
-    const key = tokens ? tokens.keyOf(target) : `${endpoint}\n${apiKey}`;
+    const key = tokens ? tokens.keyOf(target) : placeOf(endpoint, apiKey);
     let connection = this.#clients.get(key);
     if (connection === undefined) {
       connection = tokens ? tokens.connectWith(target) : connect(FilehostApi, endpoint, apiKey);
@@ -47,14 +49,15 @@ export class Connections {
     throw setupFailure(connection);
   }
 
-  async sessionFor(target: UploadTarget): Promise<UploadSession> {
+  /** The upload sequence of a file's client: its batched sign and complete, this element's cap. */
+  async sequenceFor(target: UploadTarget): Promise<UploadSequence> {
     const client = await this.clientFor(target);
-    let session = this.#sessions.get(client);
-    if (!session) {
-      session = new UploadSession(client);
-      this.#sessions.set(client, session);
+    let sequence = this.#sequences.get(client);
+    if (!sequence) {
+      sequence = new UploadSequence(client, { pending: this.unfinished });
+      this.#sequences.set(client, sequence);
     }
-    return session;
+    return sequence;
   }
 }
 

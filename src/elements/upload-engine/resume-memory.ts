@@ -1,24 +1,18 @@
 import { createStore, delMany, entries, set, setMany, type UseStore } from 'idb-keyval';
-import { blobDigest } from '../../client/part-digest.js';
+import type { RememberedUpload } from '../../client/upload-sequence.js';
 
 /**
  * What `<file-uploader>` remembers of each unfinished upload, in the browser's IndexedDB,
- * so that a reload, a crash or a closed tab does not lose it: where it goes, its upload id,
- * what tells the file apart from any other, and (for files up to `resume-max-size`) the
- * file itself. A file that was not kept can be matched again only when the user picks or
- * drops it again: a page cannot re-open a file by itself.
+ * so that a reload, a crash or a closed tab does not lose it: the upload (its id and token,
+ * the record the typed client's `ResumeStore` keeps too), where it goes, what tells the file
+ * apart from any other, and (for files up to `resume-max-size`) the file itself. A file
+ * that was not kept can be matched again only when the user picks or drops it again: a
+ * page cannot re-open a file by itself.
  */
-export interface RememberedUpload {
+export interface KeptUpload extends RememberedUpload {
   endpoint: string;
   apiKey: string;
-  uploadId: string;
-  /**
-   * The token its sign answered: with a publishable key, the service answers an upload's
-   * state and completion only to whoever shows it. Absent in what was remembered before
-   * tokens: such an upload is not found again, and starts afresh.
-   */
-  uploadToken?: string | null;
-  /** Name, size, type, last change and a hash of the first and last MiB. */
+  /** Name, size, type, last change and a hash of the first and last MiB (`fingerprintOf`). */
   fingerprint: string;
   name: string;
   size: number;
@@ -27,11 +21,18 @@ export interface RememberedUpload {
 }
 
 /**
- * How much of each end of a file its fingerprint hashes: a file changed in place differs
- * there. (The same as FINGERPRINT_EDGE in src/client/node.ts: a shared constant is not
- * inlined across modules and costs bytes the bundle budget does not have.)
+ * A `KeptUpload` as IndexedDB holds it: the upload's id and token under the names they had
+ * before the one record (`uploadId`, and `uploadToken`, absent before tokens: such an
+ * upload is not found again, and starts afresh), so that what a page remembered before an
+ * update of the script is taken up after it.
  */
-const EDGE_BYTES = 1024 * 1024;
+type StoredUpload = Omit<KeptUpload, 'id' | 'token'> & {
+  uploadId: string;
+  uploadToken?: string | null;
+};
+
+/** Where an element's uploads go, as one string: its endpoint and its key. */
+export const placeOf = (endpoint: string, apiKey: string) => `${endpoint}\n${apiKey}`;
 
 let store: UseStore | undefined;
 function uploads(): UseStore {
@@ -39,23 +40,8 @@ function uploads(): UseStore {
   return store;
 }
 
-const keyOf = (upload: Pick<RememberedUpload, 'endpoint' | 'apiKey' | 'fingerprint'>) =>
-  `${upload.endpoint}\n${upload.apiKey}\n${upload.fingerprint}`;
-
-export async function fingerprintOf(file: File): Promise<string> {
-  const edges =
-    file.size <= 2 * EDGE_BYTES
-      ? file
-      : new Blob([file.slice(0, EDGE_BYTES), file.slice(file.size - EDGE_BYTES)]);
-  return JSON.stringify([
-    file.name,
-    file.size,
-    file.type,
-    file.lastModified,
-    // Small files of a batch are read together (see blobDigest).
-    await blobDigest('sha256', edges),
-  ]);
-}
+const keyOf = (upload: Pick<KeptUpload, 'endpoint' | 'apiKey' | 'fingerprint'>) =>
+  `${placeOf(upload.endpoint, upload.apiKey)}\n${upload.fingerprint}`;
 
 /**
  * Changes waiting to be written, by key (the last one for a key wins: undefined deletes).
@@ -63,18 +49,16 @@ export async function fingerprintOf(file: File): Promise<string> {
  * one for what is forgotten: 200 small files remembered at once took 200 transactions, and
  * a tenth of their upload time (measured taking turns with `no-resume`).
  */
-let changes = new Map<string, RememberedUpload | undefined>();
+let changes = new Map<string, StoredUpload | undefined>();
 let written: Promise<void> | undefined;
 
-function change(key: string, upload: RememberedUpload | undefined): Promise<void> {
+function change(key: string, upload: StoredUpload | undefined): Promise<void> {
   changes.set(key, upload);
   written ??= new Promise((resolve) => setTimeout(resolve, 50)).then(async () => {
     const batch = [...changes];
     changes = new Map();
     written = undefined;
-    const kept = batch.filter(
-      (entry): entry is [string, RememberedUpload] => entry[1] !== undefined,
-    );
+    const kept = batch.filter((entry): entry is [string, StoredUpload] => entry[1] !== undefined);
     // One that does not fit (the browser's quota: kept files are up to 10 MB each) must not
     // take the others with it: then each on its own, as many as fit.
     await setMany(kept, uploads()).catch(() =>
@@ -89,11 +73,11 @@ function change(key: string, upload: RememberedUpload | undefined): Promise<void
 }
 
 /** Remembers an upload (again: the same file to the same place is one entry). */
-export function remember(upload: RememberedUpload): Promise<void> {
-  return change(keyOf(upload), upload);
+export function remember({ id, token, ...upload }: KeptUpload): Promise<void> {
+  return change(keyOf(upload), { ...upload, uploadId: id, uploadToken: token });
 }
 
-export function forget(upload: Pick<RememberedUpload, 'endpoint' | 'apiKey' | 'fingerprint'>) {
+export function forget(upload: Pick<KeptUpload, 'endpoint' | 'apiKey' | 'fingerprint'>) {
   return change(keyOf(upload), undefined);
 }
 
@@ -125,8 +109,11 @@ export async function runningElsewhere(): Promise<Set<string>> {
 }
 
 /** The unfinished uploads to this endpoint with this key. */
-export async function rememberedFor(endpoint: string, apiKey: string) {
-  return (await entries<string, RememberedUpload>(uploads()))
-    .map(([, upload]) => upload)
-    .filter((upload) => upload.endpoint === endpoint && upload.apiKey === apiKey);
+export async function rememberedFor(endpoint: string, apiKey: string): Promise<KeptUpload[]> {
+  return (await entries<string, StoredUpload>(uploads())).flatMap(
+    ([, { uploadId, uploadToken, ...upload }]) =>
+      upload.endpoint === endpoint && upload.apiKey === apiKey
+        ? [{ ...upload, id: uploadId, token: uploadToken ?? null }]
+        : [],
+  );
 }

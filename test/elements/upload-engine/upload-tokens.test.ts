@@ -1,8 +1,8 @@
 import { expect, fixture, html, waitUntil } from '@open-wc/testing';
-import '../../src/index.js';
-import type { FileListElement } from '../../src/elements/file-list/file-list.js';
-import type { FileUploaderElement } from '../../src/elements/file-uploader/file-uploader.js';
-import { file, network, next, pick, project, text, uploadToken, usage } from './helpers.js';
+import '../../../src/index.js';
+import type { FileListElement } from '../../../src/elements/file-list/file-list.js';
+import type { FileUploaderElement } from '../../../src/elements/file-uploader/file-uploader.js';
+import { file, network, next, pick, project, text, uploadToken, usage } from '../helpers.js';
 
 /** The texts of the buttons of the file rows. */
 function rowActions(element: FileUploaderElement): string[] {

@@ -4,11 +4,19 @@ import { MIN_PART_SIZE } from '../../api/limits.js';
 import { cleanName } from '../../api/names.js';
 import type { FileRecord, UploadState } from '../../api/types.js';
 import { blobDigestHeader } from '../../client/part-digest.js';
-import { xhrPartEtag } from '../../client/part-put.js';
+import { xhrPartEtag } from '../../client/part-etag.js';
 import { claimedParts, type UploadStep } from '../../client/upload-plan.js';
+import type { FailureWording, UploadFailure } from '../file-uploader/failure.js';
+import type {
+  FileSummary,
+  FileView,
+  UploadCallbacks,
+  UploaderSettings,
+  UploadHost,
+} from '../file-uploader/file-view.js';
+import { unsentFileView } from '../file-uploader/file-view.js';
 import { Connections } from './connections.js';
 import { fillEnglish } from './en-engine.js';
-import type { FailureWording, UploadFailure } from './failure.js';
 import type { FailureCause } from './failure-cause.js';
 import {
   autoRetryDelayMs,
@@ -19,14 +27,6 @@ import {
   scheduleRetry,
 } from './file-retries.js';
 import { type FileUpload, fileView, newFileUpload, type UploadTarget } from './file-state.js';
-import type {
-  FileSummary,
-  FileView,
-  UploadCallbacks,
-  UploaderSettings,
-  UploadHost,
-} from './file-view.js';
-import { unsentFileView } from './file-view.js';
 import { loadPartSender, MultipartUpload } from './multipart-upload.js';
 import { rejectionOf } from './rejections.js';
 import {
@@ -70,7 +70,9 @@ fillEnglish();
  * Owns the Uppy instance and wires the three steps of an upload through it: a
  * pre-processor signs (or, on a retry, asks the service which parts it already holds),
  * the uploaders PUT the bytes (XHRUpload for one part, MultipartUpload for several) and
- * each file completes on its own `upload-success`. Uppy's file state is the truth the
+ * each file completes on its own `upload-success`. Signing, resuming and completing are
+ * the typed client's `UploadSequence` (`prepare`, `finish`), the same steps
+ * `FilehostClient.uploadFile` takes; only their timing is Uppy's. Uppy's file state is the truth the
  * element renders from; a file counts as uploaded only once complete has answered `ready`.
  *
  * Files added together share one Uppy run (see `#startMany`), a retried one runs alone;
@@ -78,9 +80,9 @@ fillEnglish();
  * holds up a small one and one file's failure never touches another's.
  *
  * Here: the Uppy wiring and each run's lifecycle (start, pause, remove, all done). Beside
- * it, one concern each: `sign-step.ts` (what an attempt goes by), `connections.ts` (clients
- * and batching sessions per endpoint and key), `multipart-upload.ts` (the part sender of
- * `src/client/` under Uppy), `remembered-uploads.ts` (uploads across reloads),
+ * it, one concern each: `sign-step.ts` (what an attempt goes by), `connections.ts`
+ * (clients and their upload sequences per endpoint and key), `multipart-upload.ts` (the
+ * part sender of `src/client/` under Uppy), `remembered-uploads.ts` (uploads across reloads),
  * `file-retries.ts` (failures and automatic retries), `rejections.ts` (files refused).
  */
 export class UploadEngine {
@@ -164,7 +166,7 @@ export class UploadEngine {
 
   /** A chosen image's row gets its preview once made off the page's main thread (40 px rows). */
   #preview(id: string, file: File): void {
-    void import('./image-shrink.js')
+    void import('../file-uploader/image-shrink.js')
       .then((images) => images.previewImage(file, Math.ceil(40 * devicePixelRatio)))
       .then((url) => {
         const upload = this.#uploads.get(id);
@@ -594,7 +596,7 @@ export class UploadEngine {
     if (only && only.etag === null && typeof single === 'string') only.etag = single;
     const parts = claimedParts(plan);
     try {
-      const record = await (await this.#connections.sessionFor(upload.target)).complete({
+      const record = await (await this.#connections.sequenceFor(upload.target)).finish({
         id: plan.uploadId,
         uploadToken: plan.uploadToken,
         parts,

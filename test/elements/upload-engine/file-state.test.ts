@@ -1,13 +1,13 @@
 import { expect } from '@open-wc/testing';
-import type { FileRecord } from '../../src/api/types.js';
-import { localFailure } from '../../src/elements/file-uploader/failure.js';
+import type { FileRecord } from '../../../src/api/types.js';
+import { localFailure } from '../../../src/elements/file-uploader/failure.js';
 import {
   type EngineFile,
   type FileUpload,
   fileStatus,
   fileView,
   newFileUpload,
-} from '../../src/elements/file-uploader/file-state.js';
+} from '../../../src/elements/upload-engine/file-state.js';
 
 const target = {
   endpoint: 'http://api.test',

@@ -1,9 +1,9 @@
-import { resumeOrSign, type UploadPlan } from '../../client/upload-plan.js';
+import type { UploadPlan } from '../../client/upload-plan.js';
+import type { ChecksumChoice } from '../file-uploader/file-view.js';
 import { type Connections, signRequestFor } from './connections.js';
 import { LocalFailure } from './failure-cause.js';
 import { describeFailure } from './file-retries.js';
 import type { FileUpload } from './file-state.js';
-import type { ChecksumChoice } from './file-view.js';
 import { forgetUpload, type RememberedUploads } from './remembered-uploads.js';
 
 /** What the sign step of an attempt needs besides the file. */
@@ -26,10 +26,13 @@ export async function signStep(
   context: SignStepContext,
 ): Promise<{ plan: UploadPlan; signed: boolean }> {
   const { connections, memory, signal } = context;
-  const { plan, state } = await resumeOrSign({
-    known: upload.plan ?? (await memory.planFor(upload, file)),
-    state: async ({ uploadId, uploadToken }) =>
-      (await connections.clientFor(upload.target)).getUpload(uploadId, { signal, uploadToken }),
+  const known = upload.plan
+    ? { id: upload.plan.uploadId, token: upload.plan.uploadToken }
+    : await memory.recalled(upload, file);
+  const sequence = await connections.sequenceFor(upload.target);
+  const { plan, state, together } = await sequence.prepare({
+    request: () => signRequestFor(file, upload, context.checksum),
+    known,
     forgotten: (error) => {
       // Remembered from before a reload, and expired or deleted since: said so, and
       // started afresh only if the user retries. Cancelled meanwhile: afresh at once.
@@ -42,14 +45,8 @@ export async function signStep(
         describeFailure(error, 'sign', strings, { locale, origin: location.origin }, true),
       );
     },
-    sign: async () => {
-      const { signed, together } = await (await connections.sessionFor(upload.target)).sign(
-        signRequestFor(file, upload, context.checksum),
-        { signal },
-      );
-      upload.signedTogether = together;
-      return signed;
-    },
+    signal,
   });
+  if (!state) upload.signedTogether = together;
   return { plan, signed: state === null };
 }

@@ -1,19 +1,20 @@
 import { expect } from '@open-wc/testing';
 import {
   forget,
-  type RememberedUpload,
+  type KeptUpload,
   remember,
   rememberedFor,
-} from '../../src/elements/file-uploader/resume-memory.js';
+} from '../../../src/elements/upload-engine/resume-memory.js';
 
 /**
  * What `<file-uploader>` remembers for a reload, in this browser's real IndexedDB: changes
  * made together are written together, and one that cannot be written loses no other.
  */
-const entry = (name: string, file: File | null = null): RememberedUpload => ({
+const entry = (name: string, file: File | null = null): KeptUpload => ({
   endpoint: 'http://resume-memory.test',
   apiKey: 'pk_live_resume',
-  uploadId: `up_${name}`,
+  id: `up_${name}`,
+  token: null,
   fingerprint: `["${name}"]`,
   name,
   size: 3,

@@ -4,6 +4,7 @@ import type { UploadTokenProvider } from '../../client/upload-token.js';
 import { UploadTokens } from '../../client/upload-tokens.js';
 import { type ConnectionProblem, connect } from '../shared/connection.js';
 import type { UploadTarget } from './file-state.js';
+import { placeOf } from './resume-memory.js';
 
 /**
  * What the upload engine fetches only when it needs it, in one chunk: the clients that
@@ -25,7 +26,7 @@ export function keyOf({ endpoint, apiKey, uploadToken, tokenProvider }: UploadTa
     provider = ++provided;
     providers.set(tokenProvider, provider);
   }
-  return `${endpoint}\n${apiKey}\n${uploadToken ?? ''}\n${provider}\ntoken`;
+  return `${placeOf(endpoint, apiKey)}\n${uploadToken ?? ''}\n${provider}\ntoken`;
 }
 
 /** A client whose upload calls go with the target's token (`UploadTokens`). */
