@@ -6,6 +6,7 @@ import { ApiError } from '../../src/client/api-error.js';
 import { fillLink } from '../../src/elements/file-uploader/link-source.js';
 import type { FileUploaderStrings } from '../../src/elements/file-uploader/strings.js';
 import { en } from '../../src/elements/shared/en.js';
+import { fillServiceWords } from '../../src/elements/shared/en-service.js';
 import { describeApiError } from '../../src/elements/shared/failure-text.js';
 import { formatBytes, formatCount, pluralForm } from '../../src/elements/shared/format.js';
 import type { FailureContext, Translation } from '../../src/elements/shared/translation.js';
@@ -62,6 +63,8 @@ describe('shipped languages', () => {
     fillEnglish();
     // The English words of the service's refusals, which the engine fetches with the first.
     fillRefusals();
+    // And those of the service's other answers, which both elements fetch with the first.
+    fillServiceWords();
     // The Link source's words, which come with it (`sources="link"`).
     fillLink();
     const keys = (t: Translation) =>
@@ -155,6 +158,8 @@ describe('shipped languages', () => {
     fillEnglish();
     // The English words of the service's refusals, which the engine fetches with the first.
     fillRefusals();
+    // And those of the service's other answers, which both elements fetch with the first.
+    fillServiceWords();
     const codes = [...Object.keys(API_ERROR_STATUS), 'network_error'];
     for (const translation of [en, ...(await shipped())]) {
       const lang = translation.$code;
@@ -191,6 +196,8 @@ describe('shipped languages', () => {
     fillEnglish();
     // The English words of the service's refusals, which the engine fetches with the first.
     fillRefusals();
+    // And those of the service's other answers, which both elements fetch with the first.
+    fillServiceWords();
     const strings = { errors: en.errors } as FileUploaderStrings;
     const missing = new ApiError(404, 'not_found', 'Not found.');
     const context = { locale: 'en', origin: 'https://shop.example' };

@@ -7,7 +7,12 @@ import { FilehostConnection } from '../../client/connection.js';
 import { Announcer } from '../shared/announcer.js';
 import { type ConnectionProblem, connect } from '../shared/connection.js';
 import { emit } from '../shared/events.js';
-import { describeApiError, failureContext, type ServiceFailure } from '../shared/failure-text.js';
+import {
+  describeApiError,
+  failureContext,
+  loadServiceWords,
+  type ServiceFailure,
+} from '../shared/failure-text.js';
 import {
   formatBytes,
   formatCount,
@@ -174,9 +179,18 @@ export class FileListElement extends LitElement {
         );
       },
       onError: (error) => {
-        const failure = this.#describe(error);
-        emit(this, 'list-error', failure);
-        this.#announcer.say(failure.message);
+        const report = () => {
+          // A newer source took over while the words were on their way: not this list's.
+          if (this.#paging.error !== error) return;
+          const failure = this.#describe(error);
+          emit(this, 'list-error', failure);
+          this.#announcer.say(failure.message);
+        };
+        // An answer of the service is worded once its words are in (`en-service.ts`); a
+        // lost connection is worded already, and could not fetch them.
+        if (error.code !== 'network_error') return loadServiceWords().then(report);
+        report();
+        return undefined;
       },
     });
   }

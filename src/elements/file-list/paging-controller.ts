@@ -30,11 +30,15 @@ export class PagingController implements ReactiveController {
   #running: Promise<void> | null = null;
   readonly #host: ReactiveControllerHost;
   readonly #onPage: (page: PageLoaded) => void;
-  readonly #onError: (error: ApiError) => void;
+  readonly #onError: (error: ApiError) => Promise<void> | undefined;
 
   constructor(
     host: ReactiveControllerHost,
-    callbacks: { onPage: (page: PageLoaded) => void; onError: (error: ApiError) => void },
+    callbacks: {
+      onPage: (page: PageLoaded) => void;
+      /** May settle later (its words on their way): the request settles with it. */
+      onError: (error: ApiError) => Promise<void> | undefined;
+    },
   ) {
     this.#host = host;
     this.#onPage = callbacks.onPage;
@@ -125,7 +129,7 @@ export class PagingController implements ReactiveController {
       if (generation !== this.#generation || abort.signal.aborted) return;
       this.state = 'error';
       this.error = error instanceof ApiError ? error : ApiError.network(error);
-      this.#onError(this.error);
+      await this.#onError(this.error);
     } finally {
       if (generation === this.#generation) this.#host.requestUpdate();
     }

@@ -12,7 +12,7 @@ import { FilehostConnection } from '../../client/connection.js';
 import type { UploadTokenProvider } from '../../client/upload-token.js';
 import { UploadTokens } from '../../client/upload-tokens.js';
 import { en } from '../shared/en.js';
-import { describeApiError } from '../shared/failure-text.js';
+import { describeApiError, loadServiceWords } from '../shared/failure-text.js';
 import type { FailureTexts, LinkFailure, LinkText, UploaderTexts } from '../shared/translation.js';
 import type { FailureCode, UploadFailure } from './failure.js';
 import { renderFile } from './file-rows.js';
@@ -240,6 +240,9 @@ export class LinkSource {
       host.requestUpdate();
       this.#succeeded(summary(), record);
     } catch (error) {
+      // Most of an import's failures are the service's answers, worded once their words
+      // are in (`en-service.ts`); it settles either way.
+      await loadServiceWords();
       if (entry.controller.signal.aborted) return;
       const failure = this.#failure(error);
       entry.view = {

@@ -3,34 +3,26 @@ import type {
   FailureTexts,
   LinkFailure,
   LinkText,
+  ServiceAnswerFailure,
   Translation,
   UploaderTexts,
   UploadOnlyFailure,
 } from './translation.js';
 
 /**
- * The failures a page can meet before the upload engine is in; those only the engine words
- * (a refused file, an expired upload) arrive with it (`upload-engine/en-engine.ts`).
+ * The failures a page can meet before the upload engine is in, or without an answer of the
+ * service; those only the engine words (a refused file, an expired upload) arrive with it
+ * (`upload-engine/en-engine.ts`), and the words of the service's answers with the first of
+ * them (`en-service.ts`).
  */
-const errors: Omit<FailureTexts, UploadOnlyFailure | LinkFailure> = {
-  origin_not_allowed: ({ origin }) =>
-    `This page (${origin}) may not use this key. The key's list of allowed origins must include ${origin}.`,
-  invalid_key: () => 'The key was not recognized. Check the api-key setting.',
+const errors: Omit<FailureTexts, UploadOnlyFailure | LinkFailure | ServiceAnswerFailure> = {
   missing_auth: () => 'No key is set. Give it a publishable key (api-key).',
   secret_key: () =>
     'This is a secret key, which must never be in a web page. Use the publishable key (pk_live_…).',
   no_endpoint: () => 'No address is set. Give it the API address (endpoint).',
-  rate_limited: ({ seconds, form }) =>
-    `Too many requests in a short time. Try again in ${seconds} ${form === 'one' ? 'second' : 'seconds'}.`,
   network_error: () => 'The connection was lost. Try again once it is back.',
   script_missing: () =>
     "A file this uploader needs is missing. The page needs fixing: please tell the site's owner.",
-  refused: ({ code }) =>
-    `The file service refused this request (${code}). The page needs fixing: please tell the site's owner.`,
-  not_found: () => 'Nothing was found at this address. Check the endpoint setting.',
-  internal_error: () => 'The file service ran into a problem of its own. Try again in a moment.',
-  unavailable: ({ seconds, form }) =>
-    `The file service is busy right now. Try again in ${seconds} ${form === 'one' ? 'second' : 'seconds'}.`,
   unexpected: ({ code, message }) =>
     `Something went wrong (${code}).${message ? ` ${message}` : ''} Retry, or try again later.`,
 };

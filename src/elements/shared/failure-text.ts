@@ -24,6 +24,23 @@ export interface ServiceFailure {
   details: Readonly<Record<string, unknown>>;
 }
 
+let serviceWords: Promise<void> | null = null;
+
+/**
+ * Fetches the English words of the service's answers (`en-service.ts`) once per page, for
+ * an element that is to word one. It always settles: a fetch that failed is forgotten (and
+ * made again with the next answer), and the answer is worded as its code this time.
+ */
+export function loadServiceWords(): Promise<void> {
+  serviceWords ??= import('./en-service.js').then(
+    (words) => words.fillServiceWords(),
+    () => {
+      serviceWords = null;
+    },
+  );
+  return serviceWords;
+}
+
 /** A message context with only what is known filled in. */
 export function failureContext(known: Partial<FailureContext>): FailureContext {
   return {
@@ -41,25 +58,11 @@ export function failureContext(known: Partial<FailureContext>): FailureContext {
 
 /**
  * The codes of `decisions.md` that share their words with another, because they mean the
- * same to the person at the page; every other code is worded under its own name.
+ * same to the person at the page; every other code is worded under its own name. Each is an
+ * answer of the service, so the list arrives with the words of its answers (`en-service.ts`,
+ * `loadServiceWords`), which an element fetches before it words one.
  */
-const SAME_WORDS: Readonly<Record<string, string>> = {
-  invalid_request: 'refused',
-  missing_file: 'refused',
-  checksum_missing: 'refused',
-  uri_too_long: 'refused',
-  headers_too_large: 'refused',
-  secret_key_required: 'refused',
-  token_scope: 'refused',
-  size_mismatch: 'damaged',
-  checksum_mismatch: 'damaged',
-  upload_incomplete: 'damaged',
-  invalid_signature: 'link_expired',
-  url_expired: 'link_expired',
-  upload_not_pending: 'upload_conflict',
-  unsupported_type: 'type_not_allowed',
-  request_timeout: 'network_error',
-};
+export const SAME_WORDS: Record<string, string> = {};
 
 /**
  * Words a failed call in the element's strings: the text named by its code (or by

@@ -111,6 +111,19 @@ export type UploadOnlyFailure =
   | 'upload_token_required'
   | 'infected';
 
+/**
+ * The failures worded only after an answer of the service (`en-service.ts`, fetched with
+ * the first such answer).
+ */
+export type ServiceAnswerFailure =
+  | 'origin_not_allowed'
+  | 'invalid_key'
+  | 'rate_limited'
+  | 'refused'
+  | 'not_found'
+  | 'internal_error'
+  | 'unavailable';
+
 /** `<file-uploader>`'s own words. */
 export interface UploaderTexts {
   dropzone: string;

@@ -15,6 +15,7 @@ import type {
   UploadHost,
 } from '../file-uploader/file-view.js';
 import { unsentFileView } from '../file-uploader/file-view.js';
+import { loadServiceWords } from '../shared/failure-text.js';
 import { Connections } from './connections.js';
 import { fillEnglish } from './en-engine.js';
 import type { FailureCause } from './failure-cause.js';
@@ -653,12 +654,13 @@ export class UploadEngine {
     // multipart plugin arrives only here, with its XMLHttpRequest.
     upload.cause ??= causeOf(error, 'upload');
     const cause = upload.cause;
-    // The English words of the service's refusals arrive with the first failure that is not
-    // a lost connection (which is worded already, and could not fetch them).
+    // The English words of the service's refusals (and of its other answers, `en-service.ts`)
+    // arrive with the first failure that is not a lost connection (which is worded already,
+    // and could not fetch them).
     if (!refusalWordsIn && (cause.error as { code?: string }).code !== 'network_error') {
       const attempt = upload.abort;
-      refusalWords ??= import('./upload-tokens.js').then(
-        (words) => {
+      refusalWords ??= Promise.all([import('./upload-tokens.js'), loadServiceWords()]).then(
+        ([words]) => {
           words.fillRefusals();
           refusalWordsIn = true;
         },
@@ -768,7 +770,10 @@ function relativePathOf(file: File): string | null {
 
 function quiet(): void {}
 
-/** `en-refusals.ts` (in the chunk of `upload-tokens.ts`) on its way, and whether it is in. */
+/**
+ * `en-refusals.ts` (in the chunk of `upload-tokens.ts`) and `en-service.ts` on their way,
+ * and whether they are in.
+ */
 let refusalWords: Promise<unknown> | null = null;
 let refusalWordsIn = false;
 
