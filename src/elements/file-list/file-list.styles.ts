@@ -37,12 +37,6 @@ export const styles = css`
     container-type: inline-size;
   }
 
-  ul {
-    list-style: none;
-    margin: 0;
-    padding: 0;
-  }
-
   /* Rows are drawn in groups (see row-groups.ts): each group is laid out and painted alone. */
   .group {
     contain: layout paint style;
@@ -65,14 +59,8 @@ export const styles = css`
     background: var(--_surface);
   }
 
-  .item:focus-visible,
-  a:focus-visible,
-  button:focus-visible {
-    outline: none;
-    box-shadow: var(--_focus);
-  }
-
   .item:focus-visible {
+    outline: none;
     box-shadow: inset var(--_focus);
   }
 
@@ -110,12 +98,6 @@ export const styles = css`
     color: var(--_text);
     font-size: 0.75rem;
     font-weight: 600;
-  }
-
-  button {
-    font: inherit;
-    cursor: pointer;
-    border-radius: calc(var(--_radius) / 1.5);
   }
 
   .copy,

@@ -90,18 +90,6 @@ export const styles = css`
     color: var(--_muted);
   }
 
-  button {
-    font: inherit;
-    cursor: pointer;
-    border-radius: calc(var(--_radius) / 1.5);
-  }
-
-  button:focus-visible,
-  a:focus-visible {
-    outline: none;
-    box-shadow: var(--_focus);
-  }
-
   button:disabled {
     cursor: not-allowed;
   }
@@ -141,12 +129,6 @@ export const styles = css`
     border-color: var(--_accent);
     background: var(--_accent);
     color: var(--_on-accent);
-  }
-
-  ul {
-    list-style: none;
-    margin: 0;
-    padding: 0;
   }
 
   .file + .file {

@@ -89,6 +89,25 @@ export const sharedStyles = css`
     unicode-bidi: plaintext;
   }
 
+  /* Buttons, links and lists as both elements draw them. */
+  button {
+    font: inherit;
+    cursor: pointer;
+    border-radius: calc(var(--_radius) / 1.5);
+  }
+
+  button:focus-visible,
+  a:focus-visible {
+    outline: none;
+    box-shadow: var(--_focus);
+  }
+
+  ul {
+    list-style: none;
+    margin: 0;
+    padding: 0;
+  }
+
   .visually-hidden {
     position: absolute;
     width: 1px;
