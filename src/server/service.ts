@@ -16,7 +16,7 @@ import { EventDeliverer } from './events/deliverer.js';
 import { Imports } from './imports/importer.js';
 import { ClamdScanner } from './ingest/clamd.js';
 import { MetadataStripper, STRIP_TASK_TIMEOUT_MS } from './ingest/strip-location.js';
-import { DELETE_DUE_INTERVAL_MS, deleteDueFiles, recover, sweep } from './sweeper.js';
+import { DELETE_DUE_INTERVAL_MS, deleteDueFiles, recover, sweep } from './uploads/sweeper.js';
 
 /** How often an instance looks for deliveries that came due (retries, other instances' work). */
 const WEBHOOK_POLL_MS = 1000;
