@@ -1,7 +1,5 @@
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdtemp, open, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { EventListResponse } from '../../../src/api/events.js';
@@ -9,6 +7,7 @@ import type { UploadResponse } from '../../../src/api/types.js';
 import { fileEvent } from '../../../src/server/events/file-events.js';
 import { removeFile } from '../../../src/server/uploads/remove.js';
 import { sweep } from '../../../src/server/uploads/sweeper.js';
+import { fill, isFull, mountSmallDisk } from '../../helpers/full-disk.js';
 import { publicUrlOf } from '../../helpers/public-url.js';
 import { expectError, json, startTestService, type TestService } from '../../helpers/service.js';
 import { isRoot } from '../../helpers/system.js';
@@ -95,21 +94,6 @@ describe('removing a file', () => {
   });
 });
 
-/** Fills what is left of the disk under `path` with one file; answers its path. */
-async function fill(path: string): Promise<string> {
-  const ballast = join(path, 'ballast');
-  const handle = await open(ballast, 'w');
-  const chunk = Buffer.alloc(64 * 1024, 1);
-  try {
-    for (let at = 0; ; at += chunk.length) await handle.write(chunk, 0, chunk.length, at);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOSPC') throw error;
-  } finally {
-    await handle.close();
-  }
-  return ballast;
-}
-
 /**
  * On a disk 100% full (a 24 MiB tmpfs the test mounts and fills, as
  * test/server/faults/disk-full.test.ts does): removing is how space is freed, so it works,
@@ -118,25 +102,20 @@ async function fill(path: string): Promise<string> {
 describe('removing a file on a full disk', {
   skip: isRoot ? false : 'needs root to mount a tmpfs to fill',
 }, () => {
+  let disk: Awaited<ReturnType<typeof mountSmallDisk>>;
   let mount: string;
   let t: TestService;
   before(async () => {
-    mount = await mkdtemp(join(tmpdir(), 'filehost-remove-full-'));
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=24m', 'tmpfs', mount]);
+    disk = await mountSmallDisk(24);
+    mount = disk.path;
     t = await startTestService({ FILEHOST_DATA_DIR: join(mount, 'data') });
   });
   after(async () => {
     await t?.close();
-    execFileSync('umount', [mount]);
-    await rm(mount, { recursive: true, force: true });
+    await disk?.unmount();
   });
 
-  const full = () =>
-    assert.match(
-      execFileSync('df', ['--output=avail', mount], { encoding: 'utf8' }),
-      /\n\s*0\s*$/,
-      'the disk is 100% full',
-    );
+  const full = () => assert.ok(isFull(mount), 'the disk is 100% full');
 
   it('removes, frees its bytes and forgets it in the CDN, directly and through DELETE', async () => {
     const ctx = t.service.context;
