@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtemp, open, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { startTestService, type TestService } from './service.js';
 
 /**
  * A small disk of its own for a test to fill, for real: a tmpfs of `sizeMiB` mounted on a
@@ -39,4 +40,28 @@ export async function fill(path: string): Promise<string> {
 /** Whether the disk under `path` has no byte left, as `df` sees it. */
 export function isFull(path: string): boolean {
   return /\n\s*0\s*$/.test(execFileSync('df', ['--output=avail', path], { encoding: 'utf8' }));
+}
+
+/**
+ * A test service whose data directory is on a small disk of its own (`mountSmallDisk`), to
+ * fill; `close` stops it and takes the disk away.
+ */
+export async function serviceOnSmallDisk(
+  sizeMiB: number,
+): Promise<{ t: TestService; mount: string; close: () => Promise<void> }> {
+  const disk = await mountSmallDisk(sizeMiB);
+  try {
+    const t = await startTestService({ FILEHOST_DATA_DIR: join(disk.path, 'data') });
+    return {
+      t,
+      mount: disk.path,
+      async close() {
+        await t.close();
+        await disk.unmount();
+      },
+    };
+  } catch (error) {
+    await disk.unmount();
+    throw error;
+  }
 }

@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
 import { rm } from 'node:fs/promises';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { UploadResponse } from '../../../src/api/types.js';
-import { fill, isFull, mountSmallDisk } from '../../helpers/full-disk.js';
+import { fill, isFull, serviceOnSmallDisk } from '../../helpers/full-disk.js';
 import { publicUrlOf } from '../../helpers/public-url.js';
-import { expectError, json, startTestService, type TestService } from '../../helpers/service.js';
+import { expectError, json, type TestService } from '../../helpers/service.js';
 import { isRoot } from '../../helpers/system.js';
 
 const MiB = 1024 * 1024;
@@ -17,18 +16,14 @@ const MiB = 1024 * 1024;
  * there is room, with no restart.
  */
 describe('a full disk', { skip: isRoot ? false : 'needs root to mount a tmpfs to fill' }, () => {
-  let disk: Awaited<ReturnType<typeof mountSmallDisk>>;
+  let disk: Awaited<ReturnType<typeof serviceOnSmallDisk>>;
   let mount: string;
   let t: TestService;
   before(async () => {
-    disk = await mountSmallDisk(24);
-    mount = disk.path;
-    t = await startTestService({ FILEHOST_DATA_DIR: join(mount, 'data') });
+    disk = await serviceOnSmallDisk(24);
+    ({ t, mount } = disk);
   });
-  after(async () => {
-    await t?.close();
-    await disk?.unmount();
-  });
+  after(() => disk?.close());
 
   it('answers 507 with nothing kept, deletes at 100% full, and takes uploads again once freed', async () => {
     const kept = await json<UploadResponse>(

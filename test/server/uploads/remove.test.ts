@@ -1,13 +1,12 @@
 import assert from 'node:assert/strict';
 import { rm } from 'node:fs/promises';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { EventListResponse } from '../../../src/api/events.js';
 import type { UploadResponse } from '../../../src/api/types.js';
 import { fileEvent } from '../../../src/server/events/file-events.js';
 import { removeFile } from '../../../src/server/uploads/remove.js';
 import { sweep } from '../../../src/server/uploads/sweeper.js';
-import { fill, isFull, mountSmallDisk } from '../../helpers/full-disk.js';
+import { fill, isFull, serviceOnSmallDisk } from '../../helpers/full-disk.js';
 import { publicUrlOf } from '../../helpers/public-url.js';
 import { expectError, json, startTestService, type TestService } from '../../helpers/service.js';
 import { isRoot } from '../../helpers/system.js';
@@ -102,18 +101,14 @@ describe('removing a file', () => {
 describe('removing a file on a full disk', {
   skip: isRoot ? false : 'needs root to mount a tmpfs to fill',
 }, () => {
-  let disk: Awaited<ReturnType<typeof mountSmallDisk>>;
+  let disk: Awaited<ReturnType<typeof serviceOnSmallDisk>>;
   let mount: string;
   let t: TestService;
   before(async () => {
-    disk = await mountSmallDisk(24);
-    mount = disk.path;
-    t = await startTestService({ FILEHOST_DATA_DIR: join(mount, 'data') });
+    disk = await serviceOnSmallDisk(24);
+    ({ t, mount } = disk);
   });
-  after(async () => {
-    await t?.close();
-    await disk?.unmount();
-  });
+  after(() => disk?.close());
 
   const full = () => assert.ok(isFull(mount), 'the disk is 100% full');
 
