@@ -194,6 +194,14 @@ export interface CompleteBatchResponse {
 }
 
 /**
+ * `200` answer of a batch upload (`POST /v1/upload/batch`): one result per entry of its
+ * `files` field, in that order, shaped as a batch complete's.
+ */
+export interface UploadBatchResponse {
+  results: CompleteBatchResult[];
+}
+
+/**
  * One part of `GET /v1/uploads/:id`: `etag` is null until the part has arrived whole. Once
  * the upload is ready, the ETag it was completed with (`''` for uploads completed before
  * the service kept them).

@@ -93,7 +93,7 @@ function parseEntry(entry: unknown): BatchEntry {
  * store's fault is the service's (`unavailable`, `insufficient_storage`: retry that one
  * later); anything unexpected is `internal_error`, logged, never shown.
  */
-function itemError(error: unknown, request: FastifyRequest, id: string): ServiceError {
+export function itemError(error: unknown, request: FastifyRequest, id: string): ServiceError {
   if (error instanceof ServiceError) return error;
   const fault = serviceFault(error);
   if (fault) {
