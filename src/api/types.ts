@@ -194,6 +194,14 @@ export interface CompleteBatchResponse {
 }
 
 /**
+ * One file of a batch upload (`POST /v1/upload/batch`, its `files` field): described as a
+ * sign describes it, with the SHA-256 of its bytes (base64) when they should be checked.
+ */
+export interface UploadBatchEntry extends SignRequest {
+  sha256?: string;
+}
+
+/**
  * `200` answer of a batch upload (`POST /v1/upload/batch`): one result per entry of its
  * `files` field, in that order, shaped as a batch complete's.
  */

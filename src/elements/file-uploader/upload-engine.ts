@@ -6,7 +6,8 @@ import type { FileRecord, UploadState } from '../../api/types.js';
 import { blobDigestHeader } from '../../client/part-digest.js';
 import { xhrPartEtag } from '../../client/part-put.js';
 import { claimedParts, type UploadStep } from '../../client/upload-plan.js';
-import { Connections } from './connections.js';
+import { BATCH_UPLOAD_FILE_BYTES, type BatchItem, sendInBatches } from './batch-upload.js';
+import { Connections, signRequestFor } from './connections.js';
 import { fillEnglish } from './en-engine.js';
 import type { FailureWording, UploadFailure } from './failure.js';
 import type { FailureCause } from './failure-cause.js';
@@ -410,9 +411,11 @@ export class UploadEngine {
    * one part share a run (no part but the last is under MIN_PART_SIZE): a run's uploaders go
    * one after the other, and a large file must not hold up the small ones.
    */
-  #startMany(ids: string[]): void {
+  #startMany(started: string[]): void {
     const uppy = this.#uppy;
     if (!uppy) return;
+    const ids = this.#sendTogether(started);
+    if (ids.length === 0) return;
     const batch = new Set(ids.filter((id) => (uppy.getFile(id)?.size ?? 0) <= MIN_PART_SIZE));
     for (const id of ids) if (!batch.has(id)) this.#start(id);
     const running = new Set(
@@ -433,6 +436,66 @@ export class UploadEngine {
     }
     for (const id of batch) this.#begin(id);
     void uppy.upload().catch(() => undefined);
+  }
+
+  /**
+   * Small files started together (two or more of at most BATCH_UPLOAD_FILE_BYTES, never
+   * signed) go by the batch upload (`batch-upload.ts`), outside Uppy's runs: their bytes in
+   * a few requests, with no Uppy state change per file. Answers the ids left to the usual
+   * steps. A file that fails there is retried alone, by those steps.
+   */
+  #sendTogether(ids: string[]): string[] {
+    const uppy = this.#uppy;
+    if (!uppy) return ids;
+    const small = new Set(
+      ids.filter((id) => {
+        const size = uppy.getFile(id)?.size ?? 0;
+        return size > 0 && size <= BATCH_UPLOAD_FILE_BYTES && !this.#uploads.get(id)?.plan;
+      }),
+    );
+    if (small.size < 2) return ids;
+    const items: BatchItem[] = [];
+    const started: Record<string, { progress: UFile['progress'] }> = {};
+    for (const id of small) {
+      const upload = this.#uploads.get(id);
+      const file = uppy.getFile(id);
+      if (!upload || !file || !this.#begin(id)) continue;
+      upload.step = 'preparing';
+      items.push({
+        id,
+        body: file.data as Blob,
+        upload,
+        entry: signRequestFor(file, upload, 'off'),
+        checked: this.#settings.checksum !== 'off',
+      });
+      // Started in Uppy's eyes, so that none of its runs takes it up.
+      started[id] = { progress: { ...file.progress, uploadStarted: Date.now(), bytesUploaded: 0 } };
+    }
+    // One change of Uppy's state for all of them: each change copies its whole map of files.
+    uppy.patchFilesState(started);
+    const current = (item: BatchItem) =>
+      this.#uploads.get(item.id) === item.upload && item.upload.outcome === 'running';
+    void sendInBatches(items, this.#connections, {
+      sending: (sent) => {
+        for (const item of sent) item.upload.step = null;
+        this.#redrawSoon();
+      },
+      succeeded: (item, record) => {
+        const file = uppy.getFile(item.id);
+        if (!current(item) || !file) return;
+        item.upload.record = record;
+        item.upload.outcome = 'succeeded';
+        this.#callbacks.progress(summary(file), record.size, record.size);
+        this.#callbacks.succeeded(summary(file), record);
+        this.#redrawSoon();
+        this.#maybeAllDone();
+      },
+      failed: (item, error) => {
+        if (!current(item) || item.upload.abort?.signal.aborted) return;
+        this.#fail(item.id, error, 'upload');
+      },
+    });
+    return ids.filter((id) => !small.has(id));
   }
 
   /**

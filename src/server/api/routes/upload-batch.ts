@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { finished } from 'node:stream/promises';
 import type { MultipartFile } from '@fastify/multipart';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -26,6 +27,8 @@ const MULTIPART_OVERHEAD = 256 * 1024;
 /** One file of the batch: what its entry of `files` said, and its receiving row. */
 interface BatchFile {
   entry: SignEntry;
+  /** The SHA-256 its entry said its bytes have (`sha256`), checked as they are stored. */
+  sha256: Buffer | null;
   row: FileRow;
   /** Its bytes stored and checked (type, scan, location), ready to be made `ready`. */
   stored: Promise<{ mime: string; size: number; scannedAt: number | null }> | null;
@@ -73,7 +76,12 @@ export async function uploadBatchHandler(
   renewal.unref();
   try {
     for await (const part of request.parts({
-      limits: { files: MAX_BATCH + 1, fields: 1, parts: MAX_BATCH + 2, fileSize: MAX_ONE_REQUEST_BYTES + 1 },
+      limits: {
+        files: MAX_BATCH + 1,
+        fields: 1,
+        parts: MAX_BATCH + 2,
+        fileSize: MAX_ONE_REQUEST_BYTES + 1,
+      },
     })) {
       if (part.type === 'field') {
         if (part.fieldname !== 'files') continue;
@@ -86,11 +94,14 @@ export async function uploadBatchHandler(
         continue;
       }
       if (files.length === 0) {
-        fail('invalid_request', 'The files field must come before the files\' bytes.');
+        fail('invalid_request', "The files field must come before the files' bytes.");
       }
       const file = files[received++];
       if (!file) {
-        fail('invalid_request', `The body has more file parts than the ${files.length} entries of files.`);
+        fail(
+          'invalid_request',
+          `The body has more file parts than the ${files.length} entries of files.`,
+        );
       }
       await receive(ctx, caller, file, part);
     }
@@ -102,7 +113,7 @@ export async function uploadBatchHandler(
   clearInterval(renewal);
   if (files.length === 0) fail('missing_file', 'The body has no files field.');
   for (const file of files.slice(received)) {
-    file.error = new ServiceError('missing_file', 'The body ended before this file\'s bytes.');
+    file.error = new ServiceError('missing_file', "The body ended before this file's bytes.");
   }
   const results = await Promise.all(files.map((file) => makeReady(ctx, request, file)));
   ctx.events.kick();
@@ -133,47 +144,51 @@ async function reserve(
   const entries = parsed.map((item: unknown, index) => {
     try {
       const entry = validateSignEntry(item, caller.project, caller);
+      const sha256 = parseSha256((item as { sha256?: unknown }).sha256);
       if (entry.size > MAX_ONE_REQUEST_BYTES) {
         fail('too_large', 'A file of a batch upload is at most 100 MiB; sign larger files.', {
           extra: { limit: MAX_ONE_REQUEST_BYTES },
         });
       }
-      return entry;
+      return { entry, sha256 };
     } catch (error) {
       throw atIndex(error, index, 'files');
     }
   });
-  if (entries.reduce((sum, entry) => sum + entry.size, 0) > MAX_ONE_REQUEST_BYTES) {
+  if (entries.reduce((sum, { entry }) => sum + entry.size, 0) > MAX_ONE_REQUEST_BYTES) {
     throw batchTooLarge();
   }
   const now = ctx.now();
-  const files = entries.map((entry): BatchFile => ({
-    entry,
-    row: {
-      id: newId(),
-      projectId: caller.project.id,
-      name: entry.name,
-      mime: entry.mime,
-      size: entry.size,
-      createdAt: now,
-      status: 'receiving',
-      metadata: entry.metadata,
-      partSize: null,
-      storageUploadId: null,
-      checksum: null,
-      expiresAt: receivingExpiry(ctx),
-      deletedAt: null,
-      uploadTokenHash: null,
-      completedParts: null,
-      visibility: entry.visibility,
-      deleteAt: entry.deleteAfter === null ? null : now + entry.deleteAfter * 1000,
-      tokenId: caller.token?.id ?? null,
-      anonymousAddress: caller.keyKind === 'publishable' ? address : null,
-      importState: null,
-    },
-    stored: null,
-    error: null,
-  }));
+  const files = entries.map(
+    ({ entry, sha256 }): BatchFile => ({
+      entry,
+      sha256,
+      row: {
+        id: newId(),
+        projectId: caller.project.id,
+        name: entry.name,
+        mime: entry.mime,
+        size: entry.size,
+        createdAt: now,
+        status: 'receiving',
+        metadata: entry.metadata,
+        partSize: null,
+        storageUploadId: null,
+        checksum: null,
+        expiresAt: receivingExpiry(ctx),
+        deletedAt: null,
+        uploadTokenHash: null,
+        completedParts: null,
+        visibility: entry.visibility,
+        deleteAt: entry.deleteAfter === null ? null : now + entry.deleteAfter * 1000,
+        tokenId: caller.token?.id ?? null,
+        anonymousAddress: caller.keyKind === 'publishable' ? address : null,
+        importState: null,
+      },
+      stored: null,
+      error: null,
+    }),
+  );
   // One-request uploads are not pending uploads: only the storage quota applies (and the
   // anonymous caps, or the token's limits).
   await reserveUploads(
@@ -204,7 +219,9 @@ async function receive(
     // Not destroyed when refused (`bodyChunks`): the rest of the part is read past, and the
     // next file's bytes follow it in the same body.
     const bytes = exactBytes(bodyChunks(part.file), entry.size, mismatch);
-    await ctx.blobs.put(row.id, bytes, { contentType: entry.mime });
+    await ctx.blobs.put(row.id, file.sha256 ? verified(bytes, file.sha256) : bytes, {
+      contentType: entry.mime,
+    });
   } catch (error) {
     if (!(error instanceof ServiceError)) throw error;
     file.error = error;
@@ -214,6 +231,34 @@ async function receive(
   file.stored = check(ctx, caller, file);
   // Settled later, by makeReady; no unhandled rejection meanwhile.
   file.stored.catch(() => undefined);
+}
+
+/**
+ * The bytes, hashed as they stream by, failing after the last chunk (so the store never
+ * keeps them) when they do not have the digest their entry gave.
+ */
+async function* verified(source: AsyncIterable<Buffer>, expected: Buffer): AsyncGenerator<Buffer> {
+  const hash = createHash('sha256');
+  for await (const chunk of source) {
+    hash.update(chunk);
+    yield chunk;
+  }
+  if (!hash.digest().equals(expected)) {
+    throw new ServiceError(
+      'checksum_mismatch',
+      'The file does not match its sha256: its bytes were damaged on the way, and it was not stored. Send it again.',
+    );
+  }
+}
+
+/** An entry's `sha256`: absent, or the base64 of a 32-byte SHA-256. */
+function parseSha256(value: unknown): Buffer | null {
+  if (value === undefined) return null;
+  const digest = typeof value === 'string' ? Buffer.from(value, 'base64') : null;
+  if (!digest || digest.length !== 32 || digest.toString('base64') !== value) {
+    fail('invalid_request', 'sha256 must be the 32-byte SHA-256 of the file in padded base64.');
+  }
+  return digest;
 }
 
 /** What one stored file is, from its bytes; its scan and location stripping. */
