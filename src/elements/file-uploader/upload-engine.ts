@@ -485,6 +485,11 @@ export class UploadEngine {
         if (!current(item) || !file) return;
         item.upload.record = record;
         item.upload.outcome = 'succeeded';
+        // Paused while its request was on its way: its bytes are in all the same.
+        if (item.upload.paused) {
+          item.upload.paused = false;
+          uppy.setFileState(item.id, { error: null });
+        }
         this.#callbacks.progress(summary(file), record.size, record.size);
         this.#callbacks.succeeded(summary(file), record);
         this.#redrawSoon();

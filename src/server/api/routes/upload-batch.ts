@@ -255,7 +255,7 @@ async function* verified(source: AsyncIterable<Buffer>, expected: Buffer): Async
 function parseSha256(value: unknown): Buffer | null {
   if (value === undefined) return null;
   const digest = typeof value === 'string' ? Buffer.from(value, 'base64') : null;
-  if (!digest || digest.length !== 32 || digest.toString('base64') !== value) {
+  if (digest?.length !== 32 || digest.toString('base64') !== value) {
     fail('invalid_request', 'sha256 must be the 32-byte SHA-256 of the file in padded base64.');
   }
   return digest;

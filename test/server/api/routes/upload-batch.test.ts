@@ -1,5 +1,6 @@
 // @deployments embedded scale (also run on PostgreSQL + S3: `npm run test:scale`)
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -19,6 +20,7 @@ import {
 interface Entry {
   name?: string;
   size: number;
+  sha256?: string;
   type?: string;
   metadata?: Record<string, string>;
   visibility?: string;
@@ -104,6 +106,36 @@ describe('POST /v1/upload/batch', () => {
     assert.equal(results[1]?.error?.status, 400);
     assert.equal(results[2]?.error?.code, 'size_mismatch');
     assertSameBytes(await (await fetch(results[0]?.file?.url as string)).arrayBuffer(), good);
+  });
+
+  it('checks a file against its sha256 as it arrives: a damaged one alone is refused, not stored', async () => {
+    const sha = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('base64');
+    const good = patternBytes(3000, 11);
+    const sent = patternBytes(3000, 12);
+    const before = await t.stored();
+    const response = await send(
+      batchForm(
+        [
+          { name: 'good.bin', size: good.length, sha256: sha(good) },
+          // What the page read; the bytes that arrive differ (damaged on the way).
+          { name: 'damaged.bin', size: sent.length, sha256: sha(patternBytes(3000, 13)) },
+        ],
+        [good, sent],
+      ),
+    );
+    const { results } = await json<UploadBatchResponse>(response, 200);
+    assert.ok(results[0]?.file);
+    assert.equal(results[1]?.error?.code, 'checksum_mismatch');
+    assert.equal(results[1]?.error?.status, 400);
+    assertSameBytes(await (await fetch(results[0]?.file?.url as string)).arrayBuffer(), good);
+    // Only the good file's object was added.
+    assert.equal((await t.stored()).length, before.length + 1);
+    await expectError(
+      await send(batchForm([{ size: 3, sha256: 'not-a-digest' }], [patternBytes(3)])),
+      400,
+      'invalid_request',
+      { index: 0 },
+    );
   });
 
   it('answers missing_file for entries whose bytes never came', async () => {
