@@ -1,3 +1,7 @@
+/**
+ * The batch upload of small files added together: a chunk of its own, loaded by the engine
+ * (`UploadEngine.#sendTogether`) the first time two or more small files arrive at once.
+ */
 import { MAX_BATCH } from '../../api/limits.js';
 import type { FileRecord, UploadBatchEntry } from '../../api/types.js';
 import { ApiError } from '../../client/api-error.js';
@@ -5,13 +9,6 @@ import { blobDigest } from '../../client/part-digest.js';
 import type { Connections } from './connections.js';
 import type { FileUpload, UploadTarget } from './file-state.js';
 
-/**
- * Files of at most this size, two or more started together, go by the batch upload
- * (`POST /v1/upload/batch`): their bytes in a few requests instead of a sign, a PUT and a
- * complete each. The size up to which a file is sent without progress events anyway
- * (`QUIET_UPLOAD_BYTES`): its row goes from "uploading" to done either way.
- */
-export const BATCH_UPLOAD_FILE_BYTES = 64 * 1024;
 /**
  * Requests under way at once: the browser's six connections to one host, so that the
  * service works on as many files at a time as it does for six one-request uploads.
@@ -39,7 +36,8 @@ export interface BatchOutcome {
 }
 
 /**
- * Sends small files by the batch upload, a few requests at once, each file's result its
+ * Sends small files by the batch upload (`POST /v1/upload/batch`): their bytes in a few
+ * requests instead of a sign, a PUT and a complete each; a few requests at once, each file's result its
  * own: a file the service refused fails alone, and a request that fails as a whole (the
  * network, a refused key) fails each of its files, which the engine then retries one by
  * one by the usual steps. A file whose attempt was stopped (paused, removed) before its

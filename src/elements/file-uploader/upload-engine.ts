@@ -3,10 +3,11 @@ import XHRUpload from '@uppy/xhr-upload';
 import { MIN_PART_SIZE } from '../../api/limits.js';
 import { cleanName } from '../../api/names.js';
 import type { FileRecord, UploadState } from '../../api/types.js';
+import { loadChunk } from '../../client/missing-chunk.js';
 import { blobDigestHeader } from '../../client/part-digest.js';
 import { xhrPartEtag } from '../../client/part-put.js';
 import { claimedParts, type UploadStep } from '../../client/upload-plan.js';
-import { BATCH_UPLOAD_FILE_BYTES, type BatchItem, sendInBatches } from './batch-upload.js';
+import type { BatchItem, BatchOutcome } from './batch-upload.js';
 import { Connections, signRequestFor } from './connections.js';
 import { fillEnglish } from './en-engine.js';
 import type { FailureWording, UploadFailure } from './failure.js';
@@ -57,7 +58,8 @@ const MANY_FILES_REDRAW_INTERVAL_MS = 250;
 const MANY_FILES = 12;
 /**
  * Files up to this size are sent without upload progress events: at 1 Mbit/s one takes half
- * a second, and its bar goes from "uploading" to done.
+ * a second, and its bar goes from "uploading" to done. Two or more of them added together go
+ * by the batch upload (`#sendTogether`): no row of theirs shows progress either way.
  */
 const QUIET_UPLOAD_BYTES = 64 * 1024;
 
@@ -439,7 +441,7 @@ export class UploadEngine {
   }
 
   /**
-   * Small files started together (two or more of at most BATCH_UPLOAD_FILE_BYTES, never
+   * Small files started together (two or more of at most QUIET_UPLOAD_BYTES, never
    * signed) go by the batch upload (`batch-upload.ts`), outside Uppy's runs: their bytes in
    * a few requests, with no Uppy state change per file. Answers the ids left to the usual
    * steps. A file that fails there is retried alone, by those steps.
@@ -450,7 +452,7 @@ export class UploadEngine {
     const small = new Set(
       ids.filter((id) => {
         const size = uppy.getFile(id)?.size ?? 0;
-        return size > 0 && size <= BATCH_UPLOAD_FILE_BYTES && !this.#uploads.get(id)?.plan;
+        return size > 0 && size <= QUIET_UPLOAD_BYTES && !this.#uploads.get(id)?.plan;
       }),
     );
     if (small.size < 2) return ids;
@@ -475,7 +477,7 @@ export class UploadEngine {
     uppy.patchFilesState(started);
     const current = (item: BatchItem) =>
       this.#uploads.get(item.id) === item.upload && item.upload.outcome === 'running';
-    void sendInBatches(items, this.#connections, {
+    const outcome: BatchOutcome = {
       sending: (sent) => {
         for (const item of sent) item.upload.step = null;
         this.#redrawSoon();
@@ -499,7 +501,15 @@ export class UploadEngine {
         if (!current(item) || item.upload.abort?.signal.aborted) return;
         this.#fail(item.id, error, 'upload');
       },
-    });
+    };
+    // Not fetched (offline, not deployed): each file fails as its first request would, and
+    // is retried alone by the usual steps.
+    loadChunk(() => import('./batch-upload.js')).then(
+      (batch) => batch.sendInBatches(items, this.#connections, outcome),
+      (error: unknown) => {
+        for (const item of items) outcome.failed(item, error);
+      },
+    );
     return ids.filter((id) => !small.has(id));
   }
 

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import type { MultipartFile } from '@fastify/multipart';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -21,6 +22,11 @@ import { requireTokenType } from '../upload-tokens.js';
 import { itemError } from './complete-batch.js';
 import { type SignEntry, validateSignEntry } from './sign-upload.js';
 
+/**
+ * Files up to this size are read whole before they are written (see `receive`): at most
+ * 100 of them, 25 MiB, held by one request at once.
+ */
+const IN_MEMORY_BYTES = 256 * 1024;
 /** Room for the `files` field, boundaries and part headers around the files' bytes. */
 const MULTIPART_OVERHEAD = 256 * 1024;
 
@@ -215,20 +221,30 @@ async function receive(
   const { row, entry } = file;
   const mismatch = () =>
     new ServiceError('size_mismatch', `The file's bytes are not the ${entry.size} declared.`);
+  // Not destroyed when refused (`bodyChunks`): the rest of the part is read past, and the
+  // next file's bytes follow it in the same body.
+  const exact = exactBytes(bodyChunks(part.file), entry.size, mismatch);
+  const bytes = file.sha256 ? verified(exact, file.sha256) : exact;
+  const options = { contentType: entry.mime };
   try {
-    // Not destroyed when refused (`bodyChunks`): the rest of the part is read past, and the
-    // next file's bytes follow it in the same body.
-    const bytes = exactBytes(bodyChunks(part.file), entry.size, mismatch);
-    await ctx.blobs.put(row.id, file.sha256 ? verified(bytes, file.sha256) : bytes, {
-      contentType: entry.mime,
-    });
+    if (entry.size <= IN_MEMORY_BYTES) {
+      // Read whole, then written while the next file's bytes arrive: each small file's
+      // flush to disk (or PUT to the bucket) overlaps the next one's instead of following it.
+      const chunks: Buffer[] = [];
+      for await (const chunk of bytes) chunks.push(chunk);
+      file.stored = ctx.blobs
+        .put(row.id, Readable.from([Buffer.concat(chunks)]), options)
+        .then(() => check(ctx, caller, file));
+    } else {
+      await ctx.blobs.put(row.id, bytes, options);
+      file.stored = check(ctx, caller, file);
+    }
   } catch (error) {
     if (!(error instanceof ServiceError)) throw error;
     file.error = error;
     await drain(part);
     return;
   }
-  file.stored = check(ctx, caller, file);
   // Settled later, by makeReady; no unhandled rejection meanwhile.
   file.stored.catch(() => undefined);
 }
