@@ -24,6 +24,7 @@ import {
   transferOf,
   until,
   uploadToken,
+  usage,
 } from './helpers.js';
 
 const MiB = 1024 * 1024;
@@ -475,6 +476,23 @@ describe('<file-uploader>', () => {
       const { successful } = await done;
       const record = successful.find((r) => r.name === 'damaged.bin') as FileRecord;
       expect(await sameBytes(publicUrlOf(record), damaged)).to.equal(false);
+    });
+
+    it('cancels a whole batch request when all its files are cancelled: none is stored', async () => {
+      const p = await project();
+      const element = await uploader(p);
+      await network('hold', '/v1/upload/batch$', 2000);
+      let succeeded = 0;
+      element.addEventListener('upload-success', () => succeeded++);
+      pick(element, [file('a.bin', 500), file('b.bin', 500, undefined, 2)]);
+      await waitUntil(() => statuses(element).every((s) => s === 'uploading'), 'not sending', {
+        timeout: 10_000,
+      });
+      element.cancelAll();
+      await network('restore');
+      await aTimeout(2500);
+      expect(succeeded).to.equal(0);
+      expect((await usage(p.publishableKey)).files).to.equal(0);
     });
 
     it('a file removed or paused while its request is on its way: removed, it is not reported; paused, it ends done', async () => {
@@ -1087,7 +1105,7 @@ describe('<file-uploader>', () => {
       await network('hold', '\\[upload ', 3000);
       let succeeded = 0;
       element.addEventListener('upload-success', () => succeeded++);
-      pick(element, [file('slow.bin', 5000), file('other.bin', 5000, undefined, 2)]);
+      pick(element, [file('slow.bin', OVER_BATCH), file('other.bin', OVER_BATCH, undefined, 2)]);
       await waitUntil(() => statuses(element).every((s) => s === 'uploading'), 'not uploading', {
         timeout: 10_000,
       });
@@ -1112,7 +1130,7 @@ describe('<file-uploader>', () => {
       await network('hold', '\\[upload ', 3000);
       let succeeded = 0;
       element.addEventListener('upload-success', () => succeeded++);
-      pick(element, [file('a.bin', 5000), file('b.bin', 5000, undefined, 2)]);
+      pick(element, [file('a.bin', OVER_BATCH), file('b.bin', OVER_BATCH, undefined, 2)]);
       await waitUntil(() => element.uploading, 'not uploading');
       await element.updateComplete;
       [...(element.shadowRoot?.querySelectorAll<HTMLButtonElement>('.summary .action') ?? [])]
@@ -1323,7 +1341,10 @@ describe('<file-uploader>', () => {
 
       await network('hold', '\\[upload ', 1000);
       const done = next(element, 'upload-complete');
-      pick(element, [file('a.txt', 10, 'text/plain', 1), file('b.txt', 10, 'text/plain', 2)]);
+      pick(element, [
+        file('a.txt', OVER_BATCH, 'text/plain', 1),
+        file('b.txt', OVER_BATCH, 'text/plain', 2),
+      ]);
       await waitUntil(() => element.uploading, 'not uploading');
       await element.updateComplete;
       expect(form.checkValidity()).to.equal(false);

@@ -96,7 +96,10 @@ async function sendOne(
         }),
       );
       const client = await connections.clientFor(first.upload.target);
-      const results = await client.uploadMany(items.map(({ entry, body }) => ({ entry, body })));
+      const results = await client.uploadMany(
+        items.map(({ entry, body }) => ({ entry, body })),
+        { signal: everyStopped(items) },
+      );
       items.forEach((item, index) => {
         const result = results[index];
         if (result?.file) outcome.succeeded(item, result.file);
@@ -125,4 +128,17 @@ function sameClient(a: UploadTarget, b: UploadTarget): boolean {
     a.uploadToken === b.uploadToken &&
     a.tokenProvider === b.tokenProvider
   );
+}
+
+/**
+ * Aborts once every file of a request was stopped (removed, paused, cancelled): the service
+ * then keeps none of them. While one of them is still wanted, the request goes on.
+ */
+function everyStopped(items: BatchItem[]): AbortSignal {
+  const stop = new AbortController();
+  let left = items.length;
+  for (const { upload } of items) {
+    upload.abort?.signal.addEventListener('abort', () => --left || stop.abort(), { once: true });
+  }
+  return stop.signal;
 }
