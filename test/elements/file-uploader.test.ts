@@ -425,6 +425,20 @@ describe('<file-uploader>', () => {
       expect(text(element)).to.contain('30 of 30 uploaded');
     });
 
+    it('sends small files added one by one within a moment together too', async () => {
+      const p = await project();
+      const element = await uploader(p);
+      await network('log');
+      const done = next(element, 'upload-complete', 30_000);
+      for (let i = 0; i < 5; i++)
+        element.addFiles([file(`one-${i}.txt`, 100 + i, 'text/plain', i)]);
+      const result = await done;
+      expect(result.successful.length).to.equal(5);
+      const log = (await network('log')) as string[];
+      expect(batches(log).length).to.equal(1);
+      expect(others(log)).to.deep.equal([]);
+    });
+
     it('fails a file the service refuses alone, with its own error; the others go up', async () => {
       const p = await project();
       const { token } = await uploadToken(p.publishableKey, { policy: { types: ['text/plain'] } });

@@ -56,6 +56,8 @@ const REDRAW_INTERVAL_MS = 100;
  */
 const MANY_FILES_REDRAW_INTERVAL_MS = 250;
 const MANY_FILES = 12;
+/** How long a small file waits for others added after it to go in the same batch upload. */
+const GATHER_MS = 15;
 /**
  * Files up to this size are sent without upload progress events: at 1 Mbit/s one takes half
  * a second, and its bar goes from "uploading" to done. Two or more of them added together go
@@ -98,6 +100,9 @@ export class UploadEngine {
   /** Files Uppy's restrictions refused, listed with the rule they broke. */
   #rejected: { view: FileView; word: FailureWording }[] = [];
   #destroyTimer: ReturnType<typeof setTimeout> | null = null;
+  /** Small files waiting a moment for others to go with them (`#gatherSmall`). */
+  readonly #gathered: string[] = [];
+  #gatherTimer: ReturnType<typeof setTimeout> | null = null;
   #redrawPending = false;
 
   constructor(host: UploadHost, settings: UploaderSettings, callbacks: UploadCallbacks) {
@@ -374,6 +379,9 @@ export class UploadEngine {
 
   #destroy(): void {
     this.#destroyTimer = null;
+    if (this.#gatherTimer) clearTimeout(this.#gatherTimer);
+    this.#gatherTimer = null;
+    this.#gathered.length = 0;
     for (const upload of this.#uploads.values()) {
       clearRetry(upload);
       upload.abort?.abort();
@@ -413,10 +421,10 @@ export class UploadEngine {
    * one part share a run (no part but the last is under MIN_PART_SIZE): a run's uploaders go
    * one after the other, and a large file must not hold up the small ones.
    */
-  #startMany(started: string[]): void {
+  #startMany(started: string[], gathered = false): void {
     const uppy = this.#uppy;
     if (!uppy) return;
-    const ids = this.#sendTogether(started);
+    const ids = gathered ? started : this.#gatherSmall(started);
     if (ids.length === 0) return;
     const batch = new Set(ids.filter((id) => (uppy.getFile(id)?.size ?? 0) <= MIN_PART_SIZE));
     for (const id of ids) if (!batch.has(id)) this.#start(id);
@@ -442,20 +450,36 @@ export class UploadEngine {
 
   /**
    * Small files started together (two or more of at most QUIET_UPLOAD_BYTES, never
-   * signed) go by the batch upload (`batch-upload.ts`), outside Uppy's runs: their bytes in
-   * a few requests, with no Uppy state change per file. Answers the ids left to the usual
-   * steps. A file that fails there is retried alone, by those steps.
+   * signed, added at once or within GATHER_MS of each other) go by the batch upload
+   * (`batch-upload.ts`), outside Uppy's runs: their bytes in a few requests, with no Uppy
+   * state change per file. One that came alone goes by the usual steps after that moment.
+   * Answers the ids left to the usual steps now. A file that fails in a batch is retried
+   * alone, by those steps.
    */
-  #sendTogether(ids: string[]): string[] {
+  #gatherSmall(ids: string[]): string[] {
     const uppy = this.#uppy;
-    if (!uppy) return ids;
     const small = new Set(
       ids.filter((id) => {
-        const size = uppy.getFile(id)?.size ?? 0;
+        const size = uppy?.getFile(id)?.size ?? 0;
         return size > 0 && size <= QUIET_UPLOAD_BYTES && !this.#uploads.get(id)?.plan;
       }),
     );
-    if (small.size < 2) return ids;
+    if (small.size === 0) return ids;
+    this.#gathered.push(...small);
+    // Files added one by one within a moment go together too (as the batch sign's window).
+    this.#gatherTimer ??= setTimeout(() => {
+      this.#gatherTimer = null;
+      const together = this.#gathered.splice(0).filter((id) => this.#uppy?.getFile(id));
+      if (together.length >= 2) this.#sendTogether(together);
+      else this.#startMany(together, true);
+    }, GATHER_MS);
+    return ids.filter((id) => !small.has(id));
+  }
+
+  /** Sends small files by the batch upload (see `#gatherSmall`). */
+  #sendTogether(small: string[]): void {
+    const uppy = this.#uppy;
+    if (!uppy) return;
     const items: BatchItem[] = [];
     const started: Record<string, { progress: UFile['progress'] }> = {};
     for (const id of small) {
@@ -510,7 +534,6 @@ export class UploadEngine {
         for (const item of items) outcome.failed(item, error);
       },
     );
-    return ids.filter((id) => !small.has(id));
   }
 
   /**
