@@ -168,7 +168,7 @@ export async function completeUploads(
  * store's fault is the service's (`unavailable`, `insufficient_storage`: retry that one
  * later); anything unexpected is `internal_error`, logged, never shown.
  */
-function itemError(error: unknown, log: FastifyBaseLogger, id: string): ServiceError {
+export function itemError(error: unknown, log: FastifyBaseLogger, id: string): ServiceError {
   if (error instanceof ServiceError) return error;
   const fault = serviceFault(error);
   if (fault) {
