@@ -2,25 +2,14 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { CreatedWebhook } from '../../src/api/events.js';
 import type { UploadResponse } from '../../src/api/types.js';
-import { startRgw } from '../helpers/ceph-rgw.js';
 import { startNginx, type TestNginx } from '../helpers/nginx.js';
 import { freePort } from '../helpers/ports.js';
-import { startPostgres } from '../helpers/postgres.js';
-import { scaleDeployment } from '../helpers/scale.js';
+import { scaleDeployment, scaleServersMissing } from '../helpers/scale.js';
 import { ALLOWED_ORIGIN, type ChildService, json, spawnService } from '../helpers/service.js';
 import { startReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 
 /** Decides before any test runs whether the real servers can be had (CI=true: must). */
-async function missingServers(): Promise<string | null> {
-  for (const probe of [startPostgres, startRgw]) {
-    const started = await probe();
-    if ('skip' in started) return started.skip;
-    await started.stop();
-  }
-  return null;
-}
-
-const skip = (await missingServers()) ?? undefined;
+const skip = (await scaleServersMissing()) ?? undefined;
 
 /**
  * Webhooks on the scale deployment for real: two instances as processes of their own on one

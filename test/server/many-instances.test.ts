@@ -8,13 +8,11 @@ import type {
   ImportResponse,
   SignResponse,
 } from '../../src/api/types.js';
-import { startRgw } from '../helpers/ceph-rgw.js';
 import { startNginx, type TestNginx } from '../helpers/nginx.js';
 import { freePort } from '../helpers/ports.js';
-import { startPostgres } from '../helpers/postgres.js';
 import { publicUrlOf } from '../helpers/public-url.js';
 import { rawExchange } from '../helpers/raw-exchange.js';
-import { scaleDeployment } from '../helpers/scale.js';
+import { scaleDeployment, scaleServersMissing } from '../helpers/scale.js';
 import {
   ALLOWED_ORIGIN,
   assertSameBytes,
@@ -27,16 +25,7 @@ import {
 const MiB = 1024 * 1024;
 
 /** Decides before any test runs whether the real servers can be had (CI=true: must). */
-async function missingServers(): Promise<string | null> {
-  for (const probe of [startPostgres, startRgw]) {
-    const started = await probe();
-    if ('skip' in started) return started.skip;
-    await started.stop();
-  }
-  return null;
-}
-
-const skip = (await missingServers()) ?? undefined;
+const skip = (await scaleServersMissing()) ?? undefined;
 
 /**
  * The scale deployment for real: instances as processes of their own, sharing one

@@ -3,25 +3,14 @@ import { request } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import type { EventListResponse } from '../../src/api/events.js';
 import type { FileRecord, UploadResponse, UploadTokenResponse } from '../../src/api/types.js';
-import { startRgw } from '../helpers/ceph-rgw.js';
 import { startNginx, type TestNginx } from '../helpers/nginx.js';
 import { freePort } from '../helpers/ports.js';
-import { startPostgres } from '../helpers/postgres.js';
 import { moveDeleteAt } from '../helpers/row-clock.js';
-import { scaleDeployment } from '../helpers/scale.js';
+import { scaleDeployment, scaleServersMissing } from '../helpers/scale.js';
 import { ALLOWED_ORIGIN, type ChildService, json, spawnService } from '../helpers/service.js';
 
 /** Decides before any test runs whether the real servers can be had (CI=true: must). */
-async function missingServers(): Promise<string | null> {
-  for (const probe of [startPostgres, startRgw]) {
-    const started = await probe();
-    if ('skip' in started) return started.skip;
-    await started.stop();
-  }
-  return null;
-}
-
-const skip = (await missingServers()) ?? undefined;
+const skip = (await scaleServersMissing()) ?? undefined;
 
 /** A POST from a given local address (a client of its own as nginx sees it): status and body. */
 function postFrom(
