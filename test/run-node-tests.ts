@@ -76,8 +76,12 @@ const { SHARED_SERVERS_ENV, startSharedServers } = needsServers
   : { SHARED_SERVERS_ENV: '', startSharedServers: null };
 if (startSharedServers && !process.env[SHARED_SERVERS_ENV]) {
   const started = performance.now();
-  const shared = await startSharedServers();
-  // Missing servers: each file decides for itself, as it would alone (skip, or fail under CI).
+  // Missing servers, or a boot that failed: each file decides for itself, as it would alone
+  // (skip, or fail with its own boot's words, or under CI).
+  const shared = await startSharedServers().catch((error: Error) => {
+    console.warn(`PostgreSQL and RGW did not start for this run: ${error.message}`);
+    return { skip: error.message };
+  });
   if (!('skip' in shared)) {
     Object.assign(env, shared.env);
     stopShared = shared.stop;
