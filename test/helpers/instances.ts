@@ -1,22 +1,14 @@
-import { startRgw } from './ceph-rgw.js';
 import { startNginx, type TestNginx } from './nginx.js';
 import { freePort } from './ports.js';
-import { startPostgres } from './postgres.js';
-import { scaleDeployment } from './scale.js';
+import { scaleDeployment, scaleServersMissing } from './scale.js';
 import { ALLOWED_ORIGIN, type ChildService, spawnService } from './service.js';
 
 /**
  * Decides before any test runs whether the real servers of the scale deployment can be had
- * (CI=true: must): the reason to skip, or null.
+ * (CI=true: must): the reason to skip, or null (`scaleServersMissing`: the run's shared
+ * servers when it started them).
  */
-export async function missingScaleServers(): Promise<string | null> {
-  for (const probe of [startPostgres, startRgw]) {
-    const started = await probe();
-    if ('skip' in started) return started.skip;
-    await started.stop();
-  }
-  return null;
-}
+export const missingScaleServers = scaleServersMissing;
 
 export interface Ports {
   api: number;
