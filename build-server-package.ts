@@ -158,7 +158,7 @@ if (process.argv[2] === 'admin') {
   process.argv.splice(2, 1);
   await import('./lib/cli.js');
 } else {
-  await import('./lib/main.js');
+  await import('./lib/start/main.js');
 }
 `,
     { mode: 0o755 },

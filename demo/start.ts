@@ -1,5 +1,5 @@
-import { runUntilSignal } from '../src/server/run.js';
-import { startService } from '../src/server/service.js';
+import { runUntilSignal } from '../src/server/start/run.js';
+import { startService } from '../src/server/start/service.js';
 import { startDemoServer } from './demo-server.js';
 import { startWebhookLog } from './webhook-log.js';
 

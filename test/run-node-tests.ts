@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -11,11 +11,30 @@ import { join } from 'node:path';
  * with the tag `SCALE_TAG` in a comment, run with `FILEHOST_TEST_DEPLOYMENT=scale`
  * (PostgreSQL and S3; see `helpers/scale-mode.ts`). The list lives in the test files, so
  * a new scale-capable suite is one line in the suite, not one more name in package.json.
+ *
+ * Test files run `JOBS` at a time (`FILEHOST_TEST_JOBS`, default 2): most of a file's time
+ * is spent waiting (for its service, a child process, PostgreSQL, RGW, Chromium, npm), not
+ * computing. Each file is a process of its own, with its own service on ports the kernel
+ * picks and its own temp dirs; Node prints each file's results together once it is done.
+ * A file that cannot share the machine with another (a fixed port, a timing that a busy
+ * second process would break) carries the tag `ALONE_TAG` with its reason, and runs after
+ * the others, by itself.
+ *
+ * PostgreSQL and RGW are started once here when the run needs them (`--scale`, or a file
+ * that imports `helpers/scale.js`) and shared by every file (`helpers/scale.ts`: each
+ * service gets a fresh database and bucket, as before); a Ceph boot per file cost more than
+ * many of the files' tests.
  */
 const BROWSER_DIRS = new Set(['elements', 'e2e', 'bench']);
 
 /** The tag of a test file that also runs on the scale deployment. */
 const SCALE_TAG = '@deployments embedded scale';
+/** The tag of a test file that must run with no other test file beside it. */
+const ALONE_TAG = '@runs-alone';
+/** A test file that uses PostgreSQL and RGW in the embedded run too. */
+const USES_SCALE_SERVERS = /from '(\.\.\/)+helpers\/scale\.js'/;
+
+const JOBS = Math.max(1, Number(process.env.FILEHOST_TEST_JOBS ?? 2) || 1);
 
 function find(dir: string, skipBrowserDirs: boolean): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -33,22 +52,72 @@ const named = args.filter((arg) => arg !== '--scale');
 let files = (named.length > 0 ? named : ['test'])
   .flatMap((path) => (statSync(path).isDirectory() ? find(path, named.length === 0) : [path]))
   .sort();
-if (scale) files = files.filter((file) => readFileSync(file, 'utf8').includes(SCALE_TAG));
+const sources = new Map(files.map((file) => [file, readFileSync(file, 'utf8')]));
+if (scale) files = files.filter((file) => sources.get(file)?.includes(SCALE_TAG));
 if (files.length === 0) {
   console.error(`No test files${scale ? ` tagged "${SCALE_TAG}"` : ''} in ${named.join(' ')}`);
   process.exit(1);
 }
-const result = spawnSync(
-  process.execPath,
-  ['--import', 'tsx', '--test', '--test-reporter=spec', ...files],
-  {
-    stdio: 'inherit',
-    env: {
-      // The AWS SDK warns on Node 20 that its future versions need Node 22; ours is pinned.
-      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-      ...process.env,
-      ...(scale ? { FILEHOST_TEST_DEPLOYMENT: 'scale' } : {}),
-    },
-  },
-);
-process.exit(result.status ?? 1);
+const alone = files.filter((file) => sources.get(file)?.includes(ALONE_TAG));
+const together = files.filter((file) => !alone.includes(file));
+
+// The AWS SDK warns on Node 20 that its future versions need Node 22; ours is pinned.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+const env: NodeJS.ProcessEnv = {
+  ...process.env,
+  ...(scale ? { FILEHOST_TEST_DEPLOYMENT: 'scale' } : {}),
+};
+let stopShared = async () => {};
+const needsServers =
+  scale || files.some((file) => USES_SCALE_SERVERS.test(sources.get(file) ?? ''));
+// Loaded only when needed: the AWS SDK and pg cost a second at start-up.
+const { SHARED_SERVERS_ENV, startSharedServers } = needsServers
+  ? await import('./helpers/scale.js')
+  : { SHARED_SERVERS_ENV: '', startSharedServers: null };
+if (startSharedServers && !process.env[SHARED_SERVERS_ENV]) {
+  const started = performance.now();
+  // Missing servers, or a boot that failed: each file decides for itself, as it would alone
+  // (skip, or fail with its own boot's words, or under CI).
+  const shared = await startSharedServers().catch((error: Error) => {
+    console.warn(`PostgreSQL and RGW did not start for this run: ${error.message}`);
+    return { skip: error.message };
+  });
+  if (!('skip' in shared)) {
+    Object.assign(env, shared.env);
+    stopShared = shared.stop;
+    const seconds = ((performance.now() - started) / 1000).toFixed(1);
+    console.log(`PostgreSQL and RGW started for this run in ${seconds} s`);
+  }
+}
+
+/** One `node --test` over `group`, `concurrency` files at a time; answers its exit code. */
+function runGroup(group: string[], concurrency: number): Promise<number> {
+  if (group.length === 0) return Promise.resolve(0);
+  const child = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      '--test',
+      `--test-concurrency=${concurrency}`,
+      '--test-reporter=spec',
+      ...group,
+    ],
+    { stdio: 'inherit', env },
+  );
+  return new Promise((resolve) => child.once('close', (code) => resolve(code ?? 1)));
+}
+
+// Ctrl-C reaches the test processes through the terminal; this one waits for them to end,
+// then stops the shared servers.
+process.on('SIGINT', () => {});
+let status = 1;
+try {
+  const shared = await runGroup(together, JOBS);
+  if (alone.length > 0) console.log(`\nBy themselves (${ALONE_TAG}): ${alone.join(' ')}`);
+  const single = await runGroup(alone, 1);
+  status = shared || single;
+} finally {
+  await stopShared();
+}
+process.exit(status);

@@ -4,6 +4,8 @@ export const API_VERSION_PREFIX = '/v1';
 
 export const routes = {
   upload: () => '/v1/upload',
+  /** Batch upload: many small files' bytes in one multipart request. */
+  uploadBatch: () => '/v1/upload/batch',
   files: () => '/v1/files',
   file: (id: string) => `/v1/files/${encodeURIComponent(id)}`,
   sign: () => '/v1/uploads/sign',

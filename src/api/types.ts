@@ -209,6 +209,22 @@ export interface CompleteBatchResponse {
 }
 
 /**
+ * One file of a batch upload (`POST /v1/upload/batch`, its `files` field): described as a
+ * sign describes it, with the SHA-256 of its bytes (base64) when they should be checked.
+ */
+export interface UploadBatchEntry extends SignRequest {
+  sha256?: string;
+}
+
+/**
+ * `200` answer of a batch upload (`POST /v1/upload/batch`): one result per entry of its
+ * `files` field, in that order, shaped as a batch complete's.
+ */
+export interface UploadBatchResponse {
+  results: CompleteBatchResult[];
+}
+
+/**
  * One part of `GET /v1/uploads/:id`: `etag` is null until the part has arrived whole. Once
  * the upload is ready, the ETag it was completed with (`''` for uploads completed before
  * the service kept them).

@@ -9,6 +9,7 @@ import { backendRoutes, routes, UPLOAD_TOKEN_PREFIX } from '../api/routes.js';
 import type {
   CompleteBatchRequest,
   CompleteBatchResponse,
+  CompleteBatchResult,
   CompleteRequest,
   FileListResponse,
   FileMetadata,
@@ -24,6 +25,8 @@ import type {
   SignedUrlResponse,
   SignRequest,
   SignResponse,
+  UploadBatchEntry,
+  UploadBatchResponse,
   UploadResponse,
   UploadState,
   UploadTokenRequest,
@@ -219,6 +222,19 @@ export type UploadFileResult =
   | { file: FileRecord; error?: undefined }
   | { file?: undefined; error: Error };
 
+/** One result of a batch call as the client gives it: the file, or an `ApiError`. */
+function resultOf(result: CompleteBatchResult): CompleteResult {
+  if (result.file) return { file: result.file };
+  // Each result's error carries the status the single call would have answered.
+  const { code, message, status, ...details } = result.error;
+  return {
+    error: new ApiError(typeof status === 'number' ? status : 500, code, message, {
+      details,
+      retryAfter: typeof details.retryAfter === 'number' ? details.retryAfter : null,
+    }),
+  };
+}
+
 /** `X-Upload-Token`, when there is a token to show. */
 function uploadTokenHeader(token: string | null | undefined): Record<string, string> {
   return token ? { 'X-Upload-Token': token } : {};
@@ -283,17 +299,31 @@ export class FilehostApi extends FilehostConnection {
       { uploads },
       options,
     );
-    return answer.results.map((result) => {
-      if (result.file) return { file: result.file };
-      // Each result's error carries the status a single complete would have answered.
-      const { code, message, status, ...details } = result.error;
-      return {
-        error: new ApiError(typeof status === 'number' ? status : 500, code, message, {
-          details,
-          retryAfter: typeof details.retryAfter === 'number' ? details.retryAfter : null,
-        }),
-      };
-    });
+    return answer.results.map(resultOf);
+  }
+
+  /**
+   * `POST /v1/upload/batch`: 1 to 100 small files' bytes in one request, each described as
+   * a sign entry (its `size` exactly the bytes given; with `sha256`, the service keeps it
+   * only if its bytes have that digest). Resolves with one result per file in
+   * the same order, the ready file or the `ApiError` it would have had alone; rejects when
+   * the call as a whole fails (then none of its files was kept).
+   */
+  async uploadMany(
+    files: { entry: UploadBatchEntry; body: Blob }[],
+    options: CallOptions = {},
+  ): Promise<CompleteResult[]> {
+    const form = new FormData();
+    form.append('files', JSON.stringify(files.map(({ entry }) => entry)));
+    for (const { body } of files) form.append('file', body, 'file');
+    const answer = await this.withUploadToken((auth) =>
+      this.request<UploadBatchResponse>('POST', routes.uploadBatch(), {
+        body: form,
+        headers: auth,
+        signal: options.signal,
+      }),
+    );
+    return answer.results.map(resultOf);
   }
 
   /** The parts the service holds, with fresh URLs for the rest (resume). */

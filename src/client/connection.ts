@@ -74,7 +74,11 @@ export class FilehostConnection {
   protected request<T>(
     method: string,
     path: string,
-    init: { body?: UploadBody; headers?: Record<string, string>; signal?: AbortSignal } = {},
+    init: {
+      body?: UploadBody | FormData;
+      headers?: Record<string, string>;
+      signal?: AbortSignal;
+    } = {},
   ): Promise<T> {
     const url = `${this.endpoint}${path}`;
     const headers = { Authorization: `Bearer ${this.#apiKey}`, ...init.headers };
@@ -89,7 +93,7 @@ export class FilehostConnection {
   protected async exchange<T>(
     url: string,
     method: string,
-    init: { body?: UploadBody; headers: Record<string, string>; signal?: AbortSignal },
+    init: { body?: UploadBody | FormData; headers: Record<string, string>; signal?: AbortSignal },
     options: {
       /** A store's answer (S3's is empty or XML): no JSON body is needed. */
       lenient?: boolean;

@@ -110,8 +110,3 @@ export function fileRetryDelayMs(
   if (!isTransient(error) && !refusedUrl) return null;
   return backoffMs(error.retryAfter, attempt, 1000);
 }
-
-// Where they were first (the service's routes and the tests import them from here): what
-// only sending parts needs lives apart (`part-plan.ts`), so that the upload engine does not
-// carry it (its part sender's, a chunk loaded on use).
-export { missingParts, needsFreshUrls, partStart, takeFreshUrls } from './part-plan.js';

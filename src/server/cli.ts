@@ -5,10 +5,10 @@ import { createKey, createProject } from './admin.js';
 import { projectQuota } from './api/quota.js';
 import { ConfigError, configFromEnv, parseOrigins } from './config.js';
 import type { MetadataStore, Project } from './db/metadata-store.js';
-import { openMetadataStore } from './deployment.js';
 import { newWebhookSecret } from './events/webhook-secret.js';
 import { parseTargetUrl } from './http/targets.js';
 import { newApiKey, newId } from './secrets.js';
+import { openMetadataStore } from './start/deployment.js';
 import { parseTypeList } from './type-list.js';
 
 const USAGE = `Manage projects and keys of a filehost service: the SQLite database in

@@ -9,7 +9,7 @@ import { type ClamdAddress, parseClamdAddress } from './ingest/clamd.js';
 import { STRIP_MODES, type StripMode } from './ingest/strip-location.js';
 import { normalizeOrigin } from './origins.js';
 import { keyWeakness } from './secrets.js';
-import { StartupError } from './startup-error.js';
+import { StartupError } from './start/startup-error.js';
 import { BlobUnavailableError } from './storage/blob-store.js';
 import { parseTypeList } from './type-list.js';
 

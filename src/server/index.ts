@@ -15,10 +15,10 @@ export type {
   Project,
 } from './db/metadata-store.js';
 export { SqliteMetadataStore } from './db/sqlite/sqlite-store.js';
-export { openStores, type Stores } from './deployment.js';
 export { ServiceError } from './http/errors.js';
 export { MemoryRateLimiter, type RateLimiter } from './rate-limit/rate-limiter.js';
-export { type RunningService, startService } from './service.js';
+export { openStores, type Stores } from './start/deployment.js';
+export { type RunningService, startService } from './start/service.js';
 export {
   BlobBusyError,
   BlobNotFoundError,

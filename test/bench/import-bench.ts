@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FileRecord, ImportResponse } from '../../src/api/types.js';
 import { configFromEnv } from '../../src/server/config.js';
-import { startService } from '../../src/server/service.js';
+import { startService } from '../../src/server/start/service.js';
 import { startStaticNginx } from '../helpers/nginx.js';
 import { median } from './support.js';
 

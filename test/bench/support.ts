@@ -168,10 +168,12 @@ export const FIRST_LOAD_BUDGET_BYTES = 20.4 * 1024;
  * 2026-11-26 (history in test/bench/README.md). 44.3 KiB since #43 point 2 (see
  * `FIRST_LOAD_BUDGET_BYTES`): 45,312 B; 44.5 KiB with upload tokens and the cap of 100
  * unfinished uploads (#40): 45,525 B; 44.6 KiB with the Link source's hook (#45, the
- * `sources` property and the import of its chunk): 45,589 B. The same open debt as the
+ * `sources` property and the import of its chunk): 45,589 B. 45 KiB with the batch upload
+ * of small files (#46 point 3: the engine's side of it, `FilehostApi.uploadMany` and the
+ * import of its chunk; the rest is a chunk on use): 46,018 B. The same open debt as the
  * first load's.
  */
-export const TOTAL_BUDGET_BYTES = 44.6 * 1024;
+export const TOTAL_BUDGET_BYTES = 45 * 1024;
 /** Each on-use chunk on its own, hash-wasm's MD5 (WebCrypto has none) too. */
 export const ON_USE_CHUNK_BUDGET_BYTES = 5 * 1024;
 /** Each language's words (`dist/locales/<tag>.js`), the one a page in that language fetches. */

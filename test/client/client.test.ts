@@ -390,6 +390,44 @@ describe('FilehostClient against the real service', () => {
     );
   });
 
+  it('uploads many small files in one request (uploadMany), each with its own result', async () => {
+    const good = patternBytes(2000, 31);
+    const other = patternBytes(1500, 32);
+    const sha = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('base64');
+    const results = await client.uploadMany([
+      { entry: { name: 'good.bin', size: good.length, sha256: sha(good) }, body: new Blob([good]) },
+      // Said to have other bytes than it has: refused alone, as damaged on the way.
+      {
+        entry: { name: 'damaged.bin', size: other.length, sha256: sha(good) },
+        body: new Blob([other]),
+      },
+      { entry: { name: 'plain.bin', size: other.length }, body: new Blob([other]) },
+    ]);
+    assert.equal(results[0]?.file?.status, 'ready');
+    assertSameBytes(
+      await (await fetch(publicUrlOf(results[0]?.file as FileRecord))).arrayBuffer(),
+      good,
+    );
+    const error = results[1]?.error;
+    assert.ok(error instanceof ApiError);
+    assert.equal(error.code, 'checksum_mismatch');
+    assert.equal(error.status, 400);
+    assert.equal(results[2]?.file?.size, other.length);
+    // Refused whole for one entry: the error says which.
+    await assert.rejects(
+      client.uploadMany([
+        { entry: { name: 'ok', size: 1 }, body: new Blob(['x']) },
+        { entry: { name: 'empty', size: 0 }, body: new Blob([]) },
+      ]),
+      (caught: unknown) => {
+        assert.ok(caught instanceof ApiError);
+        assert.equal(caught.code, 'empty_body');
+        assert.equal(caught.details.index, 1);
+        return true;
+      },
+    );
+  });
+
   it('uploads 30 small files: two sign calls, batched completes, every byte served', async () => {
     const log: Logged[] = [];
     const many = new FilehostClient({

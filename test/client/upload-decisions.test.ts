@@ -3,15 +3,13 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { ApiError, isTransient, isTransientStatus } from '../../src/client/api-error.js';
 import { Batcher, eachAlone } from '../../src/client/batcher.js';
+import { missingParts, needsFreshUrls, takeFreshUrls } from '../../src/client/part-plan.js';
 import { backoffMs, retryDelayMs } from '../../src/client/retry.js';
 import {
   claimedParts,
   fileRetryDelayMs,
-  missingParts,
-  needsFreshUrls,
   planFromSign,
   planFromState,
-  takeFreshUrls,
   type UploadStep,
 } from '../../src/client/upload-plan.js';
 

@@ -26,6 +26,8 @@ describe('the script-tag bundle (dist/filehost.js and its upload engine)', () =>
     assert.deepEqual(
       features.map((f) => f.name.replace(/-[\w-]{8}\.js$/, '')),
       [
+        // Small files added together (the batch upload).
+        'filehost-batch-upload',
         'filehost-camera',
         'filehost-folder-reader',
         'filehost-image-shrink',
@@ -37,7 +39,7 @@ describe('the script-tag bundle (dist/filehost.js and its upload engine)', () =>
         'filehost-upload-tokens',
         'filehost-upload-tokens',
       ],
-      'filehost.js, the upload engine, and on use only: four features, the Link source, MD5 and the token client',
+      'filehost.js, the upload engine, and on use only: five features, the Link source, MD5 and the token client',
     );
     assert.ok(
       firstLoad <= FIRST_LOAD_BUDGET_BYTES,

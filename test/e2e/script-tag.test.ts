@@ -104,6 +104,33 @@ describe('the script-tag bundle in a plain page', () => {
     await page.close();
   });
 
+  it('sends small files picked together in one batch upload request, each listed with its own bytes', async () => {
+    const { page, errors } = await open(allowed.origin);
+    const batches: string[] = [];
+    page.on('request', (request) => {
+      if (request.url().endsWith('/v1/upload/batch')) batches.push(request.method());
+    });
+    const files = [1, 2, 3].map((seed) => ({
+      name: `small-${seed}.txt`,
+      mimeType: 'text/plain',
+      buffer: Buffer.from(patternBytes(2000 + seed, seed + 20)),
+    }));
+    await page.setInputFiles('file-uploader input[type=file]', files);
+    for (const file of files) {
+      const link = page.locator('file-list a', { hasText: file.name });
+      await link.waitFor({ timeout: 20_000 });
+      const served = await fetch((await link.getAttribute('href')) as string);
+      assert.ok(
+        Buffer.from(await served.arrayBuffer()).equals(file.buffer),
+        `${file.name} differs`,
+      );
+    }
+    // At scale too: the service writes the bytes to the bucket itself (no part PUT).
+    assert.deepEqual(batches, ['POST']);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
   it('renders without the upload engine; a file that cannot reach it says so and goes on retry', async () => {
     const page = await browser.newPage();
     // The engine's file cannot be fetched (offline, or a CDN hiccup) until the route goes.

@@ -23,9 +23,13 @@ import {
   throttleUploads,
   transferOf,
   until,
+  uploadToken,
+  usage,
 } from './helpers.js';
 
 const MiB = 1024 * 1024;
+/** Larger than the files sent together by the batch upload (64 KiB): signed, PUT, completed. */
+const OVER_BATCH = 64 * 1024 + 1;
 
 async function uploader(
   p: { endpoint: string; publishableKey: string },
@@ -302,13 +306,13 @@ describe('<file-uploader>', () => {
     const singleCompletes = (log: string[]) =>
       log.filter((line) => /^POST \S+\/v1\/uploads\/[^/]+\/complete$/.test(line));
 
-    it('signs files picked together in one call and completes them in batches', async () => {
+    it('signs files over 64 KiB picked together in one call and completes them in batches', async () => {
       const p = await project();
       const element = await uploader(p);
       await network('log');
       const done = next(element, 'upload-complete', 30_000);
       const picked = Array.from({ length: 12 }, (_, i) =>
-        file(`small-${i}.txt`, 2000 + i, 'text/plain', i),
+        file(`small-${i}.txt`, OVER_BATCH + i, 'text/plain', i),
       );
       pick(element, picked);
       const result = await done;
@@ -316,7 +320,7 @@ describe('<file-uploader>', () => {
       expect(result.failed).to.deep.equal([]);
       for (const record of result.successful) {
         const index = Number(/small-(\d+)/.exec(record.name)?.[1]);
-        expect(record.size).to.equal(2000 + index);
+        expect(record.size).to.equal(OVER_BATCH + index);
       }
       const log = (await network('log')) as string[];
       // Two calls sign all twelve: the first eight at once, then the rest (three, if a
@@ -339,7 +343,9 @@ describe('<file-uploader>', () => {
       element.addEventListener('upload-success', (event) => finished.push(event.detail.file.name));
       pick(
         element,
-        Array.from({ length: 20 }, (_, i) => file(`many-${i}.txt`, 1000 + i, 'text/plain', i)),
+        Array.from({ length: 20 }, (_, i) =>
+          file(`many-${i}.txt`, OVER_BATCH + i, 'text/plain', i),
+        ),
       );
       await waitUntil(() => finished.length === 8, 'the first eight not done', { timeout: 3500 });
       // Done (PUT and completed) while the second sign was still held.
@@ -384,6 +390,146 @@ describe('<file-uploader>', () => {
       expect(result.failed.map((entry) => [entry.file.name, entry.failure.code])).to.deep.equal([
         ['huge.bin', 'too_large'],
       ]);
+    });
+  });
+
+  describe('small files by the batch upload', () => {
+    const batches = (log: string[]) =>
+      log.filter((line) => /^POST \S+\/v1\/upload\/batch$/.test(line));
+    const others = (log: string[]) => log.filter((line) => /\/v1\/uploads\/|^PUT /.test(line));
+
+    it('sends small files added together in a few requests: no sign, no PUT, no complete', async () => {
+      const p = await project();
+      const element = await uploader(p, { metadata: { album: 'a1' } });
+      await network('log');
+      const done = next(element, 'upload-complete', 30_000);
+      const picked = Array.from({ length: 30 }, (_, i) =>
+        file(`tiny-${i}.txt`, 1000 + i, 'text/plain', i + 1),
+      );
+      pick(element, picked);
+      const result = await done;
+      expect(result.failed).to.deep.equal([]);
+      expect(result.successful.length).to.equal(30);
+      for (const record of result.successful) {
+        const index = Number(/tiny-(\d+)/.exec(record.name)?.[1]);
+        expect(record.size).to.equal(1000 + index);
+        expect(record.metadata).to.deep.equal({ album: 'a1' });
+      }
+      const sample = result.successful.find((record) => record.name === 'tiny-7.txt');
+      expect(await sameBytes(publicUrlOf(sample as FileRecord), bytes(1007, 8))).to.equal(true);
+      const log = (await network('log')) as string[];
+      // 30 files over six requests at once, at least eight a request: four requests.
+      expect(batches(log).length).to.equal(4);
+      expect(others(log)).to.deep.equal([]);
+      expect(statuses(element).every((status) => status === 'done')).to.equal(true);
+      expect(text(element)).to.contain('30 of 30 uploaded');
+    });
+
+    it('sends small files added one by one within a moment together too', async () => {
+      const p = await project();
+      const element = await uploader(p);
+      await network('log');
+      const done = next(element, 'upload-complete', 30_000);
+      for (let i = 0; i < 5; i++)
+        element.addFiles([file(`one-${i}.txt`, 100 + i, 'text/plain', i)]);
+      const result = await done;
+      expect(result.successful.length).to.equal(5);
+      const log = (await network('log')) as string[];
+      expect(batches(log).length).to.equal(1);
+      expect(others(log)).to.deep.equal([]);
+    });
+
+    it('fails a file the service refuses alone, with its own error; the others go up', async () => {
+      const p = await project();
+      const { token } = await uploadToken(p.publishableKey, { policy: { types: ['text/plain'] } });
+      const element = await uploader(p, { uploadToken: token });
+      const done = next(element, 'upload-complete', 30_000);
+      pick(element, [
+        file('a.txt', 100, 'text/plain', 1),
+        file('b.pdf', 200, 'application/pdf', 2),
+        file('c.txt', 300, 'text/plain', 3),
+      ]);
+      const result = await done;
+      expect(result.successful.map((record) => record.name).sort()).to.deep.equal([
+        'a.txt',
+        'c.txt',
+      ]);
+      expect(result.failed.map((entry) => [entry.file.name, entry.failure.code])).to.deep.equal([
+        ['b.pdf', 'unsupported_type'],
+      ]);
+    });
+
+    it('sends each file with its SHA-256: one damaged on the way is refused, and goes again alone', async () => {
+      const p = await project();
+      const element = await uploader(p);
+      await network('log');
+      // One byte flipped in the middle of the first batch request: in the larger file.
+      await network('flip', '/v1/upload/batch$', undefined, true);
+      const small = bytes(100, 4);
+      const damaged = bytes(60_000, 5);
+      const done = next(element, 'upload-complete', 30_000);
+      pick(element, [new File([small], 'small.bin'), new File([damaged], 'damaged.bin')]);
+      const { successful, failed } = await done;
+      expect(failed).to.deep.equal([]);
+      const record = (name: string) => successful.find((r) => r.name === name) as FileRecord;
+      expect(await sameBytes(publicUrlOf(record('damaged.bin')), damaged)).to.equal(true);
+      expect(await sameBytes(publicUrlOf(record('small.bin')), small)).to.equal(true);
+      const log = (await network('log')) as string[];
+      expect(batches(log).length).to.equal(1);
+      // Sent again alone, by the usual steps.
+      expect(log.filter((line) => line.startsWith('PUT')).length).to.equal(1);
+    });
+
+    it('with checksum="off", sends no digest: damage on the way is not caught', async () => {
+      const p = await project();
+      const element = await uploader(p, { checksum: 'off' });
+      await network('flip', '/v1/upload/batch$', undefined, true);
+      const damaged = bytes(60_000, 6);
+      const done = next(element, 'upload-complete', 30_000);
+      pick(element, [new File([bytes(100, 7)], 'small.bin'), new File([damaged], 'damaged.bin')]);
+      const { successful } = await done;
+      const record = successful.find((r) => r.name === 'damaged.bin') as FileRecord;
+      expect(await sameBytes(publicUrlOf(record), damaged)).to.equal(false);
+    });
+
+    it('cancels a whole batch request when all its files are cancelled: none is stored', async () => {
+      const p = await project();
+      const element = await uploader(p);
+      await network('hold', '/v1/upload/batch$', 2000);
+      let succeeded = 0;
+      element.addEventListener('upload-success', () => succeeded++);
+      pick(element, [file('a.bin', 500), file('b.bin', 500, undefined, 2)]);
+      await waitUntil(() => statuses(element).every((s) => s === 'uploading'), 'not sending', {
+        timeout: 10_000,
+      });
+      element.cancelAll();
+      await network('restore');
+      await aTimeout(2500);
+      expect(succeeded).to.equal(0);
+      expect((await usage(p.publishableKey)).files).to.equal(0);
+    });
+
+    it('a file removed or paused while its request is on its way: removed, it is not reported; paused, it ends done', async () => {
+      const p = await project();
+      const element = await uploader(p);
+      await network('hold', '/v1/upload/batch$', 1500);
+      const done = next(element, 'upload-complete', 30_000);
+      pick(
+        element,
+        Array.from({ length: 20 }, (_, i) => file(`r-${i}.txt`, 500, 'text/plain', i + 1)),
+      );
+      await waitUntil(() => statuses(element).every((s) => s === 'uploading'), 'not sending', {
+        timeout: 10_000,
+      });
+      const [paused, removed] = element.files.slice(-2).map((f) => f.id);
+      element.pauseFile(paused ?? '');
+      element.removeFile(removed ?? '');
+      const { successful, failed } = await done;
+      expect(failed).to.deep.equal([]);
+      expect(successful.length).to.equal(19);
+      expect(successful.some((record) => record.name === 'r-19.txt')).to.equal(false);
+      expect(element.files.length).to.equal(19);
+      expect(statuses(element).every((s) => s === 'done')).to.equal(true);
     });
   });
 
@@ -973,7 +1119,7 @@ describe('<file-uploader>', () => {
       await network('hold', '\\[upload ', 3000);
       let succeeded = 0;
       element.addEventListener('upload-success', () => succeeded++);
-      pick(element, [file('slow.bin', 5000), file('other.bin', 5000, undefined, 2)]);
+      pick(element, [file('slow.bin', OVER_BATCH), file('other.bin', OVER_BATCH, undefined, 2)]);
       await waitUntil(() => statuses(element).every((s) => s === 'uploading'), 'not uploading', {
         timeout: 10_000,
       });
@@ -998,7 +1144,7 @@ describe('<file-uploader>', () => {
       await network('hold', '\\[upload ', 3000);
       let succeeded = 0;
       element.addEventListener('upload-success', () => succeeded++);
-      pick(element, [file('a.bin', 5000), file('b.bin', 5000, undefined, 2)]);
+      pick(element, [file('a.bin', OVER_BATCH), file('b.bin', OVER_BATCH, undefined, 2)]);
       await waitUntil(() => element.uploading, 'not uploading');
       await element.updateComplete;
       [...(element.shadowRoot?.querySelectorAll<HTMLButtonElement>('.summary .action') ?? [])]
@@ -1109,8 +1255,8 @@ describe('<file-uploader>', () => {
       let completed = 0;
       element.addEventListener('upload-complete', () => completed++);
       pick(element, [
-        file('one.txt', 3000, 'text/plain', 1),
-        file('two.txt', 4000, 'text/plain', 2),
+        file('one.txt', OVER_BATCH, 'text/plain', 1),
+        file('two.txt', OVER_BATCH + 1000, 'text/plain', 2),
       ]);
       await waitUntil(() => statuses(element).every((s) => s === 'preparing'), 'not signing', {
         timeout: 10_000,
@@ -1131,7 +1277,7 @@ describe('<file-uploader>', () => {
       expect(
         await sameBytes(
           publicUrlOf(successful.find((r) => r.name === 'two.txt') as FileRecord),
-          bytes(4000, 2),
+          bytes(OVER_BATCH + 1000, 2),
         ),
       ).to.equal(true);
     });
@@ -1141,9 +1287,9 @@ describe('<file-uploader>', () => {
       const element = await uploader(p);
       await network('hold', '/v1/uploads/sign$', 1500);
       pick(element, [
-        file('stays.txt', 3000, 'text/plain', 1),
-        file('goes-1.txt', 3100, 'text/plain', 2),
-        file('goes-2.txt', 3200, 'text/plain', 3),
+        file('stays.txt', OVER_BATCH, 'text/plain', 1),
+        file('goes-1.txt', OVER_BATCH + 100, 'text/plain', 2),
+        file('goes-2.txt', OVER_BATCH + 200, 'text/plain', 3),
       ]);
       await waitUntil(() => statuses(element).every((s) => s === 'preparing'), 'not signing', {
         timeout: 10_000,
@@ -1209,7 +1355,10 @@ describe('<file-uploader>', () => {
 
       await network('hold', '\\[upload ', 1000);
       const done = next(element, 'upload-complete');
-      pick(element, [file('a.txt', 10, 'text/plain', 1), file('b.txt', 10, 'text/plain', 2)]);
+      pick(element, [
+        file('a.txt', OVER_BATCH, 'text/plain', 1),
+        file('b.txt', OVER_BATCH, 'text/plain', 2),
+      ]);
       await waitUntil(() => element.uploading, 'not uploading');
       await element.updateComplete;
       expect(form.checkValidity()).to.equal(false);

@@ -13,7 +13,16 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { CreateBucketCommand, ListBucketsCommand, S3Client } from '@aws-sdk/client-s3';
+import {
+  AbortMultipartUploadCommand,
+  CreateBucketCommand,
+  DeleteBucketCommand,
+  DeleteObjectsCommand,
+  ListBucketsCommand,
+  ListMultipartUploadsCommand,
+  ListObjectsV2Command,
+  S3Client,
+} from '@aws-sdk/client-s3';
 import { configureBucket, s3ClientFor } from '../../src/server/storage/s3/bucket-setup.js';
 import { ensureDebianPackages, unavailable } from './debian-packages.js';
 import { freePort } from './ports.js';
@@ -260,24 +269,8 @@ export async function startRgw(
       secretAccessKey,
       bootMs: Math.round(performance.now() - started),
       timings,
-      async createBucket(name, options = {}) {
-        const bucket = name ?? `test-${process.pid}-${++buckets}-${randomBytes(3).toString('hex')}`;
-        await client.send(new CreateBucketCommand({ Bucket: bucket }));
-        if (options.corsOrigins) {
-          // Exactly what `npm run admin -- bucket setup` applies (and docs/running-at-scale.md shows).
-          await configureBucket(
-            {
-              bucket,
-              region: 'us-east-1',
-              endpoint,
-              forcePathStyle: true,
-              credentials: { accessKeyId, secretAccessKey },
-            },
-            options.corsOrigins,
-          );
-        }
-        return bucket;
-      },
+      createBucket: (name, options) =>
+        createBucket(client, { endpoint, accessKeyId, secretAccessKey }, name, options),
       async setBucketQuota(bucket, maxBytes) {
         const scope = ['--quota-scope=bucket', `--bucket=${bucket}`];
         await ceph('radosgw-admin', ['quota', 'set', ...scope, `--max-size=${maxBytes}`], ADMIN_MS);
@@ -378,6 +371,10 @@ memstore device bytes = ${memstoreBytes}
 rgw frontends = beast endpoint=127.0.0.1:${rgwPort}
 rgw data = ${dir}/rgw
 rgw dynamic resharding = false
+# The parts and tails of deleted objects go to a garbage queue, by default for two hours:
+# a gateway shared by a whole test run (see attachRgw) would keep them all in memory.
+rgw gc obj min wait = 5
+rgw gc processor period = 10
 # The gateway may send its first writes before the OSD is up; they are resent on the
 # client's next tick, 5 s by default (boots took 2 s or 7 s at random).
 objecter tick interval = 0.1
@@ -416,6 +413,87 @@ function daemon(cluster: Cluster, name: string, command: string, args: string[])
 
 function appendNote(cluster: Cluster, name: string, message: string): void {
   writeFile(join(cluster.dir, 'log', `${name}.out`), `${message}\n`, { flag: 'a' }).catch(() => {});
+}
+
+/** Where a running gateway answers, and its S3 user: what another process needs to use it. */
+export interface RgwAddress {
+  endpoint: string;
+  accessKeyId: string;
+  secretAccessKey: string;
+}
+
+async function createBucket(
+  client: S3Client,
+  { endpoint, accessKeyId, secretAccessKey }: RgwAddress,
+  name?: string,
+  options: { corsOrigins?: string[] } = {},
+): Promise<string> {
+  const bucket = name ?? `test-${process.pid}-${++buckets}-${randomBytes(3).toString('hex')}`;
+  await client.send(new CreateBucketCommand({ Bucket: bucket }));
+  if (options.corsOrigins) {
+    // Exactly what `npm run admin -- bucket setup` applies (and docs/running-at-scale.md shows).
+    await configureBucket(
+      {
+        bucket,
+        region: 'us-east-1',
+        endpoint,
+        forcePathStyle: true,
+        credentials: { accessKeyId, secretAccessKey },
+      },
+      options.corsOrigins,
+    );
+  }
+  return bucket;
+}
+
+/**
+ * A gateway another process started and keeps (the test runner's, shared by the test files
+ * of one run, see `helpers/scale.ts`). Buckets are made as on one's own; `stop()` empties
+ * and deletes the buckets made through this handle, so that a whole run's objects do not
+ * pile up in the OSD's memory. It cannot be frozen or given quotas: that would reach every
+ * test file using it at once (`startRgw()` gives a test a gateway of its own for that).
+ */
+export function attachRgw(address: RgwAddress): TestRgw {
+  const rgw: TestRgw = {
+    ...address,
+    region: 'us-east-1',
+    bootMs: 0,
+    timings: {},
+    async createBucket(name, options) {
+      const bucket = await createBucket(client, address, name, options);
+      made.push(bucket);
+      return bucket;
+    },
+    setBucketQuota() {
+      throw new Error('a shared gateway takes no quotas: start one with startRgw()');
+    },
+    freeze() {
+      throw new Error('a shared gateway cannot be frozen: start one with startRgw()');
+    },
+    async stop() {
+      for (const bucket of made.splice(0)) await emptyAndDelete(client, bucket);
+      client.destroy();
+    },
+  };
+  const made: string[] = [];
+  const client = rgwClient(rgw);
+  return rgw;
+}
+
+async function emptyAndDelete(client: S3Client, bucket: string): Promise<void> {
+  for (;;) {
+    const uploads = await client.send(new ListMultipartUploadsCommand({ Bucket: bucket }));
+    for (const { Key, UploadId } of uploads.Uploads ?? []) {
+      await client.send(new AbortMultipartUploadCommand({ Bucket: bucket, Key, UploadId }));
+    }
+    const listed = await client.send(new ListObjectsV2Command({ Bucket: bucket }));
+    const keys = (listed.Contents ?? []).map(({ Key }) => ({ Key }));
+    if (keys.length > 0) {
+      await client.send(new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: keys } }));
+    }
+    if (!uploads.IsTruncated && !listed.IsTruncated) break;
+  }
+  await client.send(new DeleteBucketCommand({ Bucket: bucket }));
 }
 
 /** Polls `check` until it answers true; fails at once if a daemon died meanwhile. */

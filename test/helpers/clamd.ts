@@ -2,6 +2,7 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureDebianPackages, unavailable } from './debian-packages.js';
@@ -10,6 +11,20 @@ import { isRoot } from './system.js';
 
 const CLAMD = '/usr/sbin/clamd';
 const SHM = '/dev/shm';
+
+/** Whether a clamd listens on `socket`: `zPING\0` answered with `PONG`. */
+function answersPing(socket: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    let answer = '';
+    const connection = createConnection(socket, () => connection.end('zPING\0'));
+    connection.setTimeout(2000, () => connection.destroy());
+    connection.on('data', (chunk: Buffer) => {
+      answer += chunk.toString();
+    });
+    connection.once('error', () => resolve(false));
+    connection.once('close', () => resolve(answer.startsWith('PONG')));
+  });
+}
 
 /**
  * The EICAR anti-virus test file: harmless, and recognised by every scanner as a test
@@ -136,8 +151,10 @@ export async function startClamd(
     });
     started.once('exit', () => running.delete(started));
     const deadline = Date.now() + 60_000;
-    // The socket appears once the database is loaded.
-    while (!existsSync(socket)) {
+    // The socket appears once the database is loaded, and is bound a moment before clamd
+    // listens on it (a connection then is refused, more often on a busy machine): ready is
+    // when it answers PING.
+    while (!existsSync(socket) || !(await answersPing(socket))) {
       if (started.exitCode !== null || Date.now() > deadline) {
         started.kill('SIGKILL');
         const log = await readFile(join(dir, 'clamd.log'), 'utf8').catch(() => '');

@@ -1,4 +1,6 @@
-import { execFileSync } from 'node:child_process';
+import { type ExecFileSyncOptions, execFileSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { isRoot } from './system.js';
 
 /**
@@ -19,6 +21,18 @@ function hasApt(): boolean {
 let updated = false;
 
 /**
+ * apt and dpkg hold one lock for the whole machine and fail at once when another install
+ * has it; test files run side by side (see `run-node-tests.ts`), so their installs take
+ * turns on a lock of ours (`flock`, util-linux: on every Debian).
+ */
+const APT_LOCK = join(tmpdir(), 'filehost-apt.lock');
+
+/** `apt-get args`, waiting for any other install of this test run to finish first. */
+export function aptGet(args: string[], options: ExecFileSyncOptions): void {
+  execFileSync('flock', [APT_LOCK, 'apt-get', ...args], options);
+}
+
+/**
  * Makes `ready()` true by installing `packages` with apt when it is not already; answers
  * whether it is true in the end. Never throws for a missing package: the caller decides
  * whether that is a skip or a failure (see `unavailable`).
@@ -35,11 +49,10 @@ export function ensureDebianPackages(
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   try {
     if (!updated) {
-      execFileSync('apt-get', ['update', '-qq'], { stdio, env });
+      aptGet(['update', '-qq'], { stdio, env });
       updated = true;
     }
-    execFileSync(
-      'apt-get',
+    aptGet(
       [
         'install',
         '-y',

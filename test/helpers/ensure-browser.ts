@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { aptGet } from './debian-packages.js';
 import { isRoot } from './system.js';
 import { chromiumPath } from './wtr-plugins.js';
 
@@ -19,8 +20,8 @@ try {
 
 if (isRoot && hasApt) {
   console.log('No Chromium found: installing Debian’s chromium package (about 30 s)…');
-  execFileSync('apt-get', ['update', '-qq'], { stdio: 'inherit' });
-  execFileSync('apt-get', ['install', '-y', '-qq', 'chromium'], {
+  aptGet(['update', '-qq'], { stdio: 'inherit' });
+  aptGet(['install', '-y', '-qq', 'chromium'], {
     stdio: 'inherit',
     env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
   });

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { mkdtemp } from 'node:fs/promises';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -64,4 +64,32 @@ export function addedPackages(output: string): number {
   const match = /added (\d+) packages?/.exec(output);
   if (!match) throw new Error(`npm did not say what it added:\n${output}`);
   return Number(match[1]);
+}
+
+const SQLITE = 'better-sqlite3';
+
+/**
+ * Offers the project at `project` the better-sqlite3 binary this repository's own
+ * `npm install` compiled (`.ci/run` does that from source first, with the same compiler,
+ * Node headers and version), as a local prebuild: a `.prebuild-installrc` in the project
+ * names a folder holding the tarball that prebuild-install would otherwise download
+ * (none is reachable for Node 20 here). The project's `npm install` still fetches the
+ * package from the registry and runs its install script as a user's does; the script
+ * unpacks this binary instead of compiling the same sources again for about two minutes.
+ * Answers false (and offers nothing, so the install compiles) when the versions differ.
+ */
+export async function offerLocalSqliteBuild(project: string, wanted: string): Promise<boolean> {
+  const installed = join('node_modules', SQLITE);
+  const { version } = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as {
+    version: string;
+  };
+  const binary = 'build/Release/better_sqlite3.node';
+  if (version !== wanted || !existsSync(join(installed, binary))) return false;
+  const prebuilds = join(project, '.prebuilds');
+  await mkdir(prebuilds);
+  // prebuild-install's file name for this platform and Node ABI (its `getDownloadUrl`).
+  const name = `${SQLITE}-v${version}-node-v${process.versions.modules}-${process.platform}-${process.arch}.tar.gz`;
+  await run('tar', ['-czf', join(prebuilds, name), '-C', installed, binary]);
+  await writeFile(join(project, '.prebuild-installrc'), `local-prebuilds=${resolve(prebuilds)}\n`);
+  return true;
 }

@@ -1,4 +1,5 @@
 import { execFile, execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { chownSync, existsSync, rmSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -105,17 +106,7 @@ export async function startPostgres(): Promise<TestPostgres | { skip: string }> 
     return {
       adminUrl,
       port,
-      async createDatabase() {
-        const name = `test_${process.pid}_${++databases}`;
-        const client = new pg.Client({ connectionString: adminUrl });
-        await client.connect();
-        try {
-          await client.query(`CREATE DATABASE ${name}`);
-        } finally {
-          await client.end();
-        }
-        return `postgres://postgres@127.0.0.1:${port}/${name}`;
-      },
+      createDatabase: () => createDatabase(adminUrl),
       async stop() {
         if (stopped) return;
         stopped = true;
@@ -129,6 +120,53 @@ export async function startPostgres(): Promise<TestPostgres | { skip: string }> 
     await rm(dir, { recursive: true, force: true });
     throw error;
   }
+}
+
+/**
+ * A fresh database on the cluster at `adminUrl`. Its name carries the process id and a
+ * random part: processes of one test run may share a cluster (see `attachPostgres`).
+ */
+async function createDatabase(adminUrl: string): Promise<string> {
+  const name = `test_${process.pid}_${++databases}_${randomBytes(3).toString('hex')}`;
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    await client.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await client.end();
+  }
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return url.href;
+}
+
+/**
+ * A cluster another process started and keeps (the test runner's, shared by the test files
+ * of one run, see `helpers/scale.ts`): databases are made as on one's own, and `stop()`
+ * drops the databases made through this handle instead of stopping the server.
+ */
+export function attachPostgres(adminUrl: string): TestPostgres {
+  const made: string[] = [];
+  return {
+    adminUrl,
+    port: Number(new URL(adminUrl).port),
+    async createDatabase() {
+      const url = await createDatabase(adminUrl);
+      made.push(new URL(url).pathname.slice(1));
+      return url;
+    },
+    async stop() {
+      const client = new pg.Client({ connectionString: adminUrl });
+      await client.connect();
+      try {
+        // FORCE: a pool a test left open must not keep its database on the shared server.
+        for (const name of made.splice(0))
+          await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      } finally {
+        await client.end();
+      }
+    },
+  };
 }
 
 function stopNow(data: string): void {

@@ -1,8 +1,15 @@
 import { after } from 'node:test';
 import { ListMultipartUploadsCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { newApiKey } from '../../src/server/secrets.js';
-import { rgwClient, startRgw, type TestRgw } from './ceph-rgw.js';
-import { startPostgres, type TestPostgres } from './postgres.js';
+import {
+  attachRgw,
+  type RgwAddress,
+  rgwAvailable,
+  rgwClient,
+  startRgw,
+  type TestRgw,
+} from './ceph-rgw.js';
+import { attachPostgres, postgresAvailable, startPostgres, type TestPostgres } from './postgres.js';
 
 export interface ScaleHarness {
   pg: TestPostgres;
@@ -20,8 +27,81 @@ if (process.env.NODE_TEST_CONTEXT) {
   });
 }
 
-/** PostgreSQL and RGW for this process, started on first use and stopped after its tests. */
+/**
+ * The servers a test run shares (`test/run-node-tests.ts` starts them once for all its test
+ * files, which saves a PostgreSQL and a Ceph boot per file): their addresses, as JSON.
+ */
+export const SHARED_SERVERS_ENV = 'FILEHOST_TEST_SCALE_SERVERS';
+
+interface SharedServers {
+  postgres: string;
+  rgw: RgwAddress;
+}
+
+/**
+ * Starts PostgreSQL and RGW for a whole test run; answers the environment that hands them
+ * to its test processes and how to stop them, or why they cannot be had.
+ */
+export async function startSharedServers(): Promise<
+  { env: Record<string, string>; stop: () => Promise<void> } | { skip: string }
+> {
+  const [pg, rgw] = await Promise.all([startPostgres(), startRgw()]);
+  const stop = async () => {
+    await Promise.all([!('skip' in pg) && pg.stop(), !('skip' in rgw) && rgw.stop()]);
+  };
+  if ('skip' in pg || 'skip' in rgw) {
+    await stop();
+    return { skip: ('skip' in pg ? pg.skip : '') || ('skip' in rgw ? rgw.skip : '') };
+  }
+  const { endpoint, accessKeyId, secretAccessKey } = rgw;
+  const shared: SharedServers = {
+    postgres: pg.adminUrl,
+    rgw: { endpoint, accessKeyId, secretAccessKey },
+  };
+  return { env: { [SHARED_SERVERS_ENV]: JSON.stringify(shared) }, stop };
+}
+
+/**
+ * Why this test file cannot have PostgreSQL and RGW (null: it can), for a suite to skip
+ * itself on before any test runs. Boots them now (`scaleHarness()`), kept for its tests;
+ * under CI=true a missing server fails instead (see `debian-packages.ts`).
+ */
+export async function scaleServersMissing(): Promise<string | null> {
+  if (!process.env[SHARED_SERVERS_ENV]) {
+    const missing = postgresAvailable() ?? rgwAvailable();
+    if (missing) return missing.skip;
+  }
+  await scaleHarness();
+  return null;
+}
+
+/**
+ * PostgreSQL and RGW for this process: the test run's shared ones when it started them
+ * (only the databases and buckets this process made are removed after its tests), else its
+ * own, started on first use and stopped after its tests.
+ */
 export function scaleHarness(): Promise<ScaleHarness> {
+  const shared = process.env[SHARED_SERVERS_ENV];
+  if (shared && !harness) {
+    const { postgres, rgw: address } = JSON.parse(shared) as SharedServers;
+    const pg = attachPostgres(postgres);
+    const rgw = attachRgw(address);
+    // Tidying only: what is left is gone when the run stops the servers, so a failure here
+    // is said, not failed on.
+    stops.push(async () => {
+      for (const [what, tidy] of [
+        ['databases', () => pg.stop()],
+        ['buckets', () => rgw.stop()],
+      ] as const) {
+        await tidy().catch((error: Error) =>
+          console.warn(
+            `could not remove this file's ${what} on the shared servers: ${error.message}`,
+          ),
+        );
+      }
+    });
+    harness = Promise.resolve({ pg, rgw });
+  }
   harness ??= (async () => {
     const [pg, rgw] = await Promise.all([startPostgres(), startRgw()]);
     const stopAll = async () => {

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -7,7 +8,7 @@ import { join, relative } from 'node:path';
 import { createKey, createProject } from '../../src/server/admin.js';
 import { configFromEnv, type ServiceConfig } from '../../src/server/config.js';
 import type { Project } from '../../src/server/db/metadata-store.js';
-import { type RunningService, startService } from '../../src/server/service.js';
+import { type RunningService, startService } from '../../src/server/start/service.js';
 import { checkRawAnswer, watchService } from './openapi-contract.js';
 import { type Protocol, protocol } from './protocol.js';
 import { scaleDeployment } from './scale.js';
@@ -158,7 +159,7 @@ export interface ChildService {
 }
 
 /**
- * The service as its own process (`src/server/main.ts`, as `npm run server` runs it), for
+ * The service as its own process (`src/server/start/main.ts`, as `npm run server` runs it), for
  * tests that kill it for real and start it again on the same data directory.
  */
 export async function spawnService(
@@ -193,7 +194,16 @@ export async function spawnService(
 }
 
 /**
- * `src/server/main.ts` as a process of its own (free ports, warnings only), its output
+ * The service's command-line entry in a checkout (this one by default): where start-up
+ * lives, or, in a revision from before it moved into `start/`, where it was.
+ */
+export function serviceEntry(cwd = '.'): string {
+  const entry = 'src/server/start/main.ts';
+  return existsSync(join(cwd, entry)) ? entry : 'src/server/main.ts';
+}
+
+/**
+ * `src/server/start/main.ts` as a process of its own (free ports, warnings only), its output
  * (stdout and stderr together) collected as it comes.
  */
 export function startServiceProcess(
@@ -206,7 +216,8 @@ export function startServiceProcess(
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 } {
   const { nodeArgs = [], ...identity } = options;
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'src/server/main.ts'], {
+  const entry = serviceEntry(identity.cwd);
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', entry], {
     env: {
       ...process.env,
       FILEHOST_API_PORT: '0',

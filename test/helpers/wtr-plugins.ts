@@ -7,7 +7,7 @@ import { build } from 'esbuild';
 import type { CDPSession, Page, Request as PlaywrightRequest, Route } from 'playwright-core';
 import { createKey, createProject } from '../../src/server/admin.js';
 import { hashKey, newId } from '../../src/server/secrets.js';
-import type { RunningService } from '../../src/server/service.js';
+import type { RunningService } from '../../src/server/start/service.js';
 import { serveRemote } from './remote-server.js';
 import { startTestService, type TestService } from './service.js';
 

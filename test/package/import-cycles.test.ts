@@ -60,6 +60,19 @@ export function importCycles(graph: Map<string, string[]>): string[][] {
   return cycles;
 }
 
+const ROUTES = 'src/server/api/routes/';
+/** Where routes are registered: the one module that may import them. */
+const ROUTE_TABLE = 'src/server/api/app.ts';
+
+/** Every import of a route file by anything but the route table, as `from -> to`. */
+function routeImports(graph: Map<string, string[]>): string[] {
+  return [...graph]
+    .filter(([file]) => file !== ROUTE_TABLE)
+    .flatMap(([file, targets]) =>
+      targets.filter((target) => target.startsWith(ROUTES)).map((target) => `${file} -> ${target}`),
+    );
+}
+
 describe('import circles', () => {
   it('there are none among the modules in src/', async () => {
     assert.deepEqual(importCycles(await importGraph('src')), []);
@@ -80,6 +93,27 @@ describe('import circles', () => {
           .map((target) => `${file} -> ${target}`),
       );
     assert.deepEqual(upward, []);
+  });
+
+  it('routes are thin: none imports another route, and nothing but the app imports one', async () => {
+    // Routes -> domain (src/server/uploads/) -> stores, with none back: what two routes
+    // share, or the sweeper shares with a route, belongs below them.
+    assert.deepEqual(routeImports(await importGraph('src')), []);
+  });
+
+  it('finds a route importing a route, and the domain importing a route', () => {
+    const graph = new Map([
+      [
+        `${ROUTES}complete-batch.ts`,
+        [`${ROUTES}complete-upload.ts`, 'src/server/uploads/complete.ts'],
+      ],
+      ['src/server/uploads/sweeper.ts', [`${ROUTES}upload-state.ts`]],
+      ['src/server/api/app.ts', [`${ROUTES}complete-batch.ts`]],
+    ]);
+    assert.deepEqual(routeImports(graph), [
+      `src/server/api/routes/complete-batch.ts -> src/server/api/routes/complete-upload.ts`,
+      `src/server/uploads/sweeper.ts -> src/server/api/routes/upload-state.ts`,
+    ]);
   });
 
   it('finds a circle where there is one', () => {

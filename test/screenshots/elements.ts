@@ -13,7 +13,7 @@ import { chromium } from 'playwright-core';
 import sharp from 'sharp';
 import { createKey, createProject } from '../../src/server/admin.js';
 import { hashKey, newId } from '../../src/server/secrets.js';
-import type { RunningService } from '../../src/server/service.js';
+import type { RunningService } from '../../src/server/start/service.js';
 import { servePage } from '../helpers/page-server.js';
 import { rememberUpload } from '../helpers/remembered-upload.js';
 import { serveRemote } from '../helpers/remote-server.js';

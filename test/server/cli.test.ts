@@ -221,7 +221,7 @@ describe('npm run admin (project and key management)', () => {
         /FILEHOST_S3_ENDPOINT/,
       ],
     ] as const) {
-      const failed = await run(process.execPath, ['--import', 'tsx', 'src/server/main.ts'], {
+      const failed = await run(process.execPath, ['--import', 'tsx', 'src/server/start/main.ts'], {
         env: { ...process.env, ...keys, ...env, FILEHOST_API_PORT: '0', FILEHOST_CDN_PORT: '0' },
       }).then(
         () => assert.fail('it started'),

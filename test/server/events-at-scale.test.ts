@@ -2,25 +2,17 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { CreatedWebhook } from '../../src/api/events.js';
 import type { UploadResponse } from '../../src/api/types.js';
-import { startRgw } from '../helpers/ceph-rgw.js';
-import { startNginx, type TestNginx } from '../helpers/nginx.js';
-import { freePort } from '../helpers/ports.js';
-import { startPostgres } from '../helpers/postgres.js';
-import { scaleDeployment } from '../helpers/scale.js';
-import { ALLOWED_ORIGIN, type ChildService, json, spawnService } from '../helpers/service.js';
+import {
+  type Instances,
+  missingScaleServers,
+  type Ports,
+  startInstances,
+} from '../helpers/instances.js';
+import type { TestNginx } from '../helpers/nginx.js';
+import { type ChildService, json } from '../helpers/service.js';
 import { startReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 
-/** Decides before any test runs whether the real servers can be had (CI=true: must). */
-async function missingServers(): Promise<string | null> {
-  for (const probe of [startPostgres, startRgw]) {
-    const started = await probe();
-    if ('skip' in started) return started.skip;
-    await started.stop();
-  }
-  return null;
-}
-
-const skip = (await missingServers()) ?? undefined;
+const skip = (await missingScaleServers()) ?? undefined;
 
 /**
  * Webhooks on the scale deployment for real: two instances as processes of their own on one
@@ -28,35 +20,22 @@ const skip = (await missingServers()) ?? undefined;
  * what a killed instance was sending, the other sends.
  */
 describe('webhooks from many instances (PostgreSQL + S3)', { skip }, () => {
+  let scale: Instances;
   let env: Record<string, string>;
   let nginx: TestNginx;
   let receiver: WebhookReceiver;
   let hook: CreatedWebhook;
-  const instances: ChildService[] = [];
-  const ports: { api: number; cdn: number }[] = [];
+  let instances: ChildService[];
+  let ports: Ports[];
 
   before(async () => {
-    const deployment = await scaleDeployment([ALLOWED_ORIGIN]);
-    for (let index = 0; index < 2; index++) {
-      ports.push({ api: await freePort(), cdn: await freePort() });
-    }
-    const balancer = await startNginx(
-      ports.map((port) => ({ api: `127.0.0.1:${port.api}`, cdn: `127.0.0.1:${port.cdn}` })),
-    );
-    if ('skip' in balancer) throw new Error(balancer.skip);
-    nginx = balancer;
-    env = {
-      ...deployment.env,
-      FILEHOST_ALLOWED_ORIGINS: ALLOWED_ORIGIN,
-      FILEHOST_API_URL: nginx.apiUrl,
-      FILEHOST_CDN_URL: nginx.cdnUrl,
-      FILEHOST_TRUST_PROXY: '1',
+    scale = await startInstances({
       // The receiver is on this machine; a deployment would keep the default (refused).
       FILEHOST_WEBHOOK_ALLOW_PRIVATE: 'true',
       // Short, so that a killed instance's claim runs out in seconds (2 x 2 s + 5 s).
       FILEHOST_WEBHOOK_TIMEOUT: '2',
-    };
-    instances.push(...(await Promise.all(ports.map((port) => start(port)))));
+    });
+    ({ env, nginx, instances, ports } = scale);
     receiver = await startReceiver();
     hook = await json<CreatedWebhook>(
       await fetch(`${nginx.apiUrl}/v1/webhooks`, {
@@ -69,18 +48,10 @@ describe('webhooks from many instances (PostgreSQL + S3)', { skip }, () => {
   });
 
   after(async () => {
-    for (const instance of instances) instance.process.kill('SIGKILL');
-    await nginx?.stop();
+    await scale?.stop();
     await receiver?.close();
   });
 
-  function start(port: { api: number; cdn: number }): Promise<ChildService> {
-    return spawnService({
-      ...env,
-      FILEHOST_API_PORT: String(port.api),
-      FILEHOST_CDN_PORT: String(port.cdn),
-    });
-  }
   const secret = () => ({ Authorization: `Bearer ${env.FILEHOST_SECRET_KEY}` });
   const upload = async (apiUrl: string, name: string) =>
     json<UploadResponse>(

@@ -8,35 +8,26 @@ import type {
   ImportResponse,
   SignResponse,
 } from '../../src/api/types.js';
-import { startRgw } from '../helpers/ceph-rgw.js';
-import { startNginx, type TestNginx } from '../helpers/nginx.js';
-import { freePort } from '../helpers/ports.js';
-import { startPostgres } from '../helpers/postgres.js';
+import {
+  type Instances,
+  missingScaleServers,
+  type Ports,
+  startInstances,
+} from '../helpers/instances.js';
+import type { TestNginx } from '../helpers/nginx.js';
 import { publicUrlOf } from '../helpers/public-url.js';
 import { rawExchange } from '../helpers/raw-exchange.js';
-import { scaleDeployment } from '../helpers/scale.js';
 import {
   ALLOWED_ORIGIN,
   assertSameBytes,
   type ChildService,
   json,
   patternBytes,
-  spawnService,
 } from '../helpers/service.js';
 
 const MiB = 1024 * 1024;
 
-/** Decides before any test runs whether the real servers can be had (CI=true: must). */
-async function missingServers(): Promise<string | null> {
-  for (const probe of [startPostgres, startRgw]) {
-    const started = await probe();
-    if ('skip' in started) return started.skip;
-    await started.stop();
-  }
-  return null;
-}
-
-const skip = (await missingServers()) ?? undefined;
+const skip = (await missingScaleServers()) ?? undefined;
 
 /**
  * The scale deployment for real: instances as processes of their own, sharing one
@@ -44,56 +35,31 @@ const skip = (await missingServers()) ?? undefined;
  * Whatever one instance starts, another finishes; killing one loses nothing acknowledged.
  */
 describe('many instances behind a load balancer (PostgreSQL + S3)', { skip }, () => {
+  let scale: Instances;
   let env: Record<string, string>;
   let stored: () => Promise<string[]>;
   let nginx: TestNginx;
-  const instances: ChildService[] = [];
-  const ports: { api: number; cdn: number }[] = [];
+  let instances: ChildService[];
+  let ports: Ports[];
 
   before(async () => {
-    const deployment = await scaleDeployment([ALLOWED_ORIGIN]);
-    stored = deployment.stored;
-    for (let index = 0; index < 2; index++) {
-      ports.push({ api: await freePort(), cdn: await freePort() });
-    }
-    const balancer = await startNginx(
-      ports.map((port) => ({ api: `127.0.0.1:${port.api}`, cdn: `127.0.0.1:${port.cdn}` })),
-    );
-    if ('skip' in balancer) throw new Error(balancer.skip);
-    nginx = balancer;
-    env = {
-      ...deployment.env,
-      FILEHOST_ALLOWED_ORIGINS: ALLOWED_ORIGIN,
-      FILEHOST_API_URL: nginx.apiUrl,
-      FILEHOST_CDN_URL: nginx.cdnUrl,
+    scale = await startInstances({
       FILEHOST_PART_SIZE: String(5 * MiB),
       FILEHOST_RATE_LIMIT: '6',
-      FILEHOST_TRUST_PROXY: '1',
       FILEHOST_IDLE_TIMEOUT: '2',
       FILEHOST_SWEEP_INTERVAL: '1',
       FILEHOST_PENDING_GRACE: '0',
       // The imports' remote server is on loopback here.
       FILEHOST_IMPORT_ALLOW_PRIVATE: 'true',
-    };
-    // Started together: migrations, the signing secret and the default project must agree.
-    instances.push(...(await Promise.all(ports.map((port) => start(port)))));
-  });
-
-  after(async () => {
-    for (const instance of instances) instance.process.kill('SIGKILL');
-    await nginx?.stop();
-  });
-
-  function start(port: { api: number; cdn: number }): Promise<ChildService> {
-    return spawnService({
-      ...env,
-      FILEHOST_API_PORT: String(port.api),
-      FILEHOST_CDN_PORT: String(port.cdn),
     });
-  }
+    ({ env, stored, nginx, instances, ports } = scale);
+  });
 
-  const direct = (index: number) => `http://127.0.0.1:${ports[index]?.api}`;
-  const directCdn = (index: number) => `http://127.0.0.1:${ports[index]?.cdn}`;
+  after(() => scale?.stop());
+
+  const start = (index: number) => scale.start(index);
+  const direct = (index: number) => scale.direct(index);
+  const directCdn = (index: number) => scale.directCdn(index);
   const secret = () => ({ Authorization: `Bearer ${env.FILEHOST_SECRET_KEY}` });
 
   async function sign(apiUrl: string, name: string, size: number): Promise<SignResponse> {
@@ -330,7 +296,7 @@ describe('many instances behind a load balancer (PostgreSQL + S3)', { skip }, ()
       20_000,
     );
     // Restarted at once on the same settings, the instance serves again.
-    instances[1] = await start(ports[1] as { api: number; cdn: number });
+    instances[1] = await start(1);
     const again = await fetch(`${directCdn(1)}/${signed.id}`);
     assertSameBytes(await again.arrayBuffer(), bytes);
   });
@@ -403,7 +369,7 @@ describe('many instances behind a load balancer (PostgreSQL + S3)', { skip }, ()
     }
   });
 
-  const start1 = () => start(ports[1] as { api: number; cdn: number });
+  const start1 = () => start(1);
 });
 
 async function waitFor(check: () => Promise<boolean>, what: string, timeoutMs = 10_000) {

@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { configFromEnv, DEMO_ORIGINS } from '../../src/server/config.js';
 import { LOOPBACK_ORIGINS, normalizeOrigin, originAllowed } from '../../src/server/origins.js';
-import { type RunningService, startService } from '../../src/server/service.js';
+import { type RunningService, startService } from '../../src/server/start/service.js';
 
 describe('allowed origins', () => {
   it('a port wildcard allows every port of its scheme and host, and nothing else (property)', () => {

@@ -3,25 +3,17 @@ import { request } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import type { EventListResponse } from '../../src/api/events.js';
 import type { FileRecord, UploadResponse, UploadTokenResponse } from '../../src/api/types.js';
-import { startRgw } from '../helpers/ceph-rgw.js';
-import { startNginx, type TestNginx } from '../helpers/nginx.js';
-import { freePort } from '../helpers/ports.js';
-import { startPostgres } from '../helpers/postgres.js';
+import {
+  type Instances,
+  missingScaleServers,
+  type Ports,
+  startInstances,
+} from '../helpers/instances.js';
+import type { TestNginx } from '../helpers/nginx.js';
 import { moveDeleteAt } from '../helpers/row-clock.js';
-import { scaleDeployment } from '../helpers/scale.js';
-import { ALLOWED_ORIGIN, type ChildService, json, spawnService } from '../helpers/service.js';
+import { ALLOWED_ORIGIN, json } from '../helpers/service.js';
 
-/** Decides before any test runs whether the real servers can be had (CI=true: must). */
-async function missingServers(): Promise<string | null> {
-  for (const probe of [startPostgres, startRgw]) {
-    const started = await probe();
-    if ('skip' in started) return started.skip;
-    await started.stop();
-  }
-  return null;
-}
-
-const skip = (await missingServers()) ?? undefined;
+const skip = (await missingScaleServers()) ?? undefined;
 
 /** A POST from a given local address (a client of its own as nginx sees it): status and body. */
 function postFrom(
@@ -51,48 +43,21 @@ function postFrom(
  * behind nginx (round robin), which is the one proxy hop they trust.
  */
 describe('upload tokens and reservations across instances (PostgreSQL + S3)', { skip }, () => {
+  let scale: Instances;
   let env: Record<string, string>;
   let nginx: TestNginx;
-  const instances: ChildService[] = [];
-  const ports: { api: number; cdn: number }[] = [];
+  let ports: Ports[];
 
   before(async () => {
-    const deployment = await scaleDeployment([ALLOWED_ORIGIN]);
-    for (let index = 0; index < 2; index++) {
-      ports.push({ api: await freePort(), cdn: await freePort() });
-    }
-    const balancer = await startNginx(
-      ports.map((port) => ({ api: `127.0.0.1:${port.api}`, cdn: `127.0.0.1:${port.cdn}` })),
-    );
-    if ('skip' in balancer) throw new Error(balancer.skip);
-    nginx = balancer;
-    env = {
-      ...deployment.env,
-      FILEHOST_ALLOWED_ORIGINS: ALLOWED_ORIGIN,
-      FILEHOST_API_URL: nginx.apiUrl,
-      FILEHOST_CDN_URL: nginx.cdnUrl,
-      FILEHOST_TRUST_PROXY: '1',
+    scale = await startInstances({
       FILEHOST_RATE_LIMIT: '100000',
       // Both instances look for due files every second: they race for each one.
       FILEHOST_SWEEP_INTERVAL: '1',
-    };
-    instances.push(
-      ...(await Promise.all(
-        ports.map((port) =>
-          spawnService({
-            ...env,
-            FILEHOST_API_PORT: String(port.api),
-            FILEHOST_CDN_PORT: String(port.cdn),
-          }),
-        ),
-      )),
-    );
+    });
+    ({ env, nginx, ports } = scale);
   });
 
-  after(async () => {
-    for (const instance of instances) instance.process.kill('SIGKILL');
-    await nginx?.stop();
-  });
+  after(() => scale?.stop());
 
   const secret = () => ({
     Authorization: `Bearer ${env.FILEHOST_SECRET_KEY}`,

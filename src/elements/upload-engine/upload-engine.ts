@@ -3,6 +3,7 @@ import XHRUpload from '@uppy/xhr-upload';
 import { MIN_PART_SIZE } from '../../api/limits.js';
 import { cleanName } from '../../api/names.js';
 import type { FileRecord, UploadState } from '../../api/types.js';
+import { loadChunk } from '../../client/missing-chunk.js';
 import { blobDigestHeader } from '../../client/part-digest.js';
 import { xhrPartEtag } from '../../client/part-etag.js';
 import { claimedParts, type UploadStep } from '../../client/upload-plan.js';
@@ -16,7 +17,8 @@ import type {
 } from '../file-uploader/file-view.js';
 import { unsentFileView } from '../file-uploader/file-view.js';
 import { loadServiceWords } from '../shared/failure-text.js';
-import { Connections } from './connections.js';
+import type { BatchItem, BatchOutcome } from './batch-upload.js';
+import { Connections, signRequestFor } from './connections.js';
 import { fillEnglish } from './en-engine.js';
 import type { FailureCause } from './failure-cause.js';
 import {
@@ -55,9 +57,12 @@ const REDRAW_INTERVAL_MS = 100;
  */
 const MANY_FILES_REDRAW_INTERVAL_MS = 250;
 const MANY_FILES = 12;
+/** How long a small file waits for others added after it to go in the same batch upload. */
+const GATHER_MS = 15;
 /**
  * Files up to this size are sent without upload progress events: at 1 Mbit/s one takes half
- * a second, and its bar goes from "uploading" to done.
+ * a second, and its bar goes from "uploading" to done. Two or more of them added together go
+ * by the batch upload (`#sendTogether`): no row of theirs shows progress either way.
  */
 const QUIET_UPLOAD_BYTES = 64 * 1024;
 
@@ -98,6 +103,9 @@ export class UploadEngine {
   /** Files Uppy's restrictions refused, listed with the rule they broke. */
   #rejected: { view: FileView; word: FailureWording }[] = [];
   #destroyTimer: ReturnType<typeof setTimeout> | null = null;
+  /** Small files waiting a moment for others to go with them (`#gatherSmall`). */
+  readonly #gathered: string[] = [];
+  #gatherTimer: ReturnType<typeof setTimeout> | null = null;
   #redrawPending = false;
 
   constructor(host: UploadHost, settings: UploaderSettings, callbacks: UploadCallbacks) {
@@ -374,6 +382,9 @@ export class UploadEngine {
 
   #destroy(): void {
     this.#destroyTimer = null;
+    if (this.#gatherTimer) clearTimeout(this.#gatherTimer);
+    this.#gatherTimer = null;
+    this.#gathered.length = 0;
     for (const upload of this.#uploads.values()) {
       clearRetry(upload);
       upload.abort?.abort();
@@ -413,9 +424,11 @@ export class UploadEngine {
    * one part share a run (no part but the last is under MIN_PART_SIZE): a run's uploaders go
    * one after the other, and a large file must not hold up the small ones.
    */
-  #startMany(ids: string[]): void {
+  #startMany(started: string[], gathered = false): void {
     const uppy = this.#uppy;
     if (!uppy) return;
+    const ids = gathered ? started : this.#gatherSmall(started);
+    if (ids.length === 0) return;
     const batch = new Set(ids.filter((id) => (uppy.getFile(id)?.size ?? 0) <= MIN_PART_SIZE));
     for (const id of ids) if (!batch.has(id)) this.#start(id);
     const running = new Set(
@@ -436,6 +449,94 @@ export class UploadEngine {
     }
     for (const id of batch) this.#begin(id);
     void uppy.upload().catch(() => undefined);
+  }
+
+  /**
+   * Small files started together (two or more of at most QUIET_UPLOAD_BYTES, never
+   * signed, added at once or within GATHER_MS of each other) go by the batch upload
+   * (`batch-upload.ts`), outside Uppy's runs: their bytes in a few requests, with no Uppy
+   * state change per file. One that came alone goes by the usual steps after that moment.
+   * Answers the ids left to the usual steps now. A file that fails in a batch is retried
+   * alone, by those steps.
+   */
+  #gatherSmall(ids: string[]): string[] {
+    const uppy = this.#uppy;
+    const small = new Set(
+      ids.filter((id) => {
+        const size = uppy?.getFile(id)?.size ?? 0;
+        return size > 0 && size <= QUIET_UPLOAD_BYTES && !this.#uploads.get(id)?.plan;
+      }),
+    );
+    if (small.size === 0) return ids;
+    this.#gathered.push(...small);
+    // Files added one by one within a moment go together too (as the batch sign's window).
+    this.#gatherTimer ??= setTimeout(() => {
+      this.#gatherTimer = null;
+      const together = this.#gathered.splice(0).filter((id) => this.#uppy?.getFile(id));
+      if (together.length >= 2) this.#sendTogether(together);
+      else this.#startMany(together, true);
+    }, GATHER_MS);
+    return ids.filter((id) => !small.has(id));
+  }
+
+  /** Sends small files by the batch upload (see `#gatherSmall`). */
+  #sendTogether(small: string[]): void {
+    const uppy = this.#uppy;
+    if (!uppy) return;
+    const items: BatchItem[] = [];
+    const started: Record<string, { progress: UFile['progress'] }> = {};
+    for (const id of small) {
+      const upload = this.#uploads.get(id);
+      const file = uppy.getFile(id);
+      if (!upload || !file || !this.#begin(id)) continue;
+      upload.step = 'preparing';
+      items.push({
+        id,
+        body: file.data as Blob,
+        upload,
+        entry: signRequestFor(file, upload, 'off'),
+        checked: this.#settings.checksum !== 'off',
+      });
+      // Started in Uppy's eyes, so that none of its runs takes it up.
+      started[id] = { progress: { ...file.progress, uploadStarted: Date.now(), bytesUploaded: 0 } };
+    }
+    // One change of Uppy's state for all of them: each change copies its whole map of files.
+    uppy.patchFilesState(started);
+    const current = (item: BatchItem) =>
+      this.#uploads.get(item.id) === item.upload && item.upload.outcome === 'running';
+    const outcome: BatchOutcome = {
+      sending: (sent) => {
+        for (const item of sent) item.upload.step = null;
+        this.#redrawSoon();
+      },
+      succeeded: (item, record) => {
+        const file = uppy.getFile(item.id);
+        if (!current(item) || !file) return;
+        item.upload.record = record;
+        item.upload.outcome = 'succeeded';
+        // Paused while its request was on its way: its bytes are in all the same.
+        if (item.upload.paused) {
+          item.upload.paused = false;
+          uppy.setFileState(item.id, { error: null });
+        }
+        this.#callbacks.progress(summary(file), record.size, record.size);
+        this.#callbacks.succeeded(summary(file), record);
+        this.#redrawSoon();
+        this.#maybeAllDone();
+      },
+      failed: (item, error) => {
+        if (!current(item) || item.upload.abort?.signal.aborted) return;
+        this.#fail(item.id, error, 'upload');
+      },
+    };
+    // Not fetched (offline, not deployed): each file fails as its first request would, and
+    // is retried alone by the usual steps.
+    loadChunk(() => import('./batch-upload.js')).then(
+      (batch) => batch.sendInBatches(items, this.#connections, outcome),
+      (error: unknown) => {
+        for (const item of items) outcome.failed(item, error);
+      },
+    );
   }
 
   /**

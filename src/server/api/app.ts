@@ -30,6 +30,7 @@ import { openapiHandler } from './routes/openapi.js';
 import { signUploadHandler } from './routes/sign-upload.js';
 import { signedUrlHandler } from './routes/signed-url.js';
 import { uploadHandler } from './routes/upload.js';
+import { uploadBatchHandler } from './routes/upload-batch.js';
 import { uploadStateHandler } from './routes/upload-state.js';
 import { createUploadTokenHandler } from './routes/upload-tokens.js';
 import { usageHandler } from './routes/usage.js';
@@ -95,6 +96,7 @@ export async function buildApiApp(ctx: ServiceContext): Promise<FastifyInstance>
       handler(ctx, request, reply);
 
   app.post('/v1/upload', bind(uploadHandler));
+  app.post('/v1/upload/batch', bind(uploadBatchHandler));
   app.get('/v1/files', bind(listFilesHandler));
   app.get('/v1/files/:id', bind(getFileHandler));
   app.delete('/v1/files/:id', bind(deleteFileHandler));

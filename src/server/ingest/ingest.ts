@@ -9,8 +9,8 @@ import { toFileRecord } from '../api/records.js';
 import type { ServiceContext } from '../context.js';
 import type { EventDraft, FileRow } from '../db/metadata-store.js';
 import { fail } from '../http/errors.js';
-import { purge } from '../purge.js';
 import { newId } from '../secrets.js';
+import { purge } from '../uploads/remove.js';
 import { ScannerUnavailableError, type ScanVerdict } from './clamd.js';
 import { editableExtension } from './strip-location.js';
 

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { routes } from '../../../src/api/routes.js';
 import type { FileRecord, SignResponse, Usage } from '../../../src/api/types.js';
-import { type RunningService, startService } from '../../../src/server/service.js';
+import { type RunningService, startService } from '../../../src/server/start/service.js';
 import { SCALE } from '../../helpers/scale-mode.js';
 import {
   ALLOWED_ORIGIN,

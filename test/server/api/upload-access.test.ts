@@ -8,7 +8,7 @@ import type {
   SignResponse,
   UploadState,
 } from '../../../src/api/types.js';
-import { sweep } from '../../../src/server/sweeper.js';
+import { sweep } from '../../../src/server/uploads/sweeper.js';
 import { SCALE } from '../../helpers/scale-mode.js';
 import {
   ALLOWED_ORIGIN,

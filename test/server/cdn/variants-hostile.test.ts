@@ -1,4 +1,5 @@
 // @deployments embedded scale (also run on PostgreSQL + S3: `npm run test:scale`)
+// @runs-alone: it measures plain files' p99 latency while AVIF encodes fill both cores, against idle
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';

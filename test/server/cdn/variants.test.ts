@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
 import type { SignedUrlResponse, UploadResponse, Usage } from '../../../src/api/types.js';
 import { TOUCH_INTERVAL_MS } from '../../../src/server/cdn/variants/stored-variant.js';
-import { sweep } from '../../../src/server/sweeper.js';
+import { sweep } from '../../../src/server/uploads/sweeper.js';
 import {
   BLUE,
   GPS_TAG,

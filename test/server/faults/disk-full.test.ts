@@ -1,30 +1,13 @@
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdtemp, open, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rm } from 'node:fs/promises';
 import { after, before, describe, it } from 'node:test';
 import type { UploadResponse } from '../../../src/api/types.js';
+import { fill, isFull, serviceOnSmallDisk } from '../../helpers/full-disk.js';
 import { publicUrlOf } from '../../helpers/public-url.js';
-import { expectError, json, startTestService, type TestService } from '../../helpers/service.js';
+import { expectError, json, type TestService } from '../../helpers/service.js';
 import { isRoot } from '../../helpers/system.js';
 
 const MiB = 1024 * 1024;
-
-/** Fills what is left of the disk under `path` with one file; answers its path. */
-async function fill(path: string): Promise<string> {
-  const ballast = join(path, 'ballast');
-  const handle = await open(ballast, 'w');
-  const chunk = Buffer.alloc(64 * 1024, 1);
-  try {
-    for (let at = 0; ; at += chunk.length) await handle.write(chunk, 0, chunk.length, at);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOSPC') throw error;
-  } finally {
-    await handle.close();
-  }
-  return ballast;
-}
 
 /**
  * A full disk, for real: the data directory on a 24 MiB tmpfs that the test mounts (root
@@ -33,18 +16,14 @@ async function fill(path: string): Promise<string> {
  * there is room, with no restart.
  */
 describe('a full disk', { skip: isRoot ? false : 'needs root to mount a tmpfs to fill' }, () => {
+  let disk: Awaited<ReturnType<typeof serviceOnSmallDisk>>;
   let mount: string;
   let t: TestService;
   before(async () => {
-    mount = await mkdtemp(join(tmpdir(), 'filehost-full-'));
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=24m', 'tmpfs', mount]);
-    t = await startTestService({ FILEHOST_DATA_DIR: join(mount, 'data') });
+    disk = await serviceOnSmallDisk(24);
+    ({ t, mount } = disk);
   });
-  after(async () => {
-    await t?.close();
-    execFileSync('umount', [mount]);
-    await rm(mount, { recursive: true, force: true });
-  });
+  after(() => disk?.close());
 
   it('answers 507 with nothing kept, deletes at 100% full, and takes uploads again once freed', async () => {
     const kept = await json<UploadResponse>(
@@ -61,8 +40,7 @@ describe('a full disk', { skip: isRoot ? false : 'needs root to mount a tmpfs to
     assert.deepEqual(await t.stored(), before, 'nothing of the refused upload is kept');
 
     const ballast = await fill(mount);
-    const free = execFileSync('df', ['--output=avail', mount], { encoding: 'utf8' });
-    assert.match(free, /\n\s*0\s*$/, 'the disk is 100% full');
+    assert.ok(isFull(mount), 'the disk is 100% full');
     await expectError(
       await t.api('/v1/upload', { method: 'POST', body: 'tiny' }),
       507,

@@ -2,12 +2,11 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { PLAN_SIGN_CAP } from '../../../api/limits.js';
 import type { ImportResponse } from '../../../api/types.js';
 import type { ServiceContext } from '../../context.js';
-import type { FileRow } from '../../db/metadata-store.js';
 import { isPlainObject, JSON_LIMIT, jsonDeadline, readSizedJson } from '../../http/body.js';
 import { fail } from '../../http/errors.js';
 import { parseTargetUrl } from '../../http/targets.js';
 import { importLeaseMs } from '../../imports/importer.js';
-import { newId } from '../../secrets.js';
+import { newFileRow } from '../../uploads/new-file.js';
 import { authenticate, type Caller } from '../auth.js';
 import { validateMetadata } from '../metadata.js';
 import { sanitizeName } from '../names.js';
@@ -48,31 +47,23 @@ export async function importHandler(
   const now = ctx.now();
   const { maxBytes, reason } = await importLimit(ctx, caller, now);
   const uploadToken = newUploadToken();
-  const row: FileRow = {
-    id: newId(),
-    projectId: caller.project.id,
+  const row = newFileRow(caller, request.ip, now, {
     // Until the answer's Content-Disposition is known: the caller's name, else the URL's.
     name: sanitizeName(body.name ?? lastSegment(url)),
     mime: 'application/octet-stream',
     // Room is held for the most the file may have; it becomes the file's size when stored.
     size: maxBytes,
-    createdAt: now,
     status: 'pending',
     ...(policy ? applyTokenPolicy(policy, given.metadata, given.visibility) : given),
     partSize: null,
-    storageUploadId: null,
     checksum: null,
     // The lease of this instance's fetch, renewed as it goes (a pending import past it holds
     // no room and is failed by the next sweep).
     expiresAt: now + importLeaseMs(ctx),
-    deletedAt: null,
     uploadTokenHash: uploadToken.hash,
-    completedParts: null,
-    deleteAt: policy?.deleteAfter ? now + policy.deleteAfter * 1000 : null,
-    tokenId: caller.token?.id ?? null,
-    anonymousAddress: caller.keyKind === 'publishable' ? request.ip : null,
     importState: { receivedBytes: 0, totalBytes: null, error: null },
-  };
+    deleteAfter: policy?.deleteAfter ?? null,
+  });
   await reserveUploads(ctx, caller, request.ip, [row], { now });
   ctx.imports.start({
     row,

@@ -3,6 +3,7 @@ import { CHECKSUM_HEADER } from '../../../api/checksum.js';
 import { MAX_PARTS } from '../../../api/limits.js';
 import type { PartUploadResponse } from '../../../api/types.js';
 import { bodyChunks, contentLength, exactBytes } from '../../http/body.js';
+import { expectedDigest, verifyDigest } from '../../http/content-digest.js';
 import { fail, ServiceError } from '../../http/errors.js';
 import { normalizeMediaType } from '../../http/media-type.js';
 import { BlobBusyError, BlobNotFoundError } from '../../storage/blob-store.js';
@@ -19,7 +20,6 @@ import {
   type SignatureCheck,
 } from '../../storage/local-disk/part-signer.js';
 import { partLayout } from '../records.js';
-import { expectedDigest, verifyDigest } from './local-part-digest.js';
 
 interface PartRequest {
   Params: { id: string; partNumber: string };

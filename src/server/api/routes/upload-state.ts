@@ -1,90 +1,13 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { SignedPart, UploadState } from '../../../api/types.js';
 import type { ServiceContext } from '../../context.js';
-import type { FileRow } from '../../db/metadata-store.js';
 import { fail } from '../../http/errors.js';
 import { importStateOf } from '../../imports/import-state.js';
-import {
-  BlobNotFoundError,
-  type HeldPart,
-  type MultipartUpload,
-  type PartPlacement,
-} from '../../storage/blob-store.js';
-import { authenticate, type Caller } from '../auth.js';
+import type { HeldPart } from '../../storage/blob-store.js';
+import { expiryByHeldParts, heldParts, multiStepUpload, signParts } from '../../uploads/parts.js';
+import { authenticate } from '../auth.js';
 import { partLayout } from '../records.js';
-import {
-  partUrlExpiry,
-  pendingExpiry,
-  requireUploadAccess,
-  UPLOAD_TOKEN_HEADER,
-} from '../upload-access.js';
-
-/** How the blob store addresses a multi-step upload's row. */
-export function multipartOf(
-  row: Pick<FileRow, 'id' | 'mime' | 'storageUploadId' | 'checksum'>,
-): MultipartUpload {
-  return {
-    key: row.id,
-    uploadId: row.storageUploadId ?? row.id,
-    contentType: row.mime,
-    checksum: row.checksum,
-  };
-}
-
-export function signParts(
-  ctx: ServiceContext,
-  row: Pick<FileRow, 'id' | 'mime' | 'storageUploadId' | 'checksum'>,
-  layout: PartPlacement[],
-  expiresAt: number,
-): Promise<SignedPart[]> {
-  const upload = multipartOf(row);
-  return Promise.all(layout.map((part) => ctx.blobs.signPart(upload, part, expiresAt)));
-}
-
-/**
- * The parts the blob store holds whole for a pending upload, by part number; null when the
- * store has no such upload open any more (completed by a racing request, or cancelled).
- */
-export async function heldParts(
-  ctx: ServiceContext,
-  row: FileRow,
-): Promise<Map<number, HeldPart> | null> {
-  try {
-    const parts = await ctx.blobs.listParts(multipartOf(row));
-    return new Map(parts.map((part) => [part.partNumber, part]));
-  } catch (error) {
-    if (error instanceof BlobNotFoundError) return null;
-    throw error;
-  }
-}
-
-/** When the last part the store holds arrived; null when none did, or the store cannot say. */
-export function lastPartArrival(held: Map<number, HeldPart> | null): number | null {
-  let last: number | null = null;
-  for (const part of held?.values() ?? []) {
-    if (part.arrivedAt !== undefined && (last === null || part.arrivedAt > last)) {
-      last = part.arrivedAt;
-    }
-  }
-  return last;
-}
-
-/**
- * The pending upload `id` of the caller's project, if the caller may act on it (with a
- * publishable key: shows its upload token) and it has not expired; `not_found` otherwise,
- * alike for an unknown id, another project's, a missing or wrong token.
- */
-export async function multiStepUpload(
-  ctx: ServiceContext,
-  caller: Caller,
-  id: string,
-  token: unknown,
-): Promise<FileRow & { partSize: number }> {
-  const row = await ctx.db.getVisibleFile(caller.project.id, id);
-  if (!row || row.partSize === null) fail('not_found', 'No upload with this id.');
-  requireUploadAccess(caller, row, token);
-  return row as FileRow & { partSize: number };
-}
+import { partUrlExpiry, UPLOAD_TOKEN_HEADER } from '../upload-access.js';
 
 /**
  * `GET /v1/uploads/:id`: which parts the service holds whole, so a client resumes by
@@ -122,7 +45,7 @@ export async function uploadStateHandler(
   let held = new Map<number, HeldPart>();
   if (row.status === 'pending') {
     held = (await heldParts(ctx, row)) ?? held;
-    expiresAt = pendingExpiry(ctx.config, row.createdAt, lastPartArrival(held));
+    expiresAt = expiryByHeldParts(ctx, row, held);
     const now = ctx.now();
     if (expiresAt <= now) fail('not_found', 'The upload expired.');
     signed = await signParts(ctx, row, layout, partUrlExpiry(ctx.config, now, expiresAt));

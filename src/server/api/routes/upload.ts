@@ -4,13 +4,13 @@ import { MAX_ONE_REQUEST_BYTES } from '../../../api/limits.js';
 import type { UploadResponse, Visibility } from '../../../api/types.js';
 import type { ServiceContext } from '../../context.js';
 import { crashPoint } from '../../crash-points.js';
-import type { FileRow } from '../../db/metadata-store.js';
 import { fileEvent } from '../../events/file-events.js';
 import { bodyChunks, contentLength, limitBytes } from '../../http/body.js';
 import { fail, ServiceError } from '../../http/errors.js';
 import { mediaEssence, normalizeMediaType } from '../../http/media-type.js';
 import { ingestStored, ScanWhileStoring } from '../../ingest/ingest.js';
-import { newId } from '../../secrets.js';
+import { abortReceiving } from '../../uploads/abort.js';
+import { newFileRow } from '../../uploads/new-file.js';
 import { authenticate } from '../auth.js';
 import { parseMetadataJson } from '../metadata.js';
 import { decodeFilenameHeader, sanitizeName } from '../names.js';
@@ -84,7 +84,6 @@ export async function uploadHandler(
       };
   if (rawMeta) requireType(rawMeta.mime, 'declared');
 
-  const id = newId();
   const lease = receivingLease(ctx);
   // Room is reserved for what the body may hold (a chunked one: the most it may), and the
   // reservation becomes the file's real size when it is stored.
@@ -93,28 +92,21 @@ export async function uploadHandler(
     cap + (multipart ? MULTIPART_OVERHEAD : 0),
   );
   const now = ctx.now();
-  const receiving: FileRow = {
-    id,
-    projectId: caller.project.id,
+  const receiving = newFileRow(caller, request.ip, now, {
     name: rawMeta?.name ?? 'upload',
     mime: rawMeta?.mime ?? 'application/octet-stream',
     size: reserved,
-    createdAt: now,
     status: 'receiving',
     metadata: {},
+    visibility: headerVisibility,
     partSize: null,
-    storageUploadId: null,
     checksum: null,
     expiresAt: lease.expiresAt(),
-    deletedAt: null,
     uploadTokenHash: null,
-    completedParts: null,
-    visibility: headerVisibility,
-    deleteAt: policy?.deleteAfter ? now + policy.deleteAfter * 1000 : null,
-    tokenId: caller.token?.id ?? null,
-    anonymousAddress: caller.keyKind === 'publishable' ? request.ip : null,
     importState: null,
-  };
+    deleteAfter: policy?.deleteAfter ?? null,
+  });
+  const { id } = receiving;
   // One-request uploads are not pending uploads: only the storage quota applies (and the
   // anonymous caps, or the token's limits).
   await reserveUploads(ctx, caller, request.ip, [receiving], { now, storageOnly: true });
@@ -163,8 +155,7 @@ export async function uploadHandler(
     crashPoint('event:recorded');
     ctx.events.kick();
   } catch (error) {
-    await ctx.blobs.delete(id);
-    await ctx.db.discardReceiving(id);
+    await abortReceiving(ctx, id);
     throw error;
   } finally {
     clearInterval(renewal);

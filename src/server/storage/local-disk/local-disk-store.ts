@@ -59,7 +59,7 @@ interface PartWriter {
  * belongs to one process (see `lockDataDir` in `data-dir.ts`).
  */
 export class LocalDiskBlobStore implements BlobStore {
-  /** Checked by the part route as the bytes stream (`api/routes/local-part-digest.ts`). */
+  /** Checked by the part route as the bytes stream (`http/content-digest.ts`). */
   readonly partChecksum = 'sha256' as const;
   readonly #root: string;
   readonly signer: PartSigner;

@@ -166,7 +166,7 @@ describe('webhook deliveries', () => {
     const abandoned = await json<SignResponse>(await t.sign({ name: 'c.bin', size: 3 }), 201);
     controlClock();
     clock += 8 * 24 * 3_600_000;
-    const { sweep } = await import('../../../../src/server/sweeper.js');
+    const { sweep } = await import('../../../../src/server/uploads/sweeper.js');
     assert.equal((await sweep(t.service.context)).expired, 1);
     const requests = await receiver.waitFor(3);
     const payloads = requests.map((request) => receiver.verify(request, hook.secret));
@@ -345,7 +345,7 @@ describe('webhook deliveries', () => {
     clock += 20 * 24 * 3_600_000;
     const recent = await uploadFile(t, 'recent.txt');
     await receiver.waitFor(2);
-    const { sweep } = await import('../../../../src/server/sweeper.js');
+    const { sweep } = await import('../../../../src/server/uploads/sweeper.js');
     clock += 10 * 24 * 3_600_000 + 1;
     await sweep(t.service.context);
     const log = await json<EventListResponse>(await t.api('/v1/events'));

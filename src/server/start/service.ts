@@ -1,22 +1,22 @@
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
-import { buildApiApp } from './api/app.js';
+import { buildApiApp } from '../api/app.js';
+import { buildCdnApp } from '../cdn/cdn.js';
+import { cachedFileBytes, ServingCache } from '../cdn/serving-cache.js';
+import { linkKey } from '../cdn/signed-link.js';
+import { ImageVariants } from '../cdn/variants/stored-variant.js';
+import { VariantEncoder } from '../cdn/variants/variant-encoder.js';
+import { deploymentOf, type ServiceConfig } from '../config.js';
+import type { ServiceContext } from '../context.js';
+import type { WebhookRow } from '../db/metadata-store.js';
+import { ensureConfiguredWebhook } from '../events/configured-webhook.js';
+import { EventDeliverer } from '../events/deliverer.js';
+import { Imports } from '../imports/importer.js';
+import { ClamdScanner } from '../ingest/clamd.js';
+import { MetadataStripper, STRIP_TASK_TIMEOUT_MS } from '../ingest/strip-location.js';
+import { DELETE_DUE_INTERVAL_MS, deleteDueFiles, recover, sweep } from '../uploads/sweeper.js';
 import { type DefaultProject, ensureDefaultProject } from './bootstrap.js';
-import { buildCdnApp } from './cdn/cdn.js';
-import { cachedFileBytes, ServingCache } from './cdn/serving-cache.js';
-import { linkKey } from './cdn/signed-link.js';
-import { ImageVariants } from './cdn/variants/stored-variant.js';
-import { VariantEncoder } from './cdn/variants/variant-encoder.js';
-import { deploymentOf, type ServiceConfig } from './config.js';
-import type { ServiceContext } from './context.js';
-import type { WebhookRow } from './db/metadata-store.js';
 import { openStores, type Stores } from './deployment.js';
-import { ensureConfiguredWebhook } from './events/configured-webhook.js';
-import { EventDeliverer } from './events/deliverer.js';
-import { Imports } from './imports/importer.js';
-import { ClamdScanner } from './ingest/clamd.js';
-import { MetadataStripper, STRIP_TASK_TIMEOUT_MS } from './ingest/strip-location.js';
-import { DELETE_DUE_INTERVAL_MS, deleteDueFiles, recover, sweep } from './sweeper.js';
 
 /** How often an instance looks for deliveries that came due (retries, other instances' work). */
 const WEBHOOK_POLL_MS = 1000;
@@ -33,6 +33,8 @@ export interface RunningService {
 }
 
 /**
+ * The one entry of start-up (`start/`: this, the stores a deployment opens, the data
+ * directory, the default project, the command-line life in `run.ts` and `main.ts`).
  * Starts the API and the CDN on the stores the configuration picks (`openStores`), or on
  * the ones given. Recovery from a crash runs before the first request is served.
  */

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { deploymentOf, type ServiceConfig } from './config.js';
+import { deploymentOf, type ServiceConfig } from '../config.js';
+import type { MetadataStore } from '../db/metadata-store.js';
+import { DiskReserve } from '../disk-reserve.js';
+import { MemoryRateLimiter, type RateLimiter } from '../rate-limit/rate-limiter.js';
+import type { BlobStore } from '../storage/blob-store.js';
 import { loadOrCreateSecret, lockDataDir, prepareDataDir } from './data-dir.js';
-import type { MetadataStore } from './db/metadata-store.js';
-import { DiskReserve } from './disk-reserve.js';
-import { MemoryRateLimiter, type RateLimiter } from './rate-limit/rate-limiter.js';
-import type { BlobStore } from './storage/blob-store.js';
 
 /** The stores a service runs on, picked by configuration. */
 export interface Stores {
@@ -63,10 +63,10 @@ export async function openStores(config: ServiceConfig, apiUrl: () => string): P
         : await loadOrCreateSecret(join(config.dataDir, 'signing.key')));
     let blobs: BlobStore;
     if (config.s3) {
-      const { S3BlobStore } = await import('./storage/s3/s3-store.js');
+      const { S3BlobStore } = await import('../storage/s3/s3-store.js');
       blobs = new S3BlobStore(config.s3);
     } else {
-      const { LocalDiskBlobStore } = await import('./storage/local-disk/local-disk-store.js');
+      const { LocalDiskBlobStore } = await import('../storage/local-disk/local-disk-store.js');
       blobs = new LocalDiskBlobStore({
         root: join(config.dataDir, 'storage'),
         signingSecret,
@@ -91,8 +91,8 @@ export async function openMetadataStore(
   config: ServiceConfig,
 ): Promise<{ db: MetadataStore; rateLimiter: RateLimiter }> {
   if (config.databaseUrl) {
-    const { PostgresMetadataStore } = await import('./db/postgres/postgres-store.js');
-    const { PostgresRateLimiter } = await import('./rate-limit/postgres-rate-limiter.js');
+    const { PostgresMetadataStore } = await import('../db/postgres/postgres-store.js');
+    const { PostgresRateLimiter } = await import('../rate-limit/postgres-rate-limiter.js');
     const store = await PostgresMetadataStore.open(config.databaseUrl);
     return {
       db: store,
@@ -100,7 +100,7 @@ export async function openMetadataStore(
     };
   }
   await prepareDataDir(config.dataDir);
-  const { SqliteMetadataStore } = await import('./db/sqlite/sqlite-store.js');
+  const { SqliteMetadataStore } = await import('../db/sqlite/sqlite-store.js');
   return {
     db: new SqliteMetadataStore(join(config.dataDir, 'filehost.db')),
     rateLimiter: new MemoryRateLimiter(config.rateLimitPerMinute),

@@ -1,8 +1,8 @@
 // @deployments embedded scale (also run on PostgreSQL + S3: `npm run test:scale`)
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { SignResponse } from '../../src/api/types.js';
-import { sweep } from '../../src/server/sweeper.js';
+import type { SignResponse } from '../../../src/api/types.js';
+import { sweep } from '../../../src/server/uploads/sweeper.js';
 import {
   expectError,
   json,
@@ -10,7 +10,7 @@ import {
   patternBytes,
   startTestService,
   type TestService,
-} from '../helpers/service.js';
+} from '../../helpers/service.js';
 
 const MiB = 1024 * 1024;
 const PART = 5 * MiB;

@@ -1,11 +1,11 @@
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
-import { createKey, createProject, ensureKey } from './admin.js';
-import { ConfigError, DEMO_ORIGINS, deploymentOf, type ServiceConfig } from './config.js';
+import { createKey, createProject, ensureKey } from '../admin.js';
+import { ConfigError, DEMO_ORIGINS, deploymentOf, type ServiceConfig } from '../config.js';
+import type { MetadataStore, Project } from '../db/metadata-store.js';
+import { LOOPBACK_ORIGINS } from '../origins.js';
+import { hashKey, type KeyKind, newId } from '../secrets.js';
 import { readJsonFile, writePrivateJson } from './data-dir.js';
-import type { MetadataStore, Project } from './db/metadata-store.js';
-import { LOOPBACK_ORIGINS } from './origins.js';
-import { hashKey, type KeyKind, newId } from './secrets.js';
 
 export interface DefaultProject {
   project: Project;

@@ -1,10 +1,10 @@
-import { heldParts, lastPartArrival } from './api/routes/upload-state.js';
-import { pendingExpiry } from './api/upload-access.js';
-import type { ServiceContext } from './context.js';
-import type { FileRow } from './db/metadata-store.js';
-import { fileEvent } from './events/file-events.js';
-import { failAbandonedImports } from './imports/importer.js';
-import { purge } from './purge.js';
+import type { ServiceContext } from '../context.js';
+import type { FileRow } from '../db/metadata-store.js';
+import { fileEvent } from '../events/file-events.js';
+import { failAbandonedImports } from '../imports/importer.js';
+import { abortReceiving } from './abort.js';
+import { expiryByHeldParts, heldParts, lastPartArrival } from './parts.js';
+import { purge, removeFile } from './remove.js';
 
 const BATCH = 100;
 /** Events are kept this long for `GET /v1/events` and redelivery (decisions.md: 30 days). */
@@ -31,7 +31,7 @@ export async function recover(ctx: ServiceContext, options: { exclusive: boolean
   if (options.exclusive) {
     for (;;) {
       const rows = await ctx.db.listReceiving(BATCH);
-      for (const row of rows) await discardReceiving(ctx, row);
+      for (const row of rows) await abortReceiving(ctx, row.id);
       if (rows.length < BATCH) break;
     }
     // Likewise every import under way: it died with the process that fetched it.
@@ -45,19 +45,14 @@ async function expiryByParts(ctx: ServiceContext, row: FileRow): Promise<number>
   const recorded = row.expiresAt ?? row.createdAt;
   if (row.partSize === null) return recorded;
   try {
-    const last = lastPartArrival(await heldParts(ctx, row));
-    return last === null
+    const held = await heldParts(ctx, row);
+    return lastPartArrival(held) === null
       ? recorded
-      : Math.max(recorded, pendingExpiry(ctx.config, row.createdAt, last));
+      : Math.max(recorded, expiryByHeldParts(ctx, row, held));
   } catch (error) {
     ctx.log.warn({ err: error, id: row.id }, 'could not list the parts of an expiring upload');
     return recorded;
   }
-}
-
-async function discardReceiving(ctx: ServiceContext, row: FileRow): Promise<void> {
-  await ctx.blobs.delete(row.id);
-  await ctx.db.discardReceiving(row.id);
 }
 
 /**
@@ -93,13 +88,8 @@ async function deleteDueNow(ctx: ServiceContext): Promise<number> {
     const rows = await ctx.db.listDueForDeletion(ctx.now(), BATCH);
     for (const row of rows) {
       const event = fileEvent(ctx, 'file.deleted', 'expired');
-      if (await ctx.db.markDeleted(row.projectId, row.id, ctx.now(), event)) {
-        deleted++;
-        // Before anything else serves it from memory (the embedded CDN trusts its cache).
-        ctx.servingCache.forget(row.id);
-      }
+      if (await removeFile(ctx, row.projectId, row.id, { event })) deleted++;
     }
-    if (deleted > 0) ctx.events.kick();
     if (rows.length < BATCH) return deleted;
   }
 }
@@ -136,7 +126,7 @@ async function sweepNow(ctx: ServiceContext): Promise<SweepResult> {
     let progressed = 0;
     for (const row of rows) {
       try {
-        await discardReceiving(ctx, row);
+        await abortReceiving(ctx, row.id);
         progressed++;
       } catch (error) {
         ctx.log.warn({ err: error, id: row.id }, 'could not remove an abandoned upload');

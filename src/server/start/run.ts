@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { configFromEnv, describeStartError, type ServiceConfig } from './config.js';
+import { configFromEnv, describeStartError, type ServiceConfig } from '../config.js';
 
 /**
  * The shared life of a command-line entry (`npm run server`, `npm start`): read `.env` and

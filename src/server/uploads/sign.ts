@@ -1,0 +1,190 @@
+import type { FileMetadata, SignResponse, Visibility } from '../../api/types.js';
+import type { Caller } from '../api/auth.js';
+import { reserveUploads } from '../api/quota.js';
+import { choosePartSize, partLayout } from '../api/records.js';
+import { newUploadToken, partUrlExpiry, pendingExpiry } from '../api/upload-access.js';
+import type { ServiceContext } from '../context.js';
+import type { FileRow } from '../db/metadata-store.js';
+import { newFileRow } from './new-file.js';
+import { signParts } from './parts.js';
+import { removeFile } from './remove.js';
+
+/** Uploads of one batch created at once: enough to hide S3's round trips, few enough to be polite. */
+const BATCH_CONCURRENCY = 8;
+
+/** One file to sign, checked: what `signUpload` makes a pending upload of. */
+export interface SignEntry {
+  name: string;
+  size: number;
+  mime: string;
+  metadata: FileMetadata;
+  /** `checksum: true` was asked: parts must carry the digest the store checks. */
+  checksum: boolean;
+  /** Kept from sign to complete: what was chosen at sign is what the ready file is. */
+  visibility: Visibility;
+  /** Seconds after the sign at which the file deletes itself; null: never. */
+  deleteAfter: number | null;
+}
+
+/** A pending upload as sign makes it: its row (before its storage exists) and its token. */
+interface NewUpload {
+  row: FileRow;
+  /** Answered once, in the sign answer; the row keeps only its hash. */
+  token: string;
+}
+
+function newUpload(
+  ctx: ServiceContext,
+  caller: Caller,
+  address: string,
+  entry: SignEntry,
+): NewUpload {
+  const now = ctx.now();
+  const { token, hash } = newUploadToken();
+  const row = newFileRow(caller, address, now, {
+    name: entry.name,
+    mime: entry.mime,
+    size: entry.size,
+    status: 'pending',
+    metadata: entry.metadata,
+    visibility: entry.visibility,
+    partSize: choosePartSize(entry.size, ctx.config.partSize),
+    expiresAt: pendingExpiry(ctx.config, now, null),
+    // Null when the store checks no digest (S3 with FILEHOST_S3_CHECKSUM=none): the answer
+    // says so, and the client sends none.
+    checksum: entry.checksum ? ctx.blobs.partChecksum : null,
+    uploadTokenHash: hash,
+    importState: null,
+    deleteAfter: entry.deleteAfter,
+  });
+  return { row, token };
+}
+
+/**
+ * Creates the storage side of a pending upload whose row exists, and records its id in the
+ * row (so that a failed batch knows what to take back).
+ */
+async function createStorage(ctx: ServiceContext, row: FileRow): Promise<void> {
+  row.storageUploadId = await ctx.blobs.createMultipart(row.id, {
+    size: row.size,
+    partSize: row.partSize as number,
+    contentType: row.mime,
+  });
+}
+
+/** The sign answer for a pending upload whose storage exists. */
+async function signAnswer(ctx: ServiceContext, { row, token }: NewUpload): Promise<SignResponse> {
+  const { id, expiresAt, partSize, checksum } = row as FileRow & {
+    expiresAt: number;
+    partSize: number;
+  };
+  const urlsExpireAt = partUrlExpiry(ctx.config, ctx.now(), expiresAt);
+  return {
+    id,
+    uploadToken: token,
+    expiresAt,
+    partSize,
+    checksum,
+    parts: await signParts(ctx, row, partLayout(row.size, partSize), urlsExpireAt),
+  };
+}
+
+/**
+ * Creates one pending upload (its row, then its multipart upload) and signs its parts. The
+ * row comes first: if the process dies before the storage side exists, the row still
+ * expires and the sweeper cleans up whatever was created.
+ */
+export async function signUpload(
+  ctx: ServiceContext,
+  caller: Caller,
+  address: string,
+  entry: SignEntry,
+): Promise<SignResponse> {
+  const upload = newUpload(ctx, caller, address, entry);
+  const { row } = upload;
+  await reserveUploads(ctx, caller, address, [row]);
+  await createStorage(ctx, row);
+  await ctx.db.setStorageUploadId(row.id, row.storageUploadId as string);
+  return signAnswer(ctx, upload);
+}
+
+/**
+ * Signs every upload of a batch, all or nothing, in the order a single sign does, a step
+ * at a time for all of them: the rows together (the embedded store commits writes that
+ * arrive together as one transaction: one fsync for the batch, not one per file), then the
+ * storage side a few at a time, then every storage id together. On the first failure no
+ * further upload is started; once those under way have settled, everything made is taken
+ * back and the failure is thrown (a fault of a store: 503 or 507, nothing left behind).
+ */
+export async function signUploads(
+  ctx: ServiceContext,
+  caller: Caller,
+  address: string,
+  entries: SignEntry[],
+): Promise<SignResponse[]> {
+  const uploads = entries.map((entry) => newUpload(ctx, caller, address, entry));
+  const rows = uploads.map(({ row }) => row);
+  try {
+    await reserveUploads(ctx, caller, address, rows);
+    let next = 0;
+    let failed = false;
+    const worker = async () => {
+      while (!failed && next < rows.length) {
+        const index = next++;
+        await createStorage(ctx, rows[index] as FileRow).catch((error: unknown) => {
+          failed = true;
+          throw error;
+        });
+      }
+    };
+    await settleAll(
+      Array.from({ length: Math.min(BATCH_CONCURRENCY, rows.length) }, () => worker()),
+    );
+    await settleAll(
+      rows.map(({ id, storageUploadId }) =>
+        ctx.db.setStorageUploadId(id, storageUploadId as string),
+      ),
+    );
+  } catch (error) {
+    await undo(ctx, caller, rows);
+    throw error;
+  }
+  return Promise.all(uploads.map((upload) => signAnswer(ctx, upload)));
+}
+
+/** Waits for every promise to settle, then throws the first failure if there was one. */
+async function settleAll(promises: Promise<unknown>[]): Promise<void> {
+  for (const outcome of await Promise.allSettled(promises)) {
+    if (outcome.status === 'rejected') throw outcome.reason;
+  }
+}
+
+/**
+ * Best effort, after a batch failed half-way: each row made is removed (it stops being
+ * listed at once, and its multipart upload is aborted). What cannot be undone now (the
+ * database is what failed) is left to the sweeper: a row still pending expires with its
+ * URLs, a deleted row whose bytes remain is purged.
+ */
+async function undo(
+  ctx: ServiceContext,
+  caller: Caller,
+  made: Pick<FileRow, 'id' | 'storageUploadId'>[],
+): Promise<void> {
+  await Promise.all(
+    made.map(async ({ id, storageUploadId }) => {
+      // A multipart upload whose row is not there (never inserted) is aborted by itself.
+      const abortAlone = () =>
+        storageUploadId === null ? undefined : ctx.blobs.delete(id, storageUploadId);
+      try {
+        const row = await removeFile(ctx, caller.project.id, id, { storageUploadId });
+        if (!row) await abortAlone();
+      } catch (error) {
+        ctx.log.warn({ err: error, id }, 'a failed batch sign left an upload for the sweeper');
+        // The database is what failed: the multipart upload can still go now.
+        await Promise.resolve()
+          .then(abortAlone)
+          .catch(() => undefined);
+      }
+    }),
+  );
+}
