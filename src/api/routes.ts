@@ -1,12 +1,14 @@
 /** Paths of the API, relative to its base URL. */
 
+import { FILES_PATH } from './page-api.js';
+
 export const API_VERSION_PREFIX = '/v1';
 
 export const routes = {
   upload: () => '/v1/upload',
   /** Batch upload: many small files' bytes in one multipart request. */
   uploadBatch: () => '/v1/upload/batch',
-  files: () => '/v1/files',
+  files: () => FILES_PATH,
   file: (id: string) => `/v1/files/${encodeURIComponent(id)}`,
   sign: () => '/v1/uploads/sign',
   /** Import from a URL: `ImportRequest` → `202 ImportResponse`. */
@@ -54,19 +56,14 @@ export const ALLOWED_REQUEST_HEADERS = [
 export const EXPOSED_RESPONSE_HEADERS = ['Retry-After', 'ETag'];
 export const ALLOWED_METHODS = ['GET', 'POST', 'PUT', 'DELETE'];
 
-export const SECRET_KEY_PREFIX = 'sk_live_';
-
-/**
- * Whether a key as a page or a caller gave it is the secret key. Keys are used trimmed
- * (whitespace around one pasted from a terminal is not part of it), and so is this check:
- * `' sk_live_…'` is the secret key too.
- */
-export function isSecretKey(key: string): boolean {
-  return key.trim().startsWith(SECRET_KEY_PREFIX);
-}
-export const PUBLISHABLE_KEY_PREFIX = 'pk_live_';
-/** An upload token a project's backend minted (`POST /v1/upload-tokens`). */
-export const UPLOAD_TOKEN_PREFIX = 'upt_';
+// Apart (in `page-api.ts`): what a page's first load needs without the route table.
+export {
+  FILES_PATH,
+  isSecretKey,
+  PUBLISHABLE_KEY_PREFIX,
+  SECRET_KEY_PREFIX,
+  UPLOAD_TOKEN_PREFIX,
+} from './page-api.js';
 
 /** Every id the service makes (files, projects) has this shape; any other is simply unknown. */
 export const ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;

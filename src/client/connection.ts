@@ -1,4 +1,4 @@
-import { isSecretKey, routes } from '../api/routes.js';
+import { FILES_PATH, isSecretKey } from '../api/page-api.js';
 import type { FileListResponse } from '../api/types.js';
 import { ApiError } from './api-error.js';
 import type { UploadBody } from './upload-body.js';
@@ -67,7 +67,7 @@ export class FilehostConnection {
     query: { limit?: number; cursor?: string | null } = {},
     options: CallOptions = {},
   ): Promise<FileListResponse> {
-    return this.request<FileListResponse>('GET', `${routes.files()}${pageQuery(query)}`, options);
+    return this.request<FileListResponse>('GET', `${FILES_PATH}${pageQuery(query)}`, options);
   }
 
   /** One call of the API with the client's key; the answer's body. */

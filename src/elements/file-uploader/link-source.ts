@@ -1,5 +1,5 @@
 import { html, nothing, type ReactiveControllerHost, render, type TemplateResult } from 'lit';
-import { isSecretKey, UPLOAD_TOKEN_PREFIX } from '../../api/routes.js';
+import { isSecretKey, UPLOAD_TOKEN_PREFIX } from '../../api/page-api.js';
 import type {
   FileMetadata,
   FileRecord,

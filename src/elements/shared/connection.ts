@@ -1,4 +1,4 @@
-import { isSecretKey } from '../../api/routes.js';
+import { isSecretKey } from '../../api/page-api.js';
 import type { FilehostClientOptions, FilehostConnection } from '../../client/connection.js';
 
 /** Why an element cannot talk to the service; each element words it through its `strings`. */
