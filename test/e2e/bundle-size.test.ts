@@ -29,6 +29,8 @@ describe('the script-tag bundle (dist/filehost.js and its upload engine)', () =>
         // Small files added together (the batch upload).
         'filehost-batch-upload',
         'filehost-camera',
+        // The English words of the service's answers, with the first of them.
+        'filehost-en-service',
         'filehost-folder-reader',
         'filehost-image-shrink',
         'filehost-link-source',
@@ -39,7 +41,7 @@ describe('the script-tag bundle (dist/filehost.js and its upload engine)', () =>
         'filehost-upload-tokens',
         'filehost-upload-tokens',
       ],
-      'filehost.js, the upload engine, and on use only: five features, the Link source, MD5 and the token client',
+      "filehost.js, the upload engine, and on use only: five features, the Link source, MD5, the token client and the words of the service's answers",
     );
     assert.ok(
       firstLoad <= FIRST_LOAD_BUDGET_BYTES,
