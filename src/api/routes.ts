@@ -31,6 +31,8 @@ export const backendRoutes = {
   signedUrl: (id: string) => `/v1/files/${encodeURIComponent(id)}/signed-url`,
   /** Mints an upload token: `UploadTokenRequest` → `UploadTokenResponse`. */
   uploadTokens: () => '/v1/upload-tokens',
+  /** This API's OpenAPI document (no key needed). */
+  openapi: () => '/v1/openapi.json',
 } as const;
 
 /**
