@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { MAX_BATCH, PLAN_SIGN_CAP } from '../../../api/limits.js';
+import { MAX_BATCH, PLAN_SIGN_CAP, type Plan } from '../../../api/limits.js';
 import type {
   FileMetadata,
   SignBatchResponse,
@@ -15,7 +15,7 @@ import {
   jsonDeadline,
   readSizedJson,
 } from '../../http/body.js';
-import { atIndex, fail } from '../../http/errors.js';
+import { atIndex, fail, ServiceError } from '../../http/errors.js';
 import { normalizeMediaType } from '../../http/media-type.js';
 import { newId } from '../../secrets.js';
 import { authenticate, type Caller } from '../auth.js';
@@ -23,15 +23,11 @@ import { validateMetadata } from '../metadata.js';
 import { sanitizeName } from '../names.js';
 import { reserveUploads } from '../quota.js';
 import { choosePartSize, partLayout } from '../records.js';
+import { SignRequest } from '../schemas/components.js';
+import { check } from '../schemas/validate.js';
 import { requireAllowedType } from '../stored-type.js';
 import { newUploadToken, partUrlExpiry, pendingExpiry } from '../upload-access.js';
-import {
-  applyTokenPolicy,
-  DELETE_AFTER,
-  requireTokenFileSize,
-  requireTokenType,
-  wholeNumber,
-} from '../upload-tokens.js';
+import { applyTokenPolicy, requireTokenFileSize, requireTokenType } from '../upload-tokens.js';
 import { parseVisibility } from '../visibility.js';
 import { signParts } from './upload-state.js';
 
@@ -107,39 +103,27 @@ export function validateSignEntry(
   caller: Pick<Caller, 'keyKind' | 'token'>,
 ): SignEntry {
   const { plan } = project;
-  if (!isPlainObject(body)) fail('invalid_request', 'The body must be a JSON object.');
-  const { name, size, type, metadata, checksum, visibility, deleteAfter } = body;
-  if (name !== undefined && typeof name !== 'string') {
-    fail('invalid_request', 'name must be a string.');
-  }
-  if (typeof size !== 'number' || !Number.isSafeInteger(size) || size < 0) {
-    fail('invalid_request', 'size must be a whole number of bytes.');
-  }
-  if (size === 0) fail('empty_body', 'The file is empty: there are no bytes to upload.');
-  const cap = PLAN_SIGN_CAP[plan];
-  if (size > cap) {
-    fail('too_large', `The file is larger than ${formatCap(cap)}, the limit of the ${plan} plan.`, {
-      extra: { limit: cap },
-    });
-  }
-  if (type !== undefined && typeof type !== 'string') {
-    fail('invalid_request', 'type must be a media type string.');
-  }
-  if (checksum !== undefined && typeof checksum !== 'boolean') {
-    fail('invalid_request', 'checksum must be true or false.');
-  }
-  if (deleteAfter !== undefined && caller.keyKind !== 'secret') {
+  if (isPlainObject(body) && body.deleteAfter !== undefined && caller.keyKind !== 'secret') {
     fail(
       'secret_key_required',
       'deleteAfter at sign needs the secret key; an upload token sets it in its policy.',
     );
   }
-  const ownDeleteAfter = wholeNumber(
-    deleteAfter,
-    'deleteAfter',
-    DELETE_AFTER.min,
-    DELETE_AFTER.max,
+  // The form is the schema's (SignRequest); what follows are the plan's and the project's rules.
+  const { name, size, type, metadata, checksum, visibility, deleteAfter } = check(
+    SignRequest,
+    body,
+    {
+      '/size minimum': ({ data }) =>
+        data === 0
+          ? new ServiceError('empty_body', 'The file is empty: there are no bytes to upload.')
+          : undefined,
+      // Past 2^53 a number is no count of bytes at all.
+      '/size maximum': ({ data }) => (Number.isSafeInteger(data) ? tooLarge(plan) : undefined),
+    },
   );
+  if (size > PLAN_SIGN_CAP[plan]) throw tooLarge(plan);
+  const ownDeleteAfter = deleteAfter ?? null;
   const mime = normalizeMediaType(type, 'type');
   requireAllowedType(project.allowedTypes, mime, 'declared');
   const given = {
@@ -328,6 +312,16 @@ async function undo(
         }
       }
     }),
+  );
+}
+
+/** `413 too_large` for a file over the plan's cap. */
+function tooLarge(plan: Plan): ServiceError {
+  const cap = PLAN_SIGN_CAP[plan];
+  return new ServiceError(
+    'too_large',
+    `The file is larger than ${formatCap(cap)}, the limit of the ${plan} plan.`,
+    { extra: { limit: cap } },
   );
 }
 

@@ -22,7 +22,7 @@ describe('the OpenAPI document generated from the route schemas', () => {
     const text = JSON.stringify(document);
     const components = document.components as { schemas: Record<string, unknown> };
     const referenced = new Set(
-      [...text.matchAll(/"#\/components\/schemas\/([^"]+)"/g)].map((match) => match[1]),
+      [...text.matchAll(/"#\/components\/schemas\/([^"]+)"/g)].map((match) => match[1] as string),
     );
     for (const name of referenced) assert.ok(name in components.schemas, `no schema ${name}`);
     for (const name of Object.keys(components.schemas)) {
