@@ -1,10 +1,11 @@
 import { Type } from '@sinclair/typebox';
+import { ID_PATTERN } from '../../../api/routes.js';
 import { Dict, Nullable, named, OneOf, Raw, StringEnum } from './kit.js';
 
 export const Id = named(
   'Id',
   Type.String({
-    pattern: '^[A-Za-z0-9_-]{1,128}$',
+    pattern: ID_PATTERN.source,
     description: 'URL-safe; an id of any other shape is simply unknown (`404 not_found`).',
   }),
 );

@@ -3,6 +3,7 @@ import {
   DeletedFileRecord,
   ErrorBody,
   FileRecord,
+  Id,
   InfectedFileRecord,
   WebhookPayload,
 } from './components.js';
@@ -40,7 +41,7 @@ export const parameters: Record<string, Parameter> = {
     name: 'id',
     in: 'path',
     required: true,
-    schema: Type.String(),
+    schema: Id,
     description: 'A file (or upload) id; any other shape is `404 not_found`.',
   },
   UploadToken: {

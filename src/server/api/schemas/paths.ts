@@ -7,6 +7,7 @@ import {
   CreatedWebhook,
   EventListResponse,
   FileListResponse,
+  Id,
   ImportRequest,
   ImportResponse,
   MultipartUpload,
@@ -600,7 +601,7 @@ export const PATHS = [
   },
   {
     path: pathOf(backendRoutes.webhook, 'id'),
-    parameters: [{ name: 'id', in: 'path', required: true, schema: Type.String() }],
+    parameters: [{ name: 'id', in: 'path', required: true, schema: Id }],
     preflight: 'preflightWebhook',
     operations: {
       delete: {
@@ -658,7 +659,7 @@ export const PATHS = [
   },
   {
     path: pathOf(backendRoutes.redeliver, 'id'),
-    parameters: [{ name: 'id', in: 'path', required: true, schema: Type.String() }],
+    parameters: [{ name: 'id', in: 'path', required: true, schema: Id }],
     preflight: 'preflightRedeliver',
     operations: {
       post: {
