@@ -35,6 +35,9 @@ export const backendRoutes = {
   openapi: () => '/v1/openapi.json',
 } as const;
 
+/** A pending upload's own credential (state, complete): see `SignResponse.uploadToken`. */
+export const UPLOAD_TOKEN_HEADER = 'X-Upload-Token';
+
 /**
  * Headers a browser may send to the API; the CORS preflight allows exactly these, on every
  * path alike. `Content-Digest` is the digest a part PUT of an upload signed with checksums
@@ -48,8 +51,7 @@ export const ALLOWED_REQUEST_HEADERS = [
   // One-request upload of a private file (`X-Visibility: private`).
   'X-Visibility',
   'Content-Digest',
-  // A pending upload's own credential (state, complete): see `SignResponse.uploadToken`.
-  'X-Upload-Token',
+  UPLOAD_TOKEN_HEADER,
 ];
 export const EXPOSED_RESPONSE_HEADERS = ['Retry-After', 'ETag'];
 export const ALLOWED_METHODS = ['GET', 'POST', 'PUT', 'DELETE'];

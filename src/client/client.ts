@@ -6,7 +6,7 @@ import type {
   WebhookRequest,
 } from '../api/events.js';
 import { MAX_UNFINISHED_UPLOADS } from '../api/limits.js';
-import { backendRoutes, routes, UPLOAD_TOKEN_PREFIX } from '../api/routes.js';
+import { backendRoutes, routes, UPLOAD_TOKEN_HEADER, UPLOAD_TOKEN_PREFIX } from '../api/routes.js';
 import type {
   CompleteBatchRequest,
   CompleteBatchResponse,
@@ -214,7 +214,7 @@ export type UploadFileResult =
 
 /** `X-Upload-Token`, when there is a token to show. */
 function uploadTokenHeader(token: string | null | undefined): Record<string, string> {
-  return token ? { 'X-Upload-Token': token } : {};
+  return token ? { [UPLOAD_TOKEN_HEADER]: token } : {};
 }
 
 /**

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { UPLOAD_TOKEN_HEADER } from '../../../api/routes.js';
 import {
   DeletedFileRecord,
   ErrorBody,
@@ -45,7 +46,7 @@ export const parameters: Record<string, Parameter> = {
     description: 'A file (or upload) id; any other shape is `404 not_found`.',
   },
   UploadToken: {
-    name: 'X-Upload-Token',
+    name: UPLOAD_TOKEN_HEADER,
     in: 'header',
     required: false,
     schema: Type.String(),
