@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { type Static, Type } from '@sinclair/typebox';
 import { ID_PATTERN } from '../../../api/routes.js';
 import { Dict, Nullable, named, OneOf, Raw, StringEnum } from './kit.js';
 
@@ -117,11 +117,11 @@ export const FileRecord = named(
         description:
           'Bytes. An import not yet ready: the size its server declared (`Content-Length`), else the bytes received so far (0 at first).',
       }),
-      createdAt: Raw({
+      createdAt: Raw<number>({
         allOf: [Timestamp],
         description: 'When the row was created: the sign call for multi-step uploads.',
       }),
-      status: Type.Union([FileStatus, Raw({ const: 'failed' })], {
+      status: Type.Union([FileStatus, Raw<'failed'>({ const: 'failed' })], {
         description:
           '`pending` until ready; `failed` only for an import from a URL that failed (`importError` says why), which `GET /v1/files/{id}` shows for 24 hours after and never lists.',
       }),
@@ -237,7 +237,10 @@ export const SignRequest = named(
       }),
     ),
     visibility: Type.Optional(
-      Raw({ allOf: [Visibility], description: 'Kept from sign to complete. Default: `public`.' }),
+      Raw<Static<typeof Visibility>>({
+        allOf: [Visibility],
+        description: 'Kept from sign to complete. Default: `public`.',
+      }),
     ),
     deleteAfter: Type.Optional(
       Type.Integer({
@@ -279,7 +282,7 @@ export const SignedPart = named(
 
 export const PartChecksum = named(
   'PartChecksum',
-  Raw({
+  Raw<'sha256' | 'md5' | null>({
     type: ['string', 'null'],
     enum: ['sha256', 'md5', null],
     description:
@@ -297,7 +300,7 @@ export const SignResponse = named(
         description:
           "The upload's own credential (at least 128 random bits), shown only here; with a publishable key, `GET /v1/uploads/{id}` and `complete` need it.",
       }),
-      expiresAt: Raw({
+      expiresAt: Raw<number>({
         allOf: [Timestamp],
         description:
           '24 hours after the sign or the last part, whichever is later, never more than 7 days after the sign.',
@@ -455,7 +458,7 @@ export const CompleteBatchResult = named(
     Type.Object({ file: FileRecord }, { additionalProperties: false }),
     Type.Object(
       {
-        error: Raw({
+        error: Raw<Static<typeof ErrorDetail> & { status: number }>({
           allOf: [ErrorDetail],
           required: ['status'],
           properties: {
@@ -626,11 +629,11 @@ export const DeletedFileRecord = named(
         description:
           'Bytes. An import not yet ready: the size its server declared (`Content-Length`), else the bytes received so far (0 at first).',
       }),
-      createdAt: Raw({
+      createdAt: Raw<number>({
         allOf: [Timestamp],
         description: 'When the row was created: the sign call for multi-step uploads.',
       }),
-      status: Type.Union([FileStatus, Raw({ const: 'failed' })], {
+      status: Type.Union([FileStatus, Raw<'failed'>({ const: 'failed' })], {
         description:
           '`pending` until ready; `failed` only for an import from a URL that failed (`importError` says why), which `GET /v1/files/{id}` shows for 24 hours after and never lists.',
       }),
@@ -684,11 +687,11 @@ export const ImportFailedRecord = named(
         description:
           'Bytes. An import not yet ready: the size its server declared (`Content-Length`), else the bytes received so far (0 at first).',
       }),
-      createdAt: Raw({
+      createdAt: Raw<number>({
         allOf: [Timestamp],
         description: 'When the row was created: the sign call for multi-step uploads.',
       }),
-      status: Type.Union([FileStatus, Raw({ const: 'failed' })], {
+      status: Type.Union([FileStatus, Raw<'failed'>({ const: 'failed' })], {
         description:
           '`pending` until ready; `failed` only for an import from a URL that failed (`importError` says why), which `GET /v1/files/{id}` shows for 24 hours after and never lists.',
       }),
@@ -735,7 +738,7 @@ export const InfectedFileRecord = named(
         description: 'The stored content type (recognised from the bytes when possible).',
       }),
       size: Type.Integer({ minimum: 1, maximum: 5368709120 }),
-      createdAt: Raw({
+      createdAt: Raw<number>({
         allOf: [Timestamp],
         description: 'When the row was created: the sign call for multi-step uploads.',
       }),
@@ -905,7 +908,7 @@ export const SignedUrlResponse = named(
         description:
           '`{cdnUrl}/<id>/<name>?<parameters>&exp=<Unix s>&sig=<base64url HMAC-SHA256>`, signed over the id, every parameter and `exp`.',
       }),
-      expiresAt: Raw({
+      expiresAt: Raw<number>({
         allOf: [Timestamp],
         description: 'When the link stops working: its `exp` times 1000.',
       }),
@@ -948,12 +951,17 @@ export const UploadTokenRequest = named(
         }),
       ),
       metadata: Type.Optional(
-        Raw({
+        Raw<Static<typeof Metadata>>({
           allOf: [Metadata],
           description: "Merged into each file's metadata; its keys win over the uploader's.",
         }),
       ),
-      visibility: Type.Optional(Raw({ allOf: [Visibility], description: 'Forced on each file.' })),
+      visibility: Type.Optional(
+        Raw<Static<typeof Visibility>>({
+          allOf: [Visibility],
+          description: 'Forced on each file.',
+        }),
+      ),
       deleteAfter: Type.Optional(
         Type.Integer({
           minimum: 60,
@@ -985,7 +993,7 @@ export const UploadTokenResponse = named(
         pattern: '^upt_[A-Za-z0-9_-]{32,}$',
         description: 'Sent as `Authorization: Bearer upt_…` on upload calls.',
       }),
-      expiresAt: Raw({
+      expiresAt: Raw<number>({
         allOf: [Timestamp],
         description: 'Past it, starting an upload is `401 token_expired`.',
       }),
