@@ -1,4 +1,13 @@
 import { type Static, Type } from '@sinclair/typebox';
+import {
+  LIST_MAX_LIMIT,
+  MAX_BATCH,
+  MAX_PARTS,
+  METADATA_MAX_KEY_LENGTH,
+  METADATA_MAX_KEYS,
+  METADATA_MAX_VALUE_LENGTH,
+  PLAN_SIGN_CAP,
+} from '../../../api/limits.js';
 import { ID_PATTERN } from '../../../api/routes.js';
 import { Dict, Nullable, named, OneOf, Raw, StringEnum } from './kit.js';
 
@@ -17,11 +26,15 @@ export const Timestamp = named(
 
 export const Metadata = named(
   'Metadata',
-  Dict(Type.String({ maxLength: 500 }), {
+  Dict(Type.String({ maxLength: METADATA_MAX_VALUE_LENGTH }), {
     description:
       'String values; at most 50 keys, keys at most 40 characters, values at most 500 characters.',
-    maxProperties: 50,
-    propertyNames: Raw({ minLength: 1, maxLength: 40, not: Raw({ const: '__proto__' }) }),
+    maxProperties: METADATA_MAX_KEYS,
+    propertyNames: Raw({
+      minLength: 1,
+      maxLength: METADATA_MAX_KEY_LENGTH,
+      not: Raw({ const: '__proto__' }),
+    }),
   }),
 );
 
@@ -113,7 +126,7 @@ export const FileRecord = named(
       }),
       size: Type.Integer({
         minimum: 0,
-        maximum: 5368709120,
+        maximum: PLAN_SIGN_CAP.paid,
         description:
           'Bytes. An import not yet ready: the size its server declared (`Content-Length`), else the bytes received so far (0 at first).',
       }),
@@ -160,7 +173,7 @@ export const FileListResponse = named(
   'FileListResponse',
   Type.Object(
     {
-      files: Type.Array(FileRecord, { maxItems: 100 }),
+      files: Type.Array(FileRecord, { maxItems: LIST_MAX_LIMIT }),
       nextCursor: Nullable(
         Type.String({
           pattern: '^\\d{1,16}_[A-Za-z0-9_-]{1,128}$',
@@ -224,7 +237,7 @@ export const SignRequest = named(
     name: Type.Optional(Type.String({ description: 'Cleaned as `FileName`; absent: `upload`.' })),
     size: Type.Integer({
       minimum: 1,
-      maximum: 5368709120,
+      maximum: PLAN_SIGN_CAP.paid,
       description:
         'Bytes; at most 100,000,000 on the free plan and 5 GiB on paid (`413 too_large` over it); `0` is `400 empty_body`.',
     }),
@@ -255,10 +268,10 @@ export const SignRequest = named(
 
 export const SignBatchRequest = named(
   'SignBatchRequest',
-  Type.Object({ files: Type.Array(SignRequest, { minItems: 1, maxItems: 100 }) }),
+  Type.Object({ files: Type.Array(SignRequest, { minItems: 1, maxItems: MAX_BATCH }) }),
 );
 
-export const PartNumber = named('PartNumber', Type.Integer({ minimum: 1, maximum: 10000 }));
+export const PartNumber = named('PartNumber', Type.Integer({ minimum: 1, maximum: MAX_PARTS }));
 
 export const SignedPart = named(
   'SignedPart',
@@ -307,7 +320,7 @@ export const SignResponse = named(
       }),
       partSize: Type.Integer({ minimum: 5242880 }),
       checksum: PartChecksum,
-      parts: Type.Array(SignedPart, { minItems: 1, maxItems: 10000 }),
+      parts: Type.Array(SignedPart, { minItems: 1, maxItems: MAX_PARTS }),
     },
     { additionalProperties: false },
   ),
@@ -316,7 +329,7 @@ export const SignResponse = named(
 export const SignBatchResponse = named(
   'SignBatchResponse',
   Type.Object(
-    { uploads: Type.Array(SignResponse, { minItems: 1, maxItems: 100 }) },
+    { uploads: Type.Array(SignResponse, { minItems: 1, maxItems: MAX_BATCH }) },
     { additionalProperties: false },
   ),
 );
@@ -362,7 +375,7 @@ export const CompleteBatchRequest = named(
         ),
         parts: Type.Optional(Type.Array(ClaimedPart)),
       }),
-      { minItems: 1, maxItems: 100 },
+      { minItems: 1, maxItems: MAX_BATCH },
     ),
   }),
 );
@@ -478,7 +491,7 @@ export const CompleteBatchResult = named(
 export const CompleteBatchResponse = named(
   'CompleteBatchResponse',
   Type.Object(
-    { results: Type.Array(CompleteBatchResult, { minItems: 1, maxItems: 100 }) },
+    { results: Type.Array(CompleteBatchResult, { minItems: 1, maxItems: MAX_BATCH }) },
     { additionalProperties: false },
   ),
 );
@@ -514,7 +527,7 @@ export const UploadState = named(
       expiresAt: Timestamp,
       partSize: Type.Integer({ minimum: 5242880 }),
       checksum: PartChecksum,
-      parts: Type.Array(UploadPartState, { minItems: 1, maxItems: 10000 }),
+      parts: Type.Array(UploadPartState, { minItems: 1, maxItems: MAX_PARTS }),
     },
     { additionalProperties: false },
   ),
@@ -625,7 +638,7 @@ export const DeletedFileRecord = named(
       }),
       size: Type.Integer({
         minimum: 0,
-        maximum: 5368709120,
+        maximum: PLAN_SIGN_CAP.paid,
         description:
           'Bytes. An import not yet ready: the size its server declared (`Content-Length`), else the bytes received so far (0 at first).',
       }),
@@ -683,7 +696,7 @@ export const ImportFailedRecord = named(
       }),
       size: Type.Integer({
         minimum: 0,
-        maximum: 5368709120,
+        maximum: PLAN_SIGN_CAP.paid,
         description:
           'Bytes. An import not yet ready: the size its server declared (`Content-Length`), else the bytes received so far (0 at first).',
       }),
@@ -737,7 +750,7 @@ export const InfectedFileRecord = named(
         minLength: 1,
         description: 'The stored content type (recognised from the bytes when possible).',
       }),
-      size: Type.Integer({ minimum: 1, maximum: 5368709120 }),
+      size: Type.Integer({ minimum: 1, maximum: PLAN_SIGN_CAP.paid }),
       createdAt: Raw<number>({
         allOf: [Timestamp],
         description: 'When the row was created: the sign call for multi-step uploads.',
@@ -838,7 +851,7 @@ export const EventListResponse = named(
   'EventListResponse',
   Type.Object(
     {
-      events: Type.Array(EventRecord, { maxItems: 100 }),
+      events: Type.Array(EventRecord, { maxItems: LIST_MAX_LIMIT }),
       nextCursor: Nullable(Type.String({ pattern: '^\\d{1,16}_[A-Za-z0-9_-]{1,128}$' })),
     },
     { additionalProperties: false },
@@ -932,7 +945,7 @@ export const UploadTokenRequest = named(
       maxFileSize: Type.Optional(
         Type.Integer({
           minimum: 1,
-          maximum: 5368709120,
+          maximum: PLAN_SIGN_CAP.paid,
           description: "Bytes of one file; at most the plan's largest file.",
         }),
       ),

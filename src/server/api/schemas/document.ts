@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { LIST_DEFAULT_LIMIT, LIST_MAX_LIMIT } from '../../../api/limits.js';
 import { UPLOAD_TOKEN_HEADER } from '../../../api/routes.js';
 import {
   DeletedFileRecord,
@@ -65,7 +66,7 @@ export const parameters: Record<string, Parameter> = {
     name: 'limit',
     in: 'query',
     required: false,
-    schema: Type.Integer({ minimum: 1, maximum: 100, default: 50 }),
+    schema: Type.Integer({ minimum: 1, maximum: LIST_MAX_LIMIT, default: LIST_DEFAULT_LIMIT }),
   },
   VariantWidth: {
     name: 'w',
