@@ -1,4 +1,5 @@
 import multipart from '@fastify/multipart';
+import type { TObject, TSchema } from '@sinclair/typebox';
 import type { ErrorObject } from 'ajv';
 import Fastify, {
   type FastifyError,
@@ -39,7 +40,7 @@ import {
   listWebhooksHandler,
 } from './routes/webhooks.js';
 import { type ApiOperationId, apiRoutes } from './schemas/operations.js';
-import { ajv, refusal } from './schemas/validate.js';
+import { paramsValidator, refusal, validatorOf } from './schemas/validate.js';
 
 /** Written as a method so that each handler may name the request it expects (its params). */
 type Handler = {
@@ -99,9 +100,10 @@ export async function buildApiApp(ctx: ServiceContext): Promise<FastifyInstance>
   });
 
   // Fastify checks each route's path parameters against its schema (paths.ts) before the
-  // handler: an id of another shape names nothing, and is answered before any store sees
-  // it (a NUL byte, say, is not even a string PostgreSQL will take).
-  app.setValidatorCompiler(({ schema }) => ajv.compile(schema));
+  // handler: `paramsValidator`.
+  app.setValidatorCompiler(({ schema, httpPart }) =>
+    httpPart === 'params' ? paramsValidator(schema as TObject) : validatorOf(schema as TSchema),
+  );
 
   // A preflight carries no key, so it is answered alike for every origin; the real
   // request is where the allowlist is enforced.
@@ -147,11 +149,9 @@ function toServiceError(error: unknown, request: FastifyRequest): ServiceError {
   }
   const fastifyError = error as Partial<FastifyError>;
   if (fastifyError.validation) {
-    // Only path parameters are Fastify's to check (bodies are read and checked by their
-    // handlers, once the caller is known): a parameter of another shape names nothing.
-    return fastifyError.validationContext === 'params'
-      ? new ServiceError('not_found', 'No such id.')
-      : refusal(fastifyError.validation[0] as ErrorObject | undefined);
+    // Bodies are read and checked by their handlers, once the caller is known; path
+    // parameters answer a ServiceError of their own (`paramsValidator`).
+    return refusal(fastifyError.validation[0] as ErrorObject | undefined);
   }
   const status = fastifyError.statusCode;
   if (status !== undefined && status >= 400 && status < 500) {
