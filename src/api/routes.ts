@@ -31,6 +31,10 @@ export const backendRoutes = {
   signedUrl: (id: string) => `/v1/files/${encodeURIComponent(id)}/signed-url`,
   /** Mints an upload token: `UploadTokenRequest` → `UploadTokenResponse`. */
   uploadTokens: () => '/v1/upload-tokens',
+} as const;
+
+/** Paths no client of this package calls (apart, so that no bundle carries them). */
+export const serviceRoutes = {
   /** This API's OpenAPI document (no key needed). */
   openapi: () => '/v1/openapi.json',
 } as const;

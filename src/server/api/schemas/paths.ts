@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { backendRoutes, routes } from '../../../api/routes.js';
+import { backendRoutes, routes, serviceRoutes } from '../../../api/routes.js';
 import {
   CompleteBatchRequest,
   CompleteBatchResponse,
@@ -683,7 +683,7 @@ export const PATHS = [
     },
   },
   {
-    path: pathOf(backendRoutes.openapi),
+    path: pathOf(serviceRoutes.openapi),
     preflight: 'preflightOpenApi',
     operations: {
       get: {

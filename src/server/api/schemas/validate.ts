@@ -15,6 +15,8 @@ let loaded: Ajv | undefined;
 
 function ajv(): Ajv {
   if (!loaded) {
+    // Required here rather than imported, so that start-up does not load it; the server
+    // package lists it (build-server-package.ts reads `require(` specifiers too).
     const require = createRequire(import.meta.url);
     const { Ajv2020 } = require('ajv/dist/2020.js') as typeof import('ajv/dist/2020.js');
     const addFormats = require('ajv-formats') as typeof addFormatsModule.default;
