@@ -6,7 +6,12 @@ import type {
   WebhookRequest,
 } from '../api/events.js';
 import { MAX_UNFINISHED_UPLOADS } from '../api/limits.js';
-import { backendRoutes, routes, UPLOAD_TOKEN_HEADER, UPLOAD_TOKEN_PREFIX } from '../api/routes.js';
+import {
+  backendRoutes,
+  routes,
+  type UPLOAD_TOKEN_HEADER,
+  UPLOAD_TOKEN_PREFIX,
+} from '../api/routes.js';
 import type {
   CompleteBatchRequest,
   CompleteBatchResponse,
@@ -214,7 +219,9 @@ export type UploadFileResult =
 
 /** `X-Upload-Token`, when there is a token to show. */
 function uploadTokenHeader(token: string | null | undefined): Record<string, string> {
-  return token ? { [UPLOAD_TOKEN_HEADER]: token } : {};
+  // Spelled here, tied to the constant by type, so that the first-load chunk (which holds
+  // routes.ts) does not carry a string only this chunk sends.
+  return token ? { ['X-Upload-Token' satisfies typeof UPLOAD_TOKEN_HEADER]: token } : {};
 }
 
 /**
