@@ -5,7 +5,6 @@ import type {
   WebhookRecord,
   WebhookRequest,
 } from '../api/events.js';
-import { MAX_UNFINISHED_UPLOADS } from '../api/limits.js';
 import {
   backendRoutes,
   routes,

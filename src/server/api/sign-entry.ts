@@ -10,13 +10,7 @@ import { sanitizeName } from './names.js';
 import { SignRequest } from './schemas/components.js';
 import { check } from './schemas/validate.js';
 import { requireAllowedType } from './stored-type.js';
-import {
-  applyTokenPolicy,
-  DELETE_AFTER,
-  requireTokenFileSize,
-  requireTokenType,
-  wholeNumber,
-} from './upload-tokens.js';
+import { applyTokenPolicy, requireTokenFileSize, requireTokenType } from './upload-tokens.js';
 import { parseVisibility } from './visibility.js';
 
 /**
