@@ -43,8 +43,8 @@ interface Manifest {
   devDependencies?: Record<string, string>;
 }
 
-/** Every import specifier of a compiled module: static, dynamic, `export … from`. */
-const SPECIFIER = /(\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)(['"])([^'"]+)\2/g;
+/** Every import specifier of a compiled module: static, dynamic, `export … from`, `require(…)`. */
+const SPECIFIER = /(\bfrom\s*|\bimport\s*\(\s*|\brequire\s*\(\s*|\bimport\s+)(['"])([^'"]+)\2/g;
 
 async function filesUnder(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true });

@@ -37,6 +37,15 @@ export const backendRoutes = {
   uploadTokens: () => '/v1/upload-tokens',
 } as const;
 
+/** Paths no client of this package calls (apart, so that no bundle carries them). */
+export const serviceRoutes = {
+  /** This API's OpenAPI document (no key needed). */
+  openapi: () => '/v1/openapi.json',
+} as const;
+
+/** A pending upload's own credential (state, complete): see `SignResponse.uploadToken`. */
+export const UPLOAD_TOKEN_HEADER = 'X-Upload-Token';
+
 /**
  * Headers a browser may send to the API; the CORS preflight allows exactly these, on every
  * path alike. `Content-Digest` is the digest a part PUT of an upload signed with checksums
@@ -50,8 +59,7 @@ export const ALLOWED_REQUEST_HEADERS = [
   // One-request upload of a private file (`X-Visibility: private`).
   'X-Visibility',
   'Content-Digest',
-  // A pending upload's own credential (state, complete): see `SignResponse.uploadToken`.
-  'X-Upload-Token',
+  UPLOAD_TOKEN_HEADER,
 ];
 export const EXPOSED_RESPONSE_HEADERS = ['Retry-After', 'ETag'];
 export const ALLOWED_METHODS = ['GET', 'POST', 'PUT', 'DELETE'];

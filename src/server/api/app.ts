@@ -1,4 +1,6 @@
 import multipart from '@fastify/multipart';
+import type { TObject, TSchema } from '@sinclair/typebox';
+import type { ErrorObject } from 'ajv';
 import Fastify, {
   type FastifyError,
   type FastifyInstance,
@@ -10,11 +12,10 @@ import {
   ALLOWED_METHODS,
   ALLOWED_REQUEST_HEADERS,
   EXPOSED_RESPONSE_HEADERS,
-  ID_PATTERN,
 } from '../../api/routes.js';
 import type { ServiceContext } from '../context.js';
 import { ERROR_MESSAGES } from '../http/error-messages.js';
-import { fail, ServiceError, serviceFault } from '../http/errors.js';
+import { ServiceError, serviceFault } from '../http/errors.js';
 import { refusedRequest } from '../http/request-guard.js';
 import { answerInOurShape, corsHeaders, serverOptions } from '../http/server-options.js';
 import { LocalDiskBlobStore } from '../storage/local-disk/local-disk-store.js';
@@ -39,6 +40,36 @@ import {
   deleteWebhookHandler,
   listWebhooksHandler,
 } from './routes/webhooks.js';
+import { type ApiOperationId, apiRoutes } from './schemas/operations.js';
+import { paramsValidator, refusal, validatorOf } from './schemas/validate.js';
+
+/** Written as a method so that each handler may name the request it expects (its params). */
+type Handler = {
+  handle(ctx: ServiceContext, request: FastifyRequest, reply: FastifyReply): Promise<void>;
+}['handle'];
+
+/** The handler of each operation the route declarations (schemas/paths.ts) give the API. */
+const HANDLERS = {
+  upload: uploadHandler,
+  uploadBatch: uploadBatchHandler,
+  listFiles: listFilesHandler,
+  getFile: getFileHandler,
+  deleteFile: deleteFileHandler,
+  createSignedUrl: signedUrlHandler,
+  signUpload: signUploadHandler,
+  importFromUrl: importHandler,
+  uploadState: uploadStateHandler,
+  usage: usageHandler,
+  createUploadToken: createUploadTokenHandler,
+  createWebhook: createWebhookHandler,
+  listWebhooks: listWebhooksHandler,
+  deleteWebhook: deleteWebhookHandler,
+  listEvents: listEventsHandler,
+  redeliverEvent: redeliverEventHandler,
+  completeUpload: completeUploadHandler,
+  completeUploads: completeBatchHandler,
+  openapi: openapiHandler,
+} satisfies Record<ApiOperationId, Handler>;
 
 /**
  * The API: routing, CORS, and the one place that turns anything thrown into a response.
@@ -70,12 +101,11 @@ export async function buildApiApp(ctx: ServiceContext): Promise<FastifyInstance>
     if (refused) throw refused;
   });
 
-  // An id of another shape names nothing: answered before any store sees it (a NUL byte,
-  // say, is not even a string PostgreSQL will take).
-  app.addHook('preValidation', async (request) => {
-    const { id } = (request.params ?? {}) as { id?: unknown };
-    if (typeof id === 'string' && !ID_PATTERN.test(id)) fail('not_found', 'No such id.');
-  });
+  // Fastify checks each route's path parameters against its schema (paths.ts) before the
+  // handler: `paramsValidator`.
+  app.setValidatorCompiler(({ schema, httpPart }) =>
+    httpPart === 'params' ? paramsValidator(schema as TObject) : validatorOf(schema as TSchema),
+  );
 
   // A preflight carries no key, so it is answered alike for every origin; the real
   // request is where the allowlist is enforced.
@@ -88,32 +118,10 @@ export async function buildApiApp(ctx: ServiceContext): Promise<FastifyInstance>
       .send();
   });
 
-  const bind =
-    <R extends FastifyRequest>(
-      handler: (ctx: ServiceContext, request: R, reply: FastifyReply) => Promise<void>,
-    ) =>
-    (request: R, reply: FastifyReply) =>
-      handler(ctx, request, reply);
-
-  app.post('/v1/upload', bind(uploadHandler));
-  app.post('/v1/upload/batch', bind(uploadBatchHandler));
-  app.get('/v1/files', bind(listFilesHandler));
-  app.get('/v1/files/:id', bind(getFileHandler));
-  app.delete('/v1/files/:id', bind(deleteFileHandler));
-  app.post('/v1/files/:id/signed-url', bind(signedUrlHandler));
-  app.post('/v1/uploads/sign', bind(signUploadHandler));
-  app.post('/v1/uploads/import', bind(importHandler));
-  app.get('/v1/uploads/:id', bind(uploadStateHandler));
-  app.get('/v1/usage', bind(usageHandler));
-  app.post('/v1/upload-tokens', bind(createUploadTokenHandler));
-  app.post('/v1/webhooks', bind(createWebhookHandler));
-  app.get('/v1/webhooks', bind(listWebhooksHandler));
-  app.delete('/v1/webhooks/:id', bind(deleteWebhookHandler));
-  app.get('/v1/events', bind(listEventsHandler));
-  app.post('/v1/events/:id/redeliver', bind(redeliverEventHandler));
-  app.post('/v1/uploads/:id/complete', bind(completeUploadHandler));
-  app.post('/v1/uploads/complete', bind(completeBatchHandler));
-  app.get('/v1/openapi.json', bind(openapiHandler));
+  for (const route of apiRoutes()) {
+    const handler: Handler = HANDLERS[route.operationId];
+    app.route({ ...route, handler: (request, reply) => handler(ctx, request, reply) });
+  }
   // The local-disk store receives parts here; S3 receives them at its own URLs.
   if (ctx.blobs instanceof LocalDiskBlobStore) registerLocalPartRoutes(app, ctx.blobs);
 
@@ -142,6 +150,11 @@ function toServiceError(error: unknown, request: FastifyRequest): ServiceError {
     return fault;
   }
   const fastifyError = error as Partial<FastifyError>;
+  if (fastifyError.validation) {
+    // Bodies are read and checked by their handlers, once the caller is known; path
+    // parameters answer a ServiceError of their own (`paramsValidator`).
+    return refusal(fastifyError.validation[0] as ErrorObject | undefined);
+  }
   const status = fastifyError.statusCode;
   if (status !== undefined && status >= 400 && status < 500) {
     // The framework's own 4xx (a bad URL, a bad header value): the client's mistake.

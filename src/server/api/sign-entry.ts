@@ -1,20 +1,16 @@
-import { PLAN_SIGN_CAP } from '../../api/limits.js';
+import { PLAN_SIGN_CAP, type Plan } from '../../api/limits.js';
 import type { Project } from '../db/metadata-store.js';
 import { isPlainObject } from '../http/body.js';
-import { fail } from '../http/errors.js';
+import { fail, ServiceError } from '../http/errors.js';
 import { normalizeMediaType } from '../http/media-type.js';
 import type { SignEntry } from '../uploads/sign.js';
 import type { Caller } from './auth.js';
 import { validateMetadata } from './metadata.js';
 import { sanitizeName } from './names.js';
+import { SignRequest } from './schemas/components.js';
+import { check } from './schemas/validate.js';
 import { requireAllowedType } from './stored-type.js';
-import {
-  applyTokenPolicy,
-  DELETE_AFTER,
-  requireTokenFileSize,
-  requireTokenType,
-  wholeNumber,
-} from './upload-tokens.js';
+import { applyTokenPolicy, requireTokenFileSize, requireTokenType } from './upload-tokens.js';
 import { parseVisibility } from './visibility.js';
 
 /**
@@ -29,39 +25,27 @@ export function validateSignEntry(
   caller: Pick<Caller, 'keyKind' | 'token'>,
 ): SignEntry {
   const { plan } = project;
-  if (!isPlainObject(body)) fail('invalid_request', 'The body must be a JSON object.');
-  const { name, size, type, metadata, checksum, visibility, deleteAfter } = body;
-  if (name !== undefined && typeof name !== 'string') {
-    fail('invalid_request', 'name must be a string.');
-  }
-  if (typeof size !== 'number' || !Number.isSafeInteger(size) || size < 0) {
-    fail('invalid_request', 'size must be a whole number of bytes.');
-  }
-  if (size === 0) fail('empty_body', 'The file is empty: there are no bytes to upload.');
-  const cap = PLAN_SIGN_CAP[plan];
-  if (size > cap) {
-    fail('too_large', `The file is larger than ${formatCap(cap)}, the limit of the ${plan} plan.`, {
-      extra: { limit: cap },
-    });
-  }
-  if (type !== undefined && typeof type !== 'string') {
-    fail('invalid_request', 'type must be a media type string.');
-  }
-  if (checksum !== undefined && typeof checksum !== 'boolean') {
-    fail('invalid_request', 'checksum must be true or false.');
-  }
-  if (deleteAfter !== undefined && caller.keyKind !== 'secret') {
+  if (isPlainObject(body) && body.deleteAfter !== undefined && caller.keyKind !== 'secret') {
     fail(
       'secret_key_required',
       'deleteAfter at sign needs the secret key; an upload token sets it in its policy.',
     );
   }
-  const ownDeleteAfter = wholeNumber(
-    deleteAfter,
-    'deleteAfter',
-    DELETE_AFTER.min,
-    DELETE_AFTER.max,
+  // The form is the schema's (SignRequest); what follows are the plan's and the project's rules.
+  const { name, size, type, metadata, checksum, visibility, deleteAfter } = check(
+    SignRequest,
+    body,
+    {
+      '/size minimum': ({ data }) =>
+        data === 0
+          ? new ServiceError('empty_body', 'The file is empty: there are no bytes to upload.')
+          : undefined,
+      // Past 2^53 a number is no count of bytes at all.
+      '/size maximum': ({ data }) => (Number.isSafeInteger(data) ? tooLarge(plan) : undefined),
+    },
   );
+  if (size > PLAN_SIGN_CAP[plan]) throw tooLarge(plan);
+  const ownDeleteAfter = deleteAfter ?? null;
   const mime = normalizeMediaType(type, 'type');
   requireAllowedType(project.allowedTypes, mime, 'declared');
   const given = {
@@ -81,6 +65,16 @@ export function validateSignEntry(
     checksum: checksum === true,
     deleteAfter: policy ? policy.deleteAfter : ownDeleteAfter,
   };
+}
+
+/** `413 too_large` for a file over the plan's cap. */
+function tooLarge(plan: Plan): ServiceError {
+  const cap = PLAN_SIGN_CAP[plan];
+  return new ServiceError(
+    'too_large',
+    `The file is larger than ${formatCap(cap)}, the limit of the ${plan} plan.`,
+    { extra: { limit: cap } },
+  );
 }
 
 function formatCap(bytes: number): string {

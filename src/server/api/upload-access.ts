@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { UPLOAD_TOKEN_HEADER as API_UPLOAD_TOKEN_HEADER } from '../../api/routes.js';
 import type { ServiceConfig } from '../config.js';
 import type { FileRow } from '../db/metadata-store.js';
 import { fail } from '../http/errors.js';
@@ -6,7 +7,7 @@ import { constantTimeEqual, hashKey } from '../secrets.js';
 import type { Caller } from './auth.js';
 
 /** The header that carries a pending upload's token (batch complete: each entry's field). */
-export const UPLOAD_TOKEN_HEADER = 'x-upload-token';
+export const UPLOAD_TOKEN_HEADER = API_UPLOAD_TOKEN_HEADER.toLowerCase();
 
 /**
  * A new upload token: 16 random bytes (128 bits), URL-safe. The caller answers `token`

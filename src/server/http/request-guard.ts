@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import { UPLOAD_TOKEN_HEADER } from '../../api/routes.js';
 import { ServiceError } from './errors.js';
 
 /** A request URL longer than this is `414 uri_too_long` (README, hostile input). */
@@ -16,7 +17,7 @@ const SINGLETON_HEADERS = new Set([
   'x-filename',
   'x-metadata',
   'range',
-  'x-upload-token',
+  UPLOAD_TOKEN_HEADER.toLowerCase(),
   // The credential of a part PUT to the shared part URL (see local-disk/part-signer.ts).
   'x-filehost-upload',
   'x-filehost-part',

@@ -20,6 +20,7 @@ import {
   type SignatureCheck,
 } from '../../storage/local-disk/part-signer.js';
 import { partLayout } from '../records.js';
+import { declaredRoute } from '../schemas/operations.js';
 
 interface PartRequest {
   Params: { id: string; partNumber: string };
@@ -236,5 +237,6 @@ export function registerLocalPartRoutes(app: FastifyInstance, store: LocalDiskBl
   app.put(SHARED_PART_PATH, sharedPartRouteHandler(store));
   app.options(SHARED_PART_PATH, sharedPartPreflight);
   // URLs of one part each, issued before parts shared one URL.
-  app.put('/v1/uploads/:id/parts/:partNumber', partRouteHandler(store));
+  const { url, schema } = declaredRoute('putPartAtItsUrl');
+  app.put(url, { schema }, partRouteHandler(store));
 }

@@ -1,0 +1,81 @@
+import * as components from './components.js';
+import type { PathDeclaration } from './declare.js';
+import * as common from './document.js';
+import { nameOf } from './kit.js';
+import { PATHS } from './paths.js';
+
+/** JSON as the document holds it. */
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+const PREFLIGHT_RESPONSE = { $ref: '#/components/responses/Preflight' };
+
+/**
+ * The OpenAPI 3.1 document, made from the route declarations: every named schema becomes
+ * `#/components/schemas/<name>`, and a `$ref` to it wherever it is used. What
+ * src/api/openapi.json holds (`npm run openapi`), and, with this deployment's servers,
+ * what `GET /v1/openapi.json` answers.
+ */
+export function buildOpenApiDocument(): { [key: string]: Json } {
+  const schemas: Record<string, Json> = {};
+  for (const schema of Object.values(components)) {
+    const name = nameOf(schema);
+    if (name) schemas[name] = toJson(schema, schema);
+  }
+  const paths: Record<string, Json> = {};
+  for (const item of PATHS as readonly PathDeclaration[]) {
+    const { path, preflight, operations, ...fields } = item;
+    const entry: Record<string, unknown> = { ...fields, ...operations };
+    if (preflight !== undefined) {
+      entry.options =
+        typeof preflight === 'string'
+          ? {
+              operationId: preflight,
+              tags: ['CORS'],
+              summary: 'CORS preflight',
+              security: [],
+              responses: { '204': PREFLIGHT_RESPONSE },
+            }
+          : preflight;
+    }
+    paths[path] = toJson(entry);
+  }
+  return toJson({
+    'x-generated':
+      'Generated from the route schemas in src/server/api/schemas/ by `npm run openapi`: do not edit.',
+    openapi: '3.1.0',
+    info: common.info,
+    servers: common.servers,
+    security: common.security,
+    tags: common.tags,
+    paths,
+    webhooks: common.webhooks,
+    components: {
+      securitySchemes: common.securitySchemes,
+      schemas,
+      parameters: common.parameters,
+      headers: common.headers,
+      responses: common.responses,
+    },
+  }) as { [key: string]: Json };
+}
+
+/** Plain JSON of a declaration: named schemas other than `self` become a `$ref`. */
+function toJson(value: unknown, self?: object): Json {
+  if (Array.isArray(value)) return value.map((item) => toJson(item));
+  if (value === null || typeof value !== 'object') return value as Json;
+  const name = value === self ? undefined : nameOf(value);
+  if (name) return { $ref: `#/components/schemas/${name}` };
+  const out: Record<string, Json> = {};
+  for (const [key, item] of Object.entries(value)) {
+    if (item !== undefined) out[key] = toJson(item);
+  }
+  return out;
+}
+
+/** Where the generated document is kept, from the repository's root. */
+export const OPENAPI_FILE = 'src/api/openapi.json';
+
+/** The generated file's text. */
+export function openApiText(): string {
+  return `${JSON.stringify(buildOpenApiDocument(), null, 2)}\n`;
+}

@@ -1,0 +1,161 @@
+import { createRequire } from 'node:module';
+import type { Static, TObject, TSchema } from '@sinclair/typebox';
+import type { Ajv2020 as Ajv, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
+import type addFormatsModule from 'ajv-formats';
+import type { ApiErrorCode } from '../../../api/errors.js';
+import { ServiceError } from '../../http/errors.js';
+
+/**
+ * Checks values against the route schemas (paths.ts), as JSON Schema 2020-12 like the
+ * OpenAPI 3.1 document they make. Nothing is coerced, added or removed: a value passes or
+ * is refused as sent. Ajv is loaded, and each schema compiled, the first time a body is
+ * checked, not at start-up (loading Ajv alone costs the service's start-up about a tenth).
+ */
+let loaded: Ajv | undefined;
+
+function ajv(): Ajv {
+  if (!loaded) {
+    // Required here rather than imported, so that start-up does not load it; the server
+    // package lists it (build-server-package.ts reads `require(` specifiers too).
+    const require = createRequire(import.meta.url);
+    const { Ajv2020 } = require('ajv/dist/2020.js') as typeof import('ajv/dist/2020.js');
+    const addFormats = require('ajv-formats') as typeof addFormatsModule.default;
+    loaded = addFormats(
+      new Ajv2020({
+        strict: false,
+        allErrors: false,
+        coerceTypes: false,
+        useDefaults: false,
+        // Errors carry the refused value (`data`), for `Refusals`.
+        verbose: true,
+      }),
+      ['uri', 'date-time'],
+    );
+  }
+  return loaded;
+}
+
+const compiled = new WeakMap<object, ValidateFunction>();
+
+/** A compiled check of a schema (Fastify's validator compiler too, for any part but params). */
+export function validatorOf(schema: TSchema): ValidateFunction {
+  let validate = compiled.get(schema);
+  if (!validate) {
+    validate = ajv().compile(schema);
+    compiled.set(schema, validate);
+  }
+  return validate;
+}
+
+/**
+ * Fastify's check of a route's path parameters: each a string of its schema's `pattern`
+ * (the ids), without Ajv. A parameter of another shape names nothing: `404 not_found`,
+ * answered before any store sees it (a NUL byte, say, is not even a string PostgreSQL
+ * will take).
+ */
+export function paramsValidator(
+  schema: TObject,
+): (params: unknown) => true | { error: ServiceError } {
+  const patterns = Object.entries(schema.properties).map(
+    ([name, property]) =>
+      [
+        name,
+        typeof property.pattern === 'string' ? new RegExp(property.pattern, 'u') : null,
+      ] as const,
+  );
+  return (params) => {
+    const values = (params ?? {}) as Record<string, unknown>;
+    for (const [name, pattern] of patterns) {
+      const value = values[name];
+      if (typeof value !== 'string' || (pattern && !pattern.test(value))) {
+        return { error: new ServiceError('not_found', 'No such id.') };
+      }
+    }
+    return true;
+  };
+}
+
+/**
+ * Errors other than `400 invalid_request` for some refusals, by where and what:
+ * `'/size minimum'` (the field's JSON pointer, a space, the schema keyword that failed). A
+ * code, or a function of the Ajv error (its `data` is the refused value) answering the
+ * error, or undefined for the usual one.
+ */
+export type Refusals = Readonly<
+  Record<string, ApiErrorCode | ((error: ErrorObject) => ServiceError | undefined)>
+>;
+
+/**
+ * The value, typed by its schema; or the documented error for its first fault:
+ * `400 invalid_request` naming the field, unless `refusals` names another code for it.
+ */
+export function check<T extends TSchema>(
+  schema: T,
+  value: unknown,
+  refusals: Refusals = {},
+): Static<T> {
+  const validate = validatorOf(schema);
+  if (validate(value)) return value as Static<T>;
+  throw refusal(validate.errors?.[0], refusals);
+}
+
+/** The service's error for an Ajv error (Fastify's validation answers with these too). */
+export function refusal(error: ErrorObject | undefined, refusals: Refusals = {}): ServiceError {
+  if (!error) return new ServiceError('invalid_request');
+  const special = refusals[`${error.instancePath} ${error.keyword}`];
+  const chosen = typeof special === 'function' ? special(error) : special;
+  if (chosen) return typeof chosen === 'string' ? new ServiceError(chosen) : chosen;
+  return new ServiceError('invalid_request', describe(error));
+}
+
+/** `files[2].size`, from `/files/2/size`; the body itself is `The body`. */
+export function fieldName(pointer: string): string {
+  if (pointer === '') return 'The body';
+  return pointer
+    .slice(1)
+    .split('/')
+    .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .map((part, index) => (/^\d+$/.test(part) ? `[${part}]` : index === 0 ? part : `.${part}`))
+    .join('');
+}
+
+const TYPE_WORDS: Record<string, string> = {
+  object: 'a JSON object',
+  array: 'an array',
+  string: 'a string',
+  integer: 'a whole number',
+  number: 'a number',
+  boolean: 'true or false',
+  null: 'null',
+};
+
+/** A sentence for one Ajv error, naming the field as the client spelled it. */
+function describe(error: ErrorObject): string {
+  const field = fieldName(error.instancePath);
+  const params = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case 'type': {
+      const types = String(params.type).split(',');
+      return `${field} must be ${types.map((type) => TYPE_WORDS[type] ?? type).join(' or ')}.`;
+    }
+    case 'required':
+      return `${fieldName(`${error.instancePath}/${String(params.missingProperty)}`)} is required.`;
+    case 'additionalProperties':
+      return `${field} has an unknown field, ${String(params.additionalProperty)}.`;
+    case 'enum':
+      return `${field} must be one of ${(params.allowedValues as unknown[]).map((value) => JSON.stringify(value)).join(', ')}.`;
+    case 'minimum':
+    case 'exclusiveMinimum':
+    case 'maximum':
+    case 'exclusiveMaximum':
+    case 'minLength':
+    case 'maxLength':
+    case 'minItems':
+    case 'maxItems':
+    case 'minProperties':
+    case 'maxProperties':
+      return `${field} ${error.message}.`;
+    default:
+      return `${field} is not of the documented form (${error.message}).`;
+  }
+}
