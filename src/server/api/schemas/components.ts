@@ -1,4 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
+import { EVENT_TYPES } from '../../../api/events.js';
 import {
   LIST_MAX_LIMIT,
   MAX_BATCH,
@@ -586,16 +587,7 @@ export const Usage = named(
   ),
 );
 
-export const EventType = named(
-  'EventType',
-  StringEnum([
-    'file.ready',
-    'file.deleted',
-    'upload.expired',
-    'file.infected',
-    'file.import_failed',
-  ]),
-);
+export const EventType = named('EventType', StringEnum(EVENT_TYPES));
 
 export const WebhookRequest = named(
   'WebhookRequest',
