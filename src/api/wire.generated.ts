@@ -86,7 +86,7 @@ export interface DeliveryRecord {
 }
 
 /** The body of every error answer, on the API and the CDN. Extra fields inside `error` may appear. */
-export interface Error {
+export interface ErrorBody {
   error: ErrorDetail;
 }
 

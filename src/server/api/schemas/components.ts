@@ -436,7 +436,7 @@ export const ErrorDetail = named(
       }),
     ),
     limit: Type.Optional(
-      Raw({
+      Raw<number | string>({
         description:
           '`too_large`: the cap in bytes; `quota_exceeded`: `storage` or `pending_uploads`.',
         type: ['integer', 'string'],

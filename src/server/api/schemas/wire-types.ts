@@ -6,7 +6,7 @@ import { nameOf } from './kit.js';
  * them to src/api/wire.generated.ts beside the OpenAPI document). Plain TypeScript, so the
  * published packages carry them without TypeBox; src/api/types.ts and src/api/events.ts
  * re-export them under the names the client uses. Each named schema in components.ts
- * becomes one exported type of the same name; a named schema that is a bare string, number
+ * becomes one exported type of its export's name; a named schema that is a bare string, number
  * or boolean (`Id`, `Timestamp`) is written in place, as a reader would.
  */
 
@@ -26,12 +26,27 @@ const HEADER = `/**
 /** The generated file's text. */
 export function wireTypesText(): string {
   const out: string[] = [HEADER];
-  for (const schema of Object.values(components) as Schema[]) {
-    const name = nameOf(schema);
-    if (!name || isPrimitive(schema)) continue;
+  for (const [name, schema] of Object.entries(components) as [string, Schema][]) {
+    if (!nameOf(schema) || isPrimitive(schema)) continue;
     out.push(`${doc(schema.description, '')}export ${declaration(name, schema)}\n`);
   }
   return out.join('\n');
+}
+
+/**
+ * The TypeScript name of a named schema: its export from components.ts, which is its
+ * component name but for `ErrorBody` (the component `Error`, a name TypeScript keeps for
+ * the global class).
+ */
+const EXPORT_NAMES = new Map(
+  Object.entries(components).flatMap(([key, schema]) => {
+    const name = nameOf(schema);
+    return name ? [[name, key] as const] : [];
+  }),
+);
+
+function exportName(name: string): string {
+  return EXPORT_NAMES.get(name) ?? name;
 }
 
 function declaration(name: string, schema: Schema): string {
@@ -61,7 +76,7 @@ function isPlainObject(schema: Schema): boolean {
 /** The TypeScript type of a schema; `indent`: the indentation of the line it starts on. */
 function typeOf(schema: Schema, indent: string, self?: Schema): string {
   const name = schema === self ? undefined : nameOf(schema);
-  if (name && !isPrimitive(schema)) return name;
+  if (name && !isPrimitive(schema)) return exportName(name);
   if (schema.const !== undefined) return literal(schema.const);
   if (Array.isArray(schema.enum)) return schema.enum.map(literal).join(' | ');
   if (Array.isArray(schema.oneOf)) return exclusiveUnion(schema.oneOf as Schema[], indent);
