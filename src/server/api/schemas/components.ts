@@ -1,4 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
+import { PART_CHECKSUMS, type PartChecksum as PartChecksumName } from '../../../api/checksum.js';
 import { EVENT_TYPES } from '../../../api/events.js';
 import {
   LIST_MAX_LIMIT,
@@ -296,9 +297,9 @@ export const SignedPart = named(
 
 export const PartChecksum = named(
   'PartChecksum',
-  Raw<'sha256' | 'md5' | null>({
+  Raw<PartChecksumName | null>({
     type: ['string', 'null'],
-    enum: ['sha256', 'md5', null],
+    enum: [...PART_CHECKSUMS, null],
     description:
       '`sha256`: parts carry `Content-Digest: sha-256=:<base64>:`; `md5`: `Content-MD5: <base64>`; `null`: no digest.',
   }),
