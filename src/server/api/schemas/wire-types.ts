@@ -6,8 +6,9 @@ import { nameOf } from './kit.js';
  * them to src/api/wire.generated.ts beside the OpenAPI document). Plain TypeScript, so the
  * published packages carry them without TypeBox; src/api/types.ts and src/api/events.ts
  * re-export them under the names the client uses. Each named schema in components.ts
- * becomes one exported type of its export's name; a named schema that is a bare string, number
- * or boolean (`Id`, `Timestamp`) is written in place, as a reader would.
+ * becomes one exported type, named as components.ts exports it; a named schema that is a
+ * bare string, number or boolean (`Id`, `Timestamp`) is written in place, as a reader would.
+ * test/server/api/schemas/wire-types.test.ts checks each type is its schema's `Static`.
  */
 
 /** Where the generated types are kept, from the repository's root. */
