@@ -1,10 +1,14 @@
 /**
  * `npm run openapi`: writes src/api/openapi.json, the OpenAPI document the package exports,
- * from the route declarations in src/server/api/schemas/. The file is generated, never
- * edited; test/server/api/schemas/openapi.test.ts fails while it is stale.
+ * and src/api/wire.generated.ts, the client's wire types, from the route declarations in
+ * src/server/api/schemas/. Both files are generated, never edited;
+ * test/server/api/schemas/openapi.test.ts and wire-types.test.ts fail while they are stale.
  */
 import { writeFile } from 'node:fs/promises';
 import { OPENAPI_FILE, openApiText } from './src/server/api/schemas/openapi.js';
+import { WIRE_TYPES_FILE, wireTypesText } from './src/server/api/schemas/wire-types.js';
 
 await writeFile(OPENAPI_FILE, openApiText());
 console.log(`wrote ${OPENAPI_FILE}`);
+await writeFile(WIRE_TYPES_FILE, wireTypesText());
+console.log(`wrote ${WIRE_TYPES_FILE}`);

@@ -1,6 +1,6 @@
-import type { FileRecord } from './types.js';
+import type { DeliveryRecord } from './wire.generated.js';
 
-/** What a webhook can be told (decisions.md, "Events (webhooks)"). */
+/** What a webhook can be told (decisions.md, "Events (webhooks)"); the schema `EventType`. */
 export const EVENT_TYPES = [
   'file.ready',
   'file.deleted',
@@ -14,67 +14,25 @@ export type EventType = (typeof EVENT_TYPES)[number];
 /** Endpoints one project may register. */
 export const MAX_WEBHOOKS = 10;
 
-/** `POST /v1/webhooks`: where to send, and which events (all when absent). */
-export interface WebhookRequest {
-  url: string;
-  events?: EventType[];
-}
-
-/** A registered endpoint, as `GET /v1/webhooks` lists it. */
-export interface WebhookRecord {
-  id: string;
-  url: string;
-  events: EventType[];
-  createdAt: number;
-}
-
 /**
- * The `201` answer of `POST /v1/webhooks`: the only time the signing secret is shown
- * (`whsec_` and the base64 of 32 random bytes, as Standard Webhooks libraries take it).
+ * The webhook and event shapes on the wire, declared once as route schemas
+ * (src/server/api/schemas/components.ts) and generated into wire.generated.ts by
+ * `npm run openapi`.
  */
-export interface CreatedWebhook extends WebhookRecord {
-  secret: string;
-}
+export type {
+  CreatedWebhook,
+  DeletedFileRecord,
+  DeliveryRecord,
+  EventData,
+  EventListResponse,
+  EventRecord,
+  ImportFailedRecord,
+  InfectedFileRecord,
+  WebhookListResponse,
+  WebhookPayload,
+  WebhookRecord,
+  WebhookRequest,
+} from './wire.generated.js';
 
-export interface WebhookListResponse {
-  webhooks: WebhookRecord[];
-}
-
-/**
- * The data of a `file.infected` event: the file as it was refused (never ready; nothing of
- * it was kept), and what the malware scanner found, as ClamAV names it.
- */
-export interface InfectedFileRecord extends FileRecord {
-  signature: string;
-}
-
-/** What a webhook's POST carries: the file record as `GET /v1/files/:id` answers it. */
-export interface WebhookPayload {
-  type: EventType;
-  /** ISO 8601: when the change happened (the same on every retry). */
-  timestamp: string;
-  /** For `file.infected`, with the `signature` found. */
-  data: FileRecord | InfectedFileRecord;
-}
-
-export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
-
-/** One endpoint's delivery of an event. */
-export interface DeliveryRecord {
-  webhookId: string;
-  status: DeliveryStatus;
-  attempts: number;
-  /** The HTTP status of the last attempt; null before one, or when no answer came. */
-  lastStatus: number | null;
-}
-
-/** An event of `GET /v1/events`. */
-export interface EventRecord extends WebhookPayload {
-  id: string;
-  deliveries: DeliveryRecord[];
-}
-
-export interface EventListResponse {
-  events: EventRecord[];
-  nextCursor: string | null;
-}
+/** One endpoint's delivery of an event: where it stands. */
+export type DeliveryStatus = DeliveryRecord['status'];

@@ -50,7 +50,7 @@ describe('@filehost/server installed from its tarball, started through its bin',
 
   it('imports the contract from filehost, carrying no copy of it', async () => {
     const base = join(project, 'node_modules/@filehost/server');
-    assert.ok(existsSync(join(base, 'lib/service.js')));
+    assert.ok(existsSync(join(base, 'lib/start/service.js')));
     assert.ok(!existsSync(join(base, 'lib/api/types.js')), 'a copy of the contract');
     const routes = await readFile(join(base, 'lib/api/routes/list-files.js'), 'utf8');
     assert.doesNotMatch(routes, /from '(\.\.\/)+api\//);

@@ -1,4 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox';
+import { PART_CHECKSUMS, type PartChecksum as PartChecksumName } from '../../../api/checksum.js';
+import { EVENT_TYPES } from '../../../api/events.js';
 import {
   LIST_MAX_LIMIT,
   MAX_BATCH,
@@ -295,9 +297,9 @@ export const SignedPart = named(
 
 export const PartChecksum = named(
   'PartChecksum',
-  Raw<'sha256' | 'md5' | null>({
+  Raw<PartChecksumName | null>({
     type: ['string', 'null'],
-    enum: ['sha256', 'md5', null],
+    enum: [...PART_CHECKSUMS, null],
     description:
       '`sha256`: parts carry `Content-Digest: sha-256=:<base64>:`; `md5`: `Content-MD5: <base64>`; `null`: no digest.',
   }),
@@ -435,7 +437,7 @@ export const ErrorDetail = named(
       }),
     ),
     limit: Type.Optional(
-      Raw({
+      Raw<number | string>({
         description:
           '`too_large`: the cap in bytes; `quota_exceeded`: `storage` or `pending_uploads`.',
         type: ['integer', 'string'],
@@ -586,16 +588,7 @@ export const Usage = named(
   ),
 );
 
-export const EventType = named(
-  'EventType',
-  StringEnum([
-    'file.ready',
-    'file.deleted',
-    'upload.expired',
-    'file.infected',
-    'file.import_failed',
-  ]),
-);
+export const EventType = named('EventType', StringEnum(EVENT_TYPES));
 
 export const WebhookRequest = named(
   'WebhookRequest',
