@@ -85,6 +85,16 @@ export type Refusals = Readonly<
   Record<string, ApiErrorCode | ((error: ErrorObject) => ServiceError | undefined)>
 >;
 
+/** How `check` answers a fault beyond its code. */
+export interface CheckOptions {
+  /**
+   * A top-level array field whose entries are each a request of their own (a batch's
+   * `uploads`, `files`): a fault inside an entry carries its `index`, as the batch
+   * routes document.
+   */
+  readonly indexed?: string;
+}
+
 /**
  * The value, typed by its schema; or the documented error for its first fault:
  * `400 invalid_request` naming the field, unless `refusals` names another code for it.
@@ -93,10 +103,24 @@ export function check<T extends TSchema>(
   schema: T,
   value: unknown,
   refusals: Refusals = {},
+  options: CheckOptions = {},
 ): Static<T> {
   const validate = validatorOf(schema);
   if (validate(value)) return value as Static<T>;
-  throw refusal(validate.errors?.[0], refusals);
+  const error = validate.errors?.[0];
+  const answer = refusal(error, refusals);
+  const index = options.indexed === undefined ? null : entryIndex(error, options.indexed);
+  if (index === null) throw answer;
+  throw new ServiceError(answer.code, answer.message, {
+    extra: { ...answer.extra, index },
+    headers: answer.headers,
+  });
+}
+
+/** The entry of `/<field>/<n>…` an error is inside, or null for one outside every entry. */
+function entryIndex(error: ErrorObject | undefined, field: string): number | null {
+  const match = error && /^\/([^/]+)\/(\d+)(?:\/|$)/.exec(error.instancePath);
+  return match && match[1] === field ? Number(match[2]) : null;
 }
 
 /** The service's error for an Ajv error (Fastify's validation answers with these too). */

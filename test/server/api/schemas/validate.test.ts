@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Type } from '@sinclair/typebox';
 import {
+  CompleteBatchRequest,
+  CompleteRequest,
   Id,
   SignBatchRequest,
   SignRequest,
@@ -55,6 +57,36 @@ describe('checking values against the route schemas', () => {
       refused(() => check(SignRequest, { size: 1, checksum: 1 }, { '/checksum type': 'too_large' }))
         .code,
       'too_large',
+    );
+  });
+
+  it('gives a fault inside a batch entry its index, and only when asked', () => {
+    const batch = { uploads: [{ id: 'a' }, { id: 'b', parts: [{ partNumber: 1 }] }] };
+    const inEntry = refused(() => check(CompleteBatchRequest, batch, {}, { indexed: 'uploads' }));
+    assert.equal(inEntry.code, 'invalid_request');
+    assert.equal(inEntry.message, 'uploads[1].parts[0].etag is required.');
+    assert.equal(inEntry.extra.index, 1);
+    assert.equal(refused(() => check(CompleteBatchRequest, batch)).extra.index, undefined);
+    const envelope = refused(() =>
+      check(CompleteBatchRequest, { uploads: [] }, {}, { indexed: 'uploads' }),
+    );
+    assert.equal(envelope.code, 'invalid_request');
+    assert.equal(envelope.extra.index, undefined);
+    const other = refused(() =>
+      check(CompleteBatchRequest, { uploads: [{ id: 1 }] }, {}, { indexed: 'files' }),
+    );
+    assert.equal(other.extra.index, undefined);
+  });
+
+  it("checks a complete's parts by their form", () => {
+    assert.deepEqual(check(CompleteRequest, {}), {});
+    assert.equal(
+      refused(() => check(CompleteRequest, { parts: [{ partNumber: 1.5, etag: 'x' }] })).message,
+      'parts[0].partNumber must be a whole number.',
+    );
+    assert.equal(
+      refused(() => check(CompleteRequest, { parts: {} })).message,
+      'parts must be an array.',
     );
   });
 
