@@ -2,7 +2,6 @@ import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import type { MultipartFile } from '@fastify/multipart';
-import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { MAX_BATCH, MAX_ONE_REQUEST_BYTES } from '../../../api/limits.js';
 import type { CompleteBatchResult, UploadBatchResponse } from '../../../api/types.js';
@@ -22,7 +21,7 @@ import { reserveUploads } from '../quota.js';
 import { toFileRecord } from '../records.js';
 import { UploadBatchEntry } from '../schemas/components.js';
 import { check as checkSchema } from '../schemas/validate.js';
-import { validateSignEntry } from '../sign-entry.js';
+import { BATCH_FILES, validateSignEntry } from '../sign-entry.js';
 import { readHead, requireAllowedType, storedType } from '../stored-type.js';
 import { requireTokenType } from '../upload-tokens.js';
 
@@ -33,15 +32,6 @@ import { requireTokenType } from '../upload-tokens.js';
 const IN_MEMORY_BYTES = 256 * 1024;
 /** Room for the `files` field, boundaries and part headers around the files' bytes. */
 const MULTIPART_OVERHEAD = 256 * 1024;
-
-/**
- * The `files` field's array (UploadBatchRequest's `contentSchema`) without its entries,
- * which are checked one by one, each as a sign's body, so that each fault keeps a sign's
- * code and its `index`.
- */
-const FILES_FIELD = Type.Object({
-  files: Type.Array(Type.Unknown(), { minItems: 1, maxItems: MAX_BATCH }),
-});
 
 /** One file of the batch: what its entry of `files` said, and its receiving row. */
 interface BatchFile {
@@ -159,7 +149,7 @@ async function reserve(
   }
   // The array's form here; each entry's as a sign's (SignRequest, with a sign's own codes
   // and rules), then its `sha256` (UploadBatchEntry).
-  const items = checkSchema(FILES_FIELD, { files: parsed }).files;
+  const items = checkSchema(BATCH_FILES, { files: parsed }).files;
   const entries = items.map((item, index) => {
     try {
       const entry = validateSignEntry(item, caller.project, caller);
