@@ -1,4 +1,4 @@
-import type { Metadata, SignRequest, UploadTokenResponse } from './wire.generated.js';
+import type { Metadata, UploadTokenResponse } from './wire.generated.js';
 
 /**
  * Shapes on the wire. The service produces exactly these; the client returns exactly these.
@@ -30,6 +30,7 @@ export type {
   SignedUrlResponse,
   SignRequest,
   SignResponse,
+  UploadBatchEntry,
   UploadBatchResponse,
   UploadPartState,
   UploadResponse,
@@ -45,11 +46,3 @@ export type FileMetadata = Metadata;
 
 /** The policy of an upload token as the service keeps it: `null` where nothing was asked. */
 export type UploadTokenPolicy = Omit<UploadTokenResponse, 'token' | 'expiresAt'>;
-
-/**
- * One file of a batch upload (`POST /v1/upload/batch`, its `files` field): described as a
- * sign describes it, with the SHA-256 of its bytes (base64) when they should be checked. On
- * the wire the field is JSON text (schema `UploadBatchRequest`), so its entries' shape is
- * said here, from `SignRequest`.
- */
-export type UploadBatchEntry = SignRequest & { sha256?: string };

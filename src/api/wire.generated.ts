@@ -356,8 +356,14 @@ export interface SignedUrlResponse {
   expiresAt: number;
 }
 
+/** One file of a batch upload: a `SignRequest` (`checksum` is ignored), refused as a sign would refuse it, with its `index`. */
+export type UploadBatchEntry = SignRequest & {
+  /** The base64 SHA-256 of the file's bytes, checked as they arrive (`checksum_mismatch` for that file, not stored). */
+  sha256?: string;
+};
+
 export interface UploadBatchRequest {
-  /** JSON array of 1 to 100 entries, sent before any `file` part: each a `SignRequest` (`checksum` is ignored) with an optional `sha256`, the base64 SHA-256 of the file's bytes, checked as they arrive (`checksum_mismatch` for that file, not stored). */
+  /** JSON array of 1 to 100 entries, sent before any `file` part. */
   files: string;
   /** One part per entry of `files`, in its order, each exactly the entry's `size` bytes; its part headers are not read (the entry names and types the file). */
   file: string[];

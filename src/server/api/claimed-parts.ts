@@ -1,27 +1,14 @@
-import { isPlainObject } from '../http/body.js';
-import { fail } from '../http/errors.js';
+import type { Static } from '@sinclair/typebox';
 import type { ClaimedPart } from '../uploads/complete.js';
+import type { ClaimedPart as ClaimedPartSchema } from './schemas/components.js';
 
 /**
- * The parts a complete body lists (`{ "parts": [ … ] }`, optional); none when absent. Read
- * by both complete routes (the single one, and each entry of a batch).
+ * The parts a complete request lists (`parts`, optional; its form already checked against
+ * the schema): none when absent, each only its `partNumber` and `etag`. Read by both
+ * complete routes (the single one, and each entry of a batch).
  */
-export function parseClaimedParts(body: unknown): ClaimedPart[] {
-  if (body === undefined) return [];
-  if (!isPlainObject(body)) fail('invalid_request', 'The body must be a JSON object.');
-  if (body.parts === undefined) return [];
-  if (!Array.isArray(body.parts)) fail('invalid_request', 'parts must be an array.');
-  return body.parts.map((part: unknown) => {
-    if (
-      !isPlainObject(part) ||
-      !Number.isSafeInteger(part.partNumber) ||
-      typeof part.etag !== 'string'
-    ) {
-      fail(
-        'invalid_request',
-        'Each of parts must be { "partNumber": <integer>, "etag": "<string>" }.',
-      );
-    }
-    return { partNumber: part.partNumber as number, etag: part.etag };
-  });
+export function claimedParts(
+  parts: readonly Static<typeof ClaimedPartSchema>[] | undefined,
+): ClaimedPart[] {
+  return (parts ?? []).map(({ partNumber, etag }) => ({ partNumber, etag }));
 }

@@ -1,37 +1,39 @@
-import { LIST_DEFAULT_LIMIT, LIST_MAX_LIMIT } from '../../api/limits.js';
+import { LIST_DEFAULT_LIMIT } from '../../api/limits.js';
 import { CURSOR_PATTERN } from '../../api/routes.js';
 import type { ListPosition } from '../db/metadata-store.js';
 import { fail } from '../http/errors.js';
+import { parameters } from './schemas/document.js';
+import { checkQuery, type QueryParameter, querySchema } from './schemas/validate.js';
 
 /** The `nextCursor` of a listing page: where the next page starts, `<createdAt>_<id>`. */
 export function formatCursor(position: ListPosition): string {
   return `${position.createdAt}_${position.id}`;
 }
 
+/** The paging parameters, as `GET /v1/files` and `GET /v1/events` declare them. */
+const LIST_QUERY = querySchema([parameters.Cursor, parameters.Limit] as QueryParameter[]);
+
 /**
- * A cursor from a client: null for none, the position it names, or `400 invalid_request`
- * for anything this service never wrote (clients treat cursors as opaque).
+ * A listing's `cursor` and `limit`, of their declared form (`400 invalid_request`
+ * otherwise; clients treat cursors as opaque): where the page starts (null: the first
+ * page) and how many rows it holds (50 when not asked).
  */
-export function parseCursor(value: unknown): ListPosition | null {
-  if (value === undefined || value === '') return null;
-  const match = typeof value === 'string' ? CURSOR_PATTERN.exec(value) : null;
-  if (!match) {
-    fail('invalid_request', 'cursor is not a nextCursor value returned by this endpoint.');
-  }
-  const createdAt = Number(match[1]);
-  if (!Number.isSafeInteger(createdAt)) fail('invalid_request', 'cursor is out of range.');
-  return { createdAt, id: match[2] as string };
+export function parseListQuery(query: unknown): { after: ListPosition | null; limit: number } {
+  const { cursor, limit = LIST_DEFAULT_LIMIT } = checkQuery(LIST_QUERY, query);
+  return { after: cursor === undefined ? null : position(cursor), limit: Number(limit) };
 }
 
-/** A page's `limit` from a client: 1 to 100, 50 when absent. */
-export function parseListLimit(value: unknown): number {
-  if (value === undefined || value === '') return LIST_DEFAULT_LIMIT;
-  if (typeof value !== 'string' || !/^\d{1,4}$/.test(value)) {
-    fail('invalid_request', `limit must be a whole number from 1 to ${LIST_MAX_LIMIT}.`);
-  }
-  const limit = Number(value);
-  if (limit < 1 || limit > LIST_MAX_LIMIT) {
-    fail('invalid_request', `limit must be a whole number from 1 to ${LIST_MAX_LIMIT}.`);
-  }
-  return limit;
+/** A cursor alone, as `parseListQuery` reads it: null for none. */
+export function parseCursor(value: unknown): ListPosition | null {
+  return parseListQuery({ cursor: value }).after;
+}
+
+/** The position a cursor of the declared form names. */
+function position(cursor: unknown): ListPosition {
+  const match = CURSOR_PATTERN.exec(String(cursor));
+  const createdAt = Number(match?.[1]);
+  // Sixteen digits may pass 2^53: no time this service wrote.
+  if (!match || !Number.isSafeInteger(createdAt))
+    fail('invalid_request', 'cursor is out of range.');
+  return { createdAt, id: match[2] as string };
 }

@@ -1,4 +1,5 @@
-import { PLAN_SIGN_CAP, type Plan } from '../../api/limits.js';
+import { Type } from '@sinclair/typebox';
+import { MAX_BATCH, PLAN_SIGN_CAP, type Plan } from '../../api/limits.js';
 import type { Project } from '../db/metadata-store.js';
 import { isPlainObject } from '../http/body.js';
 import { fail, ServiceError } from '../http/errors.js';
@@ -12,6 +13,15 @@ import { check } from './schemas/validate.js';
 import { requireAllowedType } from './stored-type.js';
 import { applyTokenPolicy, requireTokenFileSize, requireTokenType } from './upload-tokens.js';
 import { parseVisibility } from './visibility.js';
+
+/**
+ * The `files` array of a batch (the batch sign's `SignBatchRequest`, the batch upload's
+ * `files` field) without its entries: each is checked on its own as a sign's body
+ * (`validateSignEntry`), so that its fault keeps a sign's code and gets its `index`.
+ */
+export const BATCH_FILES = Type.Object({
+  files: Type.Array(Type.Unknown(), { minItems: 1, maxItems: MAX_BATCH }),
+});
 
 /**
  * Checks one file to sign (a single sign's body, or one entry of a batch) and answers it

@@ -5,7 +5,7 @@ import type { ServiceContext } from '../../context.js';
 import type { EventRow } from '../../db/metadata-store.js';
 import { fail } from '../../http/errors.js';
 import { authenticate } from '../auth.js';
-import { formatCursor, parseCursor, parseListLimit } from '../list-cursor.js';
+import { formatCursor, parseListQuery } from '../list-cursor.js';
 
 /**
  * `GET /v1/events` (secret key): the project's events of the last 30 days, newest first,
@@ -18,8 +18,7 @@ export async function listEventsHandler(
   reply: FastifyReply,
 ): Promise<void> {
   const caller = await authenticate(ctx, request, { secretOnly: true });
-  const limit = parseListLimit(request.query.limit);
-  const after = parseCursor(request.query.cursor);
+  const { after, limit } = parseListQuery(request.query);
   const rows = await ctx.db.listEvents(caller.project.id, after, limit + 1);
   const page = rows.slice(0, limit);
   const last = page.at(-1);

@@ -2,19 +2,19 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { PLAN_SIGN_CAP } from '../../../api/limits.js';
 import type { ImportResponse } from '../../../api/types.js';
 import type { ServiceContext } from '../../context.js';
-import { isPlainObject, JSON_LIMIT, jsonDeadline, readSizedJson } from '../../http/body.js';
+import { JSON_LIMIT, jsonDeadline, readSizedJson } from '../../http/body.js';
 import { fail } from '../../http/errors.js';
 import { parseTargetUrl } from '../../http/targets.js';
 import { importLeaseMs } from '../../imports/importer.js';
 import { newFileRow } from '../../uploads/new-file.js';
 import { authenticate, type Caller } from '../auth.js';
-import { validateMetadata } from '../metadata.js';
 import { sanitizeName } from '../names.js';
 import { projectQuota, reserveUploads } from '../quota.js';
 import { toFileRecord } from '../records.js';
+import { ImportRequest } from '../schemas/components.js';
+import { check } from '../schemas/validate.js';
 import { newUploadToken } from '../upload-access.js';
 import { applyTokenPolicy } from '../upload-tokens.js';
-import { parseVisibility } from '../visibility.js';
 
 /**
  * `POST /v1/uploads/import`: the service fetches `url` and stores it as a file. The row is
@@ -33,23 +33,19 @@ export async function importHandler(
     limit: JSON_LIMIT,
     deadlineMs: jsonDeadline(ctx),
   });
-  if (!isPlainObject(body)) fail('invalid_request', 'The body must be a JSON object.');
-  const url = parseTargetUrl(body.url);
+  // The form is the schema's (ImportRequest); the URL's scheme and credentials, and where
+  // it leads (checked as the fetch connects), are the service's own rules.
+  const asked = check(ImportRequest, body);
+  const url = parseTargetUrl(asked.url);
   if (typeof url === 'string') fail('invalid_request', url);
-  if (body.name !== undefined && typeof body.name !== 'string') {
-    fail('invalid_request', 'name must be a string.');
-  }
-  const given = {
-    metadata: validateMetadata(body.metadata, 'metadata'),
-    visibility: parseVisibility(body.visibility, 'visibility'),
-  };
+  const given = { metadata: { ...asked.metadata }, visibility: asked.visibility ?? 'public' };
   const policy = caller.token?.policy ?? null;
   const now = ctx.now();
   const { maxBytes, reason } = await importLimit(ctx, caller, now);
   const uploadToken = newUploadToken();
   const row = newFileRow(caller, request.ip, now, {
     // Until the answer's Content-Disposition is known: the caller's name, else the URL's.
-    name: sanitizeName(body.name ?? lastSegment(url)),
+    name: sanitizeName(asked.name ?? lastSegment(url)),
     mime: 'application/octet-stream',
     // Room is held for the most the file may have; it becomes the file's size when stored.
     size: maxBytes,
@@ -68,7 +64,7 @@ export async function importHandler(
   ctx.imports.start({
     row,
     url,
-    givenName: body.name === undefined ? null : row.name,
+    givenName: asked.name === undefined ? null : row.name,
     maxBytes,
     maxBytesReason: reason,
     allowedTypes: caller.project.allowedTypes,

@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FileListResponse } from '../../../api/types.js';
 import type { ServiceContext } from '../../context.js';
 import { authenticate } from '../auth.js';
-import { formatCursor, parseCursor, parseListLimit } from '../list-cursor.js';
+import { formatCursor, parseListQuery } from '../list-cursor.js';
 import { toFileRecord } from '../records.js';
 
 /** `GET /v1/files`: keyset paging, newest first; `nextCursor` is null exactly at the end. */
@@ -12,8 +12,7 @@ export async function listFilesHandler(
   reply: FastifyReply,
 ): Promise<void> {
   const caller = await authenticate(ctx, request);
-  const limit = parseListLimit(request.query.limit);
-  const after = parseCursor(request.query.cursor);
+  const { after, limit } = parseListQuery(request.query);
   // One row more than asked tells whether anything remains after this page.
   const rows = await ctx.db.listFiles(caller.project.id, after, limit + 1);
   const page = rows.slice(0, limit);

@@ -1,5 +1,4 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { MAX_BATCH } from '../../../api/limits.js';
 import type { SignBatchResponse } from '../../../api/types.js';
 import type { ServiceContext } from '../../context.js';
 import {
@@ -12,7 +11,8 @@ import {
 import { atIndex, fail } from '../../http/errors.js';
 import { signUpload, signUploads } from '../../uploads/sign.js';
 import { authenticate } from '../auth.js';
-import { validateSignEntry } from '../sign-entry.js';
+import { check } from '../schemas/validate.js';
+import { BATCH_FILES, validateSignEntry } from '../sign-entry.js';
 
 /**
  * `POST /v1/uploads/sign`: creates the file row as `pending` and answers with one signed
@@ -30,8 +30,7 @@ export async function signUploadHandler(
     limit: BATCH_JSON_LIMIT,
     deadlineMs: jsonDeadline(ctx),
   });
-  if (!isPlainObject(body)) fail('invalid_request', 'The body must be a JSON object.');
-  if (body.files === undefined) {
+  if (!isPlainObject(body) || body.files === undefined) {
     // One file: held to the limit it always had.
     if (bytes > JSON_LIMIT) {
       fail('invalid_request', `The JSON body is larger than ${JSON_LIMIT / 1024} KiB.`);
@@ -40,11 +39,8 @@ export async function signUploadHandler(
     reply.code(201).send(await signUpload(ctx, caller, request.ip, entry));
     return;
   }
-  const { files } = body;
-  if (!Array.isArray(files) || files.length < 1 || files.length > MAX_BATCH) {
-    fail('invalid_request', `files must be an array of 1 to ${MAX_BATCH} files to sign.`);
-  }
-  const entries = files.map((file: unknown, index) => {
+  const { files } = check(BATCH_FILES, body);
+  const entries = files.map((file, index) => {
     try {
       return validateSignEntry(file, caller.project, caller);
     } catch (error) {

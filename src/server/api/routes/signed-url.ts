@@ -2,18 +2,15 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ImageTransform, SignedUrlResponse } from '../../../api/types.js';
 import { type LinkParameters, signedLinkQuery } from '../../cdn/signed-link.js';
 import type { ServiceContext } from '../../context.js';
-import { isPlainObject, JSON_LIMIT, jsonDeadline, readJson } from '../../http/body.js';
+import { JSON_LIMIT, jsonDeadline, readJson } from '../../http/body.js';
 import { fail } from '../../http/errors.js';
 import { authenticate } from '../auth.js';
 import { fileUrl } from '../names.js';
+import { SignedUrlRequest } from '../schemas/components.js';
+import { check } from '../schemas/validate.js';
 
 /** A link's lifetime, seconds: from 1 s to 7 days, 1 hour when not asked. */
 export const LINK_TTL = { min: 1, max: 7 * 24 * 3600, default: 3600 } as const;
-
-/** The image parameters' ranges, as the CDN's variants take them (decisions.md). */
-const FITS: readonly string[] = ['cover', 'contain', 'inside', 'fill'];
-const FORMATS: readonly string[] = ['auto', 'webp', 'avif', 'jpeg', 'png'];
-const TRANSFORM_KEYS = new Set(['w', 'h', 'fit', 'format', 'q']);
 
 /**
  * `POST /v1/files/:id/signed-url` (secret key): a CDN link to one of the project's files
@@ -55,50 +52,23 @@ interface AskedLink {
   transform: Partial<Record<keyof ImageTransform, string>> | null;
 }
 
-/** The request's body (absent: every default), checked: `400 invalid_request` otherwise. */
+/**
+ * The request's body (absent: every default), of the schema's form (`SignedUrlRequest`:
+ * `400 invalid_request` otherwise).
+ */
 export function parseSignedUrlRequest(body: unknown): AskedLink {
-  if (body === undefined) return { expiresIn: LINK_TTL.default, download: false, transform: null };
-  if (!isPlainObject(body)) fail('invalid_request', 'The body must be a JSON object.');
-  const { expiresIn = LINK_TTL.default, download = false, transform } = body;
-  if (
-    typeof expiresIn !== 'number' ||
-    !Number.isInteger(expiresIn) ||
-    expiresIn < LINK_TTL.min ||
-    expiresIn > LINK_TTL.max
-  ) {
-    fail('invalid_request', `expiresIn must be whole seconds from 1 to ${LINK_TTL.max} (7 days).`);
-  }
-  if (typeof download !== 'boolean') fail('invalid_request', 'download must be true or false.');
-  return { expiresIn, download, transform: parseTransform(transform) };
-}
-
-function parseTransform(transform: unknown): AskedLink['transform'] {
-  if (transform === undefined || transform === null) return null;
-  if (!isPlainObject(transform)) fail('invalid_request', 'transform must be a JSON object.');
-  const out: NonNullable<AskedLink['transform']> = {};
-  for (const [key, value] of Object.entries(transform)) {
-    if (!TRANSFORM_KEYS.has(key)) {
-      fail('invalid_request', `transform.${key} is not an image parameter (w, h, fit, format, q).`);
-    }
-    if (value === undefined) continue;
-    if (key === 'w' || key === 'h') out[key] = String(wholeIn(value, 1, 4096, `transform.${key}`));
-    else if (key === 'q') out.q = String(wholeIn(value, 1, 100, 'transform.q'));
-    else if (key === 'fit') out.fit = oneOf(value, FITS, 'transform.fit');
-    else out.format = oneOf(value, FORMATS, 'transform.format');
-  }
-  return Object.keys(out).length > 0 ? out : null;
-}
-
-function wholeIn(value: unknown, min: number, max: number, name: string): number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-    fail('invalid_request', `${name} must be a whole number from ${min} to ${max}.`);
-  }
-  return value;
-}
-
-function oneOf(value: unknown, allowed: readonly string[], name: string): string {
-  if (typeof value !== 'string' || !allowed.includes(value)) {
-    fail('invalid_request', `${name} must be one of ${allowed.join(', ')}.`);
-  }
-  return value;
+  const {
+    expiresIn = LINK_TTL.default,
+    download = false,
+    transform = {},
+  } = body === undefined ? {} : check(SignedUrlRequest, body);
+  const parameters = Object.entries(transform).filter(([, value]) => value !== undefined);
+  return {
+    expiresIn,
+    download,
+    transform:
+      parameters.length > 0
+        ? Object.fromEntries(parameters.map(([key, value]) => [key, String(value)]))
+        : null,
+  };
 }

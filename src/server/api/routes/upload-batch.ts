@@ -19,7 +19,9 @@ import type { SignEntry } from '../../uploads/sign.js';
 import { authenticate, type Caller } from '../auth.js';
 import { reserveUploads } from '../quota.js';
 import { toFileRecord } from '../records.js';
-import { validateSignEntry } from '../sign-entry.js';
+import { UploadBatchEntry } from '../schemas/components.js';
+import { check as checkSchema } from '../schemas/validate.js';
+import { BATCH_FILES, validateSignEntry } from '../sign-entry.js';
 import { readHead, requireAllowedType, storedType } from '../stored-type.js';
 import { requireTokenType } from '../upload-tokens.js';
 
@@ -145,19 +147,19 @@ async function reserve(
   } catch {
     fail('invalid_request', 'The files field must be JSON.');
   }
-  if (!Array.isArray(parsed) || parsed.length < 1 || parsed.length > MAX_BATCH) {
-    fail('invalid_request', `files must be an array of 1 to ${MAX_BATCH} files.`);
-  }
-  const entries = parsed.map((item: unknown, index) => {
+  // The array's form here; each entry's as a sign's (SignRequest, with a sign's own codes
+  // and rules), then its `sha256` (UploadBatchEntry).
+  const items = checkSchema(BATCH_FILES, { files: parsed }).files;
+  const entries = items.map((item, index) => {
     try {
       const entry = validateSignEntry(item, caller.project, caller);
-      const sha256 = parseSha256((item as { sha256?: unknown }).sha256);
+      const { sha256 } = checkSchema(UploadBatchEntry, item);
       if (entry.size > MAX_ONE_REQUEST_BYTES) {
         fail('too_large', 'A file of a batch upload is at most 100 MiB; sign larger files.', {
           extra: { limit: MAX_ONE_REQUEST_BYTES },
         });
       }
-      return { entry, sha256 };
+      return { entry, sha256: sha256 === undefined ? null : Buffer.from(sha256, 'base64') };
     } catch (error) {
       throw atIndex(error, index, 'files');
     }
@@ -258,16 +260,6 @@ async function* verified(source: AsyncIterable<Buffer>, expected: Buffer): Async
       'The file does not match its sha256: its bytes were damaged on the way, and it was not stored. Send it again.',
     );
   }
-}
-
-/** An entry's `sha256`: absent, or the base64 of a 32-byte SHA-256. */
-function parseSha256(value: unknown): Buffer | null {
-  if (value === undefined) return null;
-  const digest = typeof value === 'string' ? Buffer.from(value, 'base64') : null;
-  if (digest?.length !== 32 || digest.toString('base64') !== value) {
-    fail('invalid_request', 'sha256 must be the 32-byte SHA-256 of the file in padded base64.');
-  }
-  return digest;
 }
 
 /** What one stored file is, from its bytes; its scan and location stripping. */

@@ -2,7 +2,6 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
   type CreatedWebhook,
   EVENT_TYPES,
-  type EventType,
   MAX_WEBHOOKS,
   type WebhookListResponse,
   type WebhookRecord,
@@ -10,11 +9,13 @@ import {
 import type { ServiceContext } from '../../context.js';
 import type { WebhookRow } from '../../db/metadata-store.js';
 import { newWebhookSecret } from '../../events/webhook-secret.js';
-import { isPlainObject, jsonDeadline, readJson } from '../../http/body.js';
+import { jsonDeadline, readJson } from '../../http/body.js';
 import { fail } from '../../http/errors.js';
 import { parseTargetUrl, resolveTarget, TargetRefusedError } from '../../http/targets.js';
 import { newId } from '../../secrets.js';
 import { authenticate } from '../auth.js';
+import { WebhookRequest } from '../schemas/components.js';
+import { check } from '../schemas/validate.js';
 
 const JSON_LIMIT = 16 * 1024;
 
@@ -31,16 +32,19 @@ export async function createWebhookHandler(
 ): Promise<void> {
   const caller = await authenticate(ctx, request, { secretOnly: true });
   const body = await readJson(request, { limit: JSON_LIMIT, deadlineMs: jsonDeadline(ctx) });
-  if (!isPlainObject(body)) fail('invalid_request', 'The body must be a JSON object.');
-  const url = parseTargetUrl(body.url);
+  // The form is the schema's (WebhookRequest); the URL's scheme, credentials and length,
+  // and where it leads, are the service's own rules.
+  const given = check(WebhookRequest, body);
+  const url = parseTargetUrl(given.url);
   if (typeof url === 'string') fail('invalid_request', url);
-  const events = parseEvents(body.events);
+  const events = given.events ?? EVENT_TYPES;
   await requireReachable(ctx, url);
   const webhook: WebhookRow = {
     id: newId('wh_'),
     projectId: caller.project.id,
     url: url.href,
-    events,
+    // Each type once, in the order the service lists them.
+    events: EVENT_TYPES.filter((type) => events.includes(type)),
     secret: newWebhookSecret(),
     createdAt: ctx.now(),
   };
@@ -79,16 +83,6 @@ export async function deleteWebhookHandler(
 
 export function toWebhookRecord(row: WebhookRow): WebhookRecord {
   return { id: row.id, url: row.url, events: row.events, createdAt: row.createdAt };
-}
-
-function parseEvents(value: unknown): EventType[] {
-  if (value === undefined) return [...EVENT_TYPES];
-  const known = new Set<unknown>(EVENT_TYPES);
-  if (!Array.isArray(value) || value.length === 0 || !value.every((type) => known.has(type))) {
-    fail('invalid_request', `events must be a non-empty list of: ${EVENT_TYPES.join(', ')}.`);
-  }
-  // Each type once, in the order the service lists them.
-  return EVENT_TYPES.filter((type) => value.includes(type));
 }
 
 async function requireReachable(ctx: ServiceContext, url: URL): Promise<void> {

@@ -498,13 +498,34 @@ export const CompleteBatchResponse = named(
   ),
 );
 
+export const UploadBatchEntry = named(
+  'UploadBatchEntry',
+  Raw<Static<typeof SignRequest> & { sha256?: string }>({
+    allOf: [
+      SignRequest,
+      Type.Object({
+        sha256: Type.Optional(
+          Type.String({
+            // 32 bytes in padded base64: 43 characters, the last with its two low bits clear.
+            pattern: '^[A-Za-z0-9+/]{42}[AEIMQUYcgkosw048]=$',
+            description:
+              "The base64 SHA-256 of the file's bytes, checked as they arrive (`checksum_mismatch` for that file, not stored).",
+          }),
+        ),
+      }),
+    ],
+    description:
+      'One file of a batch upload: a `SignRequest` (`checksum` is ignored), refused as a sign would refuse it, with its `index`.',
+  }),
+);
+
 export const UploadBatchRequest = named(
   'UploadBatchRequest',
   Type.Object({
     files: Type.String({
       contentMediaType: 'application/json',
-      description:
-        "JSON array of 1 to 100 entries, sent before any `file` part: each a `SignRequest` (`checksum` is ignored) with an optional `sha256`, the base64 SHA-256 of the file's bytes, checked as they arrive (`checksum_mismatch` for that file, not stored).",
+      contentSchema: Type.Array(UploadBatchEntry, { minItems: 1, maxItems: MAX_BATCH }),
+      description: 'JSON array of 1 to 100 entries, sent before any `file` part.',
     }),
     file: Type.Array(Type.String({ contentMediaType: 'application/octet-stream' }), {
       minItems: 1,

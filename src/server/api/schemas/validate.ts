@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import type { Static, TObject, TSchema } from '@sinclair/typebox';
+import { type Static, type TObject, type TSchema, Type } from '@sinclair/typebox';
 import type { Ajv2020 as Ajv, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import type addFormatsModule from 'ajv-formats';
 import type { ApiErrorCode } from '../../../api/errors.js';
@@ -85,6 +85,16 @@ export type Refusals = Readonly<
   Record<string, ApiErrorCode | ((error: ErrorObject) => ServiceError | undefined)>
 >;
 
+/** How `check` answers a fault beyond its code. */
+export interface CheckOptions {
+  /**
+   * A top-level array field whose entries are each a request of their own (a batch's
+   * `uploads`, `files`): a fault inside an entry carries its `index`, as the batch
+   * routes document.
+   */
+  readonly indexed?: string;
+}
+
 /**
  * The value, typed by its schema; or the documented error for its first fault:
  * `400 invalid_request` naming the field, unless `refusals` names another code for it.
@@ -93,10 +103,64 @@ export function check<T extends TSchema>(
   schema: T,
   value: unknown,
   refusals: Refusals = {},
+  options: CheckOptions = {},
 ): Static<T> {
   const validate = validatorOf(schema);
   if (validate(value)) return value as Static<T>;
-  throw refusal(validate.errors?.[0], refusals);
+  const error = validate.errors?.[0];
+  const answer = refusal(error, refusals);
+  const index = options.indexed === undefined ? null : entryIndex(error, options.indexed);
+  if (index === null) throw answer;
+  throw new ServiceError(answer.code, answer.message, {
+    extra: { ...answer.extra, index },
+    headers: answer.headers,
+  });
+}
+
+/** The entry of `/<field>/<n>…` an error is inside, or null for one outside every entry. */
+function entryIndex(error: ErrorObject | undefined, field: string): number | null {
+  const match = error && /^\/([^/]+)\/(\d+)(?:\/|$)/.exec(error.instancePath);
+  return match && match[1] === field ? Number(match[2]) : null;
+}
+
+/** A declared query parameter (document.ts `parameters`), as far as a check needs it. */
+export interface QueryParameter {
+  readonly name: string;
+  readonly required: boolean;
+  readonly schema: TSchema;
+}
+
+/** The schema of a route's query string, made from its declared query parameters. */
+export function querySchema(declared: readonly QueryParameter[]): TObject {
+  return Type.Object(
+    Object.fromEntries(
+      declared.map(({ name, required, schema }) => [
+        name,
+        required ? schema : Type.Optional(schema),
+      ]),
+    ),
+  );
+}
+
+/**
+ * A query string (Fastify's: a string per name, an array for a name repeated) checked
+ * against `querySchema`'s schema: an empty value is an absent one, a whole decimal number
+ * is read as one where an integer is declared (a query string has no numbers of its own),
+ * anything else is checked as sent, so `?limit=1.5` or a repeated name is refused. Names
+ * not declared are ignored.
+ */
+export function checkQuery<T extends TObject>(schema: T, query: unknown): Static<T> {
+  const given = (query ?? {}) as Record<string, unknown>;
+  const value: Record<string, unknown> = {};
+  for (const [name, property] of Object.entries(schema.properties)) {
+    const raw = given[name];
+    if (raw === undefined || raw === '') continue;
+    value[name] =
+      property.type === 'integer' && typeof raw === 'string' && /^-?\d{1,16}$/.test(raw)
+        ? Number(raw)
+        : raw;
+  }
+  return check(schema, value);
 }
 
 /** The service's error for an Ajv error (Fastify's validation answers with these too). */
