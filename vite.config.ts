@@ -38,8 +38,15 @@ export default defineConfig(({ mode }) => ({
   },
   clearScreen: false,
   plugins: [jsonThroughBundler(), minifyTemplates(), scriptTagFromSources()],
-  // The Vue demo compiles its template in the browser, so it needs Vue's full build.
-  resolve: { alias: { vue: 'vue/dist/vue.esm-bundler.js' } },
+  resolve: {
+    alias: [
+      // The Vue demo compiles its template in the browser, so it needs Vue's full build.
+      { find: 'vue', replacement: 'vue/dist/vue.esm-bundler.js' },
+      // Uppy imports `lodash/throttle.js` (CommonJS: each module wrapped for `require`);
+      // lodash-es is the same release as ES modules, which the engine chunk takes unwrapped.
+      { find: /^lodash\/(.*)$/, replacement: 'lodash-es/$1' },
+    ],
+  },
   define: {
     __VUE_OPTIONS_API__: 'true',
     __VUE_PROD_DEVTOOLS__: 'false',

@@ -1,4 +1,4 @@
-import { fingerprintOf } from '../../client/fingerprint.js';
+import { loadChunk } from '../../client/missing-chunk.js';
 import type { RememberedUpload } from '../../client/upload-sequence.js';
 import {
   type FileView,
@@ -6,21 +6,29 @@ import {
   unsentFileView,
 } from '../file-uploader/file-view.js';
 import type { FileUpload } from './file-state.js';
-import {
-  forget,
-  hold,
-  type KeptUpload,
-  placeOf,
-  remember,
-  rememberedFor,
-  runningElsewhere,
-} from './resume-memory.js';
+import { type KeptUpload, placeOf, rememberedFor, runningElsewhere } from './resume-memory.js';
 
 /**
  * An upload is remembered across reloads once it has run this long without finishing: most
  * small files are done sooner, and never cost an IndexedDB write (200 at once would).
  */
 export const REMEMBER_AFTER_MS = 1000;
+
+type Writes = typeof import('./resume-writes.js');
+let writes: Promise<Writes> | null = null;
+
+/**
+ * The memory's writes and a file's fingerprint (`resume-writes.ts`), fetched the first time
+ * they are needed (again after a failed fetch): what every page needs is only the reading
+ * of what was remembered before it was loaded.
+ */
+function loadWrites(): Promise<Writes> {
+  writes ??= loadChunk(() => import('./resume-writes.js')).catch((error: unknown) => {
+    writes = null;
+    throw error;
+  });
+  return writes;
+}
 
 /**
  * The uploader's memory of uploads across reloads (kept in IndexedDB by `resume-memory.ts`):
@@ -74,16 +82,19 @@ export class RememberedUploads {
   async forgetAll(endpoint: string, apiKey: string): Promise<void> {
     this.#remembered = [];
     this.#changed();
-    for (const upload of await rememberedFor(endpoint, apiKey).catch(() => [])) {
-      await forget(upload);
-    }
+    const remembered = await rememberedFor(endpoint, apiKey).catch(() => []);
+    if (remembered.length === 0) return;
+    const { forget } = await loadWrites();
+    for (const upload of remembered) await forget(upload);
   }
 
   /** An interrupted upload removed from the list is forgotten. */
   removeInterrupted(removed: ReadonlySet<string>): void {
     this.#remembered = this.#remembered.filter((upload) => {
       if (!removed.has(`interrupted-${upload.id}`)) return true;
-      void forget(upload).catch(() => undefined);
+      void loadWrites()
+        .then(({ forget }) => forget(upload))
+        .catch(() => undefined);
       return false;
     });
   }
@@ -102,6 +113,7 @@ export class RememberedUploads {
         known.size === file.size,
     );
     if (candidates.length === 0) return undefined;
+    const { fingerprintOfFile, hold } = await loadWrites();
     const fingerprint = await fingerprintOfFile(file);
     const match = candidates.find((known) => known.fingerprint === fingerprint);
     if (!match) return undefined;
@@ -112,11 +124,6 @@ export class RememberedUploads {
     upload.unlock = hold(match.id);
     return match;
   }
-}
-
-/** A chosen file's fingerprint (the typed client's, with the file's name, type and last change). */
-function fingerprintOfFile(file: File): Promise<string> {
-  return fingerprintOf(file, [file.name, file.size, file.type, file.lastModified]);
 }
 
 /**
@@ -130,6 +137,10 @@ export async function rememberUpload(
   wanted: () => boolean,
 ): Promise<void> {
   if (!upload.plan || upload.record) return;
+  // Not fetched (offline, not deployed): this upload is not remembered.
+  const chunk = await loadWrites().catch(() => null);
+  if (!chunk || !upload.plan || upload.record) return;
+  const { fingerprintOfFile, hold, remember } = chunk;
   upload.fingerprint ??= await fingerprintOfFile(file);
   upload.unlock ??= hold(upload.plan.uploadId);
   const { endpoint, apiKey } = upload.target;
@@ -152,5 +163,10 @@ export function forgetUpload(upload: FileUpload): void {
   upload.unlock?.();
   upload.unlock = null;
   const { fingerprint } = upload;
-  if (fingerprint) void forget({ ...upload.target, fingerprint }).catch(() => undefined);
+  // A fingerprint was taken by the writes' chunk: it is in.
+  if (fingerprint) {
+    void loadWrites()
+      .then(({ forget }) => forget({ ...upload.target, fingerprint }))
+      .catch(() => undefined);
+  }
 }

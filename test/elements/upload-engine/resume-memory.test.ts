@@ -1,10 +1,9 @@
 import { expect } from '@open-wc/testing';
 import {
-  forget,
   type KeptUpload,
-  remember,
   rememberedFor,
 } from '../../../src/elements/upload-engine/resume-memory.js';
+import { forget, remember } from '../../../src/elements/upload-engine/resume-writes.js';
 
 /**
  * What `<file-uploader>` remembers for a reload, in this browser's real IndexedDB: changes

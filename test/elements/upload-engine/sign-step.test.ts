@@ -3,7 +3,7 @@ import { Connections } from '../../../src/elements/upload-engine/connections.js'
 import { LocalFailure } from '../../../src/elements/upload-engine/failure-cause.js';
 import { newFileUpload } from '../../../src/elements/upload-engine/file-state.js';
 import { RememberedUploads } from '../../../src/elements/upload-engine/remembered-uploads.js';
-import { remember } from '../../../src/elements/upload-engine/resume-memory.js';
+import { remember } from '../../../src/elements/upload-engine/resume-writes.js';
 import { signStep } from '../../../src/elements/upload-engine/sign-step.js';
 import { file, project } from '../helpers.js';
 import { englishTexts, settingsFor, targetOf } from './engine-support.js';

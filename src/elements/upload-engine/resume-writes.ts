@@ -1,0 +1,75 @@
+import { delMany, set, setMany } from 'idb-keyval';
+import { fingerprintOf } from '../../client/fingerprint.js';
+import { type KeptUpload, LOCK, placeOf, type StoredUpload, uploads } from './resume-memory.js';
+
+/**
+ * The writes of the uploader's memory across reloads (`resume-memory.ts` reads it), and
+ * what tells a chosen file apart: a chunk of its own, fetched by `remembered-uploads.ts` the
+ * first time a page remembers, matches or forgets an upload. A page whose uploads all finish
+ * within `REMEMBER_AFTER_MS`, with nothing remembered from before, never fetches it.
+ */
+
+const keyOf = (upload: Pick<KeptUpload, 'endpoint' | 'apiKey' | 'fingerprint'>) =>
+  `${placeOf(upload.endpoint, upload.apiKey)}\n${upload.fingerprint}`;
+
+/**
+ * Changes waiting to be written, by key (the last one for a key wins: undefined deletes).
+ * They go to IndexedDB together a moment later, one transaction for what is remembered and
+ * one for what is forgotten: 200 small files remembered at once took 200 transactions, and
+ * a tenth of their upload time (measured taking turns with `no-resume`).
+ */
+let changes = new Map<string, StoredUpload | undefined>();
+let written: Promise<void> | undefined;
+
+function change(key: string, upload: StoredUpload | undefined): Promise<void> {
+  changes.set(key, upload);
+  written ??= new Promise((resolve) => setTimeout(resolve, 50)).then(async () => {
+    const batch = [...changes];
+    changes = new Map();
+    written = undefined;
+    const kept = batch.filter((entry): entry is [string, StoredUpload] => entry[1] !== undefined);
+    // One that does not fit (the browser's quota: kept files are up to 10 MB each) must not
+    // take the others with it: then each on its own, as many as fit.
+    await setMany(kept, uploads()).catch(() =>
+      Promise.all(kept.map(([key, upload]) => set(key, upload, uploads()).catch(() => undefined))),
+    );
+    await delMany(
+      batch.filter(([, upload]) => !upload).map(([key]) => key),
+      uploads(),
+    );
+  });
+  return written;
+}
+
+/** Remembers an upload (again: the same file to the same place is one entry). */
+export function remember({ id, token, ...upload }: KeptUpload): Promise<void> {
+  return change(keyOf(upload), { ...upload, uploadId: id, uploadToken: token });
+}
+
+export function forget(upload: Pick<KeptUpload, 'endpoint' | 'apiKey' | 'fingerprint'>) {
+  return change(keyOf(upload), undefined);
+}
+
+/**
+ * Holds a lock named for the upload while this page runs it (Web Locks: let go when the
+ * page closes or crashes), so that another tab of this browser leaves it alone. Returns
+ * what lets it go.
+ */
+export function hold(uploadId: string): () => void {
+  let done = false;
+  let release: (() => void) | undefined;
+  void navigator.locks
+    ?.request(LOCK + uploadId, () =>
+      done ? undefined : new Promise<void>((resolve) => (release = resolve)),
+    )
+    .catch(() => undefined);
+  return () => {
+    done = true;
+    release?.();
+  };
+}
+
+/** A chosen file's fingerprint (the typed client's, with the file's name, type and last change). */
+export function fingerprintOfFile(file: File): Promise<string> {
+  return fingerprintOf(file, [file.name, file.size, file.type, file.lastModified]);
+}
