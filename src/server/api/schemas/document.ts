@@ -755,253 +755,83 @@ export const responses = {
   },
 };
 
+/** What every webhook delivery carries: Standard Webhooks' headers, retried until a `2xx`. */
+function webhook(
+  operationId: string,
+  summary: string,
+  properties: Record<string, unknown>,
+  description = 'POSTed to each endpoint registered for it, following Standard Webhooks. At least once: anything but a `2xx` within 15 seconds is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h, then marked failed. Order is not guaranteed.',
+) {
+  return {
+    post: {
+      operationId,
+      tags: ['Webhooks'],
+      summary,
+      description,
+      security: [],
+      parameters: [
+        {
+          name: 'webhook-id',
+          in: 'header',
+          required: true,
+          schema: Type.String({ pattern: '^evt_[A-Za-z0-9_-]+$' }),
+          description: 'The event id, the same on every retry.',
+        },
+        {
+          name: 'webhook-timestamp',
+          in: 'header',
+          required: true,
+          schema: Type.String({ pattern: '^\\d+$' }),
+          description: 'Unix seconds of this attempt.',
+        },
+        {
+          name: 'webhook-signature',
+          in: 'header',
+          required: true,
+          schema: Type.String({ pattern: '^v1,[A-Za-z0-9+/]+={0,2}$' }),
+          description:
+            '`v1,<base64 of HMAC-SHA256>`, keyed by the base64-decoded secret, over `<webhook-id>.<webhook-timestamp>.<body>` (Standard Webhooks).',
+        },
+      ],
+      requestBody: {
+        required: true,
+        content: {
+          'application/json': { schema: Raw({ allOf: [WebhookPayload], properties }) },
+        },
+      },
+      responses: {
+        '2XX': { description: 'Delivered.' },
+        default: { description: 'Not delivered: tried again later.' },
+      },
+    },
+  };
+}
+
 export const webhooks = {
-  'file.ready': {
-    post: {
-      operationId: 'webhookFileReady',
-      tags: ['Webhooks'],
-      summary: 'A file became ready (one-request upload or complete)',
-      description:
-        'POSTed to each endpoint registered for it, following Standard Webhooks. At least once: anything but a `2xx` within 15 seconds is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h, then marked failed. Order is not guaranteed.',
-      security: [],
-      parameters: [
-        {
-          name: 'webhook-id',
-          in: 'header',
-          required: true,
-          schema: Type.String({ pattern: '^evt_[A-Za-z0-9_-]+$' }),
-          description: 'The event id, the same on every retry.',
-        },
-        {
-          name: 'webhook-timestamp',
-          in: 'header',
-          required: true,
-          schema: Type.String({ pattern: '^\\d+$' }),
-          description: 'Unix seconds of this attempt.',
-        },
-        {
-          name: 'webhook-signature',
-          in: 'header',
-          required: true,
-          schema: Type.String({ pattern: '^v1,[A-Za-z0-9+/]+={0,2}$' }),
-          description:
-            '`v1,<base64 of HMAC-SHA256>`, keyed by the base64-decoded secret, over `<webhook-id>.<webhook-timestamp>.<body>` (Standard Webhooks).',
-        },
-      ],
-      requestBody: {
-        required: true,
-        content: {
-          'application/json': {
-            schema: Raw({
-              allOf: [WebhookPayload],
-              properties: { type: Raw({ const: 'file.ready' }) },
-            }),
-          },
-        },
-      },
-      responses: {
-        '2XX': { description: 'Delivered.' },
-        default: { description: 'Not delivered: tried again later.' },
-      },
-    },
-  },
-  'file.deleted': {
-    post: {
-      operationId: 'webhookFileDeleted',
-      tags: ['Webhooks'],
-      summary: 'A file was deleted (`DELETE`, or its `deleteAt` came)',
-      description:
-        'POSTed to each endpoint registered for it, following Standard Webhooks. At least once: anything but a `2xx` within 15 seconds is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h, then marked failed. Order is not guaranteed.',
-      security: [],
-      parameters: [
-        {
-          name: 'webhook-id',
-          in: 'header',
-          required: true,
-          schema: Type.String({ pattern: '^evt_[A-Za-z0-9_-]+$' }),
-          description: 'The event id, the same on every retry.',
-        },
-        {
-          name: 'webhook-timestamp',
-          in: 'header',
-          required: true,
-          schema: Type.String({ pattern: '^\\d+$' }),
-          description: 'Unix seconds of this attempt.',
-        },
-        {
-          name: 'webhook-signature',
-          in: 'header',
-          required: true,
-          schema: Type.String({ pattern: '^v1,[A-Za-z0-9+/]+={0,2}$' }),
-          description:
-            '`v1,<base64 of HMAC-SHA256>`, keyed by the base64-decoded secret, over `<webhook-id>.<webhook-timestamp>.<body>` (Standard Webhooks).',
-        },
-      ],
-      requestBody: {
-        required: true,
-        content: {
-          'application/json': {
-            schema: Raw({
-              allOf: [WebhookPayload],
-              properties: { type: Raw({ const: 'file.deleted' }), data: DeletedFileRecord },
-            }),
-          },
-        },
-      },
-      responses: {
-        '2XX': { description: 'Delivered.' },
-        default: { description: 'Not delivered: tried again later.' },
-      },
-    },
-  },
-  'upload.expired': {
-    post: {
-      operationId: 'webhookUploadExpired',
-      tags: ['Webhooks'],
-      summary: 'A pending upload was removed unfinished',
-      description:
-        'POSTed to each endpoint registered for it, following Standard Webhooks. At least once: anything but a `2xx` within 15 seconds is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h, then marked failed. Order is not guaranteed.',
-      security: [],
-      parameters: [
-        {
-          name: 'webhook-id',
-          in: 'header',
-          required: true,
-          schema: Type.String({ pattern: '^evt_[A-Za-z0-9_-]+$' }),
-          description: 'The event id, the same on every retry.',
-        },
-        {
-          name: 'webhook-timestamp',
-          in: 'header',
-          required: true,
-          schema: Type.String({ pattern: '^\\d+$' }),
-          description: 'Unix seconds of this attempt.',
-        },
-        {
-          name: 'webhook-signature',
-          in: 'header',
-          required: true,
-          schema: Type.String({ pattern: '^v1,[A-Za-z0-9+/]+={0,2}$' }),
-          description:
-            '`v1,<base64 of HMAC-SHA256>`, keyed by the base64-decoded secret, over `<webhook-id>.<webhook-timestamp>.<body>` (Standard Webhooks).',
-        },
-      ],
-      requestBody: {
-        required: true,
-        content: {
-          'application/json': {
-            schema: Raw({
-              allOf: [WebhookPayload],
-              properties: { type: Raw({ const: 'upload.expired' }) },
-            }),
-          },
-        },
-      },
-      responses: {
-        '2XX': { description: 'Delivered.' },
-        default: { description: 'Not delivered: tried again later.' },
-      },
-    },
-  },
-  'file.infected': {
-    post: {
-      operationId: 'webhookFileInfected',
-      tags: ['Webhooks'],
-      summary:
-        'The malware scanner found malware in an upload (complete or one-request upload); nothing was kept',
-      description:
-        'POSTed to each endpoint registered for it, following Standard Webhooks. At least once: anything but a `2xx` within 15 seconds is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h, then marked failed. Order is not guaranteed.',
-      security: [],
-      parameters: [
-        {
-          name: 'webhook-id',
-          in: 'header',
-          required: true,
-          schema: Type.String({ pattern: '^evt_[A-Za-z0-9_-]+$' }),
-          description: 'The event id, the same on every retry.',
-        },
-        {
-          name: 'webhook-timestamp',
-          in: 'header',
-          required: true,
-          schema: Type.String({ pattern: '^\\d+$' }),
-          description: 'Unix seconds of this attempt.',
-        },
-        {
-          name: 'webhook-signature',
-          in: 'header',
-          required: true,
-          schema: Type.String({ pattern: '^v1,[A-Za-z0-9+/]+={0,2}$' }),
-          description:
-            '`v1,<base64 of HMAC-SHA256>`, keyed by the base64-decoded secret, over `<webhook-id>.<webhook-timestamp>.<body>` (Standard Webhooks).',
-        },
-      ],
-      requestBody: {
-        required: true,
-        content: {
-          'application/json': {
-            schema: Raw({
-              allOf: [WebhookPayload],
-              properties: { type: Raw({ const: 'file.infected' }), data: InfectedFileRecord },
-            }),
-          },
-        },
-      },
-      responses: {
-        '2XX': { description: 'Delivered.' },
-        default: { description: 'Not delivered: tried again later.' },
-      },
-    },
-  },
-  'file.import_failed': {
-    post: {
-      operationId: 'webhookFileImportFailed',
-      tags: ['Webhooks'],
-      summary: 'An import from a URL failed',
-      description:
-        'An import (`POST /v1/uploads/import`) failed and its file was removed: `data` is its record (`status: "failed"`, `importError`) with `reason`, the `importError` code.',
-      security: [],
-      parameters: [
-        {
-          name: 'webhook-id',
-          in: 'header',
-          required: true,
-          schema: Type.String({ pattern: '^evt_[A-Za-z0-9_-]+$' }),
-          description: 'The event id, the same on every retry.',
-        },
-        {
-          name: 'webhook-timestamp',
-          in: 'header',
-          required: true,
-          schema: Type.String({ pattern: '^\\d+$' }),
-          description: 'Unix seconds of this attempt.',
-        },
-        {
-          name: 'webhook-signature',
-          in: 'header',
-          required: true,
-          schema: Type.String({ pattern: '^v1,[A-Za-z0-9+/]+={0,2}$' }),
-          description:
-            '`v1,<base64 of HMAC-SHA256>`, keyed by the base64-decoded secret, over `<webhook-id>.<webhook-timestamp>.<body>` (Standard Webhooks).',
-        },
-      ],
-      requestBody: {
-        required: true,
-        content: {
-          'application/json': {
-            schema: Raw({
-              allOf: [WebhookPayload],
-              properties: { type: Raw({ const: 'file.import_failed' }) },
-            }),
-          },
-        },
-      },
-      responses: {
-        '2XX': { description: 'Delivered.' },
-        default: { description: 'Not delivered: tried again later.' },
-      },
-    },
-  },
+  'file.ready': webhook(
+    'webhookFileReady',
+    'A file became ready (one-request upload or complete)',
+    { type: Raw({ const: 'file.ready' }) },
+  ),
+  'file.deleted': webhook(
+    'webhookFileDeleted',
+    'A file was deleted (`DELETE`, or its `deleteAt` came)',
+    { type: Raw({ const: 'file.deleted' }), data: DeletedFileRecord },
+  ),
+  'upload.expired': webhook('webhookUploadExpired', 'A pending upload was removed unfinished', {
+    type: Raw({ const: 'upload.expired' }),
+  }),
+  'file.infected': webhook(
+    'webhookFileInfected',
+    'The malware scanner found malware in an upload (complete or one-request upload); nothing was kept',
+    { type: Raw({ const: 'file.infected' }), data: InfectedFileRecord },
+  ),
+  'file.import_failed': webhook(
+    'webhookFileImportFailed',
+    'An import from a URL failed',
+    { type: Raw({ const: 'file.import_failed' }) },
+    'An import (`POST /v1/uploads/import`) failed and its file was removed: `data` is its record (`status: "failed"`, `importError`) with `reason`, the `importError` code.',
+  ),
 };
 
 export const info = {
