@@ -222,6 +222,11 @@ describe('safe ingest: malware scanning', { skip: 'skip' in clamd ? clamd.skip :
   it('scans an upload again from the store when clamd drops the kept connection its scan was on', async () => {
     // An upload before leaves a connection (a clamd session) open for the next one to take.
     await json<UploadResponse>(await oneRequest(patternBytes(1000, 13), 'first.bin'), 201);
+    // The temp file looked for below must be the next scan's: not one clamd has not yet
+    // removed after answering, nor one a clamd killed by an earlier test left behind.
+    const tempFiles = async () =>
+      (await readdir(daemon.streams)).filter((name) => name.endsWith('.tmp'));
+    const before = new Set(await tempFiles());
     const stored = await t.stored();
     const half = 300_000;
     const bytes = patternBytes(2 * half, 14);
@@ -255,7 +260,7 @@ describe('safe ingest: malware scanning', { skip: 'skip' in clamd ? clamd.skip :
     });
     // The first half is with clamd (a stream it receives is a file in its temp dir) when
     // clamd goes and comes back: the connection the scan was on is gone.
-    await until(async () => (await readdir(daemon.streams)).some((name) => name.endsWith('.tmp')));
+    await until(async () => (await tempFiles()).some((name) => !before.has(name)));
     await daemon.kill();
     await daemon.start();
     release();
