@@ -30,8 +30,52 @@ import {
   WebhookListResponse,
   WebhookRequest,
 } from './components.js';
-import { type PathDeclaration, pathOf } from './declare.js';
+import { type Parameter, type PathDeclaration, pathOf } from './declare.js';
 import { OneOf, Raw, StringEnum } from './kit.js';
+
+/**
+ * What a request for a file's bytes may carry, on the CDN's four file routes alike (with or
+ * without the name, GET or HEAD): ranges, revalidation, a variant, a signed link.
+ */
+const CDN_FILE_PARAMETERS = [
+  {
+    name: 'Range',
+    in: 'header',
+    required: false,
+    schema: Type.String(),
+    description: 'One range: `a-b`, `a-` or `-n`.',
+  },
+  { name: 'If-None-Match', in: 'header', required: false, schema: Type.String() },
+  { name: 'If-Modified-Since', in: 'header', required: false, schema: Type.String() },
+  { name: 'If-Range', in: 'header', required: false, schema: Type.String() },
+  { $ref: '#/components/parameters/VariantWidth' },
+  { $ref: '#/components/parameters/VariantHeight' },
+  { $ref: '#/components/parameters/VariantFit' },
+  { $ref: '#/components/parameters/VariantFormat' },
+  { $ref: '#/components/parameters/VariantQuality' },
+  {
+    name: 'exp',
+    in: 'query',
+    required: false,
+    schema: Type.String({ pattern: '^(0|[1-9][0-9]{0,11})$' }),
+    description: 'Signed links: when the link expires, Unix seconds.',
+  },
+  {
+    name: 'sig',
+    in: 'query',
+    required: false,
+    schema: Type.String({ pattern: '^[A-Za-z0-9_-]{43}$' }),
+    description:
+      'Signed links: base64url HMAC-SHA256 over the id, every parameter and `exp`. With it, every other query parameter must be one the link was signed with.',
+  },
+  {
+    name: 'download',
+    in: 'query',
+    required: false,
+    schema: StringEnum(['1']),
+    description: 'Signed links: served as an attachment.',
+  },
+] as const satisfies readonly Parameter[];
 
 /**
  * Every route of the API, declared once: its path (from the client's route table), its
@@ -775,45 +819,7 @@ export const PATHS = [
         tags: ['CDN'],
         summary: 'A ready file',
         security: [],
-        parameters: [
-          {
-            name: 'Range',
-            in: 'header',
-            required: false,
-            schema: Type.String(),
-            description: 'One range: `a-b`, `a-` or `-n`.',
-          },
-          { name: 'If-None-Match', in: 'header', required: false, schema: Type.String() },
-          { name: 'If-Modified-Since', in: 'header', required: false, schema: Type.String() },
-          { name: 'If-Range', in: 'header', required: false, schema: Type.String() },
-          { $ref: '#/components/parameters/VariantWidth' },
-          { $ref: '#/components/parameters/VariantHeight' },
-          { $ref: '#/components/parameters/VariantFit' },
-          { $ref: '#/components/parameters/VariantFormat' },
-          { $ref: '#/components/parameters/VariantQuality' },
-          {
-            name: 'exp',
-            in: 'query',
-            required: false,
-            schema: Type.String({ pattern: '^(0|[1-9][0-9]{0,11})$' }),
-            description: 'Signed links: when the link expires, Unix seconds.',
-          },
-          {
-            name: 'sig',
-            in: 'query',
-            required: false,
-            schema: Type.String({ pattern: '^[A-Za-z0-9_-]{43}$' }),
-            description:
-              'Signed links: base64url HMAC-SHA256 over the id, every parameter and `exp`. With it, every other query parameter must be one the link was signed with.',
-          },
-          {
-            name: 'download',
-            in: 'query',
-            required: false,
-            schema: StringEnum(['1']),
-            description: 'Signed links: served as an attachment.',
-          },
-        ],
+        parameters: CDN_FILE_PARAMETERS,
         responses: {
           '200': {
             description:
@@ -885,45 +891,7 @@ export const PATHS = [
         tags: ['CDN'],
         summary: "A ready file's headers",
         security: [],
-        parameters: [
-          {
-            name: 'Range',
-            in: 'header',
-            required: false,
-            schema: Type.String(),
-            description: 'One range: `a-b`, `a-` or `-n`.',
-          },
-          { name: 'If-None-Match', in: 'header', required: false, schema: Type.String() },
-          { name: 'If-Modified-Since', in: 'header', required: false, schema: Type.String() },
-          { name: 'If-Range', in: 'header', required: false, schema: Type.String() },
-          { $ref: '#/components/parameters/VariantWidth' },
-          { $ref: '#/components/parameters/VariantHeight' },
-          { $ref: '#/components/parameters/VariantFit' },
-          { $ref: '#/components/parameters/VariantFormat' },
-          { $ref: '#/components/parameters/VariantQuality' },
-          {
-            name: 'exp',
-            in: 'query',
-            required: false,
-            schema: Type.String({ pattern: '^(0|[1-9][0-9]{0,11})$' }),
-            description: 'Signed links: when the link expires, Unix seconds.',
-          },
-          {
-            name: 'sig',
-            in: 'query',
-            required: false,
-            schema: Type.String({ pattern: '^[A-Za-z0-9_-]{43}$' }),
-            description:
-              'Signed links: base64url HMAC-SHA256 over the id, every parameter and `exp`. With it, every other query parameter must be one the link was signed with.',
-          },
-          {
-            name: 'download',
-            in: 'query',
-            required: false,
-            schema: StringEnum(['1']),
-            description: 'Signed links: served as an attachment.',
-          },
-        ],
+        parameters: CDN_FILE_PARAMETERS,
         responses: {
           '200': {
             description:
@@ -1025,45 +993,7 @@ export const PATHS = [
         tags: ['CDN'],
         summary: 'A ready file',
         security: [],
-        parameters: [
-          {
-            name: 'Range',
-            in: 'header',
-            required: false,
-            schema: Type.String(),
-            description: 'One range: `a-b`, `a-` or `-n`.',
-          },
-          { name: 'If-None-Match', in: 'header', required: false, schema: Type.String() },
-          { name: 'If-Modified-Since', in: 'header', required: false, schema: Type.String() },
-          { name: 'If-Range', in: 'header', required: false, schema: Type.String() },
-          { $ref: '#/components/parameters/VariantWidth' },
-          { $ref: '#/components/parameters/VariantHeight' },
-          { $ref: '#/components/parameters/VariantFit' },
-          { $ref: '#/components/parameters/VariantFormat' },
-          { $ref: '#/components/parameters/VariantQuality' },
-          {
-            name: 'exp',
-            in: 'query',
-            required: false,
-            schema: Type.String({ pattern: '^(0|[1-9][0-9]{0,11})$' }),
-            description: 'Signed links: when the link expires, Unix seconds.',
-          },
-          {
-            name: 'sig',
-            in: 'query',
-            required: false,
-            schema: Type.String({ pattern: '^[A-Za-z0-9_-]{43}$' }),
-            description:
-              'Signed links: base64url HMAC-SHA256 over the id, every parameter and `exp`. With it, every other query parameter must be one the link was signed with.',
-          },
-          {
-            name: 'download',
-            in: 'query',
-            required: false,
-            schema: StringEnum(['1']),
-            description: 'Signed links: served as an attachment.',
-          },
-        ],
+        parameters: CDN_FILE_PARAMETERS,
         responses: {
           '200': {
             description:
@@ -1135,45 +1065,7 @@ export const PATHS = [
         tags: ['CDN'],
         summary: "A ready file's headers",
         security: [],
-        parameters: [
-          {
-            name: 'Range',
-            in: 'header',
-            required: false,
-            schema: Type.String(),
-            description: 'One range: `a-b`, `a-` or `-n`.',
-          },
-          { name: 'If-None-Match', in: 'header', required: false, schema: Type.String() },
-          { name: 'If-Modified-Since', in: 'header', required: false, schema: Type.String() },
-          { name: 'If-Range', in: 'header', required: false, schema: Type.String() },
-          { $ref: '#/components/parameters/VariantWidth' },
-          { $ref: '#/components/parameters/VariantHeight' },
-          { $ref: '#/components/parameters/VariantFit' },
-          { $ref: '#/components/parameters/VariantFormat' },
-          { $ref: '#/components/parameters/VariantQuality' },
-          {
-            name: 'exp',
-            in: 'query',
-            required: false,
-            schema: Type.String({ pattern: '^(0|[1-9][0-9]{0,11})$' }),
-            description: 'Signed links: when the link expires, Unix seconds.',
-          },
-          {
-            name: 'sig',
-            in: 'query',
-            required: false,
-            schema: Type.String({ pattern: '^[A-Za-z0-9_-]{43}$' }),
-            description:
-              'Signed links: base64url HMAC-SHA256 over the id, every parameter and `exp`. With it, every other query parameter must be one the link was signed with.',
-          },
-          {
-            name: 'download',
-            in: 'query',
-            required: false,
-            schema: StringEnum(['1']),
-            description: 'Signed links: served as an attachment.',
-          },
-        ],
+        parameters: CDN_FILE_PARAMETERS,
         responses: {
           '200': {
             description:
