@@ -4,6 +4,7 @@ import type { Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { type Browser, chromium, type Locator, type Page } from 'playwright-core';
 import { patternBytes } from '../helpers/bytes.js';
+import { rememberUpload } from '../helpers/remembered-upload.js';
 import { SCALE } from '../helpers/scale-mode.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { staticServer } from '../helpers/static-server.js';
@@ -127,6 +128,34 @@ describe('the script-tag bundle in a plain page', () => {
     }
     // At scale too: the service writes the bytes to the bucket itself (no part PUT).
     assert.deepEqual(batches, ['POST']);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  it('fetches the memory of uploads across reloads only once the browser holds one', async () => {
+    const { page, errors } = await open(allowed.origin);
+    const memory = /filehost-remembered-uploads-[\w-]+\.js$/;
+    const fetched: string[] = [];
+    page.on('request', (request) => {
+      if (memory.test(request.url())) fetched.push(request.url());
+    });
+    // An upload done within a second is never remembered: no chunk, no database.
+    await uploadAndAwaitLink(
+      page,
+      { name: 'quick.txt', mimeType: 'text/plain', buffer: Buffer.from('done at once') },
+      20_000,
+    );
+    const databases = () => page.evaluate(async () => (await indexedDB.databases()).length);
+    assert.deepEqual(fetched, []);
+    assert.equal(await databases(), 0);
+    // A browser that remembered an upload before (as the element writes one): the next
+    // visit fetches the memory and lists the upload as interrupted.
+    await page.evaluate(rememberUpload, [service.apiUrl, service.publishableKey] as const);
+    await page.reload();
+    await page
+      .locator('file-uploader li[data-status=interrupted]', { hasText: 'wedding-video.mp4' })
+      .waitFor({ timeout: 20_000 });
+    assert.equal(fetched.length, 1);
     assert.deepEqual(errors, []);
     await page.close();
   });

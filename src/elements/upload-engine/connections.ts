@@ -7,7 +7,7 @@ import type { ChecksumChoice } from '../file-uploader/file-view.js';
 import { type ConnectionProblem, connect } from '../shared/connection.js';
 import { setupFailure } from './file-retries.js';
 import type { FileUpload, UploadTarget } from './file-state.js';
-import { placeOf } from './resume-memory.js';
+import { placeOf } from './file-state.js';
 
 /**
  * The uploader's clients: one per endpoint and key its files were added with (usually

@@ -23,6 +23,9 @@ export interface UploadTarget {
   readonly tokenProvider?: UploadTokenProvider;
 }
 
+/** Where an element's uploads go, as one string: its endpoint and its key. */
+export const placeOf = (endpoint: string, apiKey: string) => `${endpoint}\n${apiKey}`;
+
 /** Everything the engine knows of one file besides Uppy's own state: one record per file. */
 export interface FileUpload {
   target: UploadTarget;

@@ -1,34 +1,21 @@
-import { loadChunk } from '../../client/missing-chunk.js';
 import type { RememberedUpload } from '../../client/upload-sequence.js';
 import {
   type FileView,
   type UploaderSettings,
   unsentFileView,
 } from '../file-uploader/file-view.js';
-import type { FileUpload } from './file-state.js';
-import { type KeptUpload, placeOf, rememberedFor, runningElsewhere } from './resume-memory.js';
+import { type FileUpload, placeOf } from './file-state.js';
+import { type KeptUpload, rememberedFor, runningElsewhere } from './resume-memory.js';
+import { fingerprintOfFile, forget, hold, remember } from './resume-writes.js';
+import { forgetUpload } from './upload-memory.js';
 
 /**
- * An upload is remembered across reloads once it has run this long without finishing: most
- * small files are done sooner, and never cost an IndexedDB write (200 at once would).
+ * The memory of uploads across reloads: a chunk of its own, fetched by `upload-memory.ts`
+ * only when a page remembers or forgets an upload or the browser holds the memory's
+ * database. Reads in `resume-memory.ts`, writes, locks and fingerprints in
+ * `resume-writes.ts`.
  */
-export const REMEMBER_AFTER_MS = 1000;
-
-type Writes = typeof import('./resume-writes.js');
-let writes: Promise<Writes> | null = null;
-
-/**
- * The memory's writes and a file's fingerprint (`resume-writes.ts`), fetched the first time
- * they are needed (again after a failed fetch): what every page needs is only the reading
- * of what was remembered before it was loaded.
- */
-function loadWrites(): Promise<Writes> {
-  writes ??= loadChunk(() => import('./resume-writes.js')).catch((error: unknown) => {
-    writes = null;
-    throw error;
-  });
-  return writes;
-}
+export { forget };
 
 /**
  * The uploader's memory of uploads across reloads (kept in IndexedDB by `resume-memory.ts`):
@@ -84,7 +71,6 @@ export class RememberedUploads {
     this.#changed();
     const remembered = await rememberedFor(endpoint, apiKey).catch(() => []);
     if (remembered.length === 0) return;
-    const { forget } = await loadWrites();
     for (const upload of remembered) await forget(upload);
   }
 
@@ -92,9 +78,7 @@ export class RememberedUploads {
   removeInterrupted(removed: ReadonlySet<string>): void {
     this.#remembered = this.#remembered.filter((upload) => {
       if (!removed.has(`interrupted-${upload.id}`)) return true;
-      void loadWrites()
-        .then(({ forget }) => forget(upload))
-        .catch(() => undefined);
+      void forget(upload).catch(() => undefined);
       return false;
     });
   }
@@ -113,7 +97,6 @@ export class RememberedUploads {
         known.size === file.size,
     );
     if (candidates.length === 0) return undefined;
-    const { fingerprintOfFile, hold } = await loadWrites();
     const fingerprint = await fingerprintOfFile(file);
     const match = candidates.find((known) => known.fingerprint === fingerprint);
     if (!match) return undefined;
@@ -137,11 +120,8 @@ export async function rememberUpload(
   wanted: () => boolean,
 ): Promise<void> {
   if (!upload.plan || upload.record) return;
-  // Not fetched (offline, not deployed): this upload is not remembered.
-  const chunk = await loadWrites().catch(() => null);
-  if (!chunk || !upload.plan || upload.record) return;
-  const { fingerprintOfFile, hold, remember } = chunk;
   upload.fingerprint ??= await fingerprintOfFile(file);
+  if (!upload.plan || upload.record) return;
   upload.unlock ??= hold(upload.plan.uploadId);
   const { endpoint, apiKey } = upload.target;
   await remember({
@@ -156,17 +136,4 @@ export async function rememberUpload(
   }).catch(() => undefined);
   // Finished or removed while it was written: not to be taken up again.
   if (upload.record || !wanted()) forgetUpload(upload);
-}
-
-/** Lets go of a file's upload: its lock, and its memory across reloads. */
-export function forgetUpload(upload: FileUpload): void {
-  upload.unlock?.();
-  upload.unlock = null;
-  const { fingerprint } = upload;
-  // A fingerprint was taken by the writes' chunk: it is in.
-  if (fingerprint) {
-    void loadWrites()
-      .then(({ forget }) => forget({ ...upload.target, fingerprint }))
-      .catch(() => undefined);
-  }
 }

@@ -1,5 +1,6 @@
 import { createStore, entries, type UseStore } from 'idb-keyval';
 import type { RememberedUpload } from '../../client/upload-sequence.js';
+import { MEMORY_DATABASE } from './upload-memory.js';
 
 /**
  * What `<file-uploader>` remembers of each unfinished upload, in the browser's IndexedDB,
@@ -31,12 +32,9 @@ export type StoredUpload = Omit<KeptUpload, 'id' | 'token'> & {
   uploadToken?: string | null;
 };
 
-/** Where an element's uploads go, as one string: its endpoint and its key. */
-export const placeOf = (endpoint: string, apiKey: string) => `${endpoint}\n${apiKey}`;
-
 let store: UseStore | undefined;
 export function uploads(): UseStore {
-  store ??= createStore('filehost-uploader', 'uploads');
+  store ??= createStore(MEMORY_DATABASE, 'uploads');
   return store;
 }
 

@@ -1,12 +1,12 @@
 import { delMany, set, setMany } from 'idb-keyval';
 import { fingerprintOf } from '../../client/fingerprint.js';
-import { type KeptUpload, LOCK, placeOf, type StoredUpload, uploads } from './resume-memory.js';
+import { placeOf } from './file-state.js';
+import { type KeptUpload, LOCK, type StoredUpload, uploads } from './resume-memory.js';
 
 /**
- * The writes of the uploader's memory across reloads (`resume-memory.ts` reads it), and
- * what tells a chosen file apart: a chunk of its own, fetched by `remembered-uploads.ts` the
- * first time a page remembers, matches or forgets an upload. A page whose uploads all finish
- * within `REMEMBER_AFTER_MS`, with nothing remembered from before, never fetches it.
+ * The writes of the uploader's memory across reloads (`resume-memory.ts` reads it), the
+ * locks that tell other tabs which uploads this page runs, and what tells a chosen file
+ * apart; in the memory's chunk (see `upload-memory.ts`).
  */
 
 const keyOf = (upload: Pick<KeptUpload, 'endpoint' | 'apiKey' | 'fingerprint'>) =>

@@ -4,12 +4,14 @@ import { type Connections, signRequestFor } from './connections.js';
 import { LocalFailure } from './failure-cause.js';
 import { describeFailure } from './file-retries.js';
 import type { FileUpload } from './file-state.js';
-import { forgetUpload, type RememberedUploads } from './remembered-uploads.js';
+import type { RememberedUploads } from './remembered-uploads.js';
+import { forgetUpload } from './upload-memory.js';
 
 /** What the sign step of an attempt needs besides the file. */
 export interface SignStepContext {
   connections: Connections;
-  memory: RememberedUploads;
+  /** Uploads remembered before this page was loaded (null: none, or not looked at yet). */
+  memory: RememberedUploads | null;
   checksum: ChecksumChoice;
   signal: AbortSignal;
 }
@@ -28,7 +30,7 @@ export async function signStep(
   const { connections, memory, signal } = context;
   const known = upload.plan
     ? { id: upload.plan.uploadId, token: upload.plan.uploadToken }
-    : await memory.recalled(upload, file);
+    : await memory?.recalled(upload, file);
   const sequence = await connections.sequenceFor(upload.target);
   const { plan, state, together } = await sequence.prepare({
     request: () => signRequestFor(file, upload, context.checksum),

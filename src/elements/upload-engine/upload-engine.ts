@@ -32,13 +32,9 @@ import {
 import { type FileUpload, fileView, newFileUpload, type UploadTarget } from './file-state.js';
 import { loadPartSender, MultipartUpload } from './multipart-upload.js';
 import { rejectionOf } from './rejections.js';
-import {
-  forgetUpload,
-  REMEMBER_AFTER_MS,
-  RememberedUploads,
-  rememberUpload,
-} from './remembered-uploads.js';
+import type { RememberedUploads } from './remembered-uploads.js';
 import { signStep } from './sign-step.js';
+import { forgetUpload, loadMemory, mayHoldUploads, REMEMBER_AFTER_MS } from './upload-memory.js';
 import { shouldRetryXhr } from './xhr-error.js';
 
 type UploadBody = Record<string, unknown>;
@@ -99,7 +95,8 @@ export class UploadEngine {
   /** Our state of each file Uppy holds, by Uppy's file id. */
   readonly #uploads = new Map<string, FileUpload>();
   readonly #connections = new Connections();
-  readonly #memory = new RememberedUploads(() => this.#host.requestUpdate());
+  /** Uploads remembered before this page was loaded, once the browser may hold any (`#openMemory`). */
+  #memory: RememberedUploads | null = null;
   /** Files Uppy's restrictions refused, listed with the rule they broke. */
   #rejected: { view: FileView; word: FailureWording }[] = [];
   #destroyTimer: ReturnType<typeof setTimeout> | null = null;
@@ -127,12 +124,32 @@ export class UploadEngine {
 
   /** Takes up the uploads remembered from an earlier visit of this page (see `RememberedUploads`). */
   #recall(): void {
-    this.#memory.recall(this.#settings, (files) => this.addFiles(files));
+    const settings = this.#settings;
+    // (No endpoint or key yet: nothing can be remembered for it, and no chunk is fetched.)
+    if (!settings.rememberUploads || !settings.endpoint || !settings.apiKey) return;
+    void this.#openMemory().then(
+      (memory) => memory?.recall(settings, (files) => this.addFiles(files)),
+      // Not fetched (offline, not deployed): nothing is taken up this time.
+      () => undefined,
+    );
   }
 
   /** Forgets every upload remembered for this endpoint and key (and no longer offers them). */
-  forgetAll(): Promise<void> {
-    return this.#memory.forgetAll(this.#settings.endpoint, this.#settings.apiKey);
+  async forgetAll(): Promise<void> {
+    const { endpoint, apiKey } = this.#settings;
+    await (await this.#openMemory())?.forgetAll(endpoint, apiKey);
+  }
+
+  /**
+   * The memory of uploads across reloads, fetched (see `upload-memory.ts`) once the browser
+   * may hold any; null while it holds none.
+   */
+  async #openMemory(): Promise<RememberedUploads | null> {
+    if (!this.#memory && (await mayHoldUploads())) {
+      const { RememberedUploads } = await loadMemory();
+      this.#memory ??= new RememberedUploads(() => this.#host.requestUpdate());
+    }
+    return this.#memory;
   }
 
   /** The element left the page: unless it comes back at once, everything stops. */
@@ -170,7 +187,7 @@ export class UploadEngine {
       ...view,
       failure: word(texts, locale),
     }));
-    return [...views, ...rejected, ...this.#memory.interrupted];
+    return [...views, ...rejected, ...(this.#memory?.interrupted ?? [])];
   }
 
   /** A chosen image's row gets its preview once made off the page's main thread (40 px rows). */
@@ -279,7 +296,7 @@ export class UploadEngine {
   #removeMany(ids: string[]): void {
     const removed = new Set(ids);
     this.#rejected = this.#rejected.filter(({ view }) => !removed.has(view.id));
-    this.#memory.removeInterrupted(removed);
+    this.#memory?.removeInterrupted(removed);
     for (const id of ids) {
       const upload = this.#uploads.get(id);
       if (!upload) continue;
@@ -728,7 +745,13 @@ export class UploadEngine {
     const upload = this.#uploads.get(id);
     const file = this.#uppy?.getFile(id)?.data as File | undefined;
     if (!upload || !file) return;
-    void rememberUpload(upload, file, this.#settings.keepFilesUpTo, () => this.#uploads.has(id));
+    const { keepFilesUpTo } = this.#settings;
+    // Not fetched (offline, not deployed): this upload is not remembered.
+    void loadMemory()
+      .then((memory) =>
+        memory.rememberUpload(upload, file, keepFilesUpTo, () => this.#uploads.has(id)),
+      )
+      .catch(() => undefined);
   }
 
   /** Records a failure of our own steps and tells Uppy, which marks the file failed. */

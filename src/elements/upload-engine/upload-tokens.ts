@@ -4,7 +4,7 @@ import type { UploadTokenProvider } from '../../client/upload-token.js';
 import { UploadTokens } from '../../client/upload-tokens.js';
 import { type ConnectionProblem, connect } from '../shared/connection.js';
 import type { UploadTarget } from './file-state.js';
-import { placeOf } from './resume-memory.js';
+import { placeOf } from './file-state.js';
 
 /**
  * What the upload engine fetches only when it needs it, in one chunk: the clients that
