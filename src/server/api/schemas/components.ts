@@ -116,52 +116,66 @@ export const Visibility = named(
   }),
 );
 
+/**
+ * The fields every file record has, in the order the document lists them: `FileRecord`, and
+ * the event data that carry a record with more beside it (`DeletedFileRecord`,
+ * `ImportFailedRecord`, `InfectedFileRecord`).
+ */
+const fileFields = {
+  id: Id,
+  name: FileName,
+  mime: Type.String({
+    minLength: 1,
+    description: 'The stored content type (recognised from the bytes when possible).',
+  }),
+  size: Type.Integer({
+    minimum: 0,
+    maximum: PLAN_SIGN_CAP.paid,
+    description:
+      'Bytes. An import not yet ready: the size its server declared (`Content-Length`), else the bytes received so far (0 at first).',
+  }),
+  createdAt: Raw<number>({
+    allOf: [Timestamp],
+    description: 'When the row was created: the sign call for multi-step uploads.',
+  }),
+  status: Type.Union([FileStatus, Raw<'failed'>({ const: 'failed' })], {
+    description:
+      '`pending` until ready; `failed` only for an import from a URL that failed (`importError` says why), which `GET /v1/files/{id}` shows for 24 hours after and never lists.',
+  }),
+  visibility: Visibility,
+  url: Nullable(
+    Type.String({
+      format: 'uri',
+      description:
+        '`{cdnUrl}/<id>/<encodeURIComponent(name)>`; answers 404 until the file is ready. `null` for a private file: its backend asks for a signed link.',
+    }),
+  ),
+  metadata: Metadata,
+  deleteAt: Nullable(
+    Type.Integer({
+      minimum: 0,
+      description:
+        'Milliseconds since the Unix epoch when the file deletes itself (an upload token\'s `deleteAfter`, or `deleteAfter` at sign with the secret key); `null`: kept until deleted. Within a minute past it the file is gone from the API and the CDN, with `file.deleted` (`"reason": "expired"`).',
+    }),
+  ),
+  scannedAt: Type.Union([Timestamp, Type.Null()], {
+    description:
+      'When the malware scanner (ClamAV, `FILEHOST_CLAMD`) found the file clean, before it became ready; `null` when no scanner is configured, or the file is not ready yet.',
+  }),
+};
+
+/** An import's progress and failure, on every file record (only imports have them). */
+const importFields = {
+  importProgress: Type.Optional(ImportProgress),
+  importError: Type.Optional(ImportError),
+};
+
 export const FileRecord = named(
   'FileRecord',
   Type.Object(
     {
-      id: Id,
-      name: FileName,
-      mime: Type.String({
-        minLength: 1,
-        description: 'The stored content type (recognised from the bytes when possible).',
-      }),
-      size: Type.Integer({
-        minimum: 0,
-        maximum: PLAN_SIGN_CAP.paid,
-        description:
-          'Bytes. An import not yet ready: the size its server declared (`Content-Length`), else the bytes received so far (0 at first).',
-      }),
-      createdAt: Raw<number>({
-        allOf: [Timestamp],
-        description: 'When the row was created: the sign call for multi-step uploads.',
-      }),
-      status: Type.Union([FileStatus, Raw<'failed'>({ const: 'failed' })], {
-        description:
-          '`pending` until ready; `failed` only for an import from a URL that failed (`importError` says why), which `GET /v1/files/{id}` shows for 24 hours after and never lists.',
-      }),
-      visibility: Visibility,
-      url: Nullable(
-        Type.String({
-          format: 'uri',
-          description:
-            '`{cdnUrl}/<id>/<encodeURIComponent(name)>`; answers 404 until the file is ready. `null` for a private file: its backend asks for a signed link.',
-        }),
-      ),
-      metadata: Metadata,
-      deleteAt: Nullable(
-        Type.Integer({
-          minimum: 0,
-          description:
-            'Milliseconds since the Unix epoch when the file deletes itself (an upload token\'s `deleteAfter`, or `deleteAfter` at sign with the secret key); `null`: kept until deleted. Within a minute past it the file is gone from the API and the CDN, with `file.deleted` (`"reason": "expired"`).',
-        }),
-      ),
-      scannedAt: Type.Union([Timestamp, Type.Null()], {
-        description:
-          'When the malware scanner (ClamAV, `FILEHOST_CLAMD`) found the file clean, before it became ready; `null` when no scanner is configured, or the file is not ready yet.',
-      }),
-      importProgress: Type.Optional(ImportProgress),
-      importError: Type.Optional(ImportError),
+      ...fileFields,
+      ...importFields,
     },
     {
       description:
@@ -668,51 +682,11 @@ export const DeletedFileRecord = named(
   'DeletedFileRecord',
   Type.Object(
     {
-      id: Id,
-      name: FileName,
-      mime: Type.String({
-        minLength: 1,
-        description: 'The stored content type (recognised from the bytes when possible).',
-      }),
-      size: Type.Integer({
-        minimum: 0,
-        maximum: PLAN_SIGN_CAP.paid,
-        description:
-          'Bytes. An import not yet ready: the size its server declared (`Content-Length`), else the bytes received so far (0 at first).',
-      }),
-      createdAt: Raw<number>({
-        allOf: [Timestamp],
-        description: 'When the row was created: the sign call for multi-step uploads.',
-      }),
-      status: Type.Union([FileStatus, Raw<'failed'>({ const: 'failed' })], {
-        description:
-          '`pending` until ready; `failed` only for an import from a URL that failed (`importError` says why), which `GET /v1/files/{id}` shows for 24 hours after and never lists.',
-      }),
-      visibility: Visibility,
-      url: Nullable(
-        Type.String({
-          format: 'uri',
-          description:
-            '`{cdnUrl}/<id>/<encodeURIComponent(name)>`; answers 404 until the file is ready. `null` for a private file: its backend asks for a signed link.',
-        }),
-      ),
-      metadata: Metadata,
-      deleteAt: Nullable(
-        Type.Integer({
-          minimum: 0,
-          description:
-            'Milliseconds since the Unix epoch when the file deletes itself (an upload token\'s `deleteAfter`, or `deleteAfter` at sign with the secret key); `null`: kept until deleted. Within a minute past it the file is gone from the API and the CDN, with `file.deleted` (`"reason": "expired"`).',
-        }),
-      ),
-      scannedAt: Type.Union([Timestamp, Type.Null()], {
-        description:
-          'When the malware scanner (ClamAV, `FILEHOST_CLAMD`) found the file clean, before it became ready; `null` when no scanner is configured, or the file is not ready yet.',
-      }),
+      ...fileFields,
       reason: StringEnum(['deleted', 'expired'], {
         description: '`deleted`: a `DELETE /v1/files/{id}`; `expired`: its `deleteAt` came.',
       }),
-      importProgress: Type.Optional(ImportProgress),
-      importError: Type.Optional(ImportError),
+      ...importFields,
     },
     {
       description:
@@ -726,47 +700,8 @@ export const ImportFailedRecord = named(
   'ImportFailedRecord',
   Type.Object(
     {
-      id: Id,
-      name: FileName,
-      mime: Type.String({
-        minLength: 1,
-        description: 'The stored content type (recognised from the bytes when possible).',
-      }),
-      size: Type.Integer({
-        minimum: 0,
-        maximum: PLAN_SIGN_CAP.paid,
-        description:
-          'Bytes. An import not yet ready: the size its server declared (`Content-Length`), else the bytes received so far (0 at first).',
-      }),
-      createdAt: Raw<number>({
-        allOf: [Timestamp],
-        description: 'When the row was created: the sign call for multi-step uploads.',
-      }),
-      status: Type.Union([FileStatus, Raw<'failed'>({ const: 'failed' })], {
-        description:
-          '`pending` until ready; `failed` only for an import from a URL that failed (`importError` says why), which `GET /v1/files/{id}` shows for 24 hours after and never lists.',
-      }),
-      visibility: Visibility,
-      url: Nullable(
-        Type.String({
-          format: 'uri',
-          description:
-            '`{cdnUrl}/<id>/<encodeURIComponent(name)>`; answers 404 until the file is ready. `null` for a private file: its backend asks for a signed link.',
-        }),
-      ),
-      metadata: Metadata,
-      deleteAt: Nullable(
-        Type.Integer({
-          minimum: 0,
-          description:
-            'Milliseconds since the Unix epoch when the file deletes itself (an upload token\'s `deleteAfter`, or `deleteAfter` at sign with the secret key); `null`: kept until deleted. Within a minute past it the file is gone from the API and the CDN, with `file.deleted` (`"reason": "expired"`).',
-        }),
-      ),
-      scannedAt: Type.Union([Timestamp, Type.Null()], {
-        description:
-          'When the malware scanner (ClamAV, `FILEHOST_CLAMD`) found the file clean, before it became ready; `null` when no scanner is configured, or the file is not ready yet.',
-      }),
-      importProgress: Type.Optional(ImportProgress),
+      ...fileFields,
+      ...importFields,
       importError: ImportError,
       reason: ImportErrorCode,
     },
@@ -782,40 +717,11 @@ export const InfectedFileRecord = named(
   'InfectedFileRecord',
   Type.Object(
     {
-      id: Id,
-      name: FileName,
-      mime: Type.String({
-        minLength: 1,
-        description: 'The stored content type (recognised from the bytes when possible).',
-      }),
+      ...fileFields,
+      // Never ready, and never empty: what the scanner refused.
       size: Type.Integer({ minimum: 1, maximum: PLAN_SIGN_CAP.paid }),
-      createdAt: Raw<number>({
-        allOf: [Timestamp],
-        description: 'When the row was created: the sign call for multi-step uploads.',
-      }),
       status: FileStatus,
-      visibility: Visibility,
-      url: Nullable(
-        Type.String({
-          format: 'uri',
-          description:
-            '`{cdnUrl}/<id>/<encodeURIComponent(name)>`; answers 404 until the file is ready. `null` for a private file: its backend asks for a signed link.',
-        }),
-      ),
-      metadata: Metadata,
-      deleteAt: Nullable(
-        Type.Integer({
-          minimum: 0,
-          description:
-            'Milliseconds since the Unix epoch when the file deletes itself (an upload token\'s `deleteAfter`, or `deleteAfter` at sign with the secret key); `null`: kept until deleted. Within a minute past it the file is gone from the API and the CDN, with `file.deleted` (`"reason": "expired"`).',
-        }),
-      ),
-      scannedAt: Type.Union([Timestamp, Type.Null()], {
-        description:
-          'When the malware scanner (ClamAV, `FILEHOST_CLAMD`) found the file clean, before it became ready; `null` when no scanner is configured, or the file is not ready yet.',
-      }),
-      importProgress: Type.Optional(ImportProgress),
-      importError: Type.Optional(ImportError),
+      ...importFields,
       signature: Type.String({
         minLength: 1,
         description:
