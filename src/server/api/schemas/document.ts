@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import type { ApiErrorCode } from '../../../api/errors.js';
 import { LIST_DEFAULT_LIMIT, LIST_MAX_LIMIT } from '../../../api/limits.js';
 import { UPLOAD_TOKEN_HEADER } from '../../../api/routes.js';
 import {
@@ -166,201 +167,83 @@ export const headers = {
   },
 };
 
+/**
+ * An error answer's body: the `ErrorBody` every error has, its `error.code` one of `codes`
+ * (what each response below may say).
+ */
+function errorContent(codes: readonly ApiErrorCode[]) {
+  return {
+    'application/json': {
+      schema: Raw({
+        allOf: [
+          ErrorBody,
+          Type.Object({
+            error: Type.Optional(Type.Object({ code: Type.Optional(Raw({ enum: [...codes] })) })),
+          }),
+        ],
+      }),
+    },
+  };
+}
+
 export const responses = {
   BadRequest: {
     description:
       '400: The request is malformed: a bad JSON body, query value, header, metadata or media type, or a body that does not fit what was signed.',
-    content: {
-      'application/json': {
-        schema: Raw({
-          allOf: [
-            ErrorBody,
-            Type.Object({
-              error: Type.Optional(
-                Type.Object({
-                  code: Type.Optional(
-                    Raw({
-                      enum: [
-                        'invalid_request',
-                        'missing_file',
-                        'empty_body',
-                        'size_mismatch',
-                        'checksum_missing',
-                        'checksum_mismatch',
-                      ],
-                    }),
-                  ),
-                }),
-              ),
-            }),
-          ],
-        }),
-      },
-    },
+    content: errorContent([
+      'invalid_request',
+      'missing_file',
+      'empty_body',
+      'size_mismatch',
+      'checksum_missing',
+      'checksum_mismatch',
+    ]),
   },
   Unauthorized: {
     description:
       '401: No `Authorization` header, not `Bearer <a known key or upload token>` (`invalid_key`), or an upload token past its `expiresAt` starting an upload (`token_expired`: ask the backend for a new one).',
-    content: {
-      'application/json': {
-        schema: Raw({
-          allOf: [
-            ErrorBody,
-            Type.Object({
-              error: Type.Optional(
-                Type.Object({
-                  code: Type.Optional(
-                    Raw({ enum: ['missing_auth', 'invalid_key', 'token_expired'] }),
-                  ),
-                }),
-              ),
-            }),
-          ],
-        }),
-      },
-    },
+    content: errorContent(['missing_auth', 'invalid_key', 'token_expired']),
   },
   Forbidden: {
     description:
       "403: The key may not do this (origin not on the allowlist, a publishable key on a secret-key operation, an upload token on an endpoint that is not an upload call, the publishable key alone on a project that requires upload tokens), a signed URL or CDN link was altered, is not ours or has expired (on the CDN: `invalid_signature`, also for a link carrying a parameter it was not signed with; `url_expired`), or the project's quota or an upload token's limits would be passed.",
-    content: {
-      'application/json': {
-        schema: Raw({
-          allOf: [
-            ErrorBody,
-            Type.Object({
-              error: Type.Optional(
-                Type.Object({
-                  code: Type.Optional(
-                    Raw({
-                      enum: [
-                        'origin_not_allowed',
-                        'secret_key_required',
-                        'invalid_signature',
-                        'url_expired',
-                        'quota_exceeded',
-                        'token_exhausted',
-                        'token_scope',
-                        'upload_token_required',
-                      ],
-                    }),
-                  ),
-                }),
-              ),
-            }),
-          ],
-        }),
-      },
-    },
+    content: errorContent([
+      'origin_not_allowed',
+      'secret_key_required',
+      'invalid_signature',
+      'url_expired',
+      'quota_exceeded',
+      'token_exhausted',
+      'token_scope',
+      'upload_token_required',
+    ]),
   },
   NotFound: {
     description:
       "404: Unknown id, another project's id, a deleted file, a pending upload without its upload token, or an unknown route.",
-    content: {
-      'application/json': {
-        schema: Raw({
-          allOf: [
-            ErrorBody,
-            Type.Object({
-              error: Type.Optional(
-                Type.Object({ code: Type.Optional(Raw({ enum: ['not_found'] })) }),
-              ),
-            }),
-          ],
-        }),
-      },
-    },
+    content: errorContent(['not_found']),
   },
   RequestTimeout: {
     description: '408: The JSON body did not arrive whole in time; the connection is closed.',
-    content: {
-      'application/json': {
-        schema: Raw({
-          allOf: [
-            ErrorBody,
-            Type.Object({
-              error: Type.Optional(
-                Type.Object({ code: Type.Optional(Raw({ enum: ['request_timeout'] })) }),
-              ),
-            }),
-          ],
-        }),
-      },
-    },
+    content: errorContent(['request_timeout']),
   },
   Conflict: {
     description: '409: The upload is not in a state that allows this.',
-    content: {
-      'application/json': {
-        schema: Raw({
-          allOf: [
-            ErrorBody,
-            Type.Object({
-              error: Type.Optional(
-                Type.Object({
-                  code: Type.Optional(
-                    Raw({ enum: ['upload_incomplete', 'upload_not_pending', 'upload_conflict'] }),
-                  ),
-                }),
-              ),
-            }),
-          ],
-        }),
-      },
-    },
+    content: errorContent(['upload_incomplete', 'upload_not_pending', 'upload_conflict']),
   },
   ContentTooLarge: {
     description:
       "413: A one-request body over 100 MiB, a signed `size` over the plan's cap, or a file larger than an upload token's `maxFileSize` (its message and `limit` name the limit).",
-    content: {
-      'application/json': {
-        schema: Raw({
-          allOf: [
-            ErrorBody,
-            Type.Object({
-              error: Type.Optional(
-                Type.Object({ code: Type.Optional(Raw({ enum: ['too_large'] })) }),
-              ),
-            }),
-          ],
-        }),
-      },
-    },
+    content: errorContent(['too_large']),
   },
   UriTooLong: {
     description: '414: The request URL is longer than 8 KiB.',
-    content: {
-      'application/json': {
-        schema: Raw({
-          allOf: [
-            ErrorBody,
-            Type.Object({
-              error: Type.Optional(
-                Type.Object({ code: Type.Optional(Raw({ enum: ['uri_too_long'] })) }),
-              ),
-            }),
-          ],
-        }),
-      },
-    },
+    content: errorContent(['uri_too_long']),
   },
   UnsupportedMediaType: {
     description:
       "415: A type outside the project's allowed types or an upload token's `types`, declared or recognised from the bytes; nothing is kept.",
-    content: {
-      'application/json': {
-        schema: Raw({
-          allOf: [
-            ErrorBody,
-            Type.Object({
-              error: Type.Optional(
-                Type.Object({ code: Type.Optional(Raw({ enum: ['unsupported_type'] })) }),
-              ),
-            }),
-          ],
-        }),
-      },
-    },
+    content: errorContent(['unsupported_type']),
   },
   Infected: {
     description:
@@ -384,91 +267,26 @@ export const responses = {
   TooManyRequests: {
     description: '429: A publishable key over its rate (per key and client IP).',
     headers: { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } },
-    content: {
-      'application/json': {
-        schema: Raw({
-          allOf: [
-            ErrorBody,
-            Type.Object({
-              error: Type.Optional(
-                Type.Object({ code: Type.Optional(Raw({ enum: ['rate_limited'] })) }),
-              ),
-            }),
-          ],
-        }),
-      },
-    },
+    content: errorContent(['rate_limited']),
   },
   HeadersTooLarge: {
     description: '431: The request headers are larger than the service accepts.',
-    content: {
-      'application/json': {
-        schema: Raw({
-          allOf: [
-            ErrorBody,
-            Type.Object({
-              error: Type.Optional(
-                Type.Object({ code: Type.Optional(Raw({ enum: ['headers_too_large'] })) }),
-              ),
-            }),
-          ],
-        }),
-      },
-    },
+    content: errorContent(['headers_too_large']),
   },
   InternalError: {
     description: '500: Anything unexpected; the message never leaks internals.',
-    content: {
-      'application/json': {
-        schema: Raw({
-          allOf: [
-            ErrorBody,
-            Type.Object({
-              error: Type.Optional(
-                Type.Object({ code: Type.Optional(Raw({ enum: ['internal_error'] })) }),
-              ),
-            }),
-          ],
-        }),
-      },
-    },
+    content: errorContent(['internal_error']),
   },
   Unavailable: {
     description:
       '503: The database, the storage or the malware scanner is busy or unreachable; retry after `Retry-After` seconds. A `complete` answered so leaves the upload pending: call it again.',
     headers: { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } },
-    content: {
-      'application/json': {
-        schema: Raw({
-          allOf: [
-            ErrorBody,
-            Type.Object({
-              error: Type.Optional(
-                Type.Object({ code: Type.Optional(Raw({ enum: ['unavailable'] })) }),
-              ),
-            }),
-          ],
-        }),
-      },
-    },
+    content: errorContent(['unavailable']),
   },
   InsufficientStorage: {
     description:
       '507: No room to store the bytes now (disk or bucket full); nothing was kept; retry later.',
-    content: {
-      'application/json': {
-        schema: Raw({
-          allOf: [
-            ErrorBody,
-            Type.Object({
-              error: Type.Optional(
-                Type.Object({ code: Type.Optional(Raw({ enum: ['insufficient_storage'] })) }),
-              ),
-            }),
-          ],
-        }),
-      },
-    },
+    content: errorContent(['insufficient_storage']),
   },
   Preflight: {
     description:
@@ -487,20 +305,7 @@ export const responses = {
       'Cache-Control': { $ref: '#/components/headers/NoStore' },
       'Access-Control-Allow-Origin': { $ref: '#/components/headers/CdnAllowOrigin' },
     },
-    content: {
-      'application/json': {
-        schema: Raw({
-          allOf: [
-            ErrorBody,
-            Type.Object({
-              error: Type.Optional(
-                Type.Object({ code: Type.Optional(Raw({ enum: ['not_found'] })) }),
-              ),
-            }),
-          ],
-        }),
-      },
-    },
+    content: errorContent(['not_found']),
   },
   PartPreflight: {
     description:
@@ -514,244 +319,67 @@ export const responses = {
   InvalidRequest: {
     description:
       '400: A malformed request: a bad JSON body, query value or header, a singleton header sent twice, a malformed URL.',
-    content: {
-      'application/json': {
-        schema: Raw({
-          allOf: [
-            ErrorBody,
-            Type.Object({
-              error: Type.Optional(
-                Type.Object({ code: Type.Optional(Raw({ enum: ['invalid_request'] })) }),
-              ),
-            }),
-          ],
-        }),
-      },
-    },
+    content: errorContent(['invalid_request']),
   },
   BadUpload: {
     description:
       '400: A malformed request, a multipart body without a `file` part, or zero bytes to store.',
-    content: {
-      'application/json': {
-        schema: Raw({
-          allOf: [
-            ErrorBody,
-            Type.Object({
-              error: Type.Optional(
-                Type.Object({
-                  code: Type.Optional(
-                    Raw({ enum: ['invalid_request', 'missing_file', 'empty_body'] }),
-                  ),
-                }),
-              ),
-            }),
-          ],
-        }),
-      },
-    },
+    content: errorContent(['invalid_request', 'missing_file', 'empty_body']),
   },
   BadSign: {
     description: '400: A malformed request, or `size: 0`.',
-    content: {
-      'application/json': {
-        schema: Raw({
-          allOf: [
-            ErrorBody,
-            Type.Object({
-              error: Type.Optional(
-                Type.Object({
-                  code: Type.Optional(Raw({ enum: ['invalid_request', 'empty_body'] })),
-                }),
-              ),
-            }),
-          ],
-        }),
-      },
-    },
+    content: errorContent(['invalid_request', 'empty_body']),
   },
   BadPart: {
     description:
       '400: A malformed request, a body of another length than signed, or (uploads signed with checksums) a missing or wrong digest: nothing of the part is kept.',
-    content: {
-      'application/json': {
-        schema: Raw({
-          allOf: [
-            ErrorBody,
-            Type.Object({
-              error: Type.Optional(
-                Type.Object({
-                  code: Type.Optional(
-                    Raw({
-                      enum: [
-                        'invalid_request',
-                        'size_mismatch',
-                        'checksum_missing',
-                        'checksum_mismatch',
-                      ],
-                    }),
-                  ),
-                }),
-              ),
-            }),
-          ],
-        }),
-      },
-    },
+    content: errorContent([
+      'invalid_request',
+      'size_mismatch',
+      'checksum_missing',
+      'checksum_mismatch',
+    ]),
   },
   SecretKeyRequired: {
     description:
       '403: A publishable key: this operation needs the secret key (or its Origin is not allowed); an upload token: it is accepted on upload calls only (`token_scope`).',
-    content: {
-      'application/json': {
-        schema: Raw({
-          allOf: [
-            ErrorBody,
-            Type.Object({
-              error: Type.Optional(
-                Type.Object({
-                  code: Type.Optional(
-                    Raw({ enum: ['origin_not_allowed', 'secret_key_required', 'token_scope'] }),
-                  ),
-                }),
-              ),
-            }),
-          ],
-        }),
-      },
-    },
+    content: errorContent(['origin_not_allowed', 'secret_key_required', 'token_scope']),
   },
   QuotaOrOrigin: {
     description:
       "403: The project's storage quota or pending-upload cap would be passed, or (without an upload token) the share of anonymous uploads or this client address's (`quota_exceeded`, its message says which); an upload token's `maxFiles` or `maxBytes` would be passed (`token_exhausted`); nothing is created. Or: an Origin not allowed, or the publishable key alone on a project that requires upload tokens (`upload_token_required`). A sign with `deleteAfter` needs the secret key (`secret_key_required`).",
-    content: {
-      'application/json': {
-        schema: Raw({
-          allOf: [
-            ErrorBody,
-            Type.Object({
-              error: Type.Optional(
-                Type.Object({
-                  code: Type.Optional(
-                    Raw({
-                      enum: [
-                        'origin_not_allowed',
-                        'secret_key_required',
-                        'quota_exceeded',
-                        'token_exhausted',
-                        'upload_token_required',
-                      ],
-                    }),
-                  ),
-                }),
-              ),
-            }),
-          ],
-        }),
-      },
-    },
+    content: errorContent([
+      'origin_not_allowed',
+      'secret_key_required',
+      'quota_exceeded',
+      'token_exhausted',
+      'upload_token_required',
+    ]),
   },
   BadSignature: {
     description:
       "403: The part's credential, or the CDN link, was altered or is not ours (a link carrying a parameter it was not signed with, too), or has expired.",
-    content: {
-      'application/json': {
-        schema: Raw({
-          allOf: [
-            ErrorBody,
-            Type.Object({
-              error: Type.Optional(
-                Type.Object({
-                  code: Type.Optional(Raw({ enum: ['invalid_signature', 'url_expired'] })),
-                }),
-              ),
-            }),
-          ],
-        }),
-      },
-    },
+    content: errorContent(['invalid_signature', 'url_expired']),
   },
   CompleteConflict: {
     description:
       '409: Not every part arrived whole (`missingParts`, `mismatchedParts`), or a ready upload named parts it was not completed with (`conflictingParts`).',
-    content: {
-      'application/json': {
-        schema: Raw({
-          allOf: [
-            ErrorBody,
-            Type.Object({
-              error: Type.Optional(
-                Type.Object({
-                  code: Type.Optional(Raw({ enum: ['upload_incomplete', 'upload_conflict'] })),
-                }),
-              ),
-            }),
-          ],
-        }),
-      },
-    },
+    content: errorContent(['upload_incomplete', 'upload_conflict']),
   },
   PartConflict: {
     description:
       '409: The upload is complete or being completed, or this write of the part was overtaken by another.',
-    content: {
-      'application/json': {
-        schema: Raw({
-          allOf: [
-            ErrorBody,
-            Type.Object({
-              error: Type.Optional(
-                Type.Object({
-                  code: Type.Optional(Raw({ enum: ['upload_incomplete', 'upload_not_pending'] })),
-                }),
-              ),
-            }),
-          ],
-        }),
-      },
-    },
+    content: errorContent(['upload_incomplete', 'upload_not_pending']),
   },
   ReadForbidden: {
     description:
       "403: A publishable key (or an upload token) from an Origin not on the project's allowlist, or a publishable key with none; an upload token, which is accepted on upload calls only (`token_scope`).",
-    content: {
-      'application/json': {
-        schema: Raw({
-          allOf: [
-            ErrorBody,
-            Type.Object({
-              error: Type.Optional(
-                Type.Object({
-                  code: Type.Optional(Raw({ enum: ['origin_not_allowed', 'token_scope'] })),
-                }),
-              ),
-            }),
-          ],
-        }),
-      },
-    },
+    content: errorContent(['origin_not_allowed', 'token_scope']),
   },
   PendingForbidden: {
     description:
       "403: An Origin not on the project's allowlist (a publishable key with none), or the publishable key alone on a project that requires upload tokens (`upload_token_required`).",
-    content: {
-      'application/json': {
-        schema: Raw({
-          allOf: [
-            ErrorBody,
-            Type.Object({
-              error: Type.Optional(
-                Type.Object({
-                  code: Type.Optional(
-                    Raw({ enum: ['origin_not_allowed', 'upload_token_required'] }),
-                  ),
-                }),
-              ),
-            }),
-          ],
-        }),
-      },
-    },
+    content: errorContent(['origin_not_allowed', 'upload_token_required']),
   },
 };
 
