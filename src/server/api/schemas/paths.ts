@@ -33,6 +33,90 @@ import {
 import { type Parameter, type PathDeclaration, pathOf } from './declare.js';
 import { OneOf, Raw, StringEnum } from './kit.js';
 
+/** Where the CDN's routes are served: its own origin. */
+const CDN_SERVERS = [
+  {
+    url: '{cdnUrl}',
+    description: 'The CDN, on its own origin',
+    variables: { cdnUrl: { default: 'http://localhost:8788' } },
+  },
+];
+
+/** The file id in a CDN path. */
+const CDN_FILE_ID: Parameter = {
+  name: 'id',
+  in: 'path',
+  required: true,
+  schema: Type.String(),
+  description: 'The file id; any other shape is `404`.',
+};
+
+/** The headers of every answer that carries a file's bytes (all of them, or a range). */
+const CDN_FILE_HEADERS = {
+  ETag: { $ref: '#/components/headers/ETag' },
+  'Last-Modified': { $ref: '#/components/headers/LastModified' },
+  'Cache-Control': { $ref: '#/components/headers/CdnCacheControl' },
+  'Accept-Ranges': { $ref: '#/components/headers/AcceptRanges' },
+  'X-Content-Type-Options': { $ref: '#/components/headers/NoSniff' },
+  'Access-Control-Allow-Origin': { $ref: '#/components/headers/CdnAllowOrigin' },
+  'Cross-Origin-Resource-Policy': {
+    $ref: '#/components/headers/CrossOriginResourcePolicy',
+  },
+  'Content-Disposition': { $ref: '#/components/headers/ContentDisposition' },
+  'Content-Security-Policy': { $ref: '#/components/headers/SandboxCsp' },
+};
+
+/** Which variant of an image answered, and what chose it (see `ImageTransform`). */
+const CDN_VARIANT_HEADERS = {
+  'X-Variant': { $ref: '#/components/headers/XVariant' },
+  Vary: { $ref: '#/components/headers/VaryAccept' },
+};
+
+/** What the CDN answers for a file, GET or HEAD, with or without the name in its path. */
+const CDN_FILE_RESPONSES = {
+  '200': {
+    description:
+      'The file, with its stored `Content-Type`. With image parameters (`w`, `h`, `fit`, `format`, `q`): the stored variant, made on first request, with an `ETag` of its own and the image type it is in.',
+    headers: {
+      ...CDN_FILE_HEADERS,
+      ...CDN_VARIANT_HEADERS,
+    },
+    content: {
+      '*/*': { schema: Type.String({ contentMediaType: 'application/octet-stream' }) },
+    },
+  },
+  '206': {
+    description: 'One range of the file.',
+    headers: {
+      ...CDN_FILE_HEADERS,
+      'Content-Range': { $ref: '#/components/headers/ContentRange' },
+      ...CDN_VARIANT_HEADERS,
+    },
+    content: {
+      '*/*': { schema: Type.String({ contentMediaType: 'application/octet-stream' }) },
+    },
+  },
+  '304': {
+    description: '`If-None-Match` (or `If-Modified-Since`) matched.',
+    headers: {
+      ETag: { $ref: '#/components/headers/ETag' },
+      'X-Variant': { $ref: '#/components/headers/XVariant' },
+    },
+  },
+  '400': { $ref: '#/components/responses/InvalidRequest' },
+  '403': { $ref: '#/components/responses/BadSignature' },
+  '404': { $ref: '#/components/responses/CdnNotFound' },
+  '414': { $ref: '#/components/responses/UriTooLong' },
+  '416': {
+    description: 'The range starts past the end.',
+    headers: { 'Content-Range': { $ref: '#/components/headers/UnsatisfiedRange' } },
+  },
+  '431': { $ref: '#/components/responses/HeadersTooLarge' },
+  '500': { $ref: '#/components/responses/InternalError' },
+  '503': { $ref: '#/components/responses/Unavailable' },
+  '507': { $ref: '#/components/responses/InsufficientStorage' },
+};
+
 /**
  * What a request for a file's bytes may carry, on the CDN's four file routes alike (with or
  * without the name, GET or HEAD): ranges, revalidation, a variant, a signed link.
@@ -797,22 +881,8 @@ export const PATHS = [
   },
   {
     path: '/{id}',
-    servers: [
-      {
-        url: '{cdnUrl}',
-        description: 'The CDN, on its own origin',
-        variables: { cdnUrl: { default: 'http://localhost:8788' } },
-      },
-    ],
-    parameters: [
-      {
-        name: 'id',
-        in: 'path',
-        required: true,
-        schema: Type.String(),
-        description: 'The file id; any other shape is `404`.',
-      },
-    ],
+    servers: CDN_SERVERS,
+    parameters: [CDN_FILE_ID],
     operations: {
       get: {
         operationId: 'serveFile',
@@ -820,71 +890,7 @@ export const PATHS = [
         summary: 'A ready file',
         security: [],
         parameters: CDN_FILE_PARAMETERS,
-        responses: {
-          '200': {
-            description:
-              'The file, with its stored `Content-Type`. With image parameters (`w`, `h`, `fit`, `format`, `q`): the stored variant, made on first request, with an `ETag` of its own and the image type it is in.',
-            headers: {
-              ETag: { $ref: '#/components/headers/ETag' },
-              'Last-Modified': { $ref: '#/components/headers/LastModified' },
-              'Cache-Control': { $ref: '#/components/headers/CdnCacheControl' },
-              'Accept-Ranges': { $ref: '#/components/headers/AcceptRanges' },
-              'X-Content-Type-Options': { $ref: '#/components/headers/NoSniff' },
-              'Access-Control-Allow-Origin': { $ref: '#/components/headers/CdnAllowOrigin' },
-              'Cross-Origin-Resource-Policy': {
-                $ref: '#/components/headers/CrossOriginResourcePolicy',
-              },
-              'Content-Disposition': { $ref: '#/components/headers/ContentDisposition' },
-              'Content-Security-Policy': { $ref: '#/components/headers/SandboxCsp' },
-              'X-Variant': { $ref: '#/components/headers/XVariant' },
-              Vary: { $ref: '#/components/headers/VaryAccept' },
-            },
-            content: {
-              '*/*': { schema: Type.String({ contentMediaType: 'application/octet-stream' }) },
-            },
-          },
-          '206': {
-            description: 'One range of the file.',
-            headers: {
-              ETag: { $ref: '#/components/headers/ETag' },
-              'Last-Modified': { $ref: '#/components/headers/LastModified' },
-              'Cache-Control': { $ref: '#/components/headers/CdnCacheControl' },
-              'Accept-Ranges': { $ref: '#/components/headers/AcceptRanges' },
-              'X-Content-Type-Options': { $ref: '#/components/headers/NoSniff' },
-              'Access-Control-Allow-Origin': { $ref: '#/components/headers/CdnAllowOrigin' },
-              'Cross-Origin-Resource-Policy': {
-                $ref: '#/components/headers/CrossOriginResourcePolicy',
-              },
-              'Content-Disposition': { $ref: '#/components/headers/ContentDisposition' },
-              'Content-Security-Policy': { $ref: '#/components/headers/SandboxCsp' },
-              'Content-Range': { $ref: '#/components/headers/ContentRange' },
-              'X-Variant': { $ref: '#/components/headers/XVariant' },
-              Vary: { $ref: '#/components/headers/VaryAccept' },
-            },
-            content: {
-              '*/*': { schema: Type.String({ contentMediaType: 'application/octet-stream' }) },
-            },
-          },
-          '304': {
-            description: '`If-None-Match` (or `If-Modified-Since`) matched.',
-            headers: {
-              ETag: { $ref: '#/components/headers/ETag' },
-              'X-Variant': { $ref: '#/components/headers/XVariant' },
-            },
-          },
-          '400': { $ref: '#/components/responses/InvalidRequest' },
-          '403': { $ref: '#/components/responses/BadSignature' },
-          '404': { $ref: '#/components/responses/CdnNotFound' },
-          '414': { $ref: '#/components/responses/UriTooLong' },
-          '416': {
-            description: 'The range starts past the end.',
-            headers: { 'Content-Range': { $ref: '#/components/headers/UnsatisfiedRange' } },
-          },
-          '431': { $ref: '#/components/responses/HeadersTooLarge' },
-          '500': { $ref: '#/components/responses/InternalError' },
-          '503': { $ref: '#/components/responses/Unavailable' },
-          '507': { $ref: '#/components/responses/InsufficientStorage' },
-        },
+        responses: CDN_FILE_RESPONSES,
       },
       head: {
         operationId: 'headFile',
@@ -892,91 +898,15 @@ export const PATHS = [
         summary: "A ready file's headers",
         security: [],
         parameters: CDN_FILE_PARAMETERS,
-        responses: {
-          '200': {
-            description:
-              'The file, with its stored `Content-Type`. With image parameters (`w`, `h`, `fit`, `format`, `q`): the stored variant, made on first request, with an `ETag` of its own and the image type it is in.',
-            headers: {
-              ETag: { $ref: '#/components/headers/ETag' },
-              'Last-Modified': { $ref: '#/components/headers/LastModified' },
-              'Cache-Control': { $ref: '#/components/headers/CdnCacheControl' },
-              'Accept-Ranges': { $ref: '#/components/headers/AcceptRanges' },
-              'X-Content-Type-Options': { $ref: '#/components/headers/NoSniff' },
-              'Access-Control-Allow-Origin': { $ref: '#/components/headers/CdnAllowOrigin' },
-              'Cross-Origin-Resource-Policy': {
-                $ref: '#/components/headers/CrossOriginResourcePolicy',
-              },
-              'Content-Disposition': { $ref: '#/components/headers/ContentDisposition' },
-              'Content-Security-Policy': { $ref: '#/components/headers/SandboxCsp' },
-              'X-Variant': { $ref: '#/components/headers/XVariant' },
-              Vary: { $ref: '#/components/headers/VaryAccept' },
-            },
-            content: {
-              '*/*': { schema: Type.String({ contentMediaType: 'application/octet-stream' }) },
-            },
-          },
-          '206': {
-            description: 'One range of the file.',
-            headers: {
-              ETag: { $ref: '#/components/headers/ETag' },
-              'Last-Modified': { $ref: '#/components/headers/LastModified' },
-              'Cache-Control': { $ref: '#/components/headers/CdnCacheControl' },
-              'Accept-Ranges': { $ref: '#/components/headers/AcceptRanges' },
-              'X-Content-Type-Options': { $ref: '#/components/headers/NoSniff' },
-              'Access-Control-Allow-Origin': { $ref: '#/components/headers/CdnAllowOrigin' },
-              'Cross-Origin-Resource-Policy': {
-                $ref: '#/components/headers/CrossOriginResourcePolicy',
-              },
-              'Content-Disposition': { $ref: '#/components/headers/ContentDisposition' },
-              'Content-Security-Policy': { $ref: '#/components/headers/SandboxCsp' },
-              'Content-Range': { $ref: '#/components/headers/ContentRange' },
-              'X-Variant': { $ref: '#/components/headers/XVariant' },
-              Vary: { $ref: '#/components/headers/VaryAccept' },
-            },
-            content: {
-              '*/*': { schema: Type.String({ contentMediaType: 'application/octet-stream' }) },
-            },
-          },
-          '304': {
-            description: '`If-None-Match` (or `If-Modified-Since`) matched.',
-            headers: {
-              ETag: { $ref: '#/components/headers/ETag' },
-              'X-Variant': { $ref: '#/components/headers/XVariant' },
-            },
-          },
-          '400': { $ref: '#/components/responses/InvalidRequest' },
-          '403': { $ref: '#/components/responses/BadSignature' },
-          '404': { $ref: '#/components/responses/CdnNotFound' },
-          '414': { $ref: '#/components/responses/UriTooLong' },
-          '416': {
-            description: 'The range starts past the end.',
-            headers: { 'Content-Range': { $ref: '#/components/headers/UnsatisfiedRange' } },
-          },
-          '431': { $ref: '#/components/responses/HeadersTooLarge' },
-          '500': { $ref: '#/components/responses/InternalError' },
-          '503': { $ref: '#/components/responses/Unavailable' },
-          '507': { $ref: '#/components/responses/InsufficientStorage' },
-        },
+        responses: CDN_FILE_RESPONSES,
       },
     },
   },
   {
     path: '/{id}/{name}',
-    servers: [
-      {
-        url: '{cdnUrl}',
-        description: 'The CDN, on its own origin',
-        variables: { cdnUrl: { default: 'http://localhost:8788' } },
-      },
-    ],
+    servers: CDN_SERVERS,
     parameters: [
-      {
-        name: 'id',
-        in: 'path',
-        required: true,
-        schema: Type.String(),
-        description: 'The file id; any other shape is `404`.',
-      },
+      CDN_FILE_ID,
       {
         name: 'name',
         in: 'path',
@@ -994,71 +924,7 @@ export const PATHS = [
         summary: 'A ready file',
         security: [],
         parameters: CDN_FILE_PARAMETERS,
-        responses: {
-          '200': {
-            description:
-              'The file, with its stored `Content-Type`. With image parameters (`w`, `h`, `fit`, `format`, `q`): the stored variant, made on first request, with an `ETag` of its own and the image type it is in.',
-            headers: {
-              ETag: { $ref: '#/components/headers/ETag' },
-              'Last-Modified': { $ref: '#/components/headers/LastModified' },
-              'Cache-Control': { $ref: '#/components/headers/CdnCacheControl' },
-              'Accept-Ranges': { $ref: '#/components/headers/AcceptRanges' },
-              'X-Content-Type-Options': { $ref: '#/components/headers/NoSniff' },
-              'Access-Control-Allow-Origin': { $ref: '#/components/headers/CdnAllowOrigin' },
-              'Cross-Origin-Resource-Policy': {
-                $ref: '#/components/headers/CrossOriginResourcePolicy',
-              },
-              'Content-Disposition': { $ref: '#/components/headers/ContentDisposition' },
-              'Content-Security-Policy': { $ref: '#/components/headers/SandboxCsp' },
-              'X-Variant': { $ref: '#/components/headers/XVariant' },
-              Vary: { $ref: '#/components/headers/VaryAccept' },
-            },
-            content: {
-              '*/*': { schema: Type.String({ contentMediaType: 'application/octet-stream' }) },
-            },
-          },
-          '206': {
-            description: 'One range of the file.',
-            headers: {
-              ETag: { $ref: '#/components/headers/ETag' },
-              'Last-Modified': { $ref: '#/components/headers/LastModified' },
-              'Cache-Control': { $ref: '#/components/headers/CdnCacheControl' },
-              'Accept-Ranges': { $ref: '#/components/headers/AcceptRanges' },
-              'X-Content-Type-Options': { $ref: '#/components/headers/NoSniff' },
-              'Access-Control-Allow-Origin': { $ref: '#/components/headers/CdnAllowOrigin' },
-              'Cross-Origin-Resource-Policy': {
-                $ref: '#/components/headers/CrossOriginResourcePolicy',
-              },
-              'Content-Disposition': { $ref: '#/components/headers/ContentDisposition' },
-              'Content-Security-Policy': { $ref: '#/components/headers/SandboxCsp' },
-              'Content-Range': { $ref: '#/components/headers/ContentRange' },
-              'X-Variant': { $ref: '#/components/headers/XVariant' },
-              Vary: { $ref: '#/components/headers/VaryAccept' },
-            },
-            content: {
-              '*/*': { schema: Type.String({ contentMediaType: 'application/octet-stream' }) },
-            },
-          },
-          '304': {
-            description: '`If-None-Match` (or `If-Modified-Since`) matched.',
-            headers: {
-              ETag: { $ref: '#/components/headers/ETag' },
-              'X-Variant': { $ref: '#/components/headers/XVariant' },
-            },
-          },
-          '400': { $ref: '#/components/responses/InvalidRequest' },
-          '403': { $ref: '#/components/responses/BadSignature' },
-          '404': { $ref: '#/components/responses/CdnNotFound' },
-          '414': { $ref: '#/components/responses/UriTooLong' },
-          '416': {
-            description: 'The range starts past the end.',
-            headers: { 'Content-Range': { $ref: '#/components/headers/UnsatisfiedRange' } },
-          },
-          '431': { $ref: '#/components/responses/HeadersTooLarge' },
-          '500': { $ref: '#/components/responses/InternalError' },
-          '503': { $ref: '#/components/responses/Unavailable' },
-          '507': { $ref: '#/components/responses/InsufficientStorage' },
-        },
+        responses: CDN_FILE_RESPONSES,
       },
       head: {
         operationId: 'headFileNamed',
@@ -1066,71 +932,7 @@ export const PATHS = [
         summary: "A ready file's headers",
         security: [],
         parameters: CDN_FILE_PARAMETERS,
-        responses: {
-          '200': {
-            description:
-              'The file, with its stored `Content-Type`. With image parameters (`w`, `h`, `fit`, `format`, `q`): the stored variant, made on first request, with an `ETag` of its own and the image type it is in.',
-            headers: {
-              ETag: { $ref: '#/components/headers/ETag' },
-              'Last-Modified': { $ref: '#/components/headers/LastModified' },
-              'Cache-Control': { $ref: '#/components/headers/CdnCacheControl' },
-              'Accept-Ranges': { $ref: '#/components/headers/AcceptRanges' },
-              'X-Content-Type-Options': { $ref: '#/components/headers/NoSniff' },
-              'Access-Control-Allow-Origin': { $ref: '#/components/headers/CdnAllowOrigin' },
-              'Cross-Origin-Resource-Policy': {
-                $ref: '#/components/headers/CrossOriginResourcePolicy',
-              },
-              'Content-Disposition': { $ref: '#/components/headers/ContentDisposition' },
-              'Content-Security-Policy': { $ref: '#/components/headers/SandboxCsp' },
-              'X-Variant': { $ref: '#/components/headers/XVariant' },
-              Vary: { $ref: '#/components/headers/VaryAccept' },
-            },
-            content: {
-              '*/*': { schema: Type.String({ contentMediaType: 'application/octet-stream' }) },
-            },
-          },
-          '206': {
-            description: 'One range of the file.',
-            headers: {
-              ETag: { $ref: '#/components/headers/ETag' },
-              'Last-Modified': { $ref: '#/components/headers/LastModified' },
-              'Cache-Control': { $ref: '#/components/headers/CdnCacheControl' },
-              'Accept-Ranges': { $ref: '#/components/headers/AcceptRanges' },
-              'X-Content-Type-Options': { $ref: '#/components/headers/NoSniff' },
-              'Access-Control-Allow-Origin': { $ref: '#/components/headers/CdnAllowOrigin' },
-              'Cross-Origin-Resource-Policy': {
-                $ref: '#/components/headers/CrossOriginResourcePolicy',
-              },
-              'Content-Disposition': { $ref: '#/components/headers/ContentDisposition' },
-              'Content-Security-Policy': { $ref: '#/components/headers/SandboxCsp' },
-              'Content-Range': { $ref: '#/components/headers/ContentRange' },
-              'X-Variant': { $ref: '#/components/headers/XVariant' },
-              Vary: { $ref: '#/components/headers/VaryAccept' },
-            },
-            content: {
-              '*/*': { schema: Type.String({ contentMediaType: 'application/octet-stream' }) },
-            },
-          },
-          '304': {
-            description: '`If-None-Match` (or `If-Modified-Since`) matched.',
-            headers: {
-              ETag: { $ref: '#/components/headers/ETag' },
-              'X-Variant': { $ref: '#/components/headers/XVariant' },
-            },
-          },
-          '400': { $ref: '#/components/responses/InvalidRequest' },
-          '403': { $ref: '#/components/responses/BadSignature' },
-          '404': { $ref: '#/components/responses/CdnNotFound' },
-          '414': { $ref: '#/components/responses/UriTooLong' },
-          '416': {
-            description: 'The range starts past the end.',
-            headers: { 'Content-Range': { $ref: '#/components/headers/UnsatisfiedRange' } },
-          },
-          '431': { $ref: '#/components/responses/HeadersTooLarge' },
-          '500': { $ref: '#/components/responses/InternalError' },
-          '503': { $ref: '#/components/responses/Unavailable' },
-          '507': { $ref: '#/components/responses/InsufficientStorage' },
-        },
+        responses: CDN_FILE_RESPONSES,
       },
     },
   },
