@@ -231,6 +231,42 @@ describe('<file-uploader> resumes after a reload', () => {
     await page.context().close();
   });
 
+  it('takes up none of its own uploads when the page changes a setting just as one finishes', async () => {
+    const { page } = await open();
+    const bytes = patternBytes(12 * MiB, 26);
+    const path = join(scratch, 'own.bin');
+    await writeFile(path, bytes);
+    const release = await holdPartsFrom(page, 2);
+    await page.setInputFiles('file-uploader input.pick-files', path);
+    await until(page, async () => (await remembered(page)) === 1, 'remembered');
+    // The memory's database came to be while this page ran: a change of settings as the file
+    // is done (its lock let go, its entry not yet deleted) must not list it as interrupted.
+    await page.evaluate(() => {
+      const uploader = document.querySelector('file-uploader') as HTMLElement & {
+        metadata: Record<string, string>;
+      };
+      uploader.addEventListener(
+        'upload-success',
+        () => {
+          uploader.metadata = { album: 'later' };
+        },
+        { once: true },
+      );
+    });
+    await page.getByRole('button', { name: 'Pause uploading own.bin' }).click();
+    await until(page, async () => (await files(page))[0]?.status === 'paused', 'paused');
+    release();
+    await page.getByRole('button', { name: 'Resume uploading own.bin' }).click();
+    await until(page, async () => (await files(page)).some((f) => f.status === 'done'), 'done');
+    await until(page, async () => (await remembered(page)) === 0, 'forgotten once done');
+    await page.waitForTimeout(300);
+    assert.deepEqual(
+      (await files(page)).map(({ name, status }) => ({ name, status })),
+      [{ name: 'own.bin', status: 'done' }],
+    );
+    await page.context().close();
+  });
+
   it('carries a paused upload over a reload as an interrupted one', async () => {
     const { page, puts } = await open();
     const bytes = patternBytes(12 * MiB, 25);

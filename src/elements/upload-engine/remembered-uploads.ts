@@ -4,7 +4,7 @@ import {
   type UploaderSettings,
   unsentFileView,
 } from '../file-uploader/file-view.js';
-import { type FileUpload, placeOf } from './file-state.js';
+import type { FileUpload } from './file-state.js';
 import { type KeptUpload, rememberedFor, runningElsewhere } from './resume-memory.js';
 import { fingerprintOfFile, forget, hold, remember } from './resume-writes.js';
 import { forgetUpload } from './upload-memory.js';
@@ -25,8 +25,6 @@ export { forget };
 export class RememberedUploads {
   /** Uploads remembered from before this page was loaded, not yet taken up again. */
   #remembered: KeptUpload[] = [];
-  /** The endpoint and key whose remembered uploads were taken up. */
-  #recalledFor = '';
   readonly #changed: () => void;
 
   /** `changed`: what the list shows has changed (an interrupted upload came or went). */
@@ -38,14 +36,13 @@ export class RememberedUploads {
    * Takes up the uploads remembered from an earlier visit of this page (to this endpoint,
    * with this key): files kept whole are handed to `resume` at once; the others wait for
    * the user to choose the same file again (`interrupted`), matched when it is signed
-   * (`recalled`).
+   * (`recalled`). Asked once per endpoint and key, before this page remembers any upload of
+   * its own there (see `UploadEngine`'s `#recall`).
    */
-  recall(settings: UploaderSettings, resume: (files: File[]) => void): void {
-    const { endpoint, apiKey, rememberUploads } = settings;
-    const target = placeOf(endpoint, apiKey);
-    // Once per endpoint and key (the page may set them after the engine is in).
-    if (!rememberUploads || !endpoint || !apiKey || this.#recalledFor === target) return;
-    this.#recalledFor = target;
+  recall(
+    { endpoint, apiKey }: Pick<UploaderSettings, 'endpoint' | 'apiKey'>,
+    resume: (files: File[]) => void,
+  ): void {
     // No IndexedDB here (a private window may refuse it): nothing to take up.
     // Not those another tab is running now (it holds their locks).
     void Promise.all([rememberedFor(endpoint, apiKey), runningElsewhere()])

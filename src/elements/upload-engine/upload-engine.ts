@@ -29,7 +29,13 @@ import {
   refusesTheFile,
   scheduleRetry,
 } from './file-retries.js';
-import { type FileUpload, fileView, newFileUpload, type UploadTarget } from './file-state.js';
+import {
+  type FileUpload,
+  fileView,
+  newFileUpload,
+  placeOf,
+  type UploadTarget,
+} from './file-state.js';
 import { loadPartSender, MultipartUpload } from './multipart-upload.js';
 import { rejectionOf } from './rejections.js';
 import type { RememberedUploads } from './remembered-uploads.js';
@@ -97,6 +103,8 @@ export class UploadEngine {
   readonly #connections = new Connections();
   /** Uploads remembered before this page was loaded, once the browser may hold any (`#openMemory`). */
   #memory: RememberedUploads | null = null;
+  /** The endpoint and key whose remembered uploads were looked for (`#recall`). */
+  #recalledFor = '';
   /** Files Uppy's restrictions refused, listed with the rule they broke. */
   #rejected: { view: FileView; word: FailureWording }[] = [];
   #destroyTimer: ReturnType<typeof setTimeout> | null = null;
@@ -125,8 +133,13 @@ export class UploadEngine {
   /** Takes up the uploads remembered from an earlier visit of this page (see `RememberedUploads`). */
   #recall(): void {
     const settings = this.#settings;
-    // (No endpoint or key yet: nothing can be remembered for it, and no chunk is fetched.)
-    if (!settings.rememberUploads || !settings.endpoint || !settings.apiKey) return;
+    const { endpoint, apiKey, rememberUploads } = settings;
+    const target = placeOf(endpoint, apiKey);
+    // Once per endpoint and key (the page may set them after the engine is in), and only
+    // as they are first set: what is remembered later is this page's own. (No endpoint or
+    // key yet: nothing can be remembered for it, and no chunk is fetched.)
+    if (!rememberUploads || !endpoint || !apiKey || this.#recalledFor === target) return;
+    this.#recalledFor = target;
     void this.#openMemory().then(
       (memory) => memory?.recall(settings, (files) => this.addFiles(files)),
       // Not fetched (offline, not deployed): nothing is taken up this time.
