@@ -1,5 +1,4 @@
 import multipart from '@fastify/multipart';
-import type { TObject, TSchema } from '@sinclair/typebox';
 import type { ErrorObject } from 'ajv';
 import Fastify, {
   type FastifyError,
@@ -40,7 +39,8 @@ import {
   deleteWebhookHandler,
   listWebhooksHandler,
 } from './routes/webhooks.js';
-import { type ApiOperationId, apiRoutes } from './schemas/operations.js';
+import { apiRoutes, type JsonSchema } from './schemas/contract.js';
+import type { ApiOperationId } from './schemas/operations.js';
 import { paramsValidator, refusal, validatorOf } from './schemas/validate.js';
 
 /** Written as a method so that each handler may name the request it expects (its params). */
@@ -101,10 +101,12 @@ export async function buildApiApp(ctx: ServiceContext): Promise<FastifyInstance>
     if (refused) throw refused;
   });
 
-  // Fastify checks each route's path parameters against its schema (paths.ts) before the
-  // handler: `paramsValidator`.
+  // Fastify checks each route's path parameters against their schema (the generated
+  // document's, see schemas/contract.ts) before the handler: `paramsValidator`.
   app.setValidatorCompiler(({ schema, httpPart }) =>
-    httpPart === 'params' ? paramsValidator(schema as TObject) : validatorOf(schema as TSchema),
+    httpPart === 'params'
+      ? paramsValidator(schema as Parameters<typeof paramsValidator>[0])
+      : validatorOf(schema as JsonSchema),
   );
 
   // A preflight carries no key, so it is answered alike for every origin; the real

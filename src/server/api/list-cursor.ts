@@ -2,8 +2,8 @@ import { LIST_DEFAULT_LIMIT } from '../../api/limits.js';
 import { CURSOR_PATTERN } from '../../api/routes.js';
 import type { ListPosition } from '../db/metadata-store.js';
 import { fail } from '../http/errors.js';
-import { parameters } from './schemas/document.js';
-import { checkQuery, type QueryParameter, querySchema } from './schemas/validate.js';
+import { sharedParameter } from './schemas/contract.js';
+import { checkQuery, querySchema } from './schemas/validate.js';
 
 /** The `nextCursor` of a listing page: where the next page starts, `<createdAt>_<id>`. */
 export function formatCursor(position: ListPosition): string {
@@ -11,7 +11,10 @@ export function formatCursor(position: ListPosition): string {
 }
 
 /** The paging parameters, as `GET /v1/files` and `GET /v1/events` declare them. */
-const LIST_QUERY = querySchema([parameters.Cursor, parameters.Limit] as QueryParameter[]);
+const LIST_QUERY = querySchema<{ cursor?: string; limit?: number }>([
+  sharedParameter('Cursor'),
+  sharedParameter('Limit'),
+]);
 
 /**
  * A listing's `cursor` and `limit`, of their declared form (`400 invalid_request`

@@ -1,4 +1,3 @@
-import { Type } from '@sinclair/typebox';
 import { MAX_BATCH, PLAN_SIGN_CAP, type Plan } from '../../api/limits.js';
 import type { Project } from '../db/metadata-store.js';
 import { isPlainObject } from '../http/body.js';
@@ -8,8 +7,7 @@ import type { SignEntry } from '../uploads/sign.js';
 import type { Caller } from './auth.js';
 import { validateMetadata } from './metadata.js';
 import { sanitizeName } from './names.js';
-import { SignRequest } from './schemas/components.js';
-import { check } from './schemas/validate.js';
+import { check, type TypedSchema } from './schemas/validate.js';
 import { requireAllowedType } from './stored-type.js';
 import { applyTokenPolicy, requireTokenFileSize, requireTokenType } from './upload-tokens.js';
 import { parseVisibility } from './visibility.js';
@@ -19,9 +17,11 @@ import { parseVisibility } from './visibility.js';
  * `files` field) without its entries: each is checked on its own as a sign's body
  * (`validateSignEntry`), so that its fault keeps a sign's code and gets its `index`.
  */
-export const BATCH_FILES = Type.Object({
-  files: Type.Array(Type.Unknown(), { minItems: 1, maxItems: MAX_BATCH }),
-});
+export const BATCH_FILES: TypedSchema<{ files: unknown[] }> = {
+  type: 'object',
+  properties: { files: { type: 'array', minItems: 1, maxItems: MAX_BATCH } },
+  required: ['files'],
+};
 
 /**
  * Checks one file to sign (a single sign's body, or one entry of a batch) and answers it
@@ -43,7 +43,7 @@ export function validateSignEntry(
   }
   // The form is the schema's (SignRequest); what follows are the plan's and the project's rules.
   const { name, size, type, metadata, checksum, visibility, deleteAfter } = check(
-    SignRequest,
+    'SignRequest',
     body,
     {
       '/size minimum': ({ data }) =>

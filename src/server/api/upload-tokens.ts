@@ -8,7 +8,6 @@ import { hashKey } from '../secrets.js';
 import { parseTypeList } from '../type-list.js';
 import { validateMetadata } from './metadata.js';
 import { largestFile, projectQuota } from './quota.js';
-import { UploadTokenRequest } from './schemas/components.js';
 import { check } from './schemas/validate.js';
 import { requireAllowedType } from './stored-type.js';
 
@@ -34,7 +33,7 @@ export function parseTokenPolicy(
   body: unknown,
   project: Pick<Project, 'plan' | 'allowedTypes' | 'storageQuota' | 'maxPendingUploads'>,
 ): { policy: UploadTokenPolicy; expiresIn: number } {
-  const given = check(UploadTokenRequest, body === undefined ? {} : body);
+  const given = check('UploadTokenRequest', body === undefined ? {} : body);
   const quota = projectQuota(project);
   return {
     policy: {

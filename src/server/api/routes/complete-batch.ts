@@ -5,7 +5,6 @@ import { BATCH_JSON_LIMIT, jsonDeadline, readJson } from '../../http/body.js';
 import { type CompleteEntry, completeUploads } from '../../uploads/complete.js';
 import { authenticate } from '../auth.js';
 import { claimedParts } from '../claimed-parts.js';
-import { CompleteBatchRequest } from '../schemas/components.js';
 import { check } from '../schemas/validate.js';
 
 /**
@@ -22,7 +21,7 @@ export async function completeBatchHandler(
 ): Promise<void> {
   const caller = await authenticate(ctx, request, { upload: 'continue' });
   const body = await readJson(request, { limit: BATCH_JSON_LIMIT, deadlineMs: jsonDeadline(ctx) });
-  const { uploads } = check(CompleteBatchRequest, body, {}, { indexed: 'uploads' });
+  const { uploads } = check('CompleteBatchRequest', body, {}, { indexed: 'uploads' });
   const entries: CompleteEntry[] = uploads.map(({ id, parts, uploadToken }) => ({
     id,
     claimed: claimedParts(parts),

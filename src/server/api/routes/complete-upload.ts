@@ -4,7 +4,6 @@ import { jsonDeadline, readJson } from '../../http/body.js';
 import { completeUpload } from '../../uploads/complete.js';
 import { authenticate } from '../auth.js';
 import { claimedParts } from '../claimed-parts.js';
-import { CompleteRequest } from '../schemas/components.js';
 import { check } from '../schemas/validate.js';
 import { UPLOAD_TOKEN_HEADER } from '../upload-access.js';
 
@@ -22,7 +21,7 @@ export async function completeUploadHandler(
   const caller = await authenticate(ctx, request, { upload: 'continue' });
   const body = await readJson(request, { deadlineMs: jsonDeadline(ctx) });
   // An empty body names no parts; any other is of the schema's form.
-  const claimed = claimedParts(body === undefined ? [] : check(CompleteRequest, body).parts);
+  const claimed = claimedParts(body === undefined ? [] : check('CompleteRequest', body).parts);
   const token = request.headers[UPLOAD_TOKEN_HEADER];
   reply.send(await completeUpload(ctx, caller, { id: request.params.id, claimed, token }));
 }

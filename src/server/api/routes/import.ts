@@ -11,7 +11,6 @@ import { authenticate, type Caller } from '../auth.js';
 import { sanitizeName } from '../names.js';
 import { projectQuota, reserveUploads } from '../quota.js';
 import { toFileRecord } from '../records.js';
-import { ImportRequest } from '../schemas/components.js';
 import { check } from '../schemas/validate.js';
 import { newUploadToken } from '../upload-access.js';
 import { applyTokenPolicy } from '../upload-tokens.js';
@@ -35,7 +34,7 @@ export async function importHandler(
   });
   // The form is the schema's (ImportRequest); the URL's scheme and credentials, and where
   // it leads (checked as the fetch connects), are the service's own rules.
-  const asked = check(ImportRequest, body);
+  const asked = check('ImportRequest', body);
   const url = parseTargetUrl(asked.url);
   if (typeof url === 'string') fail('invalid_request', url);
   const given = { metadata: { ...asked.metadata }, visibility: asked.visibility ?? 'public' };

@@ -20,7 +20,7 @@ import {
   type SignatureCheck,
 } from '../../storage/local-disk/part-signer.js';
 import { partLayout } from '../records.js';
-import { declaredRoute } from '../schemas/operations.js';
+import { declaredRoute } from '../schemas/contract.js';
 
 interface PartRequest {
   Params: { id: string; partNumber: string };

@@ -6,7 +6,6 @@ import { JSON_LIMIT, jsonDeadline, readJson } from '../../http/body.js';
 import { fail } from '../../http/errors.js';
 import { authenticate } from '../auth.js';
 import { fileUrl } from '../names.js';
-import { SignedUrlRequest } from '../schemas/components.js';
 import { check } from '../schemas/validate.js';
 
 /** A link's lifetime, seconds: from 1 s to 7 days, 1 hour when not asked. */
@@ -61,7 +60,7 @@ export function parseSignedUrlRequest(body: unknown): AskedLink {
     expiresIn = LINK_TTL.default,
     download = false,
     transform = {},
-  } = body === undefined ? {} : check(SignedUrlRequest, body);
+  } = body === undefined ? {} : check('SignedUrlRequest', body);
   const parameters = Object.entries(transform).filter(([, value]) => value !== undefined);
   return {
     expiresIn,

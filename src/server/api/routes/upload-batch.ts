@@ -19,7 +19,6 @@ import type { SignEntry } from '../../uploads/sign.js';
 import { authenticate, type Caller } from '../auth.js';
 import { reserveUploads } from '../quota.js';
 import { toFileRecord } from '../records.js';
-import { UploadBatchEntry } from '../schemas/components.js';
 import { check as checkSchema } from '../schemas/validate.js';
 import { BATCH_FILES, validateSignEntry } from '../sign-entry.js';
 import { readHead, requireAllowedType, storedType } from '../stored-type.js';
@@ -153,7 +152,7 @@ async function reserve(
   const entries = items.map((item, index) => {
     try {
       const entry = validateSignEntry(item, caller.project, caller);
-      const { sha256 } = checkSchema(UploadBatchEntry, item);
+      const { sha256 } = checkSchema('UploadBatchEntry', item);
       if (entry.size > MAX_ONE_REQUEST_BYTES) {
         fail('too_large', 'A file of a batch upload is at most 100 MiB; sign larger files.', {
           extra: { limit: MAX_ONE_REQUEST_BYTES },

@@ -14,7 +14,6 @@ import { fail } from '../../http/errors.js';
 import { parseTargetUrl, resolveTarget, TargetRefusedError } from '../../http/targets.js';
 import { newId } from '../../secrets.js';
 import { authenticate } from '../auth.js';
-import { WebhookRequest } from '../schemas/components.js';
 import { check } from '../schemas/validate.js';
 
 const JSON_LIMIT = 16 * 1024;
@@ -34,7 +33,7 @@ export async function createWebhookHandler(
   const body = await readJson(request, { limit: JSON_LIMIT, deadlineMs: jsonDeadline(ctx) });
   // The form is the schema's (WebhookRequest); the URL's scheme, credentials and length,
   // and where it leads, are the service's own rules.
-  const given = check(WebhookRequest, body);
+  const given = check('WebhookRequest', body);
   const url = parseTargetUrl(given.url);
   if (typeof url === 'string') fail('invalid_request', url);
   const events = given.events ?? EVENT_TYPES;

@@ -1,15 +1,24 @@
 import { createRequire } from 'node:module';
-import { type Static, type TObject, type TSchema, Type } from '@sinclair/typebox';
-import type { Ajv2020 as Ajv, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
+import type { Static, TSchema } from '@sinclair/typebox';
+import type { Ajv2020 as Ajv, AnySchema, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import type addFormatsModule from 'ajv-formats';
 import type { ApiErrorCode } from '../../../api/errors.js';
 import { ServiceError } from '../../http/errors.js';
+import type * as Components from './components.js';
+import {
+  CONTRACT_SCHEMAS,
+  type ContractParameter,
+  type JsonSchema,
+  namedSchema,
+  resolved,
+} from './contract.js';
 
 /**
- * Checks values against the route schemas (paths.ts), as JSON Schema 2020-12 like the
- * OpenAPI 3.1 document they make. Nothing is coerced, added or removed: a value passes or
- * is refused as sent. Ajv is loaded, and each schema compiled, the first time a body is
- * checked, not at start-up (loading Ajv alone costs the service's start-up about a tenth).
+ * Checks values against the route schemas, as the generated OpenAPI 3.1 document holds
+ * them (JSON Schema 2020-12; see `contract.ts`). Nothing is coerced, added or removed: a
+ * value passes or is refused as sent. Ajv is loaded, and each schema compiled, the first
+ * time a body is checked, not at start-up (loading Ajv alone costs the service's start-up
+ * about a tenth).
  */
 let loaded: Ajv | undefined;
 
@@ -31,14 +40,38 @@ function ajv(): Ajv {
       }),
       ['uri', 'date-time'],
     );
+    loaded.addSchema(CONTRACT_SCHEMAS as AnySchema);
   }
   return loaded;
 }
 
+type Schemas = typeof Components;
+/**
+ * The named schemas (`#/components/schemas/<name>`), by the name each is exported as, which
+ * is its name in the document; but for `ErrorBody`, published as `Error` (an answer, never
+ * a body to check).
+ */
+export type SchemaName = Exclude<
+  { [K in keyof Schemas]: Schemas[K] extends TSchema ? K : never }[keyof Schemas],
+  'ErrorBody'
+>;
+
+/** A JSON Schema of the service's own (not a component), with the type of what passes it. */
+export type TypedSchema<T> = JsonSchema & { readonly __passes?: T };
+
+const compiledByName = new Map<string, ValidateFunction>();
 const compiled = new WeakMap<object, ValidateFunction>();
 
-/** A compiled check of a schema (Fastify's validator compiler too, for any part but params). */
-export function validatorOf(schema: TSchema): ValidateFunction {
+/** A compiled check of a named schema, or of a schema of the service's own. */
+export function validatorOf(schema: SchemaName | JsonSchema): ValidateFunction {
+  if (typeof schema === 'string') {
+    let validate = compiledByName.get(schema);
+    if (!validate) {
+      validate = ajv().compile(namedSchema(schema));
+      compiledByName.set(schema, validate);
+    }
+    return validate;
+  }
   let validate = compiled.get(schema);
   if (!validate) {
     validate = ajv().compile(schema);
@@ -53,9 +86,9 @@ export function validatorOf(schema: TSchema): ValidateFunction {
  * answered before any store sees it (a NUL byte, say, is not even a string PostgreSQL
  * will take).
  */
-export function paramsValidator(
-  schema: TObject,
-): (params: unknown) => true | { error: ServiceError } {
+export function paramsValidator(schema: {
+  readonly properties: Readonly<Record<string, JsonSchema>>;
+}): (params: unknown) => true | { error: ServiceError } {
   const patterns = Object.entries(schema.properties).map(
     ([name, property]) =>
       [
@@ -96,17 +129,30 @@ export interface CheckOptions {
 }
 
 /**
- * The value, typed by its schema; or the documented error for its first fault:
- * `400 invalid_request` naming the field, unless `refusals` names another code for it.
+ * The value, typed by its schema (a named one, or one of the service's own); or the
+ * documented error for its first fault: `400 invalid_request` naming the field, unless
+ * `refusals` names another code for it.
  */
-export function check<T extends TSchema>(
-  schema: T,
+export function check<K extends SchemaName>(
+  schema: K,
+  value: unknown,
+  refusals?: Refusals,
+  options?: CheckOptions,
+): Static<Schemas[K]>;
+export function check<T>(
+  schema: TypedSchema<T>,
+  value: unknown,
+  refusals?: Refusals,
+  options?: CheckOptions,
+): T;
+export function check(
+  schema: SchemaName | JsonSchema,
   value: unknown,
   refusals: Refusals = {},
   options: CheckOptions = {},
-): Static<T> {
+): unknown {
   const validate = validatorOf(schema);
-  if (validate(value)) return value as Static<T>;
+  if (validate(value)) return value;
   const error = validate.errors?.[0];
   const answer = refusal(error, refusals);
   const index = options.indexed === undefined ? null : entryIndex(error, options.indexed);
@@ -123,23 +169,13 @@ function entryIndex(error: ErrorObject | undefined, field: string): number | nul
   return match && match[1] === field ? Number(match[2]) : null;
 }
 
-/** A declared query parameter (document.ts `parameters`), as far as a check needs it. */
-export interface QueryParameter {
-  readonly name: string;
-  readonly required: boolean;
-  readonly schema: TSchema;
-}
-
 /** The schema of a route's query string, made from its declared query parameters. */
-export function querySchema(declared: readonly QueryParameter[]): TObject {
-  return Type.Object(
-    Object.fromEntries(
-      declared.map(({ name, required, schema }) => [
-        name,
-        required ? schema : Type.Optional(schema),
-      ]),
-    ),
-  );
+export function querySchema<T>(declared: readonly ContractParameter[]): TypedSchema<T> {
+  return {
+    type: 'object',
+    properties: Object.fromEntries(declared.map(({ name, schema }) => [name, resolved(schema)])),
+    required: declared.filter(({ required }) => required).map(({ name }) => name),
+  };
 }
 
 /**
@@ -149,10 +185,11 @@ export function querySchema(declared: readonly QueryParameter[]): TObject {
  * anything else is checked as sent, so `?limit=1.5` or a repeated name is refused. Names
  * not declared are ignored.
  */
-export function checkQuery<T extends TObject>(schema: T, query: unknown): Static<T> {
+export function checkQuery<T>(schema: TypedSchema<T>, query: unknown): T {
   const given = (query ?? {}) as Record<string, unknown>;
   const value: Record<string, unknown> = {};
-  for (const [name, property] of Object.entries(schema.properties)) {
+  const properties = schema.properties as Record<string, JsonSchema>;
+  for (const [name, property] of Object.entries(properties)) {
     const raw = given[name];
     if (raw === undefined || raw === '') continue;
     value[name] =

@@ -1,25 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { Type } from '@sinclair/typebox';
-import {
-  CompleteBatchRequest,
-  CompleteRequest,
-  Id,
-  ImportRequest,
-  SignBatchRequest,
-  SignedUrlRequest,
-  SignRequest,
-  UploadBatchEntry,
-  UploadTokenRequest,
-  WebhookRequest,
-} from '../../../../src/server/api/schemas/components.js';
-import { parameters } from '../../../../src/server/api/schemas/document.js';
+import * as components from '../../../../src/server/api/schemas/components.js';
+import { resolved, sharedParameter } from '../../../../src/server/api/schemas/contract.js';
+import { nameOf } from '../../../../src/server/api/schemas/kit.js';
 import {
   check,
   checkQuery,
   fieldName,
   paramsValidator,
-  type QueryParameter,
   querySchema,
 } from '../../../../src/server/api/schemas/validate.js';
 import { ServiceError } from '../../../../src/server/http/errors.js';
@@ -35,20 +23,32 @@ function refused(run: () => unknown): ServiceError {
 }
 
 describe('checking values against the route schemas', () => {
+  it('names each component as it is exported, so that a check by name is typed by that schema', () => {
+    let named = 0;
+    for (const [exported, schema] of Object.entries(components)) {
+      const name = nameOf(schema);
+      if (name === undefined) continue;
+      named++;
+      // The one exception, left out of the names a check takes (`SchemaName`).
+      assert.equal(name, exported === 'ErrorBody' ? 'Error' : exported);
+    }
+    assert.ok(named > 40, `${named} named schemas`);
+  });
+
   it('answers the value typed when it keeps to its schema, untouched', () => {
     const body = { name: 'a.txt', size: 3, extra: 'kept' };
-    assert.equal(check(SignRequest, body), body);
+    assert.equal(check('SignRequest', body), body);
     assert.deepEqual(body, { name: 'a.txt', size: 3, extra: 'kept' });
   });
 
   it('refuses with 400 invalid_request naming the field as the client spelled it', () => {
-    const wrongType = refused(() => check(SignRequest, { name: 'a', size: '3' }));
+    const wrongType = refused(() => check('SignRequest', { name: 'a', size: '3' }));
     assert.equal(wrongType.code, 'invalid_request');
     assert.equal(wrongType.message, 'size must be a whole number.');
-    const missing = refused(() => check(SignRequest, { name: 'a' }));
+    const missing = refused(() => check('SignRequest', { name: 'a' }));
     assert.equal(missing.message, 'size is required.');
     const deep = refused(() =>
-      check(SignBatchRequest, {
+      check('SignBatchRequest', {
         files: [
           { name: 'a', size: 1 },
           { name: 'b', size: 1.5 },
@@ -56,7 +56,10 @@ describe('checking values against the route schemas', () => {
       }),
     );
     assert.equal(deep.message, 'files[1].size must be a whole number.');
-    assert.equal(refused(() => check(SignRequest, [1])).message, 'The body must be a JSON object.');
+    assert.equal(
+      refused(() => check('SignRequest', [1])).message,
+      'The body must be a JSON object.',
+    );
   });
 
   it('gives another code where the route says so, and the usual one where it declines', () => {
@@ -64,81 +67,85 @@ describe('checking values against the route schemas', () => {
       '/size minimum': ({ data }: { data?: unknown }) =>
         data === 0 ? new ServiceError('empty_body') : undefined,
     };
-    assert.equal(refused(() => check(SignRequest, { size: 0 }, refusals)).code, 'empty_body');
-    assert.equal(refused(() => check(SignRequest, { size: -1 }, refusals)).code, 'invalid_request');
+    assert.equal(refused(() => check('SignRequest', { size: 0 }, refusals)).code, 'empty_body');
     assert.equal(
-      refused(() => check(SignRequest, { size: 1, checksum: 1 }, { '/checksum type': 'too_large' }))
-        .code,
+      refused(() => check('SignRequest', { size: -1 }, refusals)).code,
+      'invalid_request',
+    );
+    assert.equal(
+      refused(() =>
+        check('SignRequest', { size: 1, checksum: 1 }, { '/checksum type': 'too_large' }),
+      ).code,
       'too_large',
     );
   });
 
   it('gives a fault inside a batch entry its index, and only when asked', () => {
     const batch = { uploads: [{ id: 'a' }, { id: 'b', parts: [{ partNumber: 1 }] }] };
-    const inEntry = refused(() => check(CompleteBatchRequest, batch, {}, { indexed: 'uploads' }));
+    const inEntry = refused(() => check('CompleteBatchRequest', batch, {}, { indexed: 'uploads' }));
     assert.equal(inEntry.code, 'invalid_request');
     assert.equal(inEntry.message, 'uploads[1].parts[0].etag is required.');
     assert.equal(inEntry.extra.index, 1);
-    assert.equal(refused(() => check(CompleteBatchRequest, batch)).extra.index, undefined);
+    assert.equal(refused(() => check('CompleteBatchRequest', batch)).extra.index, undefined);
     const envelope = refused(() =>
-      check(CompleteBatchRequest, { uploads: [] }, {}, { indexed: 'uploads' }),
+      check('CompleteBatchRequest', { uploads: [] }, {}, { indexed: 'uploads' }),
     );
     assert.equal(envelope.code, 'invalid_request');
     assert.equal(envelope.extra.index, undefined);
     const other = refused(() =>
-      check(CompleteBatchRequest, { uploads: [{ id: 1 }] }, {}, { indexed: 'files' }),
+      check('CompleteBatchRequest', { uploads: [{ id: 1 }] }, {}, { indexed: 'files' }),
     );
     assert.equal(other.extra.index, undefined);
   });
 
   it("checks a complete's parts by their form", () => {
-    assert.deepEqual(check(CompleteRequest, {}), {});
+    assert.deepEqual(check('CompleteRequest', {}), {});
     assert.equal(
-      refused(() => check(CompleteRequest, { parts: [{ partNumber: 1.5, etag: 'x' }] })).message,
+      refused(() => check('CompleteRequest', { parts: [{ partNumber: 1.5, etag: 'x' }] })).message,
       'parts[0].partNumber must be a whole number.',
     );
     assert.equal(
-      refused(() => check(CompleteRequest, { parts: {} })).message,
+      refused(() => check('CompleteRequest', { parts: {} })).message,
       'parts must be an array.',
     );
   });
 
   it('refuses what each request schema leaves out, naming the field', () => {
     const cases: [string, () => unknown, string][] = [
-      ['signed-url', () => check(SignedUrlRequest, { expiresIn: 0 }), 'expiresIn must be >= 1.'],
+      ['signed-url', () => check('SignedUrlRequest', { expiresIn: 0 }), 'expiresIn must be >= 1.'],
       [
         'signed-url transform',
-        () => check(SignedUrlRequest, { transform: { w: 10, blur: 2 } }),
+        () => check('SignedUrlRequest', { transform: { w: 10, blur: 2 } }),
         'transform has an unknown field, blur.',
       ],
       [
         'upload token',
-        () => check(UploadTokenRequest, { maxFile: 1 }),
+        () => check('UploadTokenRequest', { maxFile: 1 }),
         'The body has an unknown field, maxFile.',
       ],
       [
         'upload token types',
-        () => check(UploadTokenRequest, { types: [] }),
+        () => check('UploadTokenRequest', { types: [] }),
         'types must NOT have fewer than 1 items.',
       ],
       [
         'webhook events',
-        () => check(WebhookRequest, { url: 'https://example.com/h', events: ['file.nope'] }),
+        () => check('WebhookRequest', { url: 'https://example.com/h', events: ['file.nope'] }),
         'events[0] must be one of "file.ready", "file.deleted", "upload.expired", "file.infected", "file.import_failed".',
       ],
       [
         'webhook url',
-        () => check(WebhookRequest, { url: 'not a url' }),
+        () => check('WebhookRequest', { url: 'not a url' }),
         'url is not of the documented form (must match format "uri").',
       ],
       [
         'import',
-        () => check(ImportRequest, { url: 'https://example.com/a', name: 3 }),
+        () => check('ImportRequest', { url: 'https://example.com/a', name: 3 }),
         'name must be a string.',
       ],
       [
         'import visibility',
-        () => check(ImportRequest, { url: 'https://example.com/a', visibility: 'hidden' }),
+        () => check('ImportRequest', { url: 'https://example.com/a', visibility: 'hidden' }),
         'visibility must be one of "public", "private".',
       ],
     ];
@@ -151,22 +158,25 @@ describe('checking values against the route schemas', () => {
 
   it("takes a batch upload entry's sha256 only as 32 bytes of padded base64", () => {
     const digest = Buffer.alloc(32, 7).toString('base64');
-    assert.equal(check(UploadBatchEntry, { size: 1, sha256: digest }).sha256, digest);
+    assert.equal(check('UploadBatchEntry', { size: 1, sha256: digest }).sha256, digest);
     for (const sha256 of ['not-a-digest', digest.slice(0, -1), `${digest.slice(0, 42)}B=`, 7]) {
       assert.equal(
-        refused(() => check(UploadBatchEntry, { size: 1, sha256 })).code,
+        refused(() => check('UploadBatchEntry', { size: 1, sha256 })).code,
         'invalid_request',
       );
     }
     // The sign's own form comes with it.
     assert.equal(
-      refused(() => check(UploadBatchEntry, { size: 'x' })).message,
+      refused(() => check('UploadBatchEntry', { size: 'x' })).message,
       'size must be a whole number.',
     );
   });
 
   it("checks a listing's query from its declared parameters", () => {
-    const schema = querySchema([parameters.Cursor, parameters.Limit] as QueryParameter[]);
+    const schema = querySchema<{ cursor?: string; limit?: number }>([
+      sharedParameter('Cursor'),
+      sharedParameter('Limit'),
+    ]);
     assert.deepEqual(checkQuery(schema, {}), {});
     assert.deepEqual(checkQuery(schema, { limit: '', cursor: '', other: 'x' }), {});
     assert.deepEqual(checkQuery(schema, { limit: '100', cursor: '12_ab' }), {
@@ -200,7 +210,9 @@ describe('checking values against the route schemas', () => {
   });
 
   it('checks path parameters by their pattern: another shape is 404 not_found', () => {
-    const validate = paramsValidator(Type.Object({ id: Id }));
+    const validate = paramsValidator({
+      properties: { id: resolved({ $ref: '#/components/schemas/Id' }) },
+    });
     assert.equal(validate({ id: 'abc_DEF-1' }), true);
     for (const id of ['a\u0000b', 'a b', '', 'x'.repeat(129), 'é']) {
       const answer = validate({ id });
