@@ -163,10 +163,10 @@ const CDN_FILE_PARAMETERS = [
 
 /**
  * Every route of the API, declared once: its path (from the client's route table), its
- * parameters, request body and answers, with their schemas. From this list come the
- * routes the service registers (app.ts), their validation, and the OpenAPI document
- * (`npm run openapi` writes src/api/openapi.json). To add an endpoint: add its operation
- * here, its handler in app.ts, and run `npm run openapi`.
+ * parameters, request body and answers, with their schemas. From this list comes the
+ * OpenAPI document (`npm run openapi` writes src/api/openapi.json), and from that the
+ * routes the service registers (app.ts) and their validation (`contract.ts`). To add an
+ * endpoint: add its operation here, its handler in app.ts, and run `npm run openapi`.
  */
 export const PATHS = [
   {
