@@ -5,47 +5,14 @@
  * `BENCH_BASELINE` (a revision, default `HEAD~1`), taking turns in one run, median of
  * `BENCH_RUNS` (default 9) each. (`bench:startup` is the element's start-up on a page.)
  */
-import { spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { serviceEntry } from '../helpers/service.js';
+import { startedToBanner } from '../helpers/service.js';
 import { median, withBaselineCheckout } from './support.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 9);
 
 /** Milliseconds from spawn to the banner's last line; the process is stopped after. */
 async function startOnce(cwd: string): Promise<number> {
-  const dataDir = await mkdtemp(join(tmpdir(), 'filehost-startup-'));
-  const began = performance.now();
-  const child = spawn(process.execPath, ['--import', 'tsx', serviceEntry(cwd)], {
-    cwd,
-    env: {
-      ...process.env,
-      FILEHOST_API_PORT: '0',
-      FILEHOST_CDN_PORT: '0',
-      FILEHOST_LOG_LEVEL: 'warn',
-      FILEHOST_DATA_DIR: dataDir,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  try {
-    return await new Promise<number>((resolve, reject) => {
-      const read = (chunk: Buffer) => {
-        output += chunk;
-        if (/Secret key\s+\S+/.test(output)) resolve(performance.now() - began);
-      };
-      child.stdout.on('data', read);
-      child.stderr.on('data', read);
-      child.once('exit', (code) => reject(new Error(`exited (${code}) before ready:\n${output}`)));
-    });
-  } finally {
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGTERM');
-    await exited;
-    await rm(dataDir, { recursive: true, force: true });
-  }
+  return (await startedToBanner(cwd)).ms;
 }
 
 async function main(): Promise<void> {

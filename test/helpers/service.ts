@@ -203,6 +203,53 @@ export function serviceEntry(cwd = '.'): string {
 }
 
 /**
+ * The embedded service started as `npm run server` starts it (tsx, free ports, warnings
+ * only, a fresh data dir), in `cwd`, with `nodeArgs` before its entry; stopped and its data
+ * dir removed once its banner (the secret key) is out. Answers how long that took and what
+ * it wrote to stderr.
+ */
+export async function startedToBanner(
+  cwd = '.',
+  nodeArgs: readonly string[] = [],
+): Promise<{ ms: number; stderr: string }> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'filehost-startup-'));
+  const began = performance.now();
+  const child = spawn(process.execPath, ['--import', 'tsx', ...nodeArgs, serviceEntry(cwd)], {
+    cwd,
+    env: {
+      ...process.env,
+      FILEHOST_API_PORT: '0',
+      FILEHOST_CDN_PORT: '0',
+      FILEHOST_LOG_LEVEL: 'warn',
+      FILEHOST_DATA_DIR: dataDir,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  try {
+    const ms = await new Promise<number>((resolve, reject) => {
+      child.stdout.on('data', (chunk: Buffer) => {
+        stdout += chunk;
+        if (/Secret key\s+\S+/.test(stdout)) resolve(performance.now() - began);
+      });
+      child.stderr.on('data', (chunk: Buffer) => {
+        stderr += chunk;
+      });
+      child.once('exit', (code) =>
+        reject(new Error(`exited (${code}) before ready:\n${stdout}${stderr}`)),
+      );
+    });
+    return { ms, stderr };
+  } finally {
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    await exited;
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+/**
  * `src/server/start/main.ts` as a process of its own (free ports, warnings only), its output
  * (stdout and stderr together) collected as it comes.
  */
