@@ -26,10 +26,30 @@ export const CONTRACT_SCHEMAS: JsonSchema = {
   components: { schemas: document.components.schemas },
 };
 
-/** A schema that is the named component `name` (`#/components/schemas/<name>`). */
+/** One of the document's components (`#/components/<kind>/<name>`); an error if none. */
+function component<T>(kind: 'schemas' | 'parameters', name: string): T {
+  const found = (document.components[kind] as Record<string, unknown>)[name] as T | undefined;
+  if (!found) throw new Error(`no component ${kind}/${name}`);
+  return found;
+}
+
+/** The component a `$ref` names: `#/components/schemas/Id` is `Id`. */
+const refName = (ref: string) => ref.slice(ref.lastIndexOf('/') + 1);
+
+const named = new Map<string, JsonSchema>();
+
+/**
+ * A schema that is the named component `name` (`#/components/schemas/<name>`): the same
+ * object for the same name.
+ */
 export function namedSchema(name: string): JsonSchema {
-  if (!(name in document.components.schemas)) throw new Error(`no schema ${name}`);
-  return { $ref: `${CONTRACT_ID}#/components/schemas/${name}` };
+  let schema = named.get(name);
+  if (!schema) {
+    component('schemas', name);
+    schema = { $ref: `${CONTRACT_ID}#/components/schemas/${name}` };
+    named.set(name, schema);
+  }
+  return schema;
 }
 
 /**
@@ -39,12 +59,7 @@ export function namedSchema(name: string): JsonSchema {
  */
 export function resolved(schema: JsonSchema): JsonSchema {
   const ref = schema.$ref;
-  if (typeof ref === 'string') {
-    const name = ref.replace('#/components/schemas/', '');
-    const found = (document.components.schemas as Record<string, JsonSchema>)[name];
-    if (!found) throw new Error(`no schema ${ref}`);
-    return resolved(found);
-  }
+  if (typeof ref === 'string') return resolved(component<JsonSchema>('schemas', refName(ref)));
   return anchored(schema) as JsonSchema;
 }
 
@@ -74,15 +89,11 @@ type ParameterRef = ContractParameter | { readonly $ref: string };
 
 /** One of `components.parameters`, by name (`Cursor`, `Limit`, `FileId`…). */
 export function sharedParameter(name: string): ContractParameter {
-  const found = (document.components.parameters as Record<string, ContractParameter>)[name];
-  if (!found) throw new Error(`no parameter ${name}`);
-  return found;
+  return component('parameters', name);
 }
 
 function parameterOf(parameter: ParameterRef): ContractParameter {
-  return '$ref' in parameter
-    ? sharedParameter(parameter.$ref.replace('#/components/parameters/', ''))
-    : parameter;
+  return '$ref' in parameter ? sharedParameter(refName(parameter.$ref)) : parameter;
 }
 
 /** One route as Fastify takes it, from the document. */

@@ -59,23 +59,16 @@ export type SchemaName = Exclude<
 /** A JSON Schema of the service's own (not a component), with the type of what passes it. */
 export type TypedSchema<T> = JsonSchema & { readonly __passes?: T };
 
-const compiledByName = new Map<string, ValidateFunction>();
 const compiled = new WeakMap<object, ValidateFunction>();
 
 /** A compiled check of a named schema, or of a schema of the service's own. */
 export function validatorOf(schema: SchemaName | JsonSchema): ValidateFunction {
-  if (typeof schema === 'string') {
-    let validate = compiledByName.get(schema);
-    if (!validate) {
-      validate = ajv().compile(namedSchema(schema));
-      compiledByName.set(schema, validate);
-    }
-    return validate;
-  }
-  let validate = compiled.get(schema);
+  // One object per name (`namedSchema`), so that each is compiled once.
+  const key = typeof schema === 'string' ? namedSchema(schema) : schema;
+  let validate = compiled.get(key);
   if (!validate) {
-    validate = ajv().compile(schema);
-    compiled.set(schema, validate);
+    validate = ajv().compile(key);
+    compiled.set(key, validate);
   }
   return validate;
 }
