@@ -18,6 +18,12 @@ import { newFileRow } from '../../uploads/new-file.js';
 import type { SignEntry } from '../../uploads/sign.js';
 import { authenticate, type Caller } from '../auth.js';
 import { reserveUploads } from '../quota.js';
+import {
+  MULTIPART_OVERHEAD,
+  multipartError,
+  receivingExpiry,
+  renewWhileReceiving,
+} from '../receiving.js';
 import { toFileRecord } from '../records.js';
 import { check as checkSchema } from '../schemas/validate.js';
 import { BATCH_FILES, validateSignEntry } from '../sign-entry.js';
@@ -29,8 +35,6 @@ import { requireTokenType } from '../upload-tokens.js';
  * 100 of them, 25 MiB, held by one request at once.
  */
 const IN_MEMORY_BYTES = 256 * 1024;
-/** Room for the `files` field, boundaries and part headers around the files' bytes. */
-const MULTIPART_OVERHEAD = 256 * 1024;
 
 /** One file of the batch: what its entry of `files` said, and its receiving row. */
 interface BatchFile {
@@ -74,14 +78,9 @@ export async function uploadBatchHandler(
   }
   const files: BatchFile[] = [];
   let received = 0;
-  const renewal = setInterval(() => {
-    for (const file of files) {
-      ctx.db.extendExpiry(file.row.id, receivingExpiry(ctx)).catch((error: unknown) => {
-        request.log.warn({ err: error, id: file.row.id }, 'could not renew a receiving lease');
-      });
-    }
-  }, receivingRenewMs(ctx));
-  renewal.unref();
+  const stopRenewing = renewWhileReceiving(ctx, request.log, () =>
+    files.map((file) => file.row.id),
+  );
   try {
     for await (const part of request.parts({
       limits: {
@@ -114,11 +113,11 @@ export async function uploadBatchHandler(
       await receive(ctx, caller, file, part);
     }
   } catch (error) {
-    clearInterval(renewal);
+    stopRenewing();
     await discard(ctx, files);
     throw error instanceof ServiceError ? error : multipartError(error);
   }
-  clearInterval(renewal);
+  stopRenewing();
   if (files.length === 0) fail('missing_file', 'The body has no files field.');
   for (const file of files.slice(received)) {
     file.error = new ServiceError('missing_file', "The body ended before this file's bytes.");
@@ -335,24 +334,4 @@ function batchTooLarge(): ServiceError {
     'The files of a batch upload add up to more than 100 MiB; send them in several batches.',
     { extra: { limit: MAX_ONE_REQUEST_BYTES } },
   );
-}
-
-/** As for a one-request upload (see `receivingLease` in upload.ts): three idle timeouts. */
-function receivingExpiry(ctx: ServiceContext): number {
-  return ctx.now() + 3 * ctx.config.idleTimeoutSeconds * 1000;
-}
-
-function receivingRenewMs(ctx: ServiceContext): number {
-  return Math.max(500, (ctx.config.idleTimeoutSeconds * 1000) / 2);
-}
-
-/** Parser and limit errors of the multipart body are the client's, never a 500. */
-function multipartError(error: unknown): unknown {
-  const status = (error as { statusCode?: number }).statusCode;
-  const message = error instanceof Error ? error.message : String(error);
-  const isParserError =
-    (status !== undefined && status >= 400 && status < 500) ||
-    /multipart|boundary|unexpected end|malformed|part/i.test(message);
-  if (!isParserError) return error;
-  return new ServiceError('invalid_request', `The multipart body could not be read: ${message}`);
 }

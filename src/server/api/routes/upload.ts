@@ -15,13 +15,16 @@ import { authenticate } from '../auth.js';
 import { parseMetadataJson } from '../metadata.js';
 import { decodeFilenameHeader, sanitizeName } from '../names.js';
 import { reserveUploads } from '../quota.js';
+import {
+  MULTIPART_OVERHEAD,
+  multipartError,
+  receivingExpiry,
+  renewWhileReceiving,
+} from '../receiving.js';
 import { publicUrl } from '../records.js';
 import { readHead, requireAllowedType, storedType } from '../stored-type.js';
 import { applyTokenPolicy, requireTokenType, tokenTooLarge } from '../upload-tokens.js';
 import { parseVisibility } from '../visibility.js';
-
-/** Room for boundaries, part headers and a metadata field around a 100 MiB file part. */
-const MULTIPART_OVERHEAD = 256 * 1024;
 
 const tooLarge = () =>
   new ServiceError(
@@ -84,7 +87,6 @@ export async function uploadHandler(
       };
   if (rawMeta) requireType(rawMeta.mime, 'declared');
 
-  const lease = receivingLease(ctx);
   // Room is reserved for what the body may hold (a chunked one: the most it may), and the
   // reservation becomes the file's real size when it is stored.
   const reserved = Math.min(
@@ -101,7 +103,7 @@ export async function uploadHandler(
     visibility: headerVisibility,
     partSize: null,
     checksum: null,
-    expiresAt: lease.expiresAt(),
+    expiresAt: receivingExpiry(ctx),
     uploadTokenHash: null,
     importState: null,
     deleteAfter: policy?.deleteAfter ?? null,
@@ -110,14 +112,7 @@ export async function uploadHandler(
   // One-request uploads are not pending uploads: only the storage quota applies (and the
   // anonymous caps, or the token's limits).
   await reserveUploads(ctx, caller, request.ip, [receiving], { now, storageOnly: true });
-  // While bytes arrive the lease is renewed, so that no other instance's sweep takes this
-  // upload for one whose receiver died.
-  const renewal = setInterval(() => {
-    ctx.db.extendExpiry(id, lease.expiresAt()).catch((error: unknown) => {
-      request.log.warn({ err: error, id }, 'could not renew the lease of an upload');
-    });
-  }, lease.renewEveryMs);
-  renewal.unref();
+  const stopRenewing = renewWhileReceiving(ctx, request.log, () => [id]);
   const scanning = new ScanWhileStoring(ctx, declared);
   let received: Received;
   try {
@@ -158,7 +153,7 @@ export async function uploadHandler(
     await abortReceiving(ctx, id);
     throw error;
   } finally {
-    clearInterval(renewal);
+    stopRenewing();
   }
   const body: UploadResponse = {
     id,
@@ -170,19 +165,6 @@ export async function uploadHandler(
     deleteAt: receiving.deleteAt,
   };
   reply.code(201).send(body);
-}
-
-/**
- * How long a receiving row stays claimed without renewal. It is renewed every half idle
- * timeout while the request lives (a stalled body is cut after the idle timeout), so three
- * idle timeouts without renewal mean the receiving instance is gone.
- */
-function receivingLease(ctx: ServiceContext) {
-  const idleMs = ctx.config.idleTimeoutSeconds * 1000;
-  return {
-    expiresAt: () => ctx.now() + 3 * idleMs,
-    renewEveryMs: Math.max(500, idleMs / 2),
-  };
 }
 
 async function storeRaw(
@@ -245,17 +227,6 @@ async function storeMultipart(
   }
   if (!stored) fail('missing_file');
   return { ...stored, metadata, visibility };
-}
-
-/** Parser and limit errors of the multipart body are the client's, never a 500. */
-function multipartError(error: unknown): unknown {
-  const status = (error as { statusCode?: number }).statusCode;
-  const message = error instanceof Error ? error.message : String(error);
-  const isParserError =
-    (status !== undefined && status >= 400 && status < 500) ||
-    /multipart|boundary|unexpected end|malformed|part/i.test(message);
-  if (!isParserError) return error;
-  return new ServiceError('invalid_request', `The multipart body could not be read: ${message}`);
 }
 
 function headerValue(request: FastifyRequest, name: string): string | undefined {
