@@ -114,6 +114,20 @@ export function requireTokenType(
 }
 
 /**
+ * Refuses a type the project does not take, or the upload's token (when it has one):
+ * `415 unsupported_type`. What each upload checks the type its bytes say against.
+ */
+export function requireTypeFor(
+  allowedTypes: readonly string[] | null,
+  policy: UploadTokenPolicy | null | undefined,
+  type: string,
+  what: 'declared' | 'recognised',
+): void {
+  requireAllowedType(allowedTypes, type, what);
+  if (policy) requireTokenType(policy, type, what);
+}
+
+/**
  * What a file signed with a token keeps: the uploader's metadata with the token's laid over
  * it (the token's keys win, so a page cannot forge `user`), and the token's visibility when
  * it sets one. The merged metadata must still fit the limits of any metadata.

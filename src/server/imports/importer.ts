@@ -1,7 +1,7 @@
 import { sanitizeName } from '../api/names.js';
 import { toFileRecord } from '../api/records.js';
-import { readHead, requireAllowedType, storedType } from '../api/stored-type.js';
-import { requireTokenType } from '../api/upload-tokens.js';
+import { readHead, storedType } from '../api/stored-type.js';
+import { requireTypeFor } from '../api/upload-tokens.js';
 import type { ServiceContext } from '../context.js';
 import { crashPoint } from '../crash-points.js';
 import type { EventDraft, ImportErrorState, ImportState } from '../db/metadata-store.js';
@@ -131,8 +131,7 @@ async function runImport(
     if (size === 0) throw new ImportFailure('import_failed', 'The server sent no bytes.');
     const mime = await storedType(declaredType, await readHead(ctx.blobs, id, size));
     try {
-      requireAllowedType(job.allowedTypes, mime, 'recognised');
-      if (job.policy) requireTokenType(job.policy, mime, 'recognised');
+      requireTypeFor(job.allowedTypes, job.policy, mime, 'recognised');
     } catch (error) {
       if (error instanceof ServiceError) throw new ImportFailure('unsupported_type', error.message);
       throw error;

@@ -27,8 +27,8 @@ import {
 import { toFileRecord } from '../records.js';
 import { check as checkSchema } from '../schemas/validate.js';
 import { BATCH_FILES, validateSignEntry } from '../sign-entry.js';
-import { readHead, requireAllowedType, storedType } from '../stored-type.js';
-import { requireTokenType } from '../upload-tokens.js';
+import { readHead, storedType } from '../stored-type.js';
+import { requireTypeFor } from '../upload-tokens.js';
 
 /**
  * Files up to this size are read whole before they are written (see `receive`): at most
@@ -268,9 +268,7 @@ async function check(
 ): Promise<{ mime: string; size: number; scannedAt: number | null }> {
   const mime = await storedType(entry.mime, await readHead(ctx.blobs, row.id, entry.size));
   // What the project (or the token) takes, checked again on the type the bytes say.
-  requireAllowedType(caller.project.allowedTypes, mime, 'recognised');
-  const policy = caller.token?.policy;
-  if (policy) requireTokenType(policy, mime, 'recognised');
+  requireTypeFor(caller.project.allowedTypes, caller.token?.policy, mime, 'recognised');
   const ingested = await ingestStored(ctx, row, 'receiving', mime);
   return { mime, size: ingested.size ?? entry.size, scannedAt: ingested.scannedAt };
 }

@@ -22,8 +22,8 @@ import {
   renewWhileReceiving,
 } from '../receiving.js';
 import { publicUrl } from '../records.js';
-import { readHead, requireAllowedType, storedType } from '../stored-type.js';
-import { applyTokenPolicy, requireTokenType, tokenTooLarge } from '../upload-tokens.js';
+import { readHead, storedType } from '../stored-type.js';
+import { applyTokenPolicy, requireTypeFor, tokenTooLarge } from '../upload-tokens.js';
 import { parseVisibility } from '../visibility.js';
 
 const tooLarge = () =>
@@ -59,10 +59,8 @@ export async function uploadHandler(
   const cap = Math.min(MAX_ONE_REQUEST_BYTES, policy?.maxFileSize ?? MAX_ONE_REQUEST_BYTES);
   const overCap = () => (cap < MAX_ONE_REQUEST_BYTES ? tokenTooLarge(cap) : tooLarge());
   // Every type check of this upload: the project's list, and the token's.
-  const requireType = (type: string, what: 'declared' | 'recognised') => {
-    requireAllowedType(caller.project.allowedTypes, type, what);
-    if (policy) requireTokenType(policy, type, what);
-  };
+  const requireType = (type: string, what: 'declared' | 'recognised') =>
+    requireTypeFor(caller.project.allowedTypes, policy, type, what);
   const multipart = mediaEssence(request.headers['content-type'] ?? '') === 'multipart/form-data';
   const declared = contentLength(request);
   if (declared !== undefined) {
