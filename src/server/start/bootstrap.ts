@@ -38,15 +38,7 @@ export async function ensureDefaultProject(
   let project = saved ? await db.getProject(saved.projectId) : null;
   let generated: SavedKeys;
   if (!project) {
-    project = await createProject(db, {
-      name: 'Default project',
-      plan: config.plan ?? 'free',
-      allowedOrigins: config.allowedOrigins ?? [...LOOPBACK_ORIGINS],
-      allowedTypes: config.allowedTypes ?? null,
-      storageQuota: config.storageQuota ?? null,
-      maxPendingUploads: config.maxPendingUploads ?? null,
-      requireUploadToken: config.requireUploadToken ?? false,
-    });
+    project = await createProject(db, newDefaultProject(config, [...LOOPBACK_ORIGINS]));
     generated = { projectId: project.id };
   } else {
     generated = saved as SavedKeys;
@@ -54,20 +46,7 @@ export async function ensureDefaultProject(
     // the new default, unless an operator has set origins of their own since.
     const oldDefault = isDeepStrictEqual(project.allowedOrigins, DEMO_ORIGINS);
     const origins = config.allowedOrigins ?? (oldDefault ? [...LOOPBACK_ORIGINS] : undefined);
-    const patch = {
-      ...(config.plan ? { plan: config.plan } : {}),
-      ...(origins ? { allowedOrigins: origins } : {}),
-      ...(config.allowedTypes !== undefined ? { allowedTypes: config.allowedTypes } : {}),
-      ...(config.storageQuota !== undefined ? { storageQuota: config.storageQuota } : {}),
-      ...(config.maxPendingUploads !== undefined
-        ? { maxPendingUploads: config.maxPendingUploads }
-        : {}),
-      ...(config.requireUploadToken !== undefined
-        ? { requireUploadToken: config.requireUploadToken }
-        : {}),
-    };
-    if (Object.keys(patch).length > 0)
-      project = (await db.updateProject(project.id, patch)) ?? project;
+    project = await applyConfig(db, project, config, origins);
   }
 
   const secretKey = await settleKey(db, project.id, 'secret', config.secretKey, generated);
@@ -140,16 +119,7 @@ async function ensureSharedDefaultProject(
   const id = await db.initSetting(DEFAULT_PROJECT_SETTING, candidate);
   let project: Project | null;
   if (id === candidate) {
-    project = await createProject(db, {
-      id,
-      name: 'Default project',
-      plan: config.plan ?? 'free',
-      allowedOrigins: config.allowedOrigins ?? DEMO_ORIGINS,
-      allowedTypes: config.allowedTypes ?? null,
-      storageQuota: config.storageQuota ?? null,
-      maxPendingUploads: config.maxPendingUploads ?? null,
-      requireUploadToken: config.requireUploadToken ?? false,
-    });
+    project = await createProject(db, { id, ...newDefaultProject(config, DEMO_ORIGINS) });
   } else {
     // Another instance won the race and may not have created the row yet.
     const deadline = Date.now() + 10_000;
@@ -159,23 +129,48 @@ async function ensureSharedDefaultProject(
       project = await db.getProject(id);
     }
     if (!project) throw new Error(`The default project ${id} recorded in the database is missing.`);
-    const patch = {
-      ...(config.plan ? { plan: config.plan } : {}),
-      ...(config.allowedOrigins ? { allowedOrigins: config.allowedOrigins } : {}),
-      ...(config.allowedTypes !== undefined ? { allowedTypes: config.allowedTypes } : {}),
-      ...(config.storageQuota !== undefined ? { storageQuota: config.storageQuota } : {}),
-      ...(config.maxPendingUploads !== undefined
-        ? { maxPendingUploads: config.maxPendingUploads }
-        : {}),
-      ...(config.requireUploadToken !== undefined
-        ? { requireUploadToken: config.requireUploadToken }
-        : {}),
-    };
-    if (Object.keys(patch).length > 0) {
-      project = (await db.updateProject(project.id, patch)) ?? project;
-    }
+    project = await applyConfig(db, project, config, config.allowedOrigins);
   }
   await ensureKey(db, project.id, secretKey);
   await ensureKey(db, project.id, publishableKey);
   return { project, secretKey, publishableKey };
+}
+
+/** The default project as a first start creates it: the settings configured, else defaults. */
+function newDefaultProject(config: ServiceConfig, defaultOrigins: string[]) {
+  return {
+    name: 'Default project',
+    plan: config.plan ?? 'free',
+    allowedOrigins: config.allowedOrigins ?? defaultOrigins,
+    allowedTypes: config.allowedTypes ?? null,
+    storageQuota: config.storageQuota ?? null,
+    maxPendingUploads: config.maxPendingUploads ?? null,
+    requireUploadToken: config.requireUploadToken ?? false,
+  };
+}
+
+/**
+ * The existing default project with the settings this start's configuration sets (and
+ * `origins`, when given); unset ones keep what is stored (e.g. by `npm run admin`).
+ */
+async function applyConfig(
+  db: MetadataStore,
+  project: Project,
+  config: ServiceConfig,
+  origins: string[] | undefined,
+): Promise<Project> {
+  const patch = {
+    ...(config.plan ? { plan: config.plan } : {}),
+    ...(origins ? { allowedOrigins: origins } : {}),
+    ...(config.allowedTypes !== undefined ? { allowedTypes: config.allowedTypes } : {}),
+    ...(config.storageQuota !== undefined ? { storageQuota: config.storageQuota } : {}),
+    ...(config.maxPendingUploads !== undefined
+      ? { maxPendingUploads: config.maxPendingUploads }
+      : {}),
+    ...(config.requireUploadToken !== undefined
+      ? { requireUploadToken: config.requireUploadToken }
+      : {}),
+  };
+  if (Object.keys(patch).length === 0) return project;
+  return (await db.updateProject(project.id, patch)) ?? project;
 }
