@@ -56,25 +56,39 @@ export function expectedDigest(
 }
 
 /**
- * The source, hashed as it streams by (no second pass over the bytes), failing after its
- * last chunk and before it ends if the bytes do not have the expected digest: whoever writes
- * them sees a failed source, so the part never counts as whole.
+ * The source, hashed as it streams by (no second pass over the bytes), failing with
+ * `mismatch()` after its last chunk and before it ends if the bytes do not have the
+ * expected digest: whoever writes them sees a failed source, so nothing of them is kept.
  */
-export async function* verifyDigest(
+export async function* verifiedBytes(
   source: AsyncIterable<Buffer>,
   algorithm: LocalPartChecksum,
   expected: Buffer,
-  partNumber: number,
+  mismatch: () => Error,
 ): AsyncGenerator<Buffer> {
   const hash = createHash(algorithm);
   for await (const chunk of source) {
     hash.update(chunk);
     yield chunk;
   }
-  if (!hash.digest().equals(expected)) {
-    throw new ServiceError(
-      'checksum_mismatch',
-      `Part ${partNumber} does not match its ${ALGORITHMS[algorithm].key} digest: its bytes were damaged on the way, and it was not stored. Send it again.`,
-    );
-  }
+  if (!hash.digest().equals(expected)) throw mismatch();
+}
+
+/** A part's bytes checked against its `Content-Digest` (`verifiedBytes`): never whole if damaged. */
+export function verifyDigest(
+  source: AsyncIterable<Buffer>,
+  algorithm: LocalPartChecksum,
+  expected: Buffer,
+  partNumber: number,
+): AsyncGenerator<Buffer> {
+  return verifiedBytes(
+    source,
+    algorithm,
+    expected,
+    () =>
+      new ServiceError(
+        'checksum_mismatch',
+        `Part ${partNumber} does not match its ${ALGORITHMS[algorithm].key} digest: its bytes were damaged on the way, and it was not stored. Send it again.`,
+      ),
+  );
 }

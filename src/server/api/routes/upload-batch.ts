@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import type { MultipartFile } from '@fastify/multipart';
@@ -10,6 +9,7 @@ import { crashPoint } from '../../crash-points.js';
 import type { FileRow } from '../../db/metadata-store.js';
 import { fileEvent } from '../../events/file-events.js';
 import { bodyChunks, contentLength, exactBytes } from '../../http/body.js';
+import { verifiedBytes } from '../../http/content-digest.js';
 import { atIndex, fail, ServiceError } from '../../http/errors.js';
 import { mediaEssence } from '../../http/media-type.js';
 import { ingestStored } from '../../ingest/ingest.js';
@@ -217,7 +217,18 @@ async function receive(
   // Not destroyed when refused (`bodyChunks`): the rest of the part is read past, and the
   // next file's bytes follow it in the same body.
   const exact = exactBytes(bodyChunks(part.file), entry.size, mismatch);
-  const bytes = file.sha256 ? verified(exact, file.sha256) : exact;
+  const bytes = file.sha256
+    ? verifiedBytes(
+        exact,
+        'sha256',
+        file.sha256,
+        () =>
+          new ServiceError(
+            'checksum_mismatch',
+            'The file does not match its sha256: its bytes were damaged on the way, and it was not stored. Send it again.',
+          ),
+      )
+    : exact;
   const options = { contentType: entry.mime };
   try {
     if (entry.size <= IN_MEMORY_BYTES) {
@@ -240,24 +251,6 @@ async function receive(
   }
   // Settled later, by makeReady; no unhandled rejection meanwhile.
   file.stored.catch(() => undefined);
-}
-
-/**
- * The bytes, hashed as they stream by, failing after the last chunk (so the store never
- * keeps them) when they do not have the digest their entry gave.
- */
-async function* verified(source: AsyncIterable<Buffer>, expected: Buffer): AsyncGenerator<Buffer> {
-  const hash = createHash('sha256');
-  for await (const chunk of source) {
-    hash.update(chunk);
-    yield chunk;
-  }
-  if (!hash.digest().equals(expected)) {
-    throw new ServiceError(
-      'checksum_mismatch',
-      'The file does not match its sha256: its bytes were damaged on the way, and it was not stored. Send it again.',
-    );
-  }
 }
 
 /** What one stored file is, from its bytes; its scan and location stripping. */
