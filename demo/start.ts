@@ -1,3 +1,4 @@
+import { originAllowed } from '../src/server/origins.js';
 import { runUntilSignal } from '../src/server/start/run.js';
 import { startService } from '../src/server/start/service.js';
 import { startDemoServer } from './demo-server.js';
@@ -39,7 +40,7 @@ runUntilSignal(async (config) => {
       'Press Ctrl+C to stop.',
     ].join('\n'),
   );
-  if (!project.allowedOrigins.includes(demoOrigin)) {
+  if (!originAllowed(project.allowedOrigins, demoOrigin)) {
     console.warn(
       `\nWarning: ${demoOrigin} is not among the project's allowed origins (${project.allowedOrigins.join(', ')}); the demo's requests will be refused with origin_not_allowed.`,
     );

@@ -184,6 +184,8 @@ describe('README: the shell commands', () => {
         body: 'hello',
       });
       assert.equal(upload.status, 201, await upload.clone().text());
+      // An allowed origin (by its loopback pattern) is not warned about as refused.
+      assert.doesNotMatch(started.output(), /not among the project's allowed origins/);
     } finally {
       await stop(started);
     }
