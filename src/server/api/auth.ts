@@ -4,6 +4,7 @@ import type { ServiceContext } from '../context.js';
 import type { Project, UploadTokenRow } from '../db/metadata-store.js';
 import { fail } from '../http/errors.js';
 import { originAllowed } from '../origins.js';
+import { addressGroup } from '../rate-limit/address-group.js';
 import { constantTimeEqual, hashKey, type KeyKind, keyKindOf } from '../secrets.js';
 
 /**
@@ -38,7 +39,8 @@ const BEARER = /^Bearer (\S+)$/i;
 
 /**
  * Resolves the caller from `Authorization: Bearer <key or upload token>`. A publishable key
- * must come from an allowlisted `Origin` and is rate-limited per key and client IP;
+ * must come from an allowlisted `Origin` and is rate-limited per key and client address
+ * group (`addressGroup`: an IPv6 client by its /64);
  * `secretOnly` operations refuse it after those checks, and upload calls refuse it alone
  * when its project requires upload tokens. An upload token: see `authenticateToken`.
  */
@@ -63,7 +65,7 @@ export async function authenticate(
   }
   if (found.key.kind === 'publishable') {
     checkOrigin(request.headers.origin, found.project, 'publishable key');
-    await takeRate(ctx, `${found.key.id} ${request.ip}`);
+    await takeRate(ctx, `${found.key.id} ${addressGroup(request.ip)}`);
     if (access.secretOnly) fail('secret_key_required');
     if (access.upload && found.project.requireUploadToken) fail('upload_token_required');
   }

@@ -1,5 +1,5 @@
 /**
- * Rate limits for publishable keys: a token bucket per (key, client IP) whose capacity is
+ * Rate limits for publishable keys: a token bucket per (key, client address group: `addressGroup`) whose capacity is
  * the per-minute rate and which refills continuously, so at a rate of 5 the sixth quick
  * request is refused. The embedded service keeps the buckets in memory; instances behind a
  * load balancer share them in PostgreSQL, so the limit holds across instances.
