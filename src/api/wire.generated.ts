@@ -99,7 +99,7 @@ export interface ErrorDetail {
   message: string;
   /** Batch calls: the position of the first bad entry. */
   index?: number;
-  /** `too_large`: the cap in bytes; `quota_exceeded`: `storage` or `pending_uploads`. */
+  /** `too_large`: the cap in bytes; `quota_exceeded`: `storage`, `pending_uploads`, `anonymous_share` (files uploaded without an upload token, together), `address_bytes` (one address, in any 24 hours) or `address_uploads` (one address, pending at once). */
   limit?: number | string;
   /** `quota_exceeded`: the limit passed. */
   quota?: number | null;
@@ -454,6 +454,8 @@ export interface Usage {
   /** Signed sizes of pending uploads (and room reserved by one-request uploads under way). */
   pendingBytes: number;
   pendingUploads: number;
+  /** Of `storedBytes` and `pendingBytes`, what files uploaded with the publishable key and no upload token hold, ready or pending: at most the project's anonymous share of its quota (`FILEHOST_ANONYMOUS_SHARE`, default half). */
+  anonymousBytes: number;
   /** Bytes of the image variants the CDN keeps for ready files (at most 64 a file, the least recently served removed first). Not counted against the quota. */
   variantBytes: number;
   quota: {

@@ -16,6 +16,7 @@ export async function createProject(
     storageQuota?: number | null;
     maxPendingUploads?: number | null;
     requireUploadToken?: boolean;
+    anonymousShare?: number | null;
     id?: string;
   },
   now = Date.now(),
@@ -26,6 +27,7 @@ export async function createProject(
     storageQuota: input.storageQuota ?? null,
     maxPendingUploads: input.maxPendingUploads ?? null,
     requireUploadToken: input.requireUploadToken ?? false,
+    anonymousShare: input.anonymousShare ?? null,
     id: input.id ?? newId('prj_'),
     createdAt: now,
   };

@@ -2,8 +2,8 @@ import { parseArgs } from 'node:util';
 import { EVENT_TYPES, type EventType, MAX_WEBHOOKS } from '../api/events.js';
 import { PLANS, type Plan } from '../api/limits.js';
 import { createKey, createProject } from './admin.js';
-import { projectQuota } from './api/quota.js';
-import { ConfigError, configFromEnv, parseOrigins } from './config.js';
+import { anonymousShareOf, projectQuota } from './api/quota.js';
+import { ConfigError, configFromEnv, parseOrigins, parseShare } from './config.js';
 import type { MetadataStore, Project } from './db/metadata-store.js';
 import { newWebhookSecret } from './events/webhook-secret.js';
 import { parseTargetUrl } from './http/targets.js';
@@ -21,14 +21,18 @@ FILEHOST_DATA_DIR, or PostgreSQL when FILEHOST_DATABASE_URL is set.
   npm run admin -- projects list
   npm run admin -- projects create --name NAME [--plan free|paid] [--origins URL,URL]
                                    [--types TYPE,TYPE] [--storage-quota BYTES] [--max-pending N]
-                                   [--require-upload-token]
+                                   [--anonymous-share SHARE] [--require-upload-token]
   npm run admin -- projects set PROJECT_ID [--name NAME] [--plan free|paid] [--origins URL,URL]
                                    [--types TYPE,TYPE] [--storage-quota BYTES] [--max-pending N]
+                                   [--anonymous-share SHARE]
                                    [--require-upload-token | --no-require-upload-token]
 
 --storage-quota, --max-pending: the project's limits (stored bytes and pending uploads'
 signed sizes; pending uploads at once); 0 for none, plan for the plan's (free: 10 GB and
 1,000; paid: none).
+--anonymous-share: the part of those limits that files uploaded with the publishable key
+and no upload token may hold together, 0 to 1 (default 0.5, or default); uploads with the
+secret key or an upload token always have the rest.
 --types: the media types the project accepts, e.g. image/*,application/pdf (declared at
 sign, recognised from the bytes when complete); * for every type, the default.
 --require-upload-token: uploads need an upload token its backend minted (POST
@@ -70,11 +74,21 @@ function limitOption(name: string, raw: string | undefined): number | null | und
   return Number(raw);
 }
 
+/** `--anonymous-share`: a decimal from 0 to 1, `default` for the default (null), or absent. */
+function shareOption(raw: string | undefined): number | null | undefined {
+  if (raw === undefined) return undefined;
+  if (raw === 'default') return null;
+  const share = parseShare(raw);
+  if (share === null)
+    throw new UsageError('--anonymous-share takes a number from 0 to 1, or default');
+  return share;
+}
+
 /** A project's limits as listings show them. */
 function describeLimits(project: Project): string {
   const quota = projectQuota(project);
   const tokens = project.requireUploadToken ? ', upload token required' : '';
-  return `quota: ${quota.storageBytes ?? 'none'} bytes, ${quota.pendingUploads ?? 'no cap on'} pending${tokens}`;
+  return `quota: ${quota.storageBytes ?? 'none'} bytes, ${quota.pendingUploads ?? 'no cap on'} pending, anonymous share ${anonymousShareOf(project)}${tokens}`;
 }
 
 async function run(args: string[], db: MetadataStore): Promise<string> {
@@ -88,6 +102,7 @@ async function run(args: string[], db: MetadataStore): Promise<string> {
       types: { type: 'string' },
       'storage-quota': { type: 'string' },
       'max-pending': { type: 'string' },
+      'anonymous-share': { type: 'string' },
       'require-upload-token': { type: 'boolean' },
       'no-require-upload-token': { type: 'boolean' },
       kind: { type: 'string' },
@@ -103,6 +118,7 @@ async function run(args: string[], db: MetadataStore): Promise<string> {
   const types = values.types === undefined ? undefined : parseTypes(values.types);
   const storageQuota = limitOption('--storage-quota', values['storage-quota']);
   const maxPendingUploads = limitOption('--max-pending', values['max-pending']);
+  const anonymousShare = shareOption(values['anonymous-share']);
   if (values['require-upload-token'] && values['no-require-upload-token']) {
     throw new UsageError('give --require-upload-token or --no-require-upload-token, not both');
   }
@@ -114,6 +130,7 @@ async function run(args: string[], db: MetadataStore): Promise<string> {
   const limits = {
     ...(storageQuota !== undefined ? { storageQuota } : {}),
     ...(maxPendingUploads !== undefined ? { maxPendingUploads } : {}),
+    ...(anonymousShare !== undefined ? { anonymousShare } : {}),
     ...(requireUploadToken !== undefined ? { requireUploadToken } : {}),
   };
 

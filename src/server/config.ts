@@ -40,6 +40,8 @@ export interface ServiceConfig {
   allowedTypes: string[] | null | undefined;
   /** `FILEHOST_REQUIRE_UPLOAD_TOKEN`: the default project's uploads need an upload token. */
   requireUploadToken: boolean | undefined;
+  /** `FILEHOST_ANONYMOUS_SHARE`: the default project's anonymous share (0 to 1). */
+  anonymousShare: number | undefined;
   plan: Plan | undefined;
   rateLimitPerMinute: number;
   uploadUrlTtlSeconds: number;
@@ -229,6 +231,7 @@ export function configFromEnv(env: Env = process.env): ServiceConfig {
       read('FILEHOST_REQUIRE_UPLOAD_TOKEN') === undefined
         ? undefined
         : boolean(read('FILEHOST_REQUIRE_UPLOAD_TOKEN'), 'FILEHOST_REQUIRE_UPLOAD_TOKEN', false),
+    anonymousShare: anonymousShare(read('FILEHOST_ANONYMOUS_SHARE')),
     rateLimitPerMinute: integer(env, 'FILEHOST_RATE_LIMIT', 600, 1, 1_000_000),
     uploadUrlTtlSeconds: integer(env, 'FILEHOST_UPLOAD_URL_TTL', 3600, 1, 7 * 24 * 3600),
     uploadLifetimeSeconds: integer(env, 'FILEHOST_UPLOAD_LIFETIME', 24 * 3600, 1, 7 * 24 * 3600),
@@ -454,4 +457,23 @@ export function describeStartError(error: unknown): string {
     return `${error.message}. Check FILEHOST_S3_ENDPOINT and that the storage is running and reachable.`;
   }
   return error instanceof Error ? (error.stack ?? error.message) : String(error);
+}
+
+function anonymousShare(raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  const share = parseShare(raw);
+  if (share === null) {
+    throw new ConfigError('FILEHOST_ANONYMOUS_SHARE', 'must be a number from 0 to 1, e.g. 0.5');
+  }
+  return share;
+}
+
+/**
+ * A share as an operator writes it (`FILEHOST_ANONYMOUS_SHARE`, `--anonymous-share`): a
+ * decimal from 0 to 1; null when it is not one.
+ */
+export function parseShare(text: string): number | null {
+  if (!/^(0|1|0?\.\d+|1\.0*|0\.)$/.test(text.trim())) return null;
+  const value = Number(text);
+  return value >= 0 && value <= 1 ? value : null;
 }

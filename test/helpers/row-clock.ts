@@ -32,3 +32,30 @@ export async function moveDeleteAt(
     db.close();
   }
 }
+
+/**
+ * Moves the start of every file of the service's database `ms` into the past, so that a
+ * test sees what a window of time (an address's 24 hours) does once it has passed, without
+ * waiting it out. Only the times move; what the service makes of them is its own.
+ */
+export async function ageFiles(
+  service: { dataDir: string; databaseUrl: string | undefined },
+  ms: number,
+): Promise<void> {
+  if (service.databaseUrl) {
+    const client = new pg.Client({ connectionString: service.databaseUrl });
+    await client.connect();
+    try {
+      await client.query('UPDATE files SET created_at = created_at - $1', [ms]);
+    } finally {
+      await client.end();
+    }
+    return;
+  }
+  const db = new Database(join(service.dataDir, 'filehost.db'), { timeout: 5000 });
+  try {
+    db.prepare('UPDATE files SET created_at = created_at - ?').run(ms);
+  } finally {
+    db.close();
+  }
+}

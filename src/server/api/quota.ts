@@ -5,18 +5,24 @@ import {
   type AnonymousCaps,
   type FileRow,
   type Project,
+  type ProjectUsage,
   type Quota,
   QuotaExceededError,
   type Reservation,
   TokenExhaustedError,
 } from '../db/metadata-store.js';
 import { atIndex, ServiceError } from '../http/errors.js';
+import { addressGroup } from '../rate-limit/address-group.js';
 import type { Caller } from './auth.js';
 
-/** One client address's anonymous pending uploads at once (decisions.md, "Who may upload"). */
+/** One client address group's anonymous pending uploads at once (decisions.md, "Abuse by the public key, round two"). */
 export const ADDRESS_PENDING_UPLOADS = 200;
-/** One client address's anonymous pending bytes: 1 GB, or twice the plan's largest file. */
-export const ADDRESS_PENDING_BYTES = 1_000_000_000;
+/** One client address group's anonymous bytes per window: 1 GB, or twice the plan's largest file. */
+export const ADDRESS_BYTES = 1_000_000_000;
+/** The window an address group's anonymous bytes are counted in: any 24 hours. */
+export const ADDRESS_WINDOW_MS = 24 * 3600 * 1000;
+/** The part of a project's limits its anonymous files may hold when it sets none of its own. */
+export const DEFAULT_ANONYMOUS_SHARE = 0.5;
 
 /** Each plan's limits (decisions.md, "Quotas and usage"): free 10 GB and 1,000 pending uploads. */
 export const PLAN_QUOTA: Readonly<Record<Plan, Quota>> = {
@@ -45,27 +51,35 @@ export function largestFile(plan: Plan): number {
   return Math.max(PLAN_SIGN_CAP[plan], MAX_ONE_REQUEST_BYTES);
 }
 
+/** The part of its limits a project's anonymous files may hold together (0 to 1). */
+export function anonymousShareOf(project: Pick<Project, 'anonymousShare'>): number {
+  return project.anonymousShare ?? DEFAULT_ANONYMOUS_SHARE;
+}
+
 /**
  * The bounds of anonymous uploads (publishable key, no upload token) of a project from one
- * client address: per address at most 200 pending uploads and 1 GB (or twice the plan's
- * largest file, whichever is larger) pending; all anonymous ones together at most half the
- * project's quota and pending cap, so that no stranger can fill a project: its backend's
- * uploads (secret key, upload tokens) always have the other half.
+ * client address group (`addressGroup`): per group at most 200 pending uploads, and 1 GB
+ * (or twice the plan's largest file, whichever is larger) of uploads started in any 24
+ * hours that are pending or became ready; all anonymous files together, pending or ready,
+ * at most the project's anonymous share of its quota and pending cap. So no stranger can
+ * fill a project: its backend's uploads (secret key, upload tokens) always have the rest.
  */
 export function anonymousCaps(
-  project: Pick<Project, 'plan' | 'storageQuota' | 'maxPendingUploads'>,
+  project: Pick<Project, 'plan' | 'storageQuota' | 'maxPendingUploads' | 'anonymousShare'>,
   address: string,
 ): AnonymousCaps {
   const quota = projectQuota(project);
   const largest = largestFile(project.plan);
-  const half = (value: number | null) => (value === null ? null : Math.floor(value / 2));
+  const share = anonymousShareOf(project);
+  const part = (value: number | null) => (value === null ? null : Math.floor(value * share));
   return {
-    address,
+    address: addressGroup(address),
     perAddress: {
       uploads: ADDRESS_PENDING_UPLOADS,
-      bytes: Math.max(ADDRESS_PENDING_BYTES, 2 * largest),
+      bytes: Math.max(ADDRESS_BYTES, 2 * largest),
+      windowMs: ADDRESS_WINDOW_MS,
     },
-    share: { storageBytes: half(quota.storageBytes), pendingUploads: half(quota.pendingUploads) },
+    share: { storageBytes: part(quota.storageBytes), pendingUploads: part(quota.pendingUploads) },
   };
 }
 
@@ -115,14 +129,20 @@ export function quotaError(error: QuotaExceededError, quota: Quota): ServiceErro
   if (error.limit !== 'storage' && error.limit !== 'pending_uploads') {
     const { max, used } = error.bound;
     const available = Math.max(0, max - used);
+    const hours = ADDRESS_WINDOW_MS / 3_600_000;
     const sentences: Record<typeof error.limit, string> = {
-      anonymous_storage: `Uploads without an upload token may hold at most ${max} bytes pending at once, half of the project's quota, and that share is full (${available} bytes left); uploads with an upload token or the secret key are not held back by it.`,
-      anonymous_pending_uploads: `Uploads without an upload token may have at most ${max} pending uploads at once, half of the project's cap, and that share is full; uploads with an upload token or the secret key are not held back by it.`,
-      address_bytes: `Uploads without an upload token from one address may hold at most ${max} bytes pending at once (${available} bytes left); complete or cancel some first.`,
+      anonymous_storage: `Files uploaded without an upload token may hold at most ${max} bytes in all, their share of the project's quota, and ${available} bytes of it are left; uploads with an upload token or the secret key are not held back by it.`,
+      anonymous_pending_uploads: `Uploads without an upload token may have at most ${max} pending uploads at once, their share of the project's cap, and that share is full; uploads with an upload token or the secret key are not held back by it.`,
+      address_bytes: `Uploads without an upload token from one address may bring at most ${max} bytes in any ${hours} hours, and ${available} bytes of it are left now.`,
       address_uploads: `Uploads without an upload token from one address may have at most ${max} pending uploads at once; complete or cancel some first.`,
     };
+    // Both shares are one limit on the wire: the anonymous share of the project's limits.
+    const limit =
+      error.limit === 'anonymous_storage' || error.limit === 'anonymous_pending_uploads'
+        ? 'anonymous_share'
+        : error.limit;
     return new ServiceError('quota_exceeded', sentences[error.limit], {
-      extra: { limit: error.limit, quota: max, available },
+      extra: { limit, quota: max, available },
     });
   }
   if (error.limit === 'storage') {
@@ -147,9 +167,14 @@ export function quotaError(error: QuotaExceededError, quota: Quota): ServiceErro
 }
 
 /** The `GET /v1/usage` answer. */
-export function usageAnswer(usage: Omit<Usage, 'quota'>, quota: Quota): Usage {
+export function usageAnswer(usage: ProjectUsage, quota: Quota): Usage {
   return {
-    ...usage,
+    storedBytes: usage.storedBytes,
+    files: usage.files,
+    pendingBytes: usage.pendingBytes,
+    pendingUploads: usage.pendingUploads,
+    anonymousBytes: usage.anonymousBytes,
+    variantBytes: usage.variantBytes,
     quota: { storageBytes: quota.storageBytes, pendingUploads: quota.pendingUploads },
   };
 }

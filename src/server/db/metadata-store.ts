@@ -26,6 +26,11 @@ export interface Project {
   maxPendingUploads: number | null;
   /** Uploads need an upload token: the publishable key alone may list and get, not upload. */
   requireUploadToken: boolean;
+  /**
+   * The part of the quota and of the pending cap that anonymous files (publishable key, no
+   * token) may hold together, 0 to 1; null: the default, `DEFAULT_ANONYMOUS_SHARE`.
+   */
+  anonymousShare: number | null;
   createdAt: number;
 }
 
@@ -42,12 +47,16 @@ export interface UsageCounts {
   /** Signed sizes of pending uploads, and what one-request uploads under way reserved. */
   pendingBytes: number;
   pendingUploads: number;
+  /** Of all the above, what anonymous files hold: bytes (pending and ready), pending uploads. */
+  anonymousBytes: number;
+  anonymousUploads: number;
 }
 
 /**
  * Which limit new uploads would pass: the project's own (`storage`, `pending_uploads`), the
- * share all anonymous uploads may hold together (`anonymous_storage`,
- * `anonymous_pending_uploads`), or one client address's (`address_bytes`, `address_uploads`).
+ * share all anonymous files may hold together (`anonymous_storage`,
+ * `anonymous_pending_uploads`, both `anonymous_share` on the wire), or one client address's
+ * (`address_bytes` in its window, `address_uploads` pending at once).
  */
 export type QuotaLimit =
   | 'storage'
@@ -101,20 +110,23 @@ export class TokenExhaustedError extends Error {
 }
 
 /**
- * Anonymous uploads (publishable key, no upload token) and what they may hold while pending:
- * per client address, and all of them together (half the project's limits).
+ * Anonymous uploads (publishable key, no upload token) and what they may hold: per client
+ * address group, pending uploads at once and bytes of the uploads it started within a
+ * window (pending or ready); all anonymous files together, a share of the project's limits.
  */
 export interface AnonymousCaps {
+  /** The client's address group (`addressGroup`), as files record it. */
   address: string;
-  perAddress: { uploads: number; bytes: number };
+  perAddress: { uploads: number; bytes: number; windowMs: number };
   /** null: no bound (the project has no such limit). */
   share: Quota;
 }
 
-/** What anonymous pending uploads hold now, of all addresses and of one. */
+/**
+ * What one address group's anonymous files hold now: pending uploads, and bytes of those
+ * started since the window's start that are pending or ready.
+ */
 export interface AnonymousUsage {
-  bytes: number;
-  uploads: number;
   addressBytes: number;
   addressUploads: number;
 }
@@ -162,8 +174,8 @@ export function overReservation(
   if (project) return project;
   const caps = reservation.anonymous;
   if (caps && anonymous) {
-    let bytes = anonymous.bytes;
-    let uploads = anonymous.uploads;
+    let bytes = usage.anonymousBytes;
+    let uploads = usage.anonymousUploads;
     let addressBytes = anonymous.addressBytes;
     let addressUploads = anonymous.addressUploads;
     for (const [index, file] of files.entries()) {
@@ -184,8 +196,13 @@ export function overReservation(
           anonymous.addressUploads,
         ) ??
         over('address_bytes', caps.perAddress.bytes, addressBytes, anonymous.addressBytes) ??
-        over('anonymous_pending_uploads', caps.share.pendingUploads, uploads, anonymous.uploads) ??
-        over('anonymous_storage', caps.share.storageBytes, bytes, anonymous.bytes);
+        over(
+          'anonymous_pending_uploads',
+          caps.share.pendingUploads,
+          uploads,
+          usage.anonymousUploads,
+        ) ??
+        over('anonymous_storage', caps.share.storageBytes, bytes, usage.anonymousBytes);
       if (error) return error;
     }
   }
@@ -248,6 +265,7 @@ export type ProjectPatch = Partial<
     | 'storageQuota'
     | 'maxPendingUploads'
     | 'requireUploadToken'
+    | 'anonymousShare'
   >
 >;
 
@@ -306,7 +324,12 @@ export interface FileRow {
    * token's limits: cleared when the room comes back (aborted, refused, expired).
    */
   tokenId: string | null;
-  /** Anonymous uploads (publishable key, no token): the client address that reserved it. */
+  /**
+   * Anonymous files (publishable key, no token): the client's address group
+   * (`addressGroup`) that uploaded it, kept for the file's life: it is what makes the file
+   * count in the anonymous share, and in its address's allowance. Null: uploaded with the
+   * secret key or a token (or made ready before anonymous files were told apart).
+   */
   anonymousAddress: string | null;
   /**
    * When clamd found the file clean (ms); null (or absent, on rows made before scanning)
@@ -477,6 +500,17 @@ export interface MetadataStore {
    * their expiry at `now` hold nothing.
    */
   usage(projectId: string, now: number): Promise<ProjectUsage>;
+  /**
+   * What one client address group's anonymous files of the project hold at `now`: pending
+   * uploads, and bytes of those started within `windowMs` before it (as `insertFiles`
+   * counts them against `AnonymousCaps.perAddress`).
+   */
+  addressUsage(
+    projectId: string,
+    address: string,
+    now: number,
+    windowMs: number,
+  ): Promise<AnonymousUsage>;
   /** A file a client can see (pending or ready) in the given project. */
   getVisibleFile(projectId: string, id: string): Promise<FileRow | null>;
   /** Any non-deleted row by id alone: the CDN and signed part URLs carry no project. */

@@ -146,6 +146,7 @@ function newDefaultProject(config: ServiceConfig, defaultOrigins: string[]) {
     storageQuota: config.storageQuota ?? null,
     maxPendingUploads: config.maxPendingUploads ?? null,
     requireUploadToken: config.requireUploadToken ?? false,
+    anonymousShare: config.anonymousShare ?? null,
   };
 }
 
@@ -170,6 +171,7 @@ async function applyConfig(
     ...(config.requireUploadToken !== undefined
       ? { requireUploadToken: config.requireUploadToken }
       : {}),
+    ...(config.anonymousShare !== undefined ? { anonymousShare: config.anonymousShare } : {}),
   };
   if (Object.keys(patch).length === 0) return project;
   return (await db.updateProject(project.id, patch)) ?? project;

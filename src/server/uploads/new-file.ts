@@ -1,5 +1,6 @@
 import type { Caller } from '../api/auth.js';
 import type { FileRow } from '../db/metadata-store.js';
+import { addressGroup } from '../rate-limit/address-group.js';
 import { newId } from '../secrets.js';
 
 /**
@@ -46,6 +47,6 @@ export function newFileRow(
     completedParts: null,
     deleteAt: deleteAfter === null ? null : now + deleteAfter * 1000,
     tokenId: caller.token?.id ?? null,
-    anonymousAddress: caller.keyKind === 'publishable' ? address : null,
+    anonymousAddress: caller.keyKind === 'publishable' ? addressGroup(address) : null,
   };
 }

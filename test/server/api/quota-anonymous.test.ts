@@ -73,14 +73,14 @@ describe('anonymous reservations cannot lock a project', () => {
       await t.signMany(files(10, 100 * MB), as('203.0.113.6')),
       403,
       'quota_exceeded',
-      { limit: 'anonymous_storage', quota: 5_000_000_000, available: 0, index: 0 },
+      { limit: 'anonymous_share', quota: 5_000_000_000, available: 0, index: 0 },
     );
-    assert.match(share.message, /half of the project's quota/);
+    assert.match(share.message, /share of the project's quota/);
     await expectError(
       await t.sign({ name: 'one', size: 1 }, as('203.0.113.6')),
       403,
       'quota_exceeded',
-      { limit: 'anonymous_storage' },
+      { limit: 'anonymous_share' },
     );
     assert.equal((await usage()).pendingBytes, 5_000_000_000);
     // The backend's uploads have the other half.
@@ -141,9 +141,9 @@ describe('anonymous pending uploads: per address and in all', () => {
       await t.signMany(files(100, 1), as('192.0.2.6')),
       403,
       'quota_exceeded',
-      { limit: 'anonymous_pending_uploads', quota: 500, index: 97 },
+      { limit: 'anonymous_share', quota: 500, index: 97 },
     );
-    assert.match(refused.message, /half of the project's cap/);
+    assert.match(refused.message, /share of the project's cap/);
     // The share does not hold the secret key back.
     await json(await t.signMany(files(100, 1)), 201);
     const usage = await json<Usage>(await t.api('/v1/usage'));
@@ -175,7 +175,7 @@ describe('room held by a pending upload comes back at its expiresAt', () => {
       await t.sign({ name: 'x', size: 1 }, as('192.0.2.9')),
       403,
       'quota_exceeded',
-      { limit: 'anonymous_pending_uploads' },
+      { limit: 'anonymous_share' },
     );
     await json(await t.signMany(files(2, 250)), 201);
     await expectError(await t.sign({ name: 'x', size: 1 }), 403, 'quota_exceeded');

@@ -47,6 +47,7 @@ export function metadataStoreConformance(
           storageQuota: null,
           maxPendingUploads: null,
           requireUploadToken: false,
+          anonymousShare: null,
           createdAt: 1,
         };
         await store.createProject(project);
@@ -860,7 +861,7 @@ export function metadataStoreConformance(
           now: 1_000,
           anonymous: {
             address,
-            perAddress: { uploads: 3, bytes: 300 },
+            perAddress: { uploads: 3, bytes: 300, windowMs: 86_400_000 },
             share: { storageBytes: 500, pendingUploads: 6 },
           },
         });
@@ -901,6 +902,8 @@ export function metadataStoreConformance(
           files: 1,
           pendingBytes: 500,
           pendingUploads: 5,
+          anonymousBytes: 500,
+          anonymousUploads: 5,
           variantBytes: 0,
         });
         // At 5_000 every pending row has expired: room for all of them again.
@@ -909,12 +912,109 @@ export function metadataStoreConformance(
           files: 1,
           pendingBytes: 0,
           pendingUploads: 0,
+          anonymousBytes: 0,
+          anonymousUploads: 0,
           variantBytes: 0,
         });
         await store.insertFiles(project.id, [anon('a', 300, 9_000)], {
           ...reservation('a'),
           now: 5_000,
         });
+      }),
+    );
+
+    it(
+      'counts anonymous files once ready in the share for good, and in their address for its window',
+      withStore(async (store, project) => {
+        const hour = 3_600_000;
+        const window = 24 * hour;
+        const reservation = (address: string, now: number): Reservation => ({
+          quota: { storageBytes: 1000, pendingUploads: null },
+          now,
+          anonymous: {
+            address,
+            perAddress: { uploads: 10, bytes: 300, windowMs: window },
+            share: { storageBytes: 500, pendingUploads: null },
+          },
+        });
+        const anon = (address: string, size: number, createdAt: number) =>
+          file(project.id, {
+            status: 'receiving',
+            size,
+            createdAt,
+            expiresAt: createdAt + 60_000,
+            anonymousAddress: address,
+          });
+        const refusal = (limit: string) => (error: unknown) =>
+          error instanceof QuotaExceededError && error.limit === limit;
+        const start = 10 * window;
+        const first = anon('a', 300, start);
+        await store.insertFiles(project.id, [first], reservation('a', start));
+        assert.ok(await store.markReady(first.id, 'receiving', {}));
+        assert.equal(
+          (await store.getVisibleFile(project.id, first.id))?.anonymousAddress,
+          'a',
+          'a ready file stays anonymous',
+        );
+        // Ready, it still fills its address's allowance until 24 hours after it started...
+        await assert.rejects(
+          store.insertFiles(project.id, [anon('a', 1, start + window - 1)], {
+            ...reservation('a', start + window - 1),
+          }),
+          refusal('address_bytes'),
+        );
+        // ... then no longer; but it holds its part of the share for as long as it is kept.
+        const later = start + window + 1;
+        const second = anon('a', 200, later);
+        await store.insertFiles(project.id, [second], reservation('a', later));
+        assert.ok(await store.markReady(second.id, 'receiving', {}));
+        await assert.rejects(
+          store.insertFiles(project.id, [anon('b', 1, later)], reservation('b', later)),
+          (error: unknown) =>
+            refusal('anonymous_storage')(error) && (error as QuotaExceededError).bound.used === 500,
+        );
+        assert.deepEqual(
+          [
+            (await store.usage(project.id, later)).anonymousBytes,
+            (await store.usage(project.id, later)).storedBytes,
+          ],
+          [500, 500],
+        );
+        // The owner's files are not anonymous: they fill the rest of the quota, never the share.
+        const own = { quota: { storageBytes: 1000, pendingUploads: null }, now: later };
+        await store.insertFiles(project.id, [file(project.id, { size: 500 })], own);
+        assert.equal((await store.usage(project.id, later)).anonymousBytes, 500);
+        // Deleting an anonymous file gives its room back.
+        assert.ok(await store.markDeleted(project.id, first.id, later));
+        assert.equal((await store.usage(project.id, later)).anonymousBytes, 200);
+        await store.insertFiles(project.id, [anon('b', 250, later)], reservation('b', later));
+        await store.insertFiles(project.id, [file(project.id, { size: 50 })], own);
+        await assert.rejects(
+          store.insertFiles(project.id, [anon('c', 1, later)], reservation('c', later)),
+          refusal('storage'),
+          'the project quota still bounds anonymous files',
+        );
+      }),
+    );
+
+    it(
+      "keeps a project's anonymous share, and puts it back to the default with null",
+      withStore(async (store, project) => {
+        assert.equal(project.anonymousShare, null);
+        assert.equal(
+          (await store.updateProject(project.id, { anonymousShare: 0.25 }))?.anonymousShare,
+          0.25,
+        );
+        assert.equal((await store.getProject(project.id))?.anonymousShare, 0.25);
+        assert.equal(
+          (await store.updateProject(project.id, { name: 'renamed' }))?.anonymousShare,
+          0.25,
+          'a patch without it keeps it',
+        );
+        assert.equal(
+          (await store.updateProject(project.id, { anonymousShare: null }))?.anonymousShare,
+          null,
+        );
       }),
     );
 

@@ -60,6 +60,7 @@ const project = (id: string) => ({
   storageQuota: null,
   maxPendingUploads: null,
   requireUploadToken: false,
+  anonymousShare: null,
   createdAt: 1,
 });
 

@@ -84,6 +84,7 @@ describe('SqliteMetadataStore specifics', () => {
         storageQuota: null,
         maxPendingUploads: null,
         requireUploadToken: false,
+        anonymousShare: null,
         createdAt: 1,
       });
       await first.close();
@@ -108,6 +109,7 @@ describe('SqliteMetadataStore specifics', () => {
         storageQuota: null,
         maxPendingUploads: null,
         requireUploadToken: false,
+        anonymousShare: null,
         createdAt: 1,
       });
       const row = (id: string): FileRow => ({

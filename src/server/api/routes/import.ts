@@ -9,7 +9,7 @@ import { importLeaseMs } from '../../imports/importer.js';
 import { newFileRow } from '../../uploads/new-file.js';
 import { authenticate, type Caller } from '../auth.js';
 import { sanitizeName } from '../names.js';
-import { projectQuota, reserveUploads } from '../quota.js';
+import { anonymousCaps, projectQuota, reserveUploads } from '../quota.js';
 import { toFileRecord } from '../records.js';
 import { check } from '../schemas/validate.js';
 import { newUploadToken } from '../upload-access.js';
@@ -40,7 +40,7 @@ export async function importHandler(
   const given = { metadata: { ...asked.metadata }, visibility: asked.visibility ?? 'public' };
   const policy = caller.token?.policy ?? null;
   const now = ctx.now();
-  const { maxBytes, reason } = await importLimit(ctx, caller, now);
+  const { maxBytes, reason } = await importLimit(ctx, caller, request.ip, now);
   const uploadToken = newUploadToken();
   const row = newFileRow(caller, request.ip, now, {
     // Until the answer's Content-Disposition is known: the caller's name, else the URL's.
@@ -75,13 +75,15 @@ export async function importHandler(
 
 /**
  * The most bytes an import may bring: the plan's largest file, a token's `maxFileSize`, and
- * no more than what is left of a token's `maxBytes` or of the project's storage quota (the
- * size is not known before the fetch, so the import holds this much while it runs; holding
- * more than is left would refuse an import that fits).
+ * no more than what is left of a token's `maxBytes`, of the project's storage quota, and
+ * for an anonymous import (publishable key alone) of the anonymous share and of the
+ * client address's allowance. The size is not known before the fetch, so the import holds
+ * this much while it runs; holding more than is left would refuse an import that fits.
  */
 async function importLimit(
   ctx: ServiceContext,
   caller: Caller,
+  address: string,
   now: number,
 ): Promise<{ maxBytes: number; reason: string }> {
   const { plan } = caller.project;
@@ -106,10 +108,35 @@ async function importLimit(
     lower(left, `The file is larger than the ${left} bytes this upload token has left.`);
   }
   const { storageBytes } = projectQuota(caller.project);
-  if (storageBytes !== null) {
-    const usage = await ctx.db.usage(caller.project.id, now);
+  const anonymous =
+    caller.keyKind === 'publishable' ? anonymousCaps(caller.project, address) : null;
+  const usage =
+    storageBytes !== null || anonymous ? await ctx.db.usage(caller.project.id, now) : null;
+  if (storageBytes !== null && usage) {
     const left = storageBytes - usage.storedBytes - usage.pendingBytes;
     lower(left, `The file is larger than the ${left} bytes left in the project's storage quota.`);
+  }
+  if (anonymous && usage) {
+    const { storageBytes: share } = anonymous.share;
+    if (share !== null) {
+      const left = share - usage.anonymousBytes;
+      lower(
+        left,
+        `The file is larger than the ${left} bytes left of the share of the project's quota that uploads without an upload token may hold.`,
+      );
+    }
+    const { perAddress } = anonymous;
+    const held = await ctx.db.addressUsage(
+      caller.project.id,
+      anonymous.address,
+      now,
+      perAddress.windowMs,
+    );
+    const left = perAddress.bytes - held.addressBytes;
+    lower(
+      left,
+      `The file is larger than the ${left} bytes this address may still upload without an upload token in the next ${perAddress.windowMs / 3_600_000} hours.`,
+    );
   }
   return { maxBytes, reason };
 }

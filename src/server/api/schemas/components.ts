@@ -453,7 +453,7 @@ export const ErrorDetail = named(
     limit: Type.Optional(
       Raw<number | string>({
         description:
-          '`too_large`: the cap in bytes; `quota_exceeded`: `storage` or `pending_uploads`.',
+          '`too_large`: the cap in bytes; `quota_exceeded`: `storage`, `pending_uploads`, `anonymous_share` (files uploaded without an upload token, together), `address_bytes` (one address, in any 24 hours) or `address_uploads` (one address, pending at once).',
         type: ['integer', 'string'],
       }),
     ),
@@ -606,6 +606,11 @@ export const Usage = named(
           'Signed sizes of pending uploads (and room reserved by one-request uploads under way).',
       }),
       pendingUploads: Type.Integer({ minimum: 0 }),
+      anonymousBytes: Type.Integer({
+        minimum: 0,
+        description:
+          "Of `storedBytes` and `pendingBytes`, what files uploaded with the publishable key and no upload token hold, ready or pending: at most the project's anonymous share of its quota (`FILEHOST_ANONYMOUS_SHARE`, default half).",
+      }),
       variantBytes: Type.Integer({
         minimum: 0,
         description:

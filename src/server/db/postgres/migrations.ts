@@ -195,4 +195,15 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   CREATE INDEX files_imports ON files (expires_at, id)
     WHERE status = 'pending' AND import_state IS NOT NULL;
   `,
+  // The anonymous share counts what is stored: see the SQLite migration of the same step.
+  // Dropping and creating an index and adding a nullable column rewrite no table; instances
+  // of the version before keep working (they clear the address of rows they make ready,
+  // which then count as the owner's, as rows made ready before this step do).
+  `
+  DROP INDEX files_anonymous;
+  CREATE INDEX files_anonymous ON files (project_id, anonymous_address, created_at)
+    WHERE anonymous_address IS NOT NULL AND status IN ('pending', 'receiving', 'ready');
+  ALTER TABLE projects ADD COLUMN anonymous_share double precision
+    CHECK (anonymous_share BETWEEN 0 AND 1);
+  `,
 ];

@@ -33,6 +33,7 @@ export interface ProjectRecord {
   max_pending_uploads: number | null;
   /** 0 or 1 (an integer in both databases). */
   require_upload_token: number;
+  anonymous_share: number | null;
   created_at: number;
 }
 
@@ -121,6 +122,7 @@ export interface KeyWithProjectRecord extends KeyRecord {
   p_storage_quota: number | null;
   p_max_pending_uploads: number | null;
   p_require_upload_token: number;
+  p_anonymous_share: number | null;
   p_created_at: number;
 }
 
@@ -135,6 +137,7 @@ function joinedProject(row: Omit<KeyWithProjectRecord, keyof KeyRecord> & { proj
     storage_quota: row.p_storage_quota,
     max_pending_uploads: row.p_max_pending_uploads,
     require_upload_token: row.p_require_upload_token,
+    anonymous_share: row.p_anonymous_share,
     created_at: row.p_created_at,
   });
 }
@@ -183,16 +186,12 @@ export function toTokenUsage(row: TokenUsageRecord | undefined): TokenUsage {
 }
 
 export interface AnonymousUsageRecord {
-  bytes: number | string;
-  uploads: number | string;
   address_bytes: number | string;
   address_uploads: number | string;
 }
 
 export function toAnonymousUsage(row: AnonymousUsageRecord | undefined): AnonymousUsage {
   return {
-    bytes: Number(row?.bytes ?? 0),
-    uploads: Number(row?.uploads ?? 0),
     addressBytes: Number(row?.address_bytes ?? 0),
     addressUploads: Number(row?.address_uploads ?? 0),
   };
@@ -208,6 +207,7 @@ export function toProject(row: ProjectRecord): Project {
     storageQuota: row.storage_quota === null ? null : Number(row.storage_quota),
     maxPendingUploads: row.max_pending_uploads,
     requireUploadToken: Number(row.require_upload_token) === 1,
+    anonymousShare: row.anonymous_share === null ? null : Number(row.anonymous_share),
     createdAt: row.created_at,
   };
 }
@@ -256,6 +256,8 @@ export interface UsageRecord {
   files: number | string;
   pending_bytes: number | string;
   pending_uploads: number | string;
+  anonymous_bytes: number | string;
+  anonymous_uploads: number | string;
 }
 
 /** A usage row as either driver gives it (PostgreSQL's bigint sums arrive as text). */
@@ -265,6 +267,8 @@ export function toUsage(row: UsageRecord | undefined): UsageCounts {
     files: Number(row?.files ?? 0),
     pendingBytes: Number(row?.pending_bytes ?? 0),
     pendingUploads: Number(row?.pending_uploads ?? 0),
+    anonymousBytes: Number(row?.anonymous_bytes ?? 0),
+    anonymousUploads: Number(row?.anonymous_uploads ?? 0),
   };
 }
 

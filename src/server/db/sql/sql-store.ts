@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type {
+  AnonymousUsage,
   ApiKeyRow,
   AttemptOutcome,
   ClaimedDelivery,
@@ -20,6 +21,7 @@ import type {
   WebhookRow,
 } from '../metadata-store.js';
 import {
+  type AnonymousUsageRecord,
   type ClaimedTableRecord,
   type DeliveryTableRecord,
   type EventTableRecord,
@@ -30,6 +32,7 @@ import {
   type KeyWithProjectRecord,
   type ProjectRecord,
   type TokenUsageRecord,
+  toAnonymousUsage,
   toClaimed,
   toEvent,
   toFile,
@@ -126,6 +129,7 @@ export abstract class SqlMetadataStore implements MetadataStore {
       project.maxPendingUploads,
       project.createdAt,
       project.requireUploadToken ? 1 : 0,
+      project.anonymousShare,
     ]);
   }
 
@@ -142,6 +146,8 @@ export abstract class SqlMetadataStore implements MetadataStore {
       given(patch.maxPendingUploads),
       patch.maxPendingUploads ?? null,
       patch.requireUploadToken === undefined ? null : patch.requireUploadToken ? 1 : 0,
+      given(patch.anonymousShare),
+      patch.anonymousShare ?? null,
       id,
     ]);
     return row ? toProject(row) : null;
@@ -220,6 +226,23 @@ export abstract class SqlMetadataStore implements MetadataStore {
       [projectId],
     );
     return { ...toUsage(row), variantBytes: Number(variants?.variant_bytes ?? 0) };
+  }
+
+  async addressUsage(
+    projectId: string,
+    address: string,
+    now: number,
+    windowMs: number,
+  ): Promise<AnonymousUsage> {
+    const since = now - windowMs;
+    const [row] = await this.rows<AnonymousUsageRecord>(SQL.ADDRESS_USAGE, [
+      since,
+      projectId,
+      address,
+      now,
+      since,
+    ]);
+    return toAnonymousUsage(row);
   }
 
   async getVariant(fileId: string, name: string): Promise<VariantRow | null> {

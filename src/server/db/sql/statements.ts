@@ -16,8 +16,8 @@ const VISIBLE = `status IN ('pending', 'ready')`;
 
 export const PROJECT_INSERT = `INSERT INTO projects
   (id, name, plan, allowed_origins, allowed_types, storage_quota, max_pending_uploads, created_at,
-   require_upload_token)
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+   require_upload_token, anonymous_share)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 
 /**
  * One statement, so two concurrent patches of different fields both land. A field is
@@ -31,7 +31,9 @@ export const PROJECT_UPDATE = `UPDATE projects SET
     allowed_types = CASE WHEN CAST(? AS INTEGER) = 1 THEN ? ELSE allowed_types END,
     storage_quota = CASE WHEN CAST(? AS INTEGER) = 1 THEN ? ELSE storage_quota END,
     max_pending_uploads = CASE WHEN CAST(? AS INTEGER) = 1 THEN ? ELSE max_pending_uploads END,
-    require_upload_token = coalesce(CAST(? AS INTEGER), require_upload_token)
+    require_upload_token = coalesce(CAST(? AS INTEGER), require_upload_token),
+    anonymous_share = CASE WHEN CAST(? AS INTEGER) = 1 THEN CAST(? AS DOUBLE PRECISION)
+      ELSE anonymous_share END
   WHERE id = ? RETURNING *`;
 
 export const PROJECT_BY_ID = 'SELECT * FROM projects WHERE id = ?';
@@ -44,7 +46,8 @@ export const KEY_INSERT = `INSERT INTO api_keys (id, project_id, kind, hash, hin
 export const LIVE_KEY_BY_HASH = `SELECT k.*, p.name AS p_name, p.plan AS p_plan,
     p.allowed_origins AS p_allowed_origins, p.allowed_types AS p_allowed_types,
     p.storage_quota AS p_storage_quota, p.max_pending_uploads AS p_max_pending_uploads,
-    p.require_upload_token AS p_require_upload_token, p.created_at AS p_created_at
+    p.require_upload_token AS p_require_upload_token, p.anonymous_share AS p_anonymous_share,
+    p.created_at AS p_created_at
   FROM api_keys k JOIN projects p ON p.id = k.project_id
   WHERE k.hash = ? AND k.revoked_at IS NULL`;
 
@@ -57,7 +60,8 @@ export const UPLOAD_TOKEN_INSERT = `INSERT INTO upload_tokens (${UPLOAD_TOKEN_CO
 export const UPLOAD_TOKEN_BY_HASH = `SELECT t.*, p.name AS p_name, p.plan AS p_plan,
     p.allowed_origins AS p_allowed_origins, p.allowed_types AS p_allowed_types,
     p.storage_quota AS p_storage_quota, p.max_pending_uploads AS p_max_pending_uploads,
-    p.require_upload_token AS p_require_upload_token, p.created_at AS p_created_at
+    p.require_upload_token AS p_require_upload_token, p.anonymous_share AS p_anonymous_share,
+    p.created_at AS p_created_at
   FROM upload_tokens t JOIN projects p ON p.id = t.project_id
   WHERE t.hash = ?`;
 
@@ -72,16 +76,18 @@ export const TOKEN_USAGE = `SELECT count(*) AS files, coalesce(sum(size), 0) AS 
   FROM files WHERE token_id = ? AND (status <> 'pending' OR expires_at > CAST(? AS BIGINT))`;
 
 /**
- * What anonymous uploads hold while unfinished, of all addresses and of one (address,
- * address, project id, now); pending ones only until they expire.
+ * What one address group's anonymous files hold (window start, project id, address, now,
+ * window start): its pending uploads, and the bytes of those it started since the window's
+ * start that are pending, being received or ready. A pending one holds nothing past its
+ * expiry; a ready one started before the window no longer counts (nor is read).
  */
-export const ANONYMOUS_USAGE = `SELECT coalesce(sum(size), 0) AS bytes,
-    count(CASE WHEN status = 'pending' THEN 1 END) AS uploads,
-    coalesce(sum(CASE WHEN anonymous_address = ? THEN size ELSE 0 END), 0) AS address_bytes,
-    count(CASE WHEN status = 'pending' AND anonymous_address = ? THEN 1 END) AS address_uploads
-  FROM files WHERE project_id = ? AND anonymous_address IS NOT NULL
-    AND status IN ('pending', 'receiving')
-    AND (status = 'receiving' OR expires_at > CAST(? AS BIGINT))`;
+export const ADDRESS_USAGE = `SELECT
+    coalesce(sum(CASE WHEN created_at > CAST(? AS BIGINT) THEN size ELSE 0 END), 0) AS address_bytes,
+    count(CASE WHEN status = 'pending' THEN 1 END) AS address_uploads
+  FROM files WHERE project_id = ? AND anonymous_address = ?
+    AND status IN ('pending', 'receiving', 'ready')
+    AND (status <> 'pending' OR expires_at > CAST(? AS BIGINT))
+    AND (status <> 'ready' OR created_at > CAST(? AS BIGINT))`;
 
 export const KEYS_OF_PROJECT =
   'SELECT * FROM api_keys WHERE project_id = ? ORDER BY created_at, id';
@@ -97,14 +103,17 @@ export function fileInsert(count: number): string {
 
 /**
  * What a project holds (project id, now): ready files, and the bytes and count of uploads
- * not finished (pending, and one-request uploads receiving their bytes). A pending upload
- * past its expiry holds nothing: its room comes back then, not when the sweeper removes it.
+ * not finished (pending, and one-request uploads receiving their bytes); of all of them,
+ * what anonymous files hold. A pending upload past its expiry holds nothing: its room comes
+ * back then, not when the sweeper removes it.
  */
 export const PROJECT_USAGE = `SELECT
     coalesce(sum(CASE WHEN status = 'ready' THEN size ELSE 0 END), 0) AS stored_bytes,
     count(CASE WHEN status = 'ready' THEN 1 END) AS files,
     coalesce(sum(CASE WHEN status IN ('pending', 'receiving') THEN size ELSE 0 END), 0) AS pending_bytes,
-    count(CASE WHEN status = 'pending' THEN 1 END) AS pending_uploads
+    count(CASE WHEN status = 'pending' THEN 1 END) AS pending_uploads,
+    coalesce(sum(CASE WHEN anonymous_address IS NOT NULL THEN size ELSE 0 END), 0) AS anonymous_bytes,
+    count(CASE WHEN status = 'pending' AND anonymous_address IS NOT NULL THEN 1 END) AS anonymous_uploads
   FROM files WHERE project_id = ? AND status IN ('pending', 'receiving', 'ready')
     AND (status <> 'pending' OR expires_at > CAST(? AS BIGINT))`;
 
@@ -167,14 +176,14 @@ export const TOKEN_RELEASE = `CASE WHEN status = 'ready' THEN token_id ELSE NULL
 
 /**
  * Parameters: name, mime, size, metadata, created_at, completed_parts, visibility,
- * scanned_at (null: kept), id, from. A ready file holds no anonymous reservation.
+ * scanned_at (null: kept), id, from. An anonymous file stays anonymous once ready: it keeps
+ * counting in the anonymous share, and in its address's allowance for the window.
  */
 export const FILE_MARK_READY = `UPDATE files SET status = 'ready',
     name = coalesce(?, name), mime = coalesce(?, mime), size = coalesce(?, size),
     metadata = coalesce(?, metadata), created_at = coalesce(?, created_at),
     completed_parts = coalesce(?, completed_parts), visibility = coalesce(?, visibility),
-    scanned_at = coalesce(?, scanned_at),
-    anonymous_address = NULL
+    scanned_at = coalesce(?, scanned_at)
   WHERE id = ? AND status = ? RETURNING ${FILE_COLUMNS}`;
 
 /**

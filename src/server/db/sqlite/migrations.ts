@@ -190,4 +190,17 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   CREATE INDEX files_imports ON files (expires_at, id)
     WHERE status = 'pending' AND import_state IS NOT NULL;
   `,
+  // The anonymous share counts what is stored (#51): an anonymous file keeps the address
+  // group it came from once ready, which is what makes it anonymous, so the index covers
+  // ready rows too, by address and time (an address's allowance over 24 hours). Ready files
+  // made before this had their address cleared: they count as the owner's, since no row
+  // says otherwise, and counting the owner's files as a stranger's would refuse visitors
+  // for what the owner stored. A project's own share; null: the default.
+  `
+  DROP INDEX files_anonymous;
+  CREATE INDEX files_anonymous ON files (project_id, anonymous_address, created_at)
+    WHERE anonymous_address IS NOT NULL AND status IN ('pending', 'receiving', 'ready');
+  ALTER TABLE projects ADD COLUMN anonymous_share REAL
+    CHECK (anonymous_share BETWEEN 0 AND 1);
+  `,
 ];
