@@ -374,3 +374,26 @@ describe('anonymous imports reserve within the share and the address allowance',
     assert.match(refused.message, /0 bytes of it are left/);
   });
 });
+
+describe('rate limits count an IPv6 /64 as one client', () => {
+  let t: TestService;
+  before(async () => {
+    t = await startTestService({ FILEHOST_TRUST_PROXY: '1', FILEHOST_RATE_LIMIT: '3' });
+  });
+  after(() => t.close());
+
+  const list = async (address: string) =>
+    statusOf(await t.api('/v1/files?limit=1', visitor(t, address)));
+
+  it('shares one bucket across a /64, and an IPv4 address with its IPv4-mapped form', async () => {
+    const oneSubnet = ['2001:db8:a:b::1', '2001:db8:a:b::2', '2001:db8:a:b:ffff:ffff:ffff:ffff'];
+    for (const address of oneSubnet) assert.equal(await list(address), 200, address);
+    assert.equal(await list('2001:DB8:A:B:0:0:0:99'), 429);
+    assert.equal(await list('2001:db8:a:c::1'), 200, 'the next /64 is another client');
+    for (const address of ['::ffff:192.0.2.1', '::ffff:c000:201', '192.0.2.1']) {
+      assert.equal(await list(address), 200, address);
+    }
+    assert.equal(await list('192.0.2.1'), 429);
+    assert.equal(await list('192.0.2.2'), 200, 'another IPv4 address is another client');
+  });
+});
