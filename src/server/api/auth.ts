@@ -110,11 +110,16 @@ async function takeRate(ctx: ServiceContext, key: string): Promise<void> {
   }
 }
 
-function checkOrigin(origin: string | undefined, project: Project, what: string): void {
+function checkOrigin(
+  origin: string | undefined,
+  project: Project,
+  what: 'publishable key' | 'upload token',
+): void {
   if (origin === undefined || origin === 'null') {
+    const article = what === 'upload token' ? 'An' : 'A';
     fail(
       'origin_not_allowed',
-      `A ${what} only works from a web page whose origin is on the project’s allowlist; this request has no usable Origin header.`,
+      `${article} ${what} only works from a web page whose origin is on the project’s allowlist; this request has no usable Origin header.`,
       { extra: { origin: origin ?? null } },
     );
   }

@@ -89,6 +89,29 @@ describe('keys, origins, CORS and rate limits', () => {
     await expectError(await t.api('/v1/files', { key: other.secretKey }), 401, 'invalid_key');
   });
 
+  it('says which credential needs a usable Origin, with its article', async () => {
+    const refused = await expectError(
+      await t.api('/v1/files', { key: t.publishableKey }),
+      403,
+      'origin_not_allowed',
+    );
+    assert.match(refused.message, /^A publishable key only works from a web page/);
+    const { token } = await json<{ token: string }>(
+      await t.api('/v1/upload-tokens', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: '{}',
+      }),
+      201,
+    );
+    const byToken = await expectError(
+      await t.sign({ name: 'a.txt', size: 1 }, { key: token, origin: 'null' }),
+      403,
+      'origin_not_allowed',
+    );
+    assert.match(byToken.message, /^An upload token only works from a web page/);
+  });
+
   it('rate-limits the publishable key per key and client: the sixth quick request at rate 5 is refused', async () => {
     const other = await t.otherProject();
     const call = () => t.api('/v1/files', { key: other.publishableKey, origin: ALLOWED_ORIGIN });
