@@ -44,6 +44,7 @@ describe('quotas and usage', () => {
       files: 0,
       pendingBytes: 0,
       pendingUploads: 0,
+      anonymousBytes: 0,
       variantBytes: 0,
       quota: { storageBytes: 1000, pendingUploads: 100 },
     });
