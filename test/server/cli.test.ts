@@ -99,6 +99,15 @@ describe('npm run admin (project and key management)', () => {
         await admin('projects', 'set', projectId, '--storage-quota', 'plan'),
         /10000000000/,
       );
+      assert.match(
+        await admin('projects', 'set', projectId, '--anonymous-share', '0.25'),
+        /anonymous share 0\.25/,
+      );
+      assert.match(
+        await admin('projects', 'set', projectId, '--anonymous-share', 'default'),
+        /anonymous share 0\.5/,
+      );
+      await assert.rejects(admin('projects', 'set', projectId, '--anonymous-share', '2'));
       await assert.rejects(admin('projects', 'set', projectId, '--max-pending', 'lots'));
       await assert.rejects(admin('projects', 'set', projectId, '--types', 'pdf'));
     } finally {

@@ -54,6 +54,27 @@ describe('configuration from FILEHOST_* variables', () => {
     assert.equal(configFromEnv(none).s3?.checksum, 'none');
   });
 
+  it('reads FILEHOST_ANONYMOUS_SHARE as a number from 0 to 1, and nothing else', () => {
+    assert.equal(configFromEnv({}).anonymousShare, undefined);
+    for (const [text, share] of [
+      ['0', 0],
+      ['0.25', 0.25],
+      ['.5', 0.5],
+      ['1', 1],
+      ['1.0', 1],
+    ] as const) {
+      assert.equal(configFromEnv({ FILEHOST_ANONYMOUS_SHARE: text }).anonymousShare, share, text);
+    }
+    for (const text of ['1.5', '-0.1', 'half', '50%', '0x1', '1e-1']) {
+      assert.throws(
+        () => configFromEnv({ FILEHOST_ANONYMOUS_SHARE: text }),
+        (error: unknown) =>
+          error instanceof ConfigError && /FILEHOST_ANONYMOUS_SHARE: .*0 to 1/.test(error.message),
+        text,
+      );
+    }
+  });
+
   it('refuses a guessable key set by environment, naming the command that makes one', () => {
     for (const random of [
       'a'.repeat(36),

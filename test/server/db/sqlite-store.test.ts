@@ -6,11 +6,13 @@ import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import type { FileRow } from '../../../src/server/db/metadata-store.js';
 import {
+  ADDRESS_USAGE,
   DELETED_UNPURGED,
   EXPIRED_PENDING,
   LIST_AFTER_POSITION,
   RECEIVING,
 } from '../../../src/server/db/sql/statements.js';
+import { SQLITE_MIGRATIONS } from '../../../src/server/db/sqlite/migrations.js';
 import { SqliteMetadataStore } from '../../../src/server/db/sqlite/sqlite-store.js';
 import { newId } from '../../../src/server/secrets.js';
 import { metadataStoreConformance } from './metadata-store.conformance.js';
@@ -69,6 +71,51 @@ describe('SqliteMetadataStore specifics', () => {
       /^SEARCH files USING INDEX files_pending_expiry \(expires_at<\?\)$/,
     );
     assert.match(plans.receiving, /^SCAN files USING INDEX files_receiving$/);
+  });
+
+  it("sums one address's anonymous files through its index, never the project's other rows", async () => {
+    const { path, cleanup } = await tempDb();
+    await new SqliteMetadataStore(path).close();
+    const db = new Database(path, { readonly: true });
+    const plan = (
+      db.prepare(`EXPLAIN QUERY PLAN ${ADDRESS_USAGE}`).all(0, 'p', 'a', 0, 0) as {
+        detail: string;
+      }[]
+    ).map((row) => row.detail);
+    db.close();
+    await cleanup();
+    assert.deepEqual(plan, [
+      'SEARCH files USING INDEX files_anonymous (project_id=? AND anonymous_address=?)',
+    ]);
+  });
+
+  it("keeps pending anonymous rows anonymous across the migration; ready ones made before count as the owner's", async () => {
+    const { path, cleanup } = await tempDb();
+    try {
+      // The database as the version before left it: a ready file whose address was
+      // cleared when it became ready, and an anonymous upload still pending.
+      const before = new Database(path);
+      const last = SQLITE_MIGRATIONS.length - 1;
+      for (const [version, sql] of SQLITE_MIGRATIONS.slice(0, last).entries()) {
+        before.exec(sql);
+        before.pragma(`user_version = ${version + 1}`);
+      }
+      before.exec(`INSERT INTO projects (id, name, plan, created_at) VALUES ('prj_m', 'M', 'free', 1);
+        INSERT INTO files (id, project_id, name, mime, size, created_at, status, expires_at, anonymous_address)
+        VALUES ('ready', 'prj_m', 'a', 'text/plain', 100, 1, 'ready', NULL, NULL),
+               ('pending', 'prj_m', 'b', 'text/plain', 30, 1, 'pending', 9000000000000, '192.0.2.1');`);
+      before.close();
+      const store = new SqliteMetadataStore(path);
+      const usage = await store.usage('prj_m', 2);
+      assert.deepEqual(
+        [usage.storedBytes, usage.pendingBytes, usage.anonymousBytes, usage.anonymousUploads],
+        [100, 30, 30, 1],
+      );
+      assert.equal((await store.getProject('prj_m'))?.anonymousShare, null);
+      await store.close();
+    } finally {
+      await cleanup();
+    }
   });
 
   it('migrates once and keeps data when opened again', async () => {
