@@ -397,3 +397,53 @@ describe('rate limits count an IPv6 /64 as one client', () => {
     assert.equal(await list('192.0.2.2'), 200, 'another IPv4 address is another client');
   });
 });
+
+describe('every way in counts toward the share: the batch upload too', () => {
+  let t: TestService;
+  before(async () => {
+    t = await startTestService({
+      FILEHOST_TRUST_PROXY: '1',
+      FILEHOST_RATE_LIMIT: '100000',
+      FILEHOST_STORAGE_QUOTA: String(3 * MB),
+    });
+  });
+  after(() => t.close());
+
+  const batch = (
+    count: number,
+    size: number,
+    init: { key?: string; origin?: string; headers?: Record<string, string> } = {},
+  ) => {
+    const form = new FormData();
+    form.append(
+      'files',
+      JSON.stringify(
+        Array.from({ length: count }, (_, index) => ({ name: `b${index}.bin`, size })),
+      ),
+    );
+    for (let index = 0; index < count; index++) {
+      form.append('file', new Blob([new Uint8Array(size)]), `b${index}.bin`);
+    }
+    return t.api('/v1/upload/batch', { ...init, method: 'POST', body: form });
+  };
+
+  it('an anonymous batch fills the share; then sign, one-request and batch uploads are refused, the owner batch goes', async () => {
+    await json(await batch(3, 400_000, visitor(t, '192.0.2.30')), 200);
+    assert.equal((await usageOf(t)).anonymousBytes, 1_200_000);
+    await expectError(
+      await t.signMany([{ name: 's', size: 300_001 }], visitor(t, '192.0.2.32')),
+      403,
+      'quota_exceeded',
+      { limit: 'anonymous_share', available: 300_000 },
+    );
+    await expectError(await upload(t, 300_001, visitor(t, '192.0.2.33')), 403, 'quota_exceeded', {
+      limit: 'anonymous_share',
+    });
+    await json(await batch(3, 400_000), 200);
+    // Last: a batch refused before its parts are read leaves its connection unusable.
+    await expectError(await batch(2, 200_000, visitor(t, '192.0.2.31')), 403, 'quota_exceeded', {
+      limit: 'anonymous_share',
+      index: 1,
+    });
+  });
+});
