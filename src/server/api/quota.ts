@@ -15,9 +15,12 @@ import { atIndex, ServiceError } from '../http/errors.js';
 import { addressGroup } from '../rate-limit/address-group.js';
 import type { Caller } from './auth.js';
 
-/** One client address group's anonymous pending uploads at once (decisions.md, "Abuse by the public key, round two"). */
+/**
+ * One client address group's anonymous pending uploads at once (decisions.md, "Abuse by
+ * the public key, round two").
+ */
 export const ADDRESS_PENDING_UPLOADS = 200;
-/** One client address group's anonymous bytes per window: 1 GB, or twice the plan's largest file. */
+/** One client address group's anonymous bytes per window: 1 GB, or twice the largest file. */
 export const ADDRESS_BYTES = 1_000_000_000;
 /** The window an address group's anonymous bytes are counted in: any 24 hours. */
 export const ADDRESS_WINDOW_MS = 24 * 3600 * 1000;
@@ -132,7 +135,7 @@ export function quotaError(error: QuotaExceededError, quota: Quota): ServiceErro
     const hours = ADDRESS_WINDOW_MS / 3_600_000;
     const sentences: Record<typeof error.limit, string> = {
       anonymous_storage: `Files uploaded without an upload token may hold at most ${max} bytes in all, their share of the project's quota, and ${available} bytes of it are left; uploads with an upload token or the secret key are not held back by it.`,
-      anonymous_pending_uploads: `Uploads without an upload token may have at most ${max} pending uploads at once, their share of the project's cap, and that share is full; uploads with an upload token or the secret key are not held back by it.`,
+      anonymous_pending_uploads: `Uploads without an upload token may have at most ${max} pending uploads at once, their share of the project's cap, and ${available} of them are left; uploads with an upload token or the secret key are not held back by it.`,
       address_bytes: `Uploads without an upload token from one address may bring at most ${max} bytes in any ${hours} hours, and ${available} bytes of it are left now.`,
       address_uploads: `Uploads without an upload token from one address may have at most ${max} pending uploads at once; complete or cancel some first.`,
     };

@@ -228,16 +228,17 @@ export class PostgresMetadataStore extends SqlMetadataStore {
         const one = async <R>(sql: string, values: SqlValue[]) =>
           (await client.query(numberedPlaceholders(sql), values)).rows[0] as R | undefined;
         const usage = toUsage(await one<UsageRecord>(SQL.PROJECT_USAGE, [projectId, now]));
-        const since = anonymous ? now - anonymous.perAddress.windowMs : 0;
         const held = anonymous
           ? toAnonymousUsage(
-              await one<AnonymousUsageRecord>(SQL.ADDRESS_USAGE, [
-                since,
-                projectId,
-                anonymous.address,
-                now,
-                since,
-              ]),
+              await one<AnonymousUsageRecord>(
+                SQL.ADDRESS_USAGE,
+                SQL.addressUsageValues(
+                  projectId,
+                  anonymous.address,
+                  now,
+                  anonymous.perAddress.windowMs,
+                ),
+              ),
             )
           : null;
         const used = token

@@ -234,14 +234,10 @@ export abstract class SqlMetadataStore implements MetadataStore {
     now: number,
     windowMs: number,
   ): Promise<AnonymousUsage> {
-    const since = now - windowMs;
-    const [row] = await this.rows<AnonymousUsageRecord>(SQL.ADDRESS_USAGE, [
-      since,
-      projectId,
-      address,
-      now,
-      since,
-    ]);
+    const [row] = await this.rows<AnonymousUsageRecord>(
+      SQL.ADDRESS_USAGE,
+      SQL.addressUsageValues(projectId, address, now, windowMs),
+    );
     return toAnonymousUsage(row);
   }
 

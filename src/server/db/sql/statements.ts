@@ -89,6 +89,17 @@ export const ADDRESS_USAGE = `SELECT
     AND (status <> 'pending' OR expires_at > CAST(? AS BIGINT))
     AND (status <> 'ready' OR created_at > CAST(? AS BIGINT))`;
 
+/** `ADDRESS_USAGE`'s values for one address group's window of `windowMs` up to `now`. */
+export function addressUsageValues(
+  projectId: string,
+  address: string,
+  now: number,
+  windowMs: number,
+): (string | number)[] {
+  const since = now - windowMs;
+  return [since, projectId, address, now, since];
+}
+
 export const KEYS_OF_PROJECT =
   'SELECT * FROM api_keys WHERE project_id = ? ORDER BY created_at, id';
 export const KEY_REVOKE = 'UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL';

@@ -188,15 +188,15 @@ export class SqliteMetadataStore extends SqlMetadataStore {
       if (checksAnything(reservation)) {
         const { now, anonymous, token } = reservation;
         const usage = toUsage(this.#prepared(SQL.PROJECT_USAGE).get(projectId, now) as UsageRecord);
-        const since = anonymous ? now - anonymous.perAddress.windowMs : 0;
         const held = anonymous
           ? toAnonymousUsage(
               this.#prepared(SQL.ADDRESS_USAGE).get(
-                since,
-                projectId,
-                anonymous.address,
-                now,
-                since,
+                ...SQL.addressUsageValues(
+                  projectId,
+                  anonymous.address,
+                  now,
+                  anonymous.perAddress.windowMs,
+                ),
               ) as AnonymousUsageRecord,
             )
           : null;
