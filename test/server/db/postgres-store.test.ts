@@ -110,6 +110,38 @@ describe('PostgreSQL', { skip }, () => {
       }
     });
 
+    it("keeps pending anonymous rows anonymous across the migration; ready ones made before count as the owner's", async () => {
+      const url = await (await sharedCluster()).createDatabase();
+      // The database as the version before left it: a ready file whose address was cleared
+      // when it became ready, and an anonymous upload still pending.
+      await inspect(url, async (client) => {
+        await client.query(
+          'CREATE TABLE schema_migrations (version integer PRIMARY KEY, applied_at bigint NOT NULL)',
+        );
+        for (const [index, sql] of POSTGRES_MIGRATIONS.slice(0, -1).entries()) {
+          await client.query(sql);
+          await client.query('INSERT INTO schema_migrations VALUES ($1, 0)', [index + 1]);
+        }
+        await client.query(
+          `INSERT INTO projects (id, name, plan, created_at) VALUES ('prj_m', 'M', 'free', 1)`,
+        );
+        await client.query(`INSERT INTO files (id, project_id, name, mime, size, created_at, status, expires_at, anonymous_address)
+          VALUES ('ready', 'prj_m', 'a', 'text/plain', 100, 1, 'ready', NULL, NULL),
+                 ('pending', 'prj_m', 'b', 'text/plain', 30, 1, 'pending', 9000000000000, '192.0.2.1')`);
+      });
+      const store = await PostgresMetadataStore.open(url);
+      try {
+        const usage = await store.usage('prj_m', 2);
+        assert.deepEqual(
+          [usage.storedBytes, usage.pendingBytes, usage.anonymousBytes, usage.anonymousUploads],
+          [100, 30, 30, 1],
+        );
+        assert.equal((await store.getProject('prj_m'))?.anonymousShare, null);
+      } finally {
+        await store.close();
+      }
+    });
+
     it('answers bigint columns as numbers without changing pg for anyone else', async () => {
       const { store } = await freshStore();
       try {
