@@ -56,6 +56,12 @@ export interface ServiceConfig {
   /** How long a JSON body (sign, complete) may take to arrive whole: `408` past it. */
   jsonBodyTimeoutSeconds: number;
   /**
+   * `FILEHOST_BODY_PROGRESS_WINDOW` (seconds, default 30): an upload body that brings fewer
+   * than 16 KiB in any window this long is ended `408` (decisions.md, "Slow senders hold
+   * nothing"); shorter only to test it.
+   */
+  bodyProgressWindowSeconds: number;
+  /**
    * Connections one client address may hold at once; 0: no cap. Off behind a trusted
    * proxy, whose one address carries every client (cap there instead).
    */
@@ -103,8 +109,16 @@ export interface ServiceConfig {
    * (`FILEHOST_IMPORT_ALLOW_PRIVATE`): as webhooks, yes embedded, no at scale.
    */
   importAllowPrivate: boolean;
-  /** An import with no progress for this long fails `import_timeout` (decisions.md: 60 s). */
+  /**
+   * An import that brings fewer than 16 KiB in any window this long fails `import_timeout`
+   * (`FILEHOST_IMPORT_IDLE_TIMEOUT`, decisions.md: 30 s).
+   */
   importIdleSeconds: number;
+  /**
+   * An import still fetching this long after it started fails `import_timeout`, however
+   * fast it goes (`FILEHOST_IMPORT_MAX_SECONDS`, default 600).
+   */
+  importMaxSeconds: number;
   /**
    * Tests only, set by no variable: loopback addresses an import takes as public (see
    * `TargetOptions.treatAsPublic`), so a test can stand a "public" server on 127.0.0.2.
@@ -242,6 +256,7 @@ export function configFromEnv(env: Env = process.env): ServiceConfig {
     partSize: integer(env, 'FILEHOST_PART_SIZE', 16 * 1024 * 1024, MIN_PART_SIZE, 5 * 1024 ** 3),
     idleTimeoutSeconds: integer(env, 'FILEHOST_IDLE_TIMEOUT', 60, 1, 3600),
     jsonBodyTimeoutSeconds: integer(env, 'FILEHOST_JSON_BODY_TIMEOUT', 5, 1, 300),
+    bodyProgressWindowSeconds: integer(env, 'FILEHOST_BODY_PROGRESS_WINDOW', 30, 1, 3600),
     maxConnectionsPerClient: integer(env, 'FILEHOST_MAX_CONNECTIONS_PER_CLIENT', 256, 0, 1_000_000),
     pendingGraceSeconds: integer(env, 'FILEHOST_PENDING_GRACE', 24 * 3600, 0, 30 * 24 * 3600),
     sweepIntervalSeconds: integer(env, 'FILEHOST_SWEEP_INTERVAL', 60, 1, 24 * 3600),
@@ -267,7 +282,8 @@ export function configFromEnv(env: Env = process.env): ServiceConfig {
       'FILEHOST_IMPORT_ALLOW_PRIVATE',
       !deploymentOf({ databaseUrl, s3: undefined }).sharedMetadata,
     ),
-    importIdleSeconds: integer(env, 'FILEHOST_IMPORT_IDLE_TIMEOUT', 60, 1, 3600),
+    importIdleSeconds: integer(env, 'FILEHOST_IMPORT_IDLE_TIMEOUT', 30, 1, 3600),
+    importMaxSeconds: integer(env, 'FILEHOST_IMPORT_MAX_SECONDS', 600, 1, 24 * 3600),
   };
 }
 
