@@ -88,8 +88,9 @@ export interface ServiceConfig {
   /** Its signing secret (`whsec_…`); undefined: one is made and kept. */
   webhookSecret: string | undefined;
   /**
-   * Whether webhooks may reach loopback, private and link-local addresses: yes on the
-   * embedded deployment (a receiver on the same machine is the common case), no at scale.
+   * Whether webhooks may reach loopback, private and unique-local addresses
+   * (`FILEHOST_WEBHOOK_ALLOW_PRIVATE`): no by default on both deployments (decisions.md,
+   * "Private targets are opt-in"); link-local and metadata addresses never.
    */
   webhookAllowPrivate: boolean;
   /** How long one delivery attempt may take, connection to answer. */
@@ -105,8 +106,9 @@ export interface ServiceConfig {
   /** `FILEHOST_STRIP_METADATA`: what is removed from photos at completion (default `gps`). */
   stripMetadata: StripMode;
   /**
-   * Whether imports from a URL may reach loopback, private and link-local addresses
-   * (`FILEHOST_IMPORT_ALLOW_PRIVATE`): as webhooks, yes embedded, no at scale.
+   * Whether imports from a URL may reach loopback, private and unique-local addresses
+   * (`FILEHOST_IMPORT_ALLOW_PRIVATE`): as webhooks, no by default; link-local and metadata
+   * addresses never.
    */
   importAllowPrivate: boolean;
   /**
@@ -271,7 +273,7 @@ export function configFromEnv(env: Env = process.env): ServiceConfig {
     webhookAllowPrivate: boolean(
       read('FILEHOST_WEBHOOK_ALLOW_PRIVATE'),
       'FILEHOST_WEBHOOK_ALLOW_PRIVATE',
-      !deploymentOf({ databaseUrl, s3: undefined }).sharedMetadata,
+      false,
     ),
     webhookTimeoutMs: integer(env, 'FILEHOST_WEBHOOK_TIMEOUT', 15, 1, 120) * 1000,
     clamd: clamdAddress(read('FILEHOST_CLAMD')),
@@ -280,7 +282,7 @@ export function configFromEnv(env: Env = process.env): ServiceConfig {
     importAllowPrivate: boolean(
       read('FILEHOST_IMPORT_ALLOW_PRIVATE'),
       'FILEHOST_IMPORT_ALLOW_PRIVATE',
-      !deploymentOf({ databaseUrl, s3: undefined }).sharedMetadata,
+      false,
     ),
     importIdleSeconds: integer(env, 'FILEHOST_IMPORT_IDLE_TIMEOUT', 30, 1, 3600),
     importMaxSeconds: integer(env, 'FILEHOST_IMPORT_MAX_SECONDS', 600, 1, 24 * 3600),
