@@ -108,11 +108,21 @@ async function takeRate(ctx: ServiceContext, key: string): Promise<void> {
   }
 }
 
-function checkOrigin(origin: string | undefined, project: Project, what: string): void {
+/** The credentials a page carries, with the article each takes ("An upload token"). */
+const PAGE_CREDENTIALS = {
+  'publishable key': 'A publishable key',
+  'upload token': 'An upload token',
+} as const;
+
+function checkOrigin(
+  origin: string | undefined,
+  project: Project,
+  what: keyof typeof PAGE_CREDENTIALS,
+): void {
   if (origin === undefined || origin === 'null') {
     fail(
       'origin_not_allowed',
-      `A ${what} only works from a web page whose origin is on the project’s allowlist; this request has no usable Origin header.`,
+      `${PAGE_CREDENTIALS[what]} only works from a web page whose origin is on the project’s allowlist; this request has no usable Origin header.`,
       { extra: { origin: origin ?? null } },
     );
   }
