@@ -36,9 +36,10 @@ export class SlowBodyError extends ServiceError {
  * request: the store or the scanner is slow) is not the sender's fault and starts afresh.
  */
 class BodyPace {
-  /** Settles (rejects) only when the body stalls: what readers race their reads against. */
-  readonly stalled: Promise<never>;
-  private fail: (error: SlowBodyError) => void = () => {};
+  /** Why the body was ended, once it was. */
+  private stalled: SlowBodyError | null = null;
+  /** Reads waiting now, each told if the body stalls (then forgotten as it settles). */
+  private readonly waiting = new Set<(error: SlowBodyError) => void>();
   private readonly steps: number[] = [];
   private readonly timer: ReturnType<typeof setInterval>;
   private lastBytesRead: number;
@@ -49,11 +50,6 @@ class BodyPace {
     private readonly windowMs: number,
     private readonly minBytes: number,
   ) {
-    this.stalled = new Promise<never>((_, reject) => {
-      this.fail = reject;
-    });
-    // A body nobody races against (a route that reads no body) must not be unhandled.
-    this.stalled.catch(() => {});
     this.lastBytesRead = request.socket.bytesRead;
     this.timer = setInterval(() => this.step(), windowMs / STEPS_PER_WINDOW);
     this.timer.unref();
@@ -61,6 +57,32 @@ class BodyPace {
 
   stop(): void {
     clearInterval(this.timer);
+  }
+
+  /**
+   * `read`, or `SlowBodyError` as soon as the body stalls, whichever comes first. Each read
+   * registers for the stall only while it waits: racing every chunk against one promise that
+   * never settles would keep a reaction per chunk alive for the whole body.
+   */
+  race<T>(read: Promise<T>): Promise<T> {
+    const stalled = this.stalled;
+    if (stalled) {
+      read.catch(() => {});
+      return Promise.reject(stalled);
+    }
+    return new Promise<T>((resolve, reject) => {
+      this.waiting.add(reject);
+      read.then(
+        (value) => {
+          this.waiting.delete(reject);
+          resolve(value);
+        },
+        (error: unknown) => {
+          this.waiting.delete(reject);
+          reject(error);
+        },
+      );
+    });
   }
 
   private step(): void {
@@ -85,7 +107,10 @@ class BodyPace {
     const inWindow = this.steps.reduce((sum, bytes) => sum + bytes, 0);
     if (inWindow >= this.minBytes) return;
     this.stop();
-    this.fail(new SlowBodyError(this.windowMs, this.minBytes));
+    const stalled = new SlowBodyError(this.windowMs, this.minBytes);
+    this.stalled = stalled;
+    for (const reject of this.waiting) reject(stalled);
+    this.waiting.clear();
   }
 }
 
@@ -132,16 +157,11 @@ export async function* untilStalled<T>(
   let stalled = false;
   try {
     for (;;) {
-      const next = iterator.next();
       let result: IteratorResult<T>;
       try {
-        result = await Promise.race([next, pace.stalled]);
+        result = await pace.race(iterator.next());
       } catch (error) {
-        if (error instanceof SlowBodyError) {
-          stalled = true;
-          // The abandoned read settles some time later (or never); nobody waits for it.
-          next.catch(() => {});
-        }
+        stalled = error instanceof SlowBodyError;
         throw error;
       }
       if (result.done) return;
@@ -157,9 +177,7 @@ export async function* untilStalled<T>(
 }
 
 /** `promise` (something that waits on `request`'s body) unless the body stalls first. */
-export async function orStalled<T>(promise: Promise<T>, request: IncomingMessage): Promise<T> {
+export function orStalled<T>(promise: Promise<T>, request: IncomingMessage): Promise<T> {
   const pace = paces.get(request);
-  if (!pace) return promise;
-  promise.catch(() => {});
-  return Promise.race([promise, pace.stalled]);
+  return pace ? pace.race(promise) : promise;
 }
