@@ -143,6 +143,17 @@ export function isPrivateAddress(address: string): boolean {
 }
 
 /**
+ * What `url`'s host is, when that is known without asking a resolver (an address, or a
+ * `localhost` name, which resolvers keep on loopback: RFC 6761); null for other names.
+ */
+export function literalTargetClass(url: URL): AddressClass | null {
+  const host = url.hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+  if (isIP(host)) return classifyAddress(host);
+  if (host === 'localhost' || host.endsWith('.localhost')) return 'private';
+  return null;
+}
+
+/**
  * A URL the service will connect to (a webhook target, an import) as the API takes it:
  * absolute `http(s)`, no credentials, at most 2 KiB.
  */

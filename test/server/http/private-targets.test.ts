@@ -3,7 +3,10 @@ import assert from 'node:assert/strict';
 import type { Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import type { FileRecord, ImportResponse } from '../../../src/api/types.js';
+import { configFromEnv } from '../../../src/server/config.js';
 import { REFUSED_TARGET_MESSAGE } from '../../../src/server/http/targets.js';
+import { startService } from '../../../src/server/start/service.js';
+import { StartupError } from '../../../src/server/start/startup-error.js';
 import { serveRemote } from '../../helpers/remote-server.js';
 import {
   ALLOWED_ORIGIN,
@@ -139,6 +142,36 @@ describe('private targets are opt-in', () => {
       });
       const body = await expectError(await registerWebhook(allowing, url), 400, 'invalid_request');
       assert.equal(body.message, `The webhook URL cannot be used: ${REFUSED_TARGET_MESSAGE}.`);
+    }
+  });
+});
+
+describe('FILEHOST_WEBHOOK_URL at a target deliveries would refuse', () => {
+  /** Starts a service with `env`: refused before anything is opened, so no data dir is made. */
+  const start = (env: Record<string, string>) =>
+    startService({
+      ...configFromEnv({ FILEHOST_DATA_DIR: '/nonexistent/filehost-never-made', ...env }),
+      apiPort: 0,
+      cdnPort: 0,
+    });
+
+  it('is a start-up error naming the setting, not failed deliveries found later', async () => {
+    for (const url of ['http://127.0.0.1:9/hooks', 'http://localhost:9/hooks', 'http://[::1]:9/']) {
+      await assert.rejects(start({ FILEHOST_WEBHOOK_URL: url }), (error: unknown) => {
+        assert.ok(error instanceof StartupError, String(error));
+        assert.match(error.message, /FILEHOST_WEBHOOK_ALLOW_PRIVATE=true/);
+        return true;
+      });
+    }
+    for (const url of ['http://169.254.169.254/', 'http://[fd00:ec2::254]/']) {
+      await assert.rejects(
+        start({ FILEHOST_WEBHOOK_URL: url, FILEHOST_WEBHOOK_ALLOW_PRIVATE: 'true' }),
+        (error: unknown) => {
+          assert.ok(error instanceof StartupError, String(error));
+          assert.match(error.message, /link-local or metadata address, which webhooks never reach/);
+          return true;
+        },
+      );
     }
   });
 });
