@@ -229,7 +229,7 @@ export interface ImportProgress {
 
 /** What to import. */
 export interface ImportRequest {
-  /** `http` or `https`, without credentials. Anything else: `400 invalid_request`. Loopback, private and link-local targets (checked on the resolved address at connect time, and again at each of at most 5 redirects) fail the import with `import_refused_target` unless the service allows private targets (`FILEHOST_IMPORT_ALLOW_PRIVATE`). */
+  /** `http` or `https`, without credentials. Anything else: `400 invalid_request`. Loopback, private, link-local and metadata targets (checked on the resolved address at connect time, and again at each of at most 5 redirects) fail the import with `import_refused_target`; the service may allow private ones (`FILEHOST_IMPORT_ALLOW_PRIVATE`), never link-local or metadata ones. */
   url: string;
   /** The file's name (sanitised). Default: the remote `Content-Disposition` file name, else the last segment of the URL the body came from. */
   name?: string;
