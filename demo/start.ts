@@ -5,6 +5,27 @@ import { startDemoServer } from './demo-server.js';
 import { startWebhookLog } from './webhook-log.js';
 
 /**
+ * The demo is one person's machine: its webhook log listens on loopback, and importing from
+ * a server on the same machine is what one tries first. So it allows private targets for
+ * both (decisions.md, "Private targets are opt-in"; link-local and metadata addresses stay
+ * refused), unless the variables say otherwise, and its banner says so. The service alone
+ * (`npm run server`) keeps the safe default.
+ */
+const privateTargets = {
+  importAllowPrivate: process.env.FILEHOST_IMPORT_ALLOW_PRIVATE !== 'false',
+  webhookAllowPrivate: process.env.FILEHOST_WEBHOOK_ALLOW_PRIVATE !== 'false',
+};
+
+function privateTargetsLine(): string {
+  const allowed = [
+    ...(privateTargets.importAllowPrivate ? ['imports'] : []),
+    ...(privateTargets.webhookAllowPrivate ? ['webhooks'] : []),
+  ];
+  if (allowed.length === 0) return 'refused (imports and webhooks reach public addresses only)';
+  return `allowed for ${allowed.join(' and ')}: they may reach this machine and its network (a demo setting; a server on the internet keeps FILEHOST_IMPORT_ALLOW_PRIVATE and FILEHOST_WEBHOOK_ALLOW_PRIVATE off)`;
+}
+
+/**
  * `npm start`: the reference service and the demo page in one process. The page gets the
  * API address and the publishable key through Vite's `VITE_*` variables; the secret key
  * is never handed to it. `--webhooks`: the demo's own endpoint hears of every file and prints
@@ -12,9 +33,11 @@ import { startWebhookLog } from './webhook-log.js';
  */
 runUntilSignal(async (config) => {
   const webhooks = process.argv.includes('--webhooks') ? await startWebhookLog() : null;
-  const service = await startService(
-    webhooks ? { ...config, webhookUrl: webhooks.url, webhookSecret: webhooks.secret } : config,
-  );
+  const service = await startService({
+    ...config,
+    ...privateTargets,
+    ...(webhooks ? { webhookUrl: webhooks.url, webhookSecret: webhooks.secret } : {}),
+  });
   const { project, publishableKey, secretKey } = service.defaultProject;
   process.env.VITE_FILEHOST_API_URL = service.apiUrl;
   process.env.VITE_FILEHOST_PUBLISHABLE_KEY = publishableKey;
@@ -36,6 +59,7 @@ runUntilSignal(async (config) => {
       ...(webhooks
         ? [`  Webhooks         ${webhooks.url}   (events are printed below as they arrive)`]
         : []),
+      `  Private targets  ${privateTargetsLine()}`,
       '',
       'Press Ctrl+C to stop.',
     ].join('\n'),

@@ -189,7 +189,7 @@ export interface ImportError {
   status?: number;
 }
 
-/** Why an import failed: `import_refused_target` (the URL, or a redirect, leads to a loopback, private, link-local or metadata address, or to no address; or a redirect to a URL that is not http(s)); `import_http_error` (the server answered a status other than 2xx; `status` says which); `too_large` (more bytes than the plan, the upload token or the quota leaves room for, counted as they arrive); `unsupported_type` (the type recognised from the bytes is not one the project or the token accepts); `import_timeout` (60 s without progress: no answer, or a body that stalls or drips); `import_failed` (more than 5 redirects, a connection cut before the whole body, the service stopped or failed to store it). */
+/** Why an import failed: `import_refused_target` (the URL, or a redirect, leads to a loopback, private, link-local or metadata address, or to no address, all with one message; private ones are allowed only with `FILEHOST_IMPORT_ALLOW_PRIVATE`, link-local and metadata ones never; or a redirect to a URL that is not http(s)); `import_http_error` (the server answered a status other than 2xx; `status` says which); `too_large` (more bytes than the plan, the upload token or the quota leaves room for, counted as they arrive); `unsupported_type` (the type recognised from the bytes is not one the project or the token accepts); `import_timeout` (fewer than 16 KiB in any 30 s: no answer, or a body that stalls or drips; or still fetching after `FILEHOST_IMPORT_MAX_SECONDS`, 600 s); `import_failed` (more than 5 redirects, a connection cut before the whole body, the service stopped or failed to store it). */
 export type ImportErrorCode = 'import_refused_target' | 'import_http_error' | 'too_large' | 'unsupported_type' | 'import_timeout' | 'import_failed';
 
 /** The data of a `file.import_failed` event: the failed import's record (`status: "failed"`, `importError`) and `reason`, the `importError` code. */
@@ -229,7 +229,7 @@ export interface ImportProgress {
 
 /** What to import. */
 export interface ImportRequest {
-  /** `http` or `https`, without credentials. Anything else: `400 invalid_request`. Loopback, private and link-local targets (checked on the resolved address at connect time, and again at each of at most 5 redirects) fail the import with `import_refused_target` unless the service allows private targets (`FILEHOST_IMPORT_ALLOW_PRIVATE`). */
+  /** `http` or `https`, without credentials. Anything else: `400 invalid_request`. Loopback, private, link-local and metadata targets (checked on the resolved address at connect time, and again at each of at most 5 redirects) fail the import with `import_refused_target`; the service may allow private ones (`FILEHOST_IMPORT_ALLOW_PRIVATE`), never link-local or metadata ones. */
   url: string;
   /** The file's name (sanitised). Default: the remote `Content-Disposition` file name, else the last segment of the URL the body came from. */
   name?: string;
@@ -490,7 +490,7 @@ export interface WebhookRecord {
 }
 
 export interface WebhookRequest {
-  /** Where events are POSTed. Loopback, private and link-local targets are refused unless the operator allows them. */
+  /** Where events are POSTed. Loopback, private and unique-local targets are refused unless the operator allows them (`FILEHOST_WEBHOOK_ALLOW_PRIVATE`); link-local and metadata targets always. */
   url: string;
   /** Absent: every event. */
   events?: EventType[];

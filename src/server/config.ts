@@ -58,6 +58,12 @@ export interface ServiceConfig {
   /** How long a JSON body (sign, complete) may take to arrive whole: `408` past it. */
   jsonBodyTimeoutSeconds: number;
   /**
+   * `FILEHOST_BODY_PROGRESS_WINDOW` (seconds, default 30): an upload body that brings fewer
+   * than 16 KiB in any window this long is ended `408` (decisions.md, "Slow senders hold
+   * nothing"); shorter only to test it.
+   */
+  bodyProgressWindowSeconds: number;
+  /**
    * Connections one client address may hold at once; 0: no cap. Off behind a trusted
    * proxy, whose one address carries every client (cap there instead).
    */
@@ -84,8 +90,9 @@ export interface ServiceConfig {
   /** Its signing secret (`whsec_…`); undefined: one is made and kept. */
   webhookSecret: string | undefined;
   /**
-   * Whether webhooks may reach loopback, private and link-local addresses: yes on the
-   * embedded deployment (a receiver on the same machine is the common case), no at scale.
+   * Whether webhooks may reach loopback, private and unique-local addresses
+   * (`FILEHOST_WEBHOOK_ALLOW_PRIVATE`): no by default on both deployments (decisions.md,
+   * "Private targets are opt-in"); link-local and metadata addresses never.
    */
   webhookAllowPrivate: boolean;
   /** How long one delivery attempt may take, connection to answer. */
@@ -101,12 +108,21 @@ export interface ServiceConfig {
   /** `FILEHOST_STRIP_METADATA`: what is removed from photos at completion (default `gps`). */
   stripMetadata: StripMode;
   /**
-   * Whether imports from a URL may reach loopback, private and link-local addresses
-   * (`FILEHOST_IMPORT_ALLOW_PRIVATE`): as webhooks, yes embedded, no at scale.
+   * Whether imports from a URL may reach loopback, private and unique-local addresses
+   * (`FILEHOST_IMPORT_ALLOW_PRIVATE`): as webhooks, no by default; link-local and metadata
+   * addresses never.
    */
   importAllowPrivate: boolean;
-  /** An import with no progress for this long fails `import_timeout` (decisions.md: 60 s). */
+  /**
+   * An import that brings fewer than 16 KiB in any window this long fails `import_timeout`
+   * (`FILEHOST_IMPORT_IDLE_TIMEOUT`, decisions.md: 30 s).
+   */
   importIdleSeconds: number;
+  /**
+   * An import still fetching this long after it started fails `import_timeout`, however
+   * fast it goes (`FILEHOST_IMPORT_MAX_SECONDS`, default 600).
+   */
+  importMaxSeconds: number;
   /**
    * Tests only, set by no variable: loopback addresses an import takes as public (see
    * `TargetOptions.treatAsPublic`), so a test can stand a "public" server on 127.0.0.2.
@@ -245,6 +261,7 @@ export function configFromEnv(env: Env = process.env): ServiceConfig {
     partSize: integer(env, 'FILEHOST_PART_SIZE', 16 * 1024 * 1024, MIN_PART_SIZE, 5 * 1024 ** 3),
     idleTimeoutSeconds: integer(env, 'FILEHOST_IDLE_TIMEOUT', 60, 1, 3600),
     jsonBodyTimeoutSeconds: integer(env, 'FILEHOST_JSON_BODY_TIMEOUT', 5, 1, 300),
+    bodyProgressWindowSeconds: integer(env, 'FILEHOST_BODY_PROGRESS_WINDOW', 30, 1, 3600),
     maxConnectionsPerClient: integer(env, 'FILEHOST_MAX_CONNECTIONS_PER_CLIENT', 256, 0, 1_000_000),
     pendingGraceSeconds: integer(env, 'FILEHOST_PENDING_GRACE', 24 * 3600, 0, 30 * 24 * 3600),
     sweepIntervalSeconds: integer(env, 'FILEHOST_SWEEP_INTERVAL', 60, 1, 24 * 3600),
@@ -259,7 +276,7 @@ export function configFromEnv(env: Env = process.env): ServiceConfig {
     webhookAllowPrivate: boolean(
       read('FILEHOST_WEBHOOK_ALLOW_PRIVATE'),
       'FILEHOST_WEBHOOK_ALLOW_PRIVATE',
-      !deploymentOf({ databaseUrl, s3: undefined }).sharedMetadata,
+      false,
     ),
     webhookTimeoutMs: integer(env, 'FILEHOST_WEBHOOK_TIMEOUT', 15, 1, 120) * 1000,
     clamd: clamdAddress(read('FILEHOST_CLAMD')),
@@ -268,9 +285,10 @@ export function configFromEnv(env: Env = process.env): ServiceConfig {
     importAllowPrivate: boolean(
       read('FILEHOST_IMPORT_ALLOW_PRIVATE'),
       'FILEHOST_IMPORT_ALLOW_PRIVATE',
-      !deploymentOf({ databaseUrl, s3: undefined }).sharedMetadata,
+      false,
     ),
-    importIdleSeconds: integer(env, 'FILEHOST_IMPORT_IDLE_TIMEOUT', 60, 1, 3600),
+    importIdleSeconds: integer(env, 'FILEHOST_IMPORT_IDLE_TIMEOUT', 30, 1, 3600),
+    importMaxSeconds: integer(env, 'FILEHOST_IMPORT_MAX_SECONDS', 600, 1, 24 * 3600),
   };
 }
 

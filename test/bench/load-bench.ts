@@ -235,7 +235,9 @@ async function runEmbedded(cwd?: string, webhookUrl?: string): Promise<LoadResul
       {
         ...COMMON_ENV,
         FILEHOST_DATA_DIR: dir,
-        ...(webhookUrl ? { FILEHOST_WEBHOOK_URL: webhookUrl } : {}),
+        ...(webhookUrl
+          ? { FILEHOST_WEBHOOK_URL: webhookUrl, FILEHOST_WEBHOOK_ALLOW_PRIVATE: 'true' }
+          : {}),
       },
       [],
       { cwd },

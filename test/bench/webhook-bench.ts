@@ -34,6 +34,8 @@ async function main(): Promise<void> {
   const service = await spawnService({
     FILEHOST_DATA_DIR: dir,
     FILEHOST_WEBHOOK_URL: receiver.url,
+    // The receiver listens on loopback: a private target.
+    FILEHOST_WEBHOOK_ALLOW_PRIVATE: 'true',
     FILEHOST_LOG_LEVEL: 'error',
   });
   const auth = { Authorization: `Bearer ${service.secretKey}` };

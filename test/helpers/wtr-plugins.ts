@@ -100,6 +100,8 @@ export function filehostService(): TestRunnerPlugin {
       // The elements' tests compare the bytes the CDN serves with those a page sent; the
       // service's removal of photos' location has tests of its own (test/server/ingest).
       FILEHOST_STRIP_METADATA: 'none',
+      // The elements' import tests fetch from a server on loopback: a private target.
+      FILEHOST_IMPORT_ALLOW_PRIVATE: 'true',
       ...env,
     });
     running.push(started);

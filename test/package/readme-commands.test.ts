@@ -167,6 +167,10 @@ describe('README: the shell commands', () => {
       }
       assert.match(printed(output, 'Publishable key'), /^pk_live_/);
       assert.match(printed(output, 'Secret key'), /^sk_live_/);
+      // The demo allows private targets, and says so (decisions.md, "Private targets are
+      // opt-in"); the service alone does not.
+      assert.equal(printed(output, 'Private targets'), 'allowed');
+      assert.match(output, /Private targets +allowed for imports and webhooks/);
 
       const demo = printed(output, 'Demo');
       const page = await fetch(demo);
@@ -196,7 +200,11 @@ describe('README: the shell commands', () => {
     try {
       started = await startNpm(
         ['run', 'server'],
-        await serviceEnv(await mkdtemp(join(dir, 'server-'))),
+        // As the README starts it: its webhook example calls a receiver on this machine.
+        {
+          ...(await serviceEnv(await mkdtemp(join(dir, 'server-')))),
+          FILEHOST_WEBHOOK_ALLOW_PRIVATE: 'true',
+        },
         /Secret key +sk_live_\S+/,
       );
       const api = printed(started.output(), 'API');

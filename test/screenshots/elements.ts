@@ -70,7 +70,12 @@ ${LIST_STATES.map(([id, title]) => `<section><h2>${title}</h2><file-list id="${i
   const server = await servePage(page);
   const origin = server.origin;
 
-  const env = { FILEHOST_ALLOWED_ORIGINS: origin, FILEHOST_PART_SIZE: String(5 * 1024 * 1024) };
+  const env = {
+    FILEHOST_ALLOWED_ORIGINS: origin,
+    FILEHOST_PART_SIZE: String(5 * 1024 * 1024),
+    // The import shown fetches from a server on loopback: a private target.
+    FILEHOST_IMPORT_ALLOW_PRIVATE: 'true',
+  };
   const mainService = await startTestService(env);
   const limitedService = await startTestService({ ...env, FILEHOST_RATE_LIMIT: '2' });
   const main = mainService.service;

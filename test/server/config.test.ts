@@ -99,28 +99,39 @@ describe('configuration from FILEHOST_* variables', () => {
     assert.equal(configFromEnv({ FILEHOST_SECRET_KEY: made }).secretKey, made);
   });
 
-  it('lets imports reach private targets by default embedded, not at scale; 60 s idle', () => {
-    assert.equal(configFromEnv({}).importAllowPrivate, true);
-    assert.equal(configFromEnv({}).importIdleSeconds, 60);
+  it('refuses private targets by default on both deployments (opt-in); a 30-s window, 600 s at most', () => {
     const pg = { FILEHOST_DATABASE_URL: 'postgres://u@127.0.0.1/db' };
-    assert.equal(configFromEnv(pg).importAllowPrivate, false);
-    assert.equal(
-      configFromEnv({ ...pg, FILEHOST_IMPORT_ALLOW_PRIVATE: 'true' }).importAllowPrivate,
-      true,
-    );
-    assert.equal(
-      configFromEnv({ FILEHOST_IMPORT_ALLOW_PRIVATE: 'false' }).importAllowPrivate,
-      false,
-    );
+    for (const env of [{}, pg]) {
+      assert.equal(configFromEnv(env).importAllowPrivate, false);
+      assert.equal(configFromEnv(env).webhookAllowPrivate, false);
+    }
+    assert.equal(configFromEnv({}).importIdleSeconds, 30);
+    assert.equal(configFromEnv({}).importMaxSeconds, 600);
+    assert.equal(configFromEnv({}).bodyProgressWindowSeconds, 30);
+    for (const env of [{}, pg]) {
+      const allowed = configFromEnv({
+        ...env,
+        FILEHOST_IMPORT_ALLOW_PRIVATE: 'true',
+        FILEHOST_WEBHOOK_ALLOW_PRIVATE: 'true',
+      });
+      assert.equal(allowed.importAllowPrivate, true);
+      assert.equal(allowed.webhookAllowPrivate, true);
+    }
     assert.equal(configFromEnv({ FILEHOST_IMPORT_IDLE_TIMEOUT: '5' }).importIdleSeconds, 5);
-    assert.throws(
-      () => configFromEnv({ FILEHOST_IMPORT_ALLOW_PRIVATE: 'maybe' }),
-      /FILEHOST_IMPORT_ALLOW_PRIVATE/,
+    assert.equal(configFromEnv({ FILEHOST_IMPORT_MAX_SECONDS: '3' }).importMaxSeconds, 3);
+    assert.equal(
+      configFromEnv({ FILEHOST_BODY_PROGRESS_WINDOW: '2' }).bodyProgressWindowSeconds,
+      2,
     );
-    assert.throws(
-      () => configFromEnv({ FILEHOST_IMPORT_IDLE_TIMEOUT: '0' }),
-      /FILEHOST_IMPORT_IDLE_TIMEOUT/,
-    );
+    for (const [name, value] of [
+      ['FILEHOST_IMPORT_ALLOW_PRIVATE', 'maybe'],
+      ['FILEHOST_WEBHOOK_ALLOW_PRIVATE', 'maybe'],
+      ['FILEHOST_IMPORT_IDLE_TIMEOUT', '0'],
+      ['FILEHOST_IMPORT_MAX_SECONDS', '0'],
+      ['FILEHOST_BODY_PROGRESS_WINDOW', '0'],
+    ] as const) {
+      assert.throws(() => configFromEnv({ [name]: value }), new RegExp(name));
+    }
   });
 
   it('names the variable that is wrong', () => {

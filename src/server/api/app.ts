@@ -13,6 +13,7 @@ import {
   EXPOSED_RESPONSE_HEADERS,
 } from '../../api/routes.js';
 import type { ServiceContext } from '../context.js';
+import { watchBodyPace } from '../http/body-pace.js';
 import { ERROR_MESSAGES } from '../http/error-messages.js';
 import { ServiceError, serviceFault } from '../http/errors.js';
 import { refusedRequest } from '../http/request-guard.js';
@@ -79,6 +80,7 @@ const HANDLERS = {
 export async function buildApiApp(ctx: ServiceContext): Promise<FastifyInstance> {
   const app = Fastify({ ...serverOptions(ctx.config), loggerInstance: ctx.log });
   answerInOurShape(app.server, ctx.log, ctx.config);
+  watchBodyPace(app.server, { windowMs: ctx.config.bodyProgressWindowSeconds * 1000 });
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', (_request, _payload, done) => done(null));
   await app.register(multipart, {

@@ -110,16 +110,21 @@ async function takeRate(ctx: ServiceContext, key: string): Promise<void> {
   }
 }
 
+/** The credentials a page carries, with the article each takes ("An upload token"). */
+const PAGE_CREDENTIALS = {
+  'publishable key': 'A publishable key',
+  'upload token': 'An upload token',
+} as const;
+
 function checkOrigin(
   origin: string | undefined,
   project: Project,
-  what: 'publishable key' | 'upload token',
+  what: keyof typeof PAGE_CREDENTIALS,
 ): void {
   if (origin === undefined || origin === 'null') {
-    const article = what === 'upload token' ? 'An' : 'A';
     fail(
       'origin_not_allowed',
-      `${article} ${what} only works from a web page whose origin is on the project’s allowlist; this request has no usable Origin header.`,
+      `${PAGE_CREDENTIALS[what]} only works from a web page whose origin is on the project’s allowlist; this request has no usable Origin header.`,
       { extra: { origin: origin ?? null } },
     );
   }

@@ -33,7 +33,8 @@ export interface SendOptions {
 function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new TargetRefusedError(`no address within ${ms} ms`)), ms);
+    // A name that does not resolve in time is one that does not resolve.
+    timer = setTimeout(() => reject(new TargetRefusedError()), ms);
   });
   return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }

@@ -98,6 +98,16 @@ async function runImport(
       });
   }, IMPORT_PROGRESS_MS);
   renewal.unref();
+  // However fast it goes, an import holds its reservation for at most this long.
+  const maxSeconds = ctx.config.importMaxSeconds;
+  const deadline = setTimeout(
+    () =>
+      controller.abort(
+        new ImportFailure('import_timeout', `the import took longer than ${maxSeconds} s`),
+      ),
+    maxSeconds * 1000,
+  );
+  deadline.unref();
   try {
     const remote = await openRemoteFile(job.url, {
       allowPrivate: ctx.config.importAllowPrivate,
@@ -128,6 +138,8 @@ async function runImport(
     };
     const { size } = await ctx.blobs.put(id, counted(), { contentType: declaredType });
     if (controller.signal.aborted) throw controller.signal.reason;
+    // Fetched in time: what remains (scan, location) is the service's own work.
+    clearTimeout(deadline);
     if (size === 0) throw new ImportFailure('import_failed', 'The server sent no bytes.');
     const mime = await storedType(declaredType, await readHead(ctx.blobs, id, size));
     try {
@@ -177,6 +189,7 @@ async function runImport(
     });
   } finally {
     clearInterval(renewal);
+    clearTimeout(deadline);
   }
 }
 

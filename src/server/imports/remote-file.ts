@@ -30,7 +30,7 @@ export interface RemoteFileOptions {
   allowPrivate: boolean;
   /** The most bytes the file may have: counted as they arrive, `Content-Length` not trusted. */
   maxBytes: number;
-  /** decisions.md: 60 s without progress ends an import. */
+  /** The window of `progressBytes` (decisions.md: 30 s). */
   idleMs?: number;
   /**
    * What counts as progress within `idleMs`: fewer bytes than this in a whole window is a
@@ -63,7 +63,10 @@ export interface RemoteFile {
 }
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
-const DEFAULT_IDLE_MS = 60_000;
+/** decisions.md, "Slow senders hold nothing": 16 KiB in any 30 s, or the import ends. */
+const DEFAULT_IDLE_MS = 30_000;
+/** The window slides by a thirtieth of itself. */
+const WINDOW_STEPS = 30;
 const DEFAULT_PROGRESS_BYTES = 16 * 1024;
 const DEFAULT_MAX_REDIRECTS = 5;
 
@@ -158,7 +161,7 @@ async function requestOnce(url: URL, options: RemoteFileOptions): Promise<Incomi
 }
 
 /**
- * The body, counted: past `maxBytes` it fails with `too_large`; a window of `idleMs` in
+ * The body, counted: past `maxBytes` it fails with `too_large`; any window of `idleMs` in
  * which fewer than `progressBytes` arrive (and the body has not ended) fails with
  * `import_timeout`; a connection that ends before the body does fails with
  * `import_failed`.
@@ -167,13 +170,17 @@ function counted(answer: IncomingMessage, options: RemoteFileOptions): Transform
   const idleMs = options.idleMs ?? DEFAULT_IDLE_MS;
   const progressBytes = options.progressBytes ?? DEFAULT_PROGRESS_BYTES;
   let total = 0;
-  let inWindow = 0;
+  // Bytes per thirtieth of the window, for the last window: the window slides, so a server
+  // that sends a burst at the end of each fixed window still counts as the drip it is.
+  const steps: number[] = [];
+  let inStep = 0;
+  let watchedSince = Date.now();
   const stream = new Transform({
     // Room for a write to the store in flight while the socket keeps reading.
     highWaterMark: 2 * 1024 * 1024,
     transform(chunk: Buffer, _encoding, callback: TransformCallback) {
       total += chunk.length;
-      inWindow += chunk.length;
+      inStep += chunk.length;
       if (total > options.maxBytes) {
         callback(
           new ImportFailure(
@@ -188,19 +195,27 @@ function counted(answer: IncomingMessage, options: RemoteFileOptions): Transform
     },
   });
   const watchdog = setInterval(() => {
+    steps.push(inStep);
+    inStep = 0;
+    if (steps.length > WINDOW_STEPS) steps.shift();
     // Bytes waiting here for the store to take them: the store is slow, not the server
     // (which cannot send while this side does not read); that is not a stall of the server.
-    const waitingOnStore = stream.readableLength > 0 || stream.writableLength > 0;
-    if (inWindow < progressBytes && !waitingOnStore) {
+    if (stream.readableLength > 0 || stream.writableLength > 0) {
+      steps.length = 0;
+      watchedSince = Date.now();
+      return;
+    }
+    if (Date.now() - watchedSince < idleMs) return;
+    const inWindow = steps.reduce((sum, bytes) => sum + bytes, 0);
+    if (inWindow < progressBytes) {
       fail(
         new ImportFailure(
           'import_timeout',
-          `less than ${progressBytes} bytes in ${idleMs / 1000} s`,
+          `the server sent less than ${progressBytes / 1024} KiB in ${idleMs / 1000} s`,
         ),
       );
     }
-    inWindow = 0;
-  }, idleMs);
+  }, idleMs / WINDOW_STEPS);
   watchdog.unref();
   let failed = false;
   const fail = (error: Error) => {

@@ -11,12 +11,14 @@ import type { ServiceContext } from '../context.js';
 import type { WebhookRow } from '../db/metadata-store.js';
 import { ensureConfiguredWebhook } from '../events/configured-webhook.js';
 import { EventDeliverer } from '../events/deliverer.js';
+import { literalTargetClass } from '../http/targets.js';
 import { Imports } from '../imports/importer.js';
 import { ClamdScanner } from '../ingest/clamd.js';
 import { MetadataStripper, STRIP_TASK_TIMEOUT_MS } from '../ingest/strip-location.js';
 import { DELETE_DUE_INTERVAL_MS, deleteDueFiles, recover, sweep } from '../uploads/sweeper.js';
 import { type DefaultProject, ensureDefaultProject } from './bootstrap.js';
 import { openStores, type Stores } from './deployment.js';
+import { StartupError } from './startup-error.js';
 
 /** How often an instance looks for deliveries that came due (retries, other instances' work). */
 const WEBHOOK_POLL_MS = 1000;
@@ -42,6 +44,7 @@ export async function startService(
   config: ServiceConfig,
   stores?: Stores,
 ): Promise<RunningService> {
+  refuseUnreachableWebhook(config);
   const log = pino({ level: config.logLevel });
   const urls = { api: '', cdn: '' };
   const opened = stores ?? (await openStores(config, () => urls.api));
@@ -145,4 +148,25 @@ function localUrl(app: FastifyInstance): string {
   const address = app.server.address();
   if (!address || typeof address === 'string') throw new Error('The server is not bound to a port');
   return `http://localhost:${address.port}`;
+}
+
+/**
+ * `FILEHOST_WEBHOOK_URL` at an address every delivery would refuse is a start-up error, not
+ * a stream of failed deliveries found much later (decisions.md, "Private targets are
+ * opt-in"). Only what is known without a resolver is judged here; a name is checked at each
+ * delivery, as every endpoint is.
+ */
+function refuseUnreachableWebhook(config: ServiceConfig): void {
+  if (config.webhookUrl === undefined) return;
+  const kind = literalTargetClass(new URL(config.webhookUrl));
+  if (kind === 'forbidden') {
+    throw new StartupError(
+      `FILEHOST_WEBHOOK_URL (${config.webhookUrl}) is a link-local or metadata address, which webhooks never reach; point it at the receiver's own address.`,
+    );
+  }
+  if (kind === 'private' && !config.webhookAllowPrivate) {
+    throw new StartupError(
+      `FILEHOST_WEBHOOK_URL (${config.webhookUrl}) is a loopback or private address, which webhooks reach only with FILEHOST_WEBHOOK_ALLOW_PRIVATE=true.`,
+    );
+  }
 }

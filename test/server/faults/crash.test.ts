@@ -30,7 +30,12 @@ const MiB = 1024 * 1024;
 describe('crashes: kill -9 at any moment never leaves a wrong ready file', () => {
   let dataDir: string;
   let service: ChildService | undefined;
-  const env = () => ({ FILEHOST_DATA_DIR: dataDir, FILEHOST_PART_SIZE: String(5 * MiB) });
+  const env = () => ({
+    FILEHOST_DATA_DIR: dataDir,
+    FILEHOST_PART_SIZE: String(5 * MiB),
+    // Its webhook receiver listens on loopback: a private target, allowed here.
+    FILEHOST_WEBHOOK_ALLOW_PRIVATE: 'true',
+  });
 
   before(async () => {
     dataDir = await mkdtemp(join(tmpdir(), 'filehost-crash-'));

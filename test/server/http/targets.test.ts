@@ -1,9 +1,12 @@
 import assert from 'node:assert/strict';
+import { isIP } from 'node:net';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import {
+  classifyAddress,
   embeddedIpv4,
   isPrivateAddress,
+  REFUSED_TARGET_MESSAGE,
   resolveTarget,
   TargetRefusedError,
 } from '../../../src/server/http/targets.js';
@@ -73,24 +76,139 @@ describe('webhook and import targets: which addresses are private', () => {
     }
   });
 
-  it('a refused target never says what its name resolved to', async () => {
-    await assert.rejects(resolveTarget(new URL('http://localhost:9/'), false), (error: unknown) => {
+  it('refuses every target with one message, whether its name did not resolve, resolved to a private address, or was one', async () => {
+    const messages = new Set<string>();
+    for (const url of [
+      'http://localhost:9/',
+      'http://[2002:7f00:1::]/',
+      'http://10.0.0.1/',
+      'http://no-such-name.invalid/',
+      'http://169.254.169.254/',
+    ]) {
+      await assert.rejects(resolveTarget(new URL(url), false), (error: unknown) => {
+        assert.ok(error instanceof TargetRefusedError, url);
+        messages.add(error.message);
+        return true;
+      });
+    }
+    await assert.rejects(resolveTarget(new URL('http://169.254.169.254/'), true), (error) => {
       assert.ok(error instanceof TargetRefusedError);
-      assert.equal(
-        error.message,
-        'localhost resolves to a loopback, private or link-local address',
-      );
-      assert.doesNotMatch(error.message, /127\.0\.0\.1|::1/);
+      messages.add(error.message);
       return true;
     });
-    await assert.rejects(
-      resolveTarget(new URL('http://[2002:7f00:1::]/'), false),
-      /2002:7f00:1:: is a loopback, private or link-local address/,
+    assert.deepEqual([...messages], [REFUSED_TARGET_MESSAGE]);
+    assert.doesNotMatch(REFUSED_TARGET_MESSAGE, /\d+\.\d+\.\d+\.\d+|::1/);
+  });
+
+  it('allows private targets when told to, and link-local and metadata targets never', async () => {
+    for (const host of ['127.0.0.1', '[::1]', '10.1.2.3', '[fd12::1]', '100.64.0.1', 'localhost']) {
+      const url = new URL(`http://${host}:9/`);
+      await assert.rejects(resolveTarget(url, false), TargetRefusedError, host);
+      const checked = await resolveTarget(url, true);
+      assert.ok(isIP(checked.address) !== 0, host);
+    }
+    for (const host of [
+      '169.254.169.254',
+      '169.254.1.1',
+      '100.100.100.200',
+      '[fd00:ec2::254]',
+      '[fe80::1]',
+      '[febf:ffff::1]',
+      '[::ffff:169.254.169.254]',
+      '[::ffff:0:169.254.169.254]',
+      '[64:ff9b::a9fe:a9fe]',
+      '[2002:a9fe:a9fe::1]',
+    ]) {
+      await assert.rejects(
+        resolveTarget(new URL(`http://${host}/`), true),
+        TargetRefusedError,
+        host,
+      );
+    }
+  });
+});
+
+const hexGroup = fc.integer({ min: 0, max: 0xffff }).map((value) => value.toString(16));
+
+describe('the address classifier (properties)', () => {
+  it('link-local IPv4, in every IPv6 form that carries it, is forbidden', () => {
+    fc.assert(
+      fc.property(octet, octet, (c, d) => {
+        const v4: [number, number, number, number] = [169, 254, c, d];
+        assert.equal(classifyAddress(v4.join('.')), 'forbidden');
+        for (const form of [...ipv6Forms(v4), `::ffff:0:${v4.join('.')}`]) {
+          assert.equal(classifyAddress(form), 'forbidden', form);
+        }
+      }),
+      { numRuns: 200 },
     );
-    await assert.rejects(
-      resolveTarget(new URL('http://no-such-name.invalid/'), false),
-      (error: unknown) =>
-        error instanceof TargetRefusedError && !/\d+\.\d+\.\d+\.\d+/.test(error.message),
+  });
+
+  it('every address of fe80::/10 is forbidden', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0xfe80, max: 0xfebf }),
+        fc.array(hexGroup, { minLength: 7, maxLength: 7 }),
+        (first, rest) => {
+          const address = [first.toString(16), ...rest].join(':');
+          assert.equal(classifyAddress(address), 'forbidden', address);
+        },
+      ),
+      { numRuns: 300 },
     );
+  });
+
+  it('IPv4-translated (::ffff:0:a.b.c.d) and discard (100::/64) addresses are private', () => {
+    fc.assert(
+      fc.property(octet, octet, octet, octet, (a, b, c, d) => {
+        const translated = `::ffff:0:${a}.${b}.${c}.${d}`;
+        assert.notEqual(classifyAddress(translated), 'public', translated);
+        assert.equal(embeddedIpv4(translated), `${a}.${b}.${c}.${d}`);
+      }),
+      { numRuns: 300 },
+    );
+    fc.assert(
+      fc.property(fc.array(hexGroup, { minLength: 4, maxLength: 4 }), (low) => {
+        const address = `100::${low.join(':')}`;
+        assert.equal(classifyAddress(address), 'private', address);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('private IPv4 is private (not forbidden) and public IPv4 public, as such and IPv4-mapped', () => {
+    const rfc1918 = fc.oneof(
+      fc.tuple(fc.constant(127), octet, octet, octet),
+      fc.tuple(fc.constant(10), octet, octet, octet),
+      fc.tuple(fc.constant(192), fc.constant(168), octet, octet),
+      fc.tuple(fc.constant(172), fc.integer({ min: 16, max: 31 }), octet, octet),
+      fc.tuple(fc.constant(100), fc.integer({ min: 64, max: 99 }), octet, octet),
+    );
+    fc.assert(
+      fc.property(rfc1918, (v4) => {
+        assert.equal(classifyAddress(v4.join('.')), 'private', v4.join('.'));
+        assert.equal(classifyAddress(`::ffff:${v4.join('.')}`), 'private');
+      }),
+      { numRuns: 300 },
+    );
+    // 11-99.x.x.x and 1-9.x.x.x hold no reserved range.
+    const publicV4 = fc.tuple(fc.integer({ min: 1, max: 99 }), octet, octet, octet);
+    fc.assert(
+      fc.property(publicV4, (v4) => {
+        fc.pre(v4[0] !== 10);
+        assert.equal(classifyAddress(v4.join('.')), 'public', v4.join('.'));
+        assert.equal(classifyAddress(`::ffff:${v4.join('.')}`), 'public');
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('the metadata addresses are forbidden, their neighbours only private', () => {
+    for (const address of ['169.254.169.254', '100.100.100.200', 'fd00:ec2::254']) {
+      assert.equal(classifyAddress(address), 'forbidden', address);
+    }
+    for (const address of ['100.100.100.201', 'fd00:ec2::253', 'fd00::1']) {
+      assert.equal(classifyAddress(address), 'private', address);
+    }
   });
 });

@@ -49,7 +49,12 @@ describe('crashes mid-import: kill -9 never leaves a ready partial file', () => 
   });
 
   async function start(extra: Record<string, string> = {}): Promise<ChildService> {
-    service = await spawnService({ FILEHOST_DATA_DIR: dataDir, ...extra });
+    // The remote server listens on loopback: a private target, allowed here.
+    service = await spawnService({
+      FILEHOST_DATA_DIR: dataDir,
+      FILEHOST_IMPORT_ALLOW_PRIVATE: 'true',
+      ...extra,
+    });
     return service;
   }
 

@@ -3,6 +3,7 @@ import { CHECKSUM_HEADER } from '../../../api/checksum.js';
 import { MAX_PARTS } from '../../../api/limits.js';
 import type { PartUploadResponse } from '../../../api/types.js';
 import { bodyChunks, contentLength, exactBytes } from '../../http/body.js';
+import { untilStalled } from '../../http/body-pace.js';
 import { expectedDigest, verifyDigest } from '../../http/content-digest.js';
 import { fail, ServiceError } from '../../http/errors.js';
 import { normalizeMediaType } from '../../http/media-type.js';
@@ -183,7 +184,7 @@ async function receivePart(
   const { checksum } = credential;
   const digest =
     checksum && expectedDigest(request.headers[CHECKSUM_HEADER[checksum].toLowerCase()], checksum);
-  const bytes = exactBytes(bodyChunks(request.raw), part.size, mismatch);
+  const bytes = exactBytes(untilStalled(bodyChunks(request.raw), request.raw), part.size, mismatch);
 
   let etag: string;
   try {

@@ -9,6 +9,7 @@ import { crashPoint } from '../../crash-points.js';
 import type { FileRow } from '../../db/metadata-store.js';
 import { fileEvent } from '../../events/file-events.js';
 import { bodyChunks, contentLength, exactBytes } from '../../http/body.js';
+import { orStalled, SlowBodyError, untilStalled } from '../../http/body-pace.js';
 import { verifiedBytes } from '../../http/content-digest.js';
 import { atIndex, fail, ServiceError } from '../../http/errors.js';
 import { mediaEssence } from '../../http/media-type.js';
@@ -82,14 +83,15 @@ export async function uploadBatchHandler(
     files.map((file) => file.row.id),
   );
   try {
-    for await (const part of request.parts({
+    const parts = request.parts({
       limits: {
         files: MAX_BATCH + 1,
         fields: 1,
         parts: MAX_BATCH + 2,
         fileSize: MAX_ONE_REQUEST_BYTES + 1,
       },
-    })) {
+    });
+    for await (const part of untilStalled(parts, request.raw)) {
       if (part.type === 'field') {
         if (part.fieldname !== 'files') continue;
         if (files.length > 0) fail('invalid_request', 'Send the files field once.');
@@ -97,7 +99,7 @@ export async function uploadBatchHandler(
         continue;
       }
       if (part.fieldname !== 'file') {
-        await drain(part);
+        await drain(request, part);
         continue;
       }
       if (files.length === 0) {
@@ -110,7 +112,7 @@ export async function uploadBatchHandler(
           `The body has more file parts than the ${files.length} entries of files.`,
         );
       }
-      await receive(ctx, caller, file, part);
+      await receive(ctx, caller, request, file, part);
     }
   } catch (error) {
     stopRenewing();
@@ -208,6 +210,7 @@ async function reserve(
 async function receive(
   ctx: ServiceContext,
   caller: Caller,
+  request: FastifyRequest,
   file: BatchFile,
   part: MultipartFile,
 ): Promise<void> {
@@ -216,7 +219,7 @@ async function receive(
     new ServiceError('size_mismatch', `The file's bytes are not the ${entry.size} declared.`);
   // Not destroyed when refused (`bodyChunks`): the rest of the part is read past, and the
   // next file's bytes follow it in the same body.
-  const exact = exactBytes(bodyChunks(part.file), entry.size, mismatch);
+  const exact = exactBytes(untilStalled(bodyChunks(part.file), request.raw), entry.size, mismatch);
   const bytes = file.sha256
     ? verifiedBytes(
         exact,
@@ -244,9 +247,10 @@ async function receive(
       file.stored = check(ctx, caller, file);
     }
   } catch (error) {
-    if (!(error instanceof ServiceError)) throw error;
+    // A stalled body is the whole request's failure, not this file's.
+    if (!(error instanceof ServiceError) || error instanceof SlowBodyError) throw error;
     file.error = error;
-    await drain(part);
+    await drain(request, part);
     return;
   }
   // Settled later, by makeReady; no unhandled rejection meanwhile.
@@ -314,9 +318,9 @@ async function takeBack(ctx: ServiceContext, id: string): Promise<void> {
 }
 
 /** Reads past a part that is not kept. `finished`, not 'end': a cut connection must fail. */
-async function drain(part: MultipartFile): Promise<void> {
+async function drain(request: FastifyRequest, part: MultipartFile): Promise<void> {
   part.file.resume();
-  await finished(part.file);
+  await orStalled(finished(part.file), request.raw);
 }
 
 function batchTooLarge(): ServiceError {

@@ -6,6 +6,7 @@ import type { ServiceContext } from '../../context.js';
 import { crashPoint } from '../../crash-points.js';
 import { fileEvent } from '../../events/file-events.js';
 import { bodyChunks, contentLength, limitBytes } from '../../http/body.js';
+import { orStalled, untilStalled } from '../../http/body-pace.js';
 import { fail, ServiceError } from '../../http/errors.js';
 import { mediaEssence, normalizeMediaType } from '../../http/media-type.js';
 import { ingestStored, ScanWhileStoring } from '../../ingest/ingest.js';
@@ -174,7 +175,7 @@ async function storeRaw(
   overCap: () => ServiceError,
   scanning: ScanWhileStoring,
 ): Promise<{ size: number }> {
-  const body = limitBytes(bodyChunks(request.raw), cap, overCap);
+  const body = limitBytes(untilStalled(bodyChunks(request.raw), request.raw), cap, overCap);
   return ctx.blobs.put(id, scanning.tee(body), { contentType });
 }
 
@@ -196,20 +197,21 @@ async function storeMultipart(
   // Fields may come before or after the file part; the form's field wins over the header.
   let { metadata, visibility } = fromHeaders;
   try {
-    for await (const part of request.parts()) {
+    for await (const part of untilStalled(request.parts(), request.raw)) {
       if (part.type === 'file') {
         if (part.fieldname !== 'file') {
           // Another form's file input: not ours to keep, so read past it. `finished`, not
           // 'end': a connection cut mid-part must fail this request, not leave it waiting.
           part.file.resume();
-          await finished(part.file);
+          await orStalled(finished(part.file), request.raw);
           continue;
         }
         if (stored) fail('invalid_request', 'The multipart body has more than one "file" part.');
         const name = sanitizeName(part.filename);
         const mime = normalizeMediaType(part.mimetype, 'The Content-Type of the file part');
         rules.requireType(mime, 'declared');
-        const { size } = await ctx.blobs.put(id, limitBytes(part.file, rules.cap, rules.overCap), {
+        const bytes = untilStalled<Buffer>(part.file, request.raw);
+        const { size } = await ctx.blobs.put(id, limitBytes(bytes, rules.cap, rules.overCap), {
           contentType: mime,
         });
         stored = { name, mime, size };

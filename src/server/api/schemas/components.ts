@@ -65,7 +65,7 @@ export const ImportErrorCode = named(
     ],
     {
       description:
-        'Why an import failed: `import_refused_target` (the URL, or a redirect, leads to a loopback, private, link-local or metadata address, or to no address; or a redirect to a URL that is not http(s)); `import_http_error` (the server answered a status other than 2xx; `status` says which); `too_large` (more bytes than the plan, the upload token or the quota leaves room for, counted as they arrive); `unsupported_type` (the type recognised from the bytes is not one the project or the token accepts); `import_timeout` (60 s without progress: no answer, or a body that stalls or drips); `import_failed` (more than 5 redirects, a connection cut before the whole body, the service stopped or failed to store it).',
+        'Why an import failed: `import_refused_target` (the URL, or a redirect, leads to a loopback, private, link-local or metadata address, or to no address, all with one message; private ones are allowed only with `FILEHOST_IMPORT_ALLOW_PRIVATE`, link-local and metadata ones never; or a redirect to a URL that is not http(s)); `import_http_error` (the server answered a status other than 2xx; `status` says which); `too_large` (more bytes than the plan, the upload token or the quota leaves room for, counted as they arrive); `unsupported_type` (the type recognised from the bytes is not one the project or the token accepts); `import_timeout` (fewer than 16 KiB in any 30 s: no answer, or a body that stalls or drips; or still fetching after `FILEHOST_IMPORT_MAX_SECONDS`, 600 s); `import_failed` (more than 5 redirects, a connection cut before the whole body, the service stopped or failed to store it).',
     },
   ),
 );
@@ -636,7 +636,7 @@ export const WebhookRequest = named(
     url: Type.String({
       format: 'uri',
       description:
-        'Where events are POSTed. Loopback, private and link-local targets are refused unless the operator allows them.',
+        'Where events are POSTed. Loopback, private and unique-local targets are refused unless the operator allows them (`FILEHOST_WEBHOOK_ALLOW_PRIVATE`); link-local and metadata targets always.',
     }),
     events: Type.Optional(
       Type.Array(EventType, { minItems: 1, description: 'Absent: every event.' }),
@@ -986,7 +986,7 @@ export const ImportRequest = named(
         maxLength: 2048,
         format: 'uri',
         description:
-          '`http` or `https`, without credentials. Anything else: `400 invalid_request`. Loopback, private and link-local targets (checked on the resolved address at connect time, and again at each of at most 5 redirects) fail the import with `import_refused_target` unless the service allows private targets (`FILEHOST_IMPORT_ALLOW_PRIVATE`).',
+          '`http` or `https`, without credentials. Anything else: `400 invalid_request`. Loopback, private, link-local and metadata targets (checked on the resolved address at connect time, and again at each of at most 5 redirects) fail the import with `import_refused_target`; the service may allow private ones (`FILEHOST_IMPORT_ALLOW_PRIVATE`), never link-local or metadata ones.',
       }),
       name: Type.Optional(
         Type.String({

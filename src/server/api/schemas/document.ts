@@ -224,7 +224,8 @@ export const responses = {
     content: errorContent(['not_found']),
   },
   RequestTimeout: {
-    description: '408: The JSON body did not arrive whole in time; the connection is closed.',
+    description:
+      '408: The JSON body did not arrive whole in time, or an upload body brought fewer than 16 KiB in 30 s (nothing of it kept, its reservation given back); the connection is closed.',
     content: errorContent(['request_timeout']),
   },
   Conflict: {

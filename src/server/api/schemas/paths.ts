@@ -224,6 +224,7 @@ export const PATHS = [
           '400': { $ref: '#/components/responses/BadUpload' },
           '401': { $ref: '#/components/responses/Unauthorized' },
           '403': { $ref: '#/components/responses/QuotaOrOrigin' },
+          '408': { $ref: '#/components/responses/RequestTimeout' },
           '413': { $ref: '#/components/responses/ContentTooLarge' },
           '414': { $ref: '#/components/responses/UriTooLong' },
           '415': { $ref: '#/components/responses/UnsupportedMediaType' },

@@ -237,10 +237,14 @@ describe('upload tokens (POST /v1/upload-tokens and their use)', () => {
       403,
       'origin_not_allowed',
     );
-    await expectError(
+    const opaque = await expectError(
       await t.sign({ name: 'a', size: 1 }, { key: token, origin: 'null' }),
       403,
       'origin_not_allowed',
+    );
+    assert.equal(
+      opaque.message,
+      'An upload token only works from a web page whose origin is on the project’s allowlist; this request has no usable Origin header.',
     );
   });
 
