@@ -7,6 +7,10 @@ import { join } from 'node:path';
  * itself). Arguments are test files or folders; none: every `test/**\/*.test.ts` outside the
  * browser folders.
  *
+ * `--not-alone` leaves out the files tagged `ALONE_TAG`, `--only-alone` runs only them: the
+ * way `run-all.ts`, which runs several stages side by side, runs those files after every
+ * stage has ended, by themselves.
+ *
  * `--node24`: only the files that say they run on Node 24 too, with the tag `NODE_24_TAG`
  * (pure JavaScript: the typed client's own logic, the widget package's entry points), run
  * by Node 24 from the npm registry (`helpers/node24.ts`) instead of this Node. The service's
@@ -57,13 +61,23 @@ function find(dir: string, skipBrowserDirs: boolean): string[] {
 const args = process.argv.slice(2);
 const scale = args.includes('--scale');
 const onNode24 = args.includes('--node24');
-const named = args.filter((arg) => arg !== '--scale' && arg !== '--node24');
+const notAlone = args.includes('--not-alone');
+const onlyAlone = args.includes('--only-alone');
+const FLAGS = new Set(['--scale', '--node24', '--not-alone', '--only-alone']);
+const named = args.filter((arg) => !FLAGS.has(arg));
 let files = (named.length > 0 ? named : ['test'])
   .flatMap((path) => (statSync(path).isDirectory() ? find(path, named.length === 0) : [path]))
   .sort();
 const sources = new Map(files.map((file) => [file, readFileSync(file, 'utf8')]));
 const tags = [...(scale ? [SCALE_TAG] : []), ...(onNode24 ? [NODE_24_TAG] : [])];
 files = files.filter((file) => tags.every((tag) => sources.get(file)?.includes(tag)));
+const isAlone = (file: string) => sources.get(file)?.includes(ALONE_TAG) ?? false;
+if (notAlone) files = files.filter((file) => !isAlone(file));
+if (onlyAlone) files = files.filter(isAlone);
+if (files.length === 0 && onlyAlone) {
+  console.log(`No test files tagged "${ALONE_TAG}" in ${named.join(' ') || 'test'}`);
+  process.exit(0);
+}
 if (files.length === 0) {
   const tagged = tags.map((tag) => ` tagged "${tag}"`).join(' and');
   console.error(`No test files${tagged} in ${named.join(' ') || 'test'}`);
@@ -72,7 +86,7 @@ if (files.length === 0) {
 /** The Node that runs the test files: this one, or Node 24 from the registry. */
 const node = onNode24 ? await (await import('./helpers/node24.js')).node24() : process.execPath;
 if (onNode24) console.log(`Node 24 (${node}): ${files.join(' ')}`);
-const alone = files.filter((file) => sources.get(file)?.includes(ALONE_TAG));
+const alone = files.filter(isAlone);
 const together = files.filter((file) => !alone.includes(file));
 
 // The AWS SDK warns on Node 20 that its future versions need Node 22; ours is pinned.
