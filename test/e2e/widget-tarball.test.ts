@@ -81,6 +81,22 @@ describe('the widget tarball and the script-tag folder', () => {
     assert.deepEqual(unresolved, [], 'imported, not packed');
   });
 
+  it('both packages declare the Node versions they are tested on, as the README says', async () => {
+    const engines = (file: string) =>
+      (JSON.parse(readFileSync(join(ROOT, file), 'utf8')) as { engines: { node: string } }).engines
+        .node;
+    // filehost: Node 20, and its Node side on Node 24 (npm run test:node24); the service:
+    // Node 20 only (its native SQLite driver is not built for Node 24 here).
+    assert.equal(engines('package.json'), '>=20.19');
+    assert.equal(engines('dist/server/package.json'), '^20.19.0');
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8').replace(/\s+/g, ' ');
+    assert.match(readme, /its `engines` say `>=20\.19`/);
+    assert.match(
+      readme,
+      /`@filehost\/server` is tested on Node 20 only, so its `engines` say `\^20\.19\.0`/,
+    );
+  });
+
   it('docs/development.md states the packed size within 15%', async () => {
     const { size, unpackedSize } = await packedFiles();
     const text = readFileSync(join(ROOT, 'docs/development.md'), 'utf8').replace(/\s+/g, ' ');
