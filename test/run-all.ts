@@ -50,7 +50,10 @@ const STAGES: Stage[] = [
   {
     name: 'end to end, and Node 24',
     commands: [
-      ['npm', 'run', '-s', 'build'],
+      // The build without its last step, which writes custom-elements.json again: the Node
+      // stage's manifest test reads that file meanwhile (and fails if it is not what the
+      // analyzer makes of the sources, so the committed one is the one to pack).
+      ['npm', 'run', '-s', 'build:files'],
       [...RUN_NODE_TESTS, '--not-alone', 'test/e2e'],
       [...RUN_NODE_TESTS, '--scale', '--not-alone', 'test/e2e'],
       [...RUN_NODE_TESTS, '--node24', 'test/client', 'test/e2e'],
