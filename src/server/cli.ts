@@ -287,7 +287,7 @@ function generateKeys(): string {
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
   // Help opens no database: asked in an empty folder, it must not create one there.
-  if (args.length === 0 || args.includes('--help') || args.includes('-h')) {
+  if (args.length === 0 || args[0] === 'help' || args.includes('--help') || args.includes('-h')) {
     console.log(usage());
     return;
   }

@@ -51,7 +51,7 @@ describe('the service command and the admin command: --help', () => {
   });
   after(() => rm(dir, { recursive: true, force: true }));
 
-  for (const flag of ['--help', '-h']) {
+  for (const flag of ['--help', '-h', 'help']) {
     it(`the service command with ${flag} prints its help and exits 0, starting nothing`, async () => {
       const dataDir = join(dir, `server${flag}`);
       const { code, stdout } = await command('src/server/start/main.ts', [flag], envOf(dataDir));
@@ -85,7 +85,7 @@ describe('the service command and the admin command: --help', () => {
     assert.match(stdout, /npm run admin -- --help/);
   });
 
-  for (const flag of ['--help', '-h']) {
+  for (const flag of ['--help', '-h', 'help']) {
     it(`the admin command's help (${flag}) tells npx users the npx command, opening no database`, async () => {
       const dataDir = join(dir, `admin${flag}`);
       const { code, stdout } = await command('src/server/cli.ts', [flag], envOf(dataDir));

@@ -31,7 +31,7 @@ Projects, keys and webhooks: ${admin} --help`;
  * (print it with the help, exit 2).
  */
 export function serviceCommand(args: readonly string[]): 'help' | 'start' | { error: string } {
-  if (args.includes('--help') || args.includes('-h')) return 'help';
+  if (args.includes('--help') || args.includes('-h') || args[0] === 'help') return 'help';
   if (args.length === 0) return 'start';
   return {
     error: `Unknown argument: ${args[0]}. The service takes its settings from FILEHOST_* variables.`,
