@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { stripVTControlCharacters } from 'node:util';
+import { testCounts } from './helpers/test-counts.js';
 
 /**
  * `npm test`: every check, with the stages that share nothing run side by side.
@@ -24,8 +24,10 @@ const RUN_NODE_TESTS = ['npx', 'tsx', 'test/run-node-tests.ts'];
 
 interface Stage {
   name: string;
-  /** Run one after the other; the first that fails ends the stage. */
+  /** Run one after the other; the first that fails ends the stage, unless `keepGoing`. */
   commands: string[][];
+  /** Commands that do not need each other: all run, whatever the ones before gave. */
+  keepGoing?: boolean;
 }
 
 const PREPARE: string[][] = [
@@ -64,6 +66,7 @@ const STAGES: Stage[] = [
 /** After every stage, by themselves: the files tagged `@runs-alone`, in each deployment. */
 const ALONE: Stage = {
   name: 'tests that run alone',
+  keepGoing: true,
   commands: [
     // No folder: every Node test folder but the browser's and the end-to-end one.
     [...RUN_NODE_TESTS, '--only-alone'],
@@ -107,8 +110,9 @@ async function runStage(stage: Stage, env: NodeJS.ProcessEnv): Promise<Result> {
   let code = 0;
   for (const command of stage.commands) {
     output.text += `$ ${command.join(' ')}\n`;
-    code = await runCommand(command, env, output);
-    if (code !== 0) break;
+    const exit = await runCommand(command, env, output);
+    code ||= exit;
+    if (code !== 0 && !stage.keepGoing) break;
   }
   const result = {
     stage,
@@ -125,24 +129,6 @@ function printResult({ stage, code, seconds, output }: Result): void {
   const rule = '─'.repeat(8);
   console.log(`\n${rule} ${stage.name}: ${verdict} in ${seconds.toFixed(0)} s ${rule}`);
   process.stdout.write(output.endsWith('\n') ? output : `${output}\n`);
-}
-
-/** The tests a stage's output counts: Node's test runner lines, and the browser runner's. */
-function counted(output: string): { passed: number; failed: number } {
-  const text = stripVTControlCharacters(output);
-  let passed = 0;
-  let failed = 0;
-  for (const [, what, count] of text.matchAll(/^ℹ (pass|fail|cancelled) (\d+)$/gm)) {
-    if (what === 'pass') passed += Number(count);
-    else failed += Number(count);
-  }
-  // @web/test-runner's progress line: "Chromium: |████| 40/40 test files | 312 passed, 0 failed".
-  const browser = [...text.matchAll(/test files \| (\d+) passed, (\d+) failed/g)].at(-1);
-  if (browser) {
-    passed += Number(browser[1]);
-    failed += Number(browser[2]);
-  }
-  return { passed, failed };
 }
 
 async function main(): Promise<number> {
@@ -177,7 +163,7 @@ async function main(): Promise<number> {
     let passed = 0;
     let failed = 0;
     for (const result of results) {
-      const tests = counted(result.output);
+      const tests = testCounts(result.output);
       passed += tests.passed;
       failed += tests.failed || (result.code === 0 ? 0 : 1);
       const verdict = result.code === 0 ? 'passed' : 'FAILED';
