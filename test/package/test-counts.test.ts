@@ -21,7 +21,7 @@ const NODE_GROUP = (pass: number, fail: number, cancelled = 0) =>
 
 describe("npm test's counts", () => {
   it("adds up every group of Node's test runner, cancelled tests as failed", () => {
-    const output = `$ npx tsx test/run-node-tests.ts\n▶ a suite\n  ✔ a test (1ms)\n${NODE_GROUP(40, 1)}\n\nBy themselves (@runs-alone): x.test.ts\n${NODE_GROUP(2, 0, 1)}\n`;
+    const output = `$ npx tsx test/run-node-tests.ts\n▶ a suite\n  ✔ a test (1ms)\n${NODE_GROUP(40, 1)}\n\nBy themselves: x.test.ts\n${NODE_GROUP(2, 0, 1)}\n`;
     assert.deepEqual(testCounts(output), { passed: 42, failed: 2 });
   });
 
