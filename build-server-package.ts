@@ -33,6 +33,13 @@ const COMPILED_SERVER = join(LIB, 'server');
 const COMPILED_API = join(LIB, 'api');
 const SERVER_PACKAGE = '@filehost/server';
 const SERVER_BIN = 'filehost-server';
+/**
+ * The Node versions the service is tested on (decisions.md, "Runtimes"): 20 only. Its SQLite
+ * driver is native and is not built for Node 24 on the test machines, so the service is said
+ * to work there only once it has run there; the widget package (no native code) says
+ * `>=20.19`, tested on Node 20 and 24.
+ */
+const SERVER_ENGINES = { node: '^20.19.0' };
 
 interface Manifest {
   name: string;
@@ -137,7 +144,7 @@ async function main(): Promise<void> {
       'The reference filehost service (embedded: SQLite and local disk; at scale: PostgreSQL and S3), as one command: npx @filehost/server',
     type: 'module',
     license: root.license,
-    engines: root.engines,
+    engines: SERVER_ENGINES,
     bin: { [SERVER_BIN]: 'bin.js' },
     main: './lib/index.js',
     types: './lib/index.d.ts',

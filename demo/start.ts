@@ -1,3 +1,4 @@
+import { parseArgs } from 'node:util';
 import { originAllowed } from '../src/server/origins.js';
 import { runUntilSignal } from '../src/server/start/run.js';
 import { startService } from '../src/server/start/service.js';
@@ -29,10 +30,34 @@ function privateTargetsLine(): string {
  * `npm start`: the reference service and the demo page in one process. The page gets the
  * API address and the publishable key through Vite's `VITE_*` variables; the secret key
  * is never handed to it. `--webhooks`: the demo's own endpoint hears of every file and prints
- * each event (see webhook-log.ts).
+ * each event (see webhook-log.ts). `--port N`: the demo page's port instead of 5173 (0: any
+ * free one); the default project allows every loopback port.
  */
+const options = commandLine();
+
+function commandLine(): { webhooks?: boolean; port?: string } {
+  try {
+    return parseArgs({ options: { webhooks: { type: 'boolean' }, port: { type: 'string' } } })
+      .values;
+  } catch (error) {
+    console.error(`${(error as Error).message}\nUsage: npm start [-- --port N] [--webhooks]`);
+    process.exit(2);
+  }
+}
+const port = options.port === undefined ? undefined : demoPort(options.port);
+
+/** The `--port` value as a port number, or the process ends saying what is wrong. */
+function demoPort(raw: string): number {
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw) || value > 65535) {
+    console.error(`--port takes a port number (0 to 65535, 0 for any free one), not "${raw}".`);
+    process.exit(2);
+  }
+  return value;
+}
+
 runUntilSignal(async (config) => {
-  const webhooks = process.argv.includes('--webhooks') ? await startWebhookLog() : null;
+  const webhooks = options.webhooks ? await startWebhookLog() : null;
   const service = await startService({
     ...config,
     ...privateTargets,
@@ -42,7 +67,7 @@ runUntilSignal(async (config) => {
   process.env.VITE_FILEHOST_API_URL = service.apiUrl;
   process.env.VITE_FILEHOST_PUBLISHABLE_KEY = publishableKey;
 
-  const vite = await startDemoServer({ dataDir: config.dataDir });
+  const vite = await startDemoServer({ dataDir: config.dataDir, port });
   const demoUrl = vite.resolvedUrls?.local[0] ?? 'http://localhost:5173/';
   const demoOrigin = new URL(demoUrl).origin;
   console.log(

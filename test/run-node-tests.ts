@@ -7,6 +7,16 @@ import { join } from 'node:path';
  * itself). Arguments are test files or folders; none: every `test/**\/*.test.ts` outside the
  * browser folders.
  *
+ * `--not-alone` leaves out the files tagged `ALONE_TAG`, `--only-alone` runs only them: the
+ * way `run-all.ts`, which runs several stages side by side, runs those files after every
+ * stage has ended, by themselves.
+ *
+ * `--node24`: only the files that say they run on Node 24 too, with the tag `NODE_24_TAG`
+ * (pure JavaScript: the typed client's own logic, the widget package's entry points), run
+ * by Node 24 from the npm registry (`helpers/node24.ts`) instead of this Node. The service's
+ * native SQLite driver cannot be built for it here, so a file that starts a service in its
+ * own process is not one of them.
+ *
  * `--scale`: only the files that run on the scale deployment too, which say so themselves
  * with the tag `SCALE_TAG` in a comment, run with `FILEHOST_TEST_DEPLOYMENT=scale`
  * (PostgreSQL and S3; see `helpers/scale-mode.ts`). The list lives in the test files, so
@@ -29,6 +39,8 @@ const BROWSER_DIRS = new Set(['elements', 'e2e', 'bench']);
 
 /** The tag of a test file that also runs on the scale deployment. */
 const SCALE_TAG = '@deployments embedded scale';
+/** The tag of a test file that also runs on Node 24. */
+const NODE_24_TAG = '@also-on-node-24';
 /** The tag of a test file that must run with no other test file beside it. */
 const ALONE_TAG = '@runs-alone';
 /** A test file that uses PostgreSQL and RGW in the embedded run too. */
@@ -48,17 +60,33 @@ function find(dir: string, skipBrowserDirs: boolean): string[] {
 
 const args = process.argv.slice(2);
 const scale = args.includes('--scale');
-const named = args.filter((arg) => arg !== '--scale');
+const onNode24 = args.includes('--node24');
+const notAlone = args.includes('--not-alone');
+const onlyAlone = args.includes('--only-alone');
+const FLAGS = new Set(['--scale', '--node24', '--not-alone', '--only-alone']);
+const named = args.filter((arg) => !FLAGS.has(arg));
 let files = (named.length > 0 ? named : ['test'])
   .flatMap((path) => (statSync(path).isDirectory() ? find(path, named.length === 0) : [path]))
   .sort();
 const sources = new Map(files.map((file) => [file, readFileSync(file, 'utf8')]));
-if (scale) files = files.filter((file) => sources.get(file)?.includes(SCALE_TAG));
+const tags = [...(scale ? [SCALE_TAG] : []), ...(onNode24 ? [NODE_24_TAG] : [])];
+files = files.filter((file) => tags.every((tag) => sources.get(file)?.includes(tag)));
+const isAlone = (file: string) => sources.get(file)?.includes(ALONE_TAG) ?? false;
+if (notAlone) files = files.filter((file) => !isAlone(file));
+if (onlyAlone) files = files.filter(isAlone);
+if (files.length === 0 && onlyAlone) {
+  console.log(`No test files tagged "${ALONE_TAG}" in ${named.join(' ') || 'test'}`);
+  process.exit(0);
+}
 if (files.length === 0) {
-  console.error(`No test files${scale ? ` tagged "${SCALE_TAG}"` : ''} in ${named.join(' ')}`);
+  const tagged = tags.map((tag) => ` tagged "${tag}"`).join(' and');
+  console.error(`No test files${tagged} in ${named.join(' ') || 'test'}`);
   process.exit(1);
 }
-const alone = files.filter((file) => sources.get(file)?.includes(ALONE_TAG));
+/** The Node that runs the test files: this one, or Node 24 from the registry. */
+const node = onNode24 ? await (await import('./helpers/node24.js')).node24() : process.execPath;
+if (onNode24) console.log(`Node 24 (${node}): ${files.join(' ')}`);
+const alone = files.filter(isAlone);
 const together = files.filter((file) => !alone.includes(file));
 
 // The AWS SDK warns on Node 20 that its future versions need Node 22; ours is pinned.
@@ -94,7 +122,7 @@ if (startSharedServers && !process.env[SHARED_SERVERS_ENV]) {
 function runGroup(group: string[], concurrency: number): Promise<number> {
   if (group.length === 0) return Promise.resolve(0);
   const child = spawn(
-    process.execPath,
+    node,
     [
       '--import',
       'tsx',

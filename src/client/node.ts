@@ -3,8 +3,6 @@ import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { Readable } from 'node:stream';
-import { Webhook, WebhookVerificationError } from 'standardwebhooks';
-import type { WebhookPayload } from '../api/events.js';
 import type { FileRecord } from '../api/types.js';
 import type { FilehostClient, ResumeStore, UploadFileOptions, UploadSource } from './client.js';
 import { fingerprintOf } from './fingerprint.js';
@@ -102,31 +100,4 @@ export async function uploadPath(
   });
 }
 
-/**
- * Checks a webhook from filehost as a backend receives it, with the Standard Webhooks
- * reference library: the signature over the id, timestamp and body (with any of the
- * endpoint's secrets), and a timestamp within five minutes of now. Answers the payload;
- * throws `WebhookVerificationError` for anything forged, altered or replayed late.
- * `body` is the raw body exactly as it arrived (bytes or text), never JSON parsed and
- * serialised again, which would change the bytes that were signed.
- */
-export function verifyWebhook(
-  secret: string,
-  headers: Headers | Record<string, string | string[] | undefined>,
-  body: string | Uint8Array,
-): WebhookPayload {
-  const header = (name: string): string => {
-    const value = headers instanceof Headers ? headers.get(name) : headers[name];
-    if (typeof value === 'string') return value;
-    // Sent twice: not a delivery of ours.
-    throw new WebhookVerificationError(`Missing or repeated ${name} header`);
-  };
-  const text = typeof body === 'string' ? body : Buffer.from(body).toString('utf8');
-  return new Webhook(secret).verify(text, {
-    'webhook-id': header('webhook-id'),
-    'webhook-timestamp': header('webhook-timestamp'),
-    'webhook-signature': header('webhook-signature'),
-  }) as WebhookPayload;
-}
-
-export { WebhookVerificationError };
+export { verifyWebhook, WebhookVerificationError } from './webhook-verify.js';

@@ -3,6 +3,7 @@ import { EVENT_TYPES, type EventType, MAX_WEBHOOKS } from '../api/events.js';
 import { PLANS, type Plan } from '../api/limits.js';
 import { createKey, createProject } from './admin.js';
 import { anonymousShareOf, projectQuota } from './api/quota.js';
+import { commandName } from './command-name.js';
 import { ConfigError, configFromEnv, parseOrigins, parseShare } from './config.js';
 import type { MetadataStore, Project } from './db/metadata-store.js';
 import { newWebhookSecret } from './events/webhook-secret.js';
@@ -11,21 +12,24 @@ import { newApiKey, newId } from './secrets.js';
 import { openMetadataStore } from './start/deployment.js';
 import { parseTypeList } from './type-list.js';
 
-const USAGE = `Manage projects and keys of a filehost service: the SQLite database in
+/** The admin command's help, in the words the user started it with (see commandName). */
+function usage(command = commandName('admin')): string {
+  const indent = ' '.repeat('  '.length + command.length + ' projects create '.length);
+  return `Manage projects and keys of a filehost service: the SQLite database in
 FILEHOST_DATA_DIR, or PostgreSQL when FILEHOST_DATABASE_URL is set.
 
-  npm run admin -- migrate
-  npm run admin -- keys generate
-  npm run admin -- bucket setup [--origins URL,URL]
+  ${command} migrate
+  ${command} keys generate
+  ${command} bucket setup [--origins URL,URL]
 
-  npm run admin -- projects list
-  npm run admin -- projects create --name NAME [--plan free|paid] [--origins URL,URL]
-                                   [--types TYPE,TYPE] [--storage-quota BYTES] [--max-pending N]
-                                   [--anonymous-share SHARE] [--require-upload-token]
-  npm run admin -- projects set PROJECT_ID [--name NAME] [--plan free|paid] [--origins URL,URL]
-                                   [--types TYPE,TYPE] [--storage-quota BYTES] [--max-pending N]
-                                   [--anonymous-share SHARE]
-                                   [--require-upload-token | --no-require-upload-token]
+  ${command} projects list
+  ${command} projects create --name NAME [--plan free|paid] [--origins URL,URL]
+${indent}[--types TYPE,TYPE] [--storage-quota BYTES] [--max-pending N]
+${indent}[--anonymous-share SHARE] [--require-upload-token]
+  ${command} projects set PROJECT_ID [--name NAME] [--plan free|paid] [--origins URL,URL]
+${indent}[--types TYPE,TYPE] [--storage-quota BYTES] [--max-pending N]
+${indent}[--anonymous-share SHARE]
+${indent}[--require-upload-token | --no-require-upload-token]
 
 --storage-quota, --max-pending: the project's limits (stored bytes and pending uploads'
 signed sizes; pending uploads at once); 0 for none, plan for the plan's (free: 10 GB and
@@ -38,19 +42,20 @@ sign, recognised from the bytes when complete); * for every type, the default.
 --require-upload-token: uploads need an upload token its backend minted (POST
 /v1/upload-tokens); the publishable key alone may still list and get files.
 --no-require-upload-token turns that off again (the default).
-  npm run admin -- keys list PROJECT_ID
-  npm run admin -- keys create PROJECT_ID --kind secret|publishable
-  npm run admin -- keys revoke KEY_ID
+  ${command} keys list PROJECT_ID
+  ${command} keys create PROJECT_ID --kind secret|publishable
+  ${command} keys revoke KEY_ID
 
-  npm run admin -- webhooks list PROJECT_ID
-  npm run admin -- webhooks create PROJECT_ID --url URL [--events TYPE,TYPE]
-  npm run admin -- webhooks delete PROJECT_ID WEBHOOK_ID
+  ${command} webhooks list PROJECT_ID
+  ${command} webhooks create PROJECT_ID --url URL [--events TYPE,TYPE]
+  ${command} webhooks delete PROJECT_ID WEBHOOK_ID
 
 --events: file.ready, file.deleted, upload.expired (default: all). A new webhook's
 signing secret is printed once, as the API shows it once.
 
 A new key is printed once and never again: only its hash is stored.
 Changes apply at once, also to a running service.`;
+}
 
 class UsageError extends Error {}
 
@@ -112,7 +117,7 @@ async function run(args: string[], db: MetadataStore): Promise<string> {
     },
   });
   const [group, action, target] = positionals;
-  if (values.help || !group) return USAGE;
+  if (values.help || !group) return usage();
   const plan = values.plan === undefined ? undefined : parsePlan(values.plan);
   const origins = values.origins === undefined ? undefined : parseOrigins(values.origins);
   const types = values.types === undefined ? undefined : parseTypes(values.types);
@@ -298,6 +303,11 @@ function generateKeys(): string {
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
+  // Help opens no database: asked in an empty folder, it must not create one there.
+  if (args.length === 0 || args[0] === 'help' || args.includes('--help') || args.includes('-h')) {
+    console.log(usage());
+    return;
+  }
   if (args[0] === 'keys' && args[1] === 'generate') {
     console.log(generateKeys());
     return;
@@ -313,7 +323,7 @@ async function main(): Promise<void> {
 
 main().catch((error: unknown) => {
   if (error instanceof UsageError || error instanceof ConfigError) {
-    console.error(`${error.message}\n\n${USAGE}`);
+    console.error(`${error.message}\n\n${usage()}`);
   } else {
     console.error(error instanceof Error ? error.message : error);
   }

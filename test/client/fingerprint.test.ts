@@ -1,3 +1,4 @@
+// @also-on-node-24: pure JavaScript, no service (npm run test:node24)
 import assert from 'node:assert/strict';
 import { mkdtemp, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

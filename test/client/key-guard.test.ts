@@ -1,3 +1,4 @@
+// @also-on-node-24: pure JavaScript, no service (npm run test:node24)
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { FilehostApi, FilehostConnection } from '../../src/client/index.js';

@@ -1,3 +1,4 @@
+// @also-on-node-24: pure JavaScript, no service (npm run test:node24)
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';

@@ -1,3 +1,4 @@
+// @also-on-node-24: pure JavaScript, no service (npm run test:node24)
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';

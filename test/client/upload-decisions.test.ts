@@ -1,3 +1,4 @@
+// @also-on-node-24: pure JavaScript, no service (npm run test:node24)
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';

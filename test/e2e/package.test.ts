@@ -1,3 +1,4 @@
+// @also-on-node-24: the built package's entry points, as a Node 24 app imports them (npm run test:node24)
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';

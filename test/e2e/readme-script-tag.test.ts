@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { join, normalize, resolve } from 'node:path';
@@ -9,14 +10,15 @@ import { startTestService, type TestService } from '../helpers/service.js';
 import { CHROMIUM_ARGS, chromiumPath } from '../helpers/wtr-plugins.js';
 
 /**
- * The README's script-tag quick start, as written: its page, with the whole `dist/` folder
- * (run `npm run build` first; `npm run test:e2e` does) served at `/filehost/` by a plain
- * static server, against a real service. A file picked in it is uploaded, listed with its
- * CDN link, and the page's own `upload-success` listener logs it. Only the placeholders
- * (the default API address and the publishable key) are replaced by this service's.
+ * The README's script-tag quick start, as written: its page, with the folder it says to copy,
+ * `dist/script-tag/` (run `npm run build` first; `npm run test:e2e` does), served at
+ * `/filehost/` by a plain static server, against a real service. A file picked in it is
+ * uploaded, listed with its CDN link, and the page's own `upload-success` listener logs it.
+ * Only the placeholders (the default API address and the publishable key) are replaced by
+ * this service's.
  */
 const ROOT = resolve(import.meta.dirname, '../..');
-const DIST = join(ROOT, 'dist');
+const DIST = join(ROOT, 'dist/script-tag');
 
 describe('README: five minutes with a script tag', () => {
   let service: TestService;
@@ -30,6 +32,8 @@ describe('README: five minutes with a script tag', () => {
     );
     assert.ok(block, 'the README shows the page');
     assert.ok(block.text.includes('src="/filehost/filehost.js"'));
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    assert.match(readme, /writes the files a page loads to `dist\/script-tag\/`/);
     // Any loopback port, as the embedded default project allows.
     service = await startTestService({ FILEHOST_ALLOWED_ORIGINS: 'http://localhost:*' });
     const page = block.text

@@ -38,8 +38,12 @@ function commands(block: CodeBlock): string[] {
     .flatMap((line) => line.split(/\s+&&\s+/));
 }
 
+/** The README's install path, run in a scratch app by test/e2e/server-package.test.ts. */
+const INSTALL_SECTION = 'Install in your app';
+
 /** Why a command is fine, or `null` when this test neither runs nor checks it. */
 function known(command: string, block: CodeBlock): string | null {
+  if (block.section === INSTALL_SECTION) return 'run by test/e2e/server-package.test.ts';
   if (command === 'npm install') return 'the lockfile install every test starts from';
   const install = /^npm install (\S+)$/.exec(command);
   if (install) return install[1] === pkg.name ? 'the package this repository makes' : null;

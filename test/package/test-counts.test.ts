@@ -1,0 +1,48 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { testCounts } from '../helpers/test-counts.js';
+
+/**
+ * `npm test`'s last line (`test/run-all.ts`) adds up what each stage's runners said: Node's
+ * test runner (one summary per group of files) and @web/test-runner's progress line, colours
+ * and all, as they print them.
+ */
+const NODE_GROUP = (pass: number, fail: number, cancelled = 0) =>
+  [
+    `ℹ tests ${pass + fail + cancelled}`,
+    'ℹ suites 3',
+    `ℹ pass ${pass}`,
+    `ℹ fail ${fail}`,
+    `ℹ cancelled ${cancelled}`,
+    'ℹ skipped 0',
+    'ℹ todo 0',
+    'ℹ duration_ms 5014.6',
+  ].join('\n');
+
+describe("npm test's counts", () => {
+  it("adds up every group of Node's test runner, cancelled tests as failed", () => {
+    const output = `$ npx tsx test/run-node-tests.ts\n▶ a suite\n  ✔ a test (1ms)\n${NODE_GROUP(40, 1)}\n\nBy themselves: x.test.ts\n${NODE_GROUP(2, 0, 1)}\n`;
+    assert.deepEqual(testCounts(output), { passed: 42, failed: 2 });
+  });
+
+  it("reads @web/test-runner's last progress line through its colours", () => {
+    const line = (passed: number) =>
+      `\u001b[2K\u001b[1A\u001b[2K\u001b[GChromium: |████| 3/17 test files | \u001b[32m${passed} passed\u001b[39m, \u001b[31m1 failed\u001b[39m`;
+    const output = `${line(12)}\n${line(300)}\nFinished running tests in 137s\n`;
+    assert.deepEqual(testCounts(output), { passed: 300, failed: 1 });
+  });
+
+  it('counts nothing in a stage without tests (the linter): its exit code decides', () => {
+    assert.deepEqual(testCounts('Checked 458 files in 5s. No fixes applied.\n'), {
+      passed: 0,
+      failed: 0,
+    });
+  });
+
+  it('does not take a test named like a summary for one', () => {
+    assert.deepEqual(testCounts('  ✔ prints ℹ pass 3 in its output (1ms)\n'), {
+      passed: 0,
+      failed: 0,
+    });
+  });
+});
