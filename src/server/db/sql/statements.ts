@@ -127,6 +127,23 @@ export const VARIANT_RECORD = `INSERT INTO variants (file_id, name, project_id, 
   WHERE id = ? AND status = 'ready'
   ON CONFLICT (file_id, name) DO UPDATE SET size = excluded.size, served_at = excluded.served_at`;
 
+/**
+ * Forgets a project's least recently served variants until the rest hold at most the budget:
+ * keeps the longest run of its variants, most recently served first, whose sizes add up to
+ * no more than the budget, the variant being recorded first of all (it is never evicted by
+ * its own recording). Ties by file id, then name. Project id, file id, name, project id,
+ * budget; answers what it forgot.
+ */
+export const VARIANTS_OVER_BUDGET = `DELETE FROM variants WHERE project_id = ? AND (file_id, name) IN (
+    SELECT file_id, name FROM (
+      SELECT file_id, name, sum(size) OVER (
+        ORDER BY CASE WHEN file_id = ? AND name = ? THEN 0 ELSE 1 END,
+          served_at DESC, file_id DESC, name DESC
+      ) AS held
+      FROM variants WHERE project_id = ?
+    ) newest WHERE held > CAST(? AS BIGINT)
+  ) RETURNING file_id, name`;
+
 /** at, file id, name, before. */
 export const VARIANT_TOUCH = `UPDATE variants SET served_at = ?
   WHERE file_id = ? AND name = ? AND served_at < ?`;

@@ -190,4 +190,10 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   CREATE INDEX files_imports ON files (expires_at, id)
     WHERE status = 'pending' AND import_state IS NOT NULL;
   `,
+  // Variants are a bounded cache (#51): a project's least recently served go first when
+  // its variants pass their budget, found (and their sizes summed) in this one index.
+  `
+  DROP INDEX variants_project;
+  CREATE INDEX variants_project_served ON variants (project_id, served_at, file_id, name, size);
+  `,
 ];

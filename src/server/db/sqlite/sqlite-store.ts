@@ -208,6 +208,21 @@ export class SqliteMetadataStore extends SqlMetadataStore {
     });
   }
 
+  /** One write: SQLite has one writer, so the record and its evictions are one turn. */
+  protected variantTurn(
+    _projectId: string,
+    record: Step,
+    evict: Step,
+  ): Promise<{ recorded: number; evicted: Array<{ file_id: string; name: string }> }> {
+    return this.#write(() => ({
+      recorded: this.#prepared(record.sql).run(...record.values).changes,
+      evicted: this.#prepared(evict.sql).all(...evict.values) as Array<{
+        file_id: string;
+        name: string;
+      }>,
+    }));
+  }
+
   protected changeFile(
     steps: Step[],
     event: EventDraft | undefined,
