@@ -76,7 +76,8 @@ describe('CDN image variants of large originals: memory', () => {
     pid = service.process.pid as number;
   });
   after(async () => {
-    service.process.kill('SIGKILL');
+    // Stopped as an operator stops it: it closes what it started (exiftool) on its way out.
+    service.process.kill('SIGTERM');
     await service.exited;
     await rm(dataDir, { recursive: true, force: true });
   });

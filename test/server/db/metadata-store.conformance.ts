@@ -298,6 +298,14 @@ export function metadataStoreConformance(
         } finally {
           await second.close();
         }
+        // Removed otherwise (a file's purge, a variant found lost), variants give their room
+        // back: the budget counts what is recorded, whatever removed the rest.
+        await store.removeVariants(one.id);
+        await store.removeVariant(two.id, 'burst-0');
+        await store.removeVariants(two.id);
+        assert.deepEqual(await record(one.id, 'g', 100, 2000), { recorded: true, evicted: [] });
+        assert.deepEqual(sorted((await record(two.id, 'h', 1, 2001)).evicted), ['one/g']);
+        assert.equal((await store.usage(project.id, 0)).variantBytes, 1);
       }),
     );
 

@@ -266,11 +266,16 @@ export class PostgresMetadataStore extends SqlMetadataStore {
         advisoryLockKey(`variants:${projectId}`),
       ]);
       const recorded = await client.query(numberedPlaceholders(record.sql), [...record.values]);
-      const evicted = await client.query<{ file_id: string; name: string }>(
-        numberedPlaceholders(evict.sql),
-        [...evict.values],
-      );
-      return { recorded: recorded.rowCount ?? 0, evicted: evicted.rows };
+      const evicted: Array<{ file_id: string; name: string }> = [];
+      for (;;) {
+        const batch = await client.query<{ file_id: string; name: string }>(
+          numberedPlaceholders(evict.sql),
+          [...evict.values],
+        );
+        evicted.push(...batch.rows);
+        if (batch.rows.length < SQL.EVICTION_BATCH) break;
+      }
+      return { recorded: recorded.rowCount ?? 0, evicted };
     });
   }
 

@@ -101,8 +101,8 @@ export abstract class SqlMetadataStore implements MetadataStore {
     options?: StatementOptions,
   ): Promise<FileRow | null>;
   /**
-   * Runs `record` (how many rows it changed), then `evict` (the rows it answers), in one
-   * transaction that takes its turn with every other such transaction for `projectId`, from
+   * Runs `record` (how many rows it changed), then `evict` (the rows it answers) again
+   * while it answers a whole `SQL.EVICTION_BATCH`, in one transaction that takes its turn with every other such transaction for `projectId`, from
    * any connection: the project's variant budget is checked against what the turn before
    * committed.
    */
@@ -254,7 +254,10 @@ export abstract class SqlMetadataStore implements MetadataStore {
     const { recorded, evicted } = await this.variantTurn(
       projectId,
       { sql: SQL.VARIANT_RECORD, values: [name, variant.size, variant.servedAt, fileId] },
-      { sql: SQL.VARIANTS_OVER_BUDGET, values: [projectId, fileId, name, projectId, budgetBytes] },
+      {
+        sql: SQL.VARIANTS_OVER_BUDGET,
+        values: [projectId, fileId, name, SQL.EVICTION_BATCH, projectId, budgetBytes],
+      },
     );
     return {
       recorded: recorded > 0,

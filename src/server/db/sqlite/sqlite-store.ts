@@ -214,13 +214,15 @@ export class SqliteMetadataStore extends SqlMetadataStore {
     record: Step,
     evict: Step,
   ): Promise<{ recorded: number; evicted: Array<{ file_id: string; name: string }> }> {
-    return this.#write(() => ({
-      recorded: this.#prepared(record.sql).run(...record.values).changes,
-      evicted: this.#prepared(evict.sql).all(...evict.values) as Array<{
-        file_id: string;
-        name: string;
-      }>,
-    }));
+    return this.#write(() => {
+      const recorded = this.#prepared(record.sql).run(...record.values).changes;
+      const evicted: Array<{ file_id: string; name: string }> = [];
+      for (;;) {
+        const batch = this.#prepared(evict.sql).all(...evict.values) as typeof evicted;
+        evicted.push(...batch);
+        if (batch.length < SQL.EVICTION_BATCH) return { recorded, evicted };
+      }
+    });
   }
 
   protected changeFile(
