@@ -254,7 +254,10 @@ export class PostgresMetadataStore extends SqlMetadataStore {
   /**
    * A transaction-scoped advisory lock per project (not the project's row, which every sign
    * locks): recordings of one project's variants take turns across instances, and each
-   * statement after the lock (read committed) sees what the turn before committed.
+   * statement after the lock (read committed) sees what the turn before committed. (The
+   * trigger's update of the project's `variant_usage` row locks that row too, which orders
+   * them as well; the advisory lock says so where the turn is taken, at one round trip's
+   * cost beside an encode's.)
    */
   protected async variantTurn(
     projectId: string,
