@@ -73,6 +73,14 @@ export interface ServiceConfig {
   sweepIntervalSeconds: number;
   /** Memory the CDN may keep of small files and records, bytes; 0 turns the cache off. */
   cdnCacheBytes: number;
+  /**
+   * Bytes of stored image variants a project may hold (`FILEHOST_VARIANT_CACHE_BYTES`);
+   * undefined: each project's own default, the smaller of a tenth of its storage quota and
+   * 2 GiB (`variantBudget`).
+   */
+  variantCacheBytes: number | undefined;
+  /** Originals larger than this are not transformed (`FILEHOST_VARIANT_MAX_SOURCE_BYTES`). */
+  variantMaxSourceBytes: number;
   /** `postgres://…`: metadata in PostgreSQL instead of SQLite in the data dir. */
   databaseUrl: string | undefined;
   /** Bytes in S3-compatible storage instead of the data dir. */
@@ -266,6 +274,17 @@ export function configFromEnv(env: Env = process.env): ServiceConfig {
     pendingGraceSeconds: integer(env, 'FILEHOST_PENDING_GRACE', 24 * 3600, 0, 30 * 24 * 3600),
     sweepIntervalSeconds: integer(env, 'FILEHOST_SWEEP_INTERVAL', 60, 1, 24 * 3600),
     cdnCacheBytes: integer(env, 'FILEHOST_CDN_CACHE_MB', 64, 0, 64 * 1024) * 1024 * 1024,
+    variantCacheBytes:
+      read('FILEHOST_VARIANT_CACHE_BYTES') === undefined
+        ? undefined
+        : integer(env, 'FILEHOST_VARIANT_CACHE_BYTES', 0, 0, Number.MAX_SAFE_INTEGER),
+    variantMaxSourceBytes: integer(
+      env,
+      'FILEHOST_VARIANT_MAX_SOURCE_BYTES',
+      50 * 1024 * 1024,
+      1,
+      Number.MAX_SAFE_INTEGER,
+    ),
     databaseUrl,
     s3: s3Config(read),
     signingSecret: signingSecret === undefined ? undefined : Buffer.from(signingSecret, 'utf8'),

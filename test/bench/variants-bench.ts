@@ -19,6 +19,13 @@
  *    receives the photo). One run: the bytes do not vary.
  * BENCH_RUNS (default 3, at most 3), BENCH_SECONDS (wrk, default 5), BENCH_LIST=0 to leave 4 out. Installs wrk with apt-get when it
  * is missing (root on Debian).
+ *
+ * `BENCH_BASELINE=<git revision>`: instead, the service of that revision (before) and of the
+ * working tree (after) side by side, taking turns: `BENCH_ROUNDS` (default 5, at most 8)
+ * rounds of six distinct 1080-ish px WebPs made through each CDN (images/s, CPU s per image
+ * of each service), then a stored variant served by each (wrk, requests/s); after / before
+ * per round, median and range. Ordinary variants of an ordinary project: what the bounds of
+ * #51 (budget, source size, reading from the file) cost where they bound nothing.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -35,7 +42,7 @@ import { servePage } from '../helpers/page-server.js';
 import { spawnService } from '../helpers/service.js';
 import { CHROMIUM_ARGS, chromiumPath } from '../helpers/wtr-plugins.js';
 import { LIST_PAGE, type ListPageBytes, measureListPage } from './list-page-bytes.js';
-import { type BenchRow, median, percentile, reportRows } from './support.js';
+import { type BenchRow, median, percentile, reportRows, withBaselineCheckout } from './support.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 // 20 qualities (100 down to 5) make the distinct variants: runs of 6, plus one to warm up.
@@ -313,7 +320,146 @@ async function listPageRows(dir: string): Promise<BenchRow[]> {
   }
 }
 
+interface Served {
+  rate: number;
+  cpuUs: number;
+}
+
+/** Widths of the baseline comparison's rounds: one a round, six qualities each, all distinct. */
+const ROUND_WIDTHS = [1080, 1200, 828, 750, 640, 1920, 2048, 384];
+
+async function makeRound(url: string, pid: number, round: number): Promise<Made> {
+  const width = ROUND_WIDTHS[round] as number;
+  const cpuBefore = await cpuSecondsOf(pid);
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: PER_RUN }, async (_, index) => {
+      // On a loaded machine a variant may wait past the encoder's queue (503, Retry-After):
+      // asked again, as a browser would, so that both sides make all six.
+      for (;;) {
+        const response = await fetch(`${url}?w=${width}&format=webp&q=${100 - 5 * index}`);
+        await response.arrayBuffer();
+        if (response.status === 200) return;
+        if (response.status !== 503) throw new Error(`variant: ${response.status}`);
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+    }),
+  );
+  const rate = PER_RUN / ((performance.now() - started) / 1000);
+  return { rate, cpu: ((await cpuSecondsOf(pid)) - cpuBefore) / PER_RUN };
+}
+
+/** wrk on a stored variant: requests/s, and the service's CPU per request (µs), steadier. */
+async function serveRound(url: string, pid: number): Promise<Served> {
+  const cpuBefore = await cpuSecondsOf(pid);
+  const rate = wrk(url);
+  const cpu = (await cpuSecondsOf(pid)) - cpuBefore;
+  return { rate, cpuUs: (cpu / (rate * SECONDS)) * 1e6 };
+}
+
+/** `BENCH_BASELINE`: the service of a revision and of the working tree, taking turns. */
+async function compareWithBaseline(revision: string): Promise<void> {
+  const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
+  if (!(rounds >= 1 && rounds <= ROUND_WIDTHS.length)) {
+    throw new Error(`BENCH_ROUNDS must be from 1 to ${ROUND_WIDTHS.length}`);
+  }
+  if (!ensureDebianPackages(['wrk'], () => existsSync('/usr/bin/wrk'))) {
+    throw new Error('wrk is needed: apt-get install wrk');
+  }
+  const dir = await mkdtemp(join(tmpdir(), 'filehost-variants-bench-'));
+  const bytes = await photo();
+  const load = () =>
+    loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ');
+  console.log(`photo: 6000 x 4000 JPEG, ${(bytes.length / MiB).toFixed(1)} MiB; load ${load()}`);
+  await withBaselineCheckout(revision, async (base) => {
+    const start = (name: string, cwd?: string) =>
+      spawnService(
+        { FILEHOST_DATA_DIR: join(dir, name), FILEHOST_LOG_LEVEL: 'error' },
+        [],
+        cwd ? { cwd } : {},
+      );
+    const before = await start('before', base);
+    const after = await start('after');
+    try {
+      const sides = [
+        { name: 'before', service: before },
+        { name: 'after', service: after },
+      ].map((side) => ({ ...side, pid: side.service.process.pid as number, url: '' }));
+      for (const side of sides) {
+        side.url = await upload(side.service, bytes, 'image/jpeg', 'photo.jpg');
+        // Warm: sharp's first load, the first variant, the stored one wrk serves below.
+        await get(`${side.url}?w=1080&format=webp&q=5`).then((r) => r.arrayBuffer());
+        await get(`${side.url}?w=3840&format=jpeg&q=90`).then((r) => r.arrayBuffer());
+      }
+      const [b, a] = sides as [(typeof sides)[0], (typeof sides)[0]];
+      const made: { before: Made; after: Made }[] = [];
+      const served: { before: Served; after: Served }[] = [];
+      for (let round = 0; round < rounds; round++) {
+        // Each pair starts with the other side, so neither always runs on a warmer machine.
+        const order = round % 2 === 0 ? [b, a] : [a, b];
+        const making: Record<string, Made> = {};
+        const serving: Record<string, Served> = {};
+        for (const side of order) making[side.name] = await makeRound(side.url, side.pid, round);
+        for (const side of order) {
+          serving[side.name] = await serveRound(`${side.url}?w=3840&format=jpeg&q=90`, side.pid);
+        }
+        made.push({ before: making.before as Made, after: making.after as Made });
+        served.push({ before: serving.before as Served, after: serving.after as Served });
+        console.log(
+          `round ${round + 1} (w=${ROUND_WIDTHS[round]}): making ${made
+            .at(-1)
+            ?.before.rate.toFixed(2)} -> ${made.at(-1)?.after.rate.toFixed(2)}/s, CPU s each ${made
+            .at(-1)
+            ?.before.cpu.toFixed(2)} -> ${made.at(-1)?.after.cpu.toFixed(2)}; serving ${served
+            .at(-1)
+            ?.before.rate.toFixed(
+              0,
+            )} -> ${served.at(-1)?.after.rate.toFixed(0)} req/s, CPU µs each ${served
+            .at(-1)
+            ?.before.cpuUs.toFixed(0)} -> ${served.at(-1)?.after.cpuUs.toFixed(0)}; load ${load()}`,
+        );
+      }
+      const line = (measure: string, ratios: number[]) =>
+        `  ${measure.padEnd(44)} ${median(ratios).toFixed(3)}x (${Math.min(...ratios).toFixed(3)}-${Math.max(...ratios).toFixed(3)})`;
+      console.log(
+        [
+          `\nbench:variants, ${revision} (before) vs the working tree (after), ${rounds} rounds taking turns, after / before, median (range); load ${load()}:`,
+          line(
+            'making, images/s',
+            made.map((m) => m.after.rate / m.before.rate),
+          ),
+          line(
+            'making, CPU s per image (lower is better)',
+            made.map((m) => m.after.cpu / m.before.cpu),
+          ),
+          line(
+            'serving a stored variant, requests/s',
+            served.map((s) => s.after.rate / s.before.rate),
+          ),
+          line(
+            'serving, CPU µs per request (lower is better)',
+            served.map((s) => s.after.cpuUs / s.before.cpuUs),
+          ),
+        ].join('\n'),
+      );
+    } finally {
+      for (const service of [before, after]) {
+        service.process.kill('SIGTERM');
+        await service.exited;
+      }
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+}
+
 async function main(): Promise<void> {
+  const baseline = process.env.BENCH_BASELINE;
+  if (baseline) {
+    await compareWithBaseline(baseline);
+    return;
+  }
   if (!ensureDebianPackages(['wrk'], () => existsSync('/usr/bin/wrk'))) {
     throw new Error('wrk is needed: apt-get install wrk');
   }

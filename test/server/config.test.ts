@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { variantBudget } from '../../src/server/cdn/variants/stored-variant.js';
 import { ConfigError, configFromEnv, DEMO_ORIGINS, deploymentOf } from '../../src/server/config.js';
 import { newApiKey } from '../../src/server/secrets.js';
 
@@ -46,6 +47,24 @@ describe('configuration from FILEHOST_* variables', () => {
     assert.deepEqual(configFromEnv({ FILEHOST_CLAMD: '/run/clamav/clamd.ctl' }).clamd, {
       path: '/run/clamav/clamd.ctl',
     });
+  });
+
+  it("keeps variants within each project's default budget unless told one; 50 MiB originals at most", () => {
+    const plain = configFromEnv({});
+    assert.equal(plain.variantCacheBytes, undefined);
+    assert.equal(plain.variantMaxSourceBytes, 50 * 1024 * 1024);
+    const set = configFromEnv({
+      FILEHOST_VARIANT_CACHE_BYTES: '0',
+      FILEHOST_VARIANT_MAX_SOURCE_BYTES: '200000000',
+    });
+    assert.equal(set.variantCacheBytes, 0);
+    assert.equal(set.variantMaxSourceBytes, 200_000_000);
+    // The default budget: a tenth of the quota, at most 2 GiB (2 GiB without a quota).
+    assert.equal(variantBudget(10_000_000_000, undefined), 1_000_000_000);
+    assert.equal(variantBudget(30_000_000_000, undefined), 2 * 1024 ** 3);
+    assert.equal(variantBudget(3_000_000, undefined), 300_000);
+    assert.equal(variantBudget(null, undefined), 2 * 1024 ** 3);
+    assert.equal(variantBudget(3_000_000, 5), 5);
   });
 
   it('checks S3 parts with Content-MD5 unless told none', () => {
@@ -152,6 +171,8 @@ describe('configuration from FILEHOST_* variables', () => {
       [{ FILEHOST_CLAMD: 'tcp://localhost' }, /FILEHOST_CLAMD/],
       [{ FILEHOST_CLAMD_TIMEOUT: '0' }, /FILEHOST_CLAMD_TIMEOUT/],
       [{ FILEHOST_STRIP_METADATA: 'exif' }, /FILEHOST_STRIP_METADATA/],
+      [{ FILEHOST_VARIANT_CACHE_BYTES: '1 GB' }, /FILEHOST_VARIANT_CACHE_BYTES/],
+      [{ FILEHOST_VARIANT_MAX_SOURCE_BYTES: '0' }, /FILEHOST_VARIANT_MAX_SOURCE_BYTES/],
     ];
     for (const [env, message] of cases) {
       assert.throws(

@@ -72,6 +72,12 @@ export interface ProjectUsage extends UsageCounts {
   variantBytes: number;
 }
 
+/** What `recordVariant` did: whether it recorded the variant, and which it forgot for room. */
+export interface RecordedVariant {
+  recorded: boolean;
+  evicted: Array<{ fileId: string; name: string }>;
+}
+
 /** An image variant stored beside a ready file (`BlobStore.putDerived`), for its bookkeeping. */
 export interface VariantRow {
   fileId: string;
@@ -595,9 +601,18 @@ export interface MetadataStore {
   getVariant(fileId: string, name: string): Promise<VariantRow | null>;
   /**
    * Records a variant just stored (or found stored), as served at `servedAt`, if its file is
-   * ready; false when it is not (deleted meanwhile: the variant must go).
+   * ready, within its project's budget: the project's least recently served variants (ties
+   * by file id, then name) are forgotten until the project's recorded variants hold at most
+   * `budgetBytes`, this one included (callers never record one larger than the budget).
+   * Atomic across connections: recordings for one project take turns, so the sum never
+   * passes the budget. `recorded` false when the file is not ready (deleted meanwhile: the
+   * variant must go); `evicted`: the variants forgotten, whose objects the caller removes.
    */
-  recordVariant(variant: VariantRow): Promise<boolean>;
+  recordVariant(
+    variant: VariantRow,
+    projectId: string,
+    budgetBytes: number,
+  ): Promise<RecordedVariant>;
   /** Moves a variant's last serving to `at` if it was recorded as served before `before`. */
   touchVariant(fileId: string, name: string, at: number, before: number): Promise<void>;
   /**

@@ -84,6 +84,10 @@ export async function startService(
         db: opened.db,
         encoder: new VariantEncoder(),
         trustMemory: !deploymentOf(config).sharedMetadata,
+        limits: {
+          cacheBytes: config.variantCacheBytes,
+          maxSourceBytes: config.variantMaxSourceBytes,
+        },
         log,
       }),
       now: Date.now,

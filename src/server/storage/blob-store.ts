@@ -113,11 +113,12 @@ export interface BlobStore {
   /** A stream of the object's bytes (a range of them if given), or null if it does not exist. */
   get(key: string, range?: ByteRange): Promise<Readable | null>;
   /**
-   * The whole object in one buffer, or null if it does not exist: for a store that can read
-   * it faster than a stream of chunks (one read of a local file, not a chunk per turn of
-   * the event loop). Optional: without it, callers gather `get`'s stream.
+   * The path of the object's file on this machine (whether it exists or not), for readers
+   * that open a file themselves and read only what they need (the image encoder: libvips
+   * reads it in its own thread, never the whole file into memory). Optional: a store whose
+   * objects are not local files has none, and callers read `get`'s stream.
    */
-  readWhole?(key: string): Promise<Buffer | null>;
+  localPath?(key: string): string;
   /** The object's size, or null if it does not exist (a multipart upload is not an object). */
   head(key: string): Promise<{ size: number } | null>;
   /**

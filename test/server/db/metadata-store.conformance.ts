@@ -200,13 +200,15 @@ export function metadataStoreConformance(
           size,
           servedAt,
         });
-        assert.equal(await store.recordVariant(variant('a.webp', 10, 100)), true);
-        assert.equal(await store.recordVariant(variant('b.webp', 20, 200)), true);
-        assert.equal(await store.recordVariant(variant('c.webp', 40, 200)), true);
+        const record = async (row: ReturnType<typeof variant>) =>
+          (await store.recordVariant(row, project.id, 1_000_000)).recorded;
+        assert.equal(await record(variant('a.webp', 10, 100)), true);
+        assert.equal(await record(variant('b.webp', 20, 200)), true);
+        assert.equal(await record(variant('c.webp', 40, 200)), true);
         // Recorded twice (two instances made it): one row.
-        assert.equal(await store.recordVariant(variant('a.webp', 10, 100)), true);
+        assert.equal(await record(variant('a.webp', 10, 100)), true);
         assert.equal(
-          await store.recordVariant({ ...variant('x.webp', 5, 1), fileId: pending.id }),
+          await record({ ...variant('x.webp', 5, 1), fileId: pending.id }),
           false,
           'only for a ready file',
         );
@@ -236,9 +238,75 @@ export function metadataStoreConformance(
         // A deleted file's variants stop counting at once, and go with its purge.
         await store.markDeleted(project.id, ready.id, 5);
         assert.equal((await store.usage(project.id, 0)).variantBytes, 0);
-        assert.equal(await store.recordVariant(variant('d.webp', 1, 400)), false);
+        assert.equal(await record(variant('d.webp', 1, 400)), false);
         await store.removeVariants(ready.id);
         assert.deepEqual(await store.variantsBeyond(ready.id, 0), []);
+      }),
+    );
+
+    it(
+      "keeps a project's variants within its budget: the least recently served forgotten first, atomically across connections",
+      withStore(async (store, project, another) => {
+        const [one, two] = [file(project.id, { size: 1000 }), file(project.id, { size: 1000 })];
+        await store.insertFile(one);
+        await store.insertFile(two);
+        const record = (fileId: string, name: string, size: number, servedAt: number) =>
+          store.recordVariant({ fileId, name, size, servedAt }, project.id, 100);
+        const sorted = (keys: Array<{ fileId: string; name: string }>) =>
+          keys.map((key) => `${key.fileId === one.id ? 'one' : 'two'}/${key.name}`).sort();
+        assert.deepEqual(await record(one.id, 'a', 10, 100), { recorded: true, evicted: [] });
+        assert.deepEqual(await record(two.id, 'b', 20, 200), { recorded: true, evicted: [] });
+        assert.deepEqual(await record(one.id, 'c', 30, 300), { recorded: true, evicted: [] });
+        // 110 bytes with d: the least recently served (a) makes room.
+        const d = await record(two.id, 'd', 50, 400);
+        assert.equal(d.recorded, true);
+        assert.deepEqual(sorted(d.evicted), ['one/a']);
+        assert.equal((await store.usage(project.id, 0)).variantBytes, 100);
+        // b served again: c, then d, are now the least recently served.
+        await store.touchVariant(two.id, 'b', 500, 500);
+        const e = await record(one.id, 'e', 40, 600);
+        assert.deepEqual(sorted(e.evicted), ['one/c', 'two/d']);
+        assert.equal((await store.usage(project.id, 0)).variantBytes, 60);
+        assert.equal(await store.getVariant(two.id, 'b').then((row) => row?.size), 20);
+        // Served before anything else (another instance's clock behind), the one recorded
+        // still stays: it is the one just made.
+        const late = await record(two.id, 'f', 70, 1);
+        assert.deepEqual(sorted(late.evicted), ['one/e', 'two/b']);
+        assert.equal((await store.usage(project.id, 0)).variantBytes, 70);
+
+        // Many recordings at once from two connections (two instances): the sum never
+        // passes the budget, and every variant is either recorded or evicted, once.
+        const second = await another();
+        try {
+          const names = Array.from({ length: 24 }, (_, index) => `burst-${index}`);
+          const results = await Promise.all(
+            names.map((name, index) =>
+              (index % 2 ? second : store).recordVariant(
+                { fileId: index % 3 ? one.id : two.id, name, size: 15, servedAt: 1000 + index },
+                project.id,
+                100,
+              ),
+            ),
+          );
+          assert.ok(results.every((result) => result.recorded));
+          const evicted = results.flatMap((result) => result.evicted.map((key) => key.name));
+          assert.equal(new Set(evicted).size, evicted.length, 'each evicted once');
+          const usage = await store.usage(project.id, 0);
+          assert.ok(usage.variantBytes <= 100, `${usage.variantBytes} bytes of 100`);
+          const left = names.filter((name) => !evicted.includes(name));
+          assert.equal(usage.variantBytes, 15 * left.length + (evicted.includes('f') ? 0 : 70));
+          assert.equal(left.length, 6, `left: ${left.join(', ')}`);
+        } finally {
+          await second.close();
+        }
+        // Removed otherwise (a file's purge, a variant found lost), variants give their room
+        // back: the budget counts what is recorded, whatever removed the rest.
+        await store.removeVariants(one.id);
+        await store.removeVariant(two.id, 'burst-0');
+        await store.removeVariants(two.id);
+        assert.deepEqual(await record(one.id, 'g', 100, 2000), { recorded: true, evicted: [] });
+        assert.deepEqual(sorted((await record(two.id, 'h', 1, 2001)).evicted), ['one/g']);
+        assert.equal((await store.usage(project.id, 0)).variantBytes, 1);
       }),
     );
 

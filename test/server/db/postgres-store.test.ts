@@ -118,7 +118,10 @@ describe('PostgreSQL', { skip }, () => {
         await client.query(
           'CREATE TABLE schema_migrations (version integer PRIMARY KEY, applied_at bigint NOT NULL)',
         );
-        for (const [index, sql] of POSTGRES_MIGRATIONS.slice(0, -1).entries()) {
+        const share = POSTGRES_MIGRATIONS.findIndex((sql) =>
+          sql.includes('ADD COLUMN anonymous_share'),
+        );
+        for (const [index, sql] of POSTGRES_MIGRATIONS.slice(0, share).entries()) {
           await client.query(sql);
           await client.query('INSERT INTO schema_migrations VALUES ($1, 0)', [index + 1]);
         }

@@ -95,7 +95,7 @@ describe('SqliteMetadataStore specifics', () => {
       // The database as the version before left it: a ready file whose address was
       // cleared when it became ready, and an anonymous upload still pending.
       const before = new Database(path);
-      const last = SQLITE_MIGRATIONS.length - 1;
+      const last = SQLITE_MIGRATIONS.findIndex((sql) => sql.includes('ADD COLUMN anonymous_share'));
       for (const [version, sql] of SQLITE_MIGRATIONS.slice(0, last).entries()) {
         before.exec(sql);
         before.pragma(`user_version = ${version + 1}`);

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { appendFile, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -86,14 +86,14 @@ describe('LocalDiskBlobStore specifics', () => {
   }
 
   it(
-    'reads a whole object in one buffer (readWhole, what variants are made from), null for none',
+    'gives the file of an object (localPath, what variants are made from): its very bytes',
     withStore(async (store) => {
       const key = newId();
-      // Past a stream's 256 KiB chunks and readFile's 512 KiB: one read must give all of it.
       const bytes = Buffer.from(patternBytes(3 * 1024 * 1024 + 17, 9));
       await store.put(key, Readable.from([bytes]));
-      assert.deepEqual(await store.readWhole(key), bytes);
-      assert.equal(await store.readWhole(newId()), null);
+      assert.deepEqual(await readFile(store.localPath(key)), bytes);
+      await store.delete(key);
+      await assert.rejects(readFile(store.localPath(key)), { code: 'ENOENT' });
     }),
   );
 

@@ -1,9 +1,11 @@
 import { buffer } from 'node:stream/consumers';
 import type { FastifyBaseLogger } from 'fastify';
 import type { FileRow, MetadataStore } from '../../db/metadata-store.js';
+import { ServiceError } from '../../http/errors.js';
 import type { BlobStore } from '../../storage/blob-store.js';
 import type { ImageHeader, VariantEncoder } from './variant-encoder.js';
 import { contentTypeOf, type OutputFormat, type VariantSpec, variantName } from './variant-key.js';
+import { openOriginal } from './variant-source.js';
 
 /**
  * How much of an original is read to check its header before anything else: enough for
@@ -21,6 +23,38 @@ export const MAX_VARIANTS_PER_FILE = 64;
  */
 export const TOUCH_INTERVAL_MS = 60_000;
 
+/** The largest default budget of a project's stored variants (decisions.md, round two). */
+export const MAX_DEFAULT_VARIANT_BUDGET = 2 * 1024 ** 3;
+
+/** The default largest original made into variants (imgproxy's `IMGPROXY_MAX_SRC_FILE_SIZE`). */
+export const DEFAULT_MAX_SOURCE_BYTES = 50 * 1024 * 1024;
+
+/**
+ * A variant more than this many times its original's size is served but not stored: a PNG
+ * of a photo's noise is ten times the JPEG it came from, so a handful of URLs would
+ * otherwise store many times what the owner uploaded.
+ */
+export const MAX_VARIANT_GROWTH = 4;
+
+/**
+ * The bytes of stored variants a project may hold: `configured` (`FILEHOST_VARIANT_CACHE_BYTES`)
+ * where set, else a tenth of its storage quota, at most 2 GiB (2 GiB for a project without a
+ * quota).
+ */
+export function variantBudget(storageQuota: number | null, configured: number | undefined): number {
+  if (configured !== undefined) return configured;
+  if (storageQuota === null) return MAX_DEFAULT_VARIANT_BUDGET;
+  return Math.min(Math.floor(storageQuota / 10), MAX_DEFAULT_VARIANT_BUDGET);
+}
+
+/** What variants may cost: the service's settings. */
+export interface VariantLimits {
+  /** `FILEHOST_VARIANT_CACHE_BYTES`; undefined: each project's default (`variantBudget`). */
+  cacheBytes: number | undefined;
+  /** `FILEHOST_VARIANT_MAX_SOURCE_BYTES`. */
+  maxSourceBytes: number;
+}
+
 /** Entries of each in-memory map (sizes, headers, touches): immutable facts, bounded. */
 const KNOWN_ENTRIES = 10_000;
 
@@ -30,11 +64,17 @@ export interface StoredVariant {
   size: number;
   /** Its bytes, when this very lookup made it (the answer need not read them back). */
   bytes?: Buffer;
+  /**
+   * False for a variant made but not kept (over `MAX_VARIANT_GROWTH` times its original, or
+   * over its project's whole budget): it is served from `bytes`, never read from the store.
+   */
+  stored: boolean;
 }
 
 type VariantBooks = Pick<
   MetadataStore,
   | 'getLiveFile'
+  | 'getProject'
   | 'getVariant'
   | 'recordVariant'
   | 'touchVariant'
@@ -47,10 +87,13 @@ type VariantBooks = Pick<
  * in the metadata store (which every instance shares): found there, or made once. Requests
  * for a variant that is being made wait for that making instead of starting another (per
  * process; two instances making the same variant at once both write the same bytes, which
- * is harmless). At most `MAX_VARIANTS_PER_FILE` are kept per file.
+ * is harmless). At most `MAX_VARIANTS_PER_FILE` are kept per file, and a project's variants
+ * hold at most its budget (`variantBudget`), the least recently served removed first: they
+ * are a cache, remade when asked again, so no number of URLs fills the disk.
  */
 export class ImageVariants {
   readonly encoder: VariantEncoder;
+  readonly limits: Readonly<VariantLimits>;
   /** Tests shorten it to see the order of servings at once. */
   touchIntervalMs = TOUCH_INTERVAL_MS;
   readonly #blobs: BlobStore;
@@ -76,9 +119,14 @@ export class ImageVariants {
     db: VariantBooks;
     encoder: VariantEncoder;
     trustMemory: boolean;
+    limits?: Partial<VariantLimits>;
     now?: () => number;
     log?: FastifyBaseLogger;
   }) {
+    this.limits = {
+      cacheBytes: options.limits?.cacheBytes,
+      maxSourceBytes: options.limits?.maxSourceBytes ?? DEFAULT_MAX_SOURCE_BYTES,
+    };
     this.#blobs = options.blobs;
     this.#db = options.db;
     this.encoder = options.encoder;
@@ -90,10 +138,12 @@ export class ImageVariants {
   /**
    * The header of the ready image `row` (its size as shown), checked as `source`: from
    * memory, else from its first bytes, else from all of them in a turn of the encoder.
-   * Null when the file went away. Throws `400 invalid_request` for an image too large or
-   * bytes that are not what they were recognised as.
+   * Null when the file went away. Throws `400 invalid_request` for an image too large (its
+   * file, before a byte of it is read, or its pixels) or bytes that are not what they were
+   * recognised as.
    */
   async header(row: FileRow, source: OutputFormat): Promise<ImageHeader | null> {
+    this.#checkSourceSize(row);
     const known = this.#headers.get(row.id);
     if (known) return known;
     const headSize = Math.min(row.size, HEADER_BYTES);
@@ -102,7 +152,7 @@ export class ImageVariants {
     if (!head) return null;
     const header =
       (await this.encoder.inspect(await buffer(head), row.size <= HEADER_BYTES, source)) ??
-      (await this.encoder.inspectWhole(() => this.#readWhole(row), source));
+      (await this.encoder.inspectWhole(() => openOriginal(this.#blobs, row), source));
     if (header) remember(this.#headers, row.id, header);
     return header;
   }
@@ -114,20 +164,21 @@ export class ImageVariants {
    * could not be made within the encoder's budget.
    */
   async find(row: FileRow, spec: VariantSpec, source: OutputFormat): Promise<StoredVariant | null> {
+    this.#checkSourceSize(row);
     const name = variantName(spec);
     const key = `${row.id}/${name}`;
     const known = this.#trustMemory ? this.#sizes.get(key) : undefined;
     if (known !== undefined) {
       remember(this.#sizes, key, known);
       await this.#touch(row.id, name, 0);
-      return { name, size: known };
+      return { name, size: known, stored: true };
     }
     const making = this.#making.get(key);
     if (making) return making;
     const job = this.#findOrMake(row, spec, source, name).finally(() => this.#making.delete(key));
     this.#making.set(key, job);
     const found = await job;
-    if (found && this.#trustMemory) remember(this.#sizes, key, found.size);
+    if (found?.stored && this.#trustMemory) remember(this.#sizes, key, found.size);
     return found;
   }
 
@@ -161,28 +212,71 @@ export class ImageVariants {
     const recorded = await this.#db.getVariant(row.id, name);
     if (recorded) {
       await this.#touch(row.id, name, recorded.servedAt);
-      return { name, size: recorded.size };
+      return { name, size: recorded.size, stored: true };
     }
+    const budget = await this.#budgetOf(row);
     // Stored but not recorded: made before variants were counted, or by a process that
-    // stopped between storing and recording it.
+    // stopped between storing and recording it. Kept if it would be kept when made now.
     const stored = await this.#blobs.headDerived(row.id, name);
-    if (stored) return this.#keep(row, name, stored.size);
+    if (stored && this.#keepable(row, stored.size, budget)) {
+      return this.#keep(row, name, stored.size, budget);
+    }
+    if (stored) await this.#blobs.deleteDerivedObject(row.id, name);
 
-    const bytes = await this.encoder.encode(() => this.#readWhole(row), spec, source);
+    const bytes = await this.encoder.encode(() => openOriginal(this.#blobs, row), spec, source);
     if (!bytes) return null;
+    if (!this.#keepable(row, bytes.length, budget)) {
+      return { name, size: bytes.length, bytes, stored: false };
+    }
     await this.#blobs.putDerived(row.id, name, bytes, { contentType: contentTypeOf(spec.format) });
-    const kept = await this.#keep(row, name, bytes.length);
+    const kept = await this.#keep(row, name, bytes.length, budget);
     return kept && { ...kept, bytes };
   }
 
+  /** Whether a variant of `size` bytes is stored: at most 4 times its original, within budget. */
+  #keepable(row: FileRow, size: number, budget: number): boolean {
+    return size <= MAX_VARIANT_GROWTH * row.size && size <= budget;
+  }
+
+  /** The variant budget of `row`'s project (its quota's tenth by default). */
+  async #budgetOf(row: FileRow): Promise<number> {
+    const { cacheBytes } = this.limits;
+    if (cacheBytes !== undefined) return cacheBytes;
+    const project = await this.#db.getProject(row.projectId);
+    return variantBudget(project?.storageQuota ?? null, undefined);
+  }
+
+  /** An original over `maxSourceBytes` is refused from its record, before any byte is read. */
+  #checkSourceSize(row: FileRow): void {
+    const limit = this.limits.maxSourceBytes;
+    if (row.size <= limit) return;
+    throw new ServiceError(
+      'invalid_request',
+      `The image is ${row.size} bytes: images over ${limit} bytes (FILEHOST_VARIANT_MAX_SOURCE_BYTES) are not transformed.`,
+    );
+  }
+
   /**
-   * Records a stored variant, then removes the file's least recently served ones past the
-   * limit. Null when the file was deleted meanwhile: its purge may have run before the
-   * variant was stored, so its variants go now (a delete of a file still live would).
+   * Records a stored variant within its project's budget, removing the objects of the
+   * variants that made room for it (the project's least recently served), then the file's
+   * least recently served past `MAX_VARIANTS_PER_FILE`. Null when the file was deleted
+   * meanwhile: its purge may have run before the variant was stored, so its variants go
+   * now (a delete of a file still live would).
    */
-  async #keep(row: FileRow, name: string, size: number): Promise<StoredVariant | null> {
+  async #keep(
+    row: FileRow,
+    name: string,
+    size: number,
+    budget: number,
+  ): Promise<StoredVariant | null> {
     const now = this.#now();
-    if (!(await this.#db.recordVariant({ fileId: row.id, name, size, servedAt: now }))) {
+    const { recorded, evicted } = await this.#db.recordVariant(
+      { fileId: row.id, name, size, servedAt: now },
+      row.projectId,
+      budget,
+    );
+    await this.#removeObjects(evicted);
+    if (!recorded) {
       await this.#blobs.deleteDerived(row.id);
       return null;
     }
@@ -198,7 +292,23 @@ export class ImageVariants {
       // The variant itself is stored and recorded; the next one made evicts again.
       this.#log?.warn({ err: error, id: row.id }, 'could not remove old image variants');
     }
-    return { name, size };
+    return { name, size, stored: true };
+  }
+
+  /**
+   * Removes the objects of variants no longer recorded (their rows went in the recording
+   * that evicted them, so no other caller removes them).
+   */
+  async #removeObjects(evicted: Array<{ fileId: string; name: string }>): Promise<void> {
+    for (const { fileId, name } of evicted) {
+      this.#sizes.delete(`${fileId}/${name}`);
+      try {
+        await this.#blobs.deleteDerivedObject(fileId, name);
+      } catch (error) {
+        // Unrecorded, it is no longer counted; the file's purge removes it at the latest.
+        this.#log?.warn({ err: error, id: fileId }, 'could not remove an evicted image variant');
+      }
+    }
   }
 
   /** Writes down that a variant was served now, at most once per `touchIntervalMs`. */
@@ -214,22 +324,6 @@ export class ImageVariants {
       // Serving does not depend on it: at worst this variant is removed a little early.
       this.#log?.warn({ err: error, id: fileId }, 'could not record an image variant served');
     }
-  }
-
-  async #readWhole(row: FileRow): Promise<Buffer | null> {
-    const bytes = await this.#readBytes(row.id);
-    if (!bytes) return null;
-    if (bytes.length !== row.size) {
-      throw new Error(`The store gave ${bytes.length} bytes of a ${row.size}-byte file.`);
-    }
-    return bytes;
-  }
-
-  /** The original's bytes: in one read where the store offers it (local disk), else gathered. */
-  async #readBytes(id: string): Promise<Buffer | null> {
-    if (this.#blobs.readWhole) return this.#blobs.readWhole(id);
-    const stream = await this.#blobs.get(id);
-    return stream ? buffer(stream) : null;
   }
 }
 

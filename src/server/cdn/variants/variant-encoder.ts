@@ -56,6 +56,19 @@ export interface EncoderStats {
   abandoned: number;
 }
 
+/**
+ * An original as a file that sharp opens and reads itself (libvips reads it in its own
+ * thread, a strip at a time where the format allows: never a buffer of the whole file in
+ * this process). `release` once done with it: a temporary copy is removed then.
+ */
+export interface SourceFile {
+  path: string;
+  release(): Promise<void>;
+}
+
+/** Finds an original's file when its turn comes; null when the file went away. */
+export type OpenSource = () => Promise<SourceFile | null>;
+
 /** What an image's header says (sharp reads the header only: no pixel is decoded). */
 export interface ImageHeader {
   /** Its size as shown, EXIF orientation applied. */
@@ -154,40 +167,39 @@ export class VariantEncoder {
    * end), read from the whole file in a turn of the queue, so that such files cannot hold
    * more memory at once than encodes do. Null when `read` finds none.
    */
-  inspectWhole(
-    read: () => Promise<Buffer | null>,
-    source: OutputFormat,
-  ): Promise<ImageHeader | null> {
-    return this.#inTurn(async () => {
-      const bytes = await read();
-      if (bytes === null) return null;
-      return this.inspect(bytes, true, source);
-    });
+  inspectWhole(open: OpenSource, source: OutputFormat): Promise<ImageHeader | null> {
+    return this.#inTurn(() =>
+      withSource(open, async (path) => {
+        const sharp = await loadSharp();
+        try {
+          return headerOf(await sharp(path, { limitInputPixels: false }).metadata(), source);
+        } catch (error) {
+          if (error instanceof ServiceError) throw error;
+          throw notAnImage(error);
+        }
+      }),
+    );
   }
 
   /**
-   * Makes the variant `spec` of the image `read` gives, in its turn (the original is read
-   * only then, so waiting jobs hold no image in memory). Null when `read` finds none.
+   * Makes the variant `spec` of the image `open` finds, in its turn (the original is opened
+   * only then, so waiting jobs hold nothing). Null when `open` finds none.
    * Orientation is applied, metadata dropped (sharp keeps none unless told). An image that
    * does not decode as `source` is `400 invalid_request`; no turn within the wait, or a job
    * past its run time, `503 unavailable` (and its result, if it comes, is dropped).
    */
-  encode(
-    read: () => Promise<Buffer | null>,
-    spec: VariantSpec,
-    source: OutputFormat,
-  ): Promise<Buffer | null> {
-    return this.#inTurn(async () => {
-      const bytes = await read();
-      if (bytes === null) return null;
-      this.#encodes++;
-      try {
-        return await transform(bytes, spec, source, this.budget.runMs);
-      } catch (error) {
-        if (error instanceof ServiceError) throw error;
-        throw notAnImage(error);
-      }
-    });
+  encode(open: OpenSource, spec: VariantSpec, source: OutputFormat): Promise<Buffer | null> {
+    return this.#inTurn(() =>
+      withSource(open, async (path) => {
+        this.#encodes++;
+        try {
+          return await transform(path, spec, source, this.budget.runMs);
+        } catch (error) {
+          if (error instanceof ServiceError) throw error;
+          throw notAnImage(error);
+        }
+      }),
+    );
   }
 
   /**
@@ -296,8 +308,22 @@ function headerOf(meta: SharpMetadata, source: OutputFormat): ImageHeader {
   return { width, height };
 }
 
+/** Runs `use` on the file `open` finds (null when none), releasing it however `use` ends. */
+async function withSource<T>(
+  open: OpenSource,
+  use: (path: string) => Promise<T>,
+): Promise<T | null> {
+  const file = await open();
+  if (file === null) return null;
+  try {
+    return await use(file.path);
+  } finally {
+    await file.release();
+  }
+}
+
 async function transform(
-  source: Buffer,
+  source: string,
   spec: VariantSpec,
   sourceFormat: OutputFormat,
   runMs: number,
@@ -305,15 +331,16 @@ async function transform(
   const sharp = await loadSharp();
   // `failOn: 'warning'` (sharp's default, spelled out): a truncated or damaged image fails
   // instead of being served half grey. Only the first frame of an animation is read; rows
-  // are read in order (no copy of the whole decoded image where the pipeline allows).
+  // are read in order (no copy of the whole decoded image where the pipeline allows). sharp
+  // opens the file itself, its limits (pixels, above) checked before a pixel is decoded.
   let image = sharp(source, {
     limitInputPixels: MAX_INPUT_PIXELS,
     failOn: 'warning',
     animated: false,
     sequentialRead: true,
   });
-  // The decoder is the recognised type's: the header is read again from these very bytes
-  // (the head checked earlier may have been a part of them).
+  // The decoder is the recognised type's: the header is read again from this very file
+  // (the head checked earlier may have been a part of it).
   const shown = headerOf(await image.metadata(), sourceFormat);
   image = image.autoOrient();
   const resized = spec.width !== shown.width || spec.height !== shown.height;

@@ -104,6 +104,11 @@ export async function servableVariant(
       return fromMemory(held, bytes);
     }
   }
+  // Made but not stored (over 4 times its original, or its project's whole budget): its
+  // bytes are all there is.
+  if (!variant.stored && variant.bytes) {
+    return { size: variant.size, headers, bytes: variant.bytes, open: async () => null };
+  }
   return {
     size: variant.size,
     headers,

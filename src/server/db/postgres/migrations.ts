@@ -206,4 +206,30 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   ALTER TABLE projects ADD COLUMN anonymous_share double precision
     CHECK (anonymous_share BETWEEN 0 AND 1);
   `,
+  // Variants are a bounded cache (#51): each project's variant bytes kept by a trigger (so
+  // no path that adds or removes a variant can forget them), read in one row to decide
+  // whether to evict; the least recently served found in this index.
+  `
+  DROP INDEX variants_project;
+  CREATE INDEX variants_project_served ON variants (project_id, served_at, file_id, name, size);
+  CREATE TABLE variant_usage (
+    project_id text PRIMARY KEY,
+    bytes bigint NOT NULL
+  );
+  INSERT INTO variant_usage (project_id, bytes)
+    SELECT project_id, sum(size) FROM variants GROUP BY project_id;
+  CREATE FUNCTION variant_usage_count() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    IF TG_OP IN ('UPDATE', 'DELETE') THEN
+      UPDATE variant_usage SET bytes = bytes - OLD.size WHERE project_id = OLD.project_id;
+    END IF;
+    IF TG_OP IN ('INSERT', 'UPDATE') THEN
+      INSERT INTO variant_usage (project_id, bytes) VALUES (NEW.project_id, NEW.size)
+        ON CONFLICT (project_id) DO UPDATE SET bytes = variant_usage.bytes + excluded.bytes;
+    END IF;
+    RETURN NULL;
+  END $$;
+  CREATE TRIGGER variants_counted AFTER INSERT OR DELETE OR UPDATE OF size ON variants
+    FOR EACH ROW EXECUTE FUNCTION variant_usage_count();
+  `,
 ];

@@ -254,6 +254,37 @@ export class PostgresMetadataStore extends SqlMetadataStore {
     });
   }
 
+  /**
+   * A transaction-scoped advisory lock per project (not the project's row, which every sign
+   * locks): recordings of one project's variants take turns across instances, and each
+   * statement after the lock (read committed) sees what the turn before committed. (The
+   * trigger's update of the project's `variant_usage` row locks that row too, which orders
+   * them as well; the advisory lock says so where the turn is taken, at one round trip's
+   * cost beside an encode's.)
+   */
+  protected async variantTurn(
+    projectId: string,
+    record: Step,
+    evict: Step,
+  ): Promise<{ recorded: number; evicted: Array<{ file_id: string; name: string }> }> {
+    return this.#transaction(async (client) => {
+      await client.query('SELECT pg_advisory_xact_lock($1::bigint)', [
+        advisoryLockKey(`variants:${projectId}`),
+      ]);
+      const recorded = await client.query(numberedPlaceholders(record.sql), [...record.values]);
+      const evicted: Array<{ file_id: string; name: string }> = [];
+      for (;;) {
+        const batch = await client.query<{ file_id: string; name: string }>(
+          numberedPlaceholders(evict.sql),
+          [...evict.values],
+        );
+        evicted.push(...batch.rows);
+        if (batch.rows.length < SQL.EVICTION_BATCH) break;
+      }
+      return { recorded: recorded.rowCount ?? 0, evicted };
+    });
+  }
+
   /** `work` in one transaction on one connection; rolled back if it throws. */
   async #transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     let client: pg.PoolClient;

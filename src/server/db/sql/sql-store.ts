@@ -14,6 +14,7 @@ import type {
   ProjectPatch,
   ProjectUsage,
   ReadyFields,
+  RecordedVariant,
   Reservation,
   TokenUsage,
   UploadTokenRow,
@@ -102,6 +103,17 @@ export abstract class SqlMetadataStore implements MetadataStore {
     event: EventDraft | undefined,
     options?: StatementOptions,
   ): Promise<FileRow | null>;
+  /**
+   * Runs `record` (how many rows it changed), then `evict` (the rows it answers) again
+   * while it answers a whole `SQL.EVICTION_BATCH`, in one transaction that takes its turn with every other such transaction for `projectId`, from
+   * any connection: the project's variant budget is checked against what the turn before
+   * committed.
+   */
+  protected abstract variantTurn(
+    projectId: string,
+    record: Step,
+    evict: Step,
+  ): Promise<{ recorded: number; evicted: Array<{ file_id: string; name: string }> }>;
   /** The steps of `markDeleted`, which must yield the row as it was. */
   protected abstract markDeletedSteps(projectId: string, id: string, at: number): Step[];
   /** PostgreSQL's `FOR UPDATE SKIP LOCKED` for claiming deliveries; nothing on SQLite. */
@@ -252,14 +264,24 @@ export abstract class SqlMetadataStore implements MetadataStore {
       : null;
   }
 
-  async recordVariant(variant: VariantRow): Promise<boolean> {
-    const changed = await this.changes(SQL.VARIANT_RECORD, [
-      variant.name,
-      variant.size,
-      variant.servedAt,
-      variant.fileId,
-    ]);
-    return changed > 0;
+  async recordVariant(
+    variant: VariantRow,
+    projectId: string,
+    budgetBytes: number,
+  ): Promise<RecordedVariant> {
+    const { fileId, name } = variant;
+    const { recorded, evicted } = await this.variantTurn(
+      projectId,
+      { sql: SQL.VARIANT_RECORD, values: [name, variant.size, variant.servedAt, fileId] },
+      {
+        sql: SQL.VARIANTS_OVER_BUDGET,
+        values: [projectId, fileId, name, SQL.EVICTION_BATCH, projectId, budgetBytes],
+      },
+    );
+    return {
+      recorded: recorded > 0,
+      evicted: evicted.map((row) => ({ fileId: row.file_id, name: row.name })),
+    };
   }
 
   async touchVariant(fileId: string, name: string, at: number, before: number): Promise<void> {

@@ -147,6 +147,31 @@ export const VARIANT_RECORD = `INSERT INTO variants (file_id, name, project_id, 
   WHERE id = ? AND status = 'ready'
   ON CONFLICT (file_id, name) DO UPDATE SET size = excluded.size, served_at = excluded.served_at`;
 
+/**
+ * Forgets a project's least recently served variants, oldest first (ties by file id, then
+ * name), until its variants (`variant_usage`, kept by triggers) hold at most the budget;
+ * never the variant being recorded, which the caller keeps. Looks at the oldest `limit`
+ * only, so that a project of a hundred thousand variants costs what one of ten does: past
+ * them, the caller runs it again. Nothing when the project is within its budget. Project
+ * id, file id, name, limit, project id, budget; answers what it forgot. (The rows go by
+ * their primary key: a filter on the project there would scan all of its variants.)
+ */
+export const VARIANTS_OVER_BUDGET = `DELETE FROM variants WHERE (file_id, name) IN (
+    SELECT file_id, name FROM (
+      SELECT file_id, name, size,
+        sum(size) OVER (ORDER BY served_at, file_id, name) AS freed
+      FROM (
+        SELECT file_id, name, size, served_at FROM variants
+        WHERE project_id = ? AND NOT (file_id = ? AND name = ?)
+        ORDER BY served_at, file_id, name LIMIT ?
+      ) oldest
+    ) running
+    WHERE freed - size < (SELECT bytes FROM variant_usage WHERE project_id = ?) - CAST(? AS BIGINT)
+  ) RETURNING file_id, name`;
+
+/** How many variants `VARIANTS_OVER_BUDGET` looks at (and so forgets, at most) at a time. */
+export const EVICTION_BATCH = 64;
+
 /** at, file id, name, before. */
 export const VARIANT_TOUCH = `UPDATE variants SET served_at = ?
   WHERE file_id = ? AND name = ? AND served_at < ?`;

@@ -203,4 +203,28 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   ALTER TABLE projects ADD COLUMN anonymous_share REAL
     CHECK (anonymous_share BETWEEN 0 AND 1);
   `,
+  // Variants are a bounded cache (#51): each project's variant bytes kept by triggers (so
+  // no path that adds or removes a variant can forget them), read in one row to decide
+  // whether to evict; the least recently served found in this index.
+  `
+  DROP INDEX variants_project;
+  CREATE INDEX variants_project_served ON variants (project_id, served_at, file_id, name, size);
+  CREATE TABLE variant_usage (
+    project_id TEXT PRIMARY KEY,
+    bytes INTEGER NOT NULL
+  );
+  INSERT INTO variant_usage (project_id, bytes)
+    SELECT project_id, sum(size) FROM variants GROUP BY project_id;
+  CREATE TRIGGER variants_added AFTER INSERT ON variants BEGIN
+    INSERT INTO variant_usage (project_id, bytes) VALUES (NEW.project_id, NEW.size)
+      ON CONFLICT (project_id) DO UPDATE SET bytes = bytes + excluded.bytes;
+  END;
+  CREATE TRIGGER variants_removed AFTER DELETE ON variants BEGIN
+    UPDATE variant_usage SET bytes = bytes - OLD.size WHERE project_id = OLD.project_id;
+  END;
+  CREATE TRIGGER variants_resized AFTER UPDATE OF size ON variants BEGIN
+    UPDATE variant_usage SET bytes = bytes - OLD.size + NEW.size
+      WHERE project_id = NEW.project_id;
+  END;
+  `,
 ];

@@ -210,6 +210,23 @@ export class SqliteMetadataStore extends SqlMetadataStore {
     });
   }
 
+  /** One write: SQLite has one writer, so the record and its evictions are one turn. */
+  protected variantTurn(
+    _projectId: string,
+    record: Step,
+    evict: Step,
+  ): Promise<{ recorded: number; evicted: Array<{ file_id: string; name: string }> }> {
+    return this.#write(() => {
+      const recorded = this.#prepared(record.sql).run(...record.values).changes;
+      const evicted: Array<{ file_id: string; name: string }> = [];
+      for (;;) {
+        const batch = this.#prepared(evict.sql).all(...evict.values) as typeof evicted;
+        evicted.push(...batch);
+        if (batch.length < SQL.EVICTION_BATCH) return { recorded, evicted };
+      }
+    });
+  }
+
   protected changeFile(
     steps: Step[],
     event: EventDraft | undefined,

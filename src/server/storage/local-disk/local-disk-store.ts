@@ -121,30 +121,8 @@ export class LocalDiskBlobStore implements BlobStore {
     return readFrom(this.#blobPath(key), range);
   }
 
-  async readWhole(key: string): Promise<Buffer | null> {
-    let handle: Awaited<ReturnType<typeof open>>;
-    try {
-      handle = await open(this.#blobPath(key), 'r');
-    } catch (error) {
-      if (isMissing(error)) return null;
-      throw error;
-    }
-    // One read of the whole file (its size from its descriptor), not a chunk per turn of
-    // the event loop (a stream's, or `readFile`'s 512 KiB): an image variant is made from
-    // it while holding a turn of the encoder (`VariantEncoder`), so every millisecond here
-    // is one the encoder waits. (Blobs never change once stored.)
-    try {
-      const bytes = Buffer.allocUnsafe((await handle.stat()).size);
-      let filled = 0;
-      while (filled < bytes.length) {
-        const { bytesRead } = await handle.read(bytes, filled, bytes.length - filled, filled);
-        if (bytesRead === 0) break;
-        filled += bytesRead;
-      }
-      return bytes.subarray(0, filled);
-    } finally {
-      await handle.close();
-    }
+  localPath(key: string): string {
+    return this.#blobPath(key);
   }
 
   async head(key: string): Promise<{ size: number } | null> {
