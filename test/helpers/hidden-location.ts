@@ -236,3 +236,17 @@ export async function thumbnailOf(bytes: Uint8Array): Promise<Buffer> {
     return stdout;
   });
 }
+
+/**
+ * A JPEG whose comment segment (COM, `FF FE`) holds a whole second JPEG with GPS: no edit
+ * of the service reaches into a comment, so only reading the result back finds it.
+ */
+export async function jpegInsideComment(): Promise<Buffer> {
+  return inTemp(async (dir) => {
+    const main = await readFile(await jpeg(dir, 'main.jpg', 96, false));
+    const inner = await readFile(await jpeg(dir, 'inner.jpg', 32, true));
+    const marker = Buffer.from([0xff, 0xfe, 0, 0]);
+    marker.writeUInt16BE(2 + inner.length, 2);
+    return Buffer.concat([main.subarray(0, 2), marker, inner, main.subarray(2)]);
+  });
+}

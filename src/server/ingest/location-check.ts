@@ -58,7 +58,9 @@ export async function findLocation(
       const path = key.split(':');
       const name = path.at(-1) as string;
       if (path.some((group) => NOT_STORED.has(group)) || !isLocationName(name)) continue;
-      traces.push({ where, what: `${prefix}${key}` });
+      // `Doc1:GPS:…`: a document inside the file (an MPF picture, a phone's appended video).
+      const inDocument = path.length > 2 && /^Doc\d/.test(path[0] as string);
+      traces.push({ where: inDocument ? 'embedded' : where, what: `${prefix}${key}` });
     }
   }
   if (await exifrFinds(file)) traces.push({ where: 'main', what: 'exifr' });

@@ -18,6 +18,7 @@ import {
   HIDDEN_PLACES,
   type HiddenPlace,
   hiddenLocationPhoto,
+  jpegInsideComment,
   thumbnailOf,
 } from '../../helpers/hidden-location.js';
 import {
@@ -343,6 +344,22 @@ describe('safe ingest: location hidden beyond the main image', {
       assert.equal(record.status, 'ready', JSON.stringify(record));
       const served = new Uint8Array(await (await fetch(publicUrlOf(record))).arrayBuffer());
       assert.deepEqual(await everyLocationTrace(served), []);
+    });
+
+    it('refuses a photo whose position is still found after the edit (a JPEG inside a comment)', async () => {
+      const bytes = await jpegInsideComment();
+      assert.ok((await everyLocationTrace(bytes)).length > 0, 'the fixture has a position');
+      const storedBefore = await t.stored();
+      await expectError(
+        await t.api('/v1/upload', {
+          method: 'POST',
+          headers: { 'Content-Type': 'image/jpeg', 'X-Filename': 'home.jpg' },
+          body: new Uint8Array(bytes),
+        }),
+        422,
+        'metadata_unreadable',
+      );
+      assert.deepEqual(await t.stored(), storedBefore, 'nothing of it is stored');
     });
 
     it('refuses a JPEG ExifTool cannot rewrite (a doubled start marker) on every path, keeping nothing', async () => {
