@@ -162,13 +162,16 @@ async function stripStored(
     await pipeline(source, createWriteStream(input));
     const result = await ctx.stripper.strip(input, output, mode);
     if (result.outcome === 'refused') {
-      ctx.log.warn({ id: key, reason: result.reason }, 'a photo kept its location; it is refused');
+      ctx.log.warn(
+        { id: key, reason: result.reason },
+        'the location of a photo could not be removed; it is refused',
+      );
       if (from === 'pending' && row.importState === null) {
         await removeFile(ctx, row.projectId, key);
       }
       fail(
         'metadata_unreadable',
-        'The location could not be removed from this photo (its metadata cannot be rewritten); nothing was kept.',
+        'The location could not be removed from this photo (its metadata cannot be rewritten, or a position is still found); nothing was kept.',
       );
     }
     if (result.outcome === 'unchanged') return null;
