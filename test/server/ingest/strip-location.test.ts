@@ -163,6 +163,8 @@ describe('safe ingest: location removed from photos', { skip: missing?.skip ?? f
           await viaParts(t, original, format),
         ]) {
           assert.deepEqual(await locationTraces(served), []);
+          // Embedded documents and every JPEG inside (a TIFF's or HEIC's thumbnail) too.
+          assert.deepEqual(await everyLocationTrace(served), []);
           assert.equal(record.scannedAt, null, 'no scanner configured');
           const tags = await exiftoolTags(served);
           assert.equal(tags['IFD0:Artist'], 'Ada Lovelace');
@@ -214,6 +216,7 @@ describe('safe ingest: location removed from photos', { skip: missing?.skip ?? f
         const original = photos.get(format) as Buffer;
         const { served } = await viaOneRequest(t, original, format);
         assert.deepEqual(await locationTraces(served), []);
+        assert.deepEqual(await everyLocationTrace(served), []);
         const tags = await exiftoolTags(served);
         const kept = Object.keys(tags).filter((name) =>
           /^(IFD0:(Artist|Make)|XMP-dc:|IPTC:|XMP-exif:)/.test(name),
