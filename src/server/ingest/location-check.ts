@@ -32,11 +32,15 @@ export async function findLocation(
   workDir: string,
 ): Promise<LocationTrace[]> {
   const traces: LocationTrace[] = [];
+  // ExifTool's read of the whole file (the longest step: `-ee3` reads to its end) runs in
+  // its own process while this one looks for the JPEGs inside.
+  const mainTags = exiftool.enqueueTask(() => ReadTagsTask.for([file]), false);
+  mainTags.catch(() => undefined); // awaited below, unless the file is refused first
   const offsets = await embeddedJpegOffsets(file);
   if (offsets === null) {
     return [{ where: 'embedded', what: `more than ${MAX_EMBEDDED_JPEGS} embedded JPEG starts` }];
   }
-  const readByExifTool = [file];
+  const headerFiles: string[] = [];
   for (const [index, offset] of offsets.entries()) {
     const embedded = await embeddedJpegHeader(file, offset);
     const at = `embedded JPEG at ${offset}`;
@@ -44,9 +48,13 @@ export async function findLocation(
     if (await exifrFinds(embedded.header)) traces.push({ where: 'embedded', what: `${at}: exifr` });
     const headerFile = join(workDir, `embedded-${index}.jpg`);
     await writeFile(headerFile, embedded.header);
-    readByExifTool.push(headerFile);
+    headerFiles.push(headerFile);
   }
-  const tagsOfEach = await exiftool.enqueueTask(() => ReadTagsTask.for(readByExifTool), false);
+  const headerTags =
+    headerFiles.length === 0
+      ? []
+      : await exiftool.enqueueTask(() => ReadTagsTask.for(headerFiles), false);
+  const tagsOfEach = [...(await mainTags), ...headerTags];
   for (const [index, tags] of tagsOfEach.entries()) {
     const where = index === 0 ? 'main' : 'embedded';
     const prefix = index === 0 ? '' : `embedded JPEG at ${offsets[index - 1]}: `;
