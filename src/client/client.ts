@@ -102,6 +102,7 @@ const IMPORT_STATUS = {
   unsupported_type: 415,
   import_timeout: 504,
   import_failed: 502,
+  metadata_unreadable: 422,
 } as const;
 
 /** The `ApiError` of a failed import, from its record's `importError`. */

@@ -129,6 +129,8 @@ const fr: Translation = {
       'Ce site n’accepte que les envois des personnes qu’il a autorisées, et cette page n’a pas reçu cette autorisation. Connectez-vous, ou prévenez le responsable du site.',
     infected: () =>
       'Une analyse antivirus a trouvé un logiciel malveillant dans ce fichier : il a été refusé et rien n’a été conservé.',
+    metadata_unreadable: () =>
+      'La position de cette photo n’a pas pu être retirée avec certitude : rien n’a été conservé. Enregistrez une copie sans position et réessayez.',
     import_refused_target: () =>
       'Ce lien mène à une adresse que le service de fichiers n’a pas le droit de consulter. Utilisez un lien public.',
     import_http_error: () =>

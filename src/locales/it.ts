@@ -124,6 +124,8 @@ const it: Translation = {
       'Questo sito accetta caricamenti solo dalle persone che ha autorizzato, e questa pagina non ha ricevuto l’autorizzazione. Accedi, oppure avvisa il gestore del sito.',
     infected: () =>
       'Un controllo antivirus ha trovato malware in questo file: è stato rifiutato e non è stato conservato nulla.',
+    metadata_unreadable: () =>
+      'Non è stato possibile rimuovere con certezza la posizione da questa foto, quindi non è stato conservato nulla. Salva una copia senza posizione e riprova.',
     import_refused_target: () =>
       'Questo link punta a un indirizzo da cui il servizio file non può scaricare. Usa un link pubblico.',
     import_http_error: () =>

@@ -126,6 +126,8 @@ const nl: Translation = {
       'Deze site neemt alleen uploads aan van mensen die ze daarvoor toestemming heeft gegeven, en deze pagina heeft die toestemming niet gekregen. Log in, of laat het de eigenaar van de site weten.',
     infected: () =>
       'Een virusscan vond malware in dit bestand: het is geweigerd en er is niets bewaard.',
+    metadata_unreadable: () =>
+      'De locatie kon niet veilig uit deze foto worden verwijderd, dus er is niets bewaard. Sla een kopie zonder locatie op en probeer het opnieuw.',
     import_refused_target: () =>
       'Deze link wijst naar een adres waarvan de bestandsdienst niet mag ophalen. Gebruik een openbare link.',
     import_http_error: () =>

@@ -124,6 +124,8 @@ const pl: Translation = {
       'Ta witryna przyjmuje pliki tylko od osób, którym na to pozwoliła, a ta strona nie otrzymała takiego pozwolenia. Zaloguj się lub powiadom właściciela witryny.',
     infected: () =>
       'Skanowanie antywirusowe wykryło w tym pliku złośliwe oprogramowanie: plik odrzucono i niczego nie zachowano.',
+    metadata_unreadable: () =>
+      'Nie udało się bezpiecznie usunąć lokalizacji z tego zdjęcia, więc niczego nie zachowano. Zapisz kopię bez lokalizacji i spróbuj ponownie.',
     import_refused_target: () =>
       'Ten link prowadzi pod adres, z którego usługa plików nie może pobierać. Użyj publicznego linku.',
     import_http_error: () =>

@@ -21,6 +21,8 @@ const errors: Partial<FailureTexts> = {
   upload_token_required: () =>
     "Uploads here need a permission this page did not get. Sign in, or tell the site's owner.",
   infected: () => 'A virus scan found malware in this file. Nothing was kept.',
+  metadata_unreadable: () =>
+    "This photo's location could not be removed safely, so nothing was kept. Save a copy without location and try again.",
   token_expired: () => 'Your permission to upload ran out. Reload the page, then retry.',
   token_exhausted: () => 'You may not upload more here: your limit of files or bytes is reached.',
 };

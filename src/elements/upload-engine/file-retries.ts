@@ -48,6 +48,7 @@ const FILE_REFUSED = [
   'unsupported_type',
   'empty_body',
   'infected',
+  'metadata_unreadable',
   'token_exhausted',
   'upload_token_required',
 ];

@@ -230,6 +230,9 @@ function asFailure(error: unknown): ImportFailure {
       'The malware scanner could not be reached, so the file was not kept; import it again later.',
     );
   }
+  if (error instanceof ServiceError && error.code === 'metadata_unreadable') {
+    return new ImportFailure('metadata_unreadable', error.message);
+  }
   if (error instanceof ServiceError && error.code === 'insufficient_storage') {
     return new ImportFailure(
       'import_failed',

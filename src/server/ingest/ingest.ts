@@ -10,7 +10,7 @@ import type { ServiceContext } from '../context.js';
 import type { EventDraft, FileRow } from '../db/metadata-store.js';
 import { fail } from '../http/errors.js';
 import { newId } from '../secrets.js';
-import { purge } from '../uploads/remove.js';
+import { purge, removeFile } from '../uploads/remove.js';
 import { ScannerUnavailableError, type ScanVerdict } from './clamd.js';
 import { editableExtension } from './strip-location.js';
 
@@ -58,7 +58,7 @@ export async function ingestStored(
     await scan(ctx, row, from, scanned?.verdict);
     scannedAt = ctx.now();
   }
-  const size = await stripStored(ctx, row.id, mime);
+  const size = await stripStored(ctx, row, from, mime);
   return size === null ? { scannedAt } : { scannedAt, size };
 }
 
@@ -138,10 +138,18 @@ function infectedEvent(ctx: ServiceContext, signature: string): EventDraft {
 /**
  * Removes metadata from a stored photo as configured; answers the new size when the object
  * was replaced, null when it was left as it is (not a photo, nothing to remove, stripping
- * off, or metadata ExifTool cannot read at all: then the file is kept as it came, and the
- * log says so).
+ * off). A photo whose location could not be removed (metadata ExifTool cannot rewrite, or
+ * a position still found after) is refused, `422 metadata_unreadable`, and nothing of it
+ * is kept: a pending upload is taken back here (as a type refused at complete is), a
+ * one-request upload by its handler, an import by the importer (which records why).
  */
-async function stripStored(ctx: ServiceContext, key: string, mime: string): Promise<number | null> {
+async function stripStored(
+  ctx: ServiceContext,
+  row: FileRow,
+  from: 'pending' | 'receiving',
+  mime: string,
+): Promise<number | null> {
+  const key = row.id;
   const extension = editableExtension(mime);
   const mode = ctx.config.stripMetadata;
   if (!ctx.stripper || mode === 'none' || extension === undefined) return null;
@@ -153,12 +161,18 @@ async function stripStored(ctx: ServiceContext, key: string, mime: string): Prom
     const output = join(dir, `out.${extension}`);
     await pipeline(source, createWriteStream(input));
     const result = await ctx.stripper.strip(input, output, mode);
-    if (result.outcome === 'failed') {
+    if (result.outcome === 'refused') {
       ctx.log.warn(
         { id: key, reason: result.reason },
-        'the metadata of a photo could not be read; it is kept as it came',
+        'the location of a photo could not be removed; it is refused',
       );
-      return null;
+      if (from === 'pending' && row.importState === null) {
+        await removeFile(ctx, row.projectId, key);
+      }
+      fail(
+        'metadata_unreadable',
+        'The location could not be removed from this photo (its metadata cannot be rewritten, or a position is still found); nothing was kept.',
+      );
     }
     if (result.outcome === 'unchanged') return null;
     const { size } = await ctx.blobs.put(key, createReadStream(output), { contentType: mime });

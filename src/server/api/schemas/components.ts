@@ -62,10 +62,11 @@ export const ImportErrorCode = named(
       'unsupported_type',
       'import_timeout',
       'import_failed',
+      'metadata_unreadable',
     ],
     {
       description:
-        'Why an import failed: `import_refused_target` (the URL, or a redirect, leads to a loopback, private, link-local or metadata address, or to no address, all with one message; private ones are allowed only with `FILEHOST_IMPORT_ALLOW_PRIVATE`, link-local and metadata ones never; or a redirect to a URL that is not http(s)); `import_http_error` (the server answered a status other than 2xx; `status` says which); `too_large` (more bytes than the plan, the upload token or the quota leaves room for, counted as they arrive); `unsupported_type` (the type recognised from the bytes is not one the project or the token accepts); `import_timeout` (fewer than 16 KiB in any 30 s: no answer, or a body that stalls or drips; or still fetching after `FILEHOST_IMPORT_MAX_SECONDS`, 600 s); `import_failed` (more than 5 redirects, a connection cut before the whole body, the service stopped or failed to store it).',
+        'Why an import failed: `import_refused_target` (the URL, or a redirect, leads to a loopback, private, link-local or metadata address, or to no address, all with one message; private ones are allowed only with `FILEHOST_IMPORT_ALLOW_PRIVATE`, link-local and metadata ones never; or a redirect to a URL that is not http(s)); `import_http_error` (the server answered a status other than 2xx; `status` says which); `too_large` (more bytes than the plan, the upload token or the quota leaves room for, counted as they arrive); `unsupported_type` (the type recognised from the bytes is not one the project or the token accepts); `import_timeout` (fewer than 16 KiB in any 30 s: no answer, or a body that stalls or drips; or still fetching after `FILEHOST_IMPORT_MAX_SECONDS`, 600 s); `import_failed` (more than 5 redirects, a connection cut before the whole body, the service stopped or failed to store it); `metadata_unreadable` (a photo whose location could not be removed: metadata the service cannot rewrite; nothing was kept).',
     },
   ),
 );
@@ -426,6 +427,7 @@ export const ErrorCode = named(
       'uri_too_long',
       'unsupported_type',
       'infected',
+      'metadata_unreadable',
       'rate_limited',
       'headers_too_large',
       'internal_error',

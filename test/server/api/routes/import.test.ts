@@ -12,6 +12,7 @@ import type {
   ImportResponse,
   Usage,
 } from '../../../../src/api/types.js';
+import { bytesOfType } from '../../../helpers/bytes.js';
 import { PUBLIC_STAND_IN, serveRemote } from '../../../helpers/remote-server.js';
 import {
   ALLOWED_ORIGIN,
@@ -21,10 +22,8 @@ import {
   type TestService,
 } from '../../../helpers/service.js';
 
-const PNG = Buffer.concat([
-  Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c489', 'hex'),
-  Buffer.alloc(200, 7),
-]);
+// A whole 1x1 PNG (and bytes after it): damaged image metadata is refused at ingest.
+const PNG = Buffer.from(bytesOfType('image/png', 264));
 
 /** Made once: made per request, it kept the remote server from answering within 1 s. */
 const GZIP_BOMB = gzipSync(Buffer.alloc(64 * 1024 * 1024));
