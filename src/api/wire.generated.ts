@@ -91,7 +91,7 @@ export interface ErrorBody {
 }
 
 /** Stable and machine-readable; each belongs to one HTTP status (see the responses of `components`). */
-export type ErrorCode = 'invalid_request' | 'missing_file' | 'empty_body' | 'size_mismatch' | 'checksum_missing' | 'checksum_mismatch' | 'missing_auth' | 'invalid_key' | 'token_expired' | 'origin_not_allowed' | 'secret_key_required' | 'invalid_signature' | 'url_expired' | 'quota_exceeded' | 'token_exhausted' | 'token_scope' | 'upload_token_required' | 'not_found' | 'request_timeout' | 'upload_incomplete' | 'upload_not_pending' | 'upload_conflict' | 'too_large' | 'uri_too_long' | 'unsupported_type' | 'infected' | 'rate_limited' | 'headers_too_large' | 'internal_error' | 'unavailable' | 'insufficient_storage';
+export type ErrorCode = 'invalid_request' | 'missing_file' | 'empty_body' | 'size_mismatch' | 'checksum_missing' | 'checksum_mismatch' | 'missing_auth' | 'invalid_key' | 'token_expired' | 'origin_not_allowed' | 'secret_key_required' | 'invalid_signature' | 'url_expired' | 'quota_exceeded' | 'token_exhausted' | 'token_scope' | 'upload_token_required' | 'not_found' | 'request_timeout' | 'upload_incomplete' | 'upload_not_pending' | 'upload_conflict' | 'too_large' | 'uri_too_long' | 'unsupported_type' | 'infected' | 'unscannable' | 'rate_limited' | 'headers_too_large' | 'internal_error' | 'unavailable' | 'insufficient_storage';
 
 export interface ErrorDetail {
   code: ErrorCode;
@@ -189,8 +189,8 @@ export interface ImportError {
   status?: number;
 }
 
-/** Why an import failed: `import_refused_target` (the URL, or a redirect, leads to a loopback, private, link-local or metadata address, or to no address; or a redirect to a URL that is not http(s)); `import_http_error` (the server answered a status other than 2xx; `status` says which); `too_large` (more bytes than the plan, the upload token or the quota leaves room for, counted as they arrive); `unsupported_type` (the type recognised from the bytes is not one the project or the token accepts); `import_timeout` (60 s without progress: no answer, or a body that stalls or drips); `import_failed` (more than 5 redirects, a connection cut before the whole body, the service stopped or failed to store it). */
-export type ImportErrorCode = 'import_refused_target' | 'import_http_error' | 'too_large' | 'unsupported_type' | 'import_timeout' | 'import_failed';
+/** Why an import failed: `import_refused_target` (the URL, or a redirect, leads to a loopback, private, link-local or metadata address, or to no address; or a redirect to a URL that is not http(s)); `import_http_error` (the server answered a status other than 2xx; `status` says which); `too_large` (more bytes than the plan, the upload token or the quota leaves room for, counted as they arrive); `unsupported_type` (the type recognised from the bytes is not one the project or the token accepts); `import_timeout` (60 s without progress: no answer, or a body that stalls or drips); `import_failed` (more than 5 redirects, a connection cut before the whole body, the service stopped or failed to store it); `infected` (the malware scanner found malware; `file.infected` is sent, its `signature` naming it); `unscannable` (the malware scanner could not finish within its limits). */
+export type ImportErrorCode = 'import_refused_target' | 'import_http_error' | 'too_large' | 'unsupported_type' | 'import_timeout' | 'import_failed' | 'infected' | 'unscannable';
 
 /** The data of a `file.import_failed` event: the failed import's record (`status: "failed"`, `importError`) and `reason`, the `importError` code. */
 export interface ImportFailedRecord {
@@ -248,7 +248,7 @@ export interface ImportState {
   file: FileRecord;
 }
 
-/** The `data` of a `file.infected` event: the file record as it was refused (never ready, nothing kept), and the signature the scanner found. */
+/** The `data` of a `file.infected` event: the file record as it was refused (never ready, nothing kept; an import's: `status: "failed"` with `importError` `infected`), and the signature the scanner found. */
 export interface InfectedFileRecord {
   /** URL-safe; an id of any other shape is simply unknown (`404 not_found`). */
   id: string;

@@ -102,6 +102,8 @@ const IMPORT_STATUS = {
   unsupported_type: 415,
   import_timeout: 504,
   import_failed: 502,
+  infected: 422,
+  unscannable: 422,
 } as const;
 
 /** The `ApiError` of a failed import, from its record's `importError`. */

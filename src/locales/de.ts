@@ -128,6 +128,8 @@ const de: Translation = {
       'Diese Website nimmt Uploads nur von Personen an, denen sie es erlaubt hat, und diese Seite hat diese Erlaubnis nicht erhalten. Melden Sie sich an oder informieren Sie den Betreiber der Website.',
     infected: () =>
       'Eine Virenprüfung hat in dieser Datei Schadsoftware gefunden. Die Datei wurde abgelehnt, nichts wurde gespeichert.',
+    unscannable: () =>
+      'Die Virenprüfung konnte diese Datei nicht vollständig prüfen (etwa ein Archiv, das entpackt zu groß wird). Die Datei wurde abgelehnt, nichts wurde gespeichert.',
     import_refused_target: () =>
       'Dieser Link zeigt auf eine Adresse, von der der Dateidienst nicht laden darf. Verwenden Sie einen öffentlichen Link.',
     import_http_error: () =>

@@ -129,6 +129,8 @@ const es: Translation = {
       'Este sitio solo acepta archivos de personas a las que ha dado permiso, y esta página no recibió ese permiso. Inicie sesión o avise al responsable del sitio.',
     infected: () =>
       'Un análisis antivirus encontró software malicioso en este archivo: se rechazó y no se guardó nada.',
+    unscannable: () =>
+      'El análisis antivirus no pudo terminar de revisar este archivo (quizá un archivo comprimido que se descomprime en demasiados datos): se rechazó y no se guardó nada.',
     import_refused_target: () =>
       'Este enlace apunta a una dirección de la que el servicio de archivos no puede descargar. Usa un enlace público.',
     import_http_error: () =>

@@ -129,6 +129,8 @@ const fr: Translation = {
       'Ce site n’accepte que les envois des personnes qu’il a autorisées, et cette page n’a pas reçu cette autorisation. Connectez-vous, ou prévenez le responsable du site.',
     infected: () =>
       'Une analyse antivirus a trouvé un logiciel malveillant dans ce fichier : il a été refusé et rien n’a été conservé.',
+    unscannable: () =>
+      'L’analyse antivirus n’a pas pu vérifier ce fichier jusqu’au bout (peut-être une archive qui se décompresse en trop de données) : il a été refusé et rien n’a été conservé.',
     import_refused_target: () =>
       'Ce lien mène à une adresse que le service de fichiers n’a pas le droit de consulter. Utilisez un lien public.',
     import_http_error: () =>

@@ -124,6 +124,8 @@ const it: Translation = {
       'Questo sito accetta caricamenti solo dalle persone che ha autorizzato, e questa pagina non ha ricevuto l’autorizzazione. Accedi, oppure avvisa il gestore del sito.',
     infected: () =>
       'Un controllo antivirus ha trovato malware in questo file: è stato rifiutato e non è stato conservato nulla.',
+    unscannable: () =>
+      'Il controllo antivirus non è riuscito a verificare questo file fino in fondo (forse un archivio che si espande troppo): è stato rifiutato e non è stato conservato nulla.',
     import_refused_target: () =>
       'Questo link punta a un indirizzo da cui il servizio file non può scaricare. Usa un link pubblico.',
     import_http_error: () =>

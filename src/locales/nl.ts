@@ -126,6 +126,8 @@ const nl: Translation = {
       'Deze site neemt alleen uploads aan van mensen die ze daarvoor toestemming heeft gegeven, en deze pagina heeft die toestemming niet gekregen. Log in, of laat het de eigenaar van de site weten.',
     infected: () =>
       'Een virusscan vond malware in dit bestand: het is geweigerd en er is niets bewaard.',
+    unscannable: () =>
+      'De virusscan kon dit bestand niet volledig controleren (bijvoorbeeld een archief dat uitgepakt te groot wordt): het is geweigerd en er is niets bewaard.',
     import_refused_target: () =>
       'Deze link wijst naar een adres waarvan de bestandsdienst niet mag ophalen. Gebruik een openbare link.',
     import_http_error: () =>

@@ -124,6 +124,8 @@ const pl: Translation = {
       'Ta witryna przyjmuje pliki tylko od osób, którym na to pozwoliła, a ta strona nie otrzymała takiego pozwolenia. Zaloguj się lub powiadom właściciela witryny.',
     infected: () =>
       'Skanowanie antywirusowe wykryło w tym pliku złośliwe oprogramowanie: plik odrzucono i niczego nie zachowano.',
+    unscannable: () =>
+      'Skanowanie antywirusowe nie mogło w pełni sprawdzić tego pliku (np. archiwum, które po rozpakowaniu jest zbyt duże): plik odrzucono i niczego nie zachowano.',
     import_refused_target: () =>
       'Ten link prowadzi pod adres, z którego usługa plików nie może pobierać. Użyj publicznego linku.',
     import_http_error: () =>

@@ -125,6 +125,8 @@ const ptBR: Translation = {
       'Este site só aceita envios de pessoas que ele autorizou, e esta página não recebeu essa autorização. Entre na sua conta ou avise o responsável pelo site.',
     infected: () =>
       'Uma verificação de vírus encontrou malware neste arquivo: ele foi recusado e nada foi guardado.',
+    unscannable: () =>
+      'A verificação de vírus não conseguiu examinar este arquivo por completo (talvez um arquivo compactado que se expande demais): ele foi recusado e nada foi guardado.',
     import_refused_target: () =>
       'Este link aponta para um endereço do qual o serviço de arquivos não pode baixar. Use um link público.',
     import_http_error: () =>

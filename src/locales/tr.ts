@@ -124,6 +124,8 @@ const tr: Translation = {
       'Bu site yalnızca izin verdiği kişilerden yükleme kabul ediyor ve bu sayfa o izni almadı. Oturum açın ya da site sahibine haber verin.',
     infected: () =>
       'Virüs taraması bu dosyada kötü amaçlı yazılım buldu: dosya reddedildi ve hiçbir şey saklanmadı.',
+    unscannable: () =>
+      'Virüs taraması bu dosyayı sonuna kadar denetleyemedi (örneğin açıldığında çok büyüyen bir arşiv): dosya reddedildi ve hiçbir şey saklanmadı.',
     import_refused_target: () =>
       'Bu bağlantı, dosya hizmetinin indirme yapamayacağı bir adresi gösteriyor. Herkese açık bir bağlantı kullanın.',
     import_http_error: () =>

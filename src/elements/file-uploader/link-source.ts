@@ -14,6 +14,7 @@ import { UploadTokens } from '../../client/upload-tokens.js';
 import { en } from '../shared/en.js';
 import { describeApiError, loadServiceWords } from '../shared/failure-text.js';
 import type { FailureTexts, LinkFailure, LinkText, UploaderTexts } from '../shared/translation.js';
+import { scanRefusals } from '../upload-engine/en-refusals.js';
 import type { FailureCode, UploadFailure } from './failure.js';
 import { renderFile } from './file-rows.js';
 import type { FileSummary, FileView } from './file-view.js';
@@ -75,13 +76,14 @@ const errors: Pick<FailureTexts, LinkFailure> = {
 /** Adds the Link words to the English translation (a call, not an import's side effect). */
 export function fillLink(): void {
   Object.assign(en.uploader, uploader);
-  Object.assign(en.errors, errors);
+  // An import's file refused by the scanner: the words of an upload's.
+  Object.assign(en.errors, errors, scanRefusals);
 }
 
 /** Import codes whose words are not the shared ones: a size or type refused of a link. */
 const ALIASES = { too_large: 'import_too_large', unsupported_type: 'import_unsupported_type' };
 /** Failures a retry would meet again: no Retry button. */
-const FINAL = ['import_refused_target', 'too_large', 'unsupported_type'];
+const FINAL = ['import_refused_target', 'too_large', 'unsupported_type', 'infected', 'unscannable'];
 
 /** The elements the Link source is attached to (each once). */
 const attached = new WeakSet<LinkHost>();

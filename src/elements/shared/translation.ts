@@ -78,6 +78,8 @@ export type FailureCodeText =
   | 'upload_token_required'
   /** The service's scanner found malware; nothing was kept. */
   | 'infected'
+  /** The service's scanner could not finish checking the file; nothing was kept. */
+  | 'unscannable'
   /** An import's failures (the Link source, `link-source.ts`): the decided import codes. */
   | 'import_refused_target'
   | 'import_http_error'
@@ -109,7 +111,8 @@ export type UploadOnlyFailure =
   | 'token_expired'
   | 'token_exhausted'
   | 'upload_token_required'
-  | 'infected';
+  | 'infected'
+  | 'unscannable';
 
 /**
  * The failures worded only after an answer of the service (`en-service.ts`, fetched with

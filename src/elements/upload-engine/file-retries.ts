@@ -48,6 +48,7 @@ const FILE_REFUSED = [
   'unsupported_type',
   'empty_body',
   'infected',
+  'unscannable',
   'token_exhausted',
   'upload_token_required',
 ];

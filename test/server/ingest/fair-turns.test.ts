@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { setImmediate as settle } from 'node:timers/promises';
 import { describe, it } from 'node:test';
+import { setImmediate as settle } from 'node:timers/promises';
 import fc from 'fast-check';
 import { FairTurns } from '../../../src/server/ingest/fair-turns.js';
 

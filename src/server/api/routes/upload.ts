@@ -111,7 +111,7 @@ export async function uploadHandler(
   // anonymous caps, or the token's limits).
   await reserveUploads(ctx, caller, request.ip, [receiving], { now, storageOnly: true });
   const stopRenewing = renewWhileReceiving(ctx, request.log, () => [id]);
-  const scanning = new ScanWhileStoring(ctx, declared);
+  const scanning = new ScanWhileStoring(ctx, receiving, declared);
   let received: Received;
   try {
     received = rawMeta

@@ -62,10 +62,12 @@ export const ImportErrorCode = named(
       'unsupported_type',
       'import_timeout',
       'import_failed',
+      'infected',
+      'unscannable',
     ],
     {
       description:
-        'Why an import failed: `import_refused_target` (the URL, or a redirect, leads to a loopback, private, link-local or metadata address, or to no address; or a redirect to a URL that is not http(s)); `import_http_error` (the server answered a status other than 2xx; `status` says which); `too_large` (more bytes than the plan, the upload token or the quota leaves room for, counted as they arrive); `unsupported_type` (the type recognised from the bytes is not one the project or the token accepts); `import_timeout` (60 s without progress: no answer, or a body that stalls or drips); `import_failed` (more than 5 redirects, a connection cut before the whole body, the service stopped or failed to store it).',
+        'Why an import failed: `import_refused_target` (the URL, or a redirect, leads to a loopback, private, link-local or metadata address, or to no address; or a redirect to a URL that is not http(s)); `import_http_error` (the server answered a status other than 2xx; `status` says which); `too_large` (more bytes than the plan, the upload token or the quota leaves room for, counted as they arrive); `unsupported_type` (the type recognised from the bytes is not one the project or the token accepts); `import_timeout` (60 s without progress: no answer, or a body that stalls or drips); `import_failed` (more than 5 redirects, a connection cut before the whole body, the service stopped or failed to store it); `infected` (the malware scanner found malware; `file.infected` is sent, its `signature` naming it); `unscannable` (the malware scanner could not finish within its limits).',
     },
   ),
 );
@@ -426,6 +428,7 @@ export const ErrorCode = named(
       'uri_too_long',
       'unsupported_type',
       'infected',
+      'unscannable',
       'rate_limited',
       'headers_too_large',
       'internal_error',
@@ -730,7 +733,7 @@ export const InfectedFileRecord = named(
     },
     {
       description:
-        'The `data` of a `file.infected` event: the file record as it was refused (never ready, nothing kept), and the signature the scanner found.',
+        'The `data` of a `file.infected` event: the file record as it was refused (never ready, nothing kept; an import\'s: `status: "failed"` with `importError` `infected`), and the signature the scanner found.',
       additionalProperties: false,
     },
   ),

@@ -247,18 +247,28 @@ export const responses = {
   },
   Infected: {
     description:
-      '422: The malware scanner (ClamAV) found malware in the file: it was deleted, nothing was kept, and a `file.infected` event was recorded. `signature` names what was found.',
+      '422: The malware scanner (ClamAV) refused the file, and it was deleted, nothing kept: `infected`, it found malware (`signature` names it; a `file.infected` event was recorded), or `unscannable`, it could not finish within its limits (an archive that unpacks to more than it scans, nested too deep or holding too many files, or no verdict within `FILEHOST_SCAN_TIMEOUT`).',
     content: {
       'application/json': {
         schema: Raw({
-          allOf: [
-            ErrorBody,
-            Type.Object({
-              error: Type.Object({
-                code: Type.Optional(Raw({ enum: ['infected'] })),
-                signature: Type.String({ minLength: 1 }),
-              }),
-            }),
+          oneOf: [
+            {
+              allOf: [
+                ErrorBody,
+                Type.Object({
+                  error: Type.Object({
+                    code: Raw({ enum: ['infected'] }),
+                    signature: Type.String({ minLength: 1 }),
+                  }),
+                }),
+              ],
+            },
+            {
+              allOf: [
+                ErrorBody,
+                Type.Object({ error: Type.Object({ code: Raw({ enum: ['unscannable'] }) }) }),
+              ],
+            },
           ],
         }),
       },
