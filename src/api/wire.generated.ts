@@ -259,7 +259,8 @@ export interface InfectedFileRecord {
   size: number;
   /** When the row was created: the sign call for multi-step uploads. */
   createdAt: number;
-  status: FileStatus;
+  /** `pending` until ready; `failed` only for an import from a URL that failed (`importError` says why), which `GET /v1/files/{id}` shows for 24 hours after and never lists. */
+  status: FileStatus | 'failed';
   visibility: Visibility;
   /** `{cdnUrl}/<id>/<encodeURIComponent(name)>`; answers 404 until the file is ready. `null` for a private file: its backend asks for a signed link. */
   url: string | null;

@@ -5,6 +5,9 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { createGzip } from 'node:zlib';
 import { ensureDebianPackages, unavailable } from './debian-packages.js';
 import { freePort } from './ports.js';
 import { isRoot } from './system.js';
@@ -228,4 +231,25 @@ function installExitHook(): void {
       child.kill('SIGKILL');
     }
   });
+}
+
+/**
+ * A gzip of `bytes` zeros: an archive bomb of the simplest kind (400 MB of zeros are about
+ * 390 KB), made as a stream so the zeros are never held.
+ */
+export async function zerosGzip(bytes: number): Promise<Buffer> {
+  const zeros = Buffer.alloc(1024 * 1024);
+  async function* source() {
+    for (let left = bytes; left > 0; left -= zeros.length) {
+      yield left >= zeros.length ? zeros : zeros.subarray(0, left);
+    }
+  }
+  const chunks: Buffer[] = [];
+  const gzip = createGzip({ level: 9 });
+  const collected = (async () => {
+    for await (const chunk of gzip) chunks.push(chunk as Buffer);
+  })();
+  await pipeline(Readable.from(source()), gzip);
+  await collected;
+  return Buffer.concat(chunks);
 }

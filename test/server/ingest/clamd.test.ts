@@ -7,13 +7,16 @@ import {
   parseClamdAddress,
   ScannerUnavailableError,
 } from '../../../src/server/ingest/clamd.js';
+import { verdictOf } from '../../../src/server/ingest/clamd-session.js';
 import {
+  CLAMD_MAX_SCAN_BYTES,
   EICAR,
   EICAR_SIGNATURE,
   MARKER,
   MARKER_SIGNATURE,
   startClamd,
   type TestClamd,
+  zerosGzip,
 } from '../../helpers/clamd.js';
 
 describe('parseClamdAddress', () => {
@@ -32,6 +35,26 @@ describe('parseClamdAddress', () => {
     ]) {
       assert.throws(() => parseClamdAddress(bad), TypeError, bad);
     }
+  });
+});
+
+describe("clamd's answers", () => {
+  it('tells a limit clamd stopped at from a signature it found', () => {
+    assert.deepEqual(verdictOf('stream: OK'), { outcome: 'clean' });
+    assert.deepEqual(verdictOf('stream: Eicar-Test-Signature FOUND'), {
+      outcome: 'infected',
+      signature: 'Eicar-Test-Signature',
+    });
+    for (const limit of ['MaxScanSize', 'MaxFileSize', 'MaxRecursion', 'MaxFiles', 'MaxScanTime']) {
+      assert.deepEqual(verdictOf(`stream: Heuristics.Limits.Exceeded.${limit} FOUND`), {
+        outcome: 'unscannable',
+        reason: `Heuristics.Limits.Exceeded.${limit}`,
+      });
+    }
+    // A signature that merely starts alike is a signature.
+    assert.equal(verdictOf('stream: Heuristics.Limits.ExceededX FOUND').outcome, 'infected');
+    assert.equal(verdictOf('stream: Heuristics.Phishing.Email FOUND').outcome, 'infected');
+    assert.throws(() => verdictOf('INSTREAM size limit exceeded. ERROR'), ScannerUnavailableError);
   });
 });
 
@@ -156,6 +179,88 @@ describe('ClamdScanner with a real clamd', { skip: 'skip' in clamd ? clamd.skip 
     assert.deepEqual(await scan(scanner, Readable.from([Buffer.from('clean')])), {
       outcome: 'clean',
     });
+    scanner.close();
+  });
+
+  it('answers unscannable for an archive that inflates past MaxScanSize', async () => {
+    const scanner = new ClamdScanner(parseClamdAddress(daemon.socket), OPTIONS);
+    const bomb = await zerosGzip(CLAMD_MAX_SCAN_BYTES + 50 * 1024 * 1024);
+    assert.deepEqual(await scan(scanner, Readable.from([bomb])), {
+      outcome: 'unscannable',
+      reason: 'Heuristics.Limits.Exceeded.MaxScanSize',
+    });
+    scanner.close();
+  });
+
+  it('answers unscannable when clamd has every byte and no verdict comes in time; unavailable when it takes no bytes', async () => {
+    // Paused before the last byte is sent, the scan cannot finish in any time.
+    const scanner = new ClamdScanner(parseClamdAddress(daemon.socket), {
+      ...OPTIONS,
+      silenceMs: 1000,
+      verdictMs: 300,
+    });
+    await scan(scanner, Readable.from([Buffer.from('warm')]));
+    async function* pausedAtTheEnd() {
+      yield Buffer.from('a small file');
+      daemon.pause();
+    }
+    const started = performance.now();
+    try {
+      const verdict = await scan(scanner, pausedAtTheEnd());
+      assert.equal(verdict.outcome, 'unscannable');
+      assert.match(
+        verdict.outcome === 'unscannable' ? verdict.reason : '',
+        /no verdict within 300 ms/,
+      );
+      assert.ok(
+        performance.now() - started < 900,
+        'cut by the verdict timeout, not the silence one',
+      );
+    } finally {
+      daemon.resume();
+    }
+    // Paused before it takes the bytes (more than the socket holds): the daemon's fault.
+    daemon.pause();
+    try {
+      await assert.rejects(
+        scan(scanner, Readable.from([Buffer.alloc(8 * 1024 * 1024, 1)])),
+        ScannerUnavailableError,
+      );
+    } finally {
+      daemon.resume();
+    }
+    assert.deepEqual(await scan(scanner, Readable.from([EICAR])), {
+      outcome: 'infected',
+      signature: EICAR_SIGNATURE,
+    });
+    scanner.close();
+  });
+
+  it('runs at most `concurrency` scans at once; scanIfFree never overtakes a waiting one', async () => {
+    const scanner = new ClamdScanner(parseClamdAddress(daemon.socket), {
+      ...OPTIONS,
+      concurrency: 1,
+    });
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    async function* heldOpen() {
+      yield Buffer.from('first');
+      await held;
+    }
+    const first = scan(scanner, heldOpen());
+    const second = scan(scanner, Readable.from([EICAR]));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.deepEqual(scanner.load, { running: 1, waiting: 1 });
+    const turn = { key: 'other', perKey: 2 };
+    assert.equal(scanner.scanIfFree(turn, Readable.from([Buffer.from('x')])), null);
+    release();
+    assert.deepEqual(await first, { outcome: 'clean' });
+    assert.equal((await second).outcome, 'infected');
+    const free = scanner.scanIfFree(turn, Readable.from([Buffer.from('x')]));
+    assert.ok(free);
+    assert.deepEqual(await free, { outcome: 'clean' });
     scanner.close();
   });
 

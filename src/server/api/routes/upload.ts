@@ -8,6 +8,7 @@ import { fileEvent } from '../../events/file-events.js';
 import { bodyChunks, contentLength, limitBytes } from '../../http/body.js';
 import { fail, ServiceError } from '../../http/errors.js';
 import { mediaEssence, normalizeMediaType } from '../../http/media-type.js';
+import { whileServiceWorks } from '../../http/service-busy.js';
 import { ingestStored, ScanWhileStoring } from '../../ingest/ingest.js';
 import { abortReceiving } from '../../uploads/abort.js';
 import { newFileRow } from '../../uploads/new-file.js';
@@ -135,7 +136,10 @@ export async function uploadHandler(
     requireType(received.mime, 'recognised');
     if (policy)
       Object.assign(received, applyTokenPolicy(policy, received.metadata, received.visibility));
-    const ingested = await ingestStored(ctx, receiving, 'receiving', received.mime, scanning);
+    // The body is in; its scan may wait its turn: the service is busy, not the client.
+    const ingested = await whileServiceWorks(request, () =>
+      ingestStored(ctx, receiving, 'receiving', received.mime, scanning),
+    );
     received.size = ingested.size ?? received.size;
     crashPoint('upload:stored');
     const made = await ctx.db.markReady(

@@ -723,7 +723,7 @@ export const InfectedFileRecord = named(
       ...fileFields,
       // Never ready, and never empty: what the scanner refused.
       size: Type.Integer({ minimum: 1, maximum: PLAN_SIGN_CAP.paid }),
-      status: FileStatus,
+      // `pending` as it was refused; an import's `failed`, with `importError` `infected`.
       ...importFields,
       signature: Type.String({
         minLength: 1,
