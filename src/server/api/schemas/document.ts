@@ -251,24 +251,16 @@ export const responses = {
     content: {
       'application/json': {
         schema: Raw({
-          oneOf: [
-            {
-              allOf: [
-                ErrorBody,
-                Type.Object({
-                  error: Type.Object({
-                    code: Raw({ enum: ['infected'] }),
-                    signature: Type.String({ minLength: 1 }),
-                  }),
-                }),
-              ],
-            },
-            {
-              allOf: [
-                ErrorBody,
-                Type.Object({ error: Type.Object({ code: Raw({ enum: ['unscannable'] }) }) }),
-              ],
-            },
+          allOf: [
+            ErrorBody,
+            Type.Object({
+              error: Type.Object({
+                code: Type.Optional(Raw({ enum: ['infected', 'unscannable'] })),
+                signature: Type.Optional(
+                  Type.String({ minLength: 1, description: '`infected`: what was found.' }),
+                ),
+              }),
+            }),
           ],
         }),
       },
