@@ -17,7 +17,7 @@ export type ScanVerdict =
   | { outcome: 'unscannable'; reason: string };
 
 /**
- * clamd could not give a verdict: not reachable, gone mid-scan, silent past the timeout, or
+ * clamd could not give a verdict: not reachable, gone mid-scan, taking no bytes past the timeout, or
  * refusing the stream (its `StreamMaxLength` below the file's size). The file is not made
  * ready; the caller answers `503 unavailable` and the upload may be completed later.
  */
