@@ -123,6 +123,8 @@ async function scan(
   // An import ends `failed` with the refusal as its `importError`, which its follower
   // reads: the importer records that (and `file.infected`) in place of its other failures.
   if (row.importState !== null) throw refusal;
+  // Deleted as an infected file is; only an infected one has `file.infected` (nothing was
+  // found in an unscannable one).
   const event = verdict.outcome === 'infected' ? infectedEvent(ctx, verdict.signature) : undefined;
   if (await ctx.db.markInfected(row.id, from, ctx.now(), event)) {
     if (event) ctx.events.kick();
