@@ -14,7 +14,6 @@ import { UploadTokens } from '../../client/upload-tokens.js';
 import { en } from '../shared/en.js';
 import { describeApiError, loadServiceWords } from '../shared/failure-text.js';
 import type { FailureTexts, LinkFailure, LinkText, UploaderTexts } from '../shared/translation.js';
-import { scanRefusals } from '../upload-engine/en-refusals.js';
 import type { FailureCode, UploadFailure } from './failure.js';
 import { renderFile } from './file-rows.js';
 import type { FileSummary, FileView } from './file-view.js';
@@ -76,8 +75,7 @@ const errors: Pick<FailureTexts, LinkFailure> = {
 /** Adds the Link words to the English translation (a call, not an import's side effect). */
 export function fillLink(): void {
   Object.assign(en.uploader, uploader);
-  // An import's file refused by the scanner: the words of an upload's.
-  Object.assign(en.errors, errors, scanRefusals);
+  Object.assign(en.errors, errors);
 }
 
 /** Import codes whose words are not the shared ones: a size or type refused of a link. */

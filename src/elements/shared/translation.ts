@@ -110,9 +110,7 @@ export type UploadOnlyFailure =
   | 'insufficient_storage'
   | 'token_expired'
   | 'token_exhausted'
-  | 'upload_token_required'
-  | 'infected'
-  | 'unscannable';
+  | 'upload_token_required';
 
 /**
  * The failures worded only after an answer of the service (`en-service.ts`, fetched with
@@ -125,7 +123,9 @@ export type ServiceAnswerFailure =
   | 'refused'
   | 'not_found'
   | 'internal_error'
-  | 'unavailable';
+  | 'unavailable'
+  | 'infected'
+  | 'unscannable';
 
 /** `<file-uploader>`'s own words. */
 export interface UploaderTexts {
