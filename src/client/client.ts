@@ -103,6 +103,8 @@ const IMPORT_STATUS = {
   import_timeout: 504,
   import_failed: 502,
   metadata_unreadable: 422,
+  infected: 422,
+  unscannable: 422,
 } as const;
 
 /** The `ApiError` of a failed import, from its record's `importError`. */

@@ -130,6 +130,8 @@ const de: Translation = {
       'Eine Virenprüfung hat in dieser Datei Schadsoftware gefunden. Die Datei wurde abgelehnt, nichts wurde gespeichert.',
     metadata_unreadable: () =>
       'Der Standort dieses Fotos ließ sich nicht sicher entfernen, deshalb wurde nichts gespeichert. Speichern Sie eine Kopie ohne Standort und versuchen Sie es erneut.',
+    unscannable: () =>
+      'Die Virenprüfung konnte diese Datei nicht vollständig prüfen (etwa ein Archiv, das entpackt zu groß wird). Die Datei wurde abgelehnt, nichts wurde gespeichert.',
     import_refused_target: () =>
       'Dieser Link zeigt auf eine Adresse, von der der Dateidienst nicht laden darf. Verwenden Sie einen öffentlichen Link.',
     import_http_error: () =>

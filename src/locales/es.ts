@@ -131,6 +131,8 @@ const es: Translation = {
       'Un análisis antivirus encontró software malicioso en este archivo: se rechazó y no se guardó nada.',
     metadata_unreadable: () =>
       'No se pudo quitar con seguridad la ubicación de esta foto, así que no se guardó nada. Guarde una copia sin ubicación y vuelva a intentarlo.',
+    unscannable: () =>
+      'El análisis antivirus no pudo terminar de revisar este archivo (quizá un archivo comprimido que se descomprime en demasiados datos): se rechazó y no se guardó nada.',
     import_refused_target: () =>
       'Este enlace apunta a una dirección de la que el servicio de archivos no puede descargar. Usa un enlace público.',
     import_http_error: () =>

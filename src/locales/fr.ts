@@ -131,6 +131,8 @@ const fr: Translation = {
       'Une analyse antivirus a trouvé un logiciel malveillant dans ce fichier : il a été refusé et rien n’a été conservé.',
     metadata_unreadable: () =>
       'La position de cette photo n’a pas pu être retirée avec certitude : rien n’a été conservé. Enregistrez une copie sans position et réessayez.',
+    unscannable: () =>
+      'L’analyse antivirus n’a pas pu vérifier ce fichier jusqu’au bout (peut-être une archive qui se décompresse en trop de données) : il a été refusé et rien n’a été conservé.',
     import_refused_target: () =>
       'Ce lien mène à une adresse que le service de fichiers n’a pas le droit de consulter. Utilisez un lien public.',
     import_http_error: () =>

@@ -126,6 +126,8 @@ const it: Translation = {
       'Un controllo antivirus ha trovato malware in questo file: è stato rifiutato e non è stato conservato nulla.',
     metadata_unreadable: () =>
       'Non è stato possibile rimuovere con certezza la posizione da questa foto, quindi non è stato conservato nulla. Salva una copia senza posizione e riprova.',
+    unscannable: () =>
+      'Il controllo antivirus non è riuscito a verificare questo file fino in fondo (forse un archivio che si espande troppo): è stato rifiutato e non è stato conservato nulla.',
     import_refused_target: () =>
       'Questo link punta a un indirizzo da cui il servizio file non può scaricare. Usa un link pubblico.',
     import_http_error: () =>

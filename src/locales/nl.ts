@@ -128,6 +128,8 @@ const nl: Translation = {
       'Een virusscan vond malware in dit bestand: het is geweigerd en er is niets bewaard.',
     metadata_unreadable: () =>
       'De locatie kon niet veilig uit deze foto worden verwijderd, dus er is niets bewaard. Sla een kopie zonder locatie op en probeer het opnieuw.',
+    unscannable: () =>
+      'De virusscan kon dit bestand niet volledig controleren (bijvoorbeeld een archief dat uitgepakt te groot wordt): het is geweigerd en er is niets bewaard.',
     import_refused_target: () =>
       'Deze link wijst naar een adres waarvan de bestandsdienst niet mag ophalen. Gebruik een openbare link.',
     import_http_error: () =>

@@ -126,6 +126,8 @@ const pl: Translation = {
       'Skanowanie antywirusowe wykryło w tym pliku złośliwe oprogramowanie: plik odrzucono i niczego nie zachowano.',
     metadata_unreadable: () =>
       'Nie udało się bezpiecznie usunąć lokalizacji z tego zdjęcia, więc niczego nie zachowano. Zapisz kopię bez lokalizacji i spróbuj ponownie.',
+    unscannable: () =>
+      'Skanowanie antywirusowe nie mogło w pełni sprawdzić tego pliku (np. archiwum, które po rozpakowaniu jest zbyt duże): plik odrzucono i niczego nie zachowano.',
     import_refused_target: () =>
       'Ten link prowadzi pod adres, z którego usługa plików nie może pobierać. Użyj publicznego linku.',
     import_http_error: () =>

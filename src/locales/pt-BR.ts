@@ -127,6 +127,8 @@ const ptBR: Translation = {
       'Uma verificação de vírus encontrou malware neste arquivo: ele foi recusado e nada foi guardado.',
     metadata_unreadable: () =>
       'Não foi possível remover com segurança a localização desta foto, então nada foi guardado. Salve uma cópia sem localização e tente de novo.',
+    unscannable: () =>
+      'A verificação de vírus não conseguiu examinar este arquivo por completo (talvez um arquivo compactado que se expande demais): ele foi recusado e nada foi guardado.',
     import_refused_target: () =>
       'Este link aponta para um endereço do qual o serviço de arquivos não pode baixar. Use um link público.',
     import_http_error: () =>

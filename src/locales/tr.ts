@@ -126,6 +126,8 @@ const tr: Translation = {
       'Virüs taraması bu dosyada kötü amaçlı yazılım buldu: dosya reddedildi ve hiçbir şey saklanmadı.',
     metadata_unreadable: () =>
       'Bu fotoğraftaki konum bilgisi güvenle kaldırılamadı, bu yüzden hiçbir şey saklanmadı. Konumsuz bir kopya kaydedip yeniden deneyin.',
+    unscannable: () =>
+      'Virüs taraması bu dosyayı sonuna kadar denetleyemedi (örneğin açıldığında çok büyüyen bir arşiv): dosya reddedildi ve hiçbir şey saklanmadı.',
     import_refused_target: () =>
       'Bu bağlantı, dosya hizmetinin indirme yapamayacağı bir adresi gösteriyor. Herkese açık bir bağlantı kullanın.',
     import_http_error: () =>

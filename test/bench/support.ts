@@ -179,8 +179,11 @@ export const FIRST_LOAD_BUDGET_BYTES = 20 * 1024;
 export const TOTAL_BUDGET_BYTES = 44 * 1024;
 /** Each on-use chunk on its own, hash-wasm's MD5 (WebCrypto has none) too. */
 export const ON_USE_CHUNK_BUDGET_BYTES = 5 * 1024;
-/** Each language's words (`dist/locales/<tag>.js`), the one a page in that language fetches. */
-export const LOCALE_BUDGET_BYTES = 3 * 1024;
+/**
+ * Each language's words (`dist/locales/<tag>.js`), the one a page in that language fetches.
+ * 3 KiB until #51's new refusals (`unscannable`) took Ukrainian, the longest, past it.
+ */
+export const LOCALE_BUDGET_BYTES = 3.25 * 1024;
 
 /** The gzipped size of each shipped language in `dist/locales/` (`npm run build` first). */
 export async function localeSizes(): Promise<{ name: string; gzipped: number }[]> {

@@ -81,7 +81,7 @@ export function fillLink(): void {
 /** Import codes whose words are not the shared ones: a size or type refused of a link. */
 const ALIASES = { too_large: 'import_too_large', unsupported_type: 'import_unsupported_type' };
 /** Failures a retry would meet again: no Retry button. */
-const FINAL = ['import_refused_target', 'too_large', 'unsupported_type'];
+const FINAL = ['import_refused_target', 'too_large', 'unsupported_type', 'infected', 'unscannable'];
 
 /** The elements the Link source is attached to (each once). */
 const attached = new WeakSet<LinkHost>();

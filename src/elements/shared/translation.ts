@@ -80,6 +80,8 @@ export type FailureCodeText =
   | 'infected'
   /** The service could not remove a photo's location; nothing was kept. */
   | 'metadata_unreadable'
+  /** The service's scanner could not finish checking the file; nothing was kept. */
+  | 'unscannable'
   /** An import's failures (the Link source, `link-source.ts`): the decided import codes. */
   | 'import_refused_target'
   | 'import_http_error'
@@ -110,9 +112,7 @@ export type UploadOnlyFailure =
   | 'insufficient_storage'
   | 'token_expired'
   | 'token_exhausted'
-  | 'upload_token_required'
-  | 'infected'
-  | 'metadata_unreadable';
+  | 'upload_token_required';
 
 /**
  * The failures worded only after an answer of the service (`en-service.ts`, fetched with
@@ -125,7 +125,10 @@ export type ServiceAnswerFailure =
   | 'refused'
   | 'not_found'
   | 'internal_error'
-  | 'unavailable';
+  | 'unavailable'
+  | 'infected'
+  | 'unscannable'
+  | 'metadata_unreadable';
 
 /** `<file-uploader>`'s own words. */
 export interface UploaderTexts {

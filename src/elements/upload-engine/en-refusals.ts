@@ -3,7 +3,8 @@ import type { FailureTexts } from '../shared/translation.js';
 
 /**
  * The English words of the service's refusals of a file on its way (an expired upload, a
- * full project, damaged bytes, malware, a token required, spent or expired …), fetched
+ * full project, damaged bytes, a token required, spent or expired …; the scanner's are
+ * the service's answers, `en-service.ts`), fetched
  * with the first failure that needs them (`UploadEngine`'s `#onFailure`, in the chunk of
  * `upload-tokens.ts`) rather than by every page that uploads: most pages never meet one.
  * Other languages ship whole.
@@ -20,9 +21,6 @@ const errors: Partial<FailureTexts> = {
   insufficient_storage: () => 'The file service is out of room and kept nothing. Try again later.',
   upload_token_required: () =>
     "Uploads here need a permission this page did not get. Sign in, or tell the site's owner.",
-  infected: () => 'A virus scan found malware in this file. Nothing was kept.',
-  metadata_unreadable: () =>
-    "This photo's location could not be removed safely, so nothing was kept. Save a copy without location and try again.",
   token_expired: () => 'Your permission to upload ran out. Reload the page, then retry.',
   token_exhausted: () => 'You may not upload more here: your limit of files or bytes is reached.',
 };

@@ -49,6 +49,7 @@ const FILE_REFUSED = [
   'empty_body',
   'infected',
   'metadata_unreadable',
+  'unscannable',
   'token_exhausted',
   'upload_token_required',
 ];

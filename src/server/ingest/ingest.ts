@@ -8,10 +8,11 @@ import { pipeline } from 'node:stream/promises';
 import { toFileRecord } from '../api/records.js';
 import type { ServiceContext } from '../context.js';
 import type { EventDraft, FileRow } from '../db/metadata-store.js';
-import { fail } from '../http/errors.js';
+import { fail, ServiceError } from '../http/errors.js';
 import { newId } from '../secrets.js';
 import { purge, removeFile } from '../uploads/remove.js';
 import { ScannerUnavailableError, type ScanVerdict } from './clamd.js';
+import { scanTurnOf } from './scan-turn.js';
 import { editableExtension } from './strip-location.js';
 
 /** Seconds a client is asked to wait when clamd cannot be reached. */
@@ -30,11 +31,15 @@ export interface Ingested {
  * "Safe ingest"), for the complete paths and the one-request upload alike:
  *
  * 1. With a scanner, the stored object is streamed to clamd (from the disk or the bucket,
- *    never whole in memory). Infected: the row leaves `from` for `deleted` with a
- *    `file.infected` event, its bytes are purged, and `422 infected` is thrown. No verdict
- *    (clamd down, silent past its timeout): `503 unavailable`; nothing changes, so a
- *    pending upload can be completed again. A scan that lost a kept connection clamd had
- *    just closed (`staleConnection`: a restart) is run once more, read from the store.
+ *    never whole in memory), in its turn (`scanTurnOf`: a client address's anonymous
+ *    uploads wait behind each other, not behind everyone). Infected: the row leaves `from`
+ *    for `deleted` with a `file.infected` event, its bytes are purged, and `422 infected`
+ *    is thrown; unscannable (clamd stopped at one of its limits, or gave no verdict within
+ *    the scan timeout): the same without the event, `422 unscannable`. An import's row is
+ *    left to the importer, which fails it with that reason. No verdict (clamd down, taking
+ *    no bytes past its timeout): `503 unavailable`; nothing changes, so a pending upload
+ *    can be completed again. A scan that lost a kept connection clamd had just closed
+ *    (`staleConnection`: a restart) is run once more, read from the store.
  * 2. A photo (JPEG, PNG, WebP, HEIC, TIFF; `mime` is the type recognised from its bytes)
  *    loses its location, or all its metadata, as `FILEHOST_STRIP_METADATA` says: the
  *    object is copied to a temp file, edited there by ExifTool and stored again whole in
@@ -73,12 +78,13 @@ async function scan(
   // Streams of the stored object opened for the scan, released whatever happens.
   const opened: Readable[] = [];
   let verdict: ScanVerdict;
-  const fromStore = async () => {
-    const source = await ctx.blobs.get(row.id);
-    if (!source) fail('not_found', 'The upload was cancelled.');
-    opened.push(source);
-    return scanner.scan(source);
-  };
+  const fromStore = () =>
+    scanner.scan(scanTurnOf(row), async () => {
+      const source = await ctx.blobs.get(row.id);
+      if (!source) fail('not_found', 'The upload was cancelled.');
+      opened.push(source);
+      return source;
+    });
   try {
     try {
       verdict = await (alreadyUnderWay ?? fromStore());
@@ -104,11 +110,24 @@ async function scan(
   } finally {
     for (const source of opened) source.destroy();
   }
-  if (!verdict.infected) return;
-  const { signature } = verdict;
-  ctx.log.warn({ id: row.id, signature }, 'an infected upload was refused');
-  if (await ctx.db.markInfected(row.id, from, ctx.now(), infectedEvent(ctx, signature))) {
-    ctx.events.kick();
+  if (verdict.outcome === 'clean') return;
+  const refusal = refusalOf(verdict);
+  if (verdict.outcome === 'infected') {
+    ctx.log.warn({ id: row.id, signature: verdict.signature }, 'an infected upload was refused');
+  } else {
+    ctx.log.warn(
+      { id: row.id, reason: verdict.reason },
+      'an upload clamd could not finish was refused',
+    );
+  }
+  // An import ends `failed` with the refusal as its `importError`, which its follower
+  // reads: the importer records that (and `file.infected`) in place of its other failures.
+  if (row.importState !== null) throw refusal;
+  // Deleted as an infected file is; only an infected one has `file.infected` (nothing was
+  // found in an unscannable one).
+  const event = verdict.outcome === 'infected' ? infectedEvent(ctx, verdict.signature) : undefined;
+  if (await ctx.db.markInfected(row.id, from, ctx.now(), event)) {
+    if (event) ctx.events.kick();
   }
   // A one-request upload's bytes are removed by its handler; a pending one's here, or by
   // the sweeper (the row is deleted and unpurged) if the store cannot now.
@@ -116,17 +135,31 @@ async function scan(
     await purge(ctx, row).catch((error: unknown) => {
       ctx.log.warn(
         { err: error, id: row.id },
-        'the bytes of an infected upload are left to the sweeper',
+        'the bytes of a refused upload are left to the sweeper',
       );
     });
   }
-  fail('infected', `The malware scanner found ${signature} in the file; nothing was kept.`, {
-    extra: { signature },
-  });
+  throw refusal;
+}
+
+/** The answer to a file the scanner refused: `422 infected` or `422 unscannable`. */
+function refusalOf(verdict: Exclude<ScanVerdict, { outcome: 'clean' }>): ServiceError {
+  if (verdict.outcome === 'infected') {
+    const { signature } = verdict;
+    return new ServiceError(
+      'infected',
+      `The malware scanner found ${signature} in the file; nothing was kept.`,
+      { extra: { signature } },
+    );
+  }
+  return new ServiceError(
+    'unscannable',
+    'The malware scanner could not check this file within its limits (an archive that unpacks to too much, or a scan that takes too long); nothing was kept.',
+  );
 }
 
 /** `file.infected`: the file record as it was refused, and the signature clamd named. */
-function infectedEvent(ctx: ServiceContext, signature: string): EventDraft {
+export function infectedEvent(ctx: ServiceContext, signature: string): EventDraft {
   return {
     id: newId('evt_'),
     type: 'file.infected',
@@ -194,17 +227,20 @@ const SCAN_WHILE_STORING_MAX = 1024 * 1024;
  * source given to the store), so that clamd reads them while the store writes and flushes
  * them: what a scan costs a small file is mostly clamd's fixed time per stream, which then
  * overlaps the write instead of following it. The slower of the two sets the pace; once
- * clamd has answered or failed, the bytes go on to the store alone. Without a scanner, or
- * for a large body, `tee` gives the source back and the file is scanned after.
+ * clamd has answered or failed, the bytes go on to the store alone. Without a scanner, for
+ * a large body, or when scans wait for their turn (a place taken now would overtake them),
+ * `tee` gives the source back and the file is scanned after.
  */
 export class ScanWhileStoring {
   /** clamd's verdict on every byte `tee` passed on; null when nothing was teed. */
   verdict: Promise<ScanVerdict> | null = null;
   readonly #ctx: ServiceContext;
+  readonly #row: FileRow;
   readonly #declaredSize: number | undefined;
 
-  constructor(ctx: ServiceContext, declaredSize: number | undefined) {
+  constructor(ctx: ServiceContext, row: FileRow, declaredSize: number | undefined) {
     this.#ctx = ctx;
+    this.#row = row;
     this.#declaredSize = declaredSize;
   }
 
@@ -215,8 +251,13 @@ export class ScanWhileStoring {
     const feed = new PassThrough({ highWaterMark: 1024 * 1024 });
     // Written to only while clamd reads; its end is the scanner's business.
     feed.on('error', () => undefined);
+    // Only when that overtakes no waiting scan: else the file is scanned after, in turn.
+    const verdict = scanner.scanIfFree(scanTurnOf(this.#row), feed);
+    if (!verdict) {
+      feed.destroy();
+      return source;
+    }
     let settled = false;
-    const verdict = scanner.scan(feed);
     const over = verdict.then(
       () => undefined,
       () => undefined,

@@ -13,6 +13,7 @@ import { orStalled, SlowBodyError, untilStalled } from '../../http/body-pace.js'
 import { verifiedBytes } from '../../http/content-digest.js';
 import { atIndex, fail, ServiceError } from '../../http/errors.js';
 import { mediaEssence } from '../../http/media-type.js';
+import { whileServiceWorks } from '../../http/service-busy.js';
 import { ingestStored } from '../../ingest/ingest.js';
 import { itemError } from '../../uploads/complete.js';
 import { newFileRow } from '../../uploads/new-file.js';
@@ -124,7 +125,10 @@ export async function uploadBatchHandler(
   for (const file of files.slice(received)) {
     file.error = new ServiceError('missing_file', "The body ended before this file's bytes.");
   }
-  const results = await Promise.all(files.map((file) => makeReady(ctx, request, file)));
+  // The body is in; scans may still wait their turn: the service is busy, not the client.
+  const results = await whileServiceWorks(request, () =>
+    Promise.all(files.map((file) => makeReady(ctx, request, file))),
+  );
   ctx.events.kick();
   const response: UploadBatchResponse = { results };
   reply.send(response);

@@ -63,10 +63,12 @@ export const ImportErrorCode = named(
       'import_timeout',
       'import_failed',
       'metadata_unreadable',
+      'infected',
+      'unscannable',
     ],
     {
       description:
-        'Why an import failed: `import_refused_target` (the URL, or a redirect, leads to a loopback, private, link-local or metadata address, or to no address, all with one message; private ones are allowed only with `FILEHOST_IMPORT_ALLOW_PRIVATE`, link-local and metadata ones never; or a redirect to a URL that is not http(s)); `import_http_error` (the server answered a status other than 2xx; `status` says which); `too_large` (more bytes than the plan, the upload token or the quota leaves room for, counted as they arrive); `unsupported_type` (the type recognised from the bytes is not one the project or the token accepts); `import_timeout` (fewer than 16 KiB in any 30 s: no answer, or a body that stalls or drips; or still fetching after `FILEHOST_IMPORT_MAX_SECONDS`, 600 s); `import_failed` (more than 5 redirects, a connection cut before the whole body, the service stopped or failed to store it); `metadata_unreadable` (a photo whose location could not be removed: metadata the service cannot rewrite; nothing was kept).',
+        'Why an import failed: `import_refused_target` (the URL, or a redirect, leads to a loopback, private, link-local or metadata address, or to no address, all with one message; private ones are allowed only with `FILEHOST_IMPORT_ALLOW_PRIVATE`, link-local and metadata ones never; or a redirect to a URL that is not http(s)); `import_http_error` (the server answered a status other than 2xx; `status` says which); `too_large` (more bytes than the plan, the upload token or the quota leaves room for, counted as they arrive); `unsupported_type` (the type recognised from the bytes is not one the project or the token accepts); `import_timeout` (fewer than 16 KiB in any 30 s: no answer, or a body that stalls or drips; or still fetching after `FILEHOST_IMPORT_MAX_SECONDS`, 600 s); `import_failed` (more than 5 redirects, a connection cut before the whole body, the service stopped or failed to store it); `metadata_unreadable` (a photo whose location could not be removed: metadata the service cannot rewrite; nothing was kept); `infected` (the malware scanner found malware; `file.infected` is sent, its `signature` naming it); `unscannable` (the malware scanner could not finish within its limits).',
     },
   ),
 );
@@ -428,6 +430,7 @@ export const ErrorCode = named(
       'unsupported_type',
       'infected',
       'metadata_unreadable',
+      'unscannable',
       'rate_limited',
       'headers_too_large',
       'internal_error',
@@ -727,7 +730,7 @@ export const InfectedFileRecord = named(
       ...fileFields,
       // Never ready, and never empty: what the scanner refused.
       size: Type.Integer({ minimum: 1, maximum: PLAN_SIGN_CAP.paid }),
-      status: FileStatus,
+      // `pending` as it was refused; an import's `failed`, with `importError` `infected`.
       ...importFields,
       signature: Type.String({
         minLength: 1,
@@ -737,7 +740,7 @@ export const InfectedFileRecord = named(
     },
     {
       description:
-        'The `data` of a `file.infected` event: the file record as it was refused (never ready, nothing kept), and the signature the scanner found.',
+        'The `data` of a `file.infected` event: the file record as it was refused (never ready, nothing kept; an import\'s: `status: "failed"` with `importError` `infected`), and the signature the scanner found.',
       additionalProperties: false,
     },
   ),

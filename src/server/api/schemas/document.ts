@@ -248,7 +248,7 @@ export const responses = {
   },
   FileRefused: {
     description:
-      "422: The file was refused for what it holds, and nothing was kept: the malware scanner (ClamAV) found malware in it (`infected`: a `file.infected` event was recorded, `signature` names what was found), or a photo's location could not be removed (`metadata_unreadable`: metadata the service cannot rewrite, or a position still found after the edit).",
+      "422: The file was refused for what it holds, and nothing was kept: the malware scanner (ClamAV) found malware in it (`infected`: a `file.infected` event was recorded, `signature` names what was found), or could not finish within its limits (`unscannable`: an archive that unpacks to more than it scans, nested too deep or holding too many files, or no verdict within `FILEHOST_SCAN_TIMEOUT`), or a photo's location could not be removed (`metadata_unreadable`: metadata the service cannot rewrite, or a position still found after the edit).",
     content: {
       'application/json': {
         schema: Raw({
@@ -260,6 +260,9 @@ export const responses = {
                   code: Raw({ enum: ['infected'] }),
                   signature: Type.String({ minLength: 1 }),
                 }),
+              }),
+              Type.Object({
+                error: Type.Object({ code: Raw({ enum: ['unscannable'] }) }),
               }),
               Type.Object({
                 error: Type.Object({ code: Raw({ enum: ['metadata_unreadable'] }) }),
