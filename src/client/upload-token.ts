@@ -7,8 +7,10 @@ export type UploadTokenGrant = string | { token: string; expiresAt?: number | nu
 
 /**
  * Asks the page's (or app's) backend for an upload token: called before the first upload
- * call, and again when the service answers `401 token_expired`. A failure (the user signed
- * out, the backend unreachable) fails the upload calls waiting on it as `token_expired`.
+ * call, and again when the service answers `401 token_expired`. A failure (it throws, or
+ * answers no token: the user signed out, the backend's route missing or unreachable) fails
+ * the upload calls waiting on it as `token_provider_failed`, with its error as the `cause`;
+ * it is not retried by itself.
  */
 export type UploadTokenProvider = () => Promise<UploadTokenGrant>;
 

@@ -16,11 +16,21 @@ export class UploadTokens implements TokenSource {
   #token: string | null;
   #expiresAt: number | null = null;
   readonly #provider: UploadTokenProvider | null;
+  readonly #providerFailed: ((error: ApiError) => void) | undefined;
   #asking: Promise<string> | null = null;
 
-  constructor(token: string | null | undefined, provider?: UploadTokenProvider | null) {
+  /**
+   * `providerFailed` hears each failed provider call once (however many calls waited on it),
+   * with the provider's own error as the `cause`: the element logs it for the page's author.
+   */
+  constructor(
+    token: string | null | undefined,
+    provider?: UploadTokenProvider | null,
+    providerFailed?: (error: ApiError) => void,
+  ) {
     this.#token = token?.trim() || null;
     this.#provider = provider ?? null;
+    this.#providerFailed = providerFailed;
     if (!this.#token && !this.#provider) {
       throw new TypeError('UploadTokens: give a token or a tokenProvider.');
     }
@@ -67,23 +77,30 @@ export class UploadTokens implements TokenSource {
     try {
       grant = await (this.#provider as UploadTokenProvider)();
     } catch (error) {
-      throw expired(`the tokenProvider failed (${String(error)})`, error);
+      throw this.#failed(`the tokenProvider failed (${String(error)})`, error);
     }
     const token = typeof grant === 'string' ? grant : grant?.token;
     if (typeof token !== 'string' || token.trim() === '') {
-      throw expired('the tokenProvider answered no token');
+      throw this.#failed('the tokenProvider answered no token', grant);
     }
     this.#token = token.trim();
     this.#expiresAt = typeof grant === 'object' ? (grant.expiresAt ?? null) : null;
     return this.#token;
   }
+
+  /**
+   * No token to upload with, because the page's own provider failed (threw, or answered no
+   * token: a 404 of its backend's route, a page of HTML): `token_provider_failed`, never
+   * worded as an expired token, which would send the person to sign in again for a fault
+   * of the page. Status 0: the service never answered.
+   */
+  #failed(why: string, cause: unknown): ApiError {
+    const error = new ApiError(0, 'token_provider_failed', `No upload token: ${why}.`, { cause });
+    this.#providerFailed?.(error);
+    return error;
+  }
 }
 
 function bearer(token: string): Record<string, string> {
   return { Authorization: `Bearer ${token}` };
-}
-
-/** No token to upload with: worded as an expired one (the page must get a new one). */
-function expired(why: string, cause?: unknown): ApiError {
-  return new ApiError(401, 'token_expired', `No upload token: ${why}.`, { cause });
 }

@@ -123,6 +123,8 @@ const fr: Translation = {
       'Le service de fichiers n’a plus de place pour le moment et n’a rien conservé. Réessayez plus tard.',
     token_expired: () =>
       'Votre autorisation d’envoyer des fichiers a expiré. Rechargez la page ou reconnectez-vous, puis réessayez.',
+    token_provider_failed: () =>
+      'Cette page n’a pas pu obtenir l’autorisation d’envoyer des fichiers. Réessayez ou rechargez la page ; si cela continue, prévenez le responsable du site.',
     token_exhausted: () =>
       'Vous avez atteint la limite de fichiers ou de données que vous pouvez envoyer ici : ce fichier n’a donc pas été envoyé.',
     upload_token_required: () =>
@@ -136,7 +138,8 @@ const fr: Translation = {
     import_timeout: () =>
       'Le site derrière le lien a mis trop de temps à envoyer le fichier. Réessayez plus tard.',
     import_failed: () => 'Le fichier n’a pas pu être récupéré depuis le lien. Réessayez plus tard.',
-    import_too_large: () => 'Le fichier derrière le lien est trop volumineux pour ce site.',
+    import_too_large: ({ limit }) =>
+      `Le fichier derrière le lien est trop volumineux pour ce site.${limit ? ` La limite est de ${limit}.` : ''}`,
     import_unsupported_type: () => 'Ce type de fichier n’est pas accepté ici.',
     unexpected: ({ code, message }) =>
       `Une erreur s’est produite (${code}).${message ? ` ${message}` : ''} Réessayez maintenant ou plus tard.`,

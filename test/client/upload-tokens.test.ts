@@ -149,24 +149,47 @@ describe('upload tokens in the typed client, against the real service', () => {
     assert.deepEqual(refused, []);
   });
 
-  it('without a provider, an expired token fails as token_expired; a provider that fails, too', async () => {
+  it('without a provider, an expired token fails as token_expired', async () => {
     const client = new FilehostClient({ endpoint: t.apiUrl, uploadToken: await expiredToken() });
     await assert.rejects(
       client.uploadFile(source('a.txt', 100)),
       (error: ApiError) =>
         error instanceof ApiError && error.code === 'token_expired' && error.status === 401,
     );
-    const failing = new FilehostClient({
-      endpoint: t.apiUrl,
-      tokenProvider: async () => {
-        throw new Error('signed out');
-      },
-    });
-    await assert.rejects(
-      failing.uploadFile(source('a.txt', 100)),
-      (error: ApiError) =>
-        error.code === 'token_expired' && /tokenProvider failed.*signed out/.test(error.message),
-    );
+  });
+
+  it('a provider that throws or answers no token fails as token_provider_failed, with its error as the cause, asked once', async () => {
+    const signedOut = new Error('signed out');
+    // A backend's route that is not there: a 404 page, which is not JSON.
+    const notJson = async () => {
+      const answer = new Response('<h1>Not Found</h1>', { status: 404 });
+      return (await answer.json()) as string;
+    };
+    const providers: [UploadTokenProvider, (cause: unknown) => boolean][] = [
+      [async () => Promise.reject(signedOut), (cause) => cause === signedOut],
+      [notJson, (cause) => cause instanceof SyntaxError],
+      [async () => ({ error: 'no session' }) as never, (cause) => cause !== undefined],
+      [async () => '  ', (cause) => cause === '  '],
+    ];
+    for (const [provider, causeIsIts] of providers) {
+      let asked = 0;
+      const client = new FilehostClient({
+        endpoint: t.apiUrl,
+        tokenProvider: () => {
+          asked++;
+          return provider();
+        },
+      });
+      await assert.rejects(client.uploadFile(source('a.txt', 100)), (error: ApiError) => {
+        assert.equal(error.code, 'token_provider_failed');
+        assert.equal(error.status, 0);
+        assert.match(error.message, /tokenProvider/);
+        assert.ok(causeIsIts(error.cause), String(error.cause));
+        return true;
+      });
+      // Not retried by itself (not a lost connection): the page's code decides.
+      assert.equal(asked, 1);
+    }
   });
 
   it('reports token_exhausted for the files past the token’s maxFiles; the others go up', async () => {

@@ -10,10 +10,10 @@ import type {
 import { ApiError } from '../../client/api-error.js';
 import { FilehostConnection } from '../../client/connection.js';
 import type { UploadTokenProvider } from '../../client/upload-token.js';
-import { UploadTokens } from '../../client/upload-tokens.js';
 import { en } from '../shared/en.js';
 import { describeApiError, loadServiceWords } from '../shared/failure-text.js';
 import type { FailureTexts, LinkFailure, LinkText, UploaderTexts } from '../shared/translation.js';
+import { fillRefusals, tokensOf } from '../upload-engine/upload-tokens.js';
 import type { FailureCode, UploadFailure } from './failure.js';
 import { renderFile } from './file-rows.js';
 import type { FileSummary, FileView } from './file-view.js';
@@ -68,7 +68,8 @@ const errors: Pick<FailureTexts, LinkFailure> = {
     'The site behind the link did not give the file. Check the link and retry.',
   import_timeout: () => 'The site behind the link took too long to send the file. Retry later.',
   import_failed: () => 'The file could not be fetched from the link. Retry later.',
-  import_too_large: () => 'The file behind the link is too large for this site.',
+  import_too_large: ({ limit }) =>
+    `The file behind the link is too large for this site.${limit ? ` The limit is ${limit}.` : ''}`,
   import_unsupported_type: () => 'This type of file is not accepted here.',
 };
 
@@ -154,6 +155,8 @@ export class LinkSource {
   constructor(host: LinkHost) {
     this.#host = host;
     fillLink();
+    // An import meets a token's refusals too (spent, expired, its provider failed).
+    fillRefusals();
   }
 
   get files(): FileView[] {
@@ -282,8 +285,7 @@ export class LinkSource {
   async #follow(entry: Imported, summary: () => FileSummary): Promise<FileRecord> {
     const host = this.#host;
     const { endpoint, apiKey, uploadToken, tokenProvider } = host;
-    const tokens =
-      uploadToken || tokenProvider ? new UploadTokens(uploadToken, tokenProvider) : null;
+    const tokens = uploadToken || tokenProvider ? tokensOf(uploadToken, tokenProvider) : null;
     // With a token the key may be left out: the import is an upload call.
     // Refused as the elements' `connect` refuses them (not imported: each name this chunk
     // takes from the first load costs the first load an export).
@@ -327,7 +329,11 @@ export class LinkSource {
           (failure?.code ?? 'import_failed') as 'network_error',
           failure?.message ?? '',
           {
-            details: failure?.status === undefined ? {} : { remoteStatus: failure.status },
+            details: {
+              ...(failure?.status === undefined ? {} : { remoteStatus: failure.status }),
+              // The limit a file too large passed (bytes), worded in the page's language.
+              ...(failure?.limit === undefined ? {} : { limit: failure.limit }),
+            },
           },
         );
       }

@@ -36,7 +36,7 @@ export function connectWith({
   uploadToken,
   tokenProvider,
 }: UploadTarget): FilehostApi | ConnectionProblem {
-  const tokens = new UploadTokens(uploadToken, tokenProvider);
+  const tokens = tokensOf(uploadToken, tokenProvider);
   // With a token the key may be left out: every call this client makes is an upload call.
   return connect(
     class extends FilehostApi {
@@ -46,5 +46,19 @@ export function connectWith({
     },
     endpoint,
     apiKey || UPLOAD_TOKEN_PREFIX,
+  );
+}
+
+/**
+ * The element's upload token (`upload-token`, `tokenProvider`). A provider that fails is
+ * the page author's to fix, and the person at the page cannot tell why: its error goes to
+ * the console, once per failed call, beside the file's `token_provider_failed`.
+ */
+export function tokensOf(
+  uploadToken: string | undefined,
+  tokenProvider: UploadTokenProvider | undefined,
+): UploadTokens {
+  return new UploadTokens(uploadToken, tokenProvider, (error) =>
+    console.error('filehost: the tokenProvider gave no upload token:', error.cause),
   );
 }

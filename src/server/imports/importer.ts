@@ -170,6 +170,7 @@ async function runImport(
       code: failure.code,
       message: failure.message,
       ...(failure.status === undefined ? {} : { status: failure.status }),
+      ...(failure.limit === undefined ? {} : { limit: failure.limit }),
     };
     await recordFailure(ctx, id, state).catch((error: unknown) => {
       // The database is what failed: the lease runs out, and a sweep fails it then.

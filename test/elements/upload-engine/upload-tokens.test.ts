@@ -2,6 +2,8 @@ import { expect, fixture, html, waitUntil } from '@open-wc/testing';
 import '../../../src/index.js';
 import type { FileListElement } from '../../../src/elements/file-list/file-list.js';
 import type { FileUploaderElement } from '../../../src/elements/file-uploader/file-uploader.js';
+import { registerTranslation } from '../../../src/elements/shared/localize.js';
+import de from '../../../src/locales/de.js';
 import { file, network, next, pick, project, text, uploadToken, usage } from '../helpers.js';
 
 /** The texts of the buttons of the file rows. */
@@ -10,6 +12,9 @@ function rowActions(element: FileUploaderElement): string[] {
     (button) => button.textContent?.trim() ?? '',
   );
 }
+
+// As a page importing `filehost/locales/de` does.
+registerTranslation(de);
 
 describe('<file-uploader> with upload tokens', () => {
   afterEach(() => network('restore'));
@@ -92,6 +97,65 @@ describe('<file-uploader> with upload tokens', () => {
     const success = next(element, 'upload-success');
     element.retry(element.files[0]?.id ?? '');
     expect((await success).record.name).to.equal('late.txt');
+  });
+
+  it('a tokenProvider whose route answers 404: token_provider_failed in plain words (not an expired token), its error in the console, Retry asks again', async () => {
+    const p = await project({ requireUploadToken: true });
+    const element = await fixture<FileUploaderElement>(
+      html`<file-uploader endpoint=${p.endpoint}></file-uploader>`,
+    );
+    let asked = 0;
+    // A route that is not there (the service's own 404, whose JSON carries no token), as a
+    // newcomer's page asks its backend and reads the answer as JSON.
+    let route = `${p.endpoint}/api/upload-token`;
+    element.tokenProvider = async () => {
+      asked++;
+      const answer = await fetch(route, { method: 'POST' });
+      return answer.json();
+    };
+    const logged: unknown[][] = [];
+    const consoleError = console.error;
+    console.error = (...args: unknown[]) => logged.push(args);
+    try {
+      const failed = next(element, 'upload-error');
+      pick(element, [file('a.txt', 100, 'text/plain')]);
+      const failure = await failed;
+      expect([failure.code, failure.status, failure.step]).to.deep.equal([
+        'token_provider_failed',
+        0,
+        'sign',
+      ]);
+      expect(failure.message).to.equal(
+        "This page could not get permission to upload. Retry, or reload the page; if it keeps failing, tell the site's owner.",
+      );
+      expect(asked).to.equal(1);
+      // Once, with what the provider answered (the 404's body, no token in it).
+      expect(logged.length).to.equal(1);
+      const [[prefix, cause] = []] = logged;
+      expect(String(prefix)).to.contain('tokenProvider');
+      expect((cause as { error?: { code?: string } } | undefined)?.error?.code).to.equal(
+        'not_found',
+      );
+      await element.updateComplete;
+      expect(text(element)).to.contain(`${failure.message} (token_provider_failed)`);
+      expect(rowActions(element)).to.deep.equal(['Retry', 'Remove']);
+      await expect(element).to.be.accessible();
+
+      // In the page's language too.
+      element.lang = 'de';
+      await element.updateComplete;
+      await waitUntil(() => text(element).includes('konnte keine Berechtigung zum Hochladen'));
+
+      // The page's route fixed: Retry asks the provider again and the file goes up.
+      const { token } = await uploadToken(p.publishableKey);
+      route = `data:application/json,${encodeURIComponent(JSON.stringify({ token }))}`;
+      const success = next(element, 'upload-success');
+      element.retry(element.files[0]?.id ?? '');
+      expect((await success).record.name).to.equal('a.txt');
+      expect(asked).to.equal(2);
+    } finally {
+      console.error = consoleError;
+    }
   });
 
   it('token_exhausted: the files past maxFiles are refused in plain words, without Retry; the others go up', async () => {
