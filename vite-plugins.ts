@@ -19,6 +19,11 @@ const ELEMENT_MODULE = /[\\/]src[\\/]elements[\\/].*\.ts$/;
  * values that need no quotes in HTML lose them (`class=row`, `src=${url}`: Lit reads an
  * unquoted binding as it reads a quoted one); this kept the first load within its 20 KiB
  * once the upload token's calls were in it (-29 bytes gzipped).
+ *
+ * Whitespace is collapsed to one space, never removed (`conservativeCollapse`): a template is
+ * a fragment, and the minifier cannot see what stands beside it where it is used. Removed,
+ * the space that opens `html\` · <span>…\`` after a row's size went, and rows read
+ * "95 B· Uploaded" in the bundle but not from the sources (34 bytes gzipped of the first load).
  */
 export function minifyTemplates(): Plugin {
   return {
@@ -28,7 +33,7 @@ export function minifyTemplates(): Plugin {
       if (!ELEMENT_MODULE.test(id)) return null;
       const result = await minifyHTMLLiterals(code, {
         fileName: id,
-        minifyOptions: { removeAttributeQuotes: true },
+        minifyOptions: { removeAttributeQuotes: true, conservativeCollapse: true },
       });
       return result ? { code: result.code, map: result.map?.toString() } : null;
     },

@@ -198,9 +198,11 @@ const ENGINE_CHUNK = /^filehost-upload-engine-[\w-]+\.js$/;
 
 /**
  * `dist/filehost.bundle.js`, everything in one file for a page author who copies one file
- * (#43): the first load and every chunk together, within 60 KiB gzipped.
+ * (#43): the first load and every chunk together, and (#53) every language, since nothing
+ * sits beside it to fetch a page's own from: 57 KiB without the languages, their 14 files
+ * 28 KiB gzipped together, within 90 KiB gzipped.
  */
-export const ONE_FILE_BUDGET_BYTES = 60 * 1024;
+export const ONE_FILE_BUDGET_BYTES = 90 * 1024;
 export const ONE_FILE = 'filehost.bundle.js';
 
 /** The gzipped size of `dist/filehost.bundle.js` (`npm run build` first). */

@@ -346,12 +346,16 @@ export class FileUploaderElement extends LitElement {
       allDone: (result) => {
         emit(this, 'upload-complete', result);
         const locale = localeOf(this);
-        this.#announcer.say(
-          this.texts.announceAllDone(
-            formatCount(result.successful.length, locale),
-            formatCount(result.failed.length, locale),
-          ),
-        );
+        // English has these words once the engine is in; a run that ended without it (its
+        // file not fetched) said each failure already.
+        const words = this.texts.announceAllDone;
+        if (words)
+          this.#announcer.say(
+            words(
+              formatCount(result.successful.length, locale),
+              formatCount(result.failed.length, locale),
+            ),
+          );
       },
     });
     this.addEventListener('paste', this.#onPaste);
