@@ -179,8 +179,12 @@ export const FIRST_LOAD_BUDGET_BYTES = 20 * 1024;
 export const TOTAL_BUDGET_BYTES = 44 * 1024;
 /** Each on-use chunk on its own, hash-wasm's MD5 (WebCrypto has none) too. */
 export const ON_USE_CHUNK_BUDGET_BYTES = 5 * 1024;
-/** Each language's words (`dist/locales/<tag>.js`), the one a page in that language fetches. */
-export const LOCALE_BUDGET_BYTES = 3 * 1024;
+/**
+ * Each language's words (`dist/locales/<tag>.js`), the one a page in that language fetches:
+ * 3 KiB until #53, when Ukrainian (the longest) reached it with the words of a failed token
+ * provider and an import's limit.
+ */
+export const LOCALE_BUDGET_BYTES = 3.5 * 1024;
 
 /** The gzipped size of each shipped language in `dist/locales/` (`npm run build` first). */
 export async function localeSizes(): Promise<{ name: string; gzipped: number }[]> {

@@ -66,9 +66,8 @@ const jsonConverter = {
     console.warn('<file-uploader>: the metadata attribute must be a JSON object of strings.');
     return {};
   },
-  toAttribute(value: FileMetadata): string {
-    return JSON.stringify(value);
-  },
+  // No `toAttribute`: Lit writes an attribute only for a property that reflects, and none
+  // with these converters does (their bytes would be first-load bytes for nothing).
 };
 
 const optionalNumber = {
@@ -76,9 +75,6 @@ const optionalNumber = {
     if (value === null || value.trim() === '') return null;
     const number = Number(value);
     return Number.isFinite(number) && number > 0 ? number : null;
-  },
-  toAttribute(value: number | null): string | null {
-    return value === null ? null : String(value);
   },
 };
 

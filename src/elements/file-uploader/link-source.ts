@@ -13,7 +13,6 @@ import type { UploadTokenProvider } from '../../client/upload-token.js';
 import { en } from '../shared/en.js';
 import { describeApiError, loadServiceWords } from '../shared/failure-text.js';
 import type { FailureTexts, LinkFailure, LinkText, UploaderTexts } from '../shared/translation.js';
-import { fillRefusals, tokensOf } from '../upload-engine/upload-tokens.js';
 import type { FailureCode, UploadFailure } from './failure.js';
 import { renderFile } from './file-rows.js';
 import type { FileSummary, FileView } from './file-view.js';
@@ -155,8 +154,6 @@ export class LinkSource {
   constructor(host: LinkHost) {
     this.#host = host;
     fillLink();
-    // An import meets a token's refusals too (spent, expired, its provider failed).
-    fillRefusals();
   }
 
   get files(): FileView[] {
@@ -227,9 +224,12 @@ export class LinkSource {
     emit(host, 'upload-start', { file: summary() });
     try {
       // The English words of the rows' states (done, open, …) come with the upload engine,
-      // which the element fetches anyway.
-      await import('../upload-engine/upload-engine.js');
-      const record = await this.#follow(entry, summary);
+      // which the element fetches anyway; those of a token's refusals (spent, expired, its
+      // provider failed), which an import meets too, with the engine's token chunk.
+      const engine = await import('../upload-engine/upload-engine.js');
+      const tokenChunk = await engine.loadTokenChunk();
+      tokenChunk.fillRefusals();
+      const record = await this.#follow(entry, summary, tokenChunk.tokensOf);
       entry.view = {
         ...entry.view,
         name: record.name,
@@ -282,7 +282,11 @@ export class LinkSource {
    * each second, the rate at which the service records progress. Rejects with the import's
    * `ApiError` when it failed.
    */
-  async #follow(entry: Imported, summary: () => FileSummary): Promise<FileRecord> {
+  async #follow(
+    entry: Imported,
+    summary: () => FileSummary,
+    tokensOf: typeof import('../upload-engine/upload-tokens.js').tokensOf,
+  ): Promise<FileRecord> {
     const host = this.#host;
     const { endpoint, apiKey, uploadToken, tokenProvider } = host;
     const tokens = uploadToken || tokenProvider ? tokensOf(uploadToken, tokenProvider) : null;

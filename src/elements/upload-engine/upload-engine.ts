@@ -796,7 +796,7 @@ export class UploadEngine {
     // and could not fetch them).
     if (!refusalWordsIn && (cause.error as { code?: string }).code !== 'network_error') {
       const attempt = upload.abort;
-      refusalWords ??= Promise.all([import('./upload-tokens.js'), loadServiceWords()]).then(
+      refusalWords ??= Promise.all([loadTokenChunk(), loadServiceWords()]).then(
         ([words]) => {
           words.fillRefusals();
           refusalWordsIn = true;
@@ -906,6 +906,13 @@ function relativePathOf(file: File): string | null {
 }
 
 function quiet(): void {}
+
+/**
+ * The chunk of a token's clients and of the English words of the service's refusals; the
+ * Link source reaches it through the engine, which it loads anyway (imported from there, it
+ * would split the code both share out of the engine into a file of its own).
+ */
+export const loadTokenChunk = () => import('./upload-tokens.js');
 
 /**
  * `en-refusals.ts` (in the chunk of `upload-tokens.ts`) and `en-service.ts` on their way,
