@@ -36,6 +36,8 @@ const ar: Translation = {
     hintTypes: (types) => `الأنواع المقبولة: ${types}.`,
     hintMaxSize: (size) => `حتى ${size} لكل ملف.`,
     hintMaxFiles: (count, form) => `الحد الأقصى: ${files(count, form)}.`,
+    hintFilesLeft: (count, form) => `المتبقي: ${files(count, form)}.`,
+    hintBytesLeft: (size) => `المتبقي إجمالًا: ${size}.`,
     hintPaste: 'يمكنك أيضًا لصق الملفات.',
     queued: 'في انتظار الرفع',
     preparing: 'جارٍ التحضير…',

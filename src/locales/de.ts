@@ -15,6 +15,9 @@ const de: Translation = {
     hintTypes: (types) => `Erlaubt: ${types}.`,
     hintMaxSize: (size) => `Je Datei bis ${size}.`,
     hintMaxFiles: (count, form) => `Höchstens ${count} ${form === 'one' ? 'Datei' : 'Dateien'}.`,
+    hintFilesLeft: (count, form) =>
+      `Noch ${count} ${form === 'one' ? 'Datei' : 'Dateien'} möglich.`,
+    hintBytesLeft: (size) => `Insgesamt noch ${size} frei.`,
     hintPaste: 'Dateien können auch eingefügt werden.',
     queued: 'Wartet auf das Hochladen',
     preparing: 'Wird vorbereitet…',

@@ -17,6 +17,8 @@ const es: Translation = {
     hintTypes: (types) => `Se aceptan: ${types}.`,
     hintMaxSize: (size) => `Hasta ${size} por archivo.`,
     hintMaxFiles: (count, form) => `Como máximo ${count} ${files(form)}.`,
+    hintFilesLeft: (count, form) => `Puede subir ${count} ${files(form)} más.`,
+    hintBytesLeft: (size) => `Quedan ${size} en total.`,
     hintPaste: 'También puedes pegar archivos.',
     queued: 'En espera',
     preparing: 'Preparando…',

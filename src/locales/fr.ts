@@ -17,6 +17,8 @@ const fr: Translation = {
     hintTypes: (types) => `Acceptés : ${types}.`,
     hintMaxSize: (size) => `Jusqu’à ${size} par fichier.`,
     hintMaxFiles: (count, form) => `${count} ${files(form)} au maximum.`,
+    hintFilesLeft: (count, form) => `Vous pouvez encore envoyer ${count} ${files(form)}.`,
+    hintBytesLeft: (size) => `Il reste ${size} au total.`,
     hintPaste: 'Vous pouvez aussi coller des fichiers.',
     queued: 'En attente d’envoi',
     preparing: 'Préparation…',

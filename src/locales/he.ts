@@ -19,6 +19,8 @@ const he: Translation = {
     hintTypes: (types) => `סוגים מותרים: ${types}.`,
     hintMaxSize: (size) => `עד ${size} לכל קובץ.`,
     hintMaxFiles: (count, form) => `לכל היותר ${files(count, form)}.`,
+    hintFilesLeft: (count, form) => `אפשר להעלות עוד ${files(count, form)}.`,
+    hintBytesLeft: (size) => `נותרו ${size} בסך הכול.`,
     hintPaste: 'אפשר גם להדביק קבצים.',
     queued: 'ממתין להעלאה',
     preparing: 'בהכנה…',

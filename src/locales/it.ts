@@ -15,6 +15,8 @@ const it: Translation = {
     hintTypes: (types) => `Formati accettati: ${types}.`,
     hintMaxSize: (size) => `Fino a ${size} per file.`,
     hintMaxFiles: (count) => `Al massimo ${count} file.`,
+    hintFilesLeft: (count) => `Puoi caricare ancora ${count} file.`,
+    hintBytesLeft: (size) => `Restano ${size} in tutto.`,
     hintPaste: 'Puoi anche incollare i file.',
     queued: 'In attesa di caricamento',
     preparing: 'Preparazione…',

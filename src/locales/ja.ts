@@ -15,6 +15,8 @@ const ja: Translation = {
     hintTypes: (types) => `使用できる形式: ${types}。`,
     hintMaxSize: (size) => `1ファイルあたり${size}まで。`,
     hintMaxFiles: (count) => `最大${count}個まで。`,
+    hintFilesLeft: (count) => `あと${count}個までアップロードできます。`,
+    hintBytesLeft: (size) => `残りは合計${size}です。`,
     hintPaste: 'ファイルは貼り付けることもできます。',
     queued: 'アップロード待ち',
     preparing: '準備中…',

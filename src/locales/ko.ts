@@ -15,6 +15,8 @@ const ko: Translation = {
     hintTypes: (types) => `허용 형식: ${types}.`,
     hintMaxSize: (size) => `파일당 최대 ${size}.`,
     hintMaxFiles: (count) => `최대 ${count}개.`,
+    hintFilesLeft: (count) => `${count}개 더 올릴 수 있습니다.`,
+    hintBytesLeft: (size) => `총 ${size} 남았습니다.`,
     hintPaste: '파일을 붙여 넣을 수도 있습니다.',
     queued: '업로드 대기 중',
     preparing: '준비 중…',

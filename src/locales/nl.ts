@@ -17,6 +17,8 @@ const nl: Translation = {
     hintTypes: (types) => `Toegestaan: ${types}.`,
     hintMaxSize: (size) => `Maximaal ${size} per bestand.`,
     hintMaxFiles: (count, form) => `Hoogstens ${count} ${files(form)}.`,
+    hintFilesLeft: (count, form) => `Nog ${count} ${files(form)} mogelijk.`,
+    hintBytesLeft: (size) => `Nog ${size} over in totaal.`,
     hintPaste: 'Je kunt ook bestanden plakken.',
     queued: 'Wacht op uploaden',
     preparing: 'Voorbereiden…',

@@ -18,6 +18,8 @@ const pl: Translation = {
     hintTypes: (types) => `Dozwolone: ${types}.`,
     hintMaxSize: (size) => `Do ${size} na plik.`,
     hintMaxFiles: (count, form) => `Najwyżej ${count} ${files(form)}.`,
+    hintFilesLeft: (count, form) => `Możesz dodać jeszcze ${count} ${files(form)}.`,
+    hintBytesLeft: (size) => `Pozostało łącznie ${size}.`,
     hintPaste: 'Możesz też wkleić pliki.',
     queued: 'Czeka na przesłanie',
     preparing: 'Przygotowywanie…',

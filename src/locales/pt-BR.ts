@@ -17,6 +17,8 @@ const ptBR: Translation = {
     hintTypes: (types) => `Aceitos: ${types}.`,
     hintMaxSize: (size) => `Até ${size} cada.`,
     hintMaxFiles: (count, form) => `No máximo ${count} ${files(form)}.`,
+    hintFilesLeft: (count, form) => `Você ainda pode enviar ${count} ${files(form)}.`,
+    hintBytesLeft: (size) => `Restam ${size} no total.`,
     hintPaste: 'Você também pode colar arquivos.',
     queued: 'Aguardando envio',
     preparing: 'Preparando…',

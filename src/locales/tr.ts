@@ -15,6 +15,8 @@ const tr: Translation = {
     hintTypes: (types) => `Kabul edilenler: ${types}.`,
     hintMaxSize: (size) => `Dosya başına en çok ${size}.`,
     hintMaxFiles: (count) => `En çok ${count} dosya.`,
+    hintFilesLeft: (count) => `${count} dosya daha yükleyebilirsiniz.`,
+    hintBytesLeft: (size) => `Toplamda ${size} kaldı.`,
     hintPaste: 'Dosyaları yapıştırabilirsiniz de.',
     queued: 'Yüklenmeyi bekliyor',
     preparing: 'Hazırlanıyor…',

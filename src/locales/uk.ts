@@ -18,6 +18,8 @@ const uk: Translation = {
     hintTypes: (types) => `Дозволено: ${types}.`,
     hintMaxSize: (size) => `До ${size} на файл.`,
     hintMaxFiles: (count, form) => `Не більше ${count} ${files(form)}.`,
+    hintFilesLeft: (count, form) => `Можна додати ще ${count} ${files(form)}.`,
+    hintBytesLeft: (size) => `Загалом залишилося ${size}.`,
     hintPaste: 'Файли можна також вставити.',
     queued: 'Очікує завантаження',
     preparing: 'Підготовка…',

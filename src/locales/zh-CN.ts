@@ -15,6 +15,8 @@ const zhCN: Translation = {
     hintTypes: (types) => `支持的类型:${types}。`,
     hintMaxSize: (size) => `每个文件不超过 ${size}。`,
     hintMaxFiles: (count) => `最多 ${count} 个文件。`,
+    hintFilesLeft: (count) => `还可以上传 ${count} 个文件。`,
+    hintBytesLeft: (size) => `总共还剩 ${size}。`,
     hintPaste: '也可以直接粘贴文件。',
     queued: '等待上传',
     preparing: '正在准备…',

@@ -663,7 +663,7 @@ export class FileUploaderElement extends LitElement {
                   @click=${() => this.takePhoto()}>${t.takePhoto}</button>`
               : nothing
           }
-          <p part="hint" id="hint" class="hint">${this.#hint(t, locale)}</p>
+          <p part="hint" id="hint" class="hint">${this.#controller.hint(t, locale) ?? this.#hint(t, locale)}</p>
           <input class="pick-files" type="file" hidden tabindex="-1" ?multiple=${this.multiple}
             accept=${this.accept || nothing} ?disabled=${disabled} @change=${this.#onPick} />
           ${

@@ -10,6 +10,7 @@ import {
   type UploadHost,
   unsentFileView,
 } from './file-view.js';
+import type { FileUploaderStrings } from './strings.js';
 
 type EngineModule = typeof import('../upload-engine/upload-engine.js');
 
@@ -79,6 +80,11 @@ export class UploadController implements ReactiveController {
         : unsentFileView(id, file, 'preparing', null),
     );
     return this.#engine ? [...this.#engine.files, ...waiting] : waiting;
+  }
+
+  /** The drop zone's hint with the upload token's limits, once the engine knows them. */
+  hint(t: FileUploaderStrings, locale: string): string | null | undefined {
+    return this.#engine?.hint(t, locale);
   }
 
   addFiles(files: File[]): void {
@@ -182,10 +188,12 @@ export class UploadController implements ReactiveController {
       const failed = this.#waiting.map((entry) => {
         entry.failed = code;
         const { name, size, type } = entry.file;
-        return { file: { id: entry.id, name, size, type }, failure: this.#failure(code) };
+        const file = { id: entry.id, name, size, type };
+        const failure = this.#failure(code);
+        this.#callbacks.failed(file, failure);
+        return { file, failure };
       });
-      for (const { file, failure } of failed) this.#callbacks.failed(file, failure);
-      if (failed.length > 0) this.#callbacks.allDone({ successful: [], failed });
+      if (failed[0]) this.#callbacks.allDone({ successful: [], failed });
       this.#host.requestUpdate();
       return;
     } finally {

@@ -140,6 +140,10 @@ export interface UploaderTexts {
   hintTypes: (types: string) => string;
   hintMaxSize: (size: string) => string;
   hintMaxFiles: (count: string, form: PluralForm) => string;
+  /** An upload token's files still allowed (its `maxFiles` less those uploaded with it). */
+  hintFilesLeft: (count: string, form: PluralForm) => string;
+  /** An upload token's bytes still allowed in all (its `maxBytes` less those uploaded). */
+  hintBytesLeft: (size: string) => string;
   hintPaste: string;
   queued: string;
   preparing: string;
@@ -209,6 +213,9 @@ export interface ListTexts {
 
 /** `<file-uploader>`'s words that only files its upload engine holds can show. */
 export type EngineOnlyText =
+  /** A token's limits are known once the engine asked its provider. */
+  | 'hintFilesLeft'
+  | 'hintBytesLeft'
   | 'queued'
   | 'timeLeft'
   | 'uploading'

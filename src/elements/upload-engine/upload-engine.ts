@@ -16,6 +16,7 @@ import type {
   UploadHost,
 } from '../file-uploader/file-view.js';
 import { unsentFileView } from '../file-uploader/file-view.js';
+import type { FileUploaderStrings } from '../file-uploader/strings.js';
 import { loadServiceWords } from '../shared/failure-text.js';
 import type { BatchItem, BatchOutcome } from './batch-upload.js';
 import { Connections, signRequestFor } from './connections.js';
@@ -40,7 +41,9 @@ import { loadPartSender, MultipartUpload } from './multipart-upload.js';
 import { rejectionOf } from './rejections.js';
 import type { RememberedUploads } from './remembered-uploads.js';
 import { signStep } from './sign-step.js';
+import { tokenHint } from './token-hint.js';
 import { forgetUpload, loadMemory, mayHoldUploads, REMEMBER_AFTER_MS } from './upload-memory.js';
+import type { TokenClient } from './upload-tokens.js';
 import { shouldRetryXhr } from './xhr-error.js';
 
 type UploadBody = Record<string, unknown>;
@@ -100,7 +103,13 @@ export class UploadEngine {
   #uppy: Uppy<Meta, UploadBody> | null = null;
   /** Our state of each file Uppy holds, by Uppy's file id. */
   readonly #uploads = new Map<string, FileUpload>();
-  readonly #connections = new Connections();
+  /** Each token a provider gives redraws the element: its limits are in the drop zone. */
+  readonly #connections = new Connections(() => this.#host.requestUpdate());
+  /** The client of the page's `tokenProvider` (for its token's limits), once asked. */
+  #tokenClient: TokenClient | null = null;
+  /** The provider and endpoint last asked for a token ahead of any file (`hint`). */
+  #askedProvider: UploadTarget['tokenProvider'];
+  #askedEndpoint = '';
   /** Uploads remembered before this page was loaded, once the browser may hold any (`#openMemory`). */
   #memory: RememberedUploads | null = null;
   /** The endpoint and key whose remembered uploads were looked for (`#recall`). */
@@ -201,6 +210,46 @@ export class UploadEngine {
       failure: word(texts, locale),
     }));
     return [...views, ...rejected, ...(this.#memory?.interrupted ?? [])];
+  }
+
+  /**
+   * The drop zone's hint with the upload token's limits (`tokenHint`), once known; null
+   * before (the element then says only what the page set). A page's `tokenProvider` is
+   * asked for its token when the element is first drawn with it (and the upload engine in),
+   * not only before the first upload: so the limits show before any file is chosen.
+   */
+  hint(t: FileUploaderStrings, locale: string): string | null {
+    this.#askEarly();
+    const allowance = this.#tokenClient?.tokens?.allowance;
+    return allowance ? tokenHint(allowance, this.#settings, t, locale) : null;
+  }
+
+  #askEarly(): void {
+    const { tokenProvider, uploadToken } = this.#host;
+    const { endpoint } = this.#settings;
+    if (tokenProvider === this.#askedProvider && endpoint === this.#askedEndpoint) return;
+    this.#askedProvider = tokenProvider;
+    this.#askedEndpoint = endpoint;
+    this.#tokenClient = null;
+    // A token set by the page comes without its limits: nothing to ask.
+    if (!tokenProvider || uploadToken) return;
+    this.#connections
+      .clientFor(this.#currentTarget())
+      .then((client: TokenClient) => {
+        this.#tokenClient = client;
+        return client.tokens?.current();
+      })
+      // No endpoint yet, or the provider failed (in the console): the first file says so.
+      .catch(() => undefined)
+      .finally(() => this.#host.requestUpdate());
+  }
+
+  /** A file went up: with the page's provider's token, it counts against that token's limits. */
+  #counted(upload: FileUpload, bytes: number): void {
+    const { tokenProvider, uploadToken } = upload.target;
+    if (tokenProvider && !uploadToken && tokenProvider === this.#askedProvider) {
+      this.#tokenClient?.tokens?.count(bytes);
+    }
   }
 
   /** A chosen image's row gets its preview once made off the page's main thread (40 px rows). */
@@ -544,6 +593,7 @@ export class UploadEngine {
         if (!current(item) || !file) return;
         item.upload.record = record;
         item.upload.outcome = 'succeeded';
+        this.#counted(item.upload, record.size);
         // Paused while its request was on its way: its bytes are in all the same.
         if (item.upload.paused) {
           item.upload.paused = false;
@@ -741,6 +791,7 @@ export class UploadEngine {
       // whole file map.
       upload.record = record;
       upload.outcome = 'succeeded';
+      this.#counted(upload, record.size);
       upload.release?.();
       forgetUpload(upload);
       this.#callbacks.succeeded(summary(current), record);
