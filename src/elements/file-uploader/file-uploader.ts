@@ -181,12 +181,14 @@ export class FileUploaderElement extends LitElement {
    */
   declare uploadToken: string | undefined;
   /**
-   * An async function that asks the page's backend for an upload token: called before the
-   * first upload when there is no `upload-token`, and again when the service answers that
-   * the token expired; the refused step is then made again with the new token, and no file
-   * is lost. It may answer the token, or `{ token, expiresAt }` as `POST /v1/upload-tokens`
-   * answers it (then the token is renewed 30 s before it expires, not after a refusal).
-   * Property only.
+   * An async function that asks the page's backend for an upload token: called when the
+   * element is first drawn with it (once the upload engine is in) when there is no
+   * `upload-token`, and again when the service answers that the token expired; the refused
+   * step is then made again with the new token, and no file is lost. It may answer the
+   * token, or the answer of `POST /v1/upload-tokens` as it is (then the token is renewed
+   * 30 s before it expires, not after a refusal, and the drop zone shows its limits). One
+   * that throws or answers no token fails the files as `token_provider_failed` (its error in
+   * the console). Property only.
    */
   declare tokenProvider: UploadTokenProvider | undefined;
   /** Accept several files. Default false: one file, and a new one replaces it. */
