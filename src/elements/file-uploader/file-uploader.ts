@@ -63,7 +63,7 @@ const jsonConverter = {
     } catch {
       // Reported below, where the element can say which attribute is wrong.
     }
-    console.warn('<file-uploader>: the metadata attribute must be a JSON object of strings.');
+    console.warn('<file-uploader>: metadata must be a JSON object of strings.');
     return {};
   },
   // No `toAttribute`: Lit writes an attribute only for a property that reflects, and none

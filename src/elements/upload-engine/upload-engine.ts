@@ -103,8 +103,11 @@ export class UploadEngine {
   #uppy: Uppy<Meta, UploadBody> | null = null;
   /** Our state of each file Uppy holds, by Uppy's file id. */
   readonly #uploads = new Map<string, FileUpload>();
-  /** Each token a provider gives redraws the element: its limits are in the drop zone. */
-  readonly #connections = new Connections(() => this.#host.requestUpdate());
+  /**
+   * Each token a provider gives redraws the element: its limits are in the drop zone. (Held
+   * weakly: a provider's token outlives the elements that used it.)
+   */
+  readonly #connections: Connections;
   /** The client of the page's `tokenProvider` (for its token's limits), once asked. */
   #tokenClient: TokenClient | null = null;
   /** The provider and endpoint last asked for a token ahead of any file (`hint`). */
@@ -123,6 +126,8 @@ export class UploadEngine {
   #redrawPending = false;
 
   constructor(host: UploadHost, settings: UploaderSettings, callbacks: UploadCallbacks) {
+    const weakHost = new WeakRef(host);
+    this.#connections = new Connections(() => weakHost.deref()?.requestUpdate());
     this.#host = host;
     this.#settings = settings;
     this.#callbacks = callbacks;
