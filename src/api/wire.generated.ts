@@ -187,6 +187,8 @@ export interface ImportError {
   message: string;
   /** `import_http_error`: the status the remote server answered. */
   status?: number;
+  /** `too_large`: the most bytes the file could have had (the plan's, the upload token's, or the room left), for a page to name in its own language. */
+  limit?: number;
 }
 
 /** Why an import failed: `import_refused_target` (the URL, or a redirect, leads to a loopback, private, link-local or metadata address, or to no address, all with one message; private ones are allowed only with `FILEHOST_IMPORT_ALLOW_PRIVATE`, link-local and metadata ones never; or a redirect to a URL that is not http(s)); `import_http_error` (the server answered a status other than 2xx; `status` says which); `too_large` (more bytes than the plan, the upload token or the quota leaves room for, counted as they arrive); `unsupported_type` (the type recognised from the bytes is not one the project or the token accepts); `import_timeout` (fewer than 16 KiB in any 30 s: no answer, or a body that stalls or drips; or still fetching after `FILEHOST_IMPORT_MAX_SECONDS`, 600 s); `import_failed` (more than 5 redirects, a connection cut before the whole body, the service stopped or failed to store it); `metadata_unreadable` (a photo whose location could not be removed: metadata the service cannot rewrite; nothing was kept); `infected` (the malware scanner found malware; `file.infected` is sent, its `signature` naming it); `unscannable` (the malware scanner could not finish within its limits). */

@@ -3,13 +3,15 @@ import type { ImportErrorCode } from '../api/types.js';
 
 /**
  * Codes the client adds for failures that never reached an answer from the service, and
- * the codes of a failed import (`importFromUrl`).
+ * the codes of a failed import (`importFromUrl`). `token_provider_failed`: the
+ * `tokenProvider` threw or answered no token (its error is the `cause`).
  */
 export type ClientErrorCode =
   | ApiErrorCode
   | ImportErrorCode
   | 'network_error'
-  | 'unexpected_response';
+  | 'unexpected_response'
+  | 'token_provider_failed';
 
 /**
  * Every failure of a client call: the service's documented error (`status`, `code`,
@@ -86,10 +88,16 @@ function parseRetryAfter(value: string | null): number | null {
 
 /**
  * Whether trying again can help: network loss, 408, 429 and 5xx. Never 400/401/403/404/409/413:
- * the same request would get the same answer.
+ * the same request would get the same answer. Nor a failed `tokenProvider` (status 0 too, as
+ * the service never answered): the page's own code decides its retries, and a route that
+ * answers 404 answers it again.
  */
 export function isTransient(error: unknown): boolean {
-  return error instanceof ApiError && isTransientStatus(error.status);
+  return (
+    error instanceof ApiError &&
+    error.code !== 'token_provider_failed' &&
+    isTransientStatus(error.status)
+  );
 }
 
 /**

@@ -117,6 +117,7 @@ function importError(record: FileRecord): ApiError {
     details: {
       id: record.id,
       ...(failure.status === undefined ? {} : { remoteStatus: failure.status }),
+      ...(failure.limit === undefined ? {} : { limit: failure.limit }),
     },
   });
 }

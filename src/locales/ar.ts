@@ -36,6 +36,8 @@ const ar: Translation = {
     hintTypes: (types) => `الأنواع المقبولة: ${types}.`,
     hintMaxSize: (size) => `حتى ${size} لكل ملف.`,
     hintMaxFiles: (count, form) => `الحد الأقصى: ${files(count, form)}.`,
+    hintFilesLeft: (count, form) => `المتبقي: ${files(count, form)}.`,
+    hintBytesLeft: (size) => `المتبقي إجمالًا: ${size}.`,
     hintPaste: 'يمكنك أيضًا لصق الملفات.',
     queued: 'في انتظار الرفع',
     preparing: 'جارٍ التحضير…',
@@ -135,6 +137,8 @@ const ar: Translation = {
     insufficient_storage: () => 'لا توجد مساحة لدى خدمة الملفات الآن، ولم يُحفظ شيء. حاول لاحقًا.',
     token_expired: () =>
       'انتهت صلاحية إذنك برفع الملفات. أعد تحميل الصفحة أو سجّل الدخول من جديد، ثم أعد المحاولة.',
+    token_provider_failed: () =>
+      'تعذّر على هذه الصفحة الحصول على إذن برفع الملفات. أعد المحاولة أو أعد تحميل الصفحة؛ وإذا استمرت المشكلة فأبلغ مالك الموقع.',
     token_exhausted: () =>
       'بلغت الحد المسموح لك هنا من الملفات أو حجم البيانات، لذلك لم يُرسل هذا الملف.',
     upload_token_required: () =>
@@ -151,7 +155,8 @@ const ar: Translation = {
     import_timeout: () =>
       'استغرق الموقع الذي يشير إليه الرابط وقتًا طويلًا في إرسال الملف. أعد المحاولة لاحقًا.',
     import_failed: () => 'تعذّر جلب الملف من الرابط. أعد المحاولة لاحقًا.',
-    import_too_large: () => 'الملف الذي يشير إليه الرابط أكبر مما يقبله هذا الموقع.',
+    import_too_large: ({ limit }) =>
+      `الملف الذي يشير إليه الرابط أكبر مما يقبله هذا الموقع.${limit ? ` الحد الأقصى ${limit}.` : ''}`,
     import_unsupported_type: () => 'هذا النوع من الملفات غير مقبول هنا.',
     unexpected: ({ code, message }) =>
       `حدث خطأ ما (${code}).${message ? ` ${message}` : ''} أعد المحاولة الآن أو لاحقًا.`,

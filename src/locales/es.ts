@@ -17,6 +17,8 @@ const es: Translation = {
     hintTypes: (types) => `Se aceptan: ${types}.`,
     hintMaxSize: (size) => `Hasta ${size} por archivo.`,
     hintMaxFiles: (count, form) => `Como máximo ${count} ${files(form)}.`,
+    hintFilesLeft: (count, form) => `Puede subir ${count} ${files(form)} más.`,
+    hintBytesLeft: (size) => `Quedan ${size} en total.`,
     hintPaste: 'También puedes pegar archivos.',
     queued: 'En espera',
     preparing: 'Preparando…',
@@ -123,6 +125,8 @@ const es: Translation = {
       'El servicio de archivos no tiene espacio ahora mismo y no guardó nada. Inténtalo más tarde.',
     token_expired: () =>
       'Su permiso para subir archivos ha caducado. Recargue la página o vuelva a iniciar sesión, y luego reintente.',
+    token_provider_failed: () =>
+      'Esta página no pudo obtener permiso para subir archivos. Reintente o recargue la página; si sigue fallando, avise al responsable del sitio.',
     token_exhausted: () =>
       'Ha alcanzado el límite de archivos o de datos que puede subir aquí, así que este archivo no se envió.',
     upload_token_required: () =>
@@ -140,7 +144,8 @@ const es: Translation = {
     import_timeout: () =>
       'El sitio del enlace tardó demasiado en enviar el archivo. Vuelve a intentarlo más tarde.',
     import_failed: () => 'No se pudo obtener el archivo del enlace. Vuelve a intentarlo más tarde.',
-    import_too_large: () => 'El archivo del enlace es demasiado grande para este sitio.',
+    import_too_large: ({ limit }) =>
+      `El archivo del enlace es demasiado grande para este sitio.${limit ? ` El límite es ${limit}.` : ''}`,
     import_unsupported_type: () => 'Aquí no se acepta este tipo de archivo.',
     unexpected: ({ code, message }) =>
       `Algo ha fallado (${code}).${message ? ` ${message}` : ''} Reinténtalo ahora o más tarde.`,

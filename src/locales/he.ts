@@ -19,6 +19,8 @@ const he: Translation = {
     hintTypes: (types) => `סוגים מותרים: ${types}.`,
     hintMaxSize: (size) => `עד ${size} לכל קובץ.`,
     hintMaxFiles: (count, form) => `לכל היותר ${files(count, form)}.`,
+    hintFilesLeft: (count, form) => `אפשר להעלות עוד ${files(count, form)}.`,
+    hintBytesLeft: (size) => `נותרו ${size} בסך הכול.`,
     hintPaste: 'אפשר גם להדביק קבצים.',
     queued: 'ממתין להעלאה',
     preparing: 'בהכנה…',
@@ -116,6 +118,8 @@ const he: Translation = {
     insufficient_storage: () =>
       'לשירות הקבצים אין מקום כרגע, ושום דבר לא נשמר. נסו שוב מאוחר יותר.',
     token_expired: () => 'ההרשאה שלך להעלות קבצים פגה. טען מחדש את הדף או התחבר שוב, ואז נסה שוב.',
+    token_provider_failed: () =>
+      'הדף הזה לא הצליח לקבל הרשאה להעלות קבצים. נסו שוב או טענו מחדש את הדף; אם זה חוזר, פנו לבעלי האתר.',
     token_exhausted: () =>
       'הגעת למגבלת הקבצים או כמות הנתונים שמותר לך להעלות כאן, ולכן הקובץ הזה לא נשלח.',
     upload_token_required: () =>
@@ -130,7 +134,8 @@ const he: Translation = {
     import_http_error: () => 'האתר שבקישור לא מסר את הקובץ. יש לבדוק את הקישור ולנסות שוב.',
     import_timeout: () => 'האתר שבקישור התעכב יותר מדי בשליחת הקובץ. יש לנסות שוב מאוחר יותר.',
     import_failed: () => 'לא ניתן היה להביא את הקובץ מהקישור. יש לנסות שוב מאוחר יותר.',
-    import_too_large: () => 'הקובץ שבקישור גדול מדי עבור אתר זה.',
+    import_too_large: ({ limit }) =>
+      `הקובץ שבקישור גדול מדי עבור אתר זה.${limit ? ` המגבלה היא ${limit}.` : ''}`,
     import_unsupported_type: () => 'סוג קובץ זה אינו מתקבל כאן.',
     unexpected: ({ code, message }) =>
       `משהו השתבש (${code}).${message ? ` ${message}` : ''} נסו שוב עכשיו או מאוחר יותר.`,

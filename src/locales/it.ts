@@ -15,6 +15,8 @@ const it: Translation = {
     hintTypes: (types) => `Formati accettati: ${types}.`,
     hintMaxSize: (size) => `Fino a ${size} per file.`,
     hintMaxFiles: (count) => `Al massimo ${count} file.`,
+    hintFilesLeft: (count) => `Puoi caricare ancora ${count} file.`,
+    hintBytesLeft: (size) => `Restano ${size} in tutto.`,
     hintPaste: 'Puoi anche incollare i file.',
     queued: 'In attesa di caricamento',
     preparing: 'Preparazione…',
@@ -118,6 +120,8 @@ const it: Translation = {
       'Il servizio file al momento non ha spazio e non ha salvato nulla. Riprova più tardi.',
     token_expired: () =>
       'Il permesso di caricare file è scaduto. Ricarica la pagina o accedi di nuovo, poi riprova.',
+    token_provider_failed: () =>
+      'Questa pagina non è riuscita a ottenere il permesso di caricare file. Riprova o ricarica la pagina; se continua a non funzionare, avvisa il gestore del sito.',
     token_exhausted: () =>
       'Hai raggiunto il limite di file o di dati che puoi caricare qui, quindi questo file non è stato inviato.',
     upload_token_required: () =>
@@ -135,7 +139,8 @@ const it: Translation = {
     import_timeout: () =>
       'Il sito del link ha impiegato troppo tempo a inviare il file. Riprova più tardi.',
     import_failed: () => 'Non è stato possibile scaricare il file dal link. Riprova più tardi.',
-    import_too_large: () => 'Il file del link è troppo grande per questo sito.',
+    import_too_large: ({ limit }) =>
+      `Il file del link è troppo grande per questo sito.${limit ? ` Il limite è ${limit}.` : ''}`,
     import_unsupported_type: () => 'Questo tipo di file non è accettato qui.',
     unexpected: ({ code, message }) =>
       `Si è verificato un errore (${code}).${message ? ` ${message}` : ''} Riprova ora o più tardi.`,

@@ -15,6 +15,8 @@ const ja: Translation = {
     hintTypes: (types) => `使用できる形式: ${types}。`,
     hintMaxSize: (size) => `1ファイルあたり${size}まで。`,
     hintMaxFiles: (count) => `最大${count}個まで。`,
+    hintFilesLeft: (count) => `あと${count}個までアップロードできます。`,
+    hintBytesLeft: (size) => `残りは合計${size}です。`,
     hintPaste: 'ファイルは貼り付けることもできます。',
     queued: 'アップロード待ち',
     preparing: '準備中…',
@@ -119,6 +121,8 @@ const ja: Translation = {
       'ファイルサービスに現在空きがなく、何も保存されませんでした。しばらくしてからお試しください。',
     token_expired: () =>
       'アップロードの許可の有効期限が切れました。ページを再読み込みするか、もう一度サインインしてから再試行してください。',
+    token_provider_failed: () =>
+      'このページはアップロードの許可を取得できませんでした。再試行するか、ページを再読み込みしてください。解決しない場合は、サイトの管理者にお知らせください。',
     token_exhausted: () =>
       'ここでアップロードできるファイル数またはデータ量の上限に達したため、このファイルは送信されませんでした。',
     upload_token_required: () =>
@@ -136,7 +140,8 @@ const ja: Translation = {
     import_timeout: () =>
       'リンク先のサイトからの送信に時間がかかりすぎました。後でもう一度お試しください。',
     import_failed: () => 'リンクからファイルを取得できませんでした。後でもう一度お試しください。',
-    import_too_large: () => 'リンク先のファイルは、このサイトには大きすぎます。',
+    import_too_large: ({ limit }) =>
+      `リンク先のファイルは、このサイトには大きすぎます。${limit ? `上限は${limit}です。` : ''}`,
     import_unsupported_type: () => 'この種類のファイルはここでは受け付けていません。',
     unexpected: ({ code, message }) =>
       `問題が発生しました(${code})。${message ? `${message} ` : ''}再試行するか、しばらくしてからお試しください。`,

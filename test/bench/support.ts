@@ -180,10 +180,12 @@ export const TOTAL_BUDGET_BYTES = 44 * 1024;
 /** Each on-use chunk on its own, hash-wasm's MD5 (WebCrypto has none) too. */
 export const ON_USE_CHUNK_BUDGET_BYTES = 5 * 1024;
 /**
- * Each language's words (`dist/locales/<tag>.js`), the one a page in that language fetches.
- * 3 KiB until #51's new refusals (`unscannable`) took Ukrainian, the longest, past it.
+ * Each language's words (`dist/locales/<tag>.js`), the one a page in that language fetches:
+ * 3 KiB until #51 and #53, when Ukrainian (the longest) passed it with the words of the
+ * scanner's and the location stripper's refusals, a failed token provider and an import's
+ * limit.
  */
-export const LOCALE_BUDGET_BYTES = 3.25 * 1024;
+export const LOCALE_BUDGET_BYTES = 3.5 * 1024;
 
 /** The gzipped size of each shipped language in `dist/locales/` (`npm run build` first). */
 export async function localeSizes(): Promise<{ name: string; gzipped: number }[]> {
@@ -201,9 +203,11 @@ const ENGINE_CHUNK = /^filehost-upload-engine-[\w-]+\.js$/;
 
 /**
  * `dist/filehost.bundle.js`, everything in one file for a page author who copies one file
- * (#43): the first load and every chunk together, within 60 KiB gzipped.
+ * (#43): the first load and every chunk together, and (#53) every language, since nothing
+ * sits beside it to fetch a page's own from: 57 KiB without the languages, their 14 files
+ * 28 KiB gzipped together, within 90 KiB gzipped.
  */
-export const ONE_FILE_BUDGET_BYTES = 60 * 1024;
+export const ONE_FILE_BUDGET_BYTES = 90 * 1024;
 export const ONE_FILE = 'filehost.bundle.js';
 
 /** The gzipped size of `dist/filehost.bundle.js` (`npm run build` first). */

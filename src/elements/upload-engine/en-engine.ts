@@ -10,6 +10,8 @@ import type { EngineOnlyText, FailureTexts, UploaderTexts } from '../shared/tran
  * English is whole whenever one of these is shown. Other languages ship whole.
  */
 const uploader: Pick<UploaderTexts, EngineOnlyText> = {
+  hintFilesLeft: (count, form) => `${count} more ${form === 'one' ? 'file' : 'files'} allowed.`,
+  hintBytesLeft: (size) => `${size} left in all.`,
   queued: 'Waiting to upload',
   uploading: (percent) => `Uploading… ${percent}`,
   timeLeft: (duration) => `${duration} left`,

@@ -22,6 +22,8 @@ const errors: Partial<FailureTexts> = {
   upload_token_required: () =>
     "Uploads here need a permission this page did not get. Sign in, or tell the site's owner.",
   token_expired: () => 'Your permission to upload ran out. Reload the page, then retry.',
+  token_provider_failed: () =>
+    "This page could not get permission to upload. Retry, or reload the page; if it keeps failing, tell the site's owner.",
   token_exhausted: () => 'You may not upload more here: your limit of files or bytes is reached.',
 };
 

@@ -352,6 +352,8 @@ export interface ImportErrorState {
   message: string;
   /** The remote server's status, for `import_http_error`. */
   status?: number;
+  /** The most bytes the file could have had, for `too_large`. */
+  limit?: number;
 }
 
 /**

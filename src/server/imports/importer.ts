@@ -200,6 +200,7 @@ async function runImport(
       code: failure.code,
       message: failure.message,
       ...(failure.status === undefined ? {} : { status: failure.status }),
+      ...(failure.limit === undefined ? {} : { limit: failure.limit }),
     };
     const signature = error instanceof ScanRefused ? error.signature : null;
     await recordFailure(ctx, id, state, signature).catch((error: unknown) => {

@@ -86,6 +86,13 @@ export const ImportError = named(
           description: '`import_http_error`: the status the remote server answered.',
         }),
       ),
+      limit: Type.Optional(
+        Type.Integer({
+          minimum: 0,
+          description:
+            "`too_large`: the most bytes the file could have had (the plan's, the upload token's, or the room left), for a page to name in its own language.",
+        }),
+      ),
     },
     { additionalProperties: false, description: 'Why an import failed.' },
   ),

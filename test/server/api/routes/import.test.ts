@@ -320,6 +320,7 @@ describe('POST /v1/uploads/import: the service fetches a file safely', () => {
     await failsWith(`${remote.url}/huge-declared`, 'too_large');
     const endless = await failsWith(`${remote.url}/endless`, 'too_large');
     assert.match(endless.importError?.message ?? '', /free plan/);
+    assert.equal(endless.importError?.limit, 100_000_000);
     const more = await importOf(`${remote.url}/more-than-declared`);
     assert.equal(more.size, 10);
     assert.equal(
@@ -375,6 +376,8 @@ describe('POST /v1/uploads/import: the service fetches a file safely', () => {
     const tooLarge = await settle(big.id);
     assert.equal(tooLarge.importError?.code, 'too_large');
     assert.match(tooLarge.importError?.message ?? '', /upload token/);
+    // The limit as a number too, for a page to name in its own language.
+    assert.equal(tooLarge.importError?.limit, 100);
 
     const images = await token({
       types: ['image/*'],
