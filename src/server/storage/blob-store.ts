@@ -118,6 +118,13 @@ export interface BlobStore {
    * the event loop). Optional: without it, callers gather `get`'s stream.
    */
   readWhole?(key: string): Promise<Buffer | null>;
+  /**
+   * Bytes `range` of the object (within it) in one buffer of exactly that length, or null
+   * if the object does not exist: for a store that reads a few bytes faster this way than
+   * by a stream (the CDN's small answers). An object that ends inside the range is a
+   * fault (throws). Optional: without it, callers read `get`'s stream.
+   */
+  readRange?(key: string, range: ByteRange): Promise<Buffer | null>;
   /** The object's size, or null if it does not exist (a multipart upload is not an object). */
   head(key: string): Promise<{ size: number } | null>;
   /**
