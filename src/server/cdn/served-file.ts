@@ -58,6 +58,7 @@ export async function servedFile(
  */
 async function readWhole(ctx: ServiceContext, id: string, size: number): Promise<Buffer | null> {
   if (size === 0) return Buffer.alloc(0);
+  ctx.servingCache.storeReads++;
   if (ctx.blobs.readRange) return ctx.blobs.readRange(id, { start: 0, end: size - 1 });
   const stream = await ctx.blobs.get(id);
   return stream && gathered(stream, size);
@@ -94,6 +95,7 @@ export function servableFile(ctx: ServiceContext, file: ServedFile): Servable {
       const wanted = range ?? { start: 0, end: row.size - 1 };
       const length = wanted.end - wanted.start + 1;
       if (length <= 0) return Buffer.alloc(0);
+      ctx.servingCache.storeReads++;
       if (length <= READ_WHOLE_BYTES && ctx.blobs.readRange) {
         return ctx.blobs.readRange(row.id, wanted);
       }
