@@ -17,7 +17,9 @@ import { servableVariant } from './variants/variant-response.js';
 
 /**
  * The CDN: `GET`/`HEAD` `/<id>` and `/<id>/<anything>` on its own origin, so a served
- * file can never act as the API's origin. Routing is on the id alone.
+ * file can never act as the API's origin. Routing is on the id alone. A public file asked
+ * for by a plain URL is answered before these routes (`memory-path.ts`, `direct-path.ts`),
+ * as they would answer it; they answer everything else.
  */
 export function buildCdnApp(ctx: ServiceContext): FastifyInstance {
   const options = serverOptions(ctx.config, 'any-origin');
