@@ -98,29 +98,6 @@ describe('LocalDiskBlobStore specifics', () => {
   );
 
   it(
-    'reads a range of an object in one buffer (readRange, the CDN small answers), null for none',
-    withStore(async (store) => {
-      const key = newId();
-      const bytes = Buffer.from(patternBytes(300_000, 4));
-      await store.put(key, Readable.from([bytes]));
-      for (const [start, end] of [
-        [0, bytes.length - 1],
-        [0, 0],
-        [1000, 1999],
-        [bytes.length - 1, bytes.length - 1],
-      ] as const) {
-        assert.deepEqual(
-          await store.readRange(key, { start, end }),
-          bytes.subarray(start, end + 1),
-        );
-      }
-      assert.equal(await store.readRange(newId(), { start: 0, end: 9 }), null);
-      // An object shorter than the range asked is a fault, never a short answer.
-      await assert.rejects(store.readRange(key, { start: 0, end: bytes.length }), /ends before/);
-    }),
-  );
-
-  it(
     'lets a newer write of a part win over one still running',
     withStore(async (store) => {
       const { key, upload, part, writing: older, release } = await pausedWrite(store, 'ss', 'ss');
