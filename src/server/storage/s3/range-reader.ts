@@ -86,6 +86,24 @@ export class RangeReader {
 
   /** Bytes `range` of `objectKey`; null when there is no such object. */
   async read(objectKey: string, range: ByteRange): Promise<Buffer | null> {
+    const response = await this.#ranged(objectKey, range);
+    if (!response) return null;
+    const body = await this.#body(response);
+    const wanted = range.end - range.start + 1;
+    if (body.length < wanted) throw new Error(`${objectKey} ends before byte ${range.end}`);
+    return body.length === wanted ? body : body.subarray(0, wanted);
+  }
+
+  /**
+   * Bytes `range` of `objectKey` as they arrive (the response body itself, its length the
+   * range's); null when there is no such object.
+   */
+  async stream(objectKey: string, range: ByteRange): Promise<IncomingMessage | null> {
+    return this.#ranged(objectKey, range);
+  }
+
+  /** The answer to a ranged GET whose bytes are the range's: null for no such object. */
+  async #ranged(objectKey: string, range: ByteRange): Promise<IncomingMessage | null> {
     const base = await this.#baseUrl();
     const url = new URL(base);
     url.pathname = `${base.pathname}${encodeKey(objectKey)}`;
@@ -103,15 +121,17 @@ export class RangeReader {
       },
     });
     const response = await this.#get(url, signed.headers);
-    const body = await this.#body(response);
     const status = response.statusCode ?? 0;
+    const length = Number(response.headers['content-length']);
+    if (status === 206 || (status === 200 && range.start === 0 && length === range.end + 1)) {
+      return response;
+    }
+    const body = await this.#body(response);
     if (status === 404 && /<Code>NoSuchKey<\/Code>/.test(body.toString('utf8'))) return null;
-    if (status === 206 || (status === 200 && range.start === 0)) {
-      const wanted = range.end - range.start + 1;
-      if (body.length < wanted) {
-        throw new Error(`${objectKey} ends before byte ${range.end}`);
-      }
-      return body.length === wanted ? body : body.subarray(0, wanted);
+    if (status === 200) {
+      throw new Error(
+        `${objectKey}: the bucket sent ${length} bytes for ${range.start}-${range.end}`,
+      );
     }
     throw new BlobUnavailableError(
       'unreachable',

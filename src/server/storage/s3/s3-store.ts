@@ -269,7 +269,13 @@ export class S3BlobStore implements BlobStore {
   }
 
   async get(key: string, range?: ByteRange): Promise<Readable | null> {
-    return this.#read(this.#objectKey(key), range);
+    if (!range) return this.#read(this.#objectKey(key), range);
+    // A range (the CDN's answers): one signed GET past the SDK's middleware (`range-reader.ts`).
+    const body = await this.#ranges.stream(this.#objectKey(key), range);
+    if (!body) return null;
+    // As for the SDK's bodies (`#read`): the stall guard, not the socket's idle timer.
+    body.socket?.setTimeout(0);
+    return guardStalls(body, this.#idleMs);
   }
 
   async head(key: string): Promise<{ size: number } | null> {
