@@ -99,7 +99,9 @@ export function servableFile(ctx: ServiceContext, file: ServedFile): Servable {
       if (length <= READ_WHOLE_BYTES && ctx.blobs.readRange) {
         return ctx.blobs.readRange(row.id, wanted);
       }
-      return ctx.blobs.get(row.id, wanted);
+      return ctx.blobs.streamRange
+        ? ctx.blobs.streamRange(row.id, wanted)
+        : ctx.blobs.get(row.id, wanted);
     },
   };
 }

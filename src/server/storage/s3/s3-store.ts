@@ -269,8 +269,11 @@ export class S3BlobStore implements BlobStore {
   }
 
   async get(key: string, range?: ByteRange): Promise<Readable | null> {
-    if (!range) return this.#read(this.#objectKey(key), range);
-    // A range (the CDN's answers): one signed GET past the SDK's middleware (`range-reader.ts`).
+    return this.#read(this.#objectKey(key), range);
+  }
+
+  /** One signed GET past the SDK's middleware (`range-reader.ts`): the CDN's answers. */
+  async streamRange(key: string, range: ByteRange): Promise<Readable | null> {
     const body = await this.#ranges.stream(this.#objectKey(key), range);
     if (!body) return null;
     // As for the SDK's bodies (`#read`): the stall guard, not the socket's idle timer.
