@@ -50,7 +50,9 @@ describe("the build's plugins", () => {
       '    <button>b</button>  `}`;',
     ].join('\n');
     const out = (await call(minifyTemplates(), 'transform', source, id)) as { code: string };
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the built module's text, placeholders and all
     assert.ok(out.code.includes('html` · <span class=state>${state}</span>`'), out.code);
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the built module's text, placeholders and all
     assert.ok(out.code.includes('html` ${or} <button>b</button>`'), out.code);
     assert.ok(!out.code.includes('\uE000'), out.code);
   });
