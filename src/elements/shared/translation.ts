@@ -217,6 +217,12 @@ export interface ListTexts {
   errorTitle: string;
 }
 
+/**
+ * The drop zone's words of a provided token's limits, which the token chunk words
+ * (`upload-engine/token-hint.ts`, English in `en-refusals.ts`).
+ */
+export type TokenHintText = 'hintFilesLeft' | 'hintBytesLeft';
+
 /** `<file-uploader>`'s words that only files its upload engine holds can show. */
 export type EngineOnlyText =
   /** A token's limits are known once the engine asked its provider. */

@@ -1,5 +1,5 @@
 import { en } from '../shared/en.js';
-import type { FailureTexts } from '../shared/translation.js';
+import type { FailureTexts, TokenHintText, UploaderTexts } from '../shared/translation.js';
 
 /**
  * The English words of the service's refusals of a file on its way (an expired upload, a
@@ -27,7 +27,20 @@ const errors: Partial<FailureTexts> = {
   token_exhausted: () => 'You may not upload more here: your limit of files or bytes is reached.',
 };
 
-/** Adds them to the English translation (a call, not an import's side effect: see `fillEnglish`). */
+/**
+ * The drop zone's words of a provided token's limits (`tokenHint`), which only the token
+ * chunk words: they arrive with it, before the limits are known.
+ */
+const tokenLimits: Pick<UploaderTexts, TokenHintText> = {
+  hintFilesLeft: (count, form) => `${count} more ${form === 'one' ? 'file' : 'files'} allowed.`,
+  hintBytesLeft: (size) => `${size} left in all.`,
+};
+
+/**
+ * Adds them (and the token limits' words) to the English translation (a call, not an
+ * import's side effect: see `fillEnglish`).
+ */
 export function fillRefusals(): void {
   Object.assign(en.errors, errors);
+  Object.assign(en.uploader, tokenLimits);
 }

@@ -41,9 +41,10 @@ import { loadPartSender, MultipartUpload } from './multipart-upload.js';
 import { rejectionOf } from './rejections.js';
 import type { RememberedUploads } from './remembered-uploads.js';
 import { signStep } from './sign-step.js';
-import { tokenHint } from './token-hint.js';
 import { forgetUpload, loadMemory, mayHoldUploads, REMEMBER_AFTER_MS } from './upload-memory.js';
 import type { TokenClient } from './upload-tokens.js';
+
+type TokenChunk = typeof import('./upload-tokens.js');
 import { shouldRetryXhr } from './xhr-error.js';
 
 type UploadBody = Record<string, unknown>;
@@ -110,6 +111,8 @@ export class UploadEngine {
   readonly #connections: Connections;
   /** The client of the page's `tokenProvider` (for its token's limits), once asked. */
   #tokenClient: TokenClient | null = null;
+  /** The chunk that words the token's limits (`tokenHint`), in by then (the client came with it). */
+  #tokenChunk: TokenChunk | null = null;
   /** The provider and endpoint last asked for a token ahead of any file (`hint`). */
   #askedProvider: UploadTarget['tokenProvider'];
   #askedEndpoint = '';
@@ -226,7 +229,8 @@ export class UploadEngine {
   hint(t: FileUploaderStrings, locale: string): string | null {
     this.#askEarly();
     const allowance = this.#tokenClient?.tokens?.allowance;
-    return allowance ? tokenHint(allowance, this.#settings, t, locale) : null;
+    const chunk = this.#tokenChunk;
+    return allowance && chunk ? chunk.tokenHint(allowance, this.#settings, t, locale) : null;
   }
 
   #askEarly(): void {
@@ -238,9 +242,11 @@ export class UploadEngine {
     this.#tokenClient = null;
     // A token set by the page comes without its limits: nothing to ask.
     if (!tokenProvider || uploadToken) return;
-    this.#connections
-      .clientFor(this.#currentTarget())
-      .then((client: TokenClient) => {
+    Promise.all([this.#connections.clientFor(this.#currentTarget()), loadTokenChunk()])
+      .then(([client, chunk]: [TokenClient, TokenChunk]) => {
+        // The limits' English words are the token chunk's (`fillRefusals`).
+        chunk.fillRefusals();
+        this.#tokenChunk = chunk;
         this.#tokenClient = client;
         return client.tokens?.current();
       })

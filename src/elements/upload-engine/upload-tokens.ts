@@ -11,10 +11,12 @@ import { placeOf } from './file-state.js';
  * What the upload engine fetches only when it needs it, in one chunk: the clients that
  * upload with a token (when a page sets `upload-token` or `tokenProvider`, see
  * `Connections.clientFor`), and the English words of the service's refusals (with the first
- * one, see `UploadEngine`'s `#onFailure`). One chunk, not two: each dynamic import costs
+ * one, see `UploadEngine`'s `#onFailure`), and the drop zone's hint with a
+ * provided token's limits (`tokenHint`, once its provider answered). One chunk, not two: each dynamic import costs
  * the engine, which every page that uploads loads, its name.
  */
 export { fillRefusals } from './en-refusals.js';
+export { tokenHint } from './token-hint.js';
 
 /** Each token provider a page gave, numbered: part of the key of its clients. */
 const providers = new WeakMap<UploadTokenProvider, number>();
