@@ -43,9 +43,9 @@ import type { RememberedUploads } from './remembered-uploads.js';
 import { signStep } from './sign-step.js';
 import { forgetUpload, loadMemory, mayHoldUploads, REMEMBER_AFTER_MS } from './upload-memory.js';
 import type { TokenClient } from './upload-tokens.js';
+import { shouldRetryXhr } from './xhr-error.js';
 
 type TokenChunk = typeof import('./upload-tokens.js');
-import { shouldRetryXhr } from './xhr-error.js';
 
 type UploadBody = Record<string, unknown>;
 type UFile = UppyFile<Meta, UploadBody>;
