@@ -205,9 +205,12 @@ const ENGINE_CHUNK = /^filehost-upload-engine-[\w-]+\.js$/;
  * `dist/filehost.bundle.js`, everything in one file for a page author who copies one file
  * (#43): the first load and every chunk together, and (#53) every language, since nothing
  * sits beside it to fetch a page's own from: 57 KiB without the languages, their 14 files
- * 28 KiB gzipped together, within 90 KiB gzipped.
+ * 28 KiB gzipped together, within 90 KiB gzipped. 91 KiB since the languages' words of the
+ * scanner's and the location stripper's refusals and of a failed token provider (#51, #53):
+ * 92,394 B on 2026-11-29, over 90 KiB by those words alone (what loads when moves code
+ * between files, and this one holds every file). Not a promise of an issue: today's budget.
  */
-export const ONE_FILE_BUDGET_BYTES = 90 * 1024;
+export const ONE_FILE_BUDGET_BYTES = 91 * 1024;
 export const ONE_FILE = 'filehost.bundle.js';
 
 /** The gzipped size of `dist/filehost.bundle.js` (`npm run build` first). */
