@@ -344,6 +344,11 @@ export interface FileRow {
   scannedAt?: number | null;
   /** Files imported from a URL (`POST /v1/uploads/import`): how far, or why it failed; else null. */
   importState: ImportState | null;
+  /**
+   * A ready image's ThumbHash (base64, decisions.md "Placeholders"); null (or absent, on
+   * rows made before placeholders) for other files and images that do not decode.
+   */
+  placeholder?: string | null;
 }
 
 /** Why an import failed, as `importError` says it (decisions.md, "Importing from a URL"). */
@@ -378,6 +383,7 @@ export type ReadyFields = Partial<
     | 'completedParts'
     | 'visibility'
     | 'scannedAt'
+    | 'placeholder'
   >
 >;
 

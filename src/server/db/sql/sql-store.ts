@@ -338,6 +338,7 @@ export abstract class SqlMetadataStore implements MetadataStore {
         fields.completedParts ? JSON.stringify(fields.completedParts) : null,
         fields.visibility ?? null,
         fields.scannedAt ?? null,
+        fields.placeholder ?? null,
         id,
         from,
       ],
