@@ -575,6 +575,13 @@ export interface MetadataStore {
    */
   listReceiving(limit: number, leaseExpiredBefore?: number): Promise<FileRow[]>;
   markPurged(id: string): Promise<void>;
+  /**
+   * Ready images (`image/*`) without a placeholder, by id after `afterId` (null: from the
+   * first), for `admin placeholders fill`.
+   */
+  listImagesWithoutPlaceholder(afterId: string | null, limit: number): Promise<FileRow[]>;
+  /** Sets a ready file's placeholder if it has none yet; whether it did. */
+  setPlaceholder(id: string, placeholder: string): Promise<boolean>;
   /** Ready files whose `deleteAt` is at or before `now`, soonest first. */
   listDueForDeletion(now: number, limit: number): Promise<FileRow[]>;
   /**

@@ -404,6 +404,14 @@ export abstract class SqlMetadataStore implements MetadataStore {
     await this.changes(SQL.PURGED_MARK, [id]);
   }
 
+  async listImagesWithoutPlaceholder(afterId: string | null, limit: number): Promise<FileRow[]> {
+    return this.#files(SQL.IMAGES_WITHOUT_PLACEHOLDER, [afterId ?? '', limit]);
+  }
+
+  async setPlaceholder(id: string, placeholder: string): Promise<boolean> {
+    return (await this.changes(SQL.PLACEHOLDER_SET, [placeholder, id])) > 0;
+  }
+
   async listDueForDeletion(now: number, limit: number): Promise<FileRow[]> {
     return this.#files(SQL.DUE_FOR_DELETION, [now, limit]);
   }

@@ -392,3 +392,12 @@ export const ATTEMPT_FINISH = `UPDATE deliveries SET status = ?, attempts = atte
 /** Oldest first: before, limit. Their deliveries go with them (ON DELETE CASCADE). */
 export const EVENTS_EXPIRE = `DELETE FROM events WHERE id IN (
     SELECT id FROM events WHERE created_at < ? ORDER BY created_at, id LIMIT ?)`;
+
+/** Parameters: the id to start after ('' for the first), limit. */
+export const IMAGES_WITHOUT_PLACEHOLDER = `SELECT ${FILE_COLUMNS} FROM files
+  WHERE status = 'ready' AND placeholder IS NULL AND mime LIKE 'image/%' AND id > ?
+  ORDER BY id LIMIT ?`;
+
+/** Parameters: placeholder, id. A file made ready since keeps the one it was given then. */
+export const PLACEHOLDER_SET = `UPDATE files SET placeholder = ?
+  WHERE id = ? AND status = 'ready' AND placeholder IS NULL`;
