@@ -71,6 +71,8 @@ export interface DeletedFileRecord {
   deleteAt: number | null;
   /** When the malware scanner (ClamAV, `FILEHOST_CLAMD`) found the file clean, before it became ready; `null` when no scanner is configured, or the file is not ready yet. */
   scannedAt: number | null;
+  /** A ready image's [ThumbHash](https://evanw.github.io/thumbhash/) (standard base64, about 25 bytes): its aspect ratio and colours, computed as it became ready from the image decoded at most 100 px with its EXIF orientation applied, for a page to draw before any image request (`thumbHashToDataURL` of the `thumbhash` package). `null` for a file that is not an image, one that does not decode, one not ready yet, and an image made ready before placeholders until `admin placeholders fill` computes it. */
+  placeholder: string | null;
   /** `deleted`: a `DELETE /v1/files/{id}`; `expired`: its `deleteAt` came. */
   reason: 'deleted' | 'expired';
   importProgress?: ImportProgress;
@@ -164,6 +166,8 @@ export interface FileRecord {
   deleteAt: number | null;
   /** When the malware scanner (ClamAV, `FILEHOST_CLAMD`) found the file clean, before it became ready; `null` when no scanner is configured, or the file is not ready yet. */
   scannedAt: number | null;
+  /** A ready image's [ThumbHash](https://evanw.github.io/thumbhash/) (standard base64, about 25 bytes): its aspect ratio and colours, computed as it became ready from the image decoded at most 100 px with its EXIF orientation applied, for a page to draw before any image request (`thumbHashToDataURL` of the `thumbhash` package). `null` for a file that is not an image, one that does not decode, one not ready yet, and an image made ready before placeholders until `admin placeholders fill` computes it. */
+  placeholder: string | null;
   importProgress?: ImportProgress;
   importError?: ImportError;
 }
@@ -216,6 +220,8 @@ export interface ImportFailedRecord {
   deleteAt: number | null;
   /** When the malware scanner (ClamAV, `FILEHOST_CLAMD`) found the file clean, before it became ready; `null` when no scanner is configured, or the file is not ready yet. */
   scannedAt: number | null;
+  /** A ready image's [ThumbHash](https://evanw.github.io/thumbhash/) (standard base64, about 25 bytes): its aspect ratio and colours, computed as it became ready from the image decoded at most 100 px with its EXIF orientation applied, for a page to draw before any image request (`thumbHashToDataURL` of the `thumbhash` package). `null` for a file that is not an image, one that does not decode, one not ready yet, and an image made ready before placeholders until `admin placeholders fill` computes it. */
+  placeholder: string | null;
   importProgress?: ImportProgress;
   importError: ImportError;
   reason: ImportErrorCode;
@@ -271,6 +277,8 @@ export interface InfectedFileRecord {
   deleteAt: number | null;
   /** When the malware scanner (ClamAV, `FILEHOST_CLAMD`) found the file clean, before it became ready; `null` when no scanner is configured, or the file is not ready yet. */
   scannedAt: number | null;
+  /** A ready image's [ThumbHash](https://evanw.github.io/thumbhash/) (standard base64, about 25 bytes): its aspect ratio and colours, computed as it became ready from the image decoded at most 100 px with its EXIF orientation applied, for a page to draw before any image request (`thumbHashToDataURL` of the `thumbhash` package). `null` for a file that is not an image, one that does not decode, one not ready yet, and an image made ready before placeholders until `admin placeholders fill` computes it. */
+  placeholder: string | null;
   importProgress?: ImportProgress;
   importError?: ImportError;
   /** The name of what the scanner found, as ClamAV gives it (`Eicar-Test-Signature`). */

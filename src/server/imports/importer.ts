@@ -180,7 +180,13 @@ async function runImport(
     const made = await ctx.db.markReady(
       id,
       'pending',
-      { name, mime, size: ingested.size ?? size, scannedAt: ingested.scannedAt },
+      {
+        name,
+        mime,
+        size: ingested.size ?? size,
+        scannedAt: ingested.scannedAt,
+        placeholder: ingested.placeholder,
+      },
       fileEvent(ctx, 'file.ready'),
     );
     if (!made) throw new Cancelled();

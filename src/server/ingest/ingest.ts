@@ -12,6 +12,7 @@ import { fail, ServiceError } from '../http/errors.js';
 import { newId } from '../secrets.js';
 import { purge, removeFile } from '../uploads/remove.js';
 import { ScannerUnavailableError, type ScanVerdict } from './clamd.js';
+import { placeholderOf as computePlaceholder, hasPlaceholder } from './placeholder.js';
 import { scanTurnOf } from './scan-turn.js';
 import { editableExtension } from './strip-location.js';
 
@@ -24,6 +25,8 @@ export interface Ingested {
   scannedAt: number | null;
   /** The stored size, when removing metadata changed it. */
   size?: number;
+  /** The image's ThumbHash (`placeholder.ts`); null for other files. */
+  placeholder: string | null;
 }
 
 /**
@@ -43,7 +46,12 @@ export interface Ingested {
  * 2. A photo (JPEG, PNG, WebP, HEIC, TIFF; `mime` is the type recognised from its bytes)
  *    loses its location, or all its metadata, as `FILEHOST_STRIP_METADATA` says: the
  *    object is copied to a temp file, edited there by ExifTool and stored again whole in
- *    its place (an atomic replace on either store). Pixels are never decoded.
+ *    its place (an atomic replace on either store). Pixels are never decoded for this.
+ * 3. An image gets its placeholder (`placeholder.ts`), from the bytes as stored: the file
+ *    itself on the local disk, else the one copy of the object this step makes for
+ *    ExifTool (or for the placeholder alone, when nothing is stripped). It is computed
+ *    while the scan and the strip run: the pixels and orientation it reads are the same
+ *    before and after the strip, and an atomic replace leaves a reader the file it opened.
  *
  * Both steps only read the object or replace it with an edited copy, so a crash anywhere
  * in between leaves the row as it was (`pending`, or `receiving` and cleaned up at start),
@@ -58,13 +66,80 @@ export async function ingestStored(
   /** The bytes scanned as they were stored (`ScanWhileStoring`), instead of read back. */
   scanned?: ScanWhileStoring,
 ): Promise<Ingested> {
-  let scannedAt: number | null = null;
-  if (ctx.scanner) {
-    await scan(ctx, row, from, scanned?.verdict);
-    scannedAt = ctx.now();
+  const copy = new ObjectCopy(ctx, row.id, mime);
+  // A placeholder of a file on the local disk starts at once, of an object in a bucket once
+  // it is copied here.
+  const placeholder = placeholderOf(ctx.blobs.localPath?.(row.id) ?? copy, mime);
+  try {
+    let scannedAt: number | null = null;
+    if (ctx.scanner) {
+      await scan(ctx, row, from, scanned?.verdict);
+      scannedAt = ctx.now();
+    }
+    const size = await stripStored(ctx, row, from, mime, copy);
+    const ingested = { scannedAt, placeholder: await placeholder };
+    return size === null ? ingested : { ...ingested, size };
+  } finally {
+    // The copy outlives neither step, whichever failed; the placeholder only reads it.
+    await placeholder;
+    await copy.remove();
   }
-  const size = await stripStored(ctx, row, from, mime);
-  return size === null ? { scannedAt } : { scannedAt, size };
+}
+
+/** The placeholder of an image from its local file, or its copy; null for other files. */
+async function placeholderOf(source: string | ObjectCopy, mime: string): Promise<string | null> {
+  if (!hasPlaceholder(mime)) return null;
+  try {
+    const path = typeof source === 'string' ? source : await source.path();
+    return path === null ? null : await computePlaceholder(path, mime);
+  } catch {
+    // The object could not be copied (gone, or the bucket unreachable): the strip, which
+    // needs the same copy, reports that; a file is never refused for its placeholder.
+    return null;
+  }
+}
+
+/**
+ * One local copy of a stored object (in `TMPDIR`), made the first time a step asks for it
+ * and shared by the steps that read a file whole (ExifTool, the image decoder), so an
+ * object in a bucket is downloaded once at most.
+ */
+class ObjectCopy {
+  readonly #ctx: ServiceContext;
+  readonly #key: string;
+  readonly #extension: string;
+  #dir: Promise<string> | null = null;
+  #copied: Promise<string | null> | null = null;
+
+  constructor(ctx: ServiceContext, key: string, mime: string) {
+    this.#ctx = ctx;
+    this.#key = key;
+    this.#extension = editableExtension(mime) ?? 'bin';
+  }
+
+  /** A directory of its own, for the copy and what is made from it. */
+  dir(): Promise<string> {
+    this.#dir ??= mkdtemp(join(tmpdir(), 'filehost-ingest-'));
+    return this.#dir;
+  }
+
+  /** The copy's path; null when the object is gone (the upload was cancelled). */
+  path(): Promise<string | null> {
+    this.#copied ??= (async () => {
+      const source = await this.#ctx.blobs.get(this.#key);
+      if (!source) return null;
+      const path = join(await this.dir(), `in.${this.#extension}`);
+      await pipeline(source, createWriteStream(path));
+      return path;
+    })();
+    return this.#copied;
+  }
+
+  async remove(): Promise<void> {
+    if (this.#dir === null) return;
+    await this.#copied?.catch(() => undefined);
+    await rm(await this.#dir, { recursive: true, force: true });
+  }
 }
 
 async function scan(
@@ -181,38 +256,34 @@ async function stripStored(
   row: FileRow,
   from: 'pending' | 'receiving',
   mime: string,
+  copy: ObjectCopy,
 ): Promise<number | null> {
   const key = row.id;
   const extension = editableExtension(mime);
   const mode = ctx.config.stripMetadata;
   if (!ctx.stripper || mode === 'none' || extension === undefined) return null;
-  const source = await ctx.blobs.get(key);
-  if (!source) fail('not_found', 'The upload was cancelled.');
-  const dir = await mkdtemp(join(tmpdir(), 'filehost-strip-'));
-  try {
-    const input = join(dir, `in.${extension}`);
-    const output = join(dir, `out.${extension}`);
-    await pipeline(source, createWriteStream(input));
-    const result = await ctx.stripper.strip(input, output, mode);
-    if (result.outcome === 'refused') {
-      ctx.log.warn(
-        { id: key, reason: result.reason },
-        'the location of a photo could not be removed; it is refused',
-      );
-      if (from === 'pending' && row.importState === null) {
-        await removeFile(ctx, row.projectId, key);
-      }
-      fail(
-        'metadata_unreadable',
-        'The location could not be removed from this photo (its metadata cannot be rewritten, or a position is still found); nothing was kept.',
-      );
+  // ExifTool reads a copy named by its type (never the stored file, which it might not
+  // recognise without one) and writes its edit beside it.
+  const input = await copy.path();
+  if (input === null) fail('not_found', 'The upload was cancelled.');
+  const output = join(await copy.dir(), `out.${extension}`);
+  const result = await ctx.stripper.strip(input, output, mode);
+  if (result.outcome === 'refused') {
+    ctx.log.warn(
+      { id: key, reason: result.reason },
+      'the location of a photo could not be removed; it is refused',
+    );
+    if (from === 'pending' && row.importState === null) {
+      await removeFile(ctx, row.projectId, key);
     }
-    if (result.outcome === 'unchanged') return null;
-    const { size } = await ctx.blobs.put(key, createReadStream(output), { contentType: mime });
-    return size;
-  } finally {
-    await rm(dir, { recursive: true, force: true });
+    fail(
+      'metadata_unreadable',
+      'The location could not be removed from this photo (its metadata cannot be rewritten, or a position is still found); nothing was kept.',
+    );
   }
+  if (result.outcome === 'unchanged') return null;
+  const { size } = await ctx.blobs.put(key, createReadStream(output), { contentType: mime });
+  return size;
 }
 
 /**

@@ -38,6 +38,14 @@ import { requireTypeFor } from '../upload-tokens.js';
  */
 const IN_MEMORY_BYTES = 256 * 1024;
 
+/** What a stored file of the batch is once checked: its fields as it becomes ready. */
+interface CheckedFile {
+  mime: string;
+  size: number;
+  scannedAt: number | null;
+  placeholder: string | null;
+}
+
 /** One file of the batch: what its entry of `files` said, and its receiving row. */
 interface BatchFile {
   entry: SignEntry;
@@ -45,7 +53,7 @@ interface BatchFile {
   sha256: Buffer | null;
   row: FileRow;
   /** Its bytes stored and checked (type, scan, location), ready to be made `ready`. */
-  stored: Promise<{ mime: string; size: number; scannedAt: number | null }> | null;
+  stored: Promise<CheckedFile> | null;
   /** Why it will not be made ready (its result), once known. */
   error: ServiceError | null;
 }
@@ -266,12 +274,17 @@ async function check(
   ctx: ServiceContext,
   caller: Caller,
   { row, entry }: BatchFile,
-): Promise<{ mime: string; size: number; scannedAt: number | null }> {
+): Promise<CheckedFile> {
   const mime = await storedType(entry.mime, await readHead(ctx.blobs, row.id, entry.size));
   // What the project (or the token) takes, checked again on the type the bytes say.
   requireTypeFor(caller.project.allowedTypes, caller.token?.policy, mime, 'recognised');
   const ingested = await ingestStored(ctx, row, 'receiving', mime);
-  return { mime, size: ingested.size ?? entry.size, scannedAt: ingested.scannedAt };
+  return {
+    mime,
+    size: ingested.size ?? entry.size,
+    scannedAt: ingested.scannedAt,
+    placeholder: ingested.placeholder,
+  };
 }
 
 /** One file's result: made `ready` (with its `file.ready` event), or taken back. */
@@ -289,6 +302,7 @@ async function makeReady(
       mime: checked.mime,
       size: checked.size,
       scannedAt: checked.scannedAt,
+      placeholder: checked.placeholder,
       createdAt: ctx.now(),
     };
     const made = await ctx.db.markReady(row.id, 'receiving', fields, fileEvent(ctx, 'file.ready'));

@@ -146,7 +146,12 @@ export async function uploadHandler(
     const made = await ctx.db.markReady(
       id,
       'receiving',
-      { ...received, scannedAt: ingested.scannedAt, createdAt: ctx.now() },
+      {
+        ...received,
+        scannedAt: ingested.scannedAt,
+        placeholder: ingested.placeholder,
+        createdAt: ctx.now(),
+      },
       fileEvent(ctx, 'file.ready'),
     );
     if (!made) throw new Error(`Upload row ${id} left the receiving state`);

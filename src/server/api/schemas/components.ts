@@ -172,6 +172,15 @@ const fileFields = {
     description:
       'When the malware scanner (ClamAV, `FILEHOST_CLAMD`) found the file clean, before it became ready; `null` when no scanner is configured, or the file is not ready yet.',
   }),
+  placeholder: Nullable(
+    Type.String({
+      minLength: 4,
+      maxLength: 64,
+      pattern: '^[A-Za-z0-9+/]+={0,2}$',
+      description:
+        "A ready image's [ThumbHash](https://evanw.github.io/thumbhash/) (standard base64, about 25 bytes): its aspect ratio and colours, computed as it became ready from the image decoded at most 100 px with its EXIF orientation applied, for a page to draw before any image request (`thumbHashToDataURL` of the `thumbhash` package). `null` for a file that is not an image, one that does not decode, one not ready yet, and an image made ready before placeholders until `admin placeholders fill` computes it.",
+    }),
+  ),
 };
 
 /** An import's progress and failure, on every file record (only imports have them). */

@@ -250,7 +250,7 @@ export class VariantEncoder {
   }
 }
 
-type SharpFactory = ((input?: SharpInput, options?: SharpOptions) => Sharp) & {
+export type SharpFactory = ((input?: SharpInput, options?: SharpOptions) => Sharp) & {
   cache(options: boolean): unknown;
   concurrency(threads: number): number;
   block(options: { operation: string[] }): void;
@@ -259,11 +259,11 @@ type SharpFactory = ((input?: SharpInput, options?: SharpOptions) => Sharp) & {
 let sharpLoaded: Promise<SharpFactory> | undefined;
 
 /**
- * sharp, loaded on the first variant: its native library takes about 100 ms to load, which
- * a service that never serves a variant should not pay at start. Its settings are the
- * process's (libvips has one of each), set once here.
+ * sharp, loaded on the first variant or placeholder (`ingest/placeholder.ts`): its native
+ * library takes about 100 ms to load, which a service that never sees an image should not
+ * pay at start. Its settings are the process's (libvips has one of each), set once here.
  */
-function loadSharp(): Promise<SharpFactory> {
+export function loadSharp(): Promise<SharpFactory> {
   sharpLoaded ??= import('sharp').then(({ default: sharp }) => {
     // Every variant is stored once made, so libvips' cache of recent operations would only
     // hold memory (up to 50 MB by default) for work that is never repeated.
@@ -279,7 +279,7 @@ function loadSharp(): Promise<SharpFactory> {
   return sharpLoaded;
 }
 
-interface SharpMetadata {
+export interface SharpMetadata {
   format?: string;
   compression?: string;
   width?: number;
@@ -288,7 +288,7 @@ interface SharpMetadata {
 }
 
 /** The shown size of an image whose header says `meta`, checked against its `source` type. */
-function headerOf(meta: SharpMetadata, source: OutputFormat): ImageHeader {
+export function headerOf(meta: SharpMetadata, source: OutputFormat): ImageHeader {
   const decodesAs = meta.format === 'heif' && meta.compression !== 'av1' ? 'hevc' : meta.format;
   if (decodesAs !== SHARP_FORMAT[source]) {
     throw new ServiceError(
