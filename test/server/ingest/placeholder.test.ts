@@ -1,6 +1,7 @@
 // @deployments embedded scale (also run on PostgreSQL + S3: `npm run test:scale`)
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { crc32 } from 'node:zlib';
 import sharp from 'sharp';
 import {
   thumbHashToApproximateAspectRatio,
@@ -49,11 +50,26 @@ async function sample(
   return { name, type: `image/${format}`, bytes, color, aspect: width / height };
 }
 
-/** A PNG header (1 x 1) followed by bytes that are no PNG: recognised as one, never decoded. */
+/**
+ * A PNG whose chunks are whole (so the location stripper can rewrite it: a damaged one is
+ * refused at ingest as `metadata_unreadable`) but whose image data is no zlib stream:
+ * recognised as a PNG, stored, never decoded.
+ */
 const BROKEN_PNG = Buffer.concat([
-  Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c489', 'hex'),
-  Buffer.alloc(300, 7),
+  Buffer.from('89504e470d0a1a0a', 'hex'),
+  pngChunk('IHDR', Buffer.from('00000001000000010806000000', 'hex')),
+  pngChunk('IDAT', Buffer.alloc(300, 7)),
+  pngChunk('IEND', Buffer.alloc(0)),
 ]);
+
+function pngChunk(type: string, data: Buffer): Buffer {
+  const length = Buffer.alloc(4);
+  length.writeUInt32BE(data.length);
+  const typed = Buffer.concat([Buffer.from(type, 'latin1'), data]);
+  const crc = Buffer.alloc(4);
+  crc.writeUInt32BE(crc32(typed));
+  return Buffer.concat([length, typed, crc]);
+}
 
 function decoded(placeholder: string | null | undefined) {
   assert.equal(typeof placeholder, 'string', 'an image has a placeholder');
