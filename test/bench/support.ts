@@ -208,9 +208,11 @@ const ENGINE_CHUNK = /^filehost-upload-engine-[\w-]+\.js$/;
  * 28 KiB gzipped together, within 90 KiB gzipped. 91 KiB since the languages' words of the
  * scanner's and the location stripper's refusals and of a failed token provider (#51, #53):
  * 92,394 B on 2026-11-29, over 90 KiB by those words alone (what loads when moves code
- * between files, and this one holds every file). Not a promise of an issue: today's budget.
+ * between files, and this one holds every file). 93 KiB since `<file-list>`'s placeholders
+ * (#58: the ThumbHash decoder and their drawing, 2.1 KiB gzipped, an on-use chunk for the
+ * script tag): 93,900 B with them. Not a promise of an issue: today's budget.
  */
-export const ONE_FILE_BUDGET_BYTES = 91 * 1024;
+export const ONE_FILE_BUDGET_BYTES = 93 * 1024;
 export const ONE_FILE = 'filehost.bundle.js';
 
 /** The gzipped size of `dist/filehost.bundle.js` (`npm run build` first). */
