@@ -159,11 +159,14 @@ describe('the script-tag bundle in a plain page', () => {
     // A browser that remembered an upload before (as the element writes one): the next
     // visit fetches the memory and lists the upload as interrupted.
     await page.evaluate(rememberUpload, [service.apiUrl, service.publishableKey] as const);
+    // Counted from the reload: on a loaded machine the quick upload can outlast the second
+    // after which an upload is remembered, and its write fetches the chunk late.
+    const beforeReload = fetched.length;
     await page.reload();
     await page
       .locator('file-uploader li[data-status=interrupted]', { hasText: 'wedding-video.mp4' })
       .waitFor({ timeout: 20_000 });
-    assert.equal(fetched.length, 1);
+    assert.equal(fetched.length - beforeReload, 1);
     assert.deepEqual(errors, []);
     await page.close();
   });
