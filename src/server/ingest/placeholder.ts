@@ -1,5 +1,5 @@
 import { rgbaToThumbHash } from 'thumbhash';
-import { headerOf, loadSharp, MAX_INPUT_PIXELS } from '../cdn/variants/variant-encoder.js';
+import { headerOf, openImage } from '../cdn/variants/variant-encoder.js';
 import { sourceFormat } from '../cdn/variants/variant-key.js';
 
 /** ThumbHash encodes images of at most this many pixels a side. */
@@ -24,14 +24,8 @@ export async function placeholderOf(path: string, mime: string): Promise<string 
   const format = sourceFormat(mime);
   if (format === null) return null;
   try {
-    const sharp = await loadSharp();
-    // `failOn: 'warning'`: a truncated image gets no placeholder rather than one half grey.
-    const image = sharp(path, {
-      limitInputPixels: MAX_INPUT_PIXELS,
-      failOn: 'warning',
-      animated: false,
-      sequentialRead: true,
-    });
+    // A truncated image gets no placeholder rather than one half grey (`openImage` fails it).
+    const image = await openImage(path);
     // The header must say the recognised type, as for a variant: the decoder is that type's.
     headerOf(await image.metadata(), format);
     const { data, info } = await image

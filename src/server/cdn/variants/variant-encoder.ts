@@ -263,7 +263,7 @@ let sharpLoaded: Promise<SharpFactory> | undefined;
  * library takes about 100 ms to load, which a service that never sees an image should not
  * pay at start. Its settings are the process's (libvips has one of each), set once here.
  */
-export function loadSharp(): Promise<SharpFactory> {
+function loadSharp(): Promise<SharpFactory> {
   sharpLoaded ??= import('sharp').then(({ default: sharp }) => {
     // Every variant is stored once made, so libvips' cache of recent operations would only
     // hold memory (up to 50 MB by default) for work that is never repeated.
@@ -322,23 +322,31 @@ async function withSource<T>(
   }
 }
 
+/**
+ * A stored image opened for decoding, as every reader of an uploaded image opens one (a
+ * variant, a placeholder). `failOn: 'warning'` (sharp's default, spelled out): a truncated
+ * or damaged image fails instead of being drawn half grey. Only the first frame of an
+ * animation is read; rows are read in order (no copy of the whole decoded image where the
+ * pipeline allows). sharp opens the file itself, its limits (pixels, above) checked before a
+ * pixel is decoded.
+ */
+export async function openImage(path: string): Promise<Sharp> {
+  const sharp = await loadSharp();
+  return sharp(path, {
+    limitInputPixels: MAX_INPUT_PIXELS,
+    failOn: 'warning',
+    animated: false,
+    sequentialRead: true,
+  });
+}
+
 async function transform(
   source: string,
   spec: VariantSpec,
   sourceFormat: OutputFormat,
   runMs: number,
 ): Promise<Buffer> {
-  const sharp = await loadSharp();
-  // `failOn: 'warning'` (sharp's default, spelled out): a truncated or damaged image fails
-  // instead of being served half grey. Only the first frame of an animation is read; rows
-  // are read in order (no copy of the whole decoded image where the pipeline allows). sharp
-  // opens the file itself, its limits (pixels, above) checked before a pixel is decoded.
-  let image = sharp(source, {
-    limitInputPixels: MAX_INPUT_PIXELS,
-    failOn: 'warning',
-    animated: false,
-    sequentialRead: true,
-  });
+  let image = await openImage(source);
   // The decoder is the recognised type's: the header is read again from this very file
   // (the head checked earlier may have been a part of it).
   const shown = headerOf(await image.metadata(), sourceFormat);
