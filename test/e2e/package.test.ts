@@ -74,6 +74,8 @@ describe('the npm package entry points', () => {
     assert.deepEqual(Object.keys(dependencies).sort(), [
       '@uppy/core',
       '@uppy/xhr-upload',
+      // The image editor's cropper (an on-use chunk, fetched when an editor opens).
+      'cropperjs',
       'hash-wasm',
       'idb-keyval',
       'lit',
