@@ -41,6 +41,10 @@ export const backendRoutes = {
 export const serviceRoutes = {
   /** This API's OpenAPI document (no key needed). */
   openapi: () => '/v1/openapi.json',
+  /** Liveness, on the API and the CDN (no key needed). */
+  healthz: () => '/healthz',
+  /** Readiness: the database and the storage answered (no key needed). */
+  readyz: () => '/readyz',
 } as const;
 
 /** A pending upload's own credential (state, complete): see `SignResponse.uploadToken`. */

@@ -274,6 +274,11 @@ export interface InfectedFileRecord {
   signature: string;
 }
 
+/** `GET /healthz`: the process runs. */
+export interface Liveness {
+  status: 'ok';
+}
+
 /** String values; at most 50 keys, keys at most 40 characters, values at most 500 characters. */
 export type Metadata = Record<string, string>;
 
@@ -293,6 +298,13 @@ export interface PartUploadResponse {
   partNumber: number;
   size: number;
   etag: string;
+}
+
+/** `GET /readyz`. */
+export interface Readiness {
+  status: 'ready' | 'unready';
+  /** The stores that did not answer their probe within 1 s (the database must take a write); empty when ready. */
+  failing: ('database' | 'storage')[];
 }
 
 export interface SignBatchRequest {

@@ -13,6 +13,7 @@ import {
   EXPOSED_RESPONSE_HEADERS,
 } from '../../api/routes.js';
 import type { ServiceContext } from '../context.js';
+import { healthzHandler, readyzHandler } from '../health/health-routes.js';
 import { watchBodyPace } from '../http/body-pace.js';
 import { ERROR_MESSAGES } from '../http/error-messages.js';
 import { ServiceError, serviceFault } from '../http/errors.js';
@@ -70,6 +71,8 @@ const HANDLERS = {
   completeUpload: completeUploadHandler,
   completeUploads: completeBatchHandler,
   openapi: openapiHandler,
+  healthz: healthzHandler,
+  readyz: readyzHandler,
 } satisfies Record<ApiOperationId, Handler>;
 
 /**

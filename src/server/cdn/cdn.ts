@@ -2,9 +2,10 @@ import type { Readable } from 'node:stream';
 import { create as contentDisposition } from 'content-disposition';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import fresh from 'fresh';
-import { ID_PATTERN } from '../../api/routes.js';
+import { ID_PATTERN, serviceRoutes } from '../../api/routes.js';
 import type { ServiceContext } from '../context.js';
 import type { FileRow } from '../db/metadata-store.js';
+import { healthzHandler, readyzHandler } from '../health/health-routes.js';
 import { ServiceError, serviceFault } from '../http/errors.js';
 import { isRecognisable, mediaEssence } from '../http/media-type.js';
 import { refusedRequest } from '../http/request-guard.js';
@@ -56,6 +57,9 @@ export function buildCdnApp(ctx: ServiceContext): FastifyInstance {
 
   const serve = (request: FastifyRequest<{ Params: { id: string } }>, reply: FastifyReply) =>
     serveFile(ctx, request, reply);
+  // Static paths win over `/:id` in the router; no file id is asked for them.
+  app.get(serviceRoutes.healthz(), (request, reply) => healthzHandler(ctx, request, reply));
+  app.get(serviceRoutes.readyz(), (request, reply) => readyzHandler(ctx, request, reply));
   app.route({ method: ['GET', 'HEAD'], url: '/:id', handler: serve });
   app.route({ method: ['GET', 'HEAD'], url: '/:id/*', handler: serve });
   app.addHook('onRequest', async (request, reply) => {

@@ -27,9 +27,14 @@ export function withServers(urls: { api: string; cdn: string }): typeof document
   const paths = Object.fromEntries(
     Object.entries(document.paths).map(([path, item]) => [
       path,
-      'servers' in item ? { ...item, servers: [{ url: urls.cdn, description: 'The CDN' }] } : item,
+      'servers' in item ? { ...item, servers: item.servers.map(served) } : item,
     ]),
   );
+  // A path names its servers by template: the CDN's (its files), or both (health).
+  const served = (server: { url: string }) =>
+    server.url === '{apiUrl}'
+      ? { url: urls.api, description: 'The API' }
+      : { url: urls.cdn, description: 'The CDN' };
   return {
     ...document,
     servers: [{ url: urls.api, description: 'The API' }],

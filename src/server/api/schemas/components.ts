@@ -819,6 +819,28 @@ export const ErrorBody = named(
   ),
 );
 
+export const Liveness = named(
+  'Liveness',
+  Type.Object(
+    { status: Type.Literal('ok') },
+    { description: '`GET /healthz`: the process runs.', additionalProperties: false },
+  ),
+);
+
+export const Readiness = named(
+  'Readiness',
+  Type.Object(
+    {
+      status: StringEnum(['ready', 'unready']),
+      failing: Type.Array(StringEnum(['database', 'storage']), {
+        description:
+          'The stores that did not answer their probe within 1 s (the database must take a write); empty when ready.',
+      }),
+    },
+    { description: '`GET /readyz`.', additionalProperties: false },
+  ),
+);
+
 export const ImageTransform = named(
   'ImageTransform',
   Type.Object(
