@@ -65,7 +65,7 @@ export const ALLOWED_REQUEST_HEADERS = [
   'Content-Digest',
   UPLOAD_TOKEN_HEADER,
 ];
-export const EXPOSED_RESPONSE_HEADERS = ['Retry-After', 'ETag'];
+export const EXPOSED_RESPONSE_HEADERS = ['Retry-After', 'ETag', 'X-Request-Id'];
 export const ALLOWED_METHODS = ['GET', 'POST', 'PUT', 'DELETE'];
 
 // Apart (in `page-api.ts`): what a page's first load needs without the route table.

@@ -97,6 +97,8 @@ export interface ErrorDetail {
   code: ErrorCode;
   /** A human sentence; may change. */
   message: string;
+  /** The answer's `X-Request-Id`: quoted in a report, it finds the request's log lines. Absent only inside a batch's per-entry results. */
+  requestId?: string;
   /** Batch calls: the position of the first bad entry. */
   index?: number;
   /** `too_large`: the cap in bytes; `quota_exceeded`: `storage`, `pending_uploads`, `anonymous_share` (files uploaded without an upload token, together), `address_bytes` (one address, in any 24 hours) or `address_uploads` (one address, pending at once). */

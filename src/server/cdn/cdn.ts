@@ -9,6 +9,7 @@ import { healthzHandler, readyzHandler } from '../health/health-routes.js';
 import { ServiceError, serviceFault } from '../http/errors.js';
 import { isRecognisable, mediaEssence } from '../http/media-type.js';
 import { refusedRequest } from '../http/request-guard.js';
+import { REQUEST_ID_HEADER } from '../http/request-id.js';
 import { answerInOurShape, corsHeaders, serverOptions } from '../http/server-options.js';
 import { parseRange } from './byte-range.js';
 import { cdnServerFactory } from './memory-path.js';
@@ -63,6 +64,7 @@ export function buildCdnApp(ctx: ServiceContext): FastifyInstance {
   app.route({ method: ['GET', 'HEAD'], url: '/:id', handler: serve });
   app.route({ method: ['GET', 'HEAD'], url: '/:id/*', handler: serve });
   app.addHook('onRequest', async (request, reply) => {
+    reply.header(REQUEST_ID_HEADER, request.id);
     const refused = refusedRequest(request.raw);
     if (refused) return sendError(reply, refused);
   });
@@ -85,7 +87,9 @@ function sendError(reply: FastifyReply, error: ServiceError): FastifyReply {
     .headers(error.headers)
     .header('Cache-Control', 'no-store')
     .headers(corsHeaders(undefined, 'any-origin'))
-    .send(error.toBody());
+    .header('Access-Control-Expose-Headers', REQUEST_ID_HEADER)
+    .header(REQUEST_ID_HEADER, reply.request.id)
+    .send(error.toBody(reply.request.id));
 }
 
 function notFound(reply: FastifyReply): FastifyReply {
@@ -288,6 +292,7 @@ function fileHeaders(row: FileRow, etag: string, lastModified: string): Record<s
     'accept-ranges': 'bytes',
     'x-content-type-options': 'nosniff',
     'access-control-allow-origin': '*',
+    'access-control-expose-headers': REQUEST_ID_HEADER,
     'cross-origin-resource-policy': 'cross-origin',
     'content-disposition': contentDisposition(row.name, { type: inline ? 'inline' : 'attachment' }),
     ...(inline ? {} : { 'content-security-policy': 'sandbox' }),

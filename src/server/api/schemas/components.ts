@@ -444,6 +444,12 @@ export const ErrorDetail = named(
   Type.Object({
     code: ErrorCode,
     message: Type.String({ minLength: 1, description: 'A human sentence; may change.' }),
+    requestId: Type.Optional(
+      Type.String({
+        description:
+          "The answer's `X-Request-Id`: quoted in a report, it finds the request's log lines. Absent only inside a batch's per-entry results.",
+      }),
+    ),
     index: Type.Optional(
       Type.Integer({
         minimum: 0,
