@@ -22,6 +22,11 @@ export class ApiError extends Error {
   readonly retryAfter: number | null;
   /** Extra fields of the error body, e.g. `limit` of `too_large` or `origin` of `origin_not_allowed`. */
   readonly details: Readonly<Record<string, unknown>>;
+  /**
+   * The service's name for the request (`error.requestId`, else its `X-Request-Id`), null
+   * when no answer carried one: quoted in a report, it finds the request's log lines.
+   */
+  readonly requestId: string | null;
 
   constructor(
     status: number,
@@ -30,6 +35,7 @@ export class ApiError extends Error {
     options: {
       retryAfter?: number | null;
       details?: Record<string, unknown>;
+      requestId?: string | null;
       cause?: unknown;
     } = {},
   ) {
@@ -39,6 +45,7 @@ export class ApiError extends Error {
     this.code = code;
     this.retryAfter = options.retryAfter ?? null;
     this.details = options.details ?? {};
+    this.requestId = options.requestId ?? null;
   }
 
   /**
@@ -46,7 +53,12 @@ export class ApiError extends Error {
    * one. A code this client does not know (a newer service's) is kept as the service said
    * it: its status still says what kind of failure it is.
    */
-  static fromBody(status: number, bodyText: string, retryAfterHeader: string | null): ApiError {
+  static fromBody(
+    status: number,
+    bodyText: string,
+    retryAfterHeader: string | null,
+    requestIdHeader: string | null = null,
+  ): ApiError {
     const retryAfter = parseRetryAfter(retryAfterHeader);
     let parsed: unknown;
     try {
@@ -56,16 +68,18 @@ export class ApiError extends Error {
     }
     const error = (parsed as { error?: Record<string, unknown> } | undefined)?.error;
     if (error && typeof error.code === 'string' && typeof error.message === 'string') {
-      const { code, message, ...details } = error;
-      return new ApiError(status, code as ApiErrorCode, message, { retryAfter, details });
+      const { code, message, requestId, ...details } = error;
+      return new ApiError(status, code as ApiErrorCode, message, {
+        retryAfter,
+        details,
+        requestId: typeof requestId === 'string' ? requestId : requestIdHeader,
+      });
     }
     return new ApiError(
       status,
       'unexpected_response',
       `The service answered ${status} without a readable error.`,
-      {
-        retryAfter,
-      },
+      { retryAfter, requestId: requestIdHeader },
     );
   }
 

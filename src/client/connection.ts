@@ -117,7 +117,12 @@ export class FilehostConnection {
     }
     const text = await response.text();
     if (!response.ok) {
-      const error = ApiError.fromBody(response.status, text, response.headers.get('Retry-After'));
+      const error = ApiError.fromBody(
+        response.status,
+        text,
+        response.headers.get('Retry-After'),
+        response.headers.get('X-Request-Id'),
+      );
       throw options.describeError ? options.describeError(error, text) : error;
     }
     if (response.status === 204 || text === '') return { body: undefined as T, response };

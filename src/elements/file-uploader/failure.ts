@@ -29,6 +29,11 @@ export interface UploadFailure {
   /** Seconds the service asked to wait (rate_limited). */
   retryAfter: number | null;
   details: Readonly<Record<string, unknown>>;
+  /**
+   * The service's name for the failed request (`ApiError.requestId`), shown in the
+   * failure's details: a user's report quoting it finds the log lines. Null when none.
+   */
+  requestId: string | null;
 }
 
 /**
@@ -40,5 +45,14 @@ export type FailureWording = (strings: FileUploaderStrings, locale: string) => U
 
 /** A failure found in the browser, before (or instead of) any request. */
 export function localFailure(code: FailureCode, step: FailureStep, message: string): UploadFailure {
-  return { code, status: 0, step, message, serviceMessage: null, retryAfter: null, details: {} };
+  return {
+    code,
+    status: 0,
+    step,
+    message,
+    serviceMessage: null,
+    retryAfter: null,
+    details: {},
+    requestId: null,
+  };
 }

@@ -11,7 +11,12 @@ export function fromXhrError(error: unknown): ApiError {
   if (!xhr || xhr.status === 0) return ApiError.network(error);
   const { status, responseText } = xhr;
   return partPutError(
-    ApiError.fromBody(status, responseText, xhr.getResponseHeader('Retry-After')),
+    ApiError.fromBody(
+      status,
+      responseText,
+      xhr.getResponseHeader('Retry-After'),
+      xhr.getResponseHeader('X-Request-Id'),
+    ),
     responseText,
   );
 }
