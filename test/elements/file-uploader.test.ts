@@ -875,7 +875,10 @@ describe('<file-uploader>', () => {
       );
       await element.updateComplete;
       expect(text(element)).to.contain(failure.message);
-      expect(text(element)).to.contain('(origin_not_allowed)');
+      // The details name the request, so a user's report finds its log lines.
+      expect(failure.requestId).to.match(/^[0-9a-f-]{36}$/);
+      expect(text(element)).to.contain(`(origin_not_allowed · ${failure.requestId})`);
+      expect(failure.message).not.to.contain(failure.requestId ?? '');
       expect(statuses(element)).to.deep.equal(['failed']);
       await expect(element).to.be.accessible();
     });
