@@ -100,6 +100,16 @@ export function metadataStoreConformance(
 
   describe(`MetadataStore conformance: ${name}`, () => {
     it(
+      'answers its readiness probe while it takes writes, and the probe writes nothing',
+      withStore(async (store, project) => {
+        const before = await store.usage(project.id, 0);
+        await store.probe();
+        await Promise.all([store.probe(), store.probe(), store.probe()]);
+        assert.deepEqual(await store.usage(project.id, 0), before);
+      }),
+    );
+
+    it(
       'keeps an import: progress and lease while pending, its error once failed, abandoned ones by lease',
       withStore(async (store, project) => {
         const state = { receivedBytes: 0, totalBytes: null, error: null };
