@@ -20,13 +20,11 @@ export class ApiError extends Error {
   readonly code: ClientErrorCode;
   /** Seconds to wait before retrying, from `Retry-After` (429), else null. */
   readonly retryAfter: number | null;
-  /** Extra fields of the error body, e.g. `limit` of `too_large` or `origin` of `origin_not_allowed`. */
-  readonly details: Readonly<Record<string, unknown>>;
   /**
-   * The service's name for the request (`error.requestId`, else its `X-Request-Id`), null
-   * when no answer carried one: quoted in a report, it finds the request's log lines.
+   * Extra fields of the error body, e.g. `limit` of `too_large` or `origin` of
+   * `origin_not_allowed`, and `requestId` (see `requestId`).
    */
-  readonly requestId: string | null;
+  readonly details: Readonly<Record<string, unknown>>;
 
   constructor(
     status: number,
@@ -35,7 +33,6 @@ export class ApiError extends Error {
     options: {
       retryAfter?: number | null;
       details?: Record<string, unknown>;
-      requestId?: string | null;
       cause?: unknown;
     } = {},
   ) {
@@ -45,7 +42,16 @@ export class ApiError extends Error {
     this.code = code;
     this.retryAfter = options.retryAfter ?? null;
     this.details = options.details ?? {};
-    this.requestId = options.requestId ?? null;
+  }
+
+  /**
+   * The service's name for the request (`error.requestId`, else its `X-Request-Id`), null
+   * when no answer carried one: quoted in a report, it finds the request's log lines. Kept
+   * in `details`, where the elements' failures carry it to the page.
+   */
+  get requestId(): string | null {
+    const id = this.details.requestId;
+    return typeof id === 'string' ? id : null;
   }
 
   /**
@@ -57,9 +63,11 @@ export class ApiError extends Error {
     status: number,
     bodyText: string,
     retryAfterHeader: string | null,
-    requestIdHeader: string | null = null,
+    /** The answer's `X-Request-Id`: the request's id when the body names none. */
+    requestId: string | null = null,
   ): ApiError {
     const retryAfter = parseRetryAfter(retryAfterHeader);
+    const named = requestId ? { requestId } : {};
     let parsed: unknown;
     try {
       parsed = JSON.parse(bodyText);
@@ -68,18 +76,17 @@ export class ApiError extends Error {
     }
     const error = (parsed as { error?: Record<string, unknown> } | undefined)?.error;
     if (error && typeof error.code === 'string' && typeof error.message === 'string') {
-      const { code, message, requestId, ...details } = error;
+      const { code, message, ...details } = error;
       return new ApiError(status, code as ApiErrorCode, message, {
         retryAfter,
-        details,
-        requestId: typeof requestId === 'string' ? requestId : requestIdHeader,
+        details: { ...named, ...details },
       });
     }
     return new ApiError(
       status,
       'unexpected_response',
       `The service answered ${status} without a readable error.`,
-      { retryAfter, requestId: requestIdHeader },
+      { retryAfter, details: named },
     );
   }
 

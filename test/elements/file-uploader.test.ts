@@ -876,9 +876,10 @@ describe('<file-uploader>', () => {
       await element.updateComplete;
       expect(text(element)).to.contain(failure.message);
       // The details name the request, so a user's report finds its log lines.
-      expect(failure.requestId).to.match(/^[0-9a-f-]{36}$/);
-      expect(text(element)).to.contain(`(origin_not_allowed · ${failure.requestId})`);
-      expect(failure.message).not.to.contain(failure.requestId ?? '');
+      const { requestId } = failure.details as { requestId?: string };
+      expect(requestId).to.match(/^[0-9a-f-]{36}$/);
+      expect(text(element)).to.contain(`(origin_not_allowed · ${requestId})`);
+      expect(failure.message).not.to.contain(requestId);
       expect(statuses(element)).to.deep.equal(['failed']);
       await expect(element).to.be.accessible();
     });

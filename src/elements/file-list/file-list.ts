@@ -10,7 +10,6 @@ import { emit } from '../shared/events.js';
 import {
   describeApiError,
   failureContext,
-  failureDetails,
   loadServiceWords,
   type ServiceFailure,
 } from '../shared/failure-text.js';
@@ -448,13 +447,10 @@ export class FileListElement extends LitElement {
     </ul>`;
   }
 
-  #renderFailure(
-    failure: Pick<FileListFailure, 'code' | 'message'> & { requestId?: string | null },
-    retry: boolean,
-  ) {
+  #renderFailure(failure: Pick<FileListFailure, 'code' | 'message'>, retry: boolean) {
     return html`<div part="error" class="message error" role="alert">
       <p class="title">${this.texts.errorTitle}</p>
-      <p class="detail">${failure.message} <span class="code">(${failureDetails(failure)})</span></p>
+      <p class="detail">${failure.message} <span class="code">(${failure.code})</span></p>
       ${retry ? html`<button class="retry" type="button" @click=${() => this.#paging.loadMore()}>${this.texts.retry}</button>` : nothing}
     </div>`;
   }

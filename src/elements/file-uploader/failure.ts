@@ -28,12 +28,11 @@ export interface UploadFailure {
   serviceMessage: string | null;
   /** Seconds the service asked to wait (rate_limited). */
   retryAfter: number | null;
-  details: Readonly<Record<string, unknown>>;
   /**
-   * The service's name for the failed request (`ApiError.requestId`), shown in the
-   * failure's details: a user's report quoting it finds the log lines. Null when none.
+   * Extra fields of the service's error; `requestId` names the failed request (shown after
+   * the code, so a user's report quoting it finds the service's log lines).
    */
-  requestId: string | null;
+  details: Readonly<Record<string, unknown>>;
 }
 
 /**
@@ -53,6 +52,5 @@ export function localFailure(code: FailureCode, step: FailureStep, message: stri
     serviceMessage: null,
     retryAfter: null,
     details: {},
-    requestId: null,
   };
 }

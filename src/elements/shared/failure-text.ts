@@ -21,20 +21,11 @@ export interface ServiceFailure {
   serviceMessage: string | null;
   /** Seconds the service asked to wait (rate_limited). */
   retryAfter: number | null;
-  details: Readonly<Record<string, unknown>>;
   /**
-   * The service's name for the failed request (`ApiError.requestId`), shown in the
-   * failure's details: a user's report quoting it finds the log lines. Null when none.
+   * Extra fields of the service's error; `requestId` names the failed request (shown after
+   * the code, so a user's report quoting it finds the service's log lines).
    */
-  requestId: string | null;
-}
-
-/**
- * A failure's details as an element shows them after its words: the code, and the
- * service's name for the request when it gave one (`X-Request-Id`), which a user can quote.
- */
-export function failureDetails(failure: { code: string; requestId?: string | null }): string {
-  return failure.requestId ? `${failure.code} · ${failure.requestId}` : failure.code;
+  details: Readonly<Record<string, unknown>>;
 }
 
 let serviceWords: Promise<void> | null = null;
@@ -108,6 +99,5 @@ export function describeApiError(
     serviceMessage: code === 'network_error' ? null : error.message,
     retryAfter: error.retryAfter,
     details,
-    requestId: error.requestId,
   };
 }
