@@ -271,7 +271,10 @@ describe('the contract check of test exchanges (test/helpers/openapi-contract.ts
     requestHeaders: new Headers({ Authorization: 'Bearer sk_live_x' }),
     requestBody: undefined,
     status: 200,
-    responseHeaders: new Headers({ 'content-type': 'application/json; charset=utf-8' }),
+    responseHeaders: new Headers({
+      'content-type': 'application/json; charset=utf-8',
+      'x-request-id': '0b4f3c1e-5d6a-4e7b-8c9d-0a1b2c3d4e5f',
+    }),
     responseBody: JSON.stringify({ files: [], nextCursor: null }),
     ...over,
   });
