@@ -229,7 +229,8 @@ describe('<file-list>', () => {
     expect([errors[0]?.code, errors[0]?.status]).to.deep.equal(['origin_not_allowed', 403]);
     expect(text(element)).to.contain(`This page (${location.origin}) may not use this key.`);
     // The event names the request, so a page's report finds its log lines.
-    expect((errors[0]?.details as { requestId?: string }).requestId).to.match(/^[0-9a-f-]{36}$/);
+    const details = (errors[0]?.details ?? {}) as { requestId?: string };
+    expect(details.requestId).to.match(/^[0-9a-f-]{36}$/);
     expect(text(element)).to.contain('(origin_not_allowed)');
     expect(element.shadowRoot?.querySelector('.retry')?.textContent?.trim()).to.equal('Try again');
     await expect(element).to.be.accessible();
