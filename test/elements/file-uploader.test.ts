@@ -906,7 +906,11 @@ describe('<file-uploader>', () => {
         'sign',
       ]);
       expect(failure.message).to.equal('This file is too large. The limit is 100 MB.');
-      expect(failure.details).to.deep.equal({ limit: 100_000_000 });
+      expect(failure.details).to.deep.equal({
+        limit: 100_000_000,
+        requestId: (failure.details as { requestId?: string }).requestId,
+      });
+      expect((failure.details as { requestId?: string }).requestId).to.match(/^[0-9a-f-]{36}$/);
       // The same bytes would be refused again: no Retry is offered, Remove is.
       await element.updateComplete;
       const actions = [...(element.shadowRoot?.querySelectorAll('.file .action') ?? [])];
