@@ -21,10 +21,10 @@ const locales = Object.fromEntries(
 
 /**
  * `vite build --mode bundle` (the second step of `npm run build`) writes
- * `dist/filehost.bundle.js`: the same entry with every chunk inlined, for a page author who
- * copies one file. Its languages are still fetched from `locales/` beside it (English where
- * they are not there); MD5 is hashed on the page's thread (its worker imports the MD5 chunk
- * by its own URL, which this file does not have).
+ * `dist/filehost.bundle.js`: the same entry with every chunk inlined and every language in
+ * it (`src/script-tag-one-file.ts`), for a page author who copies one file, beside which
+ * there is no `locales/` to fetch from; MD5 is hashed on the page's thread (its worker
+ * imports the MD5 chunk by its own URL, which this file does not have).
  */
 export default defineConfig(({ mode }) => ({
   server: {
@@ -78,7 +78,7 @@ export default defineConfig(({ mode }) => ({
     },
     lib: {
       entry: (mode === 'bundle'
-        ? { 'filehost.bundle': 'src/script-tag.ts' }
+        ? { 'filehost.bundle': 'src/script-tag-one-file.ts' }
         : { filehost: 'src/script-tag.ts', ...locales }) as Record<string, string>,
       formats: ['es'],
       fileName: (_format, name) => `${name}.js`,

@@ -30,6 +30,8 @@ export const API_ERROR_STATUS = {
   too_large: 413,
   unsupported_type: 415,
   infected: 422,
+  metadata_unreadable: 422,
+  unscannable: 422,
   uri_too_long: 414,
   rate_limited: 429,
   headers_too_large: 431,

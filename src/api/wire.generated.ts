@@ -71,6 +71,8 @@ export interface DeletedFileRecord {
   deleteAt: number | null;
   /** When the malware scanner (ClamAV, `FILEHOST_CLAMD`) found the file clean, before it became ready; `null` when no scanner is configured, or the file is not ready yet. */
   scannedAt: number | null;
+  /** A ready image's [ThumbHash](https://evanw.github.io/thumbhash/) (standard base64, about 25 bytes): its aspect ratio and colours, computed as it became ready from the image decoded at most 100 px with its EXIF orientation applied, for a page to draw before any image request (`thumbHashToDataURL` of the `thumbhash` package). `null` for a file that is not an image, one that does not decode, one not ready yet, and an image made ready before placeholders until `admin placeholders fill` computes it. */
+  placeholder: string | null;
   /** `deleted`: a `DELETE /v1/files/{id}`; `expired`: its `deleteAt` came. */
   reason: 'deleted' | 'expired';
   importProgress?: ImportProgress;
@@ -91,7 +93,7 @@ export interface ErrorBody {
 }
 
 /** Stable and machine-readable; each belongs to one HTTP status (see the responses of `components`). */
-export type ErrorCode = 'invalid_request' | 'missing_file' | 'empty_body' | 'size_mismatch' | 'checksum_missing' | 'checksum_mismatch' | 'missing_auth' | 'invalid_key' | 'token_expired' | 'origin_not_allowed' | 'secret_key_required' | 'invalid_signature' | 'url_expired' | 'quota_exceeded' | 'token_exhausted' | 'token_scope' | 'upload_token_required' | 'not_found' | 'request_timeout' | 'upload_incomplete' | 'upload_not_pending' | 'upload_conflict' | 'too_large' | 'uri_too_long' | 'unsupported_type' | 'infected' | 'rate_limited' | 'headers_too_large' | 'internal_error' | 'unavailable' | 'insufficient_storage';
+export type ErrorCode = 'invalid_request' | 'missing_file' | 'empty_body' | 'size_mismatch' | 'checksum_missing' | 'checksum_mismatch' | 'missing_auth' | 'invalid_key' | 'token_expired' | 'origin_not_allowed' | 'secret_key_required' | 'invalid_signature' | 'url_expired' | 'quota_exceeded' | 'token_exhausted' | 'token_scope' | 'upload_token_required' | 'not_found' | 'request_timeout' | 'upload_incomplete' | 'upload_not_pending' | 'upload_conflict' | 'too_large' | 'uri_too_long' | 'unsupported_type' | 'infected' | 'metadata_unreadable' | 'unscannable' | 'rate_limited' | 'headers_too_large' | 'internal_error' | 'unavailable' | 'insufficient_storage';
 
 export interface ErrorDetail {
   code: ErrorCode;
@@ -166,6 +168,8 @@ export interface FileRecord {
   deleteAt: number | null;
   /** When the malware scanner (ClamAV, `FILEHOST_CLAMD`) found the file clean, before it became ready; `null` when no scanner is configured, or the file is not ready yet. */
   scannedAt: number | null;
+  /** A ready image's [ThumbHash](https://evanw.github.io/thumbhash/) (standard base64, about 25 bytes): its aspect ratio and colours, computed as it became ready from the image decoded at most 100 px with its EXIF orientation applied, for a page to draw before any image request (`thumbHashToDataURL` of the `thumbhash` package). `null` for a file that is not an image, one that does not decode, one not ready yet, and an image made ready before placeholders until `admin placeholders fill` computes it. */
+  placeholder: string | null;
   importProgress?: ImportProgress;
   importError?: ImportError;
 }
@@ -189,10 +193,12 @@ export interface ImportError {
   message: string;
   /** `import_http_error`: the status the remote server answered. */
   status?: number;
+  /** `too_large`: the most bytes the file could have had (the plan's, the upload token's, or the room left), for a page to name in its own language. */
+  limit?: number;
 }
 
-/** Why an import failed: `import_refused_target` (the URL, or a redirect, leads to a loopback, private, link-local or metadata address, or to no address, all with one message; private ones are allowed only with `FILEHOST_IMPORT_ALLOW_PRIVATE`, link-local and metadata ones never; or a redirect to a URL that is not http(s)); `import_http_error` (the server answered a status other than 2xx; `status` says which); `too_large` (more bytes than the plan, the upload token or the quota leaves room for, counted as they arrive); `unsupported_type` (the type recognised from the bytes is not one the project or the token accepts); `import_timeout` (fewer than 16 KiB in any 30 s: no answer, or a body that stalls or drips; or still fetching after `FILEHOST_IMPORT_MAX_SECONDS`, 600 s); `import_failed` (more than 5 redirects, a connection cut before the whole body, the service stopped or failed to store it). */
-export type ImportErrorCode = 'import_refused_target' | 'import_http_error' | 'too_large' | 'unsupported_type' | 'import_timeout' | 'import_failed';
+/** Why an import failed: `import_refused_target` (the URL, or a redirect, leads to a loopback, private, link-local or metadata address, or to no address, all with one message; private ones are allowed only with `FILEHOST_IMPORT_ALLOW_PRIVATE`, link-local and metadata ones never; or a redirect to a URL that is not http(s)); `import_http_error` (the server answered a status other than 2xx; `status` says which); `too_large` (more bytes than the plan, the upload token or the quota leaves room for, counted as they arrive); `unsupported_type` (the type recognised from the bytes is not one the project or the token accepts); `import_timeout` (fewer than 16 KiB in any 30 s: no answer, or a body that stalls or drips; or still fetching after `FILEHOST_IMPORT_MAX_SECONDS`, 600 s); `import_failed` (more than 5 redirects, a connection cut before the whole body, the service stopped or failed to store it); `metadata_unreadable` (a photo whose location could not be removed: metadata the service cannot rewrite; nothing was kept); `infected` (the malware scanner found malware; `file.infected` is sent, its `signature` naming it); `unscannable` (the malware scanner could not finish within its limits). */
+export type ImportErrorCode = 'import_refused_target' | 'import_http_error' | 'too_large' | 'unsupported_type' | 'import_timeout' | 'import_failed' | 'metadata_unreadable' | 'infected' | 'unscannable';
 
 /** The data of a `file.import_failed` event: the failed import's record (`status: "failed"`, `importError`) and `reason`, the `importError` code. */
 export interface ImportFailedRecord {
@@ -216,6 +222,8 @@ export interface ImportFailedRecord {
   deleteAt: number | null;
   /** When the malware scanner (ClamAV, `FILEHOST_CLAMD`) found the file clean, before it became ready; `null` when no scanner is configured, or the file is not ready yet. */
   scannedAt: number | null;
+  /** A ready image's [ThumbHash](https://evanw.github.io/thumbhash/) (standard base64, about 25 bytes): its aspect ratio and colours, computed as it became ready from the image decoded at most 100 px with its EXIF orientation applied, for a page to draw before any image request (`thumbHashToDataURL` of the `thumbhash` package). `null` for a file that is not an image, one that does not decode, one not ready yet, and an image made ready before placeholders until `admin placeholders fill` computes it. */
+  placeholder: string | null;
   importProgress?: ImportProgress;
   importError: ImportError;
   reason: ImportErrorCode;
@@ -250,7 +258,7 @@ export interface ImportState {
   file: FileRecord;
 }
 
-/** The `data` of a `file.infected` event: the file record as it was refused (never ready, nothing kept), and the signature the scanner found. */
+/** The `data` of a `file.infected` event: the file record as it was refused (never ready, nothing kept; an import's: `status: "failed"` with `importError` `infected`), and the signature the scanner found. */
 export interface InfectedFileRecord {
   /** URL-safe; an id of any other shape is simply unknown (`404 not_found`). */
   id: string;
@@ -261,7 +269,8 @@ export interface InfectedFileRecord {
   size: number;
   /** When the row was created: the sign call for multi-step uploads. */
   createdAt: number;
-  status: FileStatus;
+  /** `pending` until ready; `failed` only for an import from a URL that failed (`importError` says why), which `GET /v1/files/{id}` shows for 24 hours after and never lists. */
+  status: FileStatus | 'failed';
   visibility: Visibility;
   /** `{cdnUrl}/<id>/<encodeURIComponent(name)>`; answers 404 until the file is ready. `null` for a private file: its backend asks for a signed link. */
   url: string | null;
@@ -270,6 +279,8 @@ export interface InfectedFileRecord {
   deleteAt: number | null;
   /** When the malware scanner (ClamAV, `FILEHOST_CLAMD`) found the file clean, before it became ready; `null` when no scanner is configured, or the file is not ready yet. */
   scannedAt: number | null;
+  /** A ready image's [ThumbHash](https://evanw.github.io/thumbhash/) (standard base64, about 25 bytes): its aspect ratio and colours, computed as it became ready from the image decoded at most 100 px with its EXIF orientation applied, for a page to draw before any image request (`thumbHashToDataURL` of the `thumbhash` package). `null` for a file that is not an image, one that does not decode, one not ready yet, and an image made ready before placeholders until `admin placeholders fill` computes it. */
+  placeholder: string | null;
   importProgress?: ImportProgress;
   importError?: ImportError;
   /** The name of what the scanner found, as ClamAV gives it (`Eicar-Test-Signature`). */

@@ -3,13 +3,15 @@ import type { ImportErrorCode } from '../api/types.js';
 
 /**
  * Codes the client adds for failures that never reached an answer from the service, and
- * the codes of a failed import (`importFromUrl`).
+ * the codes of a failed import (`importFromUrl`). `token_provider_failed`: the
+ * `tokenProvider` threw or answered no token (its error is the `cause`).
  */
 export type ClientErrorCode =
   | ApiErrorCode
   | ImportErrorCode
   | 'network_error'
-  | 'unexpected_response';
+  | 'unexpected_response'
+  | 'token_provider_failed';
 
 /**
  * Every failure of a client call: the service's documented error (`status`, `code`,
@@ -103,20 +105,4 @@ function parseRetryAfter(value: string | null): number | null {
   if (Number.isFinite(seconds) && seconds >= 0) return seconds;
   const date = Date.parse(value);
   return Number.isNaN(date) ? null : Math.max(0, Math.ceil((date - Date.now()) / 1000));
-}
-
-/**
- * Whether trying again can help: network loss, 408, 429 and 5xx. Never 400/401/403/404/409/413:
- * the same request would get the same answer.
- */
-export function isTransient(error: unknown): boolean {
-  return error instanceof ApiError && isTransientStatus(error.status);
-}
-
-/**
- * The one rule behind every automatic retry (the client's calls, the element's files and
- * its part PUTs): 0 (no answer), 408, 429 and 5xx may work a little later.
- */
-export function isTransientStatus(status: number): boolean {
-  return status === 0 || status === 408 || status === 429 || status >= 500;
 }

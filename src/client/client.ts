@@ -102,6 +102,9 @@ const IMPORT_STATUS = {
   unsupported_type: 415,
   import_timeout: 504,
   import_failed: 502,
+  metadata_unreadable: 422,
+  infected: 422,
+  unscannable: 422,
 } as const;
 
 /** The `ApiError` of a failed import, from its record's `importError`. */
@@ -114,6 +117,7 @@ function importError(record: FileRecord): ApiError {
     details: {
       id: record.id,
       ...(failure.status === undefined ? {} : { remoteStatus: failure.status }),
+      ...(failure.limit === undefined ? {} : { limit: failure.limit }),
     },
   });
 }

@@ -1,7 +1,7 @@
 export { API_ERROR_STATUS, type ApiErrorCode } from '../api/errors.js';
 export * from '../api/events.js';
 export type * from '../api/types.js';
-export { ApiError, type ClientErrorCode, isTransient } from './api-error.js';
+export { ApiError, type ClientErrorCode } from './api-error.js';
 export {
   blobSource,
   type CallOptions,
@@ -23,4 +23,5 @@ export {
 } from './client.js';
 export { FilehostConnection } from './connection.js';
 export { type RetryOptions, retryDelayMs, withRetry } from './retry.js';
+export { isTransient } from './transient.js';
 export type { UploadTokenGrant, UploadTokenProvider } from './upload-token.js';

@@ -1,10 +1,11 @@
 import type { PartChecksum } from '../api/checksum.js';
 import type { UploadState } from '../api/types.js';
-import { ApiError, isTransient } from './api-error.js';
+import { ApiError } from './api-error.js';
 import type { ConcurrencyLimit } from './concurrency-limit.js';
 import { missingParts, partStart, takeFreshUrls } from './part-plan.js';
 import { putWithFreshUrl } from './part-put.js';
 import { type RetryOptions, withRetry } from './retry.js';
+import { isTransient } from './transient.js';
 import type { PlannedPart, UploadPlan } from './upload-plan.js';
 
 /** One PUT of a part's bytes to its signed URL, as a transport is asked to send it. */

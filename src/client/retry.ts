@@ -1,4 +1,5 @@
-import { ApiError, isTransient } from './api-error.js';
+import { ApiError } from './api-error.js';
+import { isTransient } from './transient.js';
 
 export interface RetryOptions {
   /** How many times a transient failure is tried again. Default 3. */

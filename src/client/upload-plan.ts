@@ -1,7 +1,8 @@
 import type { PartChecksum } from '../api/checksum.js';
 import type { SignResponse, UploadState } from '../api/types.js';
-import { ApiError, isTransient } from './api-error.js';
+import { ApiError } from './api-error.js';
 import { backoffMs } from './retry.js';
+import { isTransient } from './transient.js';
 
 /**
  * The decisions of a multi-step upload, in one place for both uploaders: the typed client

@@ -15,6 +15,9 @@ const de: Translation = {
     hintTypes: (types) => `Erlaubt: ${types}.`,
     hintMaxSize: (size) => `Je Datei bis ${size}.`,
     hintMaxFiles: (count, form) => `Höchstens ${count} ${form === 'one' ? 'Datei' : 'Dateien'}.`,
+    hintFilesLeft: (count, form) =>
+      `Noch ${count} ${form === 'one' ? 'Datei' : 'Dateien'} möglich.`,
+    hintBytesLeft: (size) => `Insgesamt noch ${size} frei.`,
     hintPaste: 'Dateien können auch eingefügt werden.',
     queued: 'Wartet auf das Hochladen',
     preparing: 'Wird vorbereitet…',
@@ -122,12 +125,18 @@ const de: Translation = {
       'Der Dateidienst hat gerade keinen Platz für Dateien und hat nichts gespeichert. Versuchen Sie es später erneut.',
     token_expired: () =>
       'Ihre Berechtigung zum Hochladen ist abgelaufen. Laden Sie die Seite neu oder melden Sie sich erneut an und versuchen Sie es dann noch einmal.',
+    token_provider_failed: () =>
+      'Diese Seite konnte keine Berechtigung zum Hochladen erhalten. Versuchen Sie es erneut oder laden Sie die Seite neu; klappt es weiterhin nicht, informieren Sie den Betreiber der Website.',
     token_exhausted: () =>
       'Sie haben die Grenze an Dateien oder Datenmenge erreicht, die Sie hier hochladen dürfen. Diese Datei wurde daher nicht gesendet.',
     upload_token_required: () =>
       'Diese Website nimmt Uploads nur von Personen an, denen sie es erlaubt hat, und diese Seite hat diese Erlaubnis nicht erhalten. Melden Sie sich an oder informieren Sie den Betreiber der Website.',
     infected: () =>
       'Eine Virenprüfung hat in dieser Datei Schadsoftware gefunden. Die Datei wurde abgelehnt, nichts wurde gespeichert.',
+    metadata_unreadable: () =>
+      'Der Standort dieses Fotos ließ sich nicht sicher entfernen, deshalb wurde nichts gespeichert. Speichern Sie eine Kopie ohne Standort und versuchen Sie es erneut.',
+    unscannable: () =>
+      'Die Virenprüfung konnte diese Datei nicht vollständig prüfen (etwa ein Archiv, das entpackt zu groß wird). Die Datei wurde abgelehnt, nichts wurde gespeichert.',
     import_refused_target: () =>
       'Dieser Link zeigt auf eine Adresse, von der der Dateidienst nicht laden darf. Verwenden Sie einen öffentlichen Link.',
     import_http_error: () =>
@@ -136,7 +145,8 @@ const de: Translation = {
       'Die Website hinter dem Link hat zu lange gebraucht. Versuchen Sie es später erneut.',
     import_failed: () =>
       'Die Datei konnte nicht über den Link geladen werden. Versuchen Sie es später erneut.',
-    import_too_large: () => 'Die Datei hinter dem Link ist für diese Website zu groß.',
+    import_too_large: ({ limit }) =>
+      `Die Datei hinter dem Link ist für diese Website zu groß.${limit ? ` Die Grenze liegt bei ${limit}.` : ''}`,
     import_unsupported_type: () => 'Dieser Dateityp wird hier nicht angenommen.',
     unexpected: ({ code, message }) =>
       `Etwas ist schiefgelaufen (${code}).${message ? ` ${message}` : ''} Versuchen Sie es erneut oder später noch einmal.`,

@@ -17,6 +17,8 @@ const es: Translation = {
     hintTypes: (types) => `Se aceptan: ${types}.`,
     hintMaxSize: (size) => `Hasta ${size} por archivo.`,
     hintMaxFiles: (count, form) => `Como máximo ${count} ${files(form)}.`,
+    hintFilesLeft: (count, form) => `Puede subir ${count} ${files(form)} más.`,
+    hintBytesLeft: (size) => `Quedan ${size} en total.`,
     hintPaste: 'También puedes pegar archivos.',
     queued: 'En espera',
     preparing: 'Preparando…',
@@ -123,12 +125,18 @@ const es: Translation = {
       'El servicio de archivos no tiene espacio ahora mismo y no guardó nada. Inténtalo más tarde.',
     token_expired: () =>
       'Su permiso para subir archivos ha caducado. Recargue la página o vuelva a iniciar sesión, y luego reintente.',
+    token_provider_failed: () =>
+      'Esta página no pudo obtener permiso para subir archivos. Reintente o recargue la página; si sigue fallando, avise al responsable del sitio.',
     token_exhausted: () =>
       'Ha alcanzado el límite de archivos o de datos que puede subir aquí, así que este archivo no se envió.',
     upload_token_required: () =>
       'Este sitio solo acepta archivos de personas a las que ha dado permiso, y esta página no recibió ese permiso. Inicie sesión o avise al responsable del sitio.',
     infected: () =>
       'Un análisis antivirus encontró software malicioso en este archivo: se rechazó y no se guardó nada.',
+    metadata_unreadable: () =>
+      'No se pudo quitar con seguridad la ubicación de esta foto, así que no se guardó nada. Guarde una copia sin ubicación y vuelva a intentarlo.',
+    unscannable: () =>
+      'El análisis antivirus no pudo terminar de revisar este archivo (quizá un archivo comprimido que se descomprime en demasiados datos): se rechazó y no se guardó nada.',
     import_refused_target: () =>
       'Este enlace apunta a una dirección de la que el servicio de archivos no puede descargar. Usa un enlace público.',
     import_http_error: () =>
@@ -136,7 +144,8 @@ const es: Translation = {
     import_timeout: () =>
       'El sitio del enlace tardó demasiado en enviar el archivo. Vuelve a intentarlo más tarde.',
     import_failed: () => 'No se pudo obtener el archivo del enlace. Vuelve a intentarlo más tarde.',
-    import_too_large: () => 'El archivo del enlace es demasiado grande para este sitio.',
+    import_too_large: ({ limit }) =>
+      `El archivo del enlace es demasiado grande para este sitio.${limit ? ` El límite es ${limit}.` : ''}`,
     import_unsupported_type: () => 'Aquí no se acepta este tipo de archivo.',
     unexpected: ({ code, message }) =>
       `Algo ha fallado (${code}).${message ? ` ${message}` : ''} Reinténtalo ahora o más tarde.`,

@@ -17,6 +17,8 @@ const fr: Translation = {
     hintTypes: (types) => `Acceptés : ${types}.`,
     hintMaxSize: (size) => `Jusqu’à ${size} par fichier.`,
     hintMaxFiles: (count, form) => `${count} ${files(form)} au maximum.`,
+    hintFilesLeft: (count, form) => `Vous pouvez encore envoyer ${count} ${files(form)}.`,
+    hintBytesLeft: (size) => `Il reste ${size} au total.`,
     hintPaste: 'Vous pouvez aussi coller des fichiers.',
     queued: 'En attente d’envoi',
     preparing: 'Préparation…',
@@ -123,12 +125,18 @@ const fr: Translation = {
       'Le service de fichiers n’a plus de place pour le moment et n’a rien conservé. Réessayez plus tard.',
     token_expired: () =>
       'Votre autorisation d’envoyer des fichiers a expiré. Rechargez la page ou reconnectez-vous, puis réessayez.',
+    token_provider_failed: () =>
+      'Cette page n’a pas pu obtenir l’autorisation d’envoyer des fichiers. Réessayez ou rechargez la page ; si cela continue, prévenez le responsable du site.',
     token_exhausted: () =>
       'Vous avez atteint la limite de fichiers ou de données que vous pouvez envoyer ici : ce fichier n’a donc pas été envoyé.',
     upload_token_required: () =>
       'Ce site n’accepte que les envois des personnes qu’il a autorisées, et cette page n’a pas reçu cette autorisation. Connectez-vous, ou prévenez le responsable du site.',
     infected: () =>
       'Une analyse antivirus a trouvé un logiciel malveillant dans ce fichier : il a été refusé et rien n’a été conservé.',
+    metadata_unreadable: () =>
+      'La position de cette photo n’a pas pu être retirée avec certitude : rien n’a été conservé. Enregistrez une copie sans position et réessayez.',
+    unscannable: () =>
+      'L’analyse antivirus n’a pas pu vérifier ce fichier jusqu’au bout (peut-être une archive qui se décompresse en trop de données) : il a été refusé et rien n’a été conservé.',
     import_refused_target: () =>
       'Ce lien mène à une adresse que le service de fichiers n’a pas le droit de consulter. Utilisez un lien public.',
     import_http_error: () =>
@@ -136,7 +144,8 @@ const fr: Translation = {
     import_timeout: () =>
       'Le site derrière le lien a mis trop de temps à envoyer le fichier. Réessayez plus tard.',
     import_failed: () => 'Le fichier n’a pas pu être récupéré depuis le lien. Réessayez plus tard.',
-    import_too_large: () => 'Le fichier derrière le lien est trop volumineux pour ce site.',
+    import_too_large: ({ limit }) =>
+      `Le fichier derrière le lien est trop volumineux pour ce site.${limit ? ` La limite est de ${limit}.` : ''}`,
     import_unsupported_type: () => 'Ce type de fichier n’est pas accepté ici.',
     unexpected: ({ code, message }) =>
       `Une erreur s’est produite (${code}).${message ? ` ${message}` : ''} Réessayez maintenant ou plus tard.`,

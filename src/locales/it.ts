@@ -15,6 +15,8 @@ const it: Translation = {
     hintTypes: (types) => `Formati accettati: ${types}.`,
     hintMaxSize: (size) => `Fino a ${size} per file.`,
     hintMaxFiles: (count) => `Al massimo ${count} file.`,
+    hintFilesLeft: (count) => `Puoi caricare ancora ${count} file.`,
+    hintBytesLeft: (size) => `Restano ${size} in tutto.`,
     hintPaste: 'Puoi anche incollare i file.',
     queued: 'In attesa di caricamento',
     preparing: 'Preparazione…',
@@ -118,12 +120,18 @@ const it: Translation = {
       'Il servizio file al momento non ha spazio e non ha salvato nulla. Riprova più tardi.',
     token_expired: () =>
       'Il permesso di caricare file è scaduto. Ricarica la pagina o accedi di nuovo, poi riprova.',
+    token_provider_failed: () =>
+      'Questa pagina non è riuscita a ottenere il permesso di caricare file. Riprova o ricarica la pagina; se continua a non funzionare, avvisa il gestore del sito.',
     token_exhausted: () =>
       'Hai raggiunto il limite di file o di dati che puoi caricare qui, quindi questo file non è stato inviato.',
     upload_token_required: () =>
       'Questo sito accetta caricamenti solo dalle persone che ha autorizzato, e questa pagina non ha ricevuto l’autorizzazione. Accedi, oppure avvisa il gestore del sito.',
     infected: () =>
       'Un controllo antivirus ha trovato malware in questo file: è stato rifiutato e non è stato conservato nulla.',
+    metadata_unreadable: () =>
+      'Non è stato possibile rimuovere con certezza la posizione da questa foto, quindi non è stato conservato nulla. Salva una copia senza posizione e riprova.',
+    unscannable: () =>
+      'Il controllo antivirus non è riuscito a verificare questo file fino in fondo (forse un archivio che si espande troppo): è stato rifiutato e non è stato conservato nulla.',
     import_refused_target: () =>
       'Questo link punta a un indirizzo da cui il servizio file non può scaricare. Usa un link pubblico.',
     import_http_error: () =>
@@ -131,7 +139,8 @@ const it: Translation = {
     import_timeout: () =>
       'Il sito del link ha impiegato troppo tempo a inviare il file. Riprova più tardi.',
     import_failed: () => 'Non è stato possibile scaricare il file dal link. Riprova più tardi.',
-    import_too_large: () => 'Il file del link è troppo grande per questo sito.',
+    import_too_large: ({ limit }) =>
+      `Il file del link è troppo grande per questo sito.${limit ? ` Il limite è ${limit}.` : ''}`,
     import_unsupported_type: () => 'Questo tipo di file non è accettato qui.',
     unexpected: ({ code, message }) =>
       `Si è verificato un errore (${code}).${message ? ` ${message}` : ''} Riprova ora o più tardi.`,

@@ -15,6 +15,8 @@ const ko: Translation = {
     hintTypes: (types) => `허용 형식: ${types}.`,
     hintMaxSize: (size) => `파일당 최대 ${size}.`,
     hintMaxFiles: (count) => `최대 ${count}개.`,
+    hintFilesLeft: (count) => `${count}개 더 올릴 수 있습니다.`,
+    hintBytesLeft: (size) => `총 ${size} 남았습니다.`,
     hintPaste: '파일을 붙여 넣을 수도 있습니다.',
     queued: '업로드 대기 중',
     preparing: '준비 중…',
@@ -115,12 +117,18 @@ const ko: Translation = {
       '파일 서비스에 지금 공간이 없어 아무것도 저장하지 않았습니다. 나중에 다시 시도하세요.',
     token_expired: () =>
       '업로드 권한이 만료되었습니다. 페이지를 새로 고치거나 다시 로그인한 뒤 다시 시도하세요.',
+    token_provider_failed: () =>
+      '이 페이지가 업로드 권한을 받지 못했습니다. 다시 시도하거나 페이지를 새로 고치세요. 계속 실패하면 사이트 운영자에게 알려 주세요.',
     token_exhausted: () =>
       '여기에 올릴 수 있는 파일 수나 데이터 양의 한도에 도달해 이 파일은 전송되지 않았습니다.',
     upload_token_required: () =>
       '이 사이트는 허락한 사람의 업로드만 받는데, 이 페이지는 그 허락을 받지 못했습니다. 로그인하거나 사이트 운영자에게 알려 주세요.',
     infected: () =>
       '바이러스 검사에서 이 파일에 악성 코드가 발견되어 거부되었으며 아무것도 저장되지 않았습니다.',
+    metadata_unreadable: () =>
+      '이 사진에서 위치 정보를 안전하게 제거할 수 없어 아무것도 저장되지 않았습니다. 위치 정보가 없는 사본을 저장한 후 다시 시도하세요.',
+    unscannable: () =>
+      '바이러스 검사가 이 파일을 끝까지 확인하지 못해(압축을 풀면 너무 커지는 압축 파일 등) 거부되었으며 아무것도 저장되지 않았습니다.',
     import_refused_target: () =>
       '이 링크는 파일 서비스가 가져올 수 없는 주소를 가리킵니다. 공개 링크를 사용하세요.',
     import_http_error: () =>
@@ -128,7 +136,8 @@ const ko: Translation = {
     import_timeout: () =>
       '링크의 사이트가 파일을 보내는 데 너무 오래 걸렸습니다. 나중에 다시 시도하세요.',
     import_failed: () => '링크에서 파일을 가져오지 못했습니다. 나중에 다시 시도하세요.',
-    import_too_large: () => '링크의 파일이 이 사이트에서 받기에는 너무 큽니다.',
+    import_too_large: ({ limit }) =>
+      `링크의 파일이 이 사이트에서 받기에는 너무 큽니다.${limit ? ` 한도는 ${limit}입니다.` : ''}`,
     import_unsupported_type: () => '이 형식의 파일은 여기서 받지 않습니다.',
     unexpected: ({ code, message }) =>
       `문제가 발생했습니다(${code}).${message ? ` ${message}` : ''} 다시 시도하거나 잠시 후에 시도하세요.`,

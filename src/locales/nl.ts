@@ -17,6 +17,8 @@ const nl: Translation = {
     hintTypes: (types) => `Toegestaan: ${types}.`,
     hintMaxSize: (size) => `Maximaal ${size} per bestand.`,
     hintMaxFiles: (count, form) => `Hoogstens ${count} ${files(form)}.`,
+    hintFilesLeft: (count, form) => `Nog ${count} ${files(form)} mogelijk.`,
+    hintBytesLeft: (size) => `Nog ${size} over in totaal.`,
     hintPaste: 'Je kunt ook bestanden plakken.',
     queued: 'Wacht op uploaden',
     preparing: 'Voorbereiden…',
@@ -120,12 +122,18 @@ const nl: Translation = {
       'De bestandsdienst heeft nu geen ruimte en heeft niets bewaard. Probeer het later opnieuw.',
     token_expired: () =>
       'Je toestemming om te uploaden is verlopen. Laad de pagina opnieuw of log opnieuw in, en probeer het dan nog eens.',
+    token_provider_failed: () =>
+      'Deze pagina kon geen toestemming krijgen om te uploaden. Probeer het opnieuw of laad de pagina opnieuw; blijft het mislukken, laat het dan de beheerder van de site weten.',
     token_exhausted: () =>
       'Je hebt de grens bereikt van het aantal bestanden of de hoeveelheid gegevens die je hier mag uploaden, dus dit bestand is niet verstuurd.',
     upload_token_required: () =>
       'Deze site neemt alleen uploads aan van mensen die ze daarvoor toestemming heeft gegeven, en deze pagina heeft die toestemming niet gekregen. Log in, of laat het de eigenaar van de site weten.',
     infected: () =>
       'Een virusscan vond malware in dit bestand: het is geweigerd en er is niets bewaard.',
+    metadata_unreadable: () =>
+      'De locatie kon niet veilig uit deze foto worden verwijderd, dus er is niets bewaard. Sla een kopie zonder locatie op en probeer het opnieuw.',
+    unscannable: () =>
+      'De virusscan kon dit bestand niet volledig controleren (bijvoorbeeld een archief dat uitgepakt te groot wordt): het is geweigerd en er is niets bewaard.',
     import_refused_target: () =>
       'Deze link wijst naar een adres waarvan de bestandsdienst niet mag ophalen. Gebruik een openbare link.',
     import_http_error: () =>
@@ -134,7 +142,8 @@ const nl: Translation = {
       'De site achter de link deed te lang over het bestand. Probeer het later opnieuw.',
     import_failed: () =>
       'Het bestand kon niet via de link worden opgehaald. Probeer het later opnieuw.',
-    import_too_large: () => 'Het bestand achter de link is te groot voor deze site.',
+    import_too_large: ({ limit }) =>
+      `Het bestand achter de link is te groot voor deze site.${limit ? ` De limiet is ${limit}.` : ''}`,
     import_unsupported_type: () => 'Dit type bestand wordt hier niet geaccepteerd.',
     unexpected: ({ code, message }) =>
       `Er ging iets mis (${code}).${message ? ` ${message}` : ''} Probeer het opnieuw, nu of later.`,

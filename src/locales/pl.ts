@@ -18,6 +18,8 @@ const pl: Translation = {
     hintTypes: (types) => `Dozwolone: ${types}.`,
     hintMaxSize: (size) => `Do ${size} na plik.`,
     hintMaxFiles: (count, form) => `Najwyżej ${count} ${files(form)}.`,
+    hintFilesLeft: (count, form) => `Możesz dodać jeszcze ${count} ${files(form)}.`,
+    hintBytesLeft: (size) => `Pozostało łącznie ${size}.`,
     hintPaste: 'Możesz też wkleić pliki.',
     queued: 'Czeka na przesłanie',
     preparing: 'Przygotowywanie…',
@@ -118,19 +120,26 @@ const pl: Translation = {
       'Usługa plików nie ma teraz miejsca i niczego nie zapisała. Spróbuj później.',
     token_expired: () =>
       'Twoje uprawnienie do wysyłania plików wygasło. Odśwież stronę lub zaloguj się ponownie, a potem spróbuj jeszcze raz.',
+    token_provider_failed: () =>
+      'Ta strona nie mogła uzyskać pozwolenia na wysyłanie plików. Spróbuj ponownie lub odśwież stronę; jeśli to się powtarza, powiadom właściciela witryny.',
     token_exhausted: () =>
       'Osiągnięto limit plików lub danych, które możesz tu wysłać, więc ten plik nie został wysłany.',
     upload_token_required: () =>
       'Ta witryna przyjmuje pliki tylko od osób, którym na to pozwoliła, a ta strona nie otrzymała takiego pozwolenia. Zaloguj się lub powiadom właściciela witryny.',
     infected: () =>
       'Skanowanie antywirusowe wykryło w tym pliku złośliwe oprogramowanie: plik odrzucono i niczego nie zachowano.',
+    metadata_unreadable: () =>
+      'Nie udało się bezpiecznie usunąć lokalizacji z tego zdjęcia, więc niczego nie zachowano. Zapisz kopię bez lokalizacji i spróbuj ponownie.',
+    unscannable: () =>
+      'Skanowanie antywirusowe nie mogło w pełni sprawdzić tego pliku (np. archiwum, które po rozpakowaniu jest zbyt duże): plik odrzucono i niczego nie zachowano.',
     import_refused_target: () =>
       'Ten link prowadzi pod adres, z którego usługa plików nie może pobierać. Użyj publicznego linku.',
     import_http_error: () =>
       'Strona pod linkiem nie wydała pliku. Sprawdź link i spróbuj ponownie.',
     import_timeout: () => 'Strona pod linkiem zbyt długo wysyłała plik. Spróbuj ponownie później.',
     import_failed: () => 'Nie udało się pobrać pliku z linku. Spróbuj ponownie później.',
-    import_too_large: () => 'Plik pod linkiem jest za duży dla tej strony.',
+    import_too_large: ({ limit }) =>
+      `Plik pod linkiem jest za duży dla tej strony.${limit ? ` Limit wynosi ${limit}.` : ''}`,
     import_unsupported_type: () => 'Ten typ pliku nie jest tu przyjmowany.',
     unexpected: ({ code, message }) =>
       `Coś poszło nie tak (${code}).${message ? ` ${message}` : ''} Ponów teraz lub spróbuj później.`,

@@ -17,6 +17,8 @@ const ptBR: Translation = {
     hintTypes: (types) => `Aceitos: ${types}.`,
     hintMaxSize: (size) => `Até ${size} cada.`,
     hintMaxFiles: (count, form) => `No máximo ${count} ${files(form)}.`,
+    hintFilesLeft: (count, form) => `Você ainda pode enviar ${count} ${files(form)}.`,
+    hintBytesLeft: (size) => `Restam ${size} no total.`,
     hintPaste: 'Você também pode colar arquivos.',
     queued: 'Aguardando envio',
     preparing: 'Preparando…',
@@ -119,12 +121,18 @@ const ptBR: Translation = {
       'O serviço de arquivos está sem espaço agora e não guardou nada. Tente mais tarde.',
     token_expired: () =>
       'Sua permissão para enviar arquivos expirou. Recarregue a página ou entre novamente e depois tente de novo.',
+    token_provider_failed: () =>
+      'Esta página não conseguiu obter permissão para enviar arquivos. Tente de novo ou recarregue a página; se continuar falhando, avise o responsável pelo site.',
     token_exhausted: () =>
       'Você atingiu o limite de arquivos ou de dados que pode enviar aqui, então este arquivo não foi enviado.',
     upload_token_required: () =>
       'Este site só aceita envios de pessoas que ele autorizou, e esta página não recebeu essa autorização. Entre na sua conta ou avise o responsável pelo site.',
     infected: () =>
       'Uma verificação de vírus encontrou malware neste arquivo: ele foi recusado e nada foi guardado.',
+    metadata_unreadable: () =>
+      'Não foi possível remover com segurança a localização desta foto, então nada foi guardado. Salve uma cópia sem localização e tente de novo.',
+    unscannable: () =>
+      'A verificação de vírus não conseguiu examinar este arquivo por completo (talvez um arquivo compactado que se expande demais): ele foi recusado e nada foi guardado.',
     import_refused_target: () =>
       'Este link aponta para um endereço do qual o serviço de arquivos não pode baixar. Use um link público.',
     import_http_error: () =>
@@ -132,7 +140,8 @@ const ptBR: Translation = {
     import_timeout: () =>
       'O site do link demorou demais para enviar o arquivo. Tente de novo mais tarde.',
     import_failed: () => 'Não foi possível buscar o arquivo pelo link. Tente de novo mais tarde.',
-    import_too_large: () => 'O arquivo do link é grande demais para este site.',
+    import_too_large: ({ limit }) =>
+      `O arquivo do link é grande demais para este site.${limit ? ` O limite é ${limit}.` : ''}`,
     import_unsupported_type: () => 'Este tipo de arquivo não é aceito aqui.',
     unexpected: ({ code, message }) =>
       `Algo deu errado (${code}).${message ? ` ${message}` : ''} Tente de novo agora ou mais tarde.`,

@@ -15,6 +15,8 @@ const tr: Translation = {
     hintTypes: (types) => `Kabul edilenler: ${types}.`,
     hintMaxSize: (size) => `Dosya başına en çok ${size}.`,
     hintMaxFiles: (count) => `En çok ${count} dosya.`,
+    hintFilesLeft: (count) => `${count} dosya daha yükleyebilirsiniz.`,
+    hintBytesLeft: (size) => `Toplamda ${size} kaldı.`,
     hintPaste: 'Dosyaları yapıştırabilirsiniz de.',
     queued: 'Yüklenmeyi bekliyor',
     preparing: 'Hazırlanıyor…',
@@ -118,12 +120,18 @@ const tr: Translation = {
       'Dosya hizmetinde şu anda yer yok ve hiçbir şey saklanmadı. Daha sonra yeniden deneyin.',
     token_expired: () =>
       'Dosya yükleme izniniz sona erdi. Sayfayı yenileyin ya da yeniden oturum açın, sonra tekrar deneyin.',
+    token_provider_failed: () =>
+      'Bu sayfa dosya yükleme izni alamadı. Tekrar deneyin ya da sayfayı yenileyin; sorun sürerse site sahibine bildirin.',
     token_exhausted: () =>
       'Buraya yükleyebileceğiniz dosya ya da veri sınırına ulaştınız, bu yüzden bu dosya gönderilmedi.',
     upload_token_required: () =>
       'Bu site yalnızca izin verdiği kişilerden yükleme kabul ediyor ve bu sayfa o izni almadı. Oturum açın ya da site sahibine haber verin.',
     infected: () =>
       'Virüs taraması bu dosyada kötü amaçlı yazılım buldu: dosya reddedildi ve hiçbir şey saklanmadı.',
+    metadata_unreadable: () =>
+      'Bu fotoğraftaki konum bilgisi güvenle kaldırılamadı, bu yüzden hiçbir şey saklanmadı. Konumsuz bir kopya kaydedip yeniden deneyin.',
+    unscannable: () =>
+      'Virüs taraması bu dosyayı sonuna kadar denetleyemedi (örneğin açıldığında çok büyüyen bir arşiv): dosya reddedildi ve hiçbir şey saklanmadı.',
     import_refused_target: () =>
       'Bu bağlantı, dosya hizmetinin indirme yapamayacağı bir adresi gösteriyor. Herkese açık bir bağlantı kullanın.',
     import_http_error: () =>
@@ -131,7 +139,8 @@ const tr: Translation = {
     import_timeout: () =>
       'Bağlantıdaki site dosyayı göndermekte çok geç kaldı. Daha sonra yeniden deneyin.',
     import_failed: () => 'Dosya bağlantıdan alınamadı. Daha sonra yeniden deneyin.',
-    import_too_large: () => 'Bağlantıdaki dosya bu site için çok büyük.',
+    import_too_large: ({ limit }) =>
+      `Bağlantıdaki dosya bu site için çok büyük.${limit ? ` Sınır ${limit}.` : ''}`,
     import_unsupported_type: () => 'Bu dosya türü burada kabul edilmiyor.',
     unexpected: ({ code, message }) =>
       `Bir şeyler ters gitti (${code}).${message ? ` ${message}` : ''} Yeniden deneyin ya da daha sonra tekrar deneyin.`,

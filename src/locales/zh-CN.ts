@@ -15,6 +15,8 @@ const zhCN: Translation = {
     hintTypes: (types) => `支持的类型:${types}。`,
     hintMaxSize: (size) => `每个文件不超过 ${size}。`,
     hintMaxFiles: (count) => `最多 ${count} 个文件。`,
+    hintFilesLeft: (count) => `还可以上传 ${count} 个文件。`,
+    hintBytesLeft: (size) => `总共还剩 ${size}。`,
     hintPaste: '也可以直接粘贴文件。',
     queued: '等待上传',
     preparing: '正在准备…',
@@ -104,15 +106,22 @@ const zhCN: Translation = {
     upload_conflict: () => '这次上传已经完成,可能是在另一个标签页中。如需重新上传,请再次选择文件。',
     insufficient_storage: () => '文件服务当前没有空间,未保存任何内容。请稍后重试。',
     token_expired: () => '你的上传权限已过期。请刷新页面或重新登录，然后重试。',
+    token_provider_failed: () =>
+      '此页面未能获得上传权限。请重试或刷新页面；如果问题仍然存在，请告知网站所有者。',
     token_exhausted: () => '你已达到在此可上传的文件数或数据量上限，因此这个文件没有发送。',
     upload_token_required: () =>
       '本网站只接受其授权的人上传文件，而此页面没有获得该授权。请登录，或告知网站负责人。',
     infected: () => '病毒扫描在此文件中发现了恶意软件，文件已被拒绝，没有保存任何内容。',
+    metadata_unreadable: () =>
+      '无法可靠地移除这张照片中的位置信息，因此没有保存任何内容。请保存一份不含位置信息的副本后重试。',
+    unscannable: () =>
+      '病毒扫描未能完整检查此文件（例如解压后过大的压缩包），文件已被拒绝，没有保存任何内容。',
     import_refused_target: () => '此链接指向文件服务不允许获取的地址。请使用公开链接。',
     import_http_error: () => '链接所在的网站没有提供该文件。请检查链接后重试。',
     import_timeout: () => '链接所在的网站发送文件耗时过长。请稍后重试。',
     import_failed: () => '无法从链接获取该文件。请稍后重试。',
-    import_too_large: () => '链接中的文件对本网站来说太大。',
+    import_too_large: ({ limit }) =>
+      `链接中的文件对本网站来说太大。${limit ? `上限为 ${limit}。` : ''}`,
     import_unsupported_type: () => '此处不接受此类型的文件。',
     unexpected: ({ code, message }) =>
       `出现问题(${code})。${message ? `${message} ` : ''}请重试,或稍后再试。`,

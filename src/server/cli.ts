@@ -4,12 +4,19 @@ import { PLANS, type Plan } from '../api/limits.js';
 import { createKey, createProject } from './admin.js';
 import { anonymousShareOf, projectQuota } from './api/quota.js';
 import { commandName } from './command-name.js';
-import { ConfigError, configFromEnv, parseOrigins, parseShare } from './config.js';
+import {
+  ConfigError,
+  configFromEnv,
+  parseOrigins,
+  parseShare,
+  type ServiceConfig,
+} from './config.js';
 import type { MetadataStore, Project } from './db/metadata-store.js';
 import { newWebhookSecret } from './events/webhook-secret.js';
 import { parseTargetUrl } from './http/targets.js';
+import { fillPlaceholders } from './ingest/fill-placeholders.js';
 import { newApiKey, newId } from './secrets.js';
-import { openMetadataStore } from './start/deployment.js';
+import { openMetadataStore, openStores } from './start/deployment.js';
 import { parseTypeList } from './type-list.js';
 
 /** The admin command's help, in the words the user started it with (see commandName). */
@@ -45,6 +52,12 @@ sign, recognised from the bytes when complete); * for every type, the default.
   ${command} keys list PROJECT_ID
   ${command} keys create PROJECT_ID --kind secret|publishable
   ${command} keys revoke KEY_ID
+
+  ${command} placeholders fill
+
+placeholders fill: computes the placeholder (ThumbHash) of every ready image made before
+placeholders existed; safe to run again, and while the service runs at scale (the
+embedded service holds its data dir: stop it first).
 
   ${command} webhooks list PROJECT_ID
   ${command} webhooks create PROJECT_ID --url URL [--events TYPE,TYPE]
@@ -301,6 +314,25 @@ function generateKeys(): string {
   ].join('\n');
 }
 
+/** `placeholders fill`, its progress on one line of the terminal (stderr), its total on stdout. */
+async function fillAllPlaceholders(config: ServiceConfig): Promise<void> {
+  const stores = await openStores(config, () => '');
+  const terminal = process.stderr.isTTY;
+  try {
+    const done = await fillPlaceholders(stores.db, stores.blobs, ({ seen, filled }) => {
+      if (terminal) process.stderr.write(`\r${seen} images looked at, ${filled} placeholders made`);
+      else if (seen % 100 === 0)
+        process.stderr.write(`${seen} images looked at, ${filled} placeholders made\n`);
+    });
+    if (terminal && done.seen > 0) process.stderr.write('\n');
+    console.log(
+      `${done.filled} placeholders made; ${done.seen - done.filled} of ${done.seen} images without one do not decode.`,
+    );
+  } finally {
+    await stores.close();
+  }
+}
+
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
   // Help opens no database: asked in an empty folder, it must not create one there.
@@ -313,6 +345,10 @@ async function main(): Promise<void> {
     return;
   }
   const config = configFromEnv();
+  if (args[0] === 'placeholders' && args[1] === 'fill' && args.length === 2) {
+    await fillAllPlaceholders(config);
+    return;
+  }
   const { db } = await openMetadataStore(config);
   try {
     console.log(await run(args, db));

@@ -108,11 +108,21 @@ export interface ServiceConfig {
   /** `FILEHOST_CLAMD`: the ClamAV daemon every file is scanned by; undefined: no scanning. */
   clamd: ClamdAddress | undefined;
   /**
-   * `FILEHOST_CLAMD_TIMEOUT` (seconds, default 30): the longest clamd may stay silent (not
-   * taking bytes, or not answering once it has them all) before the scan counts as
-   * unavailable (`503`, the upload stays pending).
+   * `FILEHOST_CLAMD_TIMEOUT` (seconds, default 30): the longest clamd may take no bytes
+   * while a file is sent to it before the scan counts as unavailable (`503`, the upload
+   * stays pending).
    */
   clamdTimeoutMs: number;
+  /**
+   * `FILEHOST_SCAN_TIMEOUT` (seconds, default 60): the longest clamd may take to give its
+   * verdict once it has every byte; past it the file is `unscannable` (`422`, not kept).
+   */
+  scanTimeoutMs: number;
+  /**
+   * `FILEHOST_SCAN_CONCURRENCY` (default 4): scans this instance runs at once; the others
+   * wait, served in turn across client addresses.
+   */
+  scanConcurrency: number;
   /** `FILEHOST_STRIP_METADATA`: what is removed from photos at completion (default `gps`). */
   stripMetadata: StripMode;
   /**
@@ -300,6 +310,8 @@ export function configFromEnv(env: Env = process.env): ServiceConfig {
     webhookTimeoutMs: integer(env, 'FILEHOST_WEBHOOK_TIMEOUT', 15, 1, 120) * 1000,
     clamd: clamdAddress(read('FILEHOST_CLAMD')),
     clamdTimeoutMs: integer(env, 'FILEHOST_CLAMD_TIMEOUT', 30, 1, 3600) * 1000,
+    scanTimeoutMs: integer(env, 'FILEHOST_SCAN_TIMEOUT', 60, 1, 3600) * 1000,
+    scanConcurrency: integer(env, 'FILEHOST_SCAN_CONCURRENCY', 4, 1, 256),
     stripMetadata: stripMode(read('FILEHOST_STRIP_METADATA')),
     importAllowPrivate: boolean(
       read('FILEHOST_IMPORT_ALLOW_PRIVATE'),

@@ -18,7 +18,9 @@
  * `BENCH_CLAMD_STREAMS=disk` puts clamd's `TemporaryDirectory` on the disk instead of tmpfs;
  * `BENCH_BASELINE=<git revision>` adds to the small files a third service, C: that
  * revision's, with the same clamd, taking turns with A and B (what a change to the scan
- * path did, measured in one run).
+ * path did, measured in one run). `BENCH_SCAN_KEY=publishable` sends the small files as a
+ * page's visitor does (the publishable key and an `Origin`, no token: anonymous uploads,
+ * whose scans are bounded per client address) instead of with the secret key.
  *
  * Beside each small run's time, the CPU time it cost (from `/proc/<pid>/stat`): the service's,
  * clamd's and this process's (the client). On the shared 2-core machine the times move
@@ -44,6 +46,7 @@ const SMALL_COUNT = 200;
 const BIG_RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const SMALL_RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const ONLY = process.env.BENCH_SCAN;
+const AS_VISITOR = process.env.BENCH_SCAN_KEY === 'publishable';
 
 /** CPU time a process has used so far, ms (`/proc/<pid>/stat`: utime + stime, ticks of 10 ms). */
 function cpuMs(pid: number): number {
@@ -67,6 +70,11 @@ interface SmallRun {
 }
 
 const auth = (s: ChildService) => ({ Authorization: `Bearer ${s.secretKey}` });
+/** A page's visitor: the publishable key from a loopback origin (the embedded default's). */
+const visitor = (s: ChildService) => ({
+  Authorization: `Bearer ${s.publishableKey}`,
+  Origin: 'http://localhost:5173',
+});
 
 async function bigUpload(
   s: ChildService,
@@ -125,7 +133,7 @@ async function smallUploads(s: ChildService, files: Buffer[], clamdPid = 0): Pro
       const index = next++;
       const response = await fetch(`${s.apiUrl}/v1/upload`, {
         method: 'POST',
-        headers: { ...auth(s), 'X-Filename': `f${index}.bin` },
+        headers: { ...(AS_VISITOR ? visitor(s) : auth(s)), 'X-Filename': `f${index}.bin` },
         body: new Uint8Array(files[index] as Buffer),
       });
       if (response.status !== 201) throw new Error(`upload: ${response.status}`);

@@ -179,8 +179,13 @@ export const FIRST_LOAD_BUDGET_BYTES = 20 * 1024;
 export const TOTAL_BUDGET_BYTES = 44 * 1024;
 /** Each on-use chunk on its own, hash-wasm's MD5 (WebCrypto has none) too. */
 export const ON_USE_CHUNK_BUDGET_BYTES = 5 * 1024;
-/** Each language's words (`dist/locales/<tag>.js`), the one a page in that language fetches. */
-export const LOCALE_BUDGET_BYTES = 3 * 1024;
+/**
+ * Each language's words (`dist/locales/<tag>.js`), the one a page in that language fetches:
+ * 3 KiB until #51 and #53, when Ukrainian (the longest) passed it with the words of the
+ * scanner's and the location stripper's refusals, a failed token provider and an import's
+ * limit.
+ */
+export const LOCALE_BUDGET_BYTES = 3.5 * 1024;
 
 /** The gzipped size of each shipped language in `dist/locales/` (`npm run build` first). */
 export async function localeSizes(): Promise<{ name: string; gzipped: number }[]> {
@@ -198,9 +203,16 @@ const ENGINE_CHUNK = /^filehost-upload-engine-[\w-]+\.js$/;
 
 /**
  * `dist/filehost.bundle.js`, everything in one file for a page author who copies one file
- * (#43): the first load and every chunk together, within 60 KiB gzipped.
+ * (#43): the first load and every chunk together, and (#53) every language, since nothing
+ * sits beside it to fetch a page's own from: 57 KiB without the languages, their 14 files
+ * 28 KiB gzipped together, within 90 KiB gzipped. 91 KiB since the languages' words of the
+ * scanner's and the location stripper's refusals and of a failed token provider (#51, #53):
+ * 92,394 B on 2026-11-29, over 90 KiB by those words alone (what loads when moves code
+ * between files, and this one holds every file). 93 KiB since `<file-list>`'s placeholders
+ * (#58: the ThumbHash decoder and their drawing, 2.1 KiB gzipped, an on-use chunk for the
+ * script tag): 93,900 B with them. Not a promise of an issue: today's budget.
  */
-export const ONE_FILE_BUDGET_BYTES = 60 * 1024;
+export const ONE_FILE_BUDGET_BYTES = 93 * 1024;
 export const ONE_FILE = 'filehost.bundle.js';
 
 /** The gzipped size of `dist/filehost.bundle.js` (`npm run build` first). */

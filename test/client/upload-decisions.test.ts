@@ -2,10 +2,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { ApiError, isTransient, isTransientStatus } from '../../src/client/api-error.js';
+import { ApiError } from '../../src/client/api-error.js';
 import { Batcher, eachAlone } from '../../src/client/batcher.js';
 import { missingParts, needsFreshUrls, takeFreshUrls } from '../../src/client/part-plan.js';
 import { backoffMs, retryDelayMs } from '../../src/client/retry.js';
+import { isTransient, isTransientStatus } from '../../src/client/transient.js';
 import {
   claimedParts,
   fileRetryDelayMs,

@@ -8,6 +8,7 @@ import {
   type UploadFileResult,
   type UploadTokenProvider,
 } from '../../src/client/index.js';
+import { UploadTokens } from '../../src/client/upload-tokens.js';
 import { hashKey, newId } from '../../src/server/secrets.js';
 import { patternBytes, startTestService, type TestService } from '../helpers/service.js';
 
@@ -149,24 +150,90 @@ describe('upload tokens in the typed client, against the real service', () => {
     assert.deepEqual(refused, []);
   });
 
-  it('without a provider, an expired token fails as token_expired; a provider that fails, too', async () => {
+  it('without a provider, an expired token fails as token_expired', async () => {
     const client = new FilehostClient({ endpoint: t.apiUrl, uploadToken: await expiredToken() });
     await assert.rejects(
       client.uploadFile(source('a.txt', 100)),
       (error: ApiError) =>
         error instanceof ApiError && error.code === 'token_expired' && error.status === 401,
     );
-    const failing = new FilehostClient({
-      endpoint: t.apiUrl,
-      tokenProvider: async () => {
-        throw new Error('signed out');
-      },
-    });
-    await assert.rejects(
-      failing.uploadFile(source('a.txt', 100)),
-      (error: ApiError) =>
-        error.code === 'token_expired' && /tokenProvider failed.*signed out/.test(error.message),
+  });
+
+  it('a provider that throws or answers no token fails as token_provider_failed, with its error as the cause, asked once', async () => {
+    const signedOut = new Error('signed out');
+    // A backend's route that is not there: a 404 page, which is not JSON.
+    const notJson = async () => {
+      const answer = new Response('<h1>Not Found</h1>', { status: 404 });
+      return (await answer.json()) as string;
+    };
+    const providers: [UploadTokenProvider, (cause: unknown) => boolean][] = [
+      [async () => Promise.reject(signedOut), (cause) => cause === signedOut],
+      [notJson, (cause) => cause instanceof SyntaxError],
+      [async () => ({ error: 'no session' }) as never, (cause) => cause !== undefined],
+      [async () => '  ', (cause) => cause === '  '],
+    ];
+    for (const [provider, causeIsIts] of providers) {
+      let asked = 0;
+      const client = new FilehostClient({
+        endpoint: t.apiUrl,
+        tokenProvider: () => {
+          asked++;
+          return provider();
+        },
+      });
+      await assert.rejects(client.uploadFile(source('a.txt', 100)), (error: ApiError) => {
+        assert.equal(error.code, 'token_provider_failed');
+        assert.equal(error.status, 0);
+        assert.match(error.message, /tokenProvider/);
+        assert.ok(causeIsIts(error.cause), String(error.cause));
+        return true;
+      });
+      // Not retried by itself (not a lost connection): the page's code decides.
+      assert.equal(asked, 1);
+    }
+  });
+
+  it('keeps the limits a grant came with, counts down what is left, and starts afresh with a new token', async () => {
+    const first = await backend.createUploadToken({ maxFiles: 2, maxBytes: 1000 });
+    const second = await backend.createUploadToken({ maxFileSize: 500 });
+    let granted = 0;
+    const tokens = new UploadTokens(
+      undefined,
+      // The first within 30 s of its end from the start: the next call asks again.
+      async () => (granted === 0 ? { ...first, expiresAt: Date.now() + 10_000 } : second),
+      { granted: () => granted++ },
     );
+    // Read through a function: an assertion about it must not narrow its later reads.
+    const allowance = () => tokens.allowance;
+    assert.equal(allowance(), null);
+    await tokens.current();
+    assert.equal(granted, 1);
+    tokens.count(300);
+    assert.deepEqual(allowance(), {
+      maxFiles: 2,
+      maxFileSize: null,
+      maxBytes: 1000,
+      types: null,
+      filesLeft: 1,
+      bytesLeft: 700,
+    });
+    tokens.count(900);
+    assert.deepEqual([allowance()?.filesLeft, allowance()?.bytesLeft], [0, 0]);
+    // Within 30 s of its end: the next call asks for the next token, whose limits are its own.
+    await tokens.current();
+    assert.equal(granted, 2);
+    assert.deepEqual(allowance(), {
+      maxFiles: null,
+      maxFileSize: 500,
+      maxBytes: null,
+      types: null,
+      filesLeft: null,
+      bytesLeft: null,
+    });
+    // A token alone says nothing of its limits.
+    const bare = new UploadTokens(undefined, async () => first.token);
+    await bare.current();
+    assert.equal(bare.allowance, null);
   });
 
   it('reports token_exhausted for the files past the token’s maxFiles; the others go up', async () => {

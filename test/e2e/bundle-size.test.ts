@@ -36,15 +36,16 @@ describe('the script-tag bundle (dist/filehost.js and its upload engine)', () =>
         'filehost-link-source',
         'filehost-md5',
         'filehost-multipart-sender',
+        // <file-list>'s placeholders (the ThumbHash decoder), once a list has one to draw.
+        'filehost-placeholders',
         // The memory of uploads across reloads, once an upload runs a second or the
         // browser holds one remembered before.
         'filehost-remembered-uploads',
-        // The token client, and what it shares with the Link source (the bundler names the
-        // shared part after the first module in it).
-        'filehost-upload-tokens',
+        // The token client (the Link source reaches it through the engine, so nothing of it
+        // is split into a part of its own).
         'filehost-upload-tokens',
       ],
-      "filehost.js, the upload engine, and on use only: five features, the Link source, MD5, the token client, the words of the service's answers and the memory of uploads across reloads",
+      "filehost.js, the upload engine, and on use only: five features, the Link source, the list's placeholders, MD5, the token client, the words of the service's answers and the memory of uploads across reloads",
     );
     assert.ok(
       firstLoad <= FIRST_LOAD_BUDGET_BYTES,

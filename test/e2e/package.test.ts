@@ -74,9 +74,13 @@ describe('the npm package entry points', () => {
     assert.deepEqual(Object.keys(dependencies).sort(), [
       '@uppy/core',
       '@uppy/xhr-upload',
+      // The image editor's cropper (an on-use chunk, fetched when an editor opens).
+      'cropperjs',
       'hash-wasm',
       'idb-keyval',
       'lit',
+      // <file-list>'s placeholders decode ThumbHash (an on-use chunk of the script tag).
+      'thumbhash',
     ]);
     for (const script of ['install', 'preinstall', 'postinstall', 'prepare'])
       assert.equal(scripts[script], undefined, script);

@@ -3,6 +3,13 @@ import assert from 'node:assert/strict';
 import type { Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { type Browser, chromium, type Page } from 'playwright-core';
+import { en } from '../../src/elements/shared/en.js';
+import { fillServiceWords } from '../../src/elements/shared/en-service.js';
+import { failureContext } from '../../src/elements/shared/failure-text.js';
+import { fillEnglish } from '../../src/elements/upload-engine/en-engine.js';
+import { fillRefusals } from '../../src/elements/upload-engine/en-refusals.js';
+import ar from '../../src/locales/ar.js';
+import de from '../../src/locales/de.js';
 import { ONE_FILE } from '../bench/support.js';
 import { patternBytes } from '../helpers/bytes.js';
 import { startTestService, type TestService } from '../helpers/service.js';
@@ -29,8 +36,6 @@ describe('a page that deploys only some files of dist/', () => {
   let noPartSender: { origin: string; server: Server };
   /** filehost.bundle.js and nothing else. */
   let oneFile: { origin: string; server: Server };
-  /** filehost.bundle.js with the languages beside it. */
-  let oneFileLocales: { origin: string; server: Server };
   let endpoint = '';
   let key = '';
   let lang = 'en';
@@ -54,14 +59,8 @@ describe('a page that deploys only some files of dist/', () => {
       (name) => !name.startsWith('filehost-multipart-sender-'),
     );
     oneFile = await staticServer(page(ONE_FILE, 'checksum="all"'), (name) => name === ONE_FILE);
-    oneFileLocales = await staticServer(
-      page(ONE_FILE, ''),
-      (name) => name === ONE_FILE || isLocale(name),
-    );
     service = await startTestService({
-      FILEHOST_ALLOWED_ORIGINS: [alone, noPartSender, oneFile, oneFileLocales]
-        .map((s) => s.origin)
-        .join(','),
+      FILEHOST_ALLOWED_ORIGINS: [alone, noPartSender, oneFile].map((s) => s.origin).join(','),
       FILEHOST_PART_SIZE: String(PART_SIZE),
     });
     endpoint = service.apiUrl;
@@ -71,7 +70,7 @@ describe('a page that deploys only some files of dist/', () => {
   after(async () => {
     await browser?.close();
     await service?.close();
-    for (const site of [alone, noPartSender, oneFile, oneFileLocales]) site?.server.close();
+    for (const site of [alone, noPartSender, oneFile]) site?.server.close();
   });
 
   /** A new tab on `origin`, recording its console errors, page errors and scripts fetched. */
@@ -95,6 +94,12 @@ describe('a page that deploys only some files of dist/', () => {
       window.uploadErrors = [];
       document.querySelector('file-uploader').addEventListener('upload-error', (event) =>
         window.uploadErrors.push(event.detail));
+      window.uploadCompletes = [];
+      document.querySelector('file-uploader').addEventListener('upload-complete', (event) =>
+        window.uploadCompletes.push({
+          successful: event.detail.successful.length,
+          failed: event.detail.failed.map(({ file, failure }) => [file.name, failure.code]),
+        }));
     `);
     return { tab, consoleErrors, pageErrors, scripts };
   }
@@ -123,6 +128,11 @@ describe('a page that deploys only some files of dist/', () => {
     assert.equal(failure?.status, 0);
     assert.equal(failure?.file.name, 'notes.txt');
     assert.match(failure?.message ?? '', /^A file this uploader needs is missing\./);
+    // And the run ends for the page: nothing is uploading any more.
+    await tab.waitForFunction('window.uploadCompletes.length > 0');
+    assert.deepEqual(await tab.evaluate('window.uploadCompletes'), [
+      { successful: 0, failed: [['notes.txt', 'script_missing']] },
+    ]);
     // Once for the load when the page was idle, once for the file: each names the engine.
     const named = consoleErrors.filter((text) => text.startsWith('filehost: missing'));
     assert.ok(named.length >= 1, JSON.stringify(consoleErrors));
@@ -204,11 +214,85 @@ describe('a page that deploys only some files of dist/', () => {
     await tab.close();
   });
 
-  it(`${ONE_FILE} speaks the page's language when the language files sit beside it`, async () => {
-    lang = 'de';
-    const { tab, scripts } = await open(oneFileLocales.origin);
-    await tab.locator('file-uploader .browse', { hasText: 'Dateien auswählen' }).waitFor();
-    assert.deepEqual(scripts, [`/${ONE_FILE}`, '/locales/de.js']);
-    await tab.close();
-  });
+  /**
+   * Every English text of both elements (statuses, failures, the words each chunk brings),
+   * as fragments of at least two words: what a page in another language must never show.
+   */
+  function englishFragments(): string[] {
+    fillEnglish();
+    fillServiceWords();
+    fillRefusals();
+    const mark = '\u0000';
+    const context = failureContext(
+      Object.fromEntries(
+        ['origin', 'limit', 'seconds', 'accept', 'max', 'code', 'message'].map((key) => [
+          key,
+          mark,
+        ]),
+      ),
+    );
+    const texts: string[] = [];
+    for (const part of [en.uploader, en.list, en.errors] as Record<string, unknown>[]) {
+      for (const [key, value] of Object.entries(part)) {
+        if (typeof value === 'string') texts.push(value);
+        if (typeof value !== 'function') continue;
+        const call = value as (...args: unknown[]) => string;
+        texts.push(part === en.errors ? call(context) : call(mark, mark, mark));
+        if (key === 'end') texts.push(call(mark, 'one'));
+      }
+    }
+    return texts
+      .flatMap((text) => text.split(mark))
+      .map((fragment) => fragment.trim())
+      .filter((fragment) => fragment.includes(' ') && fragment.length >= 8);
+  }
+
+  /** Every text the page's two elements show or read out: their text and labels. */
+  const shownTexts = (tab: Page) =>
+    tab.evaluate(`[...document.querySelectorAll('file-uploader, file-list')].map((element) => {
+      const root = element.shadowRoot;
+      const labels = [...root.querySelectorAll('[aria-label], [title]')].map(
+        (node) => (node.getAttribute('aria-label') ?? '') + ' ' + (node.getAttribute('title') ?? ''));
+      return [root.querySelector('.base, [part=base]')?.innerText ?? root.textContent, ...labels].join('\\n');
+    }).join('\\n')`) as Promise<string>;
+
+  for (const [language, translation] of [
+    ['de', de],
+    ['ar', ar],
+  ] as const) {
+    it(`${ONE_FILE} alone speaks ${language} in every state it shows, fetching no language`, async () => {
+      lang = language;
+      const { tab, scripts, pageErrors } = await open(oneFile.origin);
+      const t = translation.uploader;
+      await tab.locator('file-uploader .browse', { hasText: t.browse }).waitFor();
+      const base = tab.locator('file-uploader .base');
+      assert.equal(await base.getAttribute('dir'), translation.$dir);
+      const states: string[] = [await shownTexts(tab)];
+      const name = `${language}.txt`;
+      const file = { name, mimeType: 'text/plain', buffer: Buffer.alloc(95, 97) };
+      await tab.setInputFiles('file-uploader input[type=file]', file);
+      await tab.locator('file-list a', { hasText: name }).waitFor({ timeout: 20_000 });
+      await tab.locator('file-uploader .file .meta', { hasText: t.done }).waitFor();
+      states.push(await shownTexts(tab));
+      // Only images from now: a text file is refused before it is sent, in the page's words.
+      await tab.evaluate(`document.querySelector('file-uploader').accept = 'image/*'`);
+      await tab.setInputFiles('file-uploader input[type=file]', { ...file, name: `b-${name}` });
+      const refused = translation.errors.type_not_allowed(failureContext({ accept: 'image/*' }));
+      await tab.locator('file-uploader .error', { hasText: refused }).waitFor();
+      states.push(await shownTexts(tab));
+      const english = englishFragments();
+      for (const [index, shown] of states.entries()) {
+        const found = english.filter((fragment) => shown.includes(fragment));
+        assert.deepEqual(found, [], `state ${index} shows English:\n${shown}`);
+      }
+      assert.ok(states[1]?.includes(t.done), states[1]);
+      assert.ok(states[1]?.includes(translation.list.copyLink), states[1]);
+      assert.deepEqual(scripts, [`/${ONE_FILE}`]);
+      assert.deepEqual(await uploadErrors(tab).then((errors) => errors.map((e) => e.code)), [
+        'type_not_allowed',
+      ]);
+      assert.deepEqual(pageErrors, []);
+      await tab.close();
+    });
+  }
 });

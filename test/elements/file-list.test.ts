@@ -125,24 +125,28 @@ describe('<file-list>', () => {
     const client = new FilehostClient({ endpoint: p.endpoint, apiKey: p.publishableKey });
     await client.upload(photo, { name: 'photo.jpg' });
     const element = await list(p);
-    const img = rows(element)[0]?.querySelector('img') as HTMLImageElement;
+    // A photo has a placeholder: its thumbnail is drawn over it, the variant inside the box.
+    await waitUntil(() => rows(element)[0]?.querySelector('.picture img'), 'drawn', {
+      timeout: 10_000,
+    });
+    const img = rows(element)[0]?.querySelector('.picture img') as HTMLImageElement;
     const side = Math.ceil(40 * devicePixelRatio);
     const src = new URL(img.src);
     expect(Object.fromEntries(src.searchParams)).to.deep.equal({
       w: String(side),
       h: String(side),
-      fit: 'cover',
+      fit: 'inside',
       format: 'auto',
     });
     await waitUntil(() => img.complete && img.naturalWidth > 0, 'the thumbnail loads', {
       timeout: 10_000,
     });
-    // The CDN's ladder step at or above the row's size, square (cover), never the photo's.
-    expect(img.naturalWidth).to.equal(img.naturalHeight);
+    // The CDN's ladder step at or above the row's size, the photo's shape, never the photo.
+    expect(img.naturalWidth / img.naturalHeight).to.be.closeTo(1.5, 0.1);
     expect(img.naturalWidth).to.be.within(side, 128);
     const answer = await fetch(img.src, { headers: { Accept: 'image/avif,image/webp,*/*' } });
     expect(answer.headers.get('Content-Type')).to.equal('image/avif');
-    expect(answer.headers.get('X-Variant')).to.match(/^w=\d+,h=\d+,fit=cover,format=avif/);
+    expect(answer.headers.get('X-Variant')).to.match(/^w=\d+,h=\d+,fit=inside,format=avif/);
     expect((await answer.blob()).size).to.be.below(photo.size);
   });
 

@@ -3,6 +3,7 @@ import { emulateMedia, executeServerCommand, sendKeys } from '@web/test-runner-c
 import axe from 'axe-core';
 import '../../src/index.js';
 import type { FileUploaderElement } from '../../src/elements/file-uploader/file-uploader.js';
+import { formatBytes } from '../../src/elements/shared/format.js';
 import { registerTranslation } from '../../src/elements/shared/localize.js';
 import de from '../../src/locales/de.js';
 import { next, project, text, uploadToken } from './helpers.js';
@@ -201,6 +202,27 @@ describe('<file-uploader sources="link">', () => {
     );
     expect(actions).to.not.include('Erneut versuchen');
     expect(actions.length).to.equal(1);
+  });
+
+  it('names the limit an import passed, in the page’s language (a token’s maxFileSize of 100 kB)', async () => {
+    const p = await project();
+    const base = await remote();
+    const { token } = await uploadToken(p.publishableKey, { policy: { maxFileSize: 100_000 } });
+    const root = await fixture<HTMLElement>(
+      html`<div lang="de"><file-uploader endpoint=${p.endpoint} upload-token=${token}
+        sources="link"></file-uploader></div>`,
+    );
+    const element = root.querySelector('file-uploader') as FileUploaderElement;
+    await waitUntil(() => element.shadowRoot?.querySelector('input[name=url]'), 'the Link field');
+    const failed = next(element, 'upload-error', 30_000);
+    // 256 KiB declared by the remote site: more than the token allows.
+    await importByKeyboard(element, `${base}/slow.bin`);
+    const failure = await failed;
+    expect([failure.code, failure.details.limit]).to.deep.equal(['too_large', 100_000]);
+    expect(failure.message).to.equal(
+      `Die Datei hinter dem Link ist für diese Website zu groß. Die Grenze liegt bei ${formatBytes(100_000, 'de')}.`,
+    );
+    await waitUntil(() => text(element).includes(failure.message));
   });
 
   it('says a link that is not http(s) is not one, in the field, without a request', async () => {

@@ -5,6 +5,9 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { createGzip } from 'node:zlib';
 import { ensureDebianPackages, unavailable } from './debian-packages.js';
 import { freePort } from './ports.js';
 import { isRoot } from './system.js';
@@ -42,6 +45,26 @@ export const EICAR_SIGNATURE = 'Filehost.Test.Eicar.UNOFFICIAL';
  */
 export const MARKER = Buffer.from('FILEHOST-TEST-MALWARE-MARKER-7f3a9c', 'latin1');
 export const MARKER_SIGNATURE = 'Filehost.Test.Marker.UNOFFICIAL';
+
+/**
+ * clamd's limits as docs/security.md tells operators to set them (its `clamd.conf` block;
+ * `test/server/ingest/scan-limits.test.ts` checks the two agree), sized for the largest
+ * file the tests scan (the scan benchmark's 256 MiB): a stream, a file and what a scan
+ * inflates are each bounded by it, and a limit reached is a finding (`AlertExceedsMax`),
+ * never a silent "OK".
+ */
+export const CLAMD_LIMITS = [
+  'StreamMaxLength 300M',
+  'MaxFileSize 300M',
+  'MaxScanSize 300M',
+  'MaxScanTime 30000',
+  'MaxRecursion 17',
+  'MaxFiles 10000',
+  'AlertExceedsMax yes',
+] as const;
+
+/** The limit on what one scan reads or inflates, in bytes (`MaxScanSize 300M`: MiB). */
+export const CLAMD_MAX_SCAN_BYTES = 300 * 1024 * 1024;
 
 /** A real clamd on a unix socket and a loopback port, with a signature database of its own. */
 export interface TestClamd {
@@ -93,8 +116,7 @@ let exitHookInstalled = false;
 
 /**
  * Starts clamd in the foreground under a temp dir: its database is two signatures of ours
- * (EICAR by MD5, `MARKER` by body); stream and file limits are raised to 2 GiB so that the
- * largest test file is scanned whole (clamd answers OK, unscanned, past `MaxFileSize`).
+ * (EICAR by MD5, `MARKER` by body); its limits are `CLAMD_LIMITS`.
  *
  * clamd writes every stream it receives to a file in its `TemporaryDirectory` before
  * scanning it; that directory is on tmpfs (`/dev/shm`, where there is one), as the README
@@ -130,9 +152,7 @@ export async function startClamd(
       `PidFile ${join(dir, 'clamd.pid')}`,
       `TemporaryDirectory ${streams}`,
       ...(isRoot ? ['User root'] : []),
-      'StreamMaxLength 2000M',
-      'MaxFileSize 2000M',
-      'MaxScanSize 2000M',
+      ...CLAMD_LIMITS,
       'MaxThreads 8',
       'SelfCheck 3600',
       '',
@@ -211,4 +231,25 @@ function installExitHook(): void {
       child.kill('SIGKILL');
     }
   });
+}
+
+/**
+ * A gzip of `bytes` zeros: an archive bomb of the simplest kind (400 MB of zeros are about
+ * 390 KB), made as a stream so the zeros are never held.
+ */
+export async function zerosGzip(bytes: number): Promise<Buffer> {
+  const zeros = Buffer.alloc(1024 * 1024);
+  async function* source() {
+    for (let left = bytes; left > 0; left -= zeros.length) {
+      yield left >= zeros.length ? zeros : zeros.subarray(0, left);
+    }
+  }
+  const chunks: Buffer[] = [];
+  const gzip = createGzip({ level: 9 });
+  const collected = (async () => {
+    for await (const chunk of gzip) chunks.push(chunk as Buffer);
+  })();
+  await pipeline(Readable.from(source()), gzip);
+  await collected;
+  return Buffer.concat(chunks);
 }

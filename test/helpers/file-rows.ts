@@ -27,6 +27,7 @@ export function readyFileRow(
     anonymousAddress: null,
     scannedAt: null,
     importState: null,
+    placeholder: null,
     ...fields,
   };
 }

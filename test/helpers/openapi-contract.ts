@@ -279,12 +279,16 @@ for (const [name, response] of Object.entries(
 
 /** The codes an error response allows (its schema's `allOf[1]`), or null for another response. */
 export function errorCodesOf(response: Json): ApiErrorCode[] | null {
+  type Narrowed = { properties?: { error?: { properties?: { code?: { enum?: string[] } } } } };
   const schema = ((response.content as Json | undefined)?.['application/json'] as Json | undefined)
-    ?.schema as
-    | { allOf?: { properties?: { error?: { properties?: { code?: { enum?: string[] } } } } }[] }
-    | undefined;
-  const codes = schema?.allOf?.[1]?.properties?.error?.properties?.code?.enum;
-  return codes?.every(isApiErrorCode) ? (codes as ApiErrorCode[]) : null;
+    ?.schema as { allOf?: (Narrowed & { anyOf?: Narrowed[] })[] } | undefined;
+  // The body narrows ErrorBody to its codes, in one object or in a union of objects (a
+  // refusal whose codes carry different fields: `infected` its `signature`).
+  const narrowed = schema?.allOf?.[1];
+  const codes = (narrowed?.anyOf ?? (narrowed ? [narrowed] : [])).flatMap(
+    (each) => each.properties?.error?.properties?.code?.enum ?? [],
+  );
+  return codes.length > 0 && codes.every(isApiErrorCode) ? (codes as ApiErrorCode[]) : null;
 }
 
 function errorResponseFor(status: number): string[] | null {

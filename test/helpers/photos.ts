@@ -36,7 +36,7 @@ const EXT: Record<PhotoFormat, string> = {
   heic: 'heic',
 };
 
-const EXIFTOOL = '/usr/bin/exiftool';
+export const EXIFTOOL = '/usr/bin/exiftool';
 const HEIF_ENC = '/usr/bin/heif-enc';
 const HEIF_CONVERT = '/usr/bin/heif-convert';
 
@@ -53,7 +53,7 @@ export function photoToolsAvailable(): { skip: string } | null {
 /** Where a photo was taken, as the fixtures record it. */
 export const PARIS = { latitude: 48.8566, longitude: 2.3522 };
 
-async function inTemp<T>(task: (dir: string) => Promise<T>): Promise<T> {
+export async function inTemp<T>(task: (dir: string) => Promise<T>): Promise<T> {
   const dir = await mkdtemp(join(tmpdir(), 'filehost-photo-'));
   try {
     return await task(dir);
@@ -63,7 +63,7 @@ async function inTemp<T>(task: (dir: string) => Promise<T>): Promise<T> {
 }
 
 /** 96 x 64 pixels with detail in every channel (no flat areas an encoder could smooth). */
-function pixels(): Sharp {
+export function pixels(): Sharp {
   const width = 96;
   const height = 64;
   const raw = Buffer.alloc(width * height * 3);

@@ -250,19 +250,25 @@ export function filehostService(): TestRunnerPlugin {
          * them went on untouched) to `handle`.
          */
         const route = (handle: (route: Route) => Promise<void>) =>
-          page.route('**/v1/**', async (intercepted) => {
-            if (uses <= 0 || !regex.test(describeRequest(intercepted.request()))) {
-              await intercepted.fallback();
-              return;
-            }
-            if (skip > 0) {
-              skip--;
-              await intercepted.fallback();
-              return;
-            }
-            uses--;
-            await handle(intercepted);
-          });
+          // The API's requests, and the CDN's of the services the tests run (thumbnails).
+          page.route(
+            (url) =>
+              url.pathname.startsWith('/v1/') ||
+              running.some((started) => url.origin === new URL(started.cdnUrl).origin),
+            async (intercepted) => {
+              if (uses <= 0 || !regex.test(describeRequest(intercepted.request()))) {
+                await intercepted.fallback();
+                return;
+              }
+              if (skip > 0) {
+                skip--;
+                await intercepted.fallback();
+                return;
+              }
+              uses--;
+              await handle(intercepted);
+            },
+          );
         switch (options.action) {
           case 'log': {
             // Every request since the previous 'log' (the first call starts recording).

@@ -1,8 +1,15 @@
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import ts from 'typescript';
+import type { UploadTokenResponse } from '../../src/api/types.js';
+import { FilehostClient } from '../../src/client/index.js';
+import { solidImage } from '../helpers/images.js';
+import { freePort } from '../helpers/ports.js';
+import { startTestService } from '../helpers/service.js';
 
 /** The code blocks of docs/upload-tokens.md (the README's "Who may upload" links it), by language. */
 async function blocks(language: string): Promise<string[]> {
@@ -69,5 +76,83 @@ describe('docs/upload-tokens.md: Who may upload', () => {
       'script.ts': `import 'filehost';\n${script}`,
     });
     assert.deepEqual(diagnostics, []);
+  });
+});
+
+describe('docs/upload-tokens.md: the backend route runs as written', () => {
+  it('answers 401 before sign-in; after it, the minted token with its limits, which uploads as that user', async () => {
+    const [backend] = await blocks('ts');
+    assert.ok(backend);
+    const service = await startTestService();
+    // Inside the repository, as docs-code does, so that tsx finds its dependencies; the one
+    // change to the block is where `filehost/client` is (this repository's sources).
+    const dir = await mkdtemp(resolve('test/package/.route-'));
+    const file = join(dir, 'server.ts');
+    await writeFile(
+      file,
+      backend.replace("'filehost/client'", JSON.stringify(resolve('src/client/index.ts'))),
+    );
+    const port = await freePort();
+    const child = spawn(process.execPath, ['--import', 'tsx', file], {
+      env: {
+        ...process.env,
+        FILEHOST_API_URL: service.apiUrl,
+        FILEHOST_SECRET_KEY: service.secretKey,
+        PORT: String(port),
+      },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk;
+    });
+    try {
+      const route = `http://127.0.0.1:${port}`;
+      const post = async (path: string, cookie?: string) => {
+        for (let tries = 0; ; tries++) {
+          try {
+            return await fetch(`${route}${path}`, {
+              method: 'POST',
+              headers: cookie ? { Cookie: cookie } : {},
+            });
+          } catch (error) {
+            // Listening shortly (tsx compiles it first).
+            if (tries > 200 || child.exitCode !== null) throw new Error(`${error}\n${stderr}`);
+            await new Promise((done) => setTimeout(done, 50));
+          }
+        }
+      };
+      assert.equal((await post('/api/upload-token')).status, 401);
+      assert.equal((await post('/api/elsewhere')).status, 404);
+      const signIn = await post('/api/sign-in');
+      assert.equal(signIn.status, 204);
+      const cookie = (signIn.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+      assert.match(cookie, /^session=/);
+      const answer = await post('/api/upload-token', cookie);
+      assert.equal(answer.status, 200);
+      assert.equal(answer.headers.get('cache-control'), 'no-store');
+      const minted = (await answer.json()) as UploadTokenResponse;
+      assert.match(minted.token, /^upt_/);
+      assert.ok(minted.expiresAt > Date.now());
+      assert.deepEqual(
+        [minted.maxFiles, minted.maxFileSize, minted.types],
+        [3, 5_000_000, ['image/*']],
+      );
+      // The token uploads, as the signed-in user, privately.
+      const page = new FilehostClient({ endpoint: service.apiUrl, uploadToken: minted.token });
+      const png = await solidImage('png', 4, 4);
+      const record = await page.uploadFile({
+        name: 'avatar.png',
+        size: png.length,
+        type: 'image/png',
+        slice: (start: number, end: number) => new Uint8Array(png.subarray(start, end)),
+      });
+      assert.deepEqual([record.metadata.user, record.visibility], ['user-1', 'private']);
+    } finally {
+      child.kill();
+      await once(child, 'exit').catch(() => undefined);
+      await rm(dir, { recursive: true, force: true });
+      await service.close();
+    }
   });
 });

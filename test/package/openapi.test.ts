@@ -259,7 +259,11 @@ describe('the OpenAPI document (src/api/openapi.json)', () => {
     const target = pkg.exports['./openapi.json'];
     assert.equal(target, './src/api/openapi.json');
     assert.ok(existsSync(target as string));
-    assert.ok(pkg.files.some((entry) => (target as string).startsWith(`./${entry}/`)));
+    assert.ok(
+      pkg.files.some(
+        (entry) => target === `./${entry}` || (target as string).startsWith(`./${entry}/`),
+      ),
+    );
   });
 });
 

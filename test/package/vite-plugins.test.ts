@@ -41,6 +41,22 @@ describe("the build's plugins", () => {
     assert.ok(!out.code.includes('the name, as given'), 'the comment is gone');
   });
 
+  it('minifyTemplates keeps the space a template opens with on its first line (a fragment beside text)', async () => {
+    const id = resolve('src/elements/file-uploader/rows.ts');
+    const source = [
+      "import { html } from 'lit';",
+      'export const meta = (size: string, state: string, or: string) =>',
+      `  html\`\${size}\${html\` · <span class="state">\${state}</span>\`}\${html\` \${or}`,
+      '    <button>b</button>  `}`;',
+    ].join('\n');
+    const out = (await call(minifyTemplates(), 'transform', source, id)) as { code: string };
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the built module's text, placeholders and all
+    assert.ok(out.code.includes('html` · <span class=state>${state}</span>`'), out.code);
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the built module's text, placeholders and all
+    assert.ok(out.code.includes('html` ${or} <button>b</button>`'), out.code);
+    assert.ok(!out.code.includes('\uE000'), out.code);
+  });
+
   it('minifyTemplates leaves every module outside src/elements/ as it is', async () => {
     for (const id of [
       resolve('src/client/client.ts'),

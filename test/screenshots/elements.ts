@@ -36,6 +36,8 @@ const STATES = [
   ['token-expired', 'token_expired (no tokenProvider to renew it)'],
   ['token-exhausted', 'token_exhausted (its maxFiles reached)'],
   ['token-required', 'upload_token_required (the key alone)'],
+  ['token-limits', "A token's limits (its provider answered the mint), one file up"],
+  ['token-provider-failed', 'token_provider_failed (its route answered 404)'],
   ['rate-limited', 'rate_limited (retrying)'],
   ['network', 'Network lost (after the automatic retries)'],
   ['folders', 'With directory and capture (a desktop: no camera)'],
@@ -279,14 +281,15 @@ ${LIST_STATES.map(([id, title]) => `<section><h2>${title}</h2><file-list id="${i
       allowedOrigins: [origin],
     });
     const secret = (await createKey(main.context.db, tokenProject.id, 'secret')).key;
-    const mint = async (policy: Record<string, unknown>) => {
+    const minted = async (policy: Record<string, unknown>) => {
       const answer = await fetch(`${main.apiUrl}/v1/upload-tokens`, {
         method: 'POST',
         headers: { Authorization: `Bearer ${secret}`, 'Content-Type': 'application/json' },
         body: JSON.stringify(policy),
       });
-      return ((await answer.json()) as { token: string }).token;
+      return (await answer.json()) as { token: string };
     };
+    const mint = async (policy: Record<string, unknown>) => (await minted(policy)).token;
     // A copy of a token, past its expiry (a page left open past it).
     const found = await main.context.db.findUploadTokenByHash(hashKey(await mint({})));
     const expired = `upt_${newId()}${newId()}`;
@@ -311,9 +314,29 @@ ${LIST_STATES.map(([id, title]) => `<section><h2>${title}</h2><file-list id="${i
     await pick('token-required', [
       { name: 'drawing.png', type: 'image/png', size: 0, image: true },
     ]);
+    // A provider answering the mint as the docs' route does: its limits show in the hint.
+    const limited3 = await minted({
+      maxFiles: 3,
+      maxFileSize: 5_000_000,
+      maxBytes: 20_000_000,
+      types: ['image/*'],
+    });
+    await tab.evaluate(`Object.assign(document.querySelector('#token-limits'), {
+      apiKey: '', tokenProvider: async () => (${JSON.stringify(limited3)}) })`);
+    await pick('token-limits', [{ name: 'portrait.png', type: 'image/png', size: 0, image: true }]);
+    // A provider whose route is not there: the page's server answers 404.
+    await tab.evaluate(`Object.assign(document.querySelector('#token-provider-failed'), {
+      apiKey: '',
+      tokenProvider: async () => (await fetch('/api/upload-token', { method: 'POST' })).json(),
+    })`);
+    await pick('token-provider-failed', [
+      { name: 'cv.pdf', type: 'application/pdf', size: 40_000 },
+    ]);
     await waitFor('token-expired', ['failed']);
     await waitFor('token-exhausted', ['done', 'failed']);
     await waitFor('token-required', ['failed']);
+    await waitFor('token-limits', ['done']);
+    await waitFor('token-provider-failed', ['failed']);
 
     await configure('rate-limited', {
       endpoint: limited.apiUrl,

@@ -35,14 +35,20 @@ describe('configuration from FILEHOST_* variables', () => {
     const plain = configFromEnv({});
     assert.equal(plain.clamd, undefined);
     assert.equal(plain.clamdTimeoutMs, 30_000);
+    assert.equal(plain.scanTimeoutMs, 60_000);
+    assert.equal(plain.scanConcurrency, 4);
     assert.equal(plain.stripMetadata, 'gps');
     const set = configFromEnv({
       FILEHOST_CLAMD: 'tcp://127.0.0.1:3310',
       FILEHOST_CLAMD_TIMEOUT: '5',
+      FILEHOST_SCAN_TIMEOUT: '20',
+      FILEHOST_SCAN_CONCURRENCY: '2',
       FILEHOST_STRIP_METADATA: 'all',
     });
     assert.deepEqual(set.clamd, { host: '127.0.0.1', port: 3310 });
     assert.equal(set.clamdTimeoutMs, 5_000);
+    assert.equal(set.scanTimeoutMs, 20_000);
+    assert.equal(set.scanConcurrency, 2);
     assert.equal(set.stripMetadata, 'all');
     assert.deepEqual(configFromEnv({ FILEHOST_CLAMD: '/run/clamav/clamd.ctl' }).clamd, {
       path: '/run/clamav/clamd.ctl',
@@ -170,6 +176,8 @@ describe('configuration from FILEHOST_* variables', () => {
       [{ FILEHOST_CLAMD: 'localhost:3310' }, /FILEHOST_CLAMD/],
       [{ FILEHOST_CLAMD: 'tcp://localhost' }, /FILEHOST_CLAMD/],
       [{ FILEHOST_CLAMD_TIMEOUT: '0' }, /FILEHOST_CLAMD_TIMEOUT/],
+      [{ FILEHOST_SCAN_TIMEOUT: '0' }, /FILEHOST_SCAN_TIMEOUT/],
+      [{ FILEHOST_SCAN_CONCURRENCY: '0' }, /FILEHOST_SCAN_CONCURRENCY/],
       [{ FILEHOST_STRIP_METADATA: 'exif' }, /FILEHOST_STRIP_METADATA/],
       [{ FILEHOST_VARIANT_CACHE_BYTES: '1 GB' }, /FILEHOST_VARIANT_CACHE_BYTES/],
       [{ FILEHOST_VARIANT_MAX_SOURCE_BYTES: '0' }, /FILEHOST_VARIANT_MAX_SOURCE_BYTES/],

@@ -162,11 +162,6 @@ export const styles = css`
   .skeleton .line {
     height: 0.7rem;
     border-radius: 999px;
-    background: color-mix(in srgb, var(--_text) 10%, transparent);
-  }
-
-  .skeleton .thumbnail {
-    background: color-mix(in srgb, var(--_text) 10%, transparent);
   }
 
   .skeleton .line.short {
@@ -175,6 +170,7 @@ export const styles = css`
 
   .skeleton .thumbnail,
   .skeleton .line {
+    background: color-mix(in srgb, var(--_text) 10%, transparent);
     animation: pulse 1.2s ease-in-out infinite;
   }
 

@@ -151,6 +151,10 @@ export class FileListElement extends LitElement {
   #observed: Element | null = null;
   #seenFiles = 0;
   #copiedTimer: ReturnType<typeof setTimeout> | null = null;
+  /** Draws a placeholder: from its chunk, loaded once a file of the list has one. */
+  #drawPlaceholder: typeof import('./placeholders.js')['default'] | undefined;
+  /** Settles once that chunk is in; one that cannot be loaded (offline) leaves the icons. */
+  #placeholdersLoading: Promise<void> | undefined;
   /** What is wrong with `endpoint` or `api-key`, worded at each render (in the current language). */
   #localFailure: ConnectionProblem | null = null;
 
@@ -398,17 +402,27 @@ export class FileListElement extends LitElement {
     // 2.5rem, 40 px, times the pixel ratio; the CDN rounds up its ladder), in the best
     // format the browser takes: a 50-photo page downloads thumbnails, not 200 MB of photos.
     const side = Math.ceil(40 * devicePixelRatio);
+    // A file with a placeholder (an image the CDN resizes) is drawn by the placeholders'
+    // chunk, over its icon: the whole image's shape at once, then its thumbnail. Without
+    // the chunk (offline, or until it arrives) the row shows the icon.
     const image =
       url &&
       file.mime.startsWith('image/') &&
+      !file.placeholder &&
       (VARIANT_TYPES.test(file.mime) ? `${url}?w=${side}&h=${side}&fit=cover&format=auto` : url);
+    if (file.placeholder) {
+      this.#placeholdersLoading ??= import('./placeholders.js').then((chunk) => {
+        this.#drawPlaceholder = chunk.default;
+        this.requestUpdate();
+      });
+    }
     return html`
       <div part="item" class="item" role="listitem" tabindex=${active ? 0 : -1} data-status=${file.status}
         @click=${(event: MouseEvent) => this.#onRowClick(event, file, index)} @focus=${() => {
           this._active = index;
         }}>
         <span part="thumbnail" class="thumbnail" aria-hidden="true">
-          ${image ? html`<img src=${image} alt="" loading="lazy" decoding="async" @error=${hideBrokenImage} />` : nothing}${fileIcon}
+          ${image ? html`<img src=${image} alt="" loading="lazy" decoding="async" @error=${hideBrokenImage} />` : nothing}${fileIcon}${this.#drawPlaceholder?.(file, url)}
         </span>
         <span class="info">
           <span part="name" class="name" dir="auto" title=${file.name}>

@@ -46,8 +46,6 @@ export class PagingController implements ReactiveController {
     host.addController(this);
   }
 
-  hostConnected(): void {}
-
   hostDisconnected(): void {
     this.#abort?.abort();
   }

@@ -63,12 +63,11 @@ const jsonConverter = {
     } catch {
       // Reported below, where the element can say which attribute is wrong.
     }
-    console.warn('<file-uploader>: the metadata attribute must be a JSON object of strings.');
+    console.warn('<file-uploader>: metadata must be a JSON object of strings.');
     return {};
   },
-  toAttribute(value: FileMetadata): string {
-    return JSON.stringify(value);
-  },
+  // No `toAttribute`: Lit writes an attribute only for a property that reflects, and none
+  // with these converters does (their bytes would be first-load bytes for nothing).
 };
 
 const optionalNumber = {
@@ -76,9 +75,6 @@ const optionalNumber = {
     if (value === null || value.trim() === '') return null;
     const number = Number(value);
     return Number.isFinite(number) && number > 0 ? number : null;
-  },
-  toAttribute(value: number | null): string | null {
-    return value === null ? null : String(value);
   },
 };
 
@@ -185,12 +181,14 @@ export class FileUploaderElement extends LitElement {
    */
   declare uploadToken: string | undefined;
   /**
-   * An async function that asks the page's backend for an upload token: called before the
-   * first upload when there is no `upload-token`, and again when the service answers that
-   * the token expired; the refused step is then made again with the new token, and no file
-   * is lost. It may answer the token, or `{ token, expiresAt }` as `POST /v1/upload-tokens`
-   * answers it (then the token is renewed 30 s before it expires, not after a refusal).
-   * Property only.
+   * An async function that asks the page's backend for an upload token: called when the
+   * element is first drawn with it (once the upload engine is in) when there is no
+   * `upload-token`, and again when the service answers that the token expired; the refused
+   * step is then made again with the new token, and no file is lost. It may answer the
+   * token, or the answer of `POST /v1/upload-tokens` as it is (then the token is renewed
+   * 30 s before it expires, not after a refusal, and the drop zone shows its limits). One
+   * that throws or answers no token fails the files as `token_provider_failed` (its error in
+   * the console). Property only.
    */
   declare tokenProvider: UploadTokenProvider | undefined;
   /** Accept several files. Default false: one file, and a new one replaces it. */
@@ -346,12 +344,16 @@ export class FileUploaderElement extends LitElement {
       allDone: (result) => {
         emit(this, 'upload-complete', result);
         const locale = localeOf(this);
-        this.#announcer.say(
-          this.texts.announceAllDone(
-            formatCount(result.successful.length, locale),
-            formatCount(result.failed.length, locale),
-          ),
-        );
+        // English has these words once the engine is in; a run that ended without it (its
+        // file not fetched) said each failure already.
+        const words = this.texts.announceAllDone;
+        if (words)
+          this.#announcer.say(
+            words(
+              formatCount(result.successful.length, locale),
+              formatCount(result.failed.length, locale),
+            ),
+          );
       },
     });
     this.addEventListener('paste', this.#onPaste);
@@ -663,7 +665,7 @@ export class FileUploaderElement extends LitElement {
                   @click=${() => this.takePhoto()}>${t.takePhoto}</button>`
               : nothing
           }
-          <p part="hint" id="hint" class="hint">${this.#hint(t, locale)}</p>
+          <p part="hint" id="hint" class="hint">${this.#controller.hint(t, locale) ?? this.#hint(t, locale)}</p>
           <input class="pick-files" type="file" hidden tabindex="-1" ?multiple=${this.multiple}
             accept=${this.accept || nothing} ?disabled=${disabled} @change=${this.#onPick} />
           ${

@@ -10,7 +10,6 @@ import type {
 import { ApiError } from '../../client/api-error.js';
 import { FilehostConnection } from '../../client/connection.js';
 import type { UploadTokenProvider } from '../../client/upload-token.js';
-import { UploadTokens } from '../../client/upload-tokens.js';
 import { en } from '../shared/en.js';
 import { describeApiError, loadServiceWords } from '../shared/failure-text.js';
 import type { FailureTexts, LinkFailure, LinkText, UploaderTexts } from '../shared/translation.js';
@@ -68,7 +67,8 @@ const errors: Pick<FailureTexts, LinkFailure> = {
     'The site behind the link did not give the file. Check the link and retry.',
   import_timeout: () => 'The site behind the link took too long to send the file. Retry later.',
   import_failed: () => 'The file could not be fetched from the link. Retry later.',
-  import_too_large: () => 'The file behind the link is too large for this site.',
+  import_too_large: ({ limit }) =>
+    `The file behind the link is too large for this site.${limit ? ` The limit is ${limit}.` : ''}`,
   import_unsupported_type: () => 'This type of file is not accepted here.',
 };
 
@@ -81,7 +81,7 @@ export function fillLink(): void {
 /** Import codes whose words are not the shared ones: a size or type refused of a link. */
 const ALIASES = { too_large: 'import_too_large', unsupported_type: 'import_unsupported_type' };
 /** Failures a retry would meet again: no Retry button. */
-const FINAL = ['import_refused_target', 'too_large', 'unsupported_type'];
+const FINAL = ['import_refused_target', 'too_large', 'unsupported_type', 'infected', 'unscannable'];
 
 /** The elements the Link source is attached to (each once). */
 const attached = new WeakSet<LinkHost>();
@@ -224,9 +224,12 @@ export class LinkSource {
     emit(host, 'upload-start', { file: summary() });
     try {
       // The English words of the rows' states (done, open, …) come with the upload engine,
-      // which the element fetches anyway.
-      await import('../upload-engine/upload-engine.js');
-      const record = await this.#follow(entry, summary);
+      // which the element fetches anyway; those of a token's refusals (spent, expired, its
+      // provider failed), which an import meets too, with the engine's token chunk.
+      const engine = await import('../upload-engine/upload-engine.js');
+      const tokenChunk = await engine.loadTokenChunk();
+      tokenChunk.fillRefusals();
+      const record = await this.#follow(entry, summary, tokenChunk.tokensOf);
       entry.view = {
         ...entry.view,
         name: record.name,
@@ -279,11 +282,14 @@ export class LinkSource {
    * each second, the rate at which the service records progress. Rejects with the import's
    * `ApiError` when it failed.
    */
-  async #follow(entry: Imported, summary: () => FileSummary): Promise<FileRecord> {
+  async #follow(
+    entry: Imported,
+    summary: () => FileSummary,
+    tokensOf: typeof import('../upload-engine/upload-tokens.js').tokensOf,
+  ): Promise<FileRecord> {
     const host = this.#host;
     const { endpoint, apiKey, uploadToken, tokenProvider } = host;
-    const tokens =
-      uploadToken || tokenProvider ? new UploadTokens(uploadToken, tokenProvider) : null;
+    const tokens = uploadToken || tokenProvider ? tokensOf(uploadToken, tokenProvider) : null;
     // With a token the key may be left out: the import is an upload call.
     // Refused as the elements' `connect` refuses them (not imported: each name this chunk
     // takes from the first load costs the first load an export).
@@ -327,7 +333,11 @@ export class LinkSource {
           (failure?.code ?? 'import_failed') as 'network_error',
           failure?.message ?? '',
           {
-            details: failure?.status === undefined ? {} : { remoteStatus: failure.status },
+            details: {
+              ...(failure?.status === undefined ? {} : { remoteStatus: failure.status }),
+              // The limit a file too large passed (bytes), worded in the page's language.
+              ...(failure?.limit === undefined ? {} : { limit: failure.limit }),
+            },
           },
         );
       }

@@ -10,6 +10,7 @@ import {
   type UploadHost,
   unsentFileView,
 } from './file-view.js';
+import type { FileUploaderStrings } from './strings.js';
 
 type EngineModule = typeof import('../upload-engine/upload-engine.js');
 
@@ -79,6 +80,11 @@ export class UploadController implements ReactiveController {
         : unsentFileView(id, file, 'preparing', null),
     );
     return this.#engine ? [...this.#engine.files, ...waiting] : waiting;
+  }
+
+  /** The drop zone's hint with the upload token's limits, once the engine knows them. */
+  hint(t: FileUploaderStrings, locale: string): string | null | undefined {
+    return this.#engine?.hint(t, locale);
   }
 
   addFiles(files: File[]): void {
@@ -175,17 +181,19 @@ export class UploadController implements ReactiveController {
       module = await loadEngineModule();
     } catch (error) {
       // Offline: the waiting files say so, and the next file, a retry or the browser coming
-      // back online tries again. Not deployed beside filehost.js: they say that instead, and
-      // fail for the page too (a lost connection is waited out, this is not).
-      const missing = error instanceof MissingChunkError;
-      for (const entry of this.#waiting) {
-        const { id, file } = entry;
-        entry.failed = missing ? 'script_missing' : 'network_error';
-        if (missing) {
-          const { name, size, type } = file;
-          this.#callbacks.failed({ id, name, size, type }, this.#failure('script_missing'));
-        }
-      }
+      // back online tries again. Not deployed beside filehost.js: they say that instead (a
+      // lost connection is waited out, this is not). Either way each fails for the page too,
+      // and the run ends: nothing is uploading any more.
+      const code = error instanceof MissingChunkError ? 'script_missing' : 'network_error';
+      const failed = this.#waiting.map((entry) => {
+        entry.failed = code;
+        const { name, size, type } = entry.file;
+        const file = { id: entry.id, name, size, type };
+        const failure = this.#failure(code);
+        this.#callbacks.failed(file, failure);
+        return { file, failure };
+      });
+      if (failed[0]) this.#callbacks.allDone({ successful: [], failed });
       this.#host.requestUpdate();
       return;
     } finally {

@@ -5,7 +5,7 @@ import type { FailureTexts, ServiceAnswerFailure } from './translation.js';
 /**
  * The English words of the service's answers to a page's setup (an origin or key it does
  * not take, a refused request, nothing at the address, a problem or busy service, too many
- * requests): each arrives only with an answer of the service, which is reachable then, so
+ * requests) and of its scanner's refusals (an upload's or an import's): each arrives only with an answer of the service, which is reachable then, so
  * they are fetched with the first such answer (`loadServiceWords` in `failure-text.ts`,
  * which `<file-list>`, the upload engine and the Link source call before they word one)
  * rather than by every page's first load. What a page meets without an answer (a lost connection, a missing file, no key or
@@ -23,6 +23,13 @@ const errors: Pick<FailureTexts, ServiceAnswerFailure> = {
   internal_error: () => 'The file service ran into a problem of its own. Try again in a moment.',
   unavailable: ({ seconds, form }) =>
     `The file service is busy right now. Try again in ${seconds} ${form === 'one' ? 'second' : 'seconds'}.`,
+  // What the file holds refused it (the scanner, the location stripper): an upload's and an
+  // import's alike.
+  infected: () => 'A virus scan found malware in this file. Nothing was kept.',
+  unscannable: () =>
+    'The virus scan could not finish checking this file (perhaps an archive that unpacks to too much). Nothing was kept.',
+  metadata_unreadable: () =>
+    "This photo's location could not be removed safely, so nothing was kept. Save a copy without location and try again.",
 };
 
 /**

@@ -18,7 +18,7 @@ export type PluralForm = Intl.LDMLPluralRule;
 export interface FailureContext {
   /** The page's origin (origin_not_allowed). */
   origin: string;
-  /** A size limit, e.g. "100 MB" (too_large). */
+  /** A size limit, e.g. "100 MB" (too_large, import_too_large; empty when not known). */
   limit: string;
   /** Seconds until a retry may work (rate_limited). */
   seconds: string;
@@ -72,18 +72,24 @@ export type FailureCodeText =
   | 'insufficient_storage'
   /** The page's upload token ran out and no `tokenProvider` could renew it. */
   | 'token_expired'
+  /** The page's `tokenProvider` threw or answered no token (its error is in the console). */
+  | 'token_provider_failed'
   /** The upload token's limit on files or bytes is reached. */
   | 'token_exhausted'
   /** The site accepts uploads only with a token, and the page gave none. */
   | 'upload_token_required'
   /** The service's scanner found malware; nothing was kept. */
   | 'infected'
+  /** The service could not remove a photo's location; nothing was kept. */
+  | 'metadata_unreadable'
+  /** The service's scanner could not finish checking the file; nothing was kept. */
+  | 'unscannable'
   /** An import's failures (the Link source, `link-source.ts`): the decided import codes. */
   | 'import_refused_target'
   | 'import_http_error'
   | 'import_timeout'
   | 'import_failed'
-  /** An import's `too_large` and `unsupported_type`: no limit or list to name. */
+  /** An import's `too_large` (naming the limit, when the service gives it) and `unsupported_type`. */
   | 'import_too_large'
   | 'import_unsupported_type'
   | 'unexpected';
@@ -107,9 +113,9 @@ export type UploadOnlyFailure =
   | 'upload_conflict'
   | 'insufficient_storage'
   | 'token_expired'
+  | 'token_provider_failed'
   | 'token_exhausted'
-  | 'upload_token_required'
-  | 'infected';
+  | 'upload_token_required';
 
 /**
  * The failures worded only after an answer of the service (`en-service.ts`, fetched with
@@ -122,7 +128,10 @@ export type ServiceAnswerFailure =
   | 'refused'
   | 'not_found'
   | 'internal_error'
-  | 'unavailable';
+  | 'unavailable'
+  | 'infected'
+  | 'unscannable'
+  | 'metadata_unreadable';
 
 /** `<file-uploader>`'s own words. */
 export interface UploaderTexts {
@@ -137,6 +146,10 @@ export interface UploaderTexts {
   hintTypes: (types: string) => string;
   hintMaxSize: (size: string) => string;
   hintMaxFiles: (count: string, form: PluralForm) => string;
+  /** An upload token's files still allowed (its `maxFiles` less those uploaded with it). */
+  hintFilesLeft: (count: string, form: PluralForm) => string;
+  /** An upload token's bytes still allowed in all (its `maxBytes` less those uploaded). */
+  hintBytesLeft: (size: string) => string;
   hintPaste: string;
   queued: string;
   preparing: string;
@@ -204,8 +217,17 @@ export interface ListTexts {
   errorTitle: string;
 }
 
+/**
+ * The drop zone's words of a provided token's limits, which the token chunk words
+ * (`upload-engine/token-hint.ts`, English in `en-refusals.ts`).
+ */
+export type TokenHintText = 'hintFilesLeft' | 'hintBytesLeft';
+
 /** `<file-uploader>`'s words that only files its upload engine holds can show. */
 export type EngineOnlyText =
+  /** A token's limits are known once the engine asked its provider. */
+  | 'hintFilesLeft'
+  | 'hintBytesLeft'
   | 'queued'
   | 'timeLeft'
   | 'uploading'

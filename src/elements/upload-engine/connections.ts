@@ -29,6 +29,12 @@ export class Connections {
    * element whatever its key or token, since the service counts them per address.
    */
   readonly unfinished = places(MAX_UNFINISHED_UPLOADS);
+  /** Hears of each token a provider gives (its limits change what the drop zone says). */
+  readonly #granted: (() => void) | undefined;
+
+  constructor(granted?: () => void) {
+    this.#granted = granted;
+  }
 
   /**
    * The client for a file's endpoint and key (or upload token), or (thrown) why there
@@ -42,7 +48,9 @@ export class Connections {
     const key = tokens ? tokens.keyOf(target) : placeOf(endpoint, apiKey);
     let connection = this.#clients.get(key);
     if (connection === undefined) {
-      connection = tokens ? tokens.connectWith(target) : connect(FilehostApi, endpoint, apiKey);
+      connection = tokens
+        ? tokens.connectWith(target, this.#granted)
+        : connect(FilehostApi, endpoint, apiKey);
       this.#clients.set(key, connection);
     }
     if (typeof connection !== 'string') return connection;

@@ -1,15 +1,20 @@
 import { en } from '../shared/en.js';
-import type { EngineOnlyText, FailureTexts, UploaderTexts } from '../shared/translation.js';
+import type {
+  EngineOnlyText,
+  FailureTexts,
+  TokenHintText,
+  UploaderTexts,
+} from '../shared/translation.js';
 
 /**
  * The English words only the upload engine's files can show (statuses once Uppy holds a
  * file, pause and resume, a finished file's link, a file refused before it is sent, an
- * expired upload), kept out of the first load: `fillEnglish()`, called as the engine loads,
+ * expired upload; a token's limits are worded with the token chunk, `en-refusals.ts`), kept out of the first load: `fillEnglish()`, called as the engine loads,
  * adds them to the English translation. Before the engine is in, the uploader lists only
  * files waiting for it (preparing, or failed to fetch it), whose words are in `en.ts`, so
  * English is whole whenever one of these is shown. Other languages ship whole.
  */
-const uploader: Pick<UploaderTexts, EngineOnlyText> = {
+const uploader: Pick<UploaderTexts, Exclude<EngineOnlyText, TokenHintText>> = {
   queued: 'Waiting to upload',
   uploading: (percent) => `Uploading… ${percent}`,
   timeLeft: (duration) => `${duration} left`,

@@ -1,9 +1,10 @@
 import { en } from '../shared/en.js';
-import type { FailureTexts } from '../shared/translation.js';
+import type { FailureTexts, TokenHintText, UploaderTexts } from '../shared/translation.js';
 
 /**
  * The English words of the service's refusals of a file on its way (an expired upload, a
- * full project, damaged bytes, malware, a token required, spent or expired …), fetched
+ * full project, damaged bytes, a token required, spent or expired …; the scanner's are
+ * the service's answers, `en-service.ts`), fetched
  * with the first failure that needs them (`UploadEngine`'s `#onFailure`, in the chunk of
  * `upload-tokens.ts`) rather than by every page that uploads: most pages never meet one.
  * Other languages ship whole.
@@ -20,12 +21,26 @@ const errors: Partial<FailureTexts> = {
   insufficient_storage: () => 'The file service is out of room and kept nothing. Try again later.',
   upload_token_required: () =>
     "Uploads here need a permission this page did not get. Sign in, or tell the site's owner.",
-  infected: () => 'A virus scan found malware in this file. Nothing was kept.',
   token_expired: () => 'Your permission to upload ran out. Reload the page, then retry.',
+  token_provider_failed: () =>
+    "This page could not get permission to upload. Retry, or reload the page; if it keeps failing, tell the site's owner.",
   token_exhausted: () => 'You may not upload more here: your limit of files or bytes is reached.',
 };
 
-/** Adds them to the English translation (a call, not an import's side effect: see `fillEnglish`). */
+/**
+ * The drop zone's words of a provided token's limits (`tokenHint`), which only the token
+ * chunk words: they arrive with it, before the limits are known.
+ */
+const tokenLimits: Pick<UploaderTexts, TokenHintText> = {
+  hintFilesLeft: (count, form) => `${count} more ${form === 'one' ? 'file' : 'files'} allowed.`,
+  hintBytesLeft: (size) => `${size} left in all.`,
+};
+
+/**
+ * Adds them (and the token limits' words) to the English translation (a call, not an
+ * import's side effect: see `fillEnglish`).
+ */
 export function fillRefusals(): void {
   Object.assign(en.errors, errors);
+  Object.assign(en.uploader, tokenLimits);
 }

@@ -48,6 +48,8 @@ const FILE_REFUSED = [
   'unsupported_type',
   'empty_body',
   'infected',
+  'metadata_unreadable',
+  'unscannable',
   'token_exhausted',
   'upload_token_required',
 ];

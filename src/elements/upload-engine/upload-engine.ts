@@ -16,6 +16,7 @@ import type {
   UploadHost,
 } from '../file-uploader/file-view.js';
 import { unsentFileView } from '../file-uploader/file-view.js';
+import type { FileUploaderStrings } from '../file-uploader/strings.js';
 import { loadServiceWords } from '../shared/failure-text.js';
 import type { BatchItem, BatchOutcome } from './batch-upload.js';
 import { Connections, signRequestFor } from './connections.js';
@@ -41,7 +42,10 @@ import { rejectionOf } from './rejections.js';
 import type { RememberedUploads } from './remembered-uploads.js';
 import { signStep } from './sign-step.js';
 import { forgetUpload, loadMemory, mayHoldUploads, REMEMBER_AFTER_MS } from './upload-memory.js';
+import type { TokenClient } from './upload-tokens.js';
 import { shouldRetryXhr } from './xhr-error.js';
+
+type TokenChunk = typeof import('./upload-tokens.js');
 
 type UploadBody = Record<string, unknown>;
 type UFile = UppyFile<Meta, UploadBody>;
@@ -100,7 +104,18 @@ export class UploadEngine {
   #uppy: Uppy<Meta, UploadBody> | null = null;
   /** Our state of each file Uppy holds, by Uppy's file id. */
   readonly #uploads = new Map<string, FileUpload>();
-  readonly #connections = new Connections();
+  /**
+   * Each token a provider gives redraws the element: its limits are in the drop zone. (Held
+   * weakly: a provider's token outlives the elements that used it.)
+   */
+  readonly #connections: Connections;
+  /** The client of the page's `tokenProvider` (for its token's limits), once asked. */
+  #tokenClient: TokenClient | null = null;
+  /** The chunk that words the token's limits (`tokenHint`), in by then (the client came with it). */
+  #tokenChunk: TokenChunk | null = null;
+  /** The provider and endpoint last asked for a token ahead of any file (`hint`). */
+  #askedProvider: UploadTarget['tokenProvider'];
+  #askedEndpoint = '';
   /** Uploads remembered before this page was loaded, once the browser may hold any (`#openMemory`). */
   #memory: RememberedUploads | null = null;
   /** The endpoint and key whose remembered uploads were looked for (`#recall`). */
@@ -114,6 +129,8 @@ export class UploadEngine {
   #redrawPending = false;
 
   constructor(host: UploadHost, settings: UploaderSettings, callbacks: UploadCallbacks) {
+    const weakHost = new WeakRef(host);
+    this.#connections = new Connections(() => weakHost.deref()?.requestUpdate());
     this.#host = host;
     this.#settings = settings;
     this.#callbacks = callbacks;
@@ -201,6 +218,49 @@ export class UploadEngine {
       failure: word(texts, locale),
     }));
     return [...views, ...rejected, ...(this.#memory?.interrupted ?? [])];
+  }
+
+  /**
+   * The drop zone's hint with the upload token's limits (`tokenHint`), once known; null
+   * before (the element then says only what the page set). A page's `tokenProvider` is
+   * asked for its token when the element is first drawn with it (and the upload engine in),
+   * not only before the first upload: so the limits show before any file is chosen.
+   */
+  hint(t: FileUploaderStrings, locale: string): string | null {
+    this.#askEarly();
+    const allowance = this.#tokenClient?.tokens?.allowance;
+    const chunk = this.#tokenChunk;
+    return allowance && chunk ? chunk.tokenHint(allowance, this.#settings, t, locale) : null;
+  }
+
+  #askEarly(): void {
+    const { tokenProvider, uploadToken } = this.#host;
+    const { endpoint } = this.#settings;
+    if (tokenProvider === this.#askedProvider && endpoint === this.#askedEndpoint) return;
+    this.#askedProvider = tokenProvider;
+    this.#askedEndpoint = endpoint;
+    this.#tokenClient = null;
+    // A token set by the page comes without its limits: nothing to ask.
+    if (!tokenProvider || uploadToken) return;
+    Promise.all([this.#connections.clientFor(this.#currentTarget()), loadTokenChunk()])
+      .then(([client, chunk]: [TokenClient, TokenChunk]) => {
+        // The limits' English words are the token chunk's (`fillRefusals`).
+        chunk.fillRefusals();
+        this.#tokenChunk = chunk;
+        this.#tokenClient = client;
+        return client.tokens?.current();
+      })
+      // No endpoint yet, or the provider failed (in the console): the first file says so.
+      .catch(() => undefined)
+      .finally(() => this.#host.requestUpdate());
+  }
+
+  /** A file went up: with the page's provider's token, it counts against that token's limits. */
+  #counted(upload: FileUpload, bytes: number): void {
+    const { tokenProvider, uploadToken } = upload.target;
+    if (tokenProvider && !uploadToken && tokenProvider === this.#askedProvider) {
+      this.#tokenClient?.tokens?.count(bytes);
+    }
   }
 
   /** A chosen image's row gets its preview once made off the page's main thread (40 px rows). */
@@ -544,6 +604,7 @@ export class UploadEngine {
         if (!current(item) || !file) return;
         item.upload.record = record;
         item.upload.outcome = 'succeeded';
+        this.#counted(item.upload, record.size);
         // Paused while its request was on its way: its bytes are in all the same.
         if (item.upload.paused) {
           item.upload.paused = false;
@@ -741,6 +802,7 @@ export class UploadEngine {
       // whole file map.
       upload.record = record;
       upload.outcome = 'succeeded';
+      this.#counted(upload, record.size);
       upload.release?.();
       forgetUpload(upload);
       this.#callbacks.succeeded(summary(current), record);
@@ -796,7 +858,7 @@ export class UploadEngine {
     // and could not fetch them).
     if (!refusalWordsIn && (cause.error as { code?: string }).code !== 'network_error') {
       const attempt = upload.abort;
-      refusalWords ??= Promise.all([import('./upload-tokens.js'), loadServiceWords()]).then(
+      refusalWords ??= Promise.all([loadTokenChunk(), loadServiceWords()]).then(
         ([words]) => {
           words.fillRefusals();
           refusalWordsIn = true;
@@ -906,6 +968,13 @@ function relativePathOf(file: File): string | null {
 }
 
 function quiet(): void {}
+
+/**
+ * The chunk of a token's clients and of the English words of the service's refusals; the
+ * Link source reaches it through the engine, which it loads anyway (imported from there, it
+ * would split the code both share out of the engine into a file of its own).
+ */
+export const loadTokenChunk = () => import('./upload-tokens.js');
 
 /**
  * `en-refusals.ts` (in the chunk of `upload-tokens.ts`) and `en-service.ts` on their way,

@@ -1,5 +1,6 @@
-import { ApiError, isTransientStatus } from '../../client/api-error.js';
+import { ApiError } from '../../client/api-error.js';
 import { partPutError } from '../../client/part-put-error.js';
+import { isTransientStatus } from '../../client/transient.js';
 
 /**
  * An XHR failure from Uppy (`error.request` is the XMLHttpRequest: a part PUT) as an

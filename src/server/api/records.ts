@@ -27,6 +27,7 @@ export function toFileRecord(ctx: ServiceContext, row: FileRow): FileRecord {
     metadata: row.metadata,
     deleteAt: row.deleteAt,
     scannedAt: row.scannedAt ?? null,
+    placeholder: row.status === 'ready' ? (row.placeholder ?? null) : null,
     ...(importing
       ? {
           importProgress: {

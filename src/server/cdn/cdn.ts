@@ -1,48 +1,27 @@
 import type { Readable } from 'node:stream';
 import { create as contentDisposition } from 'content-disposition';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import fresh from 'fresh';
 import { ID_PATTERN, serviceRoutes } from '../../api/routes.js';
 import type { ServiceContext } from '../context.js';
-import type { FileRow } from '../db/metadata-store.js';
 import { healthzHandler, readyzHandler } from '../health/health-routes.js';
 import { ServiceError, serviceFault } from '../http/errors.js';
-import { isRecognisable, mediaEssence } from '../http/media-type.js';
 import { refusedRequest } from '../http/request-guard.js';
 import { REQUEST_ID_HEADER } from '../http/request-id.js';
 import { answerInOurShape, corsHeaders, serverOptions } from '../http/server-options.js';
-import { parseRange } from './byte-range.js';
+import { answerDirectly, directFileId } from './direct-path.js';
+import { fileAnswer } from './file-answer.js';
 import { cdnServerFactory } from './memory-path.js';
 import type { Servable } from './servable.js';
+import { servableFile, servedFile } from './served-file.js';
 import type { ServedFile } from './serving-cache.js';
 import { checkLink, type LinkParameters, signedCacheControl } from './signed-link.js';
 import { servableVariant } from './variants/variant-response.js';
 
 /**
- * Types a browser may render in place. Everything else (HTML, SVG, XML, JavaScript and
- * anything unknown) could run script in the CDN's origin, so it is served as an
- * attachment under a sandboxing CSP.
- */
-function isSafeInline(mime: string): boolean {
-  const essence = mediaEssence(mime);
-  if (essence === 'image/svg+xml') return false;
-  // A media type is inline only when the recogniser knows it from bytes: a stored
-  // `image/x-foo` may hold anything (HTML) that a browser could be talked into rendering.
-  return (
-    (/^(image|audio|video)\/[\w.+-]+$/.test(essence) && isRecognisable(essence)) ||
-    essence === 'application/pdf' ||
-    essence === 'text/plain'
-  );
-}
-
-/** Files are immutable and ids never reused, so the id is a strong validator. */
-function etagOf(row: FileRow): string {
-  return `"${row.id}"`;
-}
-
-/**
  * The CDN: `GET`/`HEAD` `/<id>` and `/<id>/<anything>` on its own origin, so a served
- * file can never act as the API's origin. Routing is on the id alone.
+ * file can never act as the API's origin. Routing is on the id alone. A public file asked
+ * for by a plain URL is answered before these routes (`memory-path.ts`, `direct-path.ts`),
+ * as they would answer it; they answer everything else.
  */
 export function buildCdnApp(ctx: ServiceContext): FastifyInstance {
   const options = serverOptions(ctx.config, 'any-origin');
@@ -50,7 +29,10 @@ export function buildCdnApp(ctx: ServiceContext): FastifyInstance {
     ...options,
     loggerInstance: ctx.log,
     exposeHeadRoutes: false,
-    serverFactory: cdnServerFactory(ctx.servingCache, options),
+    serverFactory: cdnServerFactory(ctx.servingCache, options, (request, response) => {
+      const id = directFileId(request);
+      return id === null ? null : answerDirectly(ctx, id, request, response);
+    }),
   });
   answerInOurShape(app.server, ctx.log, ctx.config);
   app.removeAllContentTypeParsers();
@@ -127,52 +109,23 @@ async function serveFile(
   const headers =
     access.kind === 'signed' ? signedHeaders(served, file, access, ctx.now()) : served.headers;
 
-  // Only the validators are passed: `fresh` reads `Cache-Control: no-cache` as "never
-  // 304", but fetch() adds exactly that to every request with If-None-Match, and this
-  // server is the origin the revalidation is meant to reach.
-  const validators = {
-    'if-none-match': request.headers['if-none-match'],
-    'if-modified-since': request.headers['if-modified-since'],
-  };
-  if (fresh(validators, { etag: headers.etag, 'last-modified': headers['last-modified'] })) {
-    return reply.code(304).headers(headers).send();
+  const answer = fileAnswer(request.headers, size, headers);
+  if (answer.status === 304 || answer.status === 416) {
+    return reply.code(answer.status).headers(answer.headers).send();
   }
-
-  let range: { start: number; end: number } | undefined;
-  const rangeHeader = request.headers.range;
-  if (
-    typeof rangeHeader === 'string' &&
-    rangeApplies(
-      request.headers['if-range'],
-      headers.etag as string,
-      headers['last-modified'] as string,
-    )
-  ) {
-    const asked = parseRange(rangeHeader, size);
-    if (asked.kind === 'unsatisfiable') {
-      return reply.code(416).headers(headers).header('Content-Range', `bytes */${size}`).send();
-    }
-    if (asked.kind === 'range') range = { start: asked.start, end: asked.end };
-  }
-
   let body: Readable | Buffer | undefined;
   if (request.method === 'GET') {
-    if (served.bytes) {
-      body = range ? served.bytes.subarray(range.start, range.end + 1) : served.bytes;
-    } else {
-      const stream = await served.open(range);
-      // Deleted between the lookup and the open: it is gone, say so.
-      if (!stream) return notFound(reply);
-      body = stream;
-    }
+    const { range } = answer;
+    const opened = served.bytes
+      ? range
+        ? served.bytes.subarray(range.start, range.end + 1)
+        : served.bytes
+      : await served.open(range ?? undefined);
+    // Deleted between the lookup and the open: it is gone, say so.
+    if (!opened) return notFound(reply);
+    body = opened;
   }
-  reply
-    .headers(headers)
-    .header('content-length', String(range ? range.end - range.start + 1 : size));
-  if (range) {
-    reply.code(206).header('Content-Range', `bytes ${range.start}-${range.end}/${size}`);
-  }
-  return reply.send(body);
+  return reply.code(answer.status).headers(answer.headers).send(body);
 }
 
 const BAD_LINK = 'The link was altered or was not issued by this service.';
@@ -209,103 +162,4 @@ function signedHeaders(
         }
       : {}),
   };
-}
-
-/** A file as it is stored: its bytes from memory when the serving cache holds them. */
-function servableFile(ctx: ServiceContext, file: ServedFile): Servable {
-  return {
-    size: file.row.size,
-    headers: file.headers,
-    bytes: file.bytes,
-    open: (range) => ctx.blobs.get(file.row.id, range),
-  };
-}
-
-/**
- * What serving `id` needs, from memory when the cache has it (`serving-cache.ts`), else
- * from the stores (and then kept: with the bytes, for a small file read by a GET; never a
- * private file). Null when there is no ready file with this id, or it is private and the
- * request is not `signed` by a valid link.
- */
-async function servedFile(
-  ctx: ServiceContext,
-  id: string,
-  wantsBytes: boolean,
-  signed: boolean,
-): Promise<ServedFile | null> {
-  const cache = ctx.servingCache;
-  const cached = cache.get(id);
-  if (cached && !cache.options.trustRecords) {
-    // Another instance may have deleted it: the row decides, the rest is immutable.
-    const row = await ctx.db.getLiveFile(id);
-    if (row?.status !== 'ready') {
-      cache.forget(id);
-      return null;
-    }
-  }
-  if (cached && (cached.bytes || !wantsBytes || cached.row.size > cache.options.maxFileBytes)) {
-    return cached;
-  }
-  const epoch = cache.epoch;
-  const row = cached?.row ?? (await ctx.db.getLiveFile(id));
-  if (row?.status !== 'ready') return null;
-  // Unsigned, a private file is not there: not a byte of it is read.
-  if (row.visibility === 'private' && !signed) return null;
-  const file: ServedFile = {
-    row,
-    headers:
-      cached?.headers ?? fileHeaders(row, etagOf(row), new Date(row.createdAt).toUTCString()),
-    bytes: null,
-    wholeHeaders: null,
-  };
-  if (wantsBytes && row.size <= cache.options.maxFileBytes) {
-    const stream = await ctx.blobs.get(row.id);
-    if (!stream) return null;
-    file.bytes = await readWhole(stream, row.size);
-    file.wholeHeaders = { ...file.headers, 'content-length': String(row.size) };
-  }
-  // A private file is never kept: no path can then answer it from memory without its
-  // link being checked, and its unsigned 404 costs what an unknown id's does.
-  if (row.visibility === 'public') cache.put(id, file, epoch);
-  return file;
-}
-
-/** A small file's bytes, all of them (a store that ends short is a fault, not a file). */
-async function readWhole(stream: Readable, size: number): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(chunk as Buffer);
-  const bytes = Buffer.concat(chunks);
-  if (bytes.length !== size) {
-    throw new Error(`The store gave ${bytes.length} bytes of a ${size}-byte file.`);
-  }
-  return bytes;
-}
-
-/** Lower-case names, as the framework sends them: the memory path (cdn-memory-path.ts) sends these as they are. */
-function fileHeaders(row: FileRow, etag: string, lastModified: string): Record<string, string> {
-  const inline = isSafeInline(row.mime);
-  return {
-    'content-type': row.mime,
-    etag,
-    'last-modified': lastModified,
-    'cache-control': 'public, max-age=31536000, immutable',
-    'accept-ranges': 'bytes',
-    'x-content-type-options': 'nosniff',
-    'access-control-allow-origin': '*',
-    'access-control-expose-headers': REQUEST_ID_HEADER,
-    'cross-origin-resource-policy': 'cross-origin',
-    'content-disposition': contentDisposition(row.name, { type: inline ? 'inline' : 'attachment' }),
-    ...(inline ? {} : { 'content-security-policy': 'sandbox' }),
-  };
-}
-
-/** `If-Range` with a validator that no longer matches means "send the whole thing". */
-function rangeApplies(
-  ifRange: string | string[] | undefined,
-  etag: string,
-  lastModified: string,
-): boolean {
-  if (ifRange === undefined) return true;
-  if (typeof ifRange !== 'string') return false;
-  return ifRange.trim() === etag || ifRange.trim() === lastModified;
 }

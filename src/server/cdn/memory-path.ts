@@ -67,14 +67,23 @@ export function answerFromMemory(
 }
 
 /**
- * The CDN's HTTP server: the framework's handler behind `answerFromMemory`, with the
- * timeouts the framework would set on a server of its own (a server factory replaces
- * that setup).
+ * The direct path (`direct-path.ts`): null when it does not take the request; else whether
+ * it answered (false: it wrote nothing, and the framework answers).
+ */
+export type DirectAnswer = (
+  request: IncomingMessage,
+  response: ServerResponse,
+) => Promise<boolean> | null;
+
+/**
+ * The CDN's HTTP server: the framework's handler behind `answerFromMemory` and then
+ * `direct` (when given), with the timeouts the
+ * framework would set on a server of its own (a server factory replaces that setup).
  *
  * The idle timeout (`connectionTimeout`) is the one `server.setTimeout` sets, armed by hand
  * where it can matter: on a new connection (as `node:http` does), on every request that
- * goes to the framework, and on a memory answer only when its bytes did not all go to the
- * kernel at once. Set on the server, `node:http` re-arms it for every request on a
+ * goes on past the memory path, and on a memory answer only when its bytes did not all go
+ * to the kernel at once. Set on the server, `node:http` re-arms it for every request on a
  * kept-alive connection and refreshes it on every write: at 1 KiB from memory that
  * bookkeeping was a sixth of the CPU time the answer costs beyond plain `node:http`'s
  * (a CPU profile, test/bench/README.md). Between requests the keep-alive timeout holds.
@@ -82,6 +91,7 @@ export function answerFromMemory(
 export function cdnServerFactory(
   cache: ServingCache,
   options: Pick<FastifyServerOptions, 'keepAliveTimeout' | 'requestTimeout' | 'connectionTimeout'>,
+  direct?: DirectAnswer,
 ): FastifyServerFactory {
   const idleMs = options.connectionTimeout ?? 0;
   return (handler) => {
@@ -92,7 +102,18 @@ export function cdnServerFactory(
         return;
       }
       if (idleMs > 0) request.socket.setTimeout(idleMs);
-      handler(request, response);
+      // Closing, the framework answers 503.
+      const answering = server.listening ? direct?.(request, response) : null;
+      if (!answering) {
+        handler(request, response);
+        return;
+      }
+      answering.then(
+        (answered) => {
+          if (!answered) handler(request, response);
+        },
+        () => handler(request, response),
+      );
     });
     if (options.keepAliveTimeout !== undefined) server.keepAliveTimeout = options.keepAliveTimeout;
     if (options.requestTimeout !== undefined) server.requestTimeout = options.requestTimeout;

@@ -12,6 +12,9 @@ export interface Servable {
   headers: Record<string, string>;
   /** The whole body when it is held in memory; null: `open` reads it. */
   bytes: Buffer | null;
-  /** The body (a range of it), or null when it went away since it was looked up. */
-  open(range?: ByteRange): Promise<Readable | null>;
+  /**
+   * The body (a range of it), or null when it went away since it was looked up: a stream,
+   * or for a small answer, where the store can, the bytes in one buffer.
+   */
+  open(range?: ByteRange): Promise<Readable | Buffer | null>;
 }

@@ -86,6 +86,12 @@ export class ServingCache {
   readonly #derived = new Map<string, Set<string>>();
   #bytes = 0;
   #epoch = 0;
+  /**
+   * Bodies read from the store since start (a file's, whole or a range; not a variant's):
+   * beside the requests a site counts, what share its cache answered (`bench:serving`'s
+   * mix). Counted where the store is read, so answers from memory cost nothing more.
+   */
+  storeReads = 0;
 
   constructor(options: ServingCacheOptions) {
     this.options = options;

@@ -344,6 +344,11 @@ export interface FileRow {
   scannedAt?: number | null;
   /** Files imported from a URL (`POST /v1/uploads/import`): how far, or why it failed; else null. */
   importState: ImportState | null;
+  /**
+   * A ready image's ThumbHash (base64, decisions.md "Placeholders"); null (or absent, on
+   * rows made before placeholders) for other files and images that do not decode.
+   */
+  placeholder?: string | null;
 }
 
 /** Why an import failed, as `importError` says it (decisions.md, "Importing from a URL"). */
@@ -352,6 +357,8 @@ export interface ImportErrorState {
   message: string;
   /** The remote server's status, for `import_http_error`. */
   status?: number;
+  /** The most bytes the file could have had, for `too_large`. */
+  limit?: number;
 }
 
 /**
@@ -378,6 +385,7 @@ export type ReadyFields = Partial<
     | 'completedParts'
     | 'visibility'
     | 'scannedAt'
+    | 'placeholder'
   >
 >;
 
@@ -574,6 +582,13 @@ export interface MetadataStore {
    */
   listReceiving(limit: number, leaseExpiredBefore?: number): Promise<FileRow[]>;
   markPurged(id: string): Promise<void>;
+  /**
+   * Ready images (`image/*`) without a placeholder, by id after `afterId` (null: from the
+   * first), for `admin placeholders fill`.
+   */
+  listImagesWithoutPlaceholder(afterId: string | null, limit: number): Promise<FileRow[]>;
+  /** Sets a ready file's placeholder if it has none yet; whether it did. */
+  setPlaceholder(id: string, placeholder: string): Promise<boolean>;
   /** Ready files whose `deleteAt` is at or before `now`, soonest first. */
   listDueForDeletion(now: number, limit: number): Promise<FileRow[]>;
   /**

@@ -32,6 +32,10 @@ export const ERROR_MESSAGES: Readonly<Record<ApiErrorCode, string>> = {
   too_large: 'The file is larger than the limit.',
   unsupported_type: 'This type of file is not accepted here; nothing was kept.',
   infected: 'The scanner found malware in the file; nothing was kept.',
+  metadata_unreadable:
+    'The location could not be removed from this photo (its metadata cannot be rewritten, or a position is still found); nothing was kept.',
+  unscannable:
+    'The scanner could not check the file within its limits (an archive that unpacks to too much, or a scan that takes too long); nothing was kept.',
   uri_too_long: 'The request URL is longer than 8 KiB.',
   rate_limited: 'Too many requests; retry after the given delay.',
   headers_too_large: 'The request headers are larger than the service accepts (16 KiB).',

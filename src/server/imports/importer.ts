@@ -8,10 +8,13 @@ import type { EventDraft, ImportErrorState, ImportState } from '../db/metadata-s
 import { fileEvent } from '../events/file-events.js';
 import { ServiceError } from '../http/errors.js';
 import { normalizeMediaType } from '../http/media-type.js';
-import { type Ingested, ingestStored } from '../ingest/ingest.js';
+import { type Ingested, infectedEvent, ingestStored } from '../ingest/ingest.js';
 import { newId } from '../secrets.js';
 import type { ImportJob, ImportRunner } from './import-job.js';
 import { ImportFailure, openRemoteFile } from './remote-file.js';
+
+/** The scanner's refusals of a file (`ingestStored`), which end an import with their code. */
+const SCAN_REFUSALS = new Set(['infected', 'unscannable']);
 
 /** How often the instance fetching an import writes its progress (and renews its lease). */
 export const IMPORT_PROGRESS_MS = 1000;
@@ -29,6 +32,19 @@ export function importLeaseMs(ctx: Pick<ServiceContext, 'config'>): number {
 
 /** A pending import deleted while it ran: nothing to report, only bytes to remove. */
 class Cancelled extends Error {}
+
+/**
+ * The scanner refused the fetched file: `infected` (its `signature` goes in the
+ * `file.infected` event sent in place of `file.import_failed`) or `unscannable`.
+ */
+class ScanRefused extends ImportFailure {
+  readonly signature: string | null;
+  constructor(refusal: ServiceError) {
+    super(refusal.code === 'infected' ? 'infected' : 'unscannable', refusal.message);
+    const { signature } = refusal.extra;
+    this.signature = typeof signature === 'string' ? signature : null;
+  }
+}
 
 /**
  * The imports this process runs. Each runs once, here, where it was asked for: its row's
@@ -148,13 +164,15 @@ async function runImport(
       if (error instanceof ServiceError) throw new ImportFailure('unsupported_type', error.message);
       throw error;
     }
-    // Scanned and stripped of location as every file is before it is ready. Infected: the
-    // scan has already deleted the row with its `file.infected` event; nothing more to say.
+    // Scanned and stripped of location as every file is before it is ready. Refused by the
+    // scanner: the import fails with that reason, which its follower reads.
     let ingested: Ingested;
     try {
       ingested = await ingestStored(ctx, job.row, 'pending', mime);
     } catch (error) {
-      if (error instanceof ServiceError && error.code === 'infected') throw new Cancelled();
+      if (error instanceof ServiceError && SCAN_REFUSALS.has(error.code)) {
+        throw new ScanRefused(error);
+      }
       throw error;
     }
     crashPoint('import:stored');
@@ -162,7 +180,13 @@ async function runImport(
     const made = await ctx.db.markReady(
       id,
       'pending',
-      { name, mime, size: ingested.size ?? size, scannedAt: ingested.scannedAt },
+      {
+        name,
+        mime,
+        size: ingested.size ?? size,
+        scannedAt: ingested.scannedAt,
+        placeholder: ingested.placeholder,
+      },
       fileEvent(ctx, 'file.ready'),
     );
     if (!made) throw new Cancelled();
@@ -182,8 +206,10 @@ async function runImport(
       code: failure.code,
       message: failure.message,
       ...(failure.status === undefined ? {} : { status: failure.status }),
+      ...(failure.limit === undefined ? {} : { limit: failure.limit }),
     };
-    await recordFailure(ctx, id, state).catch((error: unknown) => {
+    const signature = error instanceof ScanRefused ? error.signature : null;
+    await recordFailure(ctx, id, state, signature).catch((error: unknown) => {
       // The database is what failed: the lease runs out, and a sweep fails it then.
       ctx.log.warn({ err: error, id }, 'could not record a failed import');
     });
@@ -193,14 +219,22 @@ async function runImport(
   }
 }
 
-/** Removes a pending import that failed, with its `file.import_failed` event. */
+/**
+ * Removes a pending import that failed, with its `file.import_failed` event; one the
+ * scanner found infected (`signature`) with `file.infected` instead, as any infected file.
+ */
 export async function recordFailure(
   ctx: ServiceContext,
   id: string,
   state: ImportState,
+  signature: string | null = null,
 ): Promise<boolean> {
   const error = state.error as ImportErrorState;
-  const failed = await ctx.db.failImport(id, ctx.now(), state, importFailedEvent(ctx, error));
+  const event =
+    error.code === 'infected' && signature !== null
+      ? infectedEvent(ctx, signature)
+      : importFailedEvent(ctx, error);
+  const failed = await ctx.db.failImport(id, ctx.now(), state, event);
   if (!failed) return false;
   // Its bytes went already (or never came); the sweeper has nothing left to purge.
   await ctx.db.markPurged(id);
@@ -229,6 +263,9 @@ function asFailure(error: unknown): ImportFailure {
       'import_failed',
       'The malware scanner could not be reached, so the file was not kept; import it again later.',
     );
+  }
+  if (error instanceof ServiceError && error.code === 'metadata_unreadable') {
+    return new ImportFailure('metadata_unreadable', error.message);
   }
   if (error instanceof ServiceError && error.code === 'insufficient_storage') {
     return new ImportFailure(

@@ -17,11 +17,14 @@ export class ImportFailure extends Error {
   readonly code: ImportErrorCode;
   /** The remote server's answer, for `import_http_error`. */
   readonly status: number | undefined;
-  constructor(code: ImportErrorCode, message: string, status?: number) {
+  /** The most bytes the file could have had, for `too_large`. */
+  readonly limit: number | undefined;
+  constructor(code: ImportErrorCode, message: string, status?: number, limit?: number) {
     super(message);
     this.name = 'ImportFailure';
     this.code = code;
     this.status = status;
+    this.limit = limit;
   }
 }
 
@@ -110,6 +113,8 @@ export async function openRemoteFile(start: URL, options: RemoteFileOptions): Pr
         'too_large',
         options.tooLargeMessage ??
           `the file is ${declared} bytes, more than the ${options.maxBytes} allowed`,
+        undefined,
+        options.maxBytes,
       );
     }
     return {
@@ -187,6 +192,8 @@ function counted(answer: IncomingMessage, options: RemoteFileOptions): Transform
             'too_large',
             options.tooLargeMessage ??
               `the file is larger than the ${options.maxBytes} bytes allowed`,
+            undefined,
+            options.maxBytes,
           ),
         );
         return;

@@ -4,11 +4,20 @@ import type { Readable } from 'node:stream';
 /** Where clamd listens: `tcp://host:port`, or the path of its unix socket. */
 export type ClamdAddress = { host: string; port: number } | { path: string };
 
-/** What clamd made of a stream. */
-export type ScanVerdict = { infected: false } | { infected: true; signature: string };
+/**
+ * What clamd made of a stream: clean; infected (a signature matched); or unscannable, when
+ * clamd could not finish it within its limits (`Heuristics.Limits.Exceeded.*`, reported as
+ * a finding with `AlertExceedsMax yes`: an archive that inflates past `MaxScanSize`, more
+ * than `MaxFiles`, deeper than `MaxRecursion`, longer than `MaxScanTime`) or gave no verdict
+ * within the scan timeout once it had every byte. `reason` says which, for the log.
+ */
+export type ScanVerdict =
+  | { outcome: 'clean' }
+  | { outcome: 'infected'; signature: string }
+  | { outcome: 'unscannable'; reason: string };
 
 /**
- * clamd could not give a verdict: not reachable, gone mid-scan, silent past the timeout, or
+ * clamd could not give a verdict: not reachable, gone mid-scan, taking no bytes past the timeout, or
  * refusing the stream (its `StreamMaxLength` below the file's size). The file is not made
  * ready; the caller answers `503 unavailable` and the upload may be completed later.
  */
@@ -50,8 +59,11 @@ const END_OF_STREAM = Buffer.alloc(4);
 interface Pending {
   id: number;
   resolve: (reply: string) => void;
-  reject: (error: ScannerUnavailableError) => void;
+  reject: (error: ScannerUnavailableError | ScanTimedOut) => void;
 }
+
+/** clamd had every byte and gave no verdict within the scan timeout. */
+class ScanTimedOut extends Error {}
 
 /**
  * One connection to clamd in session mode (`zIDSESSION`), on which streams are scanned one
@@ -79,6 +91,9 @@ export class ClamdSession {
   #closing = false;
   #failure: Error | null = null;
   #timeoutMs = 0;
+  #scanTimeoutMs = 0;
+  /** The scan under way has sent its last byte: clamd is deciding. */
+  #allSent = false;
   #timedOut = false;
   readonly #onGone: (session: ClamdSession) => void;
 
@@ -104,7 +119,11 @@ export class ClamdSession {
       if (!pending) return;
       this.#pending = null;
       this.#timedOut = true;
-      pending.reject(new ScannerUnavailableError(`clamd was silent for ${this.#timeoutMs} ms`));
+      pending.reject(
+        this.#allSent
+          ? new ScanTimedOut(`no verdict within ${this.#scanTimeoutMs} ms of the last byte`)
+          : new ScannerUnavailableError(`clamd took no bytes for ${this.#timeoutMs} ms`),
+      );
       this.#socket.destroy();
     });
   }
@@ -115,12 +134,18 @@ export class ClamdSession {
   }
 
   /**
-   * Streams `source` to clamd and answers its verdict. Throws `ScannerUnavailableError`
-   * when no verdict comes (`timeoutMs`: the longest clamd may stay silent, not taking
-   * bytes while they are sent or not answering once they all are; a scan that makes
-   * progress is never cut), and the source's own error when the source fails.
+   * Streams `source` to clamd and answers its verdict. `timeouts.silenceMs`: the longest
+   * clamd may take no bytes while they are sent (a daemon that is stuck or overloaded:
+   * `ScannerUnavailableError`; a transfer that makes progress is never cut).
+   * `timeouts.verdictMs`: the longest it may take to answer once it has every byte; past
+   * it the file is `unscannable` (clamd's own `MaxScanTime` should answer first). Throws
+   * `ScannerUnavailableError` when clamd cannot be reached or goes away, and the source's
+   * own error when the source fails.
    */
-  async scan(source: Readable | AsyncIterable<Buffer>, timeoutMs: number): Promise<ScanVerdict> {
+  async scan(
+    source: Readable | AsyncIterable<Buffer>,
+    timeouts: { silenceMs: number; verdictMs: number },
+  ): Promise<ScanVerdict> {
     const reused = this.#scans > 0;
     if (!this.usable) throw this.#unavailable(reused);
     const id = ++this.#commands;
@@ -131,12 +156,20 @@ export class ClamdSession {
       answered = true;
     });
     this.#socket.ref();
-    this.#timeoutMs = timeoutMs;
-    this.#socket.setTimeout(timeoutMs);
-    const [answer, sent] = await Promise.allSettled([
-      reply,
-      this.#send(source, () => answered || this.#gone),
-    ]);
+    this.#timeoutMs = timeouts.silenceMs;
+    this.#scanTimeoutMs = timeouts.verdictMs;
+    this.#allSent = false;
+    this.#timedOut = false;
+    this.#socket.setTimeout(timeouts.silenceMs);
+    const sendAll = this.#send(source, () => answered || this.#gone).then((outcome) => {
+      if (!outcome.sourceFailed && outcome.complete && !answered) {
+        // From here clamd is scanning: its time to answer is the verdict's.
+        this.#allSent = true;
+        this.#socket.setTimeout(timeouts.verdictMs);
+      }
+      return outcome;
+    });
+    const [answer, sent] = await Promise.allSettled([reply, sendAll]);
     this.#socket.setTimeout(0);
     this.#socket.unref();
     this.#pending = null;
@@ -149,6 +182,9 @@ export class ClamdSession {
     }
     if (answer.status === 'rejected') {
       this.#socket.destroy();
+      if (answer.reason instanceof ScanTimedOut) {
+        return { outcome: 'unscannable', reason: answer.reason.message };
+      }
       const error = answer.reason as ScannerUnavailableError;
       // Closed on us, not silent: a kept connection clamd had let go of.
       if (reused && !this.#timedOut) {
@@ -296,10 +332,22 @@ export class ClamdSession {
   }
 }
 
+/**
+ * clamd's findings that are no signature but a limit it stopped at (with `AlertExceedsMax
+ * yes`): `Heuristics.Limits.Exceeded.MaxScanSize`, `.MaxFileSize`, `.MaxRecursion`,
+ * `.MaxFiles`, `.MaxScanTime` and the like.
+ */
+const LIMIT_EXCEEDED = /^Heuristics\.Limits\.Exceeded(?:\.|$)/;
+
 /** `stream: OK`, `stream: <name> FOUND`, or an error (`INSTREAM size limit exceeded. ERROR`). */
-function verdictOf(reply: string): ScanVerdict {
+export function verdictOf(reply: string): ScanVerdict {
   const found = /^(?:stream: )?(.+) FOUND$/.exec(reply);
-  if (found?.[1]) return { infected: true, signature: found[1] };
-  if (/^(?:stream: )?OK$/.test(reply)) return { infected: false };
+  if (found?.[1]) {
+    const name = found[1];
+    return LIMIT_EXCEEDED.test(name)
+      ? { outcome: 'unscannable', reason: name }
+      : { outcome: 'infected', signature: name };
+  }
+  if (/^(?:stream: )?OK$/.test(reply)) return { outcome: 'clean' };
   throw new ScannerUnavailableError(`clamd gave no verdict: ${reply.slice(0, 200)}`);
 }

@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
 import { type ClamdAddress, ClamdSession, type ScanVerdict } from './clamd-session.js';
+import { FairTurns } from './fair-turns.js';
 
 export {
   type ClamdAddress,
@@ -46,37 +47,79 @@ const MAX_IDLE_SESSIONS = 16;
  */
 const IDLE_SESSION_MS = 10_000;
 
+/** Whose turn a scan waits in, and how many of that turn's scans may run at once. */
+export interface ScanTurn {
+  key: string;
+  perKey: number;
+}
+
+export interface ClamdScannerOptions {
+  /** The longest clamd may take no bytes while they are sent (then: unavailable). */
+  silenceMs: number;
+  /** The longest clamd may take to answer once it has every byte (then: unscannable). */
+  verdictMs: number;
+  /** Scans under way at once from this instance; the rest wait their turn. */
+  concurrency: number;
+}
+
 /**
  * A client of ClamAV's daemon for one kind of request: `INSTREAM`, the file's bytes
  * streamed to it and its verdict back. Scans run on sessions (`IDSESSION`, see
  * `ClamdSession`) kept open between scans and shared by none at a time: a scan takes an
  * idle one or opens one, and gives it back once clamd has answered.
+ *
+ * At most `concurrency` scans are under way at once; the others wait, served in turn
+ * across their `ScanTurn` keys (`FairTurns`), so a client that sends many files that are
+ * slow to scan (archive bombs) holds at most its own share of clamd's threads and delays
+ * another client's file by at most one scan.
  */
 export class ClamdScanner {
   readonly #address: ClamdAddress;
-  readonly #timeoutMs: number;
+  readonly #timeouts: { silenceMs: number; verdictMs: number };
+  readonly #turns: FairTurns;
   /** Sessions waiting for a scan, the most recently used last (taken first, so the others expire). */
   readonly #idle: ClamdSession[] = [];
   readonly #expiries = new Map<ClamdSession, NodeJS.Timeout>();
 
-  /**
-   * `timeoutMs`: the longest clamd may stay silent: not accepting bytes while they are
-   * sent, or not answering once they all are. A scan that makes progress is never cut.
-   */
-  constructor(address: ClamdAddress, options: { timeoutMs: number }) {
+  constructor(address: ClamdAddress, options: ClamdScannerOptions) {
     this.#address = address;
-    this.#timeoutMs = options.timeoutMs;
+    this.#timeouts = { silenceMs: options.silenceMs, verdictMs: options.verdictMs };
+    this.#turns = new FairTurns(options.concurrency);
   }
 
   /**
-   * Streams `source` to clamd; throws `ScannerUnavailableError` when no verdict comes, and
-   * the source's own error when reading it fails.
+   * Streams the source `open` gives to clamd, in `turn` (opened only once the turn has
+   * come); throws `ScannerUnavailableError` when clamd cannot be reached or goes away, and
+   * the source's own error when opening or reading it fails.
    */
-  async scan(source: Readable | AsyncIterable<Buffer>): Promise<ScanVerdict> {
+  scan(
+    turn: ScanTurn,
+    open: () => Promise<Readable | AsyncIterable<Buffer>>,
+  ): Promise<ScanVerdict> {
+    return this.#turns.run(turn.key, turn.perKey, async () => this.#scanNow(await open()));
+  }
+
+  /**
+   * Scans `source` at once if that overtakes no waiting scan and `turn` is within its
+   * bound; else null, and `source` is left unread (the file is then scanned later, in turn).
+   */
+  scanIfFree(
+    turn: ScanTurn,
+    source: Readable | AsyncIterable<Buffer>,
+  ): Promise<ScanVerdict> | null {
+    return this.#turns.runNow(turn.key, turn.perKey, () => this.#scanNow(source));
+  }
+
+  /** Scans under way, and waiting for their turn (metrics, tests). */
+  get load(): { running: number; waiting: number } {
+    return { running: this.#turns.running, waiting: this.#turns.waiting };
+  }
+
+  async #scanNow(source: Readable | AsyncIterable<Buffer>): Promise<ScanVerdict> {
     const session = this.#take();
     let verdict: ScanVerdict;
     try {
-      verdict = await session.scan(source, this.#timeoutMs);
+      verdict = await session.scan(source, this.#timeouts);
     } catch (error) {
       // Kept sessions opened before this one failed may be as dead (clamd restarted).
       if ((error as { staleConnection?: boolean }).staleConnection) this.close();

@@ -8,10 +8,12 @@ import { pipeline } from 'node:stream/promises';
 import { toFileRecord } from '../api/records.js';
 import type { ServiceContext } from '../context.js';
 import type { EventDraft, FileRow } from '../db/metadata-store.js';
-import { fail } from '../http/errors.js';
+import { fail, ServiceError } from '../http/errors.js';
 import { newId } from '../secrets.js';
-import { purge } from '../uploads/remove.js';
+import { purge, removeFile } from '../uploads/remove.js';
 import { ScannerUnavailableError, type ScanVerdict } from './clamd.js';
+import { placeholderOf as computePlaceholder, hasPlaceholder } from './placeholder.js';
+import { scanTurnOf } from './scan-turn.js';
 import { editableExtension } from './strip-location.js';
 
 /** Seconds a client is asked to wait when clamd cannot be reached. */
@@ -23,6 +25,8 @@ export interface Ingested {
   scannedAt: number | null;
   /** The stored size, when removing metadata changed it. */
   size?: number;
+  /** The image's ThumbHash (`placeholder.ts`); null for other files. */
+  placeholder: string | null;
 }
 
 /**
@@ -30,15 +34,24 @@ export interface Ingested {
  * "Safe ingest"), for the complete paths and the one-request upload alike:
  *
  * 1. With a scanner, the stored object is streamed to clamd (from the disk or the bucket,
- *    never whole in memory). Infected: the row leaves `from` for `deleted` with a
- *    `file.infected` event, its bytes are purged, and `422 infected` is thrown. No verdict
- *    (clamd down, silent past its timeout): `503 unavailable`; nothing changes, so a
- *    pending upload can be completed again. A scan that lost a kept connection clamd had
- *    just closed (`staleConnection`: a restart) is run once more, read from the store.
+ *    never whole in memory), in its turn (`scanTurnOf`: a client address's anonymous
+ *    uploads wait behind each other, not behind everyone). Infected: the row leaves `from`
+ *    for `deleted` with a `file.infected` event, its bytes are purged, and `422 infected`
+ *    is thrown; unscannable (clamd stopped at one of its limits, or gave no verdict within
+ *    the scan timeout): the same without the event, `422 unscannable`. An import's row is
+ *    left to the importer, which fails it with that reason. No verdict (clamd down, taking
+ *    no bytes past its timeout): `503 unavailable`; nothing changes, so a pending upload
+ *    can be completed again. A scan that lost a kept connection clamd had just closed
+ *    (`staleConnection`: a restart) is run once more, read from the store.
  * 2. A photo (JPEG, PNG, WebP, HEIC, TIFF; `mime` is the type recognised from its bytes)
  *    loses its location, or all its metadata, as `FILEHOST_STRIP_METADATA` says: the
  *    object is copied to a temp file, edited there by ExifTool and stored again whole in
- *    its place (an atomic replace on either store). Pixels are never decoded.
+ *    its place (an atomic replace on either store). Pixels are never decoded for this.
+ * 3. An image gets its placeholder (`placeholder.ts`), from the bytes as stored: the file
+ *    itself on the local disk, else the one copy of the object this step makes for
+ *    ExifTool (or for the placeholder alone, when nothing is stripped). It is computed
+ *    while the scan and the strip run: the pixels and orientation it reads are the same
+ *    before and after the strip, and an atomic replace leaves a reader the file it opened.
  *
  * Both steps only read the object or replace it with an edited copy, so a crash anywhere
  * in between leaves the row as it was (`pending`, or `receiving` and cleaned up at start),
@@ -53,13 +66,80 @@ export async function ingestStored(
   /** The bytes scanned as they were stored (`ScanWhileStoring`), instead of read back. */
   scanned?: ScanWhileStoring,
 ): Promise<Ingested> {
-  let scannedAt: number | null = null;
-  if (ctx.scanner) {
-    await scan(ctx, row, from, scanned?.verdict);
-    scannedAt = ctx.now();
+  const copy = new ObjectCopy(ctx, row.id, mime);
+  // A placeholder of a file on the local disk starts at once, of an object in a bucket once
+  // it is copied here.
+  const placeholder = placeholderOf(ctx.blobs.localPath?.(row.id) ?? copy, mime);
+  try {
+    let scannedAt: number | null = null;
+    if (ctx.scanner) {
+      await scan(ctx, row, from, scanned?.verdict);
+      scannedAt = ctx.now();
+    }
+    const size = await stripStored(ctx, row, from, mime, copy);
+    const ingested = { scannedAt, placeholder: await placeholder };
+    return size === null ? ingested : { ...ingested, size };
+  } finally {
+    // The copy outlives neither step, whichever failed; the placeholder only reads it.
+    await placeholder;
+    await copy.remove();
   }
-  const size = await stripStored(ctx, row.id, mime);
-  return size === null ? { scannedAt } : { scannedAt, size };
+}
+
+/** The placeholder of an image from its local file, or its copy; null for other files. */
+async function placeholderOf(source: string | ObjectCopy, mime: string): Promise<string | null> {
+  if (!hasPlaceholder(mime)) return null;
+  try {
+    const path = typeof source === 'string' ? source : await source.path();
+    return path === null ? null : await computePlaceholder(path, mime);
+  } catch {
+    // The object could not be copied (gone, or the bucket unreachable): the strip, which
+    // needs the same copy, reports that; a file is never refused for its placeholder.
+    return null;
+  }
+}
+
+/**
+ * One local copy of a stored object (in `TMPDIR`), made the first time a step asks for it
+ * and shared by the steps that read a file whole (ExifTool, the image decoder), so an
+ * object in a bucket is downloaded once at most.
+ */
+class ObjectCopy {
+  readonly #ctx: ServiceContext;
+  readonly #key: string;
+  readonly #extension: string;
+  #dir: Promise<string> | null = null;
+  #copied: Promise<string | null> | null = null;
+
+  constructor(ctx: ServiceContext, key: string, mime: string) {
+    this.#ctx = ctx;
+    this.#key = key;
+    this.#extension = editableExtension(mime) ?? 'bin';
+  }
+
+  /** A directory of its own, for the copy and what is made from it. */
+  dir(): Promise<string> {
+    this.#dir ??= mkdtemp(join(tmpdir(), 'filehost-ingest-'));
+    return this.#dir;
+  }
+
+  /** The copy's path; null when the object is gone (the upload was cancelled). */
+  path(): Promise<string | null> {
+    this.#copied ??= (async () => {
+      const source = await this.#ctx.blobs.get(this.#key);
+      if (!source) return null;
+      const path = join(await this.dir(), `in.${this.#extension}`);
+      await pipeline(source, createWriteStream(path));
+      return path;
+    })();
+    return this.#copied;
+  }
+
+  async remove(): Promise<void> {
+    if (this.#dir === null) return;
+    await this.#copied?.catch(() => undefined);
+    await rm(await this.#dir, { recursive: true, force: true });
+  }
 }
 
 async function scan(
@@ -73,12 +153,13 @@ async function scan(
   // Streams of the stored object opened for the scan, released whatever happens.
   const opened: Readable[] = [];
   let verdict: ScanVerdict;
-  const fromStore = async () => {
-    const source = await ctx.blobs.get(row.id);
-    if (!source) fail('not_found', 'The upload was cancelled.');
-    opened.push(source);
-    return scanner.scan(source);
-  };
+  const fromStore = () =>
+    scanner.scan(scanTurnOf(row), async () => {
+      const source = await ctx.blobs.get(row.id);
+      if (!source) fail('not_found', 'The upload was cancelled.');
+      opened.push(source);
+      return source;
+    });
   try {
     try {
       verdict = await (alreadyUnderWay ?? fromStore());
@@ -104,11 +185,24 @@ async function scan(
   } finally {
     for (const source of opened) source.destroy();
   }
-  if (!verdict.infected) return;
-  const { signature } = verdict;
-  ctx.log.warn({ id: row.id, signature }, 'an infected upload was refused');
-  if (await ctx.db.markInfected(row.id, from, ctx.now(), infectedEvent(ctx, signature))) {
-    ctx.events.kick();
+  if (verdict.outcome === 'clean') return;
+  const refusal = refusalOf(verdict);
+  if (verdict.outcome === 'infected') {
+    ctx.log.warn({ id: row.id, signature: verdict.signature }, 'an infected upload was refused');
+  } else {
+    ctx.log.warn(
+      { id: row.id, reason: verdict.reason },
+      'an upload clamd could not finish was refused',
+    );
+  }
+  // An import ends `failed` with the refusal as its `importError`, which its follower
+  // reads: the importer records that (and `file.infected`) in place of its other failures.
+  if (row.importState !== null) throw refusal;
+  // Deleted as an infected file is; only an infected one has `file.infected` (nothing was
+  // found in an unscannable one).
+  const event = verdict.outcome === 'infected' ? infectedEvent(ctx, verdict.signature) : undefined;
+  if (await ctx.db.markInfected(row.id, from, ctx.now(), event)) {
+    if (event) ctx.events.kick();
   }
   // A one-request upload's bytes are removed by its handler; a pending one's here, or by
   // the sweeper (the row is deleted and unpurged) if the store cannot now.
@@ -116,17 +210,31 @@ async function scan(
     await purge(ctx, row).catch((error: unknown) => {
       ctx.log.warn(
         { err: error, id: row.id },
-        'the bytes of an infected upload are left to the sweeper',
+        'the bytes of a refused upload are left to the sweeper',
       );
     });
   }
-  fail('infected', `The malware scanner found ${signature} in the file; nothing was kept.`, {
-    extra: { signature },
-  });
+  throw refusal;
+}
+
+/** The answer to a file the scanner refused: `422 infected` or `422 unscannable`. */
+function refusalOf(verdict: Exclude<ScanVerdict, { outcome: 'clean' }>): ServiceError {
+  if (verdict.outcome === 'infected') {
+    const { signature } = verdict;
+    return new ServiceError(
+      'infected',
+      `The malware scanner found ${signature} in the file; nothing was kept.`,
+      { extra: { signature } },
+    );
+  }
+  return new ServiceError(
+    'unscannable',
+    'The malware scanner could not check this file within its limits (an archive that unpacks to too much, or a scan that takes too long); nothing was kept.',
+  );
 }
 
 /** `file.infected`: the file record as it was refused, and the signature clamd named. */
-function infectedEvent(ctx: ServiceContext, signature: string): EventDraft {
+export function infectedEvent(ctx: ServiceContext, signature: string): EventDraft {
   return {
     id: newId('evt_'),
     type: 'file.infected',
@@ -138,34 +246,44 @@ function infectedEvent(ctx: ServiceContext, signature: string): EventDraft {
 /**
  * Removes metadata from a stored photo as configured; answers the new size when the object
  * was replaced, null when it was left as it is (not a photo, nothing to remove, stripping
- * off, or metadata ExifTool cannot read at all: then the file is kept as it came, and the
- * log says so).
+ * off). A photo whose location could not be removed (metadata ExifTool cannot rewrite, or
+ * a position still found after) is refused, `422 metadata_unreadable`, and nothing of it
+ * is kept: a pending upload is taken back here (as a type refused at complete is), a
+ * one-request upload by its handler, an import by the importer (which records why).
  */
-async function stripStored(ctx: ServiceContext, key: string, mime: string): Promise<number | null> {
+async function stripStored(
+  ctx: ServiceContext,
+  row: FileRow,
+  from: 'pending' | 'receiving',
+  mime: string,
+  copy: ObjectCopy,
+): Promise<number | null> {
+  const key = row.id;
   const extension = editableExtension(mime);
   const mode = ctx.config.stripMetadata;
   if (!ctx.stripper || mode === 'none' || extension === undefined) return null;
-  const source = await ctx.blobs.get(key);
-  if (!source) fail('not_found', 'The upload was cancelled.');
-  const dir = await mkdtemp(join(tmpdir(), 'filehost-strip-'));
-  try {
-    const input = join(dir, `in.${extension}`);
-    const output = join(dir, `out.${extension}`);
-    await pipeline(source, createWriteStream(input));
-    const result = await ctx.stripper.strip(input, output, mode);
-    if (result.outcome === 'failed') {
-      ctx.log.warn(
-        { id: key, reason: result.reason },
-        'the metadata of a photo could not be read; it is kept as it came',
-      );
-      return null;
+  // ExifTool reads a copy named by its type (never the stored file, which it might not
+  // recognise without one) and writes its edit beside it.
+  const input = await copy.path();
+  if (input === null) fail('not_found', 'The upload was cancelled.');
+  const output = join(await copy.dir(), `out.${extension}`);
+  const result = await ctx.stripper.strip(input, output, mode);
+  if (result.outcome === 'refused') {
+    ctx.log.warn(
+      { id: key, reason: result.reason },
+      'the location of a photo could not be removed; it is refused',
+    );
+    if (from === 'pending' && row.importState === null) {
+      await removeFile(ctx, row.projectId, key);
     }
-    if (result.outcome === 'unchanged') return null;
-    const { size } = await ctx.blobs.put(key, createReadStream(output), { contentType: mime });
-    return size;
-  } finally {
-    await rm(dir, { recursive: true, force: true });
+    fail(
+      'metadata_unreadable',
+      'The location could not be removed from this photo (its metadata cannot be rewritten, or a position is still found); nothing was kept.',
+    );
   }
+  if (result.outcome === 'unchanged') return null;
+  const { size } = await ctx.blobs.put(key, createReadStream(output), { contentType: mime });
+  return size;
 }
 
 /**
@@ -180,17 +298,20 @@ const SCAN_WHILE_STORING_MAX = 1024 * 1024;
  * source given to the store), so that clamd reads them while the store writes and flushes
  * them: what a scan costs a small file is mostly clamd's fixed time per stream, which then
  * overlaps the write instead of following it. The slower of the two sets the pace; once
- * clamd has answered or failed, the bytes go on to the store alone. Without a scanner, or
- * for a large body, `tee` gives the source back and the file is scanned after.
+ * clamd has answered or failed, the bytes go on to the store alone. Without a scanner, for
+ * a large body, or when scans wait for their turn (a place taken now would overtake them),
+ * `tee` gives the source back and the file is scanned after.
  */
 export class ScanWhileStoring {
   /** clamd's verdict on every byte `tee` passed on; null when nothing was teed. */
   verdict: Promise<ScanVerdict> | null = null;
   readonly #ctx: ServiceContext;
+  readonly #row: FileRow;
   readonly #declaredSize: number | undefined;
 
-  constructor(ctx: ServiceContext, declaredSize: number | undefined) {
+  constructor(ctx: ServiceContext, row: FileRow, declaredSize: number | undefined) {
     this.#ctx = ctx;
+    this.#row = row;
     this.#declaredSize = declaredSize;
   }
 
@@ -201,8 +322,13 @@ export class ScanWhileStoring {
     const feed = new PassThrough({ highWaterMark: 1024 * 1024 });
     // Written to only while clamd reads; its end is the scanner's business.
     feed.on('error', () => undefined);
+    // Only when that overtakes no waiting scan: else the file is scanned after, in turn.
+    const verdict = scanner.scanIfFree(scanTurnOf(this.#row), feed);
+    if (!verdict) {
+      feed.destroy();
+      return source;
+    }
     let settled = false;
-    const verdict = scanner.scan(feed);
     const over = verdict.then(
       () => undefined,
       () => undefined,

@@ -96,7 +96,11 @@ export async function startService(
       imports,
       linkKey: linkKey(opened.signingSecret),
       scanner: config.clamd
-        ? new ClamdScanner(config.clamd, { timeoutMs: config.clamdTimeoutMs })
+        ? new ClamdScanner(config.clamd, {
+            silenceMs: config.clamdTimeoutMs,
+            verdictMs: config.scanTimeoutMs,
+            concurrency: config.scanConcurrency,
+          })
         : null,
       stripper,
     };

@@ -124,6 +124,19 @@ export interface BlobStore {
    * objects are not local files has none, and callers read `get`'s stream.
    */
   localPath?(key: string): string;
+  /**
+   * Bytes `range` of the object (within it) in one buffer of exactly that length, or null
+   * if the object does not exist: for a store that reads a few bytes faster this way than
+   * by a stream (the CDN's small answers). An object that ends inside the range is a
+   * fault (throws). Optional: without it, callers read `get`'s stream.
+   */
+  readRange?(key: string, range: ByteRange): Promise<Buffer | null>;
+  /**
+   * Bytes `range` of the object (within it) as a stream, or null if the object does not
+   * exist: for a store that sends a range more cheaply this way than `get` does (the CDN's
+   * larger answers). Optional: without it, callers use `get` with the range.
+   */
+  streamRange?(key: string, range: ByteRange): Promise<Readable | null>;
   /** The object's size, or null if it does not exist (a multipart upload is not an object). */
   head(key: string): Promise<{ size: number } | null>;
   /**

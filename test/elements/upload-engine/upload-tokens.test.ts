@@ -2,6 +2,9 @@ import { expect, fixture, html, waitUntil } from '@open-wc/testing';
 import '../../../src/index.js';
 import type { FileListElement } from '../../../src/elements/file-list/file-list.js';
 import type { FileUploaderElement } from '../../../src/elements/file-uploader/file-uploader.js';
+import { formatBytes } from '../../../src/elements/shared/format.js';
+import { registerTranslation } from '../../../src/elements/shared/localize.js';
+import de from '../../../src/locales/de.js';
 import { file, network, next, pick, project, text, uploadToken, usage } from '../helpers.js';
 
 /** The texts of the buttons of the file rows. */
@@ -10,6 +13,9 @@ function rowActions(element: FileUploaderElement): string[] {
     (button) => button.textContent?.trim() ?? '',
   );
 }
+
+// As a page importing `filehost/locales/de` does.
+registerTranslation(de);
 
 describe('<file-uploader> with upload tokens', () => {
   afterEach(() => network('restore'));
@@ -92,6 +98,98 @@ describe('<file-uploader> with upload tokens', () => {
     const success = next(element, 'upload-success');
     element.retry(element.files[0]?.id ?? '');
     expect((await success).record.name).to.equal('late.txt');
+  });
+
+  it('a tokenProvider whose route answers 404: token_provider_failed in plain words (not an expired token), its error in the console, Retry asks again', async () => {
+    const p = await project({ requireUploadToken: true });
+    const element = await fixture<FileUploaderElement>(
+      html`<file-uploader endpoint=${p.endpoint}></file-uploader>`,
+    );
+    let asked = 0;
+    // A route that is not there (the service's own 404, whose JSON carries no token), as a
+    // newcomer's page asks its backend and reads the answer as JSON.
+    let route = `${p.endpoint}/api/upload-token`;
+    element.tokenProvider = async () => {
+      asked++;
+      const answer = await fetch(route, { method: 'POST' });
+      return answer.json();
+    };
+    const logged: unknown[][] = [];
+    const consoleError = console.error;
+    console.error = (...args: unknown[]) => logged.push(args);
+    try {
+      const failed = next(element, 'upload-error');
+      pick(element, [file('a.txt', 100, 'text/plain')]);
+      const failure = await failed;
+      expect([failure.code, failure.status, failure.step]).to.deep.equal([
+        'token_provider_failed',
+        0,
+        'sign',
+      ]);
+      expect(failure.message).to.equal(
+        "This page could not get permission to upload. Retry, or reload the page; if it keeps failing, tell the site's owner.",
+      );
+      // Asked as the element was drawn with it, and for the file: each failed call logged
+      // once, with what the provider answered (the 404's body, no token in it).
+      const askedBefore = asked;
+      expect(askedBefore).to.be.at.least(1);
+      expect(logged.length).to.equal(askedBefore);
+      const [[prefix, cause] = []] = logged;
+      expect(String(prefix)).to.contain('tokenProvider');
+      expect((cause as { error?: { code?: string } } | undefined)?.error?.code).to.equal(
+        'not_found',
+      );
+      await element.updateComplete;
+      expect(text(element)).to.contain(`${failure.message} (token_provider_failed)`);
+      expect(rowActions(element)).to.deep.equal(['Retry', 'Remove']);
+      await expect(element).to.be.accessible();
+
+      // In the page's language too.
+      element.lang = 'de';
+      await element.updateComplete;
+      await waitUntil(() => text(element).includes('konnte keine Berechtigung zum Hochladen'));
+
+      // The page's route fixed: Retry asks the provider again and the file goes up.
+      const { token } = await uploadToken(p.publishableKey);
+      route = `data:application/json,${encodeURIComponent(JSON.stringify({ token }))}`;
+      const success = next(element, 'upload-success');
+      element.retry(element.files[0]?.id ?? '');
+      expect((await success).record.name).to.equal('a.txt');
+      expect(asked).to.equal(askedBefore + 1);
+    } finally {
+      console.error = consoleError;
+    }
+  });
+
+  it('shows the token’s limits in the drop zone before any file (the provider answered the mint), and what is left after an upload, in the page’s language', async () => {
+    const p = await project({ requireUploadToken: true });
+    const element = await fixture<FileUploaderElement>(
+      html`<file-uploader endpoint=${p.endpoint} multiple></file-uploader>`,
+    );
+    const hint = () => element.shadowRoot?.querySelector('[part=hint]')?.textContent?.trim();
+    expect(hint()).to.equal('You can also paste files.');
+    let asked = 0;
+    element.tokenProvider = async () => {
+      asked++;
+      return uploadToken(p.publishableKey, {
+        policy: { maxFiles: 3, maxFileSize: 5_000_000, maxBytes: 1_000_000 },
+      });
+    };
+    const limits = (files: number, bytes: number) =>
+      `Up to ${formatBytes(5_000_000, 'en')} each. ${files} more files allowed. ${formatBytes(bytes, 'en')} left in all. You can also paste files.`;
+    // Asked once the element is drawn with it, before any file is chosen.
+    await waitUntil(() => hint() === limits(3, 1_000_000), `the limits, not ${hint()}`);
+    expect(asked).to.equal(1);
+    const done = next(element, 'upload-complete');
+    pick(element, [file('a.txt', 100, 'text/plain')]);
+    expect((await done).successful.length).to.equal(1);
+    // The same token (not asked again), less what went up with it.
+    await waitUntil(() => hint() === limits(2, 999_900), `what is left, not ${hint()}`);
+    expect(asked).to.equal(1);
+    element.lang = 'de';
+    await waitUntil(() => hint()?.includes('Noch 2 Dateien möglich.'), `German, not ${hint()}`);
+    expect(hint()).to.contain(`Insgesamt noch ${formatBytes(999_900, 'de')} frei.`);
+    await expect(element).to.be.accessible();
   });
 
   it('token_exhausted: the files past maxFiles are refused in plain words, without Retry; the others go up', async () => {

@@ -9,6 +9,7 @@ import type {
   UploadTokenResponse,
   Usage,
 } from '../../../src/api/types.js';
+import { bytesOfType } from '../../helpers/bytes.js';
 import { PUBLIC_STAND_IN, serveRemote } from '../../helpers/remote-server.js';
 import { ageFiles } from '../../helpers/row-clock.js';
 import {
@@ -310,10 +311,8 @@ describe('50 overlapping anonymous uploads never pass the share', () => {
 describe('anonymous imports reserve within the share and the address allowance', () => {
   let t: TestService;
   let remote: Awaited<ReturnType<typeof serveRemote>>;
-  const PNG = Buffer.concat([
-    Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c489', 'hex'),
-    Buffer.alloc(200, 7),
-  ]);
+  // A whole PNG: a damaged one would be refused at ingest (metadata_unreadable).
+  const PNG = Buffer.from(bytesOfType('image/png', 264));
 
   before(async () => {
     remote = await serveRemote(PUBLIC_STAND_IN, (_request, response) => {
@@ -360,7 +359,7 @@ describe('anonymous imports reserve within the share and the address allowance',
     const ready = await settled(file.id);
     assert.equal(ready.status, 'ready');
     assert.equal((await usageOf(t)).anonymousBytes, PNG.length);
-    // With only 1,000 bytes left of the share, an import of a 218-byte file still fits.
+    // With only 1,000 bytes left of the share, an import of a 264-byte file still fits.
     const fill = 1_500_000 - PNG.length - 1_000;
     await json(await upload(t, fill, visitor(t, '192.0.2.11')), 201);
     const second = await json<ImportResponse>(await importAs('192.0.2.12'), 202);

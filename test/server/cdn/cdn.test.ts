@@ -165,6 +165,33 @@ describe('CDN', () => {
     }
   });
 
+  it('serves text inline only without a charset or in UTF-8 or US-ASCII', async () => {
+    // In UTF-7 these bytes are `<script>alert(1)</script>`: a browser that honours the
+    // declared charset would run what no check of the bytes saw.
+    const script = '+ADw-script+AD4-alert(1)+ADw-/script+AD4-';
+    for (const type of ['text/plain; charset=utf-7', 'text/plain; charset=ISO-8859-1']) {
+      const stored = await upload(script, type, 'note.txt');
+      const response = await fetch(publicUrlOf(stored));
+      assert.equal(response.status, 200);
+      assert.equal(response.headers.get('content-type'), type);
+      assert.match(response.headers.get('content-disposition') ?? '', /^attachment;/, type);
+      assert.equal(response.headers.get('content-security-policy'), 'sandbox', type);
+      await response.arrayBuffer();
+    }
+    for (const type of [
+      'text/plain',
+      'text/plain; charset=utf-8',
+      'text/plain; charset=UTF-8',
+      'text/plain; charset="us-ascii"',
+    ]) {
+      const stored = await upload('plain words', type, 'note.txt');
+      const response = await fetch(publicUrlOf(stored));
+      assert.match(response.headers.get('content-disposition') ?? '', /^inline;/, type);
+      assert.equal(response.headers.get('content-security-policy'), null, type);
+      await response.arrayBuffer();
+    }
+  });
+
   it('answers unknown, pending and deleted ids with an uncacheable 404', async () => {
     const signed = await json<{ id: string }>(await t.sign({ name: 'p', size: 10 }), 201);
     const gone = await upload('bye', 'text/plain', 'bye.txt');

@@ -32,7 +32,9 @@ describe('CDN image variants under hostile images and bursts', () => {
   const stats = () => t.service.context.variants.encoder.stats;
 
   before(async () => {
-    t = await startTestService();
+    // This suite tests the CDN's own defences, so it stores what location stripping would
+    // refuse at upload (`metadata_unreadable`): an SVG behind an AVIF signature, say.
+    t = await startTestService({ FILEHOST_STRIP_METADATA: 'none' });
   });
   after(() => t.close());
 

@@ -95,6 +95,7 @@ export function metadataStoreConformance(
     anonymousAddress: null,
     scannedAt: null,
     importState: null,
+    placeholder: null,
     ...overrides,
   });
 
@@ -504,8 +505,16 @@ export function metadataStoreConformance(
       withStore(async (store, project) => {
         const pending = file(project.id, { status: 'pending' });
         await store.insertFile(pending);
-        assert.equal(await store.markReady(pending.id, 'pending', { scannedAt: 1_234 }), true);
-        assert.equal((await store.getVisibleFile(project.id, pending.id))?.scannedAt, 1_234);
+        assert.equal(
+          await store.markReady(pending.id, 'pending', {
+            scannedAt: 1_234,
+            placeholder: 'YJqGPQ==',
+          }),
+          true,
+        );
+        const ready = await store.getVisibleFile(project.id, pending.id);
+        assert.equal(ready?.scannedAt, 1_234);
+        assert.equal(ready?.placeholder, 'YJqGPQ==');
 
         const draft = (id: string) => ({
           id,

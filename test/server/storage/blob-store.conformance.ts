@@ -123,6 +123,28 @@ export function blobStoreConformance(
     );
 
     it(
+      'reads a range of an object in one buffer (readRange, the CDN small answers), null for none',
+      withStore(async (store) => {
+        assert.ok(store.readRange, 'both stores read small ranges in one buffer');
+        const key = newId();
+        const bytes = Buffer.from(patternBytes(300_000, 4));
+        await store.put(key, Readable.from([bytes]), { contentType: 'application/octet-stream' });
+        for (const [start, end] of [
+          [0, bytes.length - 1],
+          [0, 0],
+          [1000, 1999],
+          [bytes.length - 1, bytes.length - 1],
+        ] as const) {
+          const range = { start, end };
+          assert.deepEqual(await store.readRange(key, range), bytes.subarray(start, end + 1));
+        }
+        assert.equal(await store.readRange(newId(), { start: 0, end: 9 }), null);
+        // An object shorter than the range asked is a fault, never a short answer.
+        await assert.rejects(store.readRange(key, { start: 0, end: bytes.length }), /ends before/);
+      }),
+    );
+
+    it(
       'keeps derived objects beside an object: read whole or by range, all removed by deleteDerived',
       withStore(async (store) => {
         const key = newId();

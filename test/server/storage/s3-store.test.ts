@@ -125,6 +125,25 @@ blobStoreConformance(
 
 describe('S3BlobStore on Ceph RGW', { skip }, () => {
   it(
+    'streams a range of an object by one signed GET (streamRange, the CDN), null for none',
+    withFixture(async ({ store }) => {
+      const key = newId();
+      const bytes = Buffer.from(patternBytes(700_000, 7));
+      await store.put(key, Readable.from([bytes]), { contentType: 'application/octet-stream' });
+      for (const [start, end] of [
+        [0, bytes.length - 1],
+        [300_000, 599_999],
+        [bytes.length - 1, bytes.length - 1],
+      ] as const) {
+        const stream = await store.streamRange(key, { start, end });
+        assert.ok(stream);
+        assert.deepEqual(await buffer(stream), bytes.subarray(start, end + 1));
+      }
+      assert.equal(await store.streamRange(newId(), { start: 0, end: 9 }), null);
+    }),
+  );
+
+  it(
     'signs a part URL that a browser-style PUT uses as is, with content-length signed in',
     withFixture(async ({ store }) => {
       const body = Buffer.from('hello part');

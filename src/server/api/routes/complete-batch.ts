@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { CompleteBatchResponse } from '../../../api/types.js';
 import type { ServiceContext } from '../../context.js';
 import { BATCH_JSON_LIMIT, jsonDeadline, readJson } from '../../http/body.js';
+import { whileServiceWorks } from '../../http/service-busy.js';
 import { type CompleteEntry, completeUploads } from '../../uploads/complete.js';
 import { authenticate } from '../auth.js';
 import { claimedParts } from '../claimed-parts.js';
@@ -29,7 +30,9 @@ export async function completeBatchHandler(
   }));
 
   const response: CompleteBatchResponse = {
-    results: await completeUploads(ctx, caller, entries, request.log),
+    results: await whileServiceWorks(request, () =>
+      completeUploads(ctx, caller, entries, request.log),
+    ),
   };
   reply.send(response);
 }

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../../context.js';
 import { jsonDeadline, readJson } from '../../http/body.js';
+import { whileServiceWorks } from '../../http/service-busy.js';
 import { completeUpload } from '../../uploads/complete.js';
 import { authenticate } from '../auth.js';
 import { claimedParts } from '../claimed-parts.js';
@@ -23,5 +24,9 @@ export async function completeUploadHandler(
   // An empty body names no parts; any other is of the schema's form.
   const claimed = claimedParts(body === undefined ? [] : check('CompleteRequest', body).parts);
   const token = request.headers[UPLOAD_TOKEN_HEADER];
-  reply.send(await completeUpload(ctx, caller, { id: request.params.id, claimed, token }));
+  // Its scan may wait its turn, or take long: the client is not idle, the service is busy.
+  const record = await whileServiceWorks(request, () =>
+    completeUpload(ctx, caller, { id: request.params.id, claimed, token }),
+  );
+  reply.send(record);
 }

@@ -13,6 +13,7 @@ import { orStalled, SlowBodyError, untilStalled } from '../../http/body-pace.js'
 import { verifiedBytes } from '../../http/content-digest.js';
 import { atIndex, fail, ServiceError } from '../../http/errors.js';
 import { mediaEssence } from '../../http/media-type.js';
+import { whileServiceWorks } from '../../http/service-busy.js';
 import { ingestStored } from '../../ingest/ingest.js';
 import { itemError } from '../../uploads/complete.js';
 import { newFileRow } from '../../uploads/new-file.js';
@@ -37,6 +38,14 @@ import { requireTypeFor } from '../upload-tokens.js';
  */
 const IN_MEMORY_BYTES = 256 * 1024;
 
+/** What a stored file of the batch is once checked: its fields as it becomes ready. */
+interface CheckedFile {
+  mime: string;
+  size: number;
+  scannedAt: number | null;
+  placeholder: string | null;
+}
+
 /** One file of the batch: what its entry of `files` said, and its receiving row. */
 interface BatchFile {
   entry: SignEntry;
@@ -44,7 +53,7 @@ interface BatchFile {
   sha256: Buffer | null;
   row: FileRow;
   /** Its bytes stored and checked (type, scan, location), ready to be made `ready`. */
-  stored: Promise<{ mime: string; size: number; scannedAt: number | null }> | null;
+  stored: Promise<CheckedFile> | null;
   /** Why it will not be made ready (its result), once known. */
   error: ServiceError | null;
 }
@@ -124,7 +133,10 @@ export async function uploadBatchHandler(
   for (const file of files.slice(received)) {
     file.error = new ServiceError('missing_file', "The body ended before this file's bytes.");
   }
-  const results = await Promise.all(files.map((file) => makeReady(ctx, request, file)));
+  // The body is in; scans may still wait their turn: the service is busy, not the client.
+  const results = await whileServiceWorks(request, () =>
+    Promise.all(files.map((file) => makeReady(ctx, request, file))),
+  );
   ctx.events.kick();
   const response: UploadBatchResponse = { results };
   reply.send(response);
@@ -262,12 +274,17 @@ async function check(
   ctx: ServiceContext,
   caller: Caller,
   { row, entry }: BatchFile,
-): Promise<{ mime: string; size: number; scannedAt: number | null }> {
+): Promise<CheckedFile> {
   const mime = await storedType(entry.mime, await readHead(ctx.blobs, row.id, entry.size));
   // What the project (or the token) takes, checked again on the type the bytes say.
   requireTypeFor(caller.project.allowedTypes, caller.token?.policy, mime, 'recognised');
   const ingested = await ingestStored(ctx, row, 'receiving', mime);
-  return { mime, size: ingested.size ?? entry.size, scannedAt: ingested.scannedAt };
+  return {
+    mime,
+    size: ingested.size ?? entry.size,
+    scannedAt: ingested.scannedAt,
+    placeholder: ingested.placeholder,
+  };
 }
 
 /** One file's result: made `ready` (with its `file.ready` event), or taken back. */
@@ -285,6 +302,7 @@ async function makeReady(
       mime: checked.mime,
       size: checked.size,
       scannedAt: checked.scannedAt,
+      placeholder: checked.placeholder,
       createdAt: ctx.now(),
     };
     const made = await ctx.db.markReady(row.id, 'receiving', fields, fileEvent(ctx, 'file.ready'));

@@ -9,6 +9,7 @@ import { bodyChunks, contentLength, limitBytes } from '../../http/body.js';
 import { orStalled, untilStalled } from '../../http/body-pace.js';
 import { fail, ServiceError } from '../../http/errors.js';
 import { mediaEssence, normalizeMediaType } from '../../http/media-type.js';
+import { whileServiceWorks } from '../../http/service-busy.js';
 import { ingestStored, ScanWhileStoring } from '../../ingest/ingest.js';
 import { abortReceiving } from '../../uploads/abort.js';
 import { newFileRow } from '../../uploads/new-file.js';
@@ -112,7 +113,7 @@ export async function uploadHandler(
   // anonymous caps, or the token's limits).
   await reserveUploads(ctx, caller, request.ip, [receiving], { now, storageOnly: true });
   const stopRenewing = renewWhileReceiving(ctx, request.log, () => [id]);
-  const scanning = new ScanWhileStoring(ctx, declared);
+  const scanning = new ScanWhileStoring(ctx, receiving, declared);
   let received: Received;
   try {
     received = rawMeta
@@ -136,13 +137,21 @@ export async function uploadHandler(
     requireType(received.mime, 'recognised');
     if (policy)
       Object.assign(received, applyTokenPolicy(policy, received.metadata, received.visibility));
-    const ingested = await ingestStored(ctx, receiving, 'receiving', received.mime, scanning);
+    // The body is in; its scan may wait its turn: the service is busy, not the client.
+    const ingested = await whileServiceWorks(request, () =>
+      ingestStored(ctx, receiving, 'receiving', received.mime, scanning),
+    );
     received.size = ingested.size ?? received.size;
     crashPoint('upload:stored');
     const made = await ctx.db.markReady(
       id,
       'receiving',
-      { ...received, scannedAt: ingested.scannedAt, createdAt: ctx.now() },
+      {
+        ...received,
+        scannedAt: ingested.scannedAt,
+        placeholder: ingested.placeholder,
+        createdAt: ctx.now(),
+      },
       fileEvent(ctx, 'file.ready'),
     );
     if (!made) throw new Error(`Upload row ${id} left the receiving state`);

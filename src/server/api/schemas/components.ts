@@ -62,10 +62,13 @@ export const ImportErrorCode = named(
       'unsupported_type',
       'import_timeout',
       'import_failed',
+      'metadata_unreadable',
+      'infected',
+      'unscannable',
     ],
     {
       description:
-        'Why an import failed: `import_refused_target` (the URL, or a redirect, leads to a loopback, private, link-local or metadata address, or to no address, all with one message; private ones are allowed only with `FILEHOST_IMPORT_ALLOW_PRIVATE`, link-local and metadata ones never; or a redirect to a URL that is not http(s)); `import_http_error` (the server answered a status other than 2xx; `status` says which); `too_large` (more bytes than the plan, the upload token or the quota leaves room for, counted as they arrive); `unsupported_type` (the type recognised from the bytes is not one the project or the token accepts); `import_timeout` (fewer than 16 KiB in any 30 s: no answer, or a body that stalls or drips; or still fetching after `FILEHOST_IMPORT_MAX_SECONDS`, 600 s); `import_failed` (more than 5 redirects, a connection cut before the whole body, the service stopped or failed to store it).',
+        'Why an import failed: `import_refused_target` (the URL, or a redirect, leads to a loopback, private, link-local or metadata address, or to no address, all with one message; private ones are allowed only with `FILEHOST_IMPORT_ALLOW_PRIVATE`, link-local and metadata ones never; or a redirect to a URL that is not http(s)); `import_http_error` (the server answered a status other than 2xx; `status` says which); `too_large` (more bytes than the plan, the upload token or the quota leaves room for, counted as they arrive); `unsupported_type` (the type recognised from the bytes is not one the project or the token accepts); `import_timeout` (fewer than 16 KiB in any 30 s: no answer, or a body that stalls or drips; or still fetching after `FILEHOST_IMPORT_MAX_SECONDS`, 600 s); `import_failed` (more than 5 redirects, a connection cut before the whole body, the service stopped or failed to store it); `metadata_unreadable` (a photo whose location could not be removed: metadata the service cannot rewrite; nothing was kept); `infected` (the malware scanner found malware; `file.infected` is sent, its `signature` naming it); `unscannable` (the malware scanner could not finish within its limits).',
     },
   ),
 );
@@ -81,6 +84,13 @@ export const ImportError = named(
           minimum: 100,
           maximum: 599,
           description: '`import_http_error`: the status the remote server answered.',
+        }),
+      ),
+      limit: Type.Optional(
+        Type.Integer({
+          minimum: 0,
+          description:
+            "`too_large`: the most bytes the file could have had (the plan's, the upload token's, or the room left), for a page to name in its own language.",
         }),
       ),
     },
@@ -162,6 +172,15 @@ const fileFields = {
     description:
       'When the malware scanner (ClamAV, `FILEHOST_CLAMD`) found the file clean, before it became ready; `null` when no scanner is configured, or the file is not ready yet.',
   }),
+  placeholder: Nullable(
+    Type.String({
+      minLength: 4,
+      maxLength: 64,
+      pattern: '^[A-Za-z0-9+/]+={0,2}$',
+      description:
+        "A ready image's [ThumbHash](https://evanw.github.io/thumbhash/) (standard base64, about 25 bytes): its aspect ratio and colours, computed as it became ready from the image decoded at most 100 px with its EXIF orientation applied, for a page to draw before any image request (`thumbHashToDataURL` of the `thumbhash` package). `null` for a file that is not an image, one that does not decode, one not ready yet, and an image made ready before placeholders until `admin placeholders fill` computes it.",
+    }),
+  ),
 };
 
 /** An import's progress and failure, on every file record (only imports have them). */
@@ -426,6 +445,8 @@ export const ErrorCode = named(
       'uri_too_long',
       'unsupported_type',
       'infected',
+      'metadata_unreadable',
+      'unscannable',
       'rate_limited',
       'headers_too_large',
       'internal_error',
@@ -731,7 +752,7 @@ export const InfectedFileRecord = named(
       ...fileFields,
       // Never ready, and never empty: what the scanner refused.
       size: Type.Integer({ minimum: 1, maximum: PLAN_SIGN_CAP.paid }),
-      status: FileStatus,
+      // `pending` as it was refused; an import's `failed`, with `importError` `infected`.
       ...importFields,
       signature: Type.String({
         minLength: 1,
@@ -741,7 +762,7 @@ export const InfectedFileRecord = named(
     },
     {
       description:
-        'The `data` of a `file.infected` event: the file record as it was refused (never ready, nothing kept), and the signature the scanner found.',
+        'The `data` of a `file.infected` event: the file record as it was refused (never ready, nothing kept; an import\'s: `status: "failed"` with `importError` `infected`), and the signature the scanner found.',
       additionalProperties: false,
     },
   ),

@@ -252,20 +252,28 @@ export const responses = {
       "415: A type outside the project's allowed types or an upload token's `types`, declared or recognised from the bytes; nothing is kept.",
     content: errorContent(['unsupported_type']),
   },
-  Infected: {
+  FileRefused: {
     description:
-      '422: The malware scanner (ClamAV) found malware in the file: it was deleted, nothing was kept, and a `file.infected` event was recorded. `signature` names what was found.',
+      "422: The file was refused for what it holds, and nothing was kept: the malware scanner (ClamAV) found malware in it (`infected`: a `file.infected` event was recorded, `signature` names what was found), or could not finish within its limits (`unscannable`: an archive that unpacks to more than it scans, nested too deep or holding too many files, or no verdict within `FILEHOST_SCAN_TIMEOUT`), or a photo's location could not be removed (`metadata_unreadable`: metadata the service cannot rewrite, or a position still found after the edit).",
     content: {
       'application/json': {
         schema: Raw({
           allOf: [
             ErrorBody,
-            Type.Object({
-              error: Type.Object({
-                code: Type.Optional(Raw({ enum: ['infected'] })),
-                signature: Type.String({ minLength: 1 }),
+            Type.Union([
+              Type.Object({
+                error: Type.Object({
+                  code: Raw({ enum: ['infected'] }),
+                  signature: Type.String({ minLength: 1 }),
+                }),
               }),
-            }),
+              Type.Object({
+                error: Type.Object({ code: Raw({ enum: ['unscannable'] }) }),
+              }),
+              Type.Object({
+                error: Type.Object({ code: Raw({ enum: ['metadata_unreadable'] }) }),
+              }),
+            ]),
           ],
         }),
       },

@@ -250,7 +250,7 @@ export class VariantEncoder {
   }
 }
 
-type SharpFactory = ((input?: SharpInput, options?: SharpOptions) => Sharp) & {
+export type SharpFactory = ((input?: SharpInput, options?: SharpOptions) => Sharp) & {
   cache(options: boolean): unknown;
   concurrency(threads: number): number;
   block(options: { operation: string[] }): void;
@@ -259,9 +259,9 @@ type SharpFactory = ((input?: SharpInput, options?: SharpOptions) => Sharp) & {
 let sharpLoaded: Promise<SharpFactory> | undefined;
 
 /**
- * sharp, loaded on the first variant: its native library takes about 100 ms to load, which
- * a service that never serves a variant should not pay at start. Its settings are the
- * process's (libvips has one of each), set once here.
+ * sharp, loaded on the first variant or placeholder (`ingest/placeholder.ts`): its native
+ * library takes about 100 ms to load, which a service that never sees an image should not
+ * pay at start. Its settings are the process's (libvips has one of each), set once here.
  */
 function loadSharp(): Promise<SharpFactory> {
   sharpLoaded ??= import('sharp').then(({ default: sharp }) => {
@@ -279,7 +279,7 @@ function loadSharp(): Promise<SharpFactory> {
   return sharpLoaded;
 }
 
-interface SharpMetadata {
+export interface SharpMetadata {
   format?: string;
   compression?: string;
   width?: number;
@@ -288,7 +288,7 @@ interface SharpMetadata {
 }
 
 /** The shown size of an image whose header says `meta`, checked against its `source` type. */
-function headerOf(meta: SharpMetadata, source: OutputFormat): ImageHeader {
+export function headerOf(meta: SharpMetadata, source: OutputFormat): ImageHeader {
   const decodesAs = meta.format === 'heif' && meta.compression !== 'av1' ? 'hevc' : meta.format;
   if (decodesAs !== SHARP_FORMAT[source]) {
     throw new ServiceError(
@@ -322,23 +322,31 @@ async function withSource<T>(
   }
 }
 
+/**
+ * A stored image opened for decoding, as every reader of an uploaded image opens one (a
+ * variant, a placeholder). `failOn: 'warning'` (sharp's default, spelled out): a truncated
+ * or damaged image fails instead of being drawn half grey. Only the first frame of an
+ * animation is read; rows are read in order (no copy of the whole decoded image where the
+ * pipeline allows). sharp opens the file itself, its limits (pixels, above) checked before a
+ * pixel is decoded.
+ */
+export async function openImage(path: string): Promise<Sharp> {
+  const sharp = await loadSharp();
+  return sharp(path, {
+    limitInputPixels: MAX_INPUT_PIXELS,
+    failOn: 'warning',
+    animated: false,
+    sequentialRead: true,
+  });
+}
+
 async function transform(
   source: string,
   spec: VariantSpec,
   sourceFormat: OutputFormat,
   runMs: number,
 ): Promise<Buffer> {
-  const sharp = await loadSharp();
-  // `failOn: 'warning'` (sharp's default, spelled out): a truncated or damaged image fails
-  // instead of being served half grey. Only the first frame of an animation is read; rows
-  // are read in order (no copy of the whole decoded image where the pipeline allows). sharp
-  // opens the file itself, its limits (pixels, above) checked before a pixel is decoded.
-  let image = sharp(source, {
-    limitInputPixels: MAX_INPUT_PIXELS,
-    failOn: 'warning',
-    animated: false,
-    sequentialRead: true,
-  });
+  let image = await openImage(source);
   // The decoder is the recognised type's: the header is read again from this very file
   // (the head checked earlier may have been a part of it).
   const shown = headerOf(await image.metadata(), sourceFormat);

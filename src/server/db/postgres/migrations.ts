@@ -232,4 +232,10 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   CREATE TRIGGER variants_counted AFTER INSERT OR DELETE OR UPDATE OF size ON variants
     FOR EACH ROW EXECUTE FUNCTION variant_usage_count();
   `,
+  // Placeholders: see the SQLite migration of the same step. A nullable column rewrites no
+  // table; instances of the version before make images ready without one, which
+  // `admin placeholders fill` computes afterwards.
+  `
+  ALTER TABLE files ADD COLUMN placeholder text;
+  `,
 ];

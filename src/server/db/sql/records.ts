@@ -69,11 +69,12 @@ export interface FileRecord {
   anonymous_address: string | null;
   scanned_at: number | string | null;
   import_state: JsonColumn<ImportState> | null;
+  placeholder: string | null;
 }
 
 /** Every column of `files` that a `FileRow` is made of, in the stores' insert order. */
 export const FILE_COLUMNS =
-  'id, project_id, name, mime, size, created_at, status, metadata, part_size, storage_upload_id, expires_at, deleted_at, checksum, upload_token_hash, completed_parts, visibility, delete_at, token_id, anonymous_address, scanned_at, import_state';
+  'id, project_id, name, mime, size, created_at, status, metadata, part_size, storage_upload_id, expires_at, deleted_at, checksum, upload_token_hash, completed_parts, visibility, delete_at, token_id, anonymous_address, scanned_at, import_state, placeholder';
 
 /** A row's values in `FILE_COLUMNS` order, for an insert (metadata as JSON text). */
 export function fileValues(file: FileRow): (string | number | null)[] {
@@ -99,6 +100,7 @@ export function fileValues(file: FileRow): (string | number | null)[] {
     file.anonymousAddress,
     file.scannedAt ?? null,
     file.importState ? JSON.stringify(file.importState) : null,
+    file.placeholder ?? null,
   ];
 }
 
@@ -248,6 +250,7 @@ export function toFile(row: FileRecord): FileRow {
     // PostgreSQL's bigint arrives as text.
     scannedAt: row.scanned_at === null ? null : Number(row.scanned_at),
     importState: row.import_state === null ? null : fromJson(row.import_state),
+    placeholder: row.placeholder,
   };
 }
 

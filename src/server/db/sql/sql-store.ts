@@ -340,6 +340,7 @@ export abstract class SqlMetadataStore implements MetadataStore {
         fields.completedParts ? JSON.stringify(fields.completedParts) : null,
         fields.visibility ?? null,
         fields.scannedAt ?? null,
+        fields.placeholder ?? null,
         id,
         from,
       ],
@@ -403,6 +404,14 @@ export abstract class SqlMetadataStore implements MetadataStore {
 
   async markPurged(id: string): Promise<void> {
     await this.changes(SQL.PURGED_MARK, [id]);
+  }
+
+  async listImagesWithoutPlaceholder(afterId: string | null, limit: number): Promise<FileRow[]> {
+    return this.#files(SQL.IMAGES_WITHOUT_PLACEHOLDER, [afterId ?? '', limit]);
+  }
+
+  async setPlaceholder(id: string, placeholder: string): Promise<boolean> {
+    return (await this.changes(SQL.PLACEHOLDER_SET, [placeholder, id])) > 0;
   }
 
   async listDueForDeletion(now: number, limit: number): Promise<FileRow[]> {

@@ -212,14 +212,14 @@ export const TOKEN_RELEASE = `CASE WHEN status = 'ready' THEN token_id ELSE NULL
 
 /**
  * Parameters: name, mime, size, metadata, created_at, completed_parts, visibility,
- * scanned_at (null: kept), id, from. An anonymous file stays anonymous once ready: it keeps
+ * scanned_at (null: kept), placeholder (null: kept), id, from. An anonymous file stays anonymous once ready: it keeps
  * counting in the anonymous share, and in its address's allowance for the window.
  */
 export const FILE_MARK_READY = `UPDATE files SET status = 'ready',
     name = coalesce(?, name), mime = coalesce(?, mime), size = coalesce(?, size),
     metadata = coalesce(?, metadata), created_at = coalesce(?, created_at),
     completed_parts = coalesce(?, completed_parts), visibility = coalesce(?, visibility),
-    scanned_at = coalesce(?, scanned_at)
+    scanned_at = coalesce(?, scanned_at), placeholder = coalesce(?, placeholder)
   WHERE id = ? AND status = ? RETURNING ${FILE_COLUMNS}`;
 
 /**
@@ -392,3 +392,12 @@ export const ATTEMPT_FINISH = `UPDATE deliveries SET status = ?, attempts = atte
 /** Oldest first: before, limit. Their deliveries go with them (ON DELETE CASCADE). */
 export const EVENTS_EXPIRE = `DELETE FROM events WHERE id IN (
     SELECT id FROM events WHERE created_at < ? ORDER BY created_at, id LIMIT ?)`;
+
+/** Parameters: the id to start after ('' for the first), limit. */
+export const IMAGES_WITHOUT_PLACEHOLDER = `SELECT ${FILE_COLUMNS} FROM files
+  WHERE status = 'ready' AND placeholder IS NULL AND mime LIKE 'image/%' AND id > ?
+  ORDER BY id LIMIT ?`;
+
+/** Parameters: placeholder, id. A file made ready since keeps the one it was given then. */
+export const PLACEHOLDER_SET = `UPDATE files SET placeholder = ?
+  WHERE id = ? AND status = 'ready' AND placeholder IS NULL`;

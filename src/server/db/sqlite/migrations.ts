@@ -227,4 +227,10 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
       WHERE project_id = NEW.project_id;
   END;
   `,
+  // Placeholders (#58): a ready image's ThumbHash (base64), computed as it becomes ready;
+  // null for other files, and for images made ready before this step until
+  // `admin placeholders fill` computes theirs.
+  `
+  ALTER TABLE files ADD COLUMN placeholder TEXT;
+  `,
 ];

@@ -12,6 +12,7 @@ import type {
   ImportResponse,
   Usage,
 } from '../../../../src/api/types.js';
+import { bytesOfType } from '../../../helpers/bytes.js';
 import { PUBLIC_STAND_IN, serveRemote } from '../../../helpers/remote-server.js';
 import {
   ALLOWED_ORIGIN,
@@ -21,10 +22,8 @@ import {
   type TestService,
 } from '../../../helpers/service.js';
 
-const PNG = Buffer.concat([
-  Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c489', 'hex'),
-  Buffer.alloc(200, 7),
-]);
+// A whole 1x1 PNG (and bytes after it): damaged image metadata is refused at ingest.
+const PNG = Buffer.from(bytesOfType('image/png', 264));
 
 /** Made once: made per request, it kept the remote server from answering within 1 s. */
 const GZIP_BOMB = gzipSync(Buffer.alloc(64 * 1024 * 1024));
@@ -321,6 +320,7 @@ describe('POST /v1/uploads/import: the service fetches a file safely', () => {
     await failsWith(`${remote.url}/huge-declared`, 'too_large');
     const endless = await failsWith(`${remote.url}/endless`, 'too_large');
     assert.match(endless.importError?.message ?? '', /free plan/);
+    assert.equal(endless.importError?.limit, 100_000_000);
     const more = await importOf(`${remote.url}/more-than-declared`);
     assert.equal(more.size, 10);
     assert.equal(
@@ -376,6 +376,8 @@ describe('POST /v1/uploads/import: the service fetches a file safely', () => {
     const tooLarge = await settle(big.id);
     assert.equal(tooLarge.importError?.code, 'too_large');
     assert.match(tooLarge.importError?.message ?? '', /upload token/);
+    // The limit as a number too, for a page to name in its own language.
+    assert.equal(tooLarge.importError?.limit, 100);
 
     const images = await token({
       types: ['image/*'],

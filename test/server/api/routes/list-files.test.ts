@@ -83,6 +83,7 @@ describe('GET /v1/files', () => {
       metadata: {},
       deleteAt: null,
       scannedAt: null,
+      placeholder: null,
     });
     const last = page.files[49] as FileRecord;
     assert.equal(page.nextCursor, `${last.createdAt}_${last.id}`);

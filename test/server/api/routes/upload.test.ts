@@ -74,6 +74,8 @@ describe('POST /v1/upload', () => {
       metadata: { user: 'u1' },
       deleteAt: null,
       scannedAt: null,
+      // A PNG header followed by bytes that are no image: nothing to draw.
+      placeholder: null,
     });
     assert.ok(Math.abs(record.createdAt - Date.now()) < 60_000);
   });
