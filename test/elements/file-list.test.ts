@@ -235,7 +235,9 @@ describe('<file-list>', () => {
     // The event names the request, so a page's report finds its log lines.
     const details = (errors[0]?.details ?? {}) as { requestId?: string };
     expect(details.requestId).to.match(/^[0-9a-f-]{36}$/);
-    expect(text(element)).to.contain('(origin_not_allowed)');
+    // ... and so do its details on the page (not its words).
+    expect(text(element)).to.contain(`(origin_not_allowed · ${details.requestId})`);
+    expect(errors[0]?.message).not.to.contain(details.requestId ?? '');
     expect(element.shadowRoot?.querySelector('.retry')?.textContent?.trim()).to.equal('Try again');
     await expect(element).to.be.accessible();
 

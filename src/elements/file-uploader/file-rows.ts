@@ -1,8 +1,8 @@
 import { html, nothing, type TemplateResult } from 'lit';
+import { failureDetails } from '../shared/failure-details.js';
 import { formatBytes, formatCount, formatPercent, pluralForm } from '../shared/format.js';
 import { fileIcon } from '../shared/icons.js';
 import { hideBrokenImage } from '../shared/images.js';
-import type { UploadFailure } from './failure.js';
 import type { FileView } from './file-view.js';
 import type { FileUploaderStrings } from './strings.js';
 
@@ -86,7 +86,7 @@ export function renderFile(
         ${
           file.failure
             ? html`<p part="error" class="error">
-                ${file.failure.message} <span class="code">(${failureDetails(file.failure)})</span>
+                ${file.failure.message} <span class="code">(${failureDetails.of(file.failure)})</span>
               </p>`
             : nothing
         }
@@ -165,13 +165,4 @@ export function isPausable(file: FileView): boolean {
   return (
     ['uploading', 'preparing', 'retrying'].includes(file.status) && !file.id.startsWith('waiting-')
   );
-}
-
-/**
- * A failure's details as the uploader shows them after its words: the code, and the
- * service's name for the request when it gave one (`X-Request-Id`), which a user can quote.
- */
-function failureDetails(failure: Pick<UploadFailure, 'code' | 'details'>): string {
-  const id = failure.details.requestId;
-  return id ? `${failure.code} · ${id}` : failure.code;
 }
