@@ -17,13 +17,18 @@ export async function healthzHandler(
 /**
  * `GET /readyz`, on the API and the CDN: `200` when the database took a write-capable
  * probe and the storage answered one, each within 1 s; else `503` naming which did not,
- * so a load balancer sends this instance nothing until they answer again.
+ * so a load balancer sends this instance nothing until they answer again. From SIGTERM
+ * on, `503` naming none (`start/draining.ts`): the instance is stopping, not failing.
  */
 export async function readyzHandler(
   ctx: ServiceContext,
   request: FastifyRequest,
   reply: FastifyReply,
 ): Promise<void> {
+  if (ctx.draining()) {
+    reply.code(503).header('Cache-Control', 'no-store').send({ status: 'draining', failing: [] });
+    return;
+  }
   const readiness = await probeStores(ctx);
   if (!readiness.ready) {
     request.log.warn({ failing: readiness.failing, reasons: readiness.reasons }, 'not ready');

@@ -858,10 +858,13 @@ export const Readiness = named(
   'Readiness',
   Type.Object(
     {
-      status: StringEnum(['ready', 'unready']),
+      status: StringEnum(['ready', 'unready', 'draining'], {
+        description:
+          '`draining`: the instance is stopping (SIGTERM): it still serves what it is sent for `FILEHOST_DRAIN_SECONDS`, while a load balancer stops sending.',
+      }),
       failing: Type.Array(StringEnum(['database', 'storage']), {
         description:
-          'The stores that did not answer their probe within 1 s (the database must take a write); empty when ready.',
+          'The stores that did not answer their probe within 1 s (the database must take a write); empty when ready or draining.',
       }),
     },
     { description: '`GET /readyz`.', additionalProperties: false },

@@ -926,7 +926,7 @@ export const PATHS = [
         tags: ['Meta'],
         summary: 'Readiness',
         description:
-          'On the API and the CDN. `200` when the database took a write-capable probe and the storage answered one, each within 1 s; else `503` naming which did not. Point a load balancer here. No key needed, not counted by rate limits.',
+          'On the API and the CDN. `200` when the database took a write-capable probe and the storage answered one, each within 1 s; else `503` naming which did not, and `503` `draining` from SIGTERM on (the instance stops after finishing what is under way). Point a load balancer here. No key needed, not counted by rate limits.',
         security: [],
         responses: {
           '200': {
@@ -938,7 +938,8 @@ export const PATHS = [
           '414': { $ref: '#/components/responses/UriTooLong' },
           '431': { $ref: '#/components/responses/HeadersTooLarge' },
           '503': {
-            description: 'A store did not answer its probe in time: `failing` names which.',
+            description:
+              'A store did not answer its probe in time (`unready`: `failing` names which), or the instance is stopping (`draining`).',
             headers: HEALTH_HEADERS,
             content: { 'application/json': { schema: Readiness } },
           },
