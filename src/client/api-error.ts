@@ -47,9 +47,10 @@ export class ApiError extends Error {
   }
 
   /**
-   * The service's name for the request (`error.requestId`, else its `X-Request-Id`), null
-   * when no answer carried one: quoted in a report, it finds the request's log lines. Kept
-   * in `details`, where the elements' failures carry it to the page.
+   * The service's name for the request (`error.requestId`: every error body of the service
+   * carries it, equal to the answer's `X-Request-Id`), null when no answer of the service
+   * came: quoted in a report, it finds the request's log lines. Kept in `details`, where the
+   * elements' failures carry it to the page.
    */
   get requestId(): string | null {
     const id = this.details.requestId;
@@ -61,15 +62,8 @@ export class ApiError extends Error {
    * one. A code this client does not know (a newer service's) is kept as the service said
    * it: its status still says what kind of failure it is.
    */
-  static fromBody(
-    status: number,
-    bodyText: string,
-    retryAfterHeader: string | null,
-    /** The answer's `X-Request-Id`: the request's id when the body names none. */
-    requestId: string | null = null,
-  ): ApiError {
+  static fromBody(status: number, bodyText: string, retryAfterHeader: string | null): ApiError {
     const retryAfter = parseRetryAfter(retryAfterHeader);
-    const named = requestId ? { requestId } : {};
     let parsed: unknown;
     try {
       parsed = JSON.parse(bodyText);
@@ -79,16 +73,13 @@ export class ApiError extends Error {
     const error = (parsed as { error?: Record<string, unknown> } | undefined)?.error;
     if (error && typeof error.code === 'string' && typeof error.message === 'string') {
       const { code, message, ...details } = error;
-      return new ApiError(status, code as ApiErrorCode, message, {
-        retryAfter,
-        details: { ...named, ...details },
-      });
+      return new ApiError(status, code as ApiErrorCode, message, { retryAfter, details });
     }
     return new ApiError(
       status,
       'unexpected_response',
       `The service answered ${status} without a readable error.`,
-      { retryAfter, details: named },
+      { retryAfter },
     );
   }
 

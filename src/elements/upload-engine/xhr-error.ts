@@ -12,12 +12,7 @@ export function fromXhrError(error: unknown): ApiError {
   if (!xhr || xhr.status === 0) return ApiError.network(error);
   const { status, responseText } = xhr;
   return partPutError(
-    ApiError.fromBody(
-      status,
-      responseText,
-      xhr.getResponseHeader('Retry-After'),
-      xhr.getResponseHeader('X-Request-Id'),
-    ),
+    ApiError.fromBody(status, responseText, xhr.getResponseHeader('Retry-After')),
     responseText,
   );
 }

@@ -163,13 +163,15 @@ describe('request ids', { timeout: 120_000 }, () => {
 });
 
 describe('ApiError.requestId', () => {
-  it("takes the body's, else the header's, else none", () => {
+  it("takes the error body's, which every error of the service carries; else none", () => {
     const body = JSON.stringify({ error: { code: 'not_found', message: 'No.', requestId: 'b' } });
-    assert.equal(ApiError.fromBody(404, body, null, 'h').requestId, 'b');
+    assert.equal(ApiError.fromBody(404, body, null).requestId, 'b');
     const bare = JSON.stringify({ error: { code: 'not_found', message: 'No.' } });
-    assert.equal(ApiError.fromBody(404, bare, null, 'h').requestId, 'h');
-    assert.equal(ApiError.fromBody(502, '<html>bad gateway</html>', null, 'h').requestId, 'h');
-    assert.equal(ApiError.fromBody(502, '', null).requestId, null);
+    assert.equal(ApiError.fromBody(404, bare, null).requestId, null);
+    // Not ours (a proxy's page): no id of the service's to quote.
+    assert.equal(ApiError.fromBody(502, '<html>bad gateway</html>', null).requestId, null);
+    const odd = JSON.stringify({ error: { code: 'not_found', message: 'No.', requestId: 7 } });
+    assert.equal(ApiError.fromBody(404, odd, null).requestId, null);
   });
 });
 
