@@ -315,8 +315,9 @@ export interface PartUploadResponse {
 
 /** `GET /readyz`. */
 export interface Readiness {
-  status: 'ready' | 'unready';
-  /** The stores that did not answer their probe within 1 s (the database must take a write); empty when ready. */
+  /** `draining`: the instance is stopping (SIGTERM): it still serves what it is sent for `FILEHOST_DRAIN_SECONDS`, while a load balancer stops sending. */
+  status: 'ready' | 'unready' | 'draining';
+  /** The stores that did not answer their probe within 1 s (the database must take a write); empty when ready or draining. */
   failing: ('database' | 'storage')[];
 }
 

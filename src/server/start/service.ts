@@ -68,14 +68,19 @@ export async function startService(
       : new MetadataStripper({ taskTimeoutMs: STRIP_TASK_TIMEOUT_MS });
   let imports: Imports | undefined;
   const underWay = new RequestsUnderWay();
-  const close = async () => {
-    for (const timer of timers) clearInterval(timer);
-    await Promise.all(apps.map((app) => app.close()));
-    // Imports under way fail cleanly (with their events) while the stores are still open.
-    await imports?.stop();
-    await stripper?.close();
-    await deliverer?.stop();
-    await opened.close();
+  let closed: Promise<void> | undefined;
+  // Once, however many ask (a drained stop ends in it, and its caller may close too).
+  const close = () => {
+    closed ??= (async () => {
+      for (const timer of timers) clearInterval(timer);
+      await Promise.all(apps.map((app) => app.close()));
+      // Imports under way fail cleanly (with their events) while the stores are still open.
+      await imports?.stop();
+      await stripper?.close();
+      await deliverer?.stop();
+      await opened.close();
+    })();
+    return closed;
   };
   try {
     imports = new Imports();

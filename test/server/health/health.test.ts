@@ -14,7 +14,7 @@ import {
 import { holdWriteLock } from '../../helpers/sqlite-write-lock.js';
 
 interface Readiness {
-  status: 'ready' | 'unready';
+  status: 'ready' | 'unready' | 'draining';
   failing: string[];
 }
 
@@ -114,5 +114,27 @@ describe('health and readiness', { timeout: 60_000 }, () => {
       await rename(`${blobs}.away`, blobs);
     }
     for (const base of both()) assert.equal((await readiness(base, 200)).status, 'ready');
+  });
+});
+
+/** `/readyz` through a stop (start/draining.ts; the stop of a real process: faults/draining.test.ts). */
+describe('readiness while the service drains', { timeout: 60_000 }, () => {
+  it('answers /readyz 503 draining on both ports at once, serves through the drain, then stops listening', async () => {
+    const t = await startTestService();
+    try {
+      const began = Date.now();
+      const stopping = t.service.drainThenClose({ drainMs: 1500, shutdownMs: 20_000 });
+      for (const base of [t.apiUrl, t.cdnUrl]) {
+        const response = await fetch(`${base}/readyz`);
+        assert.equal(response.headers.get('connection'), 'close');
+        assert.deepEqual(await json(response, 503), { status: 'draining', failing: [] });
+        assert.deepEqual(await json(await fetch(`${base}/healthz`), 200), { status: 'ok' });
+      }
+      assert.deepEqual(await stopping, { cutRequests: 0, cutBackground: false });
+      assert.ok(Date.now() - began >= 1400, 'served for the whole drain');
+      for (const base of [t.apiUrl, t.cdnUrl]) await assert.rejects(fetch(`${base}/healthz`));
+    } finally {
+      await t.close();
+    }
   });
 });
