@@ -714,6 +714,19 @@ export function metadataStoreConformance(
     );
 
     it(
+      "creates webhooks up to a cap, the operator's own endpoint under no cap at all",
+      withStore(async (store, project) => {
+        assert.equal(await store.createWebhook(webhook(project.id, ['file.ready']), 1), true);
+        assert.equal(await store.createWebhook(webhook(project.id, ['file.ready']), 1), false);
+        // FILEHOST_WEBHOOK_URL's endpoint is stored with the largest cap a number holds
+        // (events/configured-webhook.ts): every database must take it.
+        const unbounded = webhook(project.id, ['file.ready']);
+        assert.equal(await store.createWebhook(unbounded, Number.MAX_SAFE_INTEGER), true);
+        assert.equal((await store.listWebhooks(project.id)).length, 2);
+      }),
+    );
+
+    it(
       'records an event with the change it reports, or neither; no change, no event',
       withStore(async (store, project) => {
         const hook = webhook(project.id, ['file.ready']);
