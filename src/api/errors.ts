@@ -47,6 +47,8 @@ export interface ApiErrorBody {
   error: {
     code: ApiErrorCode;
     message: string;
+    /** The request's `X-Request-Id`: quote it when reporting a failure, it finds its log lines. */
+    requestId?: string;
     [extra: string]: unknown;
   };
 }

@@ -41,6 +41,10 @@ export const backendRoutes = {
 export const serviceRoutes = {
   /** This API's OpenAPI document (no key needed). */
   openapi: () => '/v1/openapi.json',
+  /** Liveness, on the API and the CDN (no key needed). */
+  healthz: () => '/healthz',
+  /** Readiness: the database and the storage answered (no key needed). */
+  readyz: () => '/readyz',
 } as const;
 
 /** A pending upload's own credential (state, complete): see `SignResponse.uploadToken`. */
@@ -61,7 +65,7 @@ export const ALLOWED_REQUEST_HEADERS = [
   'Content-Digest',
   UPLOAD_TOKEN_HEADER,
 ];
-export const EXPOSED_RESPONSE_HEADERS = ['Retry-After', 'ETag'];
+export const EXPOSED_RESPONSE_HEADERS = ['Retry-After', 'ETag', 'X-Request-Id'];
 export const ALLOWED_METHODS = ['GET', 'POST', 'PUT', 'DELETE'];
 
 // Apart (in `page-api.ts`): what a page's first load needs without the route table.

@@ -99,6 +99,8 @@ export interface ErrorDetail {
   code: ErrorCode;
   /** A human sentence; may change. */
   message: string;
+  /** The answer's `X-Request-Id`: quoted in a report, it finds the request's log lines. Absent only inside a batch's per-entry results. */
+  requestId?: string;
   /** Batch calls: the position of the first bad entry. */
   index?: number;
   /** `too_large`: the cap in bytes; `quota_exceeded`: `storage`, `pending_uploads`, `anonymous_share` (files uploaded without an upload token, together), `address_bytes` (one address, in any 24 hours) or `address_uploads` (one address, pending at once). */
@@ -285,6 +287,11 @@ export interface InfectedFileRecord {
   signature: string;
 }
 
+/** `GET /healthz`: the process runs. */
+export interface Liveness {
+  status: 'ok';
+}
+
 /** String values; at most 50 keys, keys at most 40 characters, values at most 500 characters. */
 export type Metadata = Record<string, string>;
 
@@ -304,6 +311,14 @@ export interface PartUploadResponse {
   partNumber: number;
   size: number;
   etag: string;
+}
+
+/** `GET /readyz`. */
+export interface Readiness {
+  /** `draining`: the instance is stopping (SIGTERM): it still serves what it is sent for `FILEHOST_DRAIN_SECONDS`, while a load balancer stops sending. */
+  status: 'ready' | 'unready' | 'draining';
+  /** The stores that did not answer their probe within 1 s (the database must take a write); empty when ready or draining. */
+  failing: ('database' | 'storage')[];
 }
 
 export interface SignBatchRequest {

@@ -22,7 +22,10 @@ export class ApiError extends Error {
   readonly code: ClientErrorCode;
   /** Seconds to wait before retrying, from `Retry-After` (429), else null. */
   readonly retryAfter: number | null;
-  /** Extra fields of the error body, e.g. `limit` of `too_large` or `origin` of `origin_not_allowed`. */
+  /**
+   * Extra fields of the error body, e.g. `limit` of `too_large` or `origin` of
+   * `origin_not_allowed`, and `requestId` (see `requestId`).
+   */
   readonly details: Readonly<Record<string, unknown>>;
 
   constructor(
@@ -41,6 +44,17 @@ export class ApiError extends Error {
     this.code = code;
     this.retryAfter = options.retryAfter ?? null;
     this.details = options.details ?? {};
+  }
+
+  /**
+   * The service's name for the request (`error.requestId`: every error body of the service
+   * carries it, equal to the answer's `X-Request-Id`), null when no answer of the service
+   * came: quoted in a report, it finds the request's log lines. Kept in `details`, where the
+   * elements' failures carry it to the page.
+   */
+  get requestId(): string | null {
+    const id = this.details.requestId;
+    return typeof id === 'string' ? id : null;
   }
 
   /**
@@ -65,9 +79,7 @@ export class ApiError extends Error {
       status,
       'unexpected_response',
       `The service answered ${status} without a readable error.`,
-      {
-        retryAfter,
-      },
+      { retryAfter },
     );
   }
 

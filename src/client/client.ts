@@ -43,6 +43,8 @@ import { ApiError } from './api-error.js';
 import { type ConcurrencyLimit, concurrencyLimit } from './concurrency-limit.js';
 import {
   type CallOptions,
+  type ExchangeInit,
+  type ExchangeOptions,
   type FilehostClientOptions,
   FilehostConnection,
   isStream,
@@ -406,6 +408,21 @@ export class FilehostClient extends FilehostApi {
       apiKey: options.apiKey || uploadToken || (tokenProvider ? UPLOAD_TOKEN_PREFIX : undefined),
       tokens: uploadToken || tokenProvider ? tokensOnUse(uploadToken, tokenProvider) : undefined,
     });
+  }
+
+  /** A stream body (a file read as it is sent) goes out in half-duplex mode (`ExchangeInit`). */
+  protected override exchange<T>(
+    url: string,
+    method: string,
+    init: ExchangeInit,
+    options?: ExchangeOptions,
+  ): Promise<{ body: T; response: Response }> {
+    return super.exchange<T>(
+      url,
+      method,
+      isStream(init.body) ? { ...init, duplex: 'half' } : init,
+      options,
+    );
   }
 
   /**

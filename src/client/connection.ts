@@ -32,6 +32,25 @@ export interface CallOptions {
   signal?: AbortSignal;
 }
 
+/** What one request sends. */
+export interface ExchangeInit {
+  body?: UploadBody | FormData;
+  headers: Record<string, string>;
+  signal?: AbortSignal;
+  /**
+   * `half` for a `ReadableStream` body, the only way Node's fetch streams one: set by
+   * `FilehostClient`, the one that sends streams, so a page's first load need not carry it.
+   */
+  duplex?: 'half';
+}
+
+export interface ExchangeOptions {
+  /** A store's answer (S3's is empty or XML): no JSON body is needed. */
+  lenient?: boolean;
+  /** Rewords a refusal (a part PUT's, in the words of the API). */
+  describeError?: (error: ApiError, bodyText: string) => ApiError;
+}
+
 /**
  * A connection to the filehost API with one key: how every call is made (the key sent, an
  * error answer made an `ApiError`, a network failure `network_error`) and the one read a
@@ -82,7 +101,9 @@ export class FilehostConnection {
   ): Promise<T> {
     const url = `${this.endpoint}${path}`;
     const headers = { Authorization: `Bearer ${this.#apiKey}`, ...init.headers };
-    return this.exchange<T>(url, method, { ...init, headers }).then((answer) => answer.body);
+    // Only these: the options a caller passed may hold more (a call's own settings).
+    const { body, signal } = init;
+    return this.exchange<T>(url, method, { body, headers, signal }).then((answer) => answer.body);
   }
 
   /**
@@ -93,24 +114,12 @@ export class FilehostConnection {
   protected async exchange<T>(
     url: string,
     method: string,
-    init: { body?: UploadBody | FormData; headers: Record<string, string>; signal?: AbortSignal },
-    options: {
-      /** A store's answer (S3's is empty or XML): no JSON body is needed. */
-      lenient?: boolean;
-      /** Rewords a refusal (a part PUT's, in the words of the API). */
-      describeError?: (error: ApiError, bodyText: string) => ApiError;
-    } = {},
+    init: ExchangeInit,
+    options: ExchangeOptions = {},
   ): Promise<{ body: T; response: Response }> {
     let response: Response;
     try {
-      response = await this.#fetch(url, {
-        method,
-        headers: init.headers,
-        body: init.body,
-        signal: init.signal,
-        // Node's fetch streams a ReadableStream body only in half-duplex mode.
-        ...(isStream(init.body) ? ({ duplex: 'half' } as RequestInit) : {}),
-      });
+      response = await this.#fetch(url, { ...init, method } as RequestInit);
     } catch (error) {
       if (init.signal?.aborted) throw init.signal.reason ?? error;
       throw ApiError.network(error);

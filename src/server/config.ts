@@ -71,6 +71,16 @@ export interface ServiceConfig {
   /** How long past its expiry an abandoned pending upload is kept before it is removed. */
   pendingGraceSeconds: number;
   sweepIntervalSeconds: number;
+  /**
+   * `FILEHOST_DRAIN_SECONDS` (default 10): from SIGTERM, how long new connections are still
+   * served (`/readyz` already `503`) while a load balancer notices.
+   */
+  drainSeconds: number;
+  /**
+   * `FILEHOST_SHUTDOWN_SECONDS` (default 30): the longest a stop takes from SIGTERM to the
+   * exit, the drain included; what is still under way then is cut.
+   */
+  shutdownSeconds: number;
   /** Memory the CDN may keep of small files and records, bytes; 0 turns the cache off. */
   cdnCacheBytes: number;
   /**
@@ -283,6 +293,8 @@ export function configFromEnv(env: Env = process.env): ServiceConfig {
     maxConnectionsPerClient: integer(env, 'FILEHOST_MAX_CONNECTIONS_PER_CLIENT', 256, 0, 1_000_000),
     pendingGraceSeconds: integer(env, 'FILEHOST_PENDING_GRACE', 24 * 3600, 0, 30 * 24 * 3600),
     sweepIntervalSeconds: integer(env, 'FILEHOST_SWEEP_INTERVAL', 60, 1, 24 * 3600),
+    drainSeconds: integer(env, 'FILEHOST_DRAIN_SECONDS', 10, 0, 3600),
+    shutdownSeconds: integer(env, 'FILEHOST_SHUTDOWN_SECONDS', 30, 0, 24 * 3600),
     cdnCacheBytes: integer(env, 'FILEHOST_CDN_CACHE_MB', 64, 0, 64 * 1024) * 1024 * 1024,
     variantCacheBytes:
       read('FILEHOST_VARIANT_CACHE_BYTES') === undefined

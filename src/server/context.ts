@@ -35,4 +35,6 @@ export interface ServiceContext {
   /** Safe ingest (`ingest/ingest.ts`): the malware scanner, if configured, and the photo metadata editor, unless `FILEHOST_STRIP_METADATA=none`. */
   scanner: ClamdScanner | null;
   stripper: MetadataStripper | null;
+  /** Whether the instance is stopping (`start/draining.ts`): `/readyz` then answers `503`. */
+  draining: () => boolean;
 }

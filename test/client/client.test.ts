@@ -639,13 +639,15 @@ describe('FilehostClient against the real service', () => {
       assert.ok(error instanceof ApiError);
       assert.equal(error.status, 403);
       assert.equal(error.code, 'origin_not_allowed');
-      assert.deepEqual(error.details, { origin: null });
+      // Every error names its request (docs/api.md, Errors).
+      assert.match(error.requestId ?? '', /^[0-9a-f-]{36}$/);
+      assert.deepEqual(error.details, { origin: null, requestId: error.requestId });
       return true;
     });
     await assert.rejects(client.sign({ name: 'big', size: 200_000_000 }), (error: unknown) => {
       assert.ok(error instanceof ApiError);
       assert.equal(error.code, 'too_large');
-      assert.deepEqual(error.details, { limit: 100_000_000 });
+      assert.deepEqual(error.details, { limit: 100_000_000, requestId: error.requestId });
       return true;
     });
     const unknown = new FilehostClient({ endpoint: t.apiUrl, apiKey: 'pk_live_nope' });

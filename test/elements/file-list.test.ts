@@ -224,7 +224,7 @@ describe('<file-list>', () => {
 
   it('explains origin_not_allowed and invalid_key in plain words, with the code and a retry', async () => {
     const blocked = await project({ allowTestOrigin: false });
-    const errors: { code: string; status: number; message: string }[] = [];
+    const errors: { code: string; status: number; message: string; details: object }[] = [];
     const element = await fixture<FileListElement>(html`<file-list></file-list>`);
     element.addEventListener('list-error', (event) => errors.push(event.detail));
     Object.assign(element, { endpoint: blocked.endpoint, apiKey: blocked.publishableKey });
@@ -232,7 +232,12 @@ describe('<file-list>', () => {
     await element.updateComplete;
     expect([errors[0]?.code, errors[0]?.status]).to.deep.equal(['origin_not_allowed', 403]);
     expect(text(element)).to.contain(`This page (${location.origin}) may not use this key.`);
-    expect(text(element)).to.contain('(origin_not_allowed)');
+    // The event names the request, so a page's report finds its log lines.
+    const details = (errors[0]?.details ?? {}) as { requestId?: string };
+    expect(details.requestId).to.match(/^[0-9a-f-]{36}$/);
+    // ... and so do its details on the page (not its words).
+    expect(text(element)).to.contain(`(origin_not_allowed · ${details.requestId})`);
+    expect(errors[0]?.message).not.to.contain(details.requestId ?? '');
     expect(element.shadowRoot?.querySelector('.retry')?.textContent?.trim()).to.equal('Try again');
     await expect(element).to.be.accessible();
 

@@ -875,7 +875,11 @@ describe('<file-uploader>', () => {
       );
       await element.updateComplete;
       expect(text(element)).to.contain(failure.message);
-      expect(text(element)).to.contain('(origin_not_allowed)');
+      // The details name the request, so a user's report finds its log lines.
+      const { requestId } = failure.details as { requestId?: string };
+      expect(requestId).to.match(/^[0-9a-f-]{36}$/);
+      expect(text(element)).to.contain(`(origin_not_allowed · ${requestId})`);
+      expect(failure.message).not.to.contain(requestId);
       expect(statuses(element)).to.deep.equal(['failed']);
       await expect(element).to.be.accessible();
     });
@@ -902,7 +906,11 @@ describe('<file-uploader>', () => {
         'sign',
       ]);
       expect(failure.message).to.equal('This file is too large. The limit is 100 MB.');
-      expect(failure.details).to.deep.equal({ limit: 100_000_000 });
+      expect(failure.details).to.deep.equal({
+        limit: 100_000_000,
+        requestId: (failure.details as { requestId?: string }).requestId,
+      });
+      expect((failure.details as { requestId?: string }).requestId).to.match(/^[0-9a-f-]{36}$/);
       // The same bytes would be refused again: no Retry is offered, Remove is.
       await element.updateComplete;
       const actions = [...(element.shadowRoot?.querySelectorAll('.file .action') ?? [])];

@@ -105,7 +105,8 @@ export function nginxConfig(options: {
         .map((name) => `  ${name}_temp_path ${options.prefix}/${name}_temp;`)
         .join('\n')
     : '';
-  const servers = (list: string[]) => list.map((address) => `    server ${address};`).join('\n');
+  const servers = (list: string[]) =>
+    list.map((address) => `    server ${address} max_fails=1 fail_timeout=10s;`).join('\n');
   return `worker_processes ${options.workers ?? 'auto'};
 ${paths}
 events { worker_connections 1024; }
@@ -135,8 +136,10 @@ ${servers(options.cdnUpstreams)}
   proxy_buffering off;
   proxy_read_timeout 120s;
   proxy_send_timeout 120s;
-  # An instance that is down is skipped; a request it failed is not re-sent (it may have
-  # been an upload that already began).
+  # An instance that is down, or stopping (past its drain: service.md, "Stopping without
+  # loss"), refuses the connection: the request goes to the next one, nothing of it sent,
+  # and the refusing one is left out for fail_timeout. A request an instance failed once it
+  # was sent is not re-sent (it may have been an upload that already began).
   proxy_next_upstream error timeout;
   # The instances see only this proxy's address, so connections per client are capped here.
   limit_conn_zone $binary_remote_addr zone=per_client:10m;

@@ -112,11 +112,18 @@ interface Operation {
   operation: Json | undefined;
 }
 
+/** Where a path is served: the API unless it names servers, the CDN's or both (health). */
+function serversOf(item: Json): Set<Server> {
+  if (!('servers' in item)) return new Set(['api']);
+  const urls = (item.servers as Array<{ url: string }>).map((server) => server.url);
+  return new Set(urls.map((url): Server => (url === '{apiUrl}' ? 'api' : 'cdn')));
+}
+
 const paths = Object.entries(doc.paths as Record<string, Json>)
   .map(([template, item]) => ({
     template,
     item,
-    server: ('servers' in item ? 'cdn' : 'api') as Server,
+    servers: serversOf(item),
     names: [...template.matchAll(/\{([^}]+)\}/g)].map((match) => match[1] as string),
     pattern: templatePattern(template, item),
   }))
@@ -125,7 +132,7 @@ const paths = Object.entries(doc.paths as Record<string, Json>)
 
 function findOperation(server: Server, method: string, pathname: string): Operation | null {
   for (const path of paths) {
-    if (path.server !== server) continue;
+    if (!path.servers.has(server)) continue;
     const match = path.pattern.exec(pathname);
     if (!match) continue;
     const pathParams = Object.fromEntries(

@@ -7,6 +7,7 @@ import { FilehostConnection } from '../../client/connection.js';
 import { Announcer } from '../shared/announcer.js';
 import { type ConnectionProblem, connect } from '../shared/connection.js';
 import { emit } from '../shared/events.js';
+import { failureDetails } from '../shared/failure-details.js';
 import {
   describeApiError,
   failureContext,
@@ -461,10 +462,10 @@ export class FileListElement extends LitElement {
     </ul>`;
   }
 
-  #renderFailure(failure: Pick<FileListFailure, 'code' | 'message'>, retry: boolean) {
+  #renderFailure(failure: Pick<FileListFailure, 'code' | 'message' | 'details'>, retry: boolean) {
     return html`<div part="error" class="message error" role="alert">
       <p class="title">${this.texts.errorTitle}</p>
-      <p class="detail">${failure.message} <span class="code">(${failure.code})</span></p>
+      <p class="detail">${failure.message} <span class="code">(${failureDetails.of(failure)})</span></p>
       ${retry ? html`<button class="retry" type="button" @click=${() => this.#paging.loadMore()}>${this.texts.retry}</button>` : nothing}
     </div>`;
   }
@@ -495,7 +496,7 @@ export class FileListElement extends LitElement {
     if (this.#localFailure) {
       const code = CONNECTION_PROBLEM_CODES[this.#localFailure];
       const message = t.errors[this.#localFailure](failureContext({ code }));
-      body = this.#renderFailure({ code, message }, false);
+      body = this.#renderFailure({ code, message, details: {} }, false);
     } else if (files.length === 0 && paging.state === 'error' && paging.error) {
       body = this.#renderFailure(this.#describe(paging.error), true);
     } else if (files.length === 0 && paging.state !== 'ready') {

@@ -28,6 +28,10 @@ export interface UploadFailure {
   serviceMessage: string | null;
   /** Seconds the service asked to wait (rate_limited). */
   retryAfter: number | null;
+  /**
+   * Extra fields of the service's error; `requestId` names the failed request (shown after
+   * the code, so a user's report quoting it finds the service's log lines).
+   */
   details: Readonly<Record<string, unknown>>;
 }
 
@@ -40,5 +44,13 @@ export type FailureWording = (strings: FileUploaderStrings, locale: string) => U
 
 /** A failure found in the browser, before (or instead of) any request. */
 export function localFailure(code: FailureCode, step: FailureStep, message: string): UploadFailure {
-  return { code, status: 0, step, message, serviceMessage: null, retryAfter: null, details: {} };
+  return {
+    code,
+    status: 0,
+    step,
+    message,
+    serviceMessage: null,
+    retryAfter: null,
+    details: {},
+  };
 }

@@ -1,4 +1,5 @@
 import { html, nothing, type TemplateResult } from 'lit';
+import { failureDetails } from '../shared/failure-details.js';
 import { formatBytes, formatCount, formatPercent, pluralForm } from '../shared/format.js';
 import { fileIcon } from '../shared/icons.js';
 import { hideBrokenImage } from '../shared/images.js';
@@ -85,7 +86,7 @@ export function renderFile(
         ${
           file.failure
             ? html`<p part="error" class="error">
-                ${file.failure.message} <span class="code">(${file.failure.code})</span>
+                ${file.failure.message} <span class="code">(${failureDetails.of(file.failure)})</span>
               </p>`
             : nothing
         }

@@ -1,4 +1,5 @@
 import { en } from './en.js';
+import { failureDetails } from './failure-details.js';
 import { SAME_WORDS } from './failure-text.js';
 import type { FailureTexts, ServiceAnswerFailure } from './translation.js';
 
@@ -55,10 +56,13 @@ const sameWords: Readonly<Record<string, string>> = {
 };
 
 /**
- * Adds them to the English translation, and which codes share words to `SAME_WORDS` (a
- * call, not an import's side effect: see `fillEnglish`).
+ * Adds them to the English translation, which codes share words to `SAME_WORDS`, and the
+ * request's id to a failure's details (`failureDetails`; in every language: it is no word).
+ * A call, not an import's side effect: see `fillEnglish`.
  */
 export function fillServiceWords(): void {
   Object.assign(en.errors, errors);
   Object.assign(SAME_WORDS, sameWords);
+  failureDetails.of = ({ code, details }) =>
+    typeof details.requestId === 'string' ? `${code} · ${details.requestId}` : code;
 }

@@ -21,6 +21,10 @@ export interface ServiceFailure {
   serviceMessage: string | null;
   /** Seconds the service asked to wait (rate_limited). */
   retryAfter: number | null;
+  /**
+   * Extra fields of the service's error; `requestId` names the failed request (shown after
+   * the code, so a user's report quoting it finds the service's log lines).
+   */
   details: Readonly<Record<string, unknown>>;
 }
 

@@ -13,10 +13,12 @@ import {
   EXPOSED_RESPONSE_HEADERS,
 } from '../../api/routes.js';
 import type { ServiceContext } from '../context.js';
+import { healthzHandler, readyzHandler } from '../health/health-routes.js';
 import { watchBodyPace } from '../http/body-pace.js';
 import { ERROR_MESSAGES } from '../http/error-messages.js';
 import { ServiceError, serviceFault } from '../http/errors.js';
 import { refusedRequest } from '../http/request-guard.js';
+import { REQUEST_ID_HEADER } from '../http/request-id.js';
 import { answerInOurShape, corsHeaders, serverOptions } from '../http/server-options.js';
 import { LocalDiskBlobStore } from '../storage/local-disk/local-disk-store.js';
 import { completeBatchHandler } from './routes/complete-batch.js';
@@ -70,6 +72,8 @@ const HANDLERS = {
   completeUpload: completeUploadHandler,
   completeUploads: completeBatchHandler,
   openapi: openapiHandler,
+  healthz: healthzHandler,
+  readyz: readyzHandler,
 } satisfies Record<ApiOperationId, Handler>;
 
 /**
@@ -97,6 +101,7 @@ export async function buildApiApp(ctx: ServiceContext): Promise<FastifyInstance>
   });
 
   app.addHook('onRequest', async (request, reply) => {
+    reply.header(REQUEST_ID_HEADER, request.id);
     reply.headers(corsHeaders(request.headers.origin, 'echo-origin'));
     reply.header('Access-Control-Expose-Headers', EXPOSED_RESPONSE_HEADERS.join(', '));
     const refused = refusedRequest(request.raw);
@@ -174,5 +179,9 @@ function toServiceError(error: unknown, request: FastifyRequest): ServiceError {
 
 /** Early answers reach the client whatever is left of its body: `lingering-close.ts`. */
 function sendError(reply: FastifyReply, error: ServiceError): void {
-  reply.code(error.status).headers(error.headers).send(error.toBody());
+  reply
+    .code(error.status)
+    .headers(error.headers)
+    .header(REQUEST_ID_HEADER, reply.request.id)
+    .send(error.toBody(reply.request.id));
 }

@@ -1,10 +1,12 @@
 import type { Readable } from 'node:stream';
 import { create as contentDisposition } from 'content-disposition';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { ID_PATTERN } from '../../api/routes.js';
+import { ID_PATTERN, serviceRoutes } from '../../api/routes.js';
 import type { ServiceContext } from '../context.js';
+import { healthzHandler, readyzHandler } from '../health/health-routes.js';
 import { ServiceError, serviceFault } from '../http/errors.js';
 import { refusedRequest } from '../http/request-guard.js';
+import { REQUEST_ID_HEADER } from '../http/request-id.js';
 import { answerInOurShape, corsHeaders, serverOptions } from '../http/server-options.js';
 import { answerDirectly, directFileId } from './direct-path.js';
 import { fileAnswer } from './file-answer.js';
@@ -38,9 +40,13 @@ export function buildCdnApp(ctx: ServiceContext): FastifyInstance {
 
   const serve = (request: FastifyRequest<{ Params: { id: string } }>, reply: FastifyReply) =>
     serveFile(ctx, request, reply);
+  // Static paths win over `/:id` in the router; no file id is asked for them.
+  app.get(serviceRoutes.healthz(), (request, reply) => healthzHandler(ctx, request, reply));
+  app.get(serviceRoutes.readyz(), (request, reply) => readyzHandler(ctx, request, reply));
   app.route({ method: ['GET', 'HEAD'], url: '/:id', handler: serve });
   app.route({ method: ['GET', 'HEAD'], url: '/:id/*', handler: serve });
   app.addHook('onRequest', async (request, reply) => {
+    reply.header(REQUEST_ID_HEADER, request.id);
     const refused = refusedRequest(request.raw);
     if (refused) return sendError(reply, refused);
   });
@@ -63,7 +69,9 @@ function sendError(reply: FastifyReply, error: ServiceError): FastifyReply {
     .headers(error.headers)
     .header('Cache-Control', 'no-store')
     .headers(corsHeaders(undefined, 'any-origin'))
-    .send(error.toBody());
+    .header('Access-Control-Expose-Headers', REQUEST_ID_HEADER)
+    .header(REQUEST_ID_HEADER, reply.request.id)
+    .send(error.toBody(reply.request.id));
 }
 
 function notFound(reply: FastifyReply): FastifyReply {

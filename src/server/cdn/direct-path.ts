@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pipeline } from 'node:stream';
 import type { ServiceContext } from '../context.js';
 import { refusedRequest } from '../http/request-guard.js';
+import { REQUEST_ID_HEADER, requestIdOf } from '../http/request-id.js';
 import { fileAnswer } from './file-answer.js';
 import { plainFileId } from './memory-path.js';
 import { servableFile, servedFile } from './served-file.js';
@@ -49,6 +50,7 @@ export async function answerDirectly(
   const answer = fileAnswer(request.headers, served.size, served.headers);
   if (answer.status === 416) return false;
   if (answer.status === 304 || !wantsBytes) {
+    nameAnswer(request, response);
     response.writeHead(answer.status, answer.headers).end();
     return true;
   }
@@ -64,6 +66,7 @@ export async function answerDirectly(
     }
     if (!body) return false;
   }
+  nameAnswer(request, response);
   response.writeHead(answer.status, answer.headers);
   if (Buffer.isBuffer(body)) {
     response.end(body);
@@ -76,4 +79,12 @@ export async function answerDirectly(
   );
   pipeline(body, response, () => {});
   return true;
+}
+
+/**
+ * Named as the framework names a request (`server-options.ts`), only once this path is
+ * sure to answer: a request it hands back is named by the framework.
+ */
+function nameAnswer(request: IncomingMessage, response: ServerResponse): void {
+  response.setHeader(REQUEST_ID_HEADER, requestIdOf(request.headers['x-request-id']));
 }

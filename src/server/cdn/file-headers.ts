@@ -2,6 +2,7 @@ import { create as contentDisposition } from 'content-disposition';
 import contentType from 'content-type';
 import type { FileRow } from '../db/metadata-store.js';
 import { isRecognisable, mediaEssence } from '../http/media-type.js';
+import { REQUEST_ID_HEADER } from '../http/request-id.js';
 
 /**
  * Charsets in which a browser reads a text file's bytes as the text a scanner or a person
@@ -60,6 +61,7 @@ export function fileHeaders(row: FileRow): Record<string, string> {
     'accept-ranges': 'bytes',
     'x-content-type-options': 'nosniff',
     'access-control-allow-origin': '*',
+    'access-control-expose-headers': REQUEST_ID_HEADER,
     'cross-origin-resource-policy': 'cross-origin',
     'content-disposition': contentDisposition(row.name, { type: inline ? 'inline' : 'attachment' }),
     ...(inline ? {} : { 'content-security-policy': 'sandbox' }),

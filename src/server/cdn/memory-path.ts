@@ -3,6 +3,7 @@ import type { Socket } from 'node:net';
 import type { FastifyServerFactory, FastifyServerOptions } from 'fastify';
 import { ID_PATTERN } from '../../api/routes.js';
 import { refusedRequest } from '../http/request-guard.js';
+import { REQUEST_ID_HEADER, requestIdOf } from '../http/request-id.js';
 import type { ServingCache } from './serving-cache.js';
 
 /**
@@ -57,6 +58,8 @@ export function answerFromMemory(
   // Private files are never cached (cdn.ts); should one be, it is still not answered here,
   // where no link is checked.
   if (!file?.bytes || !file.wholeHeaders || file.row.visibility !== 'public') return false;
+  // Named as the framework names a request (`server-options.ts`); no log line is written here.
+  response.setHeader(REQUEST_ID_HEADER, requestIdOf(asked['x-request-id']));
   response.writeHead(200, file.wholeHeaders);
   response.end(file.bytes);
   file.served?.();

@@ -480,6 +480,11 @@ export interface AttemptOutcome {
  */
 export interface MetadataStore {
   close(): Promise<void>;
+  /**
+   * Proves the database takes writes now (`GET /readyz`): resolves when it does, rejects
+   * when it cannot (away, locked by another process, read-only). Writes nothing.
+   */
+  probe(): Promise<void>;
 
   createProject(project: Project): Promise<void>;
   updateProject(id: string, patch: ProjectPatch): Promise<Project | null>;

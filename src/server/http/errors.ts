@@ -27,8 +27,16 @@ export class ServiceError extends Error {
     this.headers = options.headers ?? {};
   }
 
-  toBody(): ApiErrorBody {
-    return { error: { code: this.code, message: this.message, ...this.extra } };
+  /** The documented body; `requestId` names the request it answers (`request-id.ts`). */
+  toBody(requestId?: string): ApiErrorBody {
+    return {
+      error: {
+        code: this.code,
+        message: this.message,
+        ...this.extra,
+        ...(requestId === undefined ? {} : { requestId }),
+      },
+    };
   }
 }
 

@@ -12,6 +12,7 @@ import { ERROR_MESSAGES } from './error-messages.js';
 import { ServiceError } from './errors.js';
 import { type LingerLog, lingerAfterEarlyAnswers } from './lingering-close.js';
 import { MAX_URL_BYTES } from './request-guard.js';
+import { REQUEST_ID_HEADER, requestIdOf } from './request-id.js';
 
 /**
  * Timeouts for large uploads: Node's 5-minute `requestTimeout` would cut a slow 100 MiB
@@ -29,6 +30,10 @@ export function serverOptions(
     // Per-request lines would drown what matters; errors are logged where they happen.
     logController: new LogController({ disableRequestLogging: true }),
     forceCloseConnections: true,
+    // Every request is named by `X-Request-Id` (the caller's if sane, `request-id.ts`): the
+    // id of its log lines (`reqId`), its answer's header and its error body's `requestId`.
+    requestIdHeader: false,
+    genReqId: (request) => requestIdOf(request.headers['x-request-id']),
     return503OnClosing: true,
     routerOptions: { maxParamLength: 500 },
     // `request.ip` (rate limits) reads X-Forwarded-For only as far as the operator trusts it.
@@ -81,7 +86,8 @@ function frameworkErrors(
     .headers(corsHeaders(request.headers.origin, cors))
     .code(failure.status)
     .header('Cache-Control', 'no-store')
-    .send(failure.toBody());
+    .header(REQUEST_ID_HEADER, request.id)
+    .send(failure.toBody(request.id));
 }
 
 /** A hop count trusts that many proxies in front of us (the hops nearest to this server). */
@@ -100,8 +106,10 @@ const exchangesInFlight = new WeakMap<
 
 /** A raw HTTP answer in the documented JSON shape, for requests no route ever sees. */
 function rawError(status: string, code: string, message: string, cors = ''): string {
-  const body = JSON.stringify({ error: { code, message } });
-  return `HTTP/1.1 ${status}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${cors}Connection: close\r\n\r\n${body}`;
+  // Its bytes never became a request: a new id, which nothing the client sent can name.
+  const requestId = requestIdOf(undefined);
+  const body = JSON.stringify({ error: { code, message, requestId } });
+  return `HTTP/1.1 ${status}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${REQUEST_ID_HEADER}: ${requestId}\r\n${cors}Connection: close\r\n\r\n${body}`;
 }
 
 /** What Node's parser had received when it gave up (`rawPacket`), if it says. */

@@ -80,6 +80,13 @@ export class Imports implements ImportRunner {
     return this.#running.size;
   }
 
+  /** Resolves once every import under way here has ended (a draining stop waits for them). */
+  async idle(): Promise<void> {
+    while (this.#running.size > 0) {
+      await Promise.allSettled([...this.#running.values()].map(({ done }) => done));
+    }
+  }
+
   /**
    * Stops every import under way: each fails cleanly (`import_failed`, the service
    * stopped), with its event, before the stores close.

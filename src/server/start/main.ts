@@ -32,6 +32,6 @@ function start(): void {
           : []),
       ].join('\n'),
     );
-    return { stop: () => service.close() };
+    return { stop: () => service.close(), drainThenClose: service.drainThenClose };
   });
 }

@@ -18,6 +18,12 @@ import { MetadataStripper, STRIP_TASK_TIMEOUT_MS } from '../ingest/strip-locatio
 import { DELETE_DUE_INTERVAL_MS, deleteDueFiles, recover, sweep } from '../uploads/sweeper.js';
 import { type DefaultProject, ensureDefaultProject } from './bootstrap.js';
 import { openStores, type Stores } from './deployment.js';
+import {
+  drainThenClose,
+  RequestsUnderWay,
+  type ShutdownTiming,
+  type StopOutcome,
+} from './draining.js';
 import { StartupError } from './startup-error.js';
 
 /** How often an instance looks for deliveries that came due (retries, other instances' work). */
@@ -32,6 +38,11 @@ export interface RunningService {
   context: ServiceContext;
   /** Stops accepting, ends open connections, closes the stores, releases the data dir. */
   close(): Promise<void>;
+  /**
+   * Stops without loss (SIGTERM, `start/draining.ts`): unready at once, still serving for
+   * the drain, then what is under way finishes, then `close`, all within the bound.
+   */
+  drainThenClose(timing: ShutdownTiming): Promise<StopOutcome>;
 }
 
 /**
@@ -56,14 +67,20 @@ export async function startService(
       ? null
       : new MetadataStripper({ taskTimeoutMs: STRIP_TASK_TIMEOUT_MS });
   let imports: Imports | undefined;
-  const close = async () => {
-    for (const timer of timers) clearInterval(timer);
-    await Promise.all(apps.map((app) => app.close()));
-    // Imports under way fail cleanly (with their events) while the stores are still open.
-    await imports?.stop();
-    await stripper?.close();
-    await deliverer?.stop();
-    await opened.close();
+  const underWay = new RequestsUnderWay();
+  let closed: Promise<void> | undefined;
+  // Once, however many ask (a drained stop ends in it, and its caller may close too).
+  const close = () => {
+    closed ??= (async () => {
+      for (const timer of timers) clearInterval(timer);
+      await Promise.all(apps.map((app) => app.close()));
+      // Imports under way fail cleanly (with their events) while the stores are still open.
+      await imports?.stop();
+      await stripper?.close();
+      await deliverer?.stop();
+      await opened.close();
+    })();
+    return closed;
   };
   try {
     imports = new Imports();
@@ -103,6 +120,7 @@ export async function startService(
           })
         : null,
       stripper,
+      draining: () => underWay.draining,
     };
     imports.attach(ctx);
     deliverer = new EventDeliverer(ctx);
@@ -121,6 +139,7 @@ export async function startService(
     apps.push(api);
     const cdn = buildCdnApp(ctx);
     apps.push(cdn);
+    for (const app of apps) underWay.watch(app.server);
     await api.listen({ host: config.host, port: config.apiPort });
     await cdn.listen({ host: config.host, port: config.cdnPort });
     urls.api = config.apiUrl ?? localUrl(api);
@@ -144,7 +163,31 @@ export async function startService(
         Math.min(DELETE_DUE_INTERVAL_MS, config.sweepIntervalSeconds * 1000),
       ).unref(),
     );
-    return { apiUrl: urls.api, cdnUrl: urls.cdn, defaultProject, webhook, context: ctx, close };
+    const running = imports;
+    const delivering = deliverer;
+    return {
+      apiUrl: urls.api,
+      cdnUrl: urls.cdn,
+      defaultProject,
+      webhook,
+      context: ctx,
+      close,
+      drainThenClose: (timing) =>
+        drainThenClose(
+          {
+            servers: apps.map((app) => app.server),
+            underWay,
+            backgroundIdle: () => running.idle(),
+            stopBackground: async () => {
+              for (const timer of timers) clearInterval(timer);
+              await delivering.stop();
+            },
+            close,
+            log,
+          },
+          timing,
+        ),
+    };
   } catch (error) {
     await close();
     throw error;

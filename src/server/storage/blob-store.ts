@@ -100,6 +100,11 @@ export interface BlobStore {
 
   /** Removes what a crash left behind (temporary files); called once before serving. */
   recover(): Promise<void>;
+  /**
+   * One cheap call that fails when the storage is unreachable (`GET /readyz`): resolves
+   * when it answered, rejects otherwise. Writes nothing.
+   */
+  probe(): Promise<void>;
 
   /**
    * Stores a whole object from `source`. On success the bytes are durable; if `source`

@@ -48,7 +48,10 @@ describe('keys, origins, CORS and rate limits', () => {
     const response = await t.api('/v1/files', { key: 'pk_live_unknown', origin: OTHER_ORIGIN });
     assert.equal(response.headers.get('access-control-allow-origin'), OTHER_ORIGIN);
     assert.equal(response.headers.get('vary'), 'Origin');
-    assert.equal(response.headers.get('access-control-expose-headers'), 'Retry-After, ETag');
+    assert.equal(
+      response.headers.get('access-control-expose-headers'),
+      'Retry-After, ETag, X-Request-Id',
+    );
     await expectError(response, 401, 'invalid_key');
   });
 

@@ -101,6 +101,16 @@ export function metadataStoreConformance(
 
   describe(`MetadataStore conformance: ${name}`, () => {
     it(
+      'answers its readiness probe while it takes writes, and the probe writes nothing',
+      withStore(async (store, project) => {
+        const before = await store.usage(project.id, 0);
+        await store.probe();
+        await Promise.all([store.probe(), store.probe(), store.probe()]);
+        assert.deepEqual(await store.usage(project.id, 0), before);
+      }),
+    );
+
+    it(
       'keeps an import: progress and lease while pending, its error once failed, abandoned ones by lease',
       withStore(async (store, project) => {
         const state = { receivedBytes: 0, totalBytes: null, error: null };
@@ -700,6 +710,19 @@ export function metadataStoreConformance(
           (await store.listReceiving(2, 500)).map((r) => r.id),
           [...receiving].sort().slice(0, 2),
         );
+      }),
+    );
+
+    it(
+      "creates webhooks up to a cap, the operator's own endpoint under no cap at all",
+      withStore(async (store, project) => {
+        assert.equal(await store.createWebhook(webhook(project.id, ['file.ready']), 1), true);
+        assert.equal(await store.createWebhook(webhook(project.id, ['file.ready']), 1), false);
+        // FILEHOST_WEBHOOK_URL's endpoint is stored with the largest cap a number holds
+        // (events/configured-webhook.ts): every database must take it.
+        const unbounded = webhook(project.id, ['file.ready']);
+        assert.equal(await store.createWebhook(unbounded, Number.MAX_SAFE_INTEGER), true);
+        assert.equal((await store.listWebhooks(project.id)).length, 2);
       }),
     );
 

@@ -102,6 +102,14 @@ export function blobStoreConformance(
 
   describe(`BlobStore conformance: ${name}`, { skip: options.skip }, () => {
     it(
+      'answers its readiness probe while it is reachable',
+      withStore(async (store) => {
+        await store.probe();
+        await Promise.all([store.probe(), store.probe()]);
+      }),
+    );
+
+    it(
       'puts an object whole and reads it back, whole or by range',
       withStore(async (store) => {
         const key = newId();

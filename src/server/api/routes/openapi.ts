@@ -24,10 +24,15 @@ export async function openapiHandler(
 
 /** The document with `servers` set to these URLs (the API's, and the CDN paths' own). */
 export function withServers(urls: { api: string; cdn: string }): typeof document {
+  // A path names its servers by template: the CDN's (its files), or both (health).
+  const served = (server: { url: string }) =>
+    server.url === '{apiUrl}'
+      ? { url: urls.api, description: 'The API' }
+      : { url: urls.cdn, description: 'The CDN' };
   const paths = Object.fromEntries(
     Object.entries(document.paths).map(([path, item]) => [
       path,
-      'servers' in item ? { ...item, servers: [{ url: urls.cdn, description: 'The CDN' }] } : item,
+      'servers' in item ? { ...item, servers: item.servers.map(served) } : item,
     ]),
   );
   return {

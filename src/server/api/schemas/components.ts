@@ -465,6 +465,12 @@ export const ErrorDetail = named(
   Type.Object({
     code: ErrorCode,
     message: Type.String({ minLength: 1, description: 'A human sentence; may change.' }),
+    requestId: Type.Optional(
+      Type.String({
+        description:
+          "The answer's `X-Request-Id`: quoted in a report, it finds the request's log lines. Absent only inside a batch's per-entry results.",
+      }),
+    ),
     index: Type.Optional(
       Type.Integer({
         minimum: 0,
@@ -837,6 +843,31 @@ export const ErrorBody = named(
         'The body of every error answer, on the API and the CDN. Extra fields inside `error` may appear.',
       additionalProperties: false,
     },
+  ),
+);
+
+export const Liveness = named(
+  'Liveness',
+  Type.Object(
+    { status: Type.Literal('ok') },
+    { description: '`GET /healthz`: the process runs.', additionalProperties: false },
+  ),
+);
+
+export const Readiness = named(
+  'Readiness',
+  Type.Object(
+    {
+      status: StringEnum(['ready', 'unready', 'draining'], {
+        description:
+          '`draining`: the instance is stopping (SIGTERM): it still serves what it is sent for `FILEHOST_DRAIN_SECONDS`, while a load balancer stops sending.',
+      }),
+      failing: Type.Array(StringEnum(['database', 'storage']), {
+        description:
+          'The stores that did not answer their probe within 1 s (the database must take a write); empty when ready or draining.',
+      }),
+    },
+    { description: '`GET /readyz`.', additionalProperties: false },
   ),
 );
 

@@ -109,6 +109,12 @@ export const parameters: Record<string, Parameter> = {
 };
 
 export const headers = {
+  RequestId: {
+    required: true,
+    description:
+      "Names this request in the service's log (`reqId`) and in an error body (`error.requestId`). The caller's own `X-Request-Id` when it sent one of 1 to 128 characters of `A-Z a-z 0-9 . _ ~ : / + = @ -`; else a new one.",
+    schema: Type.String({ pattern: '^[A-Za-z0-9._~:/+=@-]{1,128}$' }),
+  },
   RetryAfter: {
     required: true,
     description: 'Seconds to wait.',

@@ -39,6 +39,13 @@ export function buildOpenApiDocument(): { [key: string]: Json } {
     }
     paths[path] = toJson(entry);
   }
+  const responses = toJson(common.responses) as Record<string, Json>;
+  for (const response of [
+    ...Object.values(paths).flatMap((item) => responsesOf(item as Record<string, Json>)),
+    ...Object.values(responses),
+  ]) {
+    withRequestId(response as Record<string, Json>);
+  }
   return toJson({
     'x-generated':
       'Generated from the route schemas in src/server/api/schemas/ by `npm run openapi`: do not edit.',
@@ -54,9 +61,25 @@ export function buildOpenApiDocument(): { [key: string]: Json } {
       schemas,
       parameters: common.parameters,
       headers: common.headers,
-      responses: common.responses,
+      responses,
     },
   }) as { [key: string]: Json };
+}
+
+/** Every answer of the service carries `X-Request-Id` (decisions.md, "Operating the service"). */
+const REQUEST_ID_HEADER = { $ref: '#/components/headers/RequestId' };
+
+/** The responses a path item's operations declare in place (a `$ref` is declared where it points). */
+function responsesOf(item: Record<string, Json>): Json[] {
+  return Object.values(item).flatMap((operation) => {
+    const responses = (operation as { responses?: Record<string, Json> } | null)?.responses;
+    return responses ? Object.values(responses) : [];
+  });
+}
+
+function withRequestId(response: Record<string, Json>): void {
+  if ('$ref' in response) return;
+  response.headers = { 'X-Request-Id': REQUEST_ID_HEADER, ...(response.headers as object) };
 }
 
 /** Plain JSON of a declaration: named schemas other than `self` become a `$ref`. */

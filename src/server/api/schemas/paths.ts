@@ -11,8 +11,10 @@ import {
   ImportRequest,
   ImportResponse,
   ImportState,
+  Liveness,
   MultipartUpload,
   PartUploadResponse,
+  Readiness,
   SignBatchRequest,
   SignBatchResponse,
   SignedUrlRequest,
@@ -31,6 +33,7 @@ import {
   WebhookRequest,
 } from './components.js';
 import { type Parameter, type PathDeclaration, pathOf } from './declare.js';
+import { servers as API_SERVERS } from './document.js';
 import { OneOf, Raw, StringEnum } from './kit.js';
 
 /** Where the CDN's routes are served: its own origin. */
@@ -41,6 +44,14 @@ const CDN_SERVERS = [
     variables: { cdnUrl: { default: 'http://localhost:8788' } },
   },
 ];
+
+/** Paths both servers answer alike (health): the API's own, and the CDN's. */
+const API_AND_CDN_SERVERS = [...API_SERVERS, ...CDN_SERVERS];
+
+/** What health answers carry: they are never cached. */
+const HEALTH_HEADERS = {
+  'Cache-Control': { required: true, schema: Type.String({ const: 'no-store' }) },
+};
 
 /** The file id in a CDN path. */
 const CDN_FILE_ID: Parameter = {
@@ -876,6 +887,62 @@ export const PATHS = [
           '431': { $ref: '#/components/responses/HeadersTooLarge' },
           '500': { $ref: '#/components/responses/InternalError' },
           '503': { $ref: '#/components/responses/Unavailable' },
+        },
+      },
+    },
+  },
+  {
+    path: pathOf(serviceRoutes.healthz),
+    servers: API_AND_CDN_SERVERS,
+    preflight: 'preflightHealthz',
+    operations: {
+      get: {
+        operationId: 'healthz',
+        tags: ['Meta'],
+        summary: 'Liveness',
+        description:
+          'On the API and the CDN. `200` while the process runs; asks no store. No key needed, not counted by rate limits.',
+        security: [],
+        responses: {
+          '200': {
+            description: 'The process runs.',
+            headers: HEALTH_HEADERS,
+            content: { 'application/json': { schema: Liveness } },
+          },
+          '400': { $ref: '#/components/responses/InvalidRequest' },
+          '414': { $ref: '#/components/responses/UriTooLong' },
+          '431': { $ref: '#/components/responses/HeadersTooLarge' },
+        },
+      },
+    },
+  },
+  {
+    path: pathOf(serviceRoutes.readyz),
+    servers: API_AND_CDN_SERVERS,
+    preflight: 'preflightReadyz',
+    operations: {
+      get: {
+        operationId: 'readyz',
+        tags: ['Meta'],
+        summary: 'Readiness',
+        description:
+          'On the API and the CDN. `200` when the database took a write-capable probe and the storage answered one, each within 1 s; else `503` naming which did not, and `503` `draining` from SIGTERM on (the instance stops after finishing what is under way). Point a load balancer here. No key needed, not counted by rate limits.',
+        security: [],
+        responses: {
+          '200': {
+            description: 'Both stores answered: ready for traffic.',
+            headers: HEALTH_HEADERS,
+            content: { 'application/json': { schema: Readiness } },
+          },
+          '400': { $ref: '#/components/responses/InvalidRequest' },
+          '414': { $ref: '#/components/responses/UriTooLong' },
+          '431': { $ref: '#/components/responses/HeadersTooLarge' },
+          '503': {
+            description:
+              'A store did not answer its probe in time (`unready`: `failing` names which), or the instance is stopping (`draining`).',
+            headers: HEALTH_HEADERS,
+            content: { 'application/json': { schema: Readiness } },
+          },
         },
       },
     },

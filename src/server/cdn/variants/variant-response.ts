@@ -2,6 +2,7 @@ import { buffer } from 'node:stream/consumers';
 import { create as contentDisposition } from 'content-disposition';
 import type { ServiceContext } from '../../context.js';
 import { ServiceError } from '../../http/errors.js';
+import { REQUEST_ID_HEADER } from '../../http/request-id.js';
 import type { ByteRange } from '../../storage/blob-store.js';
 import type { Servable } from '../servable.js';
 import { CDN_CACHED_FILE_BYTES, type ServedFile } from '../serving-cache.js';
@@ -75,7 +76,7 @@ export async function servableVariant(
       type: 'inline',
     }),
     'x-variant': variantHeader(spec),
-    'access-control-expose-headers': 'X-Variant',
+    'access-control-expose-headers': `X-Variant, ${REQUEST_ID_HEADER}`,
   };
   if (spec.negotiated) headers.vary = 'Accept';
   // Small ones are kept in memory, as small files are, under the URL that asked (the CDN's

@@ -196,6 +196,27 @@ export class PostgresMetadataStore extends SqlMetadataStore {
     await this.#pool.end();
   }
 
+  /**
+   * One statement that a server taking writes answers: it is given a transaction id, so its
+   * commit is a record written and flushed to the WAL, and it says whether its session may
+   * write (a standby in recovery, or `default_transaction_read_only`, answer `on`, and
+   * would refuse every write the service makes).
+   */
+  async probe(): Promise<void> {
+    let readOnly: string | undefined;
+    try {
+      const result = await this.#pool.query<{ read_only: string }>(
+        "SELECT pg_current_xact_id(), current_setting('transaction_read_only') AS read_only",
+      );
+      readOnly = result.rows[0]?.read_only;
+    } catch (error) {
+      throw toStoreError(error);
+    }
+    if (readOnly !== 'off') {
+      throw new MetadataUnavailableError('The database is read-only');
+    }
+  }
+
   protected async rows<R>(sql: string, values: readonly SqlValue[]): Promise<R[]> {
     try {
       return (await this.#pool.query(numberedPlaceholders(sql), [...values])).rows as R[];

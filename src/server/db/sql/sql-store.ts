@@ -79,6 +79,8 @@ export interface Step {
  * exclusive background tasks, closing) stays abstract.
  */
 export abstract class SqlMetadataStore implements MetadataStore {
+  /** Each database proves a write could go its own way (`MetadataStore.probe`). */
+  abstract probe(): Promise<void>;
   /** The rows `sql` answers, with `values` bound to its `?` in order. */
   protected abstract rows<R>(
     sql: string,

@@ -315,7 +315,7 @@ export const WEBHOOK_COLUMNS = 'id, project_id, url, events, secret, created_at'
 /** Inserts unless the project has \`max\` endpoints: the row's six values, project id, max. */
 export const WEBHOOK_INSERT = `INSERT INTO webhooks (${WEBHOOK_COLUMNS})
   SELECT ?, ?, ?, ?, ?, CAST(? AS BIGINT)
-  WHERE (SELECT count(*) FROM webhooks WHERE project_id = ?) < CAST(? AS INTEGER)`;
+  WHERE (SELECT count(*) FROM webhooks WHERE project_id = ?) < CAST(? AS BIGINT)`;
 
 export const WEBHOOKS_OF_PROJECT = `SELECT ${WEBHOOK_COLUMNS} FROM webhooks
   WHERE project_id = ? ORDER BY created_at, id`;

@@ -32,6 +32,8 @@ interface QueuedWrite {
 
 /** How long a statement waits for another process's lock before the request gets 503. */
 const DEFAULT_BUSY_WAIT_MS = 3000;
+/** How long a readiness probe waits for the write lock: within `/readyz`'s 1 s. */
+const PROBE_WAIT_MS = 800;
 /** At start-up nothing is being served yet, so waiting synchronously for a lock is fine. */
 const OPENING_BUSY_TIMEOUT_MS = 5000;
 
@@ -151,6 +153,30 @@ export class SqliteMetadataStore extends SqlMetadataStore {
 
   async close(): Promise<void> {
     this.#db.close();
+  }
+
+  /**
+   * Takes the write lock and gives it back (`BEGIN IMMEDIATE`, rolled back): in WAL mode
+   * reads go through while another process holds that lock, so only taking it proves a
+   * write could. Waits for the lock as a write would, at most `PROBE_WAIT_MS`.
+   */
+  async probe(): Promise<void> {
+    const deadline = Date.now() + PROBE_WAIT_MS;
+    for (let delay = 5; ; delay = Math.min(delay * 2, 100)) {
+      try {
+        this.#db.exec('BEGIN IMMEDIATE');
+        this.#db.exec('ROLLBACK');
+        return;
+      } catch (error) {
+        if (this.#db.inTransaction) this.#db.exec('ROLLBACK');
+        if (!isBusy(error) || Date.now() + delay > deadline) {
+          throw new MetadataUnavailableError('The database does not take writes', {
+            cause: error,
+          });
+        }
+      }
+      await new Promise((resolve) => setTimeout(resolve, delay));
+    }
   }
 
   protected rows<R>(

@@ -1,13 +1,24 @@
 import { randomBytes } from 'node:crypto';
 import {
   close,
+  constants,
   createReadStream,
   createWriteStream,
   fsync,
   open as openCallback,
   read,
 } from 'node:fs';
-import { mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import {
+  access,
+  mkdir,
+  open,
+  readdir,
+  readFile,
+  rename,
+  rm,
+  stat,
+  writeFile,
+} from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { promisify } from 'node:util';
@@ -80,6 +91,15 @@ export class LocalDiskBlobStore implements BlobStore {
    * directory), so a part PUT or a completion does not re-read the disk each time.
    */
   readonly #open = new Map<string, Promise<UploadState | null>>();
+
+  /**
+   * The data directory is there and this process may write in it: a removed, remounted
+   * read-only or unmounted directory fails, and so does a disk that hangs (the caller's
+   * deadline).
+   */
+  async probe(): Promise<void> {
+    await access(join(this.#root, 'blobs'), constants.W_OK);
+  }
 
   constructor(options: LocalDiskOptions) {
     this.#root = options.root;

@@ -110,6 +110,9 @@ export interface S3BlobStoreOptions {
  * credentials (a role), their session: give the service long-lived keys if upload URLs
  * must last longer than the role's session.
  */
+/** How long a readiness probe waits for the bucket (`GET /readyz` allows 1 s). */
+const PROBE_TIMEOUT_MS = 1000;
+
 export class S3BlobStore implements BlobStore {
   /**
    * The part URL stays S3's own, signed without the digest (known only when the part is
@@ -221,6 +224,18 @@ export class S3BlobStore implements BlobStore {
       }
       // Reachable but refusing (no such bucket, no access): a setting to change.
       throw new ConfigError('FILEHOST_S3_BUCKET', message);
+    }
+  }
+
+  /** A `HEAD` on the bucket: unreachable, hung, or refusing, it fails. */
+  async probe(): Promise<void> {
+    try {
+      // A hung gateway is given up on with the probe's deadline, not the client's own.
+      await this.#client.send(new HeadBucketCommand({ Bucket: this.#bucket }), {
+        abortSignal: AbortSignal.timeout(PROBE_TIMEOUT_MS),
+      });
+    } catch (error) {
+      throw toStoreError(error, 'reach the bucket');
     }
   }
 

@@ -28,7 +28,12 @@ describe('GET /v1/openapi.json', () => {
     for (const [path, item] of Object.entries(served.paths)) {
       const expected = path.startsWith('/v1/')
         ? undefined
-        : [{ url: t.cdnUrl, description: 'The CDN' }];
+        : ['/healthz', '/readyz'].includes(path)
+          ? [
+              { url: t.apiUrl, description: 'The API' },
+              { url: t.cdnUrl, description: 'The CDN' },
+            ]
+          : [{ url: t.cdnUrl, description: 'The CDN' }];
       assert.deepEqual(item.servers, expected, path);
     }
     // Apart from where it is, the document is the one in the package.

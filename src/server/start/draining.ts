@@ -1,0 +1,132 @@
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { FastifyBaseLogger } from 'fastify';
+
+/** How long a stop may take (decisions.md, "Operating the service": Draining). */
+export interface ShutdownTiming {
+  /** From the signal on, new connections are still served this long, for a load balancer to notice `/readyz`. */
+  drainMs: number;
+  /** The whole stop, from the signal to the exit: what is under way past it is cut. */
+  shutdownMs: number;
+}
+
+/**
+ * The requests an instance's servers are answering, from their arrival to their answer's
+ * end (or their connection's), whichever path answers them (the CDN's memory and direct
+ * paths answer before the framework sees a request). Once draining, every answer says
+ * `Connection: close`, so no kept-alive connection carries one more request to an
+ * instance that is about to stop listening.
+ */
+export class RequestsUnderWay {
+  #count = 0;
+  #draining = false;
+  #whenIdle: Array<() => void> = [];
+
+  get count(): number {
+    return this.#count;
+  }
+
+  get draining(): boolean {
+    return this.#draining;
+  }
+
+  /** Counts `server`'s requests, before any other listener sees them. */
+  watch(server: Server): void {
+    server.prependListener('request', (_request: IncomingMessage, response: ServerResponse) => {
+      this.#count++;
+      if (this.#draining) response.setHeader('Connection', 'close');
+      response.once('close', () => {
+        this.#count--;
+        if (this.#count === 0) for (const resolve of this.#whenIdle.splice(0)) resolve();
+      });
+    });
+  }
+
+  /** From now on: `/readyz` is `503` (it reads `draining`) and connections end after their answer. */
+  startDraining(): void {
+    this.#draining = true;
+  }
+
+  /** Resolves once no request is under way (at once when none is). */
+  idle(): Promise<void> {
+    if (this.#count === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#whenIdle.push(resolve));
+  }
+}
+
+export interface DrainedService {
+  servers: Server[];
+  underWay: RequestsUnderWay;
+  /** Work of the service's own that requests start and that may outlive them (imports). */
+  backgroundIdle(): Promise<void>;
+  /** Stops what the service starts by itself (timers, webhook deliveries) once its attempts end. */
+  stopBackground(): Promise<void>;
+  /** Closes everything at once: what is still under way is cut. */
+  close(): Promise<void>;
+  log: FastifyBaseLogger;
+}
+
+/** What a stop had to cut when its time ran out (nothing, when all ended in time). */
+export interface StopOutcome {
+  cutRequests: number;
+  cutBackground: boolean;
+}
+
+/**
+ * A stop without loss (decisions.md, "Draining"): `/readyz` answers `503` at once; every
+ * connection is still served for `drainMs` while a load balancer notices; then the
+ * listeners close (a connection attempt is refused, which a proxy retries on another
+ * instance) and what is under way (a part PUT, a scan, an import, a webhook delivery)
+ * finishes; then everything closes. Nothing is cut before `shutdownMs` from the signal.
+ */
+export async function drainThenClose(
+  service: DrainedService,
+  timing: ShutdownTiming,
+): Promise<StopOutcome> {
+  const started = Date.now();
+  const left = () => Math.max(0, started + timing.shutdownMs - Date.now());
+  const { underWay, log } = service;
+  underWay.startDraining();
+  // Idle kept-alive connections are closed now: a request on one would otherwise come
+  // in after the listener closes, too late for a proxy to send it elsewhere.
+  for (const server of service.servers) server.closeIdleConnections();
+  log.info(
+    { drainMs: timing.drainMs, shutdownMs: timing.shutdownMs },
+    'draining: /readyz answers 503',
+  );
+  await sleep(Math.min(timing.drainMs, left()));
+
+  for (const server of service.servers) server.close();
+  log.info({ underWay: underWay.count }, 'draining: no longer listening');
+  const requestsDone = await within(underWay.idle(), left());
+  const backgroundDone =
+    requestsDone &&
+    (await within(
+      service.backgroundIdle().then(() => service.stopBackground()),
+      left(),
+    ));
+  const outcome = {
+    cutRequests: requestsDone ? 0 : underWay.count,
+    cutBackground: !backgroundDone,
+  };
+  if (outcome.cutRequests > 0 || outcome.cutBackground) {
+    log.warn(outcome, 'the shutdown bound ran out: what was still under way is cut');
+  }
+  await service.close();
+  return outcome;
+}
+
+/** Whether `work` settled within `ms` (it is left to run either way). */
+async function within(work: Promise<unknown>, ms: number): Promise<boolean> {
+  const timer = new AbortController();
+  const settled = work.then(
+    () => true,
+    () => true,
+  );
+  const outcome = await Promise.race([
+    settled,
+    sleep(ms, false, { signal: timer.signal }).catch(() => false),
+  ]);
+  timer.abort();
+  return outcome;
+}
