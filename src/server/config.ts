@@ -3,15 +3,15 @@ import { MIN_PART_SIZE, PLANS, type Plan } from '../api/limits.js';
 import { PUBLISHABLE_KEY_PREFIX, SECRET_KEY_PREFIX } from '../api/routes.js';
 import { MetadataUnavailableError } from './db/unavailable.js';
 import { isWebhookSecret } from './events/webhook-secret.js';
-import type { TargetOptions } from './http/targets.js';
-import { parseTargetUrl } from './http/targets.js';
+import { normalizeOrigin } from './ground/origins.js';
+import { keyWeakness } from './ground/secrets.js';
+import { StartupError } from './ground/startup-error.js';
+import { parseTypeList } from './ground/type-list.js';
 import { type ClamdAddress, parseClamdAddress } from './ingest/clamd.js';
 import { STRIP_MODES, type StripMode } from './ingest/strip-location.js';
-import { normalizeOrigin } from './origins.js';
-import { keyWeakness } from './secrets.js';
-import { StartupError } from './start/startup-error.js';
+import type { TargetOptions } from './rules/targets.js';
+import { parseTargetUrl } from './rules/targets.js';
 import { BlobUnavailableError } from './storage/blob-store.js';
-import { parseTypeList } from './type-list.js';
 
 /**
  * Where the demo page is served from (`npm start`): the scale deployment's default project

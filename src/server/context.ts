@@ -1,14 +1,14 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { ServingCache } from './cdn/serving-cache.js';
-import type { ImageVariants } from './cdn/variants/stored-variant.js';
+import type { ServingCache } from './cache/serving-cache.js';
 import type { ServiceConfig } from './config.js';
 import type { MetadataStore } from './db/metadata-store.js';
-import type { DiskReserve } from './disk-reserve.js';
 import type { ImportRunner } from './imports/import-job.js';
 import type { ClamdScanner } from './ingest/clamd.js';
 import type { MetadataStripper } from './ingest/strip-location.js';
 import type { RateLimiter } from './rate-limit/rate-limiter.js';
 import type { BlobStore } from './storage/blob-store.js';
+import type { DiskReserve } from './storage/disk-reserve.js';
+import type { ImageVariants } from './variants/stored-variant.js';
 
 /** What every handler needs, passed explicitly instead of living in module globals. */
 export interface ServiceContext {
@@ -30,7 +30,7 @@ export interface ServiceContext {
   events: { kick(): void };
   /** Imports from a URL this process is fetching (`POST /v1/uploads/import`). */
   imports: ImportRunner;
-  /** The key of signed CDN links (`cdn/signed-link.ts`), the same on every instance. */
+  /** The key of signed CDN links (`rules/signed-link.ts`), the same on every instance. */
   linkKey: Buffer;
   /** Safe ingest (`ingest/ingest.ts`): the malware scanner, if configured, and the photo metadata editor, unless `FILEHOST_STRIP_METADATA=none`. */
   scanner: ClamdScanner | null;

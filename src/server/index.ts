@@ -3,7 +3,7 @@
  * what `npm run server` runs; the store interfaces are where PostgreSQL or S3-compatible
  * storage plug in.
  */
-export { createKey, createProject, ensureKey, registerKey } from './admin.js';
+
 export { ConfigError, configFromEnv, DEMO_ORIGINS, type ServiceConfig } from './config.js';
 export type { ServiceContext } from './context.js';
 export type {
@@ -15,8 +15,9 @@ export type {
   Project,
 } from './db/metadata-store.js';
 export { SqliteMetadataStore } from './db/sqlite/sqlite-store.js';
-export { ServiceError } from './http/errors.js';
+export { ServiceError } from './ground/errors.js';
 export { MemoryRateLimiter, type RateLimiter } from './rate-limit/rate-limiter.js';
+export { createKey, createProject, ensureKey, registerKey } from './start/admin.js';
 export { openStores, type Stores } from './start/deployment.js';
 export { type RunningService, startService } from './start/service.js';
 export {

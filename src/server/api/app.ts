@@ -13,9 +13,9 @@ import {
   EXPOSED_RESPONSE_HEADERS,
 } from '../../api/routes.js';
 import type { ServiceContext } from '../context.js';
+import { ERROR_MESSAGES } from '../ground/error-messages.js';
+import { ServiceError, serviceFault } from '../ground/errors.js';
 import { watchBodyPace } from '../http/body-pace.js';
-import { ERROR_MESSAGES } from '../http/error-messages.js';
-import { ServiceError, serviceFault } from '../http/errors.js';
 import { refusedRequest } from '../http/request-guard.js';
 import { answerInOurShape, corsHeaders, serverOptions } from '../http/server-options.js';
 import { LocalDiskBlobStore } from '../storage/local-disk/local-disk-store.js';

@@ -2,18 +2,18 @@ import type { Readable } from 'node:stream';
 import { create as contentDisposition } from 'content-disposition';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { ID_PATTERN } from '../../api/routes.js';
+import type { ServedFile } from '../cache/serving-cache.js';
 import type { ServiceContext } from '../context.js';
-import { ServiceError, serviceFault } from '../http/errors.js';
+import { ServiceError, serviceFault } from '../ground/errors.js';
 import { refusedRequest } from '../http/request-guard.js';
 import { answerInOurShape, corsHeaders, serverOptions } from '../http/server-options.js';
+import { checkLink, type LinkParameters, signedCacheControl } from '../rules/signed-link.js';
 import { answerDirectly, directFileId } from './direct-path.js';
 import { fileAnswer } from './file-answer.js';
 import { cdnServerFactory } from './memory-path.js';
 import type { Servable } from './servable.js';
 import { servableFile, servedFile } from './served-file.js';
-import type { ServedFile } from './serving-cache.js';
-import { checkLink, type LinkParameters, signedCacheControl } from './signed-link.js';
-import { servableVariant } from './variants/variant-response.js';
+import { servableVariant } from './variant-response.js';
 
 /**
  * The CDN: `GET`/`HEAD` `/<id>` and `/<id>/<anything>` on its own origin, so a served

@@ -1,7 +1,7 @@
 import { create as contentDisposition } from 'content-disposition';
 import contentType from 'content-type';
 import type { FileRow } from '../db/metadata-store.js';
-import { isRecognisable, mediaEssence } from '../http/media-type.js';
+import { isRecognisable, mediaEssence } from '../ground/media-type.js';
 
 /**
  * Charsets in which a browser reads a text file's bytes as the text a scanner or a person

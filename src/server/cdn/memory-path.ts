@@ -2,8 +2,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Socket } from 'node:net';
 import type { FastifyServerFactory, FastifyServerOptions } from 'fastify';
 import { ID_PATTERN } from '../../api/routes.js';
+import type { ServingCache } from '../cache/serving-cache.js';
 import { refusedRequest } from '../http/request-guard.js';
-import type { ServingCache } from './serving-cache.js';
 
 /**
  * `/<id>` or `/<id>/<name>`, nothing percent-encoded and no query: the only URLs answered

@@ -1,8 +1,8 @@
 import type { Readable } from 'node:stream';
+import type { ServedFile } from '../cache/serving-cache.js';
 import type { ServiceContext } from '../context.js';
 import { fileHeaders } from './file-headers.js';
 import type { Servable } from './servable.js';
-import type { ServedFile } from './serving-cache.js';
 
 /**
  * What serving `id` needs, from memory when the cache has it (`serving-cache.ts`), else

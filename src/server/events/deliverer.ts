@@ -1,6 +1,6 @@
 import type { ServiceContext } from '../context.js';
 import type { AttemptOutcome, ClaimedDelivery } from '../db/metadata-store.js';
-import { newId } from '../secrets.js';
+import { newId } from '../ground/secrets.js';
 import { nextAttemptAt } from './retry-schedule.js';
 import { type AttemptResult, sendWebhook } from './send.js';
 

@@ -1,8 +1,8 @@
 import type { EventType } from '../../api/events.js';
-import { toFileRecord } from '../api/records.js';
 import type { ServiceContext } from '../context.js';
 import type { EventDraft } from '../db/metadata-store.js';
-import { newId } from '../secrets.js';
+import { newId } from '../ground/secrets.js';
+import { toFileRecord } from '../rules/records.js';
 
 /** Why a file was deleted (`file.deleted`'s `reason`): a `DELETE`, or its `deleteAt` came. */
 export type DeleteReason = 'deleted' | 'expired';

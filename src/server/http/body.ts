@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { FastifyRequest } from 'fastify';
-import { fail, ServiceError } from './errors.js';
+import { fail, ServiceError } from '../ground/errors.js';
 
 /** `Content-Length` as a number; undefined when absent (a chunked body). */
 export function contentLength(request: FastifyRequest): number | undefined {

@@ -1,9 +1,9 @@
 import type { ImportState } from '../../api/types.js';
-import type { Caller } from '../api/auth.js';
-import { toFileRecord } from '../api/records.js';
-import { requireUploadAccess } from '../api/upload-access.js';
 import type { ServiceContext } from '../context.js';
 import type { FileRow } from '../db/metadata-store.js';
+import type { Caller } from '../rules/auth.js';
+import { toFileRecord } from '../rules/records.js';
+import { requireUploadAccess } from '../rules/upload-access.js';
 
 /** How long a failed import stays readable: a day (docs/api-imports.md). */
 export const FAILED_IMPORT_VISIBLE_MS = 24 * 3_600_000;

@@ -1,15 +1,15 @@
-import { sanitizeName } from '../api/names.js';
-import { toFileRecord } from '../api/records.js';
-import { readHead, storedType } from '../api/stored-type.js';
-import { requireTypeFor } from '../api/upload-tokens.js';
 import type { ServiceContext } from '../context.js';
-import { crashPoint } from '../crash-points.js';
 import type { EventDraft, ImportErrorState, ImportState } from '../db/metadata-store.js';
 import { fileEvent } from '../events/file-events.js';
-import { ServiceError } from '../http/errors.js';
-import { normalizeMediaType } from '../http/media-type.js';
+import { crashPoint } from '../ground/crash-points.js';
+import { ServiceError } from '../ground/errors.js';
+import { normalizeMediaType } from '../ground/media-type.js';
+import { newId } from '../ground/secrets.js';
 import { type Ingested, infectedEvent, ingestStored } from '../ingest/ingest.js';
-import { newId } from '../secrets.js';
+import { sanitizeName } from '../rules/names.js';
+import { toFileRecord } from '../rules/records.js';
+import { readHead, storedType } from '../rules/stored-type.js';
+import { requireTypeFor } from '../rules/upload-tokens.js';
 import type { ImportJob, ImportRunner } from './import-job.js';
 import { ImportFailure, openRemoteFile } from './remote-file.js';
 

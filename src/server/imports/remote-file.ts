@@ -9,7 +9,7 @@ import {
   resolveTarget,
   type TargetOptions,
   TargetRefusedError,
-} from '../http/targets.js';
+} from '../rules/targets.js';
 
 export type { ImportErrorCode };
 

@@ -1,19 +1,19 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { ID_PATTERN } from '../../api/routes.js';
 import type { CompleteBatchResult, FileRecord } from '../../api/types.js';
-import type { Caller } from '../api/auth.js';
-import { partLayout, toFileRecord } from '../api/records.js';
-import { readHead, requireAllowedType, storedType, typeAllowed } from '../api/stored-type.js';
 import type { ServiceContext } from '../context.js';
-import { crashPoint } from '../crash-points.js';
 import type { CompletedPart, FileRow } from '../db/metadata-store.js';
 import { fileEvent } from '../events/file-events.js';
-import { ERROR_MESSAGES } from '../http/error-messages.js';
-import { fail, ServiceError, serviceFault } from '../http/errors.js';
+import { removeFile } from '../files/remove.js';
+import { crashPoint } from '../ground/crash-points.js';
+import { ERROR_MESSAGES } from '../ground/error-messages.js';
+import { fail, ServiceError, serviceFault } from '../ground/errors.js';
 import { type Ingested, ingestStored } from '../ingest/ingest.js';
+import type { Caller } from '../rules/auth.js';
+import { partLayout, toFileRecord } from '../rules/records.js';
+import { readHead, requireAllowedType, storedType, typeAllowed } from '../rules/stored-type.js';
 import { BlobBusyError, BlobNotFoundError, type HeldPart } from '../storage/blob-store.js';
 import { expiryByHeldParts, heldParts, multipartOf, multiStepUpload } from './parts.js';
-import { removeFile } from './remove.js';
 
 /** Uploads of one batch completed at once. */
 const BATCH_CONCURRENCY = 8;

@@ -1,9 +1,9 @@
 import type { SignedPart } from '../../api/types.js';
-import type { Caller } from '../api/auth.js';
-import { pendingExpiry, requireUploadAccess } from '../api/upload-access.js';
 import type { ServiceContext } from '../context.js';
 import type { FileRow } from '../db/metadata-store.js';
-import { fail } from '../http/errors.js';
+import { fail } from '../ground/errors.js';
+import type { Caller } from '../rules/auth.js';
+import { pendingExpiry, requireUploadAccess } from '../rules/upload-access.js';
 import {
   BlobNotFoundError,
   type HeldPart,

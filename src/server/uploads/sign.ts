@@ -1,13 +1,13 @@
 import type { FileMetadata, SignResponse, Visibility } from '../../api/types.js';
-import type { Caller } from '../api/auth.js';
-import { reserveUploads } from '../api/quota.js';
-import { choosePartSize, partLayout } from '../api/records.js';
-import { newUploadToken, partUrlExpiry, pendingExpiry } from '../api/upload-access.js';
 import type { ServiceContext } from '../context.js';
 import type { FileRow } from '../db/metadata-store.js';
+import { removeFile } from '../files/remove.js';
+import type { Caller } from '../rules/auth.js';
+import { reserveUploads } from '../rules/quota.js';
+import { choosePartSize, partLayout } from '../rules/records.js';
+import { newUploadToken, partUrlExpiry, pendingExpiry } from '../rules/upload-access.js';
 import { newFileRow } from './new-file.js';
 import { signParts } from './parts.js';
-import { removeFile } from './remove.js';
 
 /** Uploads of one batch created at once: enough to hide S3's round trips, few enough to be polite. */
 const BATCH_CONCURRENCY = 8;

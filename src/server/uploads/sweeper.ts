@@ -1,10 +1,10 @@
 import type { ServiceContext } from '../context.js';
 import type { FileRow } from '../db/metadata-store.js';
 import { fileEvent } from '../events/file-events.js';
+import { purge, removeFile } from '../files/remove.js';
 import { failAbandonedImports } from '../imports/importer.js';
 import { abortReceiving } from './abort.js';
 import { expiryByHeldParts, heldParts, lastPartArrival } from './parts.js';
-import { purge, removeFile } from './remove.js';
 
 const BATCH = 100;
 /** Events are kept this long for `GET /v1/events` and redelivery (decisions.md: 30 days). */

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { SignBatchResponse } from '../../../api/types.js';
 import type { ServiceContext } from '../../context.js';
+import { atIndex, fail } from '../../ground/errors.js';
 import {
   BATCH_JSON_LIMIT,
   isPlainObject,
@@ -8,11 +9,10 @@ import {
   jsonDeadline,
   readSizedJson,
 } from '../../http/body.js';
-import { atIndex, fail } from '../../http/errors.js';
+import { authenticate } from '../../rules/auth.js';
 import { signUpload, signUploads } from '../../uploads/sign.js';
-import { authenticate } from '../auth.js';
+import { BATCH_FILES, validateSignEntry } from '../../uploads/sign-entry.js';
 import { check } from '../schemas/validate.js';
-import { BATCH_FILES, validateSignEntry } from '../sign-entry.js';
 
 /**
  * `POST /v1/uploads/sign`: creates the file row as `pending` and answers with one signed

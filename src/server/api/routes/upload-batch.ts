@@ -5,32 +5,32 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { MAX_BATCH, MAX_ONE_REQUEST_BYTES } from '../../../api/limits.js';
 import type { CompleteBatchResult, UploadBatchResponse } from '../../../api/types.js';
 import type { ServiceContext } from '../../context.js';
-import { crashPoint } from '../../crash-points.js';
 import type { FileRow } from '../../db/metadata-store.js';
 import { fileEvent } from '../../events/file-events.js';
+import { crashPoint } from '../../ground/crash-points.js';
+import { atIndex, fail, ServiceError } from '../../ground/errors.js';
+import { mediaEssence } from '../../ground/media-type.js';
 import { bodyChunks, contentLength, exactBytes } from '../../http/body.js';
 import { orStalled, SlowBodyError, untilStalled } from '../../http/body-pace.js';
 import { verifiedBytes } from '../../http/content-digest.js';
-import { atIndex, fail, ServiceError } from '../../http/errors.js';
-import { mediaEssence } from '../../http/media-type.js';
 import { whileServiceWorks } from '../../http/service-busy.js';
 import { ingestStored } from '../../ingest/ingest.js';
-import { itemError } from '../../uploads/complete.js';
-import { newFileRow } from '../../uploads/new-file.js';
-import type { SignEntry } from '../../uploads/sign.js';
-import { authenticate, type Caller } from '../auth.js';
-import { reserveUploads } from '../quota.js';
+import { authenticate, type Caller } from '../../rules/auth.js';
+import { reserveUploads } from '../../rules/quota.js';
 import {
   MULTIPART_OVERHEAD,
   multipartError,
   receivingExpiry,
   renewWhileReceiving,
-} from '../receiving.js';
-import { toFileRecord } from '../records.js';
+} from '../../rules/receiving.js';
+import { toFileRecord } from '../../rules/records.js';
+import { readHead, storedType } from '../../rules/stored-type.js';
+import { requireTypeFor } from '../../rules/upload-tokens.js';
+import { itemError } from '../../uploads/complete.js';
+import { newFileRow } from '../../uploads/new-file.js';
+import type { SignEntry } from '../../uploads/sign.js';
+import { BATCH_FILES, validateSignEntry } from '../../uploads/sign-entry.js';
 import { check as checkSchema } from '../schemas/validate.js';
-import { BATCH_FILES, validateSignEntry } from '../sign-entry.js';
-import { readHead, storedType } from '../stored-type.js';
-import { requireTypeFor } from '../upload-tokens.js';
 
 /**
  * Files up to this size are read whole before they are written (see `receive`): at most

@@ -3,30 +3,30 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { MAX_ONE_REQUEST_BYTES } from '../../../api/limits.js';
 import type { UploadResponse, Visibility } from '../../../api/types.js';
 import type { ServiceContext } from '../../context.js';
-import { crashPoint } from '../../crash-points.js';
 import { fileEvent } from '../../events/file-events.js';
+import { crashPoint } from '../../ground/crash-points.js';
+import { fail, ServiceError } from '../../ground/errors.js';
+import { mediaEssence, normalizeMediaType } from '../../ground/media-type.js';
 import { bodyChunks, contentLength, limitBytes } from '../../http/body.js';
 import { orStalled, untilStalled } from '../../http/body-pace.js';
-import { fail, ServiceError } from '../../http/errors.js';
-import { mediaEssence, normalizeMediaType } from '../../http/media-type.js';
 import { whileServiceWorks } from '../../http/service-busy.js';
 import { ingestStored, ScanWhileStoring } from '../../ingest/ingest.js';
-import { abortReceiving } from '../../uploads/abort.js';
-import { newFileRow } from '../../uploads/new-file.js';
-import { authenticate } from '../auth.js';
-import { parseMetadataJson } from '../metadata.js';
-import { decodeFilenameHeader, sanitizeName } from '../names.js';
-import { reserveUploads } from '../quota.js';
+import { authenticate } from '../../rules/auth.js';
+import { parseMetadataJson } from '../../rules/metadata.js';
+import { decodeFilenameHeader, sanitizeName } from '../../rules/names.js';
+import { reserveUploads } from '../../rules/quota.js';
 import {
   MULTIPART_OVERHEAD,
   multipartError,
   receivingExpiry,
   renewWhileReceiving,
-} from '../receiving.js';
-import { publicUrl } from '../records.js';
-import { readHead, storedType } from '../stored-type.js';
-import { applyTokenPolicy, requireTypeFor, tokenTooLarge } from '../upload-tokens.js';
-import { parseVisibility } from '../visibility.js';
+} from '../../rules/receiving.js';
+import { publicUrl } from '../../rules/records.js';
+import { readHead, storedType } from '../../rules/stored-type.js';
+import { applyTokenPolicy, requireTypeFor, tokenTooLarge } from '../../rules/upload-tokens.js';
+import { parseVisibility } from '../../rules/visibility.js';
+import { abortReceiving } from '../../uploads/abort.js';
+import { newFileRow } from '../../uploads/new-file.js';
 
 const tooLarge = () =>
   new ServiceError(

@@ -11,7 +11,7 @@ import {
   type Reservation,
   TokenExhaustedError,
 } from '../db/metadata-store.js';
-import { atIndex, ServiceError } from '../http/errors.js';
+import { atIndex, ServiceError } from '../ground/errors.js';
 import { addressGroup } from '../rate-limit/address-group.js';
 import type { Caller } from './auth.js';
 

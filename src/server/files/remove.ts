@@ -1,7 +1,7 @@
 import type { ServiceContext } from '../context.js';
-import { crashPoint } from '../crash-points.js';
 import type { EventDraft, FileRow } from '../db/metadata-store.js';
-import { isDiskFull } from '../disk-reserve.js';
+import { crashPoint } from '../ground/crash-points.js';
+import { isDiskFull } from '../storage/disk-reserve.js';
 
 /** How a removal is told apart: its event, and what the caller knows of the upload. */
 export interface RemoveOptions {

@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { ServiceContext } from '../context.js';
-import { ServiceError } from '../http/errors.js';
+import { ServiceError } from '../ground/errors.js';
 
 /**
  * What the two uploads whose bytes come in the request itself (one file, `POST /v1/upload`;

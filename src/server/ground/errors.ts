@@ -1,7 +1,7 @@
 import { API_ERROR_STATUS, type ApiErrorBody, type ApiErrorCode } from '../../api/errors.js';
 import { MetadataUnavailableError } from '../db/unavailable.js';
-import { isDiskFull } from '../disk-reserve.js';
 import { BlobUnavailableError } from '../storage/blob-store.js';
+import { isDiskFull } from '../storage/disk-reserve.js';
 import { ERROR_MESSAGES } from './error-messages.js';
 
 /**

@@ -2,10 +2,10 @@ import type { FastifyRequest } from 'fastify';
 import { UPLOAD_TOKEN_PREFIX } from '../../api/routes.js';
 import type { ServiceContext } from '../context.js';
 import type { Project, UploadTokenRow } from '../db/metadata-store.js';
-import { fail } from '../http/errors.js';
-import { originAllowed } from '../origins.js';
+import { fail } from '../ground/errors.js';
+import { originAllowed } from '../ground/origins.js';
+import { constantTimeEqual, hashKey, type KeyKind, keyKindOf } from '../ground/secrets.js';
 import { addressGroup } from '../rate-limit/address-group.js';
-import { constantTimeEqual, hashKey, type KeyKind, keyKindOf } from '../secrets.js';
 
 /**
  * Who calls: a project's secret or publishable key, or an upload token its backend minted
