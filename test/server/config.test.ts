@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ConfigError, configFromEnv, DEMO_ORIGINS, deploymentOf } from '../../src/server/config.js';
+import { ConfigError, deploymentOf } from '../../src/server/ground/config.js';
 import { newApiKey } from '../../src/server/ground/secrets.js';
+import { configFromEnv, DEMO_ORIGINS } from '../../src/server/start/config-from-env.js';
 import { variantBudget } from '../../src/server/variants/stored-variant.js';
 
 describe('configuration from FILEHOST_* variables', () => {

@@ -14,10 +14,11 @@ import {
 } from '../../api/routes.js';
 import type { ServiceContext } from '../context.js';
 import { ERROR_MESSAGES } from '../ground/error-messages.js';
-import { ServiceError, serviceFault } from '../ground/errors.js';
+import { ServiceError } from '../ground/errors.js';
 import { watchBodyPace } from '../http/body-pace.js';
 import { refusedRequest } from '../http/request-guard.js';
 import { answerInOurShape, corsHeaders, serverOptions } from '../http/server-options.js';
+import { serviceFault } from '../rules/service-fault.js';
 import { LocalDiskBlobStore } from '../storage/local-disk/local-disk-store.js';
 import { completeBatchHandler } from './routes/complete-batch.js';
 import { completeUploadHandler } from './routes/complete-upload.js';

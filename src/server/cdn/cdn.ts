@@ -4,9 +4,10 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import { ID_PATTERN } from '../../api/routes.js';
 import type { ServedFile } from '../cache/serving-cache.js';
 import type { ServiceContext } from '../context.js';
-import { ServiceError, serviceFault } from '../ground/errors.js';
+import { ServiceError } from '../ground/errors.js';
 import { refusedRequest } from '../http/request-guard.js';
 import { answerInOurShape, corsHeaders, serverOptions } from '../http/server-options.js';
+import { serviceFault } from '../rules/service-fault.js';
 import { checkLink, type LinkParameters, signedCacheControl } from '../rules/signed-link.js';
 import { answerDirectly, directFileId } from './direct-path.js';
 import { fileAnswer } from './file-answer.js';

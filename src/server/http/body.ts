@@ -137,10 +137,6 @@ export async function readSizedJson(
   }
 }
 
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** The deadline of JSON bodies, from the service's configuration. */
 export function jsonDeadline(ctx: { config: { jsonBodyTimeoutSeconds: number } }): number {
   return ctx.config.jsonBodyTimeoutSeconds * 1000;

@@ -6,7 +6,7 @@ import {
   type FastifyServerOptions,
   LogController,
 } from 'fastify';
-import type { ServiceConfig } from '../config.js';
+import type { ServiceConfig } from '../ground/config.js';
 import { ERROR_MESSAGES } from '../ground/error-messages.js';
 import { ServiceError } from '../ground/errors.js';
 import { capConnectionsPerClient } from './connection-cap.js';

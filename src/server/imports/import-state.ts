@@ -1,7 +1,7 @@
 import type { ImportState } from '../../api/types.js';
-import type { ServiceContext } from '../context.js';
 import type { FileRow } from '../db/metadata-store.js';
 import type { Caller } from '../rules/auth.js';
+import type { CoreContext } from '../rules/context.js';
 import { toFileRecord } from '../rules/records.js';
 import { requireUploadAccess } from '../rules/upload-access.js';
 
@@ -14,7 +14,7 @@ export const FAILED_IMPORT_VISIBLE_MS = 24 * 3_600_000;
  * started it can say why; a failed import is never listed or served.
  */
 export async function fileOrFailedImport(
-  ctx: ServiceContext,
+  ctx: CoreContext,
   projectId: string,
   id: string,
 ): Promise<FileRow | null> {
@@ -34,7 +34,7 @@ export async function fileOrFailedImport(
  * exactly as for an unknown id.
  */
 export async function importStateOf(
-  ctx: ServiceContext,
+  ctx: CoreContext,
   caller: Caller,
   id: string,
   token: unknown,

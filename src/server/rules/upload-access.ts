@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { UPLOAD_TOKEN_HEADER as API_UPLOAD_TOKEN_HEADER } from '../../api/routes.js';
-import type { ServiceConfig } from '../config.js';
 import type { FileRow } from '../db/metadata-store.js';
+import type { ServiceConfig } from '../ground/config.js';
 import { fail } from '../ground/errors.js';
 import { constantTimeEqual, hashKey } from '../ground/secrets.js';
 import type { Caller } from './auth.js';

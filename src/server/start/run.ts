@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
-import { configFromEnv, describeStartError, type ServiceConfig } from '../config.js';
+import type { ServiceConfig } from '../ground/config.js';
+import { configFromEnv, describeStartError } from './config-from-env.js';
 
 /**
  * The shared life of a command-line entry (`npm run server`, `npm start`): read `.env` and

@@ -3,7 +3,7 @@ import { check, type TypedSchema } from '../api/schemas/validate.js';
 import type { Project } from '../db/metadata-store.js';
 import { fail, ServiceError } from '../ground/errors.js';
 import { normalizeMediaType } from '../ground/media-type.js';
-import { isPlainObject } from '../http/body.js';
+import { isPlainObject } from '../ground/plain-object.js';
 import type { Caller } from '../rules/auth.js';
 import { validateMetadata } from '../rules/metadata.js';
 import { sanitizeName } from '../rules/names.js';

@@ -2,13 +2,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { SignBatchResponse } from '../../../api/types.js';
 import type { ServiceContext } from '../../context.js';
 import { atIndex, fail } from '../../ground/errors.js';
-import {
-  BATCH_JSON_LIMIT,
-  isPlainObject,
-  JSON_LIMIT,
-  jsonDeadline,
-  readSizedJson,
-} from '../../http/body.js';
+import { isPlainObject } from '../../ground/plain-object.js';
+import { BATCH_JSON_LIMIT, JSON_LIMIT, jsonDeadline, readSizedJson } from '../../http/body.js';
 import { authenticate } from '../../rules/auth.js';
 import { signUpload, signUploads } from '../../uploads/sign.js';
 import { BATCH_FILES, validateSignEntry } from '../../uploads/sign-entry.js';
