@@ -78,7 +78,7 @@ async function serveFile(
 ): Promise<FastifyReply> {
   const id = request.params.id;
   if (!ID_PATTERN.test(id)) return notFound(reply);
-  // The query, read once: a signed link's (`signed-link.ts`), which proves itself before
+  // The query, read once: a signed link's (`rules/signed-link.ts`), which proves itself before
   // any store is asked, and a variant's (`variants/`).
   const query = new URLSearchParams(queryOf(request.url));
   const access = checkLink(ctx.linkKey, id, query, ctx.now());

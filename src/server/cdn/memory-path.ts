@@ -19,7 +19,7 @@ export function plainFileId(url: string): string | null {
 
 /**
  * The CDN's hot path: a plain GET of a small file the serving cache holds (bytes and
- * headers, `serving-cache.ts`) is answered straight from `node:http`, before the
+ * headers, `cache/serving-cache.ts`) is answered straight from `node:http`, before the
  * framework's routing, hooks and reply objects. Those cost more than the answer itself:
  * a 1 KiB file from memory went at about half the rate the same bytes go from a bare
  * `node:http` handler (README, `bench:serving`).

@@ -306,7 +306,7 @@ function baseUrl(env: Env, name: string, label = name): string | undefined {
 
 /**
  * Origins compare exactly (scheme, host, port), so they are normalized the way browsers send
- * them; `scheme://host:*` allows any port (see `origins.ts`).
+ * them; `scheme://host:*` allows any port (see `ground/origins.ts`).
  */
 export function parseOrigins(raw: string): string[] {
   return raw
