@@ -39,9 +39,9 @@ const SERVER_LAYERS = [
 
 const server = (part) => `^src/server/${part}`;
 
-/** Every part in order, top first, with its layer's index. */
-const SERVER_PARTS = SERVER_LAYERS.flatMap(({ layer, parts }, rank) =>
-  parts.map((part) => ({ layer, rank, path: server(part) })),
+/** Every part in order, top first, with its layer's name. */
+const SERVER_PARTS = SERVER_LAYERS.flatMap(({ layer, parts }) =>
+  parts.map((part) => ({ layer, path: server(part) })),
 );
 
 /**
