@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { originAllowed } from '../src/server/origins.js';
+import { originAllowed } from '../src/server/ground/origins.js';
 import { runUntilSignal } from '../src/server/start/run.js';
 import { startService } from '../src/server/start/service.js';
 import { startDemoServer } from './demo-server.js';

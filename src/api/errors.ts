@@ -1,7 +1,7 @@
 /**
  * Every error code the service answers with, and its HTTP status: shared by the service
  * (which throws them) and the client (which narrows on them). `status` and `code` are the
- * stable wire contract; the human messages live with the service (server/http/error-messages.ts)
+ * stable wire contract; the human messages live with the service (server/ground/error-messages.ts)
  * so that browser bundles do not carry them.
  */
 export const API_ERROR_STATUS = {

@@ -1,23 +1,18 @@
 import { parseArgs } from 'node:util';
 import { EVENT_TYPES, type EventType, MAX_WEBHOOKS } from '../api/events.js';
 import { PLANS, type Plan } from '../api/limits.js';
-import { createKey, createProject } from './admin.js';
-import { anonymousShareOf, projectQuota } from './api/quota.js';
-import { commandName } from './command-name.js';
-import {
-  ConfigError,
-  configFromEnv,
-  parseOrigins,
-  parseShare,
-  type ServiceConfig,
-} from './config.js';
 import type { MetadataStore, Project } from './db/metadata-store.js';
 import { newWebhookSecret } from './events/webhook-secret.js';
-import { parseTargetUrl } from './http/targets.js';
+import { commandName } from './ground/command-name.js';
+import { ConfigError, type ServiceConfig } from './ground/config.js';
+import { newApiKey, newId } from './ground/secrets.js';
+import { parseTargetUrl } from './ground/targets.js';
+import { parseTypeList } from './ground/type-list.js';
 import { fillPlaceholders } from './ingest/fill-placeholders.js';
-import { newApiKey, newId } from './secrets.js';
+import { anonymousShareOf, projectQuota } from './rules/quota.js';
+import { createKey, createProject } from './start/admin.js';
+import { configFromEnv, parseOrigins, parseShare } from './start/config-from-env.js';
 import { openMetadataStore, openStores } from './start/deployment.js';
-import { parseTypeList } from './type-list.js';
 
 /** The admin command's help, in the words the user started it with (see commandName). */
 function usage(command = commandName('admin')): string {

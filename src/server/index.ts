@@ -3,8 +3,7 @@
  * what `npm run server` runs; the store interfaces are where PostgreSQL or S3-compatible
  * storage plug in.
  */
-export { createKey, createProject, ensureKey, registerKey } from './admin.js';
-export { ConfigError, configFromEnv, DEMO_ORIGINS, type ServiceConfig } from './config.js';
+
 export type { ServiceContext } from './context.js';
 export type {
   ApiKeyRow,
@@ -15,8 +14,11 @@ export type {
   Project,
 } from './db/metadata-store.js';
 export { SqliteMetadataStore } from './db/sqlite/sqlite-store.js';
-export { ServiceError } from './http/errors.js';
+export { ConfigError, type ServiceConfig } from './ground/config.js';
+export { ServiceError } from './ground/errors.js';
 export { MemoryRateLimiter, type RateLimiter } from './rate-limit/rate-limiter.js';
+export { createKey, createProject, ensureKey, registerKey } from './start/admin.js';
+export { configFromEnv, DEMO_ORIGINS } from './start/config-from-env.js';
 export { openStores, type Stores } from './start/deployment.js';
 export { type RunningService, startService } from './start/service.js';
 export {

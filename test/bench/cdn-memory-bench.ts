@@ -9,7 +9,7 @@
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { newId } from '../../src/server/secrets.js';
+import { newId } from '../../src/server/ground/secrets.js';
 import { patternBytes } from '../helpers/bytes.js';
 import { readyFileRow } from '../helpers/file-rows.js';
 import { type ChildService, spawnService } from '../helpers/service.js';

@@ -7,9 +7,9 @@
 
 import { join } from 'node:path';
 import { chromium, type Page } from 'playwright-core';
-import { createKey, createProject } from '../../src/server/admin.js';
 import type { FileRow } from '../../src/server/db/metadata-store.js';
-import { newId } from '../../src/server/secrets.js';
+import { newId } from '../../src/server/ground/secrets.js';
+import { createKey, createProject } from '../../src/server/start/admin.js';
 import { readyFileRow } from '../helpers/file-rows.js';
 import { servePage } from '../helpers/page-server.js';
 import { startTestService } from '../helpers/service.js';

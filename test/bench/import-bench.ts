@@ -9,7 +9,7 @@ import { chmod, mkdtemp, open, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FileRecord, ImportResponse } from '../../src/api/types.js';
-import { configFromEnv } from '../../src/server/config.js';
+import { configFromEnv } from '../../src/server/start/config-from-env.js';
 import { startService } from '../../src/server/start/service.js';
 import { startStaticNginx } from '../helpers/nginx.js';
 import { median } from './support.js';

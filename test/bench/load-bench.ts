@@ -20,7 +20,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FilehostClient } from '../../src/client/client.js';
-import { DEMO_ORIGINS } from '../../src/server/config.js';
+import { DEMO_ORIGINS } from '../../src/server/start/config-from-env.js';
 import { patternBytes } from '../helpers/bytes.js';
 import { rgwAvailable, startRgw } from '../helpers/ceph-rgw.js';
 import { nginxAvailable, startNginx } from '../helpers/nginx.js';

@@ -22,7 +22,7 @@ import pgDriver from 'pg';
 import type { FileListResponse, SignResponse } from '../../src/api/types.js';
 import type { FileRow } from '../../src/server/db/metadata-store.js';
 
-import { newApiKey, newId } from '../../src/server/secrets.js';
+import { newApiKey, newId } from '../../src/server/ground/secrets.js';
 import { postgresAvailable, startPostgres, type TestPostgres } from '../helpers/postgres.js';
 import { type ChildService, spawnService } from '../helpers/service.js';
 import { insertFilesBulk } from '../helpers/sqlite-rows.js';

@@ -35,7 +35,7 @@ import { join } from 'node:path';
 import PQueue from 'p-queue';
 import { chromium } from 'playwright-core';
 import sharp from 'sharp';
-import { DEFAULT_BUDGET } from '../../src/server/cdn/variants/variant-encoder.js';
+import { DEFAULT_BUDGET } from '../../src/server/variants/variant-encoder.js';
 import { patternBytes } from '../helpers/bytes.js';
 import { ensureDebianPackages } from '../helpers/debian-packages.js';
 import { servePage } from '../helpers/page-server.js';

@@ -9,7 +9,7 @@ import {
   type UploadTokenProvider,
 } from '../../src/client/index.js';
 import { UploadTokens } from '../../src/client/upload-tokens.js';
-import { hashKey, newId } from '../../src/server/secrets.js';
+import { hashKey, newId } from '../../src/server/ground/secrets.js';
 import { patternBytes, startTestService, type TestService } from '../helpers/service.js';
 
 /** Bytes as an upload source of `uploadFiles`. */

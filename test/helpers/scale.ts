@@ -1,6 +1,6 @@
 import { after } from 'node:test';
 import { ListMultipartUploadsCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
-import { newApiKey } from '../../src/server/secrets.js';
+import { newApiKey } from '../../src/server/ground/secrets.js';
 import {
   attachRgw,
   type RgwAddress,

@@ -81,8 +81,8 @@ describe('import circles', () => {
   it('the storage adapters depend on nothing above the storage seam', async () => {
     // The wire contract (src/api), the storage seam itself, and the few foundations every
     // layer stands on; never the HTTP layer, the routes, the CDN or the metadata stores.
-    const below = ['src/api/', 'src/server/storage/', 'src/server/config.ts'];
-    const foundations = ['src/server/secrets.ts', 'src/server/network-errors.ts'];
+    const below = ['src/api/', 'src/server/storage/', 'src/server/ground/config.ts'];
+    const foundations = ['src/server/ground/secrets.ts', 'src/server/ground/network-errors.ts'];
     const graph = await importGraph('src');
     const upward = [...graph]
       .filter(([file]) => file.startsWith('src/server/storage/'))

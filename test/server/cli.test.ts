@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { EVENT_TYPES } from '../../src/api/events.js';
-import { newApiKey } from '../../src/server/secrets.js';
+import { newApiKey } from '../../src/server/ground/secrets.js';
 import { freePort } from '../helpers/ports.js';
 import { startPostgres } from '../helpers/postgres.js';
 import { ALLOWED_ORIGIN, spawnService } from '../helpers/service.js';

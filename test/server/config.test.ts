@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { variantBudget } from '../../src/server/cdn/variants/stored-variant.js';
-import { ConfigError, configFromEnv, DEMO_ORIGINS, deploymentOf } from '../../src/server/config.js';
-import { newApiKey } from '../../src/server/secrets.js';
+import { ConfigError, deploymentOf } from '../../src/server/ground/config.js';
+import { newApiKey } from '../../src/server/ground/secrets.js';
+import { configFromEnv, DEMO_ORIGINS } from '../../src/server/start/config-from-env.js';
+import { variantBudget } from '../../src/server/variants/stored-variant.js';
 
 describe('configuration from FILEHOST_* variables', () => {
   it('has the documented defaults', () => {

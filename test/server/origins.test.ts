@@ -4,8 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
-import { configFromEnv, DEMO_ORIGINS } from '../../src/server/config.js';
-import { LOOPBACK_ORIGINS, normalizeOrigin, originAllowed } from '../../src/server/origins.js';
+import {
+  LOOPBACK_ORIGINS,
+  normalizeOrigin,
+  originAllowed,
+} from '../../src/server/ground/origins.js';
+import { configFromEnv, DEMO_ORIGINS } from '../../src/server/start/config-from-env.js';
 import { type RunningService, startService } from '../../src/server/start/service.js';
 
 describe('allowed origins', () => {

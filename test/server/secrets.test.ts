@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { keyWeakness, newApiKey } from '../../src/server/secrets.js';
+import { keyWeakness, newApiKey } from '../../src/server/ground/secrets.js';
 
 const BASE64URL = [...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'];
 

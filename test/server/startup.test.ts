@@ -5,7 +5,7 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { newApiKey } from '../../src/server/secrets.js';
+import { newApiKey } from '../../src/server/ground/secrets.js';
 import { spawnService, startServiceProcess } from '../helpers/service.js';
 
 const IS_ROOT = process.getuid?.() === 0;

@@ -1,5 +1,3 @@
-import type { ServiceFailure } from './failure-text.js';
-
 /**
  * What a failure shows after its words, in brackets: its code, and once the service's words
  * are in (`en-service.ts`, fetched before any answer of the service is worded) the id the
@@ -7,5 +5,8 @@ import type { ServiceFailure } from './failure-text.js';
  * there so the first load does not carry it: only an answer has an id.
  */
 export const failureDetails = {
-  of: (failure: Pick<ServiceFailure, 'code' | 'details'>): string => failure.code,
+  // The two fields of a `ServiceFailure` it reads, spelled here: importing that type from
+  // `failure-text.ts` would close a circle through `en-service.ts`.
+  of: (failure: { code: string; details: Readonly<Record<string, unknown>> }): string =>
+    failure.code,
 };

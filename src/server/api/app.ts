@@ -13,13 +13,14 @@ import {
   EXPOSED_RESPONSE_HEADERS,
 } from '../../api/routes.js';
 import type { ServiceContext } from '../context.js';
+import { ERROR_MESSAGES } from '../ground/error-messages.js';
+import { ServiceError } from '../ground/errors.js';
 import { healthzHandler, readyzHandler } from '../health/health-routes.js';
 import { watchBodyPace } from '../http/body-pace.js';
-import { ERROR_MESSAGES } from '../http/error-messages.js';
-import { ServiceError, serviceFault } from '../http/errors.js';
 import { refusedRequest } from '../http/request-guard.js';
 import { REQUEST_ID_HEADER } from '../http/request-id.js';
 import { answerInOurShape, corsHeaders, serverOptions } from '../http/server-options.js';
+import { serviceFault } from '../rules/service-fault.js';
 import { LocalDiskBlobStore } from '../storage/local-disk/local-disk-store.js';
 import { completeBatchHandler } from './routes/complete-batch.js';
 import { completeUploadHandler } from './routes/complete-upload.js';

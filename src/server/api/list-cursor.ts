@@ -1,7 +1,7 @@
 import { LIST_DEFAULT_LIMIT } from '../../api/limits.js';
 import { CURSOR_PATTERN } from '../../api/routes.js';
 import type { ListPosition } from '../db/metadata-store.js';
-import { fail } from '../http/errors.js';
+import { fail } from '../ground/errors.js';
 import { sharedParameter } from './schemas/contract.js';
 import { checkQuery, querySchema } from './schemas/validate.js';
 

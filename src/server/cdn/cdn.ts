@@ -2,20 +2,21 @@ import type { Readable } from 'node:stream';
 import { create as contentDisposition } from 'content-disposition';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { ID_PATTERN, serviceRoutes } from '../../api/routes.js';
+import type { ServedFile } from '../cache/serving-cache.js';
 import type { ServiceContext } from '../context.js';
+import { ServiceError } from '../ground/errors.js';
 import { healthzHandler, readyzHandler } from '../health/health-routes.js';
-import { ServiceError, serviceFault } from '../http/errors.js';
 import { refusedRequest } from '../http/request-guard.js';
 import { REQUEST_ID_HEADER } from '../http/request-id.js';
 import { answerInOurShape, corsHeaders, serverOptions } from '../http/server-options.js';
+import { serviceFault } from '../rules/service-fault.js';
+import { checkLink, type LinkParameters, signedCacheControl } from '../rules/signed-link.js';
 import { answerDirectly, directFileId } from './direct-path.js';
 import { fileAnswer } from './file-answer.js';
 import { cdnServerFactory } from './memory-path.js';
 import type { Servable } from './servable.js';
 import { servableFile, servedFile } from './served-file.js';
-import type { ServedFile } from './serving-cache.js';
-import { checkLink, type LinkParameters, signedCacheControl } from './signed-link.js';
-import { servableVariant } from './variants/variant-response.js';
+import { servableVariant } from './variant-response.js';
 
 /**
  * The CDN: `GET`/`HEAD` `/<id>` and `/<id>/<anything>` on its own origin, so a served
@@ -85,7 +86,7 @@ async function serveFile(
 ): Promise<FastifyReply> {
   const id = request.params.id;
   if (!ID_PATTERN.test(id)) return notFound(reply);
-  // The query, read once: a signed link's (`signed-link.ts`), which proves itself before
+  // The query, read once: a signed link's (`rules/signed-link.ts`), which proves itself before
   // any store is asked, and a variant's (`variants/`).
   const query = new URLSearchParams(queryOf(request.url));
   const access = checkLink(ctx.linkKey, id, query, ctx.now());

@@ -1,7 +1,7 @@
 import { create as contentDisposition } from 'content-disposition';
 import contentType from 'content-type';
 import type { FileRow } from '../db/metadata-store.js';
-import { isRecognisable, mediaEssence } from '../http/media-type.js';
+import { isRecognisable, mediaEssence } from '../ground/media-type.js';
 import { REQUEST_ID_HEADER } from '../http/request-id.js';
 
 /**

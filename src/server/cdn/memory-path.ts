@@ -2,9 +2,9 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Socket } from 'node:net';
 import type { FastifyServerFactory, FastifyServerOptions } from 'fastify';
 import { ID_PATTERN } from '../../api/routes.js';
+import type { ServingCache } from '../cache/serving-cache.js';
 import { refusedRequest } from '../http/request-guard.js';
 import { REQUEST_ID_HEADER, requestIdOf } from '../http/request-id.js';
-import type { ServingCache } from './serving-cache.js';
 
 /**
  * `/<id>` or `/<id>/<name>`, nothing percent-encoded and no query: the only URLs answered
@@ -20,7 +20,7 @@ export function plainFileId(url: string): string | null {
 
 /**
  * The CDN's hot path: a plain GET of a small file the serving cache holds (bytes and
- * headers, `serving-cache.ts`) is answered straight from `node:http`, before the
+ * headers, `cache/serving-cache.ts`) is answered straight from `node:http`, before the
  * framework's routing, hooks and reply objects. Those cost more than the answer itself:
  * a 1 KiB file from memory went at about half the rate the same bytes go from a bare
  * `node:http` handler (README, `bench:serving`).

@@ -1,11 +1,11 @@
 import type { Readable } from 'node:stream';
+import type { ServedFile } from '../cache/serving-cache.js';
 import type { ServiceContext } from '../context.js';
 import { fileHeaders } from './file-headers.js';
 import type { Servable } from './servable.js';
-import type { ServedFile } from './serving-cache.js';
 
 /**
- * What serving `id` needs, from memory when the cache has it (`serving-cache.ts`), else
+ * What serving `id` needs, from memory when the cache has it (`cache/serving-cache.ts`), else
  * from the stores (and then kept: with the bytes, for a small file read by a GET; never a
  * private file). Null when there is no ready file with this id, or it is private and the
  * request is not `signed` by a valid link.

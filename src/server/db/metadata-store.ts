@@ -7,7 +7,7 @@ import type {
   UploadTokenPolicy,
   Visibility,
 } from '../../api/types.js';
-import type { KeyKind } from '../secrets.js';
+import type { KeyKind } from '../ground/secrets.js';
 
 export interface Project {
   id: string;

@@ -1,7 +1,7 @@
 import { EVENT_TYPES } from '../../api/events.js';
-import type { ServiceConfig } from '../config.js';
 import type { MetadataStore, Project, WebhookRow } from '../db/metadata-store.js';
-import { newId } from '../secrets.js';
+import type { ServiceConfig } from '../ground/config.js';
+import { newId } from '../ground/secrets.js';
 import { newWebhookSecret } from './webhook-secret.js';
 
 /**

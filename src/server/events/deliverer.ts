@@ -1,6 +1,6 @@
-import type { ServiceContext } from '../context.js';
 import type { AttemptOutcome, ClaimedDelivery } from '../db/metadata-store.js';
-import { newId } from '../secrets.js';
+import { newId } from '../ground/secrets.js';
+import type { CoreContext } from '../rules/context.js';
 import { nextAttemptAt } from './retry-schedule.js';
 import { type AttemptResult, sendWebhook } from './send.js';
 
@@ -29,14 +29,14 @@ export interface DelivererOptions {
  * sent after a restart, by this instance or another one.
  */
 export class EventDeliverer {
-  readonly #ctx: ServiceContext;
+  readonly #ctx: CoreContext;
   readonly #owner = newId('dlv_');
   #timer: NodeJS.Timeout | undefined;
   #running: Promise<number> | null = null;
   #again = false;
   #stopped = false;
 
-  constructor(ctx: ServiceContext) {
+  constructor(ctx: CoreContext) {
     this.#ctx = ctx;
   }
 

@@ -1,8 +1,8 @@
 import type { EventType } from '../../api/events.js';
-import { toFileRecord } from '../api/records.js';
-import type { ServiceContext } from '../context.js';
 import type { EventDraft } from '../db/metadata-store.js';
-import { newId } from '../secrets.js';
+import { newId } from '../ground/secrets.js';
+import type { CoreContext } from '../rules/context.js';
+import { toFileRecord } from '../rules/records.js';
 
 /** Why a file was deleted (`file.deleted`'s `reason`): a `DELETE`, or its `deleteAt` came. */
 export type DeleteReason = 'deleted' | 'expired';
@@ -12,7 +12,7 @@ export type DeleteReason = 'deleted' | 'expired';
  * its data is the file record as `GET /v1/files/:id` answers it, made from the row the
  * change touched; a `file.deleted` event's data also says why (`reason`).
  */
-export function fileEvent(ctx: ServiceContext, type: EventType, reason?: DeleteReason): EventDraft {
+export function fileEvent(ctx: CoreContext, type: EventType, reason?: DeleteReason): EventDraft {
   return {
     id: newId('evt_'),
     type,

@@ -10,7 +10,7 @@ import {
   pinnedLookup,
   resolveTarget,
   TargetRefusedError,
-} from '../http/targets.js';
+} from '../ground/targets.js';
 
 /** How much of a receiver's answer is read (and then ignored): enough to end it cleanly. */
 const ANSWER_READ_LIMIT = 64 * 1024;

@@ -1,5 +1,5 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import { ServiceError } from './errors.js';
+import { ServiceError } from '../ground/errors.js';
 
 /**
  * decisions.md, "Slow senders hold nothing": a request body that brings fewer than this many

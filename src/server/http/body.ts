@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { FastifyRequest } from 'fastify';
-import { fail, ServiceError } from './errors.js';
+import { fail, ServiceError } from '../ground/errors.js';
 
 /** `Content-Length` as a number; undefined when absent (a chunked body). */
 export function contentLength(request: FastifyRequest): number | undefined {
@@ -135,10 +135,6 @@ export async function readSizedJson(
   } catch {
     fail('invalid_request', 'The body is not valid JSON.');
   }
-}
-
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** The deadline of JSON bodies, from the service's configuration. */

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
+import { fail, ServiceError } from '../ground/errors.js';
 import type { LocalPartChecksum } from '../storage/local-disk/part-signer.js';
-import { fail, ServiceError } from './errors.js';
 
 /** The RFC 9530 algorithm key of each digest this store checks, and its length in bytes. */
 const ALGORITHMS = {

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { UPLOAD_TOKEN_HEADER } from '../../api/routes.js';
-import { ServiceError } from './errors.js';
+import { ServiceError } from '../ground/errors.js';
 
 /** A request URL longer than this is `414 uri_too_long` (README, hostile input). */
 export const MAX_URL_BYTES = 8 * 1024;

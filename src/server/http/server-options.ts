@@ -6,10 +6,10 @@ import {
   type FastifyServerOptions,
   LogController,
 } from 'fastify';
-import type { ServiceConfig } from '../config.js';
+import type { ServiceConfig } from '../ground/config.js';
+import { ERROR_MESSAGES } from '../ground/error-messages.js';
+import { ServiceError } from '../ground/errors.js';
 import { capConnectionsPerClient } from './connection-cap.js';
-import { ERROR_MESSAGES } from './error-messages.js';
-import { ServiceError } from './errors.js';
 import { type LingerLog, lingerAfterEarlyAnswers } from './lingering-close.js';
 import { MAX_URL_BYTES } from './request-guard.js';
 import { REQUEST_ID_HEADER, requestIdOf } from './request-id.js';

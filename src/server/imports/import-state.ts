@@ -1,9 +1,9 @@
 import type { ImportState } from '../../api/types.js';
-import type { Caller } from '../api/auth.js';
-import { toFileRecord } from '../api/records.js';
-import { requireUploadAccess } from '../api/upload-access.js';
-import type { ServiceContext } from '../context.js';
 import type { FileRow } from '../db/metadata-store.js';
+import type { Caller } from '../rules/auth.js';
+import type { CoreContext } from '../rules/context.js';
+import { toFileRecord } from '../rules/records.js';
+import { requireUploadAccess } from '../rules/upload-access.js';
 
 /** How long a failed import stays readable: a day (docs/api-imports.md). */
 export const FAILED_IMPORT_VISIBLE_MS = 24 * 3_600_000;
@@ -14,7 +14,7 @@ export const FAILED_IMPORT_VISIBLE_MS = 24 * 3_600_000;
  * started it can say why; a failed import is never listed or served.
  */
 export async function fileOrFailedImport(
-  ctx: ServiceContext,
+  ctx: CoreContext,
   projectId: string,
   id: string,
 ): Promise<FileRow | null> {
@@ -34,7 +34,7 @@ export async function fileOrFailedImport(
  * exactly as for an unknown id.
  */
 export async function importStateOf(
-  ctx: ServiceContext,
+  ctx: CoreContext,
   caller: Caller,
   id: string,
   token: unknown,

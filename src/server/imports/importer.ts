@@ -1,15 +1,15 @@
-import { sanitizeName } from '../api/names.js';
-import { toFileRecord } from '../api/records.js';
-import { readHead, storedType } from '../api/stored-type.js';
-import { requireTypeFor } from '../api/upload-tokens.js';
-import type { ServiceContext } from '../context.js';
-import { crashPoint } from '../crash-points.js';
 import type { EventDraft, ImportErrorState, ImportState } from '../db/metadata-store.js';
 import { fileEvent } from '../events/file-events.js';
-import { ServiceError } from '../http/errors.js';
-import { normalizeMediaType } from '../http/media-type.js';
+import { crashPoint } from '../ground/crash-points.js';
+import { ServiceError } from '../ground/errors.js';
+import { normalizeMediaType } from '../ground/media-type.js';
+import { newId } from '../ground/secrets.js';
 import { type Ingested, infectedEvent, ingestStored } from '../ingest/ingest.js';
-import { newId } from '../secrets.js';
+import type { IngestContext } from '../ingest/ingest-context.js';
+import { sanitizeName } from '../rules/names.js';
+import { toFileRecord } from '../rules/records.js';
+import { readHead, storedType } from '../rules/stored-type.js';
+import { requireTypeFor } from '../rules/upload-tokens.js';
 import type { ImportJob, ImportRunner } from './import-job.js';
 import { ImportFailure, openRemoteFile } from './remote-file.js';
 
@@ -26,7 +26,7 @@ const WRITE_BYTES = 1024 * 1024;
  * upload's receiving lease), at least ten progress writes, so a database that is slow for a
  * moment never makes a live import look abandoned.
  */
-export function importLeaseMs(ctx: Pick<ServiceContext, 'config'>): number {
+export function importLeaseMs(ctx: Pick<IngestContext, 'config'>): number {
   return Math.max(10 * IMPORT_PROGRESS_MS, 3 * ctx.config.idleTimeoutSeconds * 1000);
 }
 
@@ -56,10 +56,10 @@ class ScanRefused extends ImportFailure {
 export class Imports implements ImportRunner {
   readonly #running = new Map<string, { controller: AbortController; done: Promise<void> }>();
   #stopped = false;
-  #ctx: ServiceContext | null = null;
+  #ctx: IngestContext | null = null;
 
   /** The context imports run in: set once, when the service has made it. */
-  attach(ctx: ServiceContext): void {
+  attach(ctx: IngestContext): void {
     this.#ctx = ctx;
   }
 
@@ -103,7 +103,7 @@ const stoppedFailure = () =>
   new ImportFailure('import_failed', 'the service stopped before the import finished');
 
 async function runImport(
-  ctx: ServiceContext,
+  ctx: IngestContext,
   job: ImportJob,
   controller: AbortController,
 ): Promise<void> {
@@ -231,7 +231,7 @@ async function runImport(
  * scanner found infected (`signature`) with `file.infected` instead, as any infected file.
  */
 export async function recordFailure(
-  ctx: ServiceContext,
+  ctx: IngestContext,
   id: string,
   state: ImportState,
   signature: string | null = null,
@@ -253,7 +253,7 @@ export async function recordFailure(
  * `file.import_failed`: `{ id, reason }` as decisions.md has it, `reason` being the
  * `importError` code, with the rest of the record (status `failed`, `importError`) beside.
  */
-function importFailedEvent(ctx: ServiceContext, error: ImportErrorState): EventDraft {
+function importFailedEvent(ctx: IngestContext, error: ImportErrorState): EventDraft {
   return {
     id: newId('evt_'),
     type: 'file.import_failed',
@@ -298,7 +298,7 @@ function remoteType(header: string | null): string {
  * partial bytes go, the row leaves with `import_failed`. At start on a data directory this
  * process owns, every pending import is such a one.
  */
-export async function failAbandonedImports(ctx: ServiceContext, before: number): Promise<number> {
+export async function failAbandonedImports(ctx: IngestContext, before: number): Promise<number> {
   let failed = 0;
   for (;;) {
     const rows = await ctx.db.listAbandonedImports(before, 100);

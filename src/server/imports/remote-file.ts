@@ -9,7 +9,7 @@ import {
   resolveTarget,
   type TargetOptions,
   TargetRefusedError,
-} from '../http/targets.js';
+} from '../ground/targets.js';
 
 export type { ImportErrorCode };
 

@@ -1,8 +1,6 @@
 import { connect, type Socket } from 'node:net';
 import type { Readable } from 'node:stream';
-
-/** Where clamd listens: `tcp://host:port`, or the path of its unix socket. */
-export type ClamdAddress = { host: string; port: number } | { path: string };
+import type { ClamdAddress } from '../ground/config.js';
 
 /**
  * What clamd made of a stream: clean; infected (a signature matched); or unscannable, when

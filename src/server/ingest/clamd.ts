@@ -1,9 +1,9 @@
 import type { Readable } from 'node:stream';
-import { type ClamdAddress, ClamdSession, type ScanVerdict } from './clamd-session.js';
+import type { ClamdAddress } from '../ground/config.js';
+import { ClamdSession, type ScanVerdict } from './clamd-session.js';
 import { FairTurns } from './fair-turns.js';
 
 export {
-  type ClamdAddress,
   ScannerUnavailableError,
   type ScanVerdict,
 } from './clamd-session.js';

@@ -5,13 +5,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { toFileRecord } from '../api/records.js';
-import type { ServiceContext } from '../context.js';
 import type { EventDraft, FileRow } from '../db/metadata-store.js';
-import { fail, ServiceError } from '../http/errors.js';
-import { newId } from '../secrets.js';
-import { purge, removeFile } from '../uploads/remove.js';
+import { purge, removeFile } from '../files/remove.js';
+import { fail, ServiceError } from '../ground/errors.js';
+import { newId } from '../ground/secrets.js';
+import { toFileRecord } from '../rules/records.js';
 import { ScannerUnavailableError, type ScanVerdict } from './clamd.js';
+import type { IngestContext } from './ingest-context.js';
 import { placeholderOf as computePlaceholder, hasPlaceholder } from './placeholder.js';
 import { scanTurnOf } from './scan-turn.js';
 import { editableExtension } from './strip-location.js';
@@ -59,7 +59,7 @@ export interface Ingested {
  * nothing more to remove.
  */
 export async function ingestStored(
-  ctx: ServiceContext,
+  ctx: IngestContext,
   row: FileRow,
   from: 'pending' | 'receiving',
   mime: string,
@@ -105,13 +105,13 @@ async function placeholderOf(source: string | ObjectCopy, mime: string): Promise
  * object in a bucket is downloaded once at most.
  */
 class ObjectCopy {
-  readonly #ctx: ServiceContext;
+  readonly #ctx: IngestContext;
   readonly #key: string;
   readonly #extension: string;
   #dir: Promise<string> | null = null;
   #copied: Promise<string | null> | null = null;
 
-  constructor(ctx: ServiceContext, key: string, mime: string) {
+  constructor(ctx: IngestContext, key: string, mime: string) {
     this.#ctx = ctx;
     this.#key = key;
     this.#extension = editableExtension(mime) ?? 'bin';
@@ -143,7 +143,7 @@ class ObjectCopy {
 }
 
 async function scan(
-  ctx: ServiceContext,
+  ctx: IngestContext,
   row: FileRow,
   from: 'pending' | 'receiving',
   alreadyUnderWay: Promise<ScanVerdict> | null | undefined,
@@ -234,7 +234,7 @@ function refusalOf(verdict: Exclude<ScanVerdict, { outcome: 'clean' }>): Service
 }
 
 /** `file.infected`: the file record as it was refused, and the signature clamd named. */
-export function infectedEvent(ctx: ServiceContext, signature: string): EventDraft {
+export function infectedEvent(ctx: IngestContext, signature: string): EventDraft {
   return {
     id: newId('evt_'),
     type: 'file.infected',
@@ -252,7 +252,7 @@ export function infectedEvent(ctx: ServiceContext, signature: string): EventDraf
  * one-request upload by its handler, an import by the importer (which records why).
  */
 async function stripStored(
-  ctx: ServiceContext,
+  ctx: IngestContext,
   row: FileRow,
   from: 'pending' | 'receiving',
   mime: string,
@@ -305,11 +305,11 @@ const SCAN_WHILE_STORING_MAX = 1024 * 1024;
 export class ScanWhileStoring {
   /** clamd's verdict on every byte `tee` passed on; null when nothing was teed. */
   verdict: Promise<ScanVerdict> | null = null;
-  readonly #ctx: ServiceContext;
+  readonly #ctx: IngestContext;
   readonly #row: FileRow;
   readonly #declaredSize: number | undefined;
 
-  constructor(ctx: ServiceContext, row: FileRow, declaredSize: number | undefined) {
+  constructor(ctx: IngestContext, row: FileRow, declaredSize: number | undefined) {
     this.#ctx = ctx;
     this.#row = row;
     this.#declaredSize = declaredSize;

@@ -1,6 +1,6 @@
 import { rgbaToThumbHash } from 'thumbhash';
-import { headerOf, openImage } from '../cdn/variants/variant-encoder.js';
-import { sourceFormat } from '../cdn/variants/variant-key.js';
+import { headerOf, openImage } from '../variants/variant-encoder.js';
+import { sourceFormat } from '../variants/variant-key.js';
 
 /** ThumbHash encodes images of at most this many pixels a side. */
 const THUMBHASH_MAX_SIDE = 100;

@@ -1,17 +1,10 @@
 import { rename, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { ExifTool } from 'exiftool-vendored';
+import type { StripMode } from '../ground/config.js';
 import { EditTask } from './exiftool-tasks.js';
 import { findLocation, type LocationTrace } from './location-check.js';
 import { copyWithoutChunks, holdsLocation, isPng, pngTextChunks } from './png-text.js';
-
-/**
- * `FILEHOST_STRIP_METADATA` (decisions.md, "Safe ingest"): `gps` removes location only,
- * `all` removes EXIF, XMP and IPTC but the orientation and the colour profile, `none`
- * keeps the file as it came.
- */
-export const STRIP_MODES = ['gps', 'all', 'none'] as const;
-export type StripMode = (typeof STRIP_MODES)[number];
 
 /**
  * The stored types whose metadata is edited, with the extension ExifTool is shown (it

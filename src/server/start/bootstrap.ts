@@ -1,10 +1,11 @@
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
-import { createKey, createProject, ensureKey } from '../admin.js';
-import { ConfigError, DEMO_ORIGINS, deploymentOf, type ServiceConfig } from '../config.js';
 import type { MetadataStore, Project } from '../db/metadata-store.js';
-import { LOOPBACK_ORIGINS } from '../origins.js';
-import { hashKey, type KeyKind, newId } from '../secrets.js';
+import { ConfigError, deploymentOf, type ServiceConfig } from '../ground/config.js';
+import { LOOPBACK_ORIGINS } from '../ground/origins.js';
+import { hashKey, type KeyKind, newId } from '../ground/secrets.js';
+import { createKey, createProject, ensureKey } from './admin.js';
+import { DEMO_ORIGINS } from './config-from-env.js';
 import { readJsonFile, writePrivateJson } from './data-dir.js';
 
 export interface DefaultProject {

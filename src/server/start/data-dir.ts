@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, open, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
-import { dataDirError, StartupError } from './startup-error.js';
+import { dataDirError, StartupError } from '../ground/startup-error.js';
 
 /**
  * One data directory belongs to one running service: the blob store coordinates part

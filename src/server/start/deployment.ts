@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { deploymentOf, type ServiceConfig } from '../config.js';
 import type { MetadataStore } from '../db/metadata-store.js';
-import { DiskReserve } from '../disk-reserve.js';
+import { deploymentOf, type ServiceConfig } from '../ground/config.js';
 import { MemoryRateLimiter, type RateLimiter } from '../rate-limit/rate-limiter.js';
 import type { BlobStore } from '../storage/blob-store.js';
+import { DiskReserve } from '../storage/disk-reserve.js';
 import { loadOrCreateSecret, lockDataDir, prepareDataDir } from './data-dir.js';
 
 /** The stores a service runs on, picked by configuration. */

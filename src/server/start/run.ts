@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
-import { configFromEnv, describeStartError, type ServiceConfig } from '../config.js';
+import type { ServiceConfig } from '../ground/config.js';
+import { configFromEnv, describeStartError } from './config-from-env.js';
 import type { ShutdownTiming } from './draining.js';
 
 /** What a started command gives its life to stop it. */

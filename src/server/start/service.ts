@@ -1,21 +1,22 @@
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { buildApiApp } from '../api/app.js';
+import { cachedFileBytes, ServingCache } from '../cache/serving-cache.js';
 import { buildCdnApp } from '../cdn/cdn.js';
-import { cachedFileBytes, ServingCache } from '../cdn/serving-cache.js';
-import { linkKey } from '../cdn/signed-link.js';
-import { ImageVariants } from '../cdn/variants/stored-variant.js';
-import { VariantEncoder } from '../cdn/variants/variant-encoder.js';
-import { deploymentOf, type ServiceConfig } from '../config.js';
 import type { ServiceContext } from '../context.js';
 import type { WebhookRow } from '../db/metadata-store.js';
 import { ensureConfiguredWebhook } from '../events/configured-webhook.js';
 import { EventDeliverer } from '../events/deliverer.js';
-import { literalTargetClass } from '../http/targets.js';
+import { deploymentOf, type ServiceConfig } from '../ground/config.js';
+import { StartupError } from '../ground/startup-error.js';
+import { literalTargetClass } from '../ground/targets.js';
 import { Imports } from '../imports/importer.js';
 import { ClamdScanner } from '../ingest/clamd.js';
 import { MetadataStripper, STRIP_TASK_TIMEOUT_MS } from '../ingest/strip-location.js';
+import { linkKey } from '../rules/signed-link.js';
 import { DELETE_DUE_INTERVAL_MS, deleteDueFiles, recover, sweep } from '../uploads/sweeper.js';
+import { ImageVariants } from '../variants/stored-variant.js';
+import { VariantEncoder } from '../variants/variant-encoder.js';
 import { type DefaultProject, ensureDefaultProject } from './bootstrap.js';
 import { openStores, type Stores } from './deployment.js';
 import {
@@ -24,7 +25,6 @@ import {
   type ShutdownTiming,
   type StopOutcome,
 } from './draining.js';
-import { StartupError } from './startup-error.js';
 
 /** How often an instance looks for deliveries that came due (retries, other instances' work). */
 const WEBHOOK_POLL_MS = 1000;

@@ -1,4 +1,4 @@
-import { commandName } from '../command-name.js';
+import { commandName } from '../ground/command-name.js';
 
 /**
  * The service command's help (`npx @filehost/server --help`, `npm run server -- --help`),

@@ -1,19 +1,20 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { ID_PATTERN } from '../../api/routes.js';
 import type { CompleteBatchResult, FileRecord } from '../../api/types.js';
-import type { Caller } from '../api/auth.js';
-import { partLayout, toFileRecord } from '../api/records.js';
-import { readHead, requireAllowedType, storedType, typeAllowed } from '../api/stored-type.js';
-import type { ServiceContext } from '../context.js';
-import { crashPoint } from '../crash-points.js';
 import type { CompletedPart, FileRow } from '../db/metadata-store.js';
 import { fileEvent } from '../events/file-events.js';
-import { ERROR_MESSAGES } from '../http/error-messages.js';
-import { fail, ServiceError, serviceFault } from '../http/errors.js';
+import { removeFile } from '../files/remove.js';
+import { crashPoint } from '../ground/crash-points.js';
+import { ERROR_MESSAGES } from '../ground/error-messages.js';
+import { fail, ServiceError } from '../ground/errors.js';
 import { type Ingested, ingestStored } from '../ingest/ingest.js';
+import type { IngestContext } from '../ingest/ingest-context.js';
+import type { Caller } from '../rules/auth.js';
+import { partLayout, toFileRecord } from '../rules/records.js';
+import { serviceFault } from '../rules/service-fault.js';
+import { readHead, requireAllowedType, storedType, typeAllowed } from '../rules/stored-type.js';
 import { BlobBusyError, BlobNotFoundError, type HeldPart } from '../storage/blob-store.js';
 import { expiryByHeldParts, heldParts, multipartOf, multiStepUpload } from './parts.js';
-import { removeFile } from './remove.js';
 
 /** Uploads of one batch completed at once. */
 const BATCH_CONCURRENCY = 8;
@@ -42,7 +43,7 @@ export interface CompleteEntry {
  * documented error.
  */
 export async function completeUpload(
-  ctx: ServiceContext,
+  ctx: IngestContext,
   caller: Caller,
   { id, claimed, token }: CompleteEntry,
 ): Promise<FileRecord> {
@@ -136,7 +137,7 @@ export async function completeUpload(
  * with its status, so a client needs no table of codes).
  */
 export async function completeUploads(
-  ctx: ServiceContext,
+  ctx: IngestContext,
   caller: Caller,
   entries: CompleteEntry[],
   log: FastifyBaseLogger,
@@ -183,7 +184,7 @@ export function itemError(error: unknown, log: FastifyBaseLogger, id: string): S
  * A ready upload's record, for a caller whose named parts (if any) are those it was
  * completed with. Uploads completed before the service kept their ETags are not checked.
  */
-function readyRecord(ctx: ServiceContext, row: FileRow, claimed: ClaimedPart[]): FileRecord {
+function readyRecord(ctx: IngestContext, row: FileRow, claimed: ClaimedPart[]): FileRecord {
   const kept = new Map(row.completedParts?.map((part: CompletedPart) => [part.partNumber, part]));
   const conflicting = row.completedParts
     ? claimed.filter((part) => kept.get(part.partNumber)?.etag !== part.etag)

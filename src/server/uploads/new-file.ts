@@ -1,7 +1,7 @@
-import type { Caller } from '../api/auth.js';
 import type { FileRow } from '../db/metadata-store.js';
+import { newId } from '../ground/secrets.js';
 import { addressGroup } from '../rate-limit/address-group.js';
-import { newId } from '../secrets.js';
+import type { Caller } from '../rules/auth.js';
 
 /**
  * What a new file's row takes from the way it arrives (a sign, a one-request upload, an

@@ -1,9 +1,9 @@
 import type { SignedPart } from '../../api/types.js';
-import type { Caller } from '../api/auth.js';
-import { pendingExpiry, requireUploadAccess } from '../api/upload-access.js';
-import type { ServiceContext } from '../context.js';
 import type { FileRow } from '../db/metadata-store.js';
-import { fail } from '../http/errors.js';
+import { fail } from '../ground/errors.js';
+import type { Caller } from '../rules/auth.js';
+import type { CoreContext } from '../rules/context.js';
+import { pendingExpiry, requireUploadAccess } from '../rules/upload-access.js';
 import {
   BlobNotFoundError,
   type HeldPart,
@@ -24,7 +24,7 @@ export function multipartOf(
 }
 
 export function signParts(
-  ctx: ServiceContext,
+  ctx: CoreContext,
   row: Pick<FileRow, 'id' | 'mime' | 'storageUploadId' | 'checksum'>,
   layout: PartPlacement[],
   expiresAt: number,
@@ -40,7 +40,7 @@ export function signParts(
  * learns what arrived.
  */
 export async function heldParts(
-  ctx: ServiceContext,
+  ctx: CoreContext,
   row: FileRow,
 ): Promise<Map<number, HeldPart> | null> {
   try {
@@ -65,7 +65,7 @@ export function lastPartArrival(held: Map<number, HeldPart> | null): number | nu
 
 /** A pending upload's expiry by the parts the store holds (each arrival moves it). */
 export function expiryByHeldParts(
-  ctx: ServiceContext,
+  ctx: CoreContext,
   row: Pick<FileRow, 'createdAt'>,
   held: Map<number, HeldPart> | null,
 ): number {
@@ -78,7 +78,7 @@ export function expiryByHeldParts(
  * alike for an unknown id, another project's, a missing or wrong token.
  */
 export async function multiStepUpload(
-  ctx: ServiceContext,
+  ctx: CoreContext,
   caller: Caller,
   id: string,
   token: unknown,

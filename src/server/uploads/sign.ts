@@ -1,13 +1,13 @@
 import type { FileMetadata, SignResponse, Visibility } from '../../api/types.js';
-import type { Caller } from '../api/auth.js';
-import { reserveUploads } from '../api/quota.js';
-import { choosePartSize, partLayout } from '../api/records.js';
-import { newUploadToken, partUrlExpiry, pendingExpiry } from '../api/upload-access.js';
-import type { ServiceContext } from '../context.js';
 import type { FileRow } from '../db/metadata-store.js';
+import { removeFile } from '../files/remove.js';
+import type { Caller } from '../rules/auth.js';
+import type { CoreContext } from '../rules/context.js';
+import { reserveUploads } from '../rules/quota.js';
+import { choosePartSize, partLayout } from '../rules/records.js';
+import { newUploadToken, partUrlExpiry, pendingExpiry } from '../rules/upload-access.js';
 import { newFileRow } from './new-file.js';
 import { signParts } from './parts.js';
-import { removeFile } from './remove.js';
 
 /** Uploads of one batch created at once: enough to hide S3's round trips, few enough to be polite. */
 const BATCH_CONCURRENCY = 8;
@@ -33,12 +33,7 @@ interface NewUpload {
   token: string;
 }
 
-function newUpload(
-  ctx: ServiceContext,
-  caller: Caller,
-  address: string,
-  entry: SignEntry,
-): NewUpload {
+function newUpload(ctx: CoreContext, caller: Caller, address: string, entry: SignEntry): NewUpload {
   const now = ctx.now();
   const { token, hash } = newUploadToken();
   const row = newFileRow(caller, address, now, {
@@ -64,7 +59,7 @@ function newUpload(
  * Creates the storage side of a pending upload whose row exists, and records its id in the
  * row (so that a failed batch knows what to take back).
  */
-async function createStorage(ctx: ServiceContext, row: FileRow): Promise<void> {
+async function createStorage(ctx: CoreContext, row: FileRow): Promise<void> {
   row.storageUploadId = await ctx.blobs.createMultipart(row.id, {
     size: row.size,
     partSize: row.partSize as number,
@@ -73,7 +68,7 @@ async function createStorage(ctx: ServiceContext, row: FileRow): Promise<void> {
 }
 
 /** The sign answer for a pending upload whose storage exists. */
-async function signAnswer(ctx: ServiceContext, { row, token }: NewUpload): Promise<SignResponse> {
+async function signAnswer(ctx: CoreContext, { row, token }: NewUpload): Promise<SignResponse> {
   const { id, expiresAt, partSize, checksum } = row as FileRow & {
     expiresAt: number;
     partSize: number;
@@ -95,7 +90,7 @@ async function signAnswer(ctx: ServiceContext, { row, token }: NewUpload): Promi
  * expires and the sweeper cleans up whatever was created.
  */
 export async function signUpload(
-  ctx: ServiceContext,
+  ctx: CoreContext,
   caller: Caller,
   address: string,
   entry: SignEntry,
@@ -117,7 +112,7 @@ export async function signUpload(
  * back and the failure is thrown (a fault of a store: 503 or 507, nothing left behind).
  */
 export async function signUploads(
-  ctx: ServiceContext,
+  ctx: CoreContext,
   caller: Caller,
   address: string,
   entries: SignEntry[],
@@ -166,7 +161,7 @@ async function settleAll(promises: Promise<unknown>[]): Promise<void> {
  * URLs, a deleted row whose bytes remain is purged.
  */
 async function undo(
-  ctx: ServiceContext,
+  ctx: CoreContext,
   caller: Caller,
   made: Pick<FileRow, 'id' | 'storageUploadId'>[],
 ): Promise<void> {

@@ -1,10 +1,10 @@
-import type { ServiceContext } from '../context.js';
 import type { FileRow } from '../db/metadata-store.js';
 import { fileEvent } from '../events/file-events.js';
+import { purge, removeFile } from '../files/remove.js';
 import { failAbandonedImports } from '../imports/importer.js';
+import type { IngestContext } from '../ingest/ingest-context.js';
 import { abortReceiving } from './abort.js';
 import { expiryByHeldParts, heldParts, lastPartArrival } from './parts.js';
-import { purge, removeFile } from './remove.js';
 
 const BATCH = 100;
 /** Events are kept this long for `GET /v1/events` and redelivery (decisions.md: 30 days). */
@@ -26,7 +26,7 @@ export interface SweepResult {
  * that share their stores leave those rows to the sweep, which removes them only once their
  * lease has run out.
  */
-export async function recover(ctx: ServiceContext, options: { exclusive: boolean }): Promise<void> {
+export async function recover(ctx: IngestContext, options: { exclusive: boolean }): Promise<void> {
   await ctx.blobs.recover();
   if (options.exclusive) {
     for (;;) {
@@ -41,7 +41,7 @@ export async function recover(ctx: ServiceContext, options: { exclusive: boolean
 }
 
 /** A pending upload's expiry by what its store holds; its row's when the store cannot say. */
-async function expiryByParts(ctx: ServiceContext, row: FileRow): Promise<number> {
+async function expiryByParts(ctx: IngestContext, row: FileRow): Promise<number> {
   const recorded = row.expiresAt ?? row.createdAt;
   if (row.partSize === null) return recorded;
   try {
@@ -60,7 +60,7 @@ async function expiryByParts(ctx: ServiceContext, row: FileRow): Promise<number>
  * expire; deleted rows whose bytes remain are purged (which aborts their multipart upload
  * in the store too); one-request uploads whose lease ran out are removed.
  */
-export async function sweep(ctx: ServiceContext): Promise<SweepResult> {
+export async function sweep(ctx: IngestContext): Promise<SweepResult> {
   const outcome = await ctx.db.runExclusive('sweep', () => sweepNow(ctx));
   return outcome.ran ? outcome.value : { expired: 0, deleted: 0, purged: 0, abandoned: 0 };
 }
@@ -77,12 +77,12 @@ export const DELETE_DUE_INTERVAL_MS = 10_000;
  * with that change: one `file.deleted` with `"reason": "expired"`); their bytes go with the
  * sweep's purge. On one instance at a time, as the sweep.
  */
-export async function deleteDueFiles(ctx: ServiceContext): Promise<number> {
+export async function deleteDueFiles(ctx: IngestContext): Promise<number> {
   const outcome = await ctx.db.runExclusive('delete-due', () => deleteDueNow(ctx));
   return outcome.ran ? outcome.value : 0;
 }
 
-async function deleteDueNow(ctx: ServiceContext): Promise<number> {
+async function deleteDueNow(ctx: IngestContext): Promise<number> {
   let deleted = 0;
   for (;;) {
     const rows = await ctx.db.listDueForDeletion(ctx.now(), BATCH);
@@ -94,7 +94,7 @@ async function deleteDueNow(ctx: ServiceContext): Promise<number> {
   }
 }
 
-async function sweepNow(ctx: ServiceContext): Promise<SweepResult> {
+async function sweepNow(ctx: IngestContext): Promise<SweepResult> {
   // A reserve given up for a delete on a full disk comes back once there is room.
   await ctx.reserve?.ensure();
   let expired = 0;

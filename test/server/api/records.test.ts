@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { choosePartSize, partLayout } from '../../../src/server/api/records.js';
+import { choosePartSize, partLayout } from '../../../src/server/rules/records.js';
 
 const MiB = 1024 * 1024;
 

@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import type { FileRecord, SignResponse, UploadTokenResponse } from '../../../src/api/types.js';
-import { ConfigError, configFromEnv } from '../../../src/server/config.js';
+import { ConfigError } from '../../../src/server/ground/config.js';
+import { configFromEnv } from '../../../src/server/start/config-from-env.js';
 import { SCALE } from '../../helpers/scale-mode.js';
 import {
   ALLOWED_ORIGIN,

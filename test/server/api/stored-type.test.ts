@@ -8,8 +8,8 @@ import type {
   SignResponse,
   UploadResponse,
 } from '../../../src/api/types.js';
-import { storedType, typeAllowed } from '../../../src/server/api/stored-type.js';
-import { parseTypeList } from '../../../src/server/type-list.js';
+import { parseTypeList } from '../../../src/server/ground/type-list.js';
+import { storedType, typeAllowed } from '../../../src/server/rules/stored-type.js';
 import { publicUrlOf } from '../../helpers/public-url.js';
 import { spyOnS3Commands } from '../../helpers/s3-spy.js';
 import { SCALE } from '../../helpers/scale-mode.js';

@@ -4,8 +4,8 @@ import { type AddressInfo, connect, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import Fastify, { type FastifyRequest } from 'fastify';
+import { type ServedFile, ServingCache } from '../../../src/server/cache/serving-cache.js';
 import { answerFromMemory, plainFileId } from '../../../src/server/cdn/memory-path.js';
-import { type ServedFile, ServingCache } from '../../../src/server/cdn/serving-cache.js';
 import type { FileRow } from '../../../src/server/db/metadata-store.js';
 import {
   patternBytes,

@@ -8,7 +8,7 @@ import {
   cachedFileBytes,
   type ServedFile,
   ServingCache,
-} from '../../../src/server/cdn/serving-cache.js';
+} from '../../../src/server/cache/serving-cache.js';
 import type { FileRow } from '../../../src/server/db/metadata-store.js';
 import { LOCAL_ONLY } from '../../helpers/scale-mode.js';
 import {

@@ -10,7 +10,7 @@ import {
   linkKey,
   signedCacheControl,
   signedLinkQuery,
-} from '../../../src/server/cdn/signed-link.js';
+} from '../../../src/server/rules/signed-link.js';
 
 /** Seeded, so a failure replays; fast-check prints the seed and the smallest case. */
 const RUNS = { seed: 3301, numRuns: 500 };

@@ -4,12 +4,12 @@ import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { UploadResponse } from '../../../src/api/types.js';
-import { ImageVariants } from '../../../src/server/cdn/variants/stored-variant.js';
+import { ImageVariants } from '../../../src/server/variants/stored-variant.js';
 import {
   type VariantBudget,
   VariantEncoder,
-} from '../../../src/server/cdn/variants/variant-encoder.js';
-import { SIZE_LADDER } from '../../../src/server/cdn/variants/variant-params.js';
+} from '../../../src/server/variants/variant-encoder.js';
+import { SIZE_LADDER } from '../../../src/server/variants/variant-params.js';
 import { bytesOfType } from '../../helpers/bytes.js';
 import { bombPng, noiseJpeg, solidImage } from '../../helpers/images.js';
 import { publicUrlOf } from '../../helpers/public-url.js';

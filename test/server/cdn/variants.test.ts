@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
 import type { SignedUrlResponse, UploadResponse, Usage } from '../../../src/api/types.js';
-import { TOUCH_INTERVAL_MS } from '../../../src/server/cdn/variants/stored-variant.js';
 import { sweep } from '../../../src/server/uploads/sweeper.js';
+import { TOUCH_INTERVAL_MS } from '../../../src/server/variants/stored-variant.js';
 import {
   BLUE,
   GPS_TAG,

@@ -12,7 +12,7 @@ import type {
   WebhookRow,
 } from '../../../src/server/db/metadata-store.js';
 import { QuotaExceededError, TokenExhaustedError } from '../../../src/server/db/metadata-store.js';
-import { hashKey, newId } from '../../../src/server/secrets.js';
+import { hashKey, newId } from '../../../src/server/ground/secrets.js';
 
 /**
  * The contract every MetadataStore keeps. A new implementation (PostgreSQL, say) calls

@@ -14,7 +14,7 @@ import {
 } from '../../../src/server/db/sql/statements.js';
 import { SQLITE_MIGRATIONS } from '../../../src/server/db/sqlite/migrations.js';
 import { SqliteMetadataStore } from '../../../src/server/db/sqlite/sqlite-store.js';
-import { newId } from '../../../src/server/secrets.js';
+import { newId } from '../../../src/server/ground/secrets.js';
 import { metadataStoreConformance } from './metadata-store.conformance.js';
 
 async function tempDb() {

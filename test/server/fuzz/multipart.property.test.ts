@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { API_ERROR_STATUS } from '../../../src/api/errors.js';
 import type { FileListResponse, FileRecord, UploadResponse } from '../../../src/api/types.js';
-import { sanitizeName } from '../../../src/server/api/names.js';
+import { sanitizeName } from '../../../src/server/rules/names.js';
 import { publicUrlOf } from '../../helpers/public-url.js';
 import { json, startTestService, type TestService } from '../../helpers/service.js';
 

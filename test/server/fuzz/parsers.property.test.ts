@@ -10,10 +10,10 @@ import {
 } from '../../../src/api/limits.js';
 import { UNSAFE_NAME_CHARS } from '../../../src/api/names.js';
 import { formatCursor, parseCursor } from '../../../src/server/api/list-cursor.js';
-import { parseMetadataJson, validateMetadata } from '../../../src/server/api/metadata.js';
-import { decodeFilenameHeader, sanitizeName } from '../../../src/server/api/names.js';
-import { ServiceError } from '../../../src/server/http/errors.js';
-import { normalizeMediaType } from '../../../src/server/http/media-type.js';
+import { ServiceError } from '../../../src/server/ground/errors.js';
+import { normalizeMediaType } from '../../../src/server/ground/media-type.js';
+import { parseMetadataJson, validateMetadata } from '../../../src/server/rules/metadata.js';
+import { decodeFilenameHeader, sanitizeName } from '../../../src/server/rules/names.js';
 
 /**
  * Properties of every parser and canonicaliser of client input that is not covered beside

@@ -3,8 +3,8 @@ import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { checksumHeaderValue } from '../../../src/api/checksum.js';
+import { ServiceError } from '../../../src/server/ground/errors.js';
 import { expectedDigest, verifyDigest } from '../../../src/server/http/content-digest.js';
-import { ServiceError } from '../../../src/server/http/errors.js';
 
 /** The error code `expectedDigest` throws for a header, or the digest it reads. */
 function read(header: string | undefined): string {

@@ -3,10 +3,10 @@ import assert from 'node:assert/strict';
 import type { Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import type { FileRecord, ImportResponse } from '../../../src/api/types.js';
-import { configFromEnv } from '../../../src/server/config.js';
-import { REFUSED_TARGET_MESSAGE } from '../../../src/server/http/targets.js';
+import { StartupError } from '../../../src/server/ground/startup-error.js';
+import { REFUSED_TARGET_MESSAGE } from '../../../src/server/ground/targets.js';
+import { configFromEnv } from '../../../src/server/start/config-from-env.js';
 import { startService } from '../../../src/server/start/service.js';
-import { StartupError } from '../../../src/server/start/startup-error.js';
 import { serveRemote } from '../../helpers/remote-server.js';
 import {
   ALLOWED_ORIGIN,

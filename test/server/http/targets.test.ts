@@ -9,7 +9,7 @@ import {
   REFUSED_TARGET_MESSAGE,
   resolveTarget,
   TargetRefusedError,
-} from '../../../src/server/http/targets.js';
+} from '../../../src/server/ground/targets.js';
 
 const hex = (a: number, b: number) => ((a << 8) | b).toString(16);
 

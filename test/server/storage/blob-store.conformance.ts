@@ -3,7 +3,7 @@ import { Readable } from 'node:stream';
 import { buffer, text } from 'node:stream/consumers';
 import { describe, it } from 'node:test';
 import type { SignedPart } from '../../../src/api/types.js';
-import { newId } from '../../../src/server/secrets.js';
+import { newId } from '../../../src/server/ground/secrets.js';
 import {
   BlobNotFoundError,
   type BlobStore,

@@ -7,7 +7,7 @@ import { describe, it } from 'node:test';
 import Fastify from 'fastify';
 import { handleErrors } from '../../../src/server/api/app.js';
 import { registerLocalPartRoutes } from '../../../src/server/api/routes/local-part.js';
-import { newId } from '../../../src/server/secrets.js';
+import { newId } from '../../../src/server/ground/secrets.js';
 import { BlobBusyError, BlobNotFoundError } from '../../../src/server/storage/blob-store.js';
 import { LocalDiskBlobStore } from '../../../src/server/storage/local-disk/local-disk-store.js';
 import { patternBytes } from '../../helpers/bytes.js';

@@ -9,7 +9,7 @@ import {
   ListMultipartUploadsCommand,
   ListPartsCommand,
 } from '@aws-sdk/client-s3';
-import { newId } from '../../../src/server/secrets.js';
+import { newId } from '../../../src/server/ground/secrets.js';
 import {
   BlobNotFoundError,
   BlobUnavailableError,

@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import type { EventListResponse } from '../../../src/api/events.js';
 import type { UploadResponse } from '../../../src/api/types.js';
 import { fileEvent } from '../../../src/server/events/file-events.js';
-import { removeFile } from '../../../src/server/uploads/remove.js';
+import { removeFile } from '../../../src/server/files/remove.js';
 import { sweep } from '../../../src/server/uploads/sweeper.js';
 import { fill, isFull, serviceOnSmallDisk } from '../../helpers/full-disk.js';
 import { publicUrlOf } from '../../helpers/public-url.js';
@@ -29,7 +29,7 @@ async function servedFromMemory(t: TestService, file: UploadResponse): Promise<v
 }
 
 /**
- * `removeFile` (src/server/uploads/remove.ts), the one way a file is removed: DELETE, a
+ * `removeFile` (src/server/files/remove.ts), the one way a file is removed: DELETE, a
  * type refused at complete, a failed batch sign's undo and a `deleteAt` that came all go
  * through it. Asked directly and through `DELETE /v1/files/:id`.
  */

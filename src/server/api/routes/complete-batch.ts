@@ -3,8 +3,8 @@ import type { CompleteBatchResponse } from '../../../api/types.js';
 import type { ServiceContext } from '../../context.js';
 import { BATCH_JSON_LIMIT, jsonDeadline, readJson } from '../../http/body.js';
 import { whileServiceWorks } from '../../http/service-busy.js';
+import { authenticate } from '../../rules/auth.js';
 import { type CompleteEntry, completeUploads } from '../../uploads/complete.js';
-import { authenticate } from '../auth.js';
 import { claimedParts } from '../claimed-parts.js';
 import { check } from '../schemas/validate.js';
 

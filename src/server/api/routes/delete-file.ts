@@ -1,9 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../../context.js';
 import { fileEvent } from '../../events/file-events.js';
-import { fail } from '../../http/errors.js';
-import { removeFile } from '../../uploads/remove.js';
-import { authenticate } from '../auth.js';
+import { removeFile } from '../../files/remove.js';
+import { fail } from '../../ground/errors.js';
+import { authenticate } from '../../rules/auth.js';
 
 /**
  * `DELETE /v1/files/:id` (secret key): the file stops being listed and served at once, its

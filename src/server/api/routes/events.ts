@@ -3,8 +3,8 @@ import type { EventListResponse, EventRecord } from '../../../api/events.js';
 import type { FileRecord } from '../../../api/types.js';
 import type { ServiceContext } from '../../context.js';
 import type { EventRow } from '../../db/metadata-store.js';
-import { fail } from '../../http/errors.js';
-import { authenticate } from '../auth.js';
+import { fail } from '../../ground/errors.js';
+import { authenticate } from '../../rules/auth.js';
 import { formatCursor, parseListQuery } from '../list-cursor.js';
 
 /**

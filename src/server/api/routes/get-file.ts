@@ -1,9 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../../context.js';
-import { fail } from '../../http/errors.js';
+import { fail } from '../../ground/errors.js';
 import { fileOrFailedImport } from '../../imports/import-state.js';
-import { authenticate } from '../auth.js';
-import { toFileRecord } from '../records.js';
+import { authenticate } from '../../rules/auth.js';
+import { toFileRecord } from '../../rules/records.js';
 
 /**
  * `GET /v1/files/:id`: another project's id is simply not found. A failed import stays

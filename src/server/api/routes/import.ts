@@ -2,18 +2,18 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { PLAN_SIGN_CAP } from '../../../api/limits.js';
 import type { ImportResponse } from '../../../api/types.js';
 import type { ServiceContext } from '../../context.js';
+import { fail } from '../../ground/errors.js';
+import { parseTargetUrl } from '../../ground/targets.js';
 import { JSON_LIMIT, jsonDeadline, readSizedJson } from '../../http/body.js';
-import { fail } from '../../http/errors.js';
-import { parseTargetUrl } from '../../http/targets.js';
 import { importLeaseMs } from '../../imports/importer.js';
+import { authenticate, type Caller } from '../../rules/auth.js';
+import { sanitizeName } from '../../rules/names.js';
+import { anonymousCaps, projectQuota, reserveUploads } from '../../rules/quota.js';
+import { toFileRecord } from '../../rules/records.js';
+import { newUploadToken } from '../../rules/upload-access.js';
+import { applyTokenPolicy } from '../../rules/upload-tokens.js';
 import { newFileRow } from '../../uploads/new-file.js';
-import { authenticate, type Caller } from '../auth.js';
-import { sanitizeName } from '../names.js';
-import { anonymousCaps, projectQuota, reserveUploads } from '../quota.js';
-import { toFileRecord } from '../records.js';
 import { check } from '../schemas/validate.js';
-import { newUploadToken } from '../upload-access.js';
-import { applyTokenPolicy } from '../upload-tokens.js';
 
 /**
  * `POST /v1/uploads/import`: the service fetches `url` and stores it as a file. The row is

@@ -1,9 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FileListResponse } from '../../../api/types.js';
 import type { ServiceContext } from '../../context.js';
-import { authenticate } from '../auth.js';
+import { authenticate } from '../../rules/auth.js';
+import { toFileRecord } from '../../rules/records.js';
 import { formatCursor, parseListQuery } from '../list-cursor.js';
-import { toFileRecord } from '../records.js';
 
 /** `GET /v1/files`: keyset paging, newest first; `nextCursor` is null exactly at the end. */
 export async function listFilesHandler(

@@ -2,11 +2,12 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { CHECKSUM_HEADER } from '../../../api/checksum.js';
 import { MAX_PARTS } from '../../../api/limits.js';
 import type { PartUploadResponse } from '../../../api/types.js';
+import { fail, ServiceError } from '../../ground/errors.js';
+import { normalizeMediaType } from '../../ground/media-type.js';
 import { bodyChunks, contentLength, exactBytes } from '../../http/body.js';
 import { untilStalled } from '../../http/body-pace.js';
 import { expectedDigest, verifyDigest } from '../../http/content-digest.js';
-import { fail, ServiceError } from '../../http/errors.js';
-import { normalizeMediaType } from '../../http/media-type.js';
+import { partLayout } from '../../rules/records.js';
 import { BlobBusyError, BlobNotFoundError } from '../../storage/blob-store.js';
 import {
   isValidKey,
@@ -20,7 +21,6 @@ import {
   SHARED_PART_PATH,
   type SignatureCheck,
 } from '../../storage/local-disk/part-signer.js';
-import { partLayout } from '../records.js';
 import { declaredRoute } from '../schemas/contract.js';
 
 interface PartRequest {

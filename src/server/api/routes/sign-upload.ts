@@ -1,18 +1,13 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { SignBatchResponse } from '../../../api/types.js';
 import type { ServiceContext } from '../../context.js';
-import {
-  BATCH_JSON_LIMIT,
-  isPlainObject,
-  JSON_LIMIT,
-  jsonDeadline,
-  readSizedJson,
-} from '../../http/body.js';
-import { atIndex, fail } from '../../http/errors.js';
+import { atIndex, fail } from '../../ground/errors.js';
+import { isPlainObject } from '../../ground/plain-object.js';
+import { BATCH_JSON_LIMIT, JSON_LIMIT, jsonDeadline, readSizedJson } from '../../http/body.js';
+import { authenticate } from '../../rules/auth.js';
 import { signUpload, signUploads } from '../../uploads/sign.js';
-import { authenticate } from '../auth.js';
+import { BATCH_FILES, validateSignEntry } from '../../uploads/sign-entry.js';
 import { check } from '../schemas/validate.js';
-import { BATCH_FILES, validateSignEntry } from '../sign-entry.js';
 
 /**
  * `POST /v1/uploads/sign`: creates the file row as `pending` and answers with one signed

@@ -1,11 +1,11 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ImageTransform, SignedUrlResponse } from '../../../api/types.js';
-import { type LinkParameters, signedLinkQuery } from '../../cdn/signed-link.js';
 import type { ServiceContext } from '../../context.js';
+import { fail } from '../../ground/errors.js';
 import { JSON_LIMIT, jsonDeadline, readJson } from '../../http/body.js';
-import { fail } from '../../http/errors.js';
-import { authenticate } from '../auth.js';
-import { fileUrl } from '../names.js';
+import { authenticate } from '../../rules/auth.js';
+import { fileUrl } from '../../rules/names.js';
+import { type LinkParameters, signedLinkQuery } from '../../rules/signed-link.js';
 import { check } from '../schemas/validate.js';
 
 /** A link's lifetime, seconds: from 1 s to 7 days, 1 hour when not asked. */
@@ -14,7 +14,7 @@ export const LINK_TTL = { min: 1, max: 7 * 24 * 3600, default: 3600 } as const;
 /**
  * `POST /v1/files/:id/signed-url` (secret key): a CDN link to one of the project's files
  * that works until it expires, signed over the id, its parameters and its expiry
- * (`cdn/signed-link.ts`). The only way a private file is served; a public file answers one
+ * (`rules/signed-link.ts`). The only way a private file is served; a public file answers one
  * too, so a backend can sign without asking which kind a file is. A pending file may be
  * signed for: its link answers 404 until the file is ready, as its URL would.
  */

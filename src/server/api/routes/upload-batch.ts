@@ -1,62 +1,26 @@
-import { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import type { MultipartFile } from '@fastify/multipart';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { MAX_BATCH, MAX_ONE_REQUEST_BYTES } from '../../../api/limits.js';
-import type { CompleteBatchResult, UploadBatchResponse } from '../../../api/types.js';
+import type { UploadBatchResponse } from '../../../api/types.js';
 import type { ServiceContext } from '../../context.js';
-import { crashPoint } from '../../crash-points.js';
-import type { FileRow } from '../../db/metadata-store.js';
-import { fileEvent } from '../../events/file-events.js';
+import { atIndex, fail, ServiceError } from '../../ground/errors.js';
+import { mediaEssence } from '../../ground/media-type.js';
 import { bodyChunks, contentLength, exactBytes } from '../../http/body.js';
 import { orStalled, SlowBodyError, untilStalled } from '../../http/body-pace.js';
 import { verifiedBytes } from '../../http/content-digest.js';
-import { atIndex, fail, ServiceError } from '../../http/errors.js';
-import { mediaEssence } from '../../http/media-type.js';
 import { whileServiceWorks } from '../../http/service-busy.js';
-import { ingestStored } from '../../ingest/ingest.js';
-import { itemError } from '../../uploads/complete.js';
-import { newFileRow } from '../../uploads/new-file.js';
-import type { SignEntry } from '../../uploads/sign.js';
-import { authenticate, type Caller } from '../auth.js';
-import { reserveUploads } from '../quota.js';
+import { authenticate, type Caller } from '../../rules/auth.js';
+import { MULTIPART_OVERHEAD, multipartError, renewWhileReceiving } from '../../rules/receiving.js';
 import {
-  MULTIPART_OVERHEAD,
-  multipartError,
-  receivingExpiry,
-  renewWhileReceiving,
-} from '../receiving.js';
-import { toFileRecord } from '../records.js';
+  type BatchFile,
+  discardBatch,
+  makeReady,
+  reserveBatch,
+  storeBatchFile,
+} from '../../uploads/batch.js';
+import { BATCH_FILES, validateSignEntry } from '../../uploads/sign-entry.js';
 import { check as checkSchema } from '../schemas/validate.js';
-import { BATCH_FILES, validateSignEntry } from '../sign-entry.js';
-import { readHead, storedType } from '../stored-type.js';
-import { requireTypeFor } from '../upload-tokens.js';
-
-/**
- * Files up to this size are read whole before they are written (see `receive`): at most
- * 100 of them, 25 MiB, held by one request at once.
- */
-const IN_MEMORY_BYTES = 256 * 1024;
-
-/** What a stored file of the batch is once checked: its fields as it becomes ready. */
-interface CheckedFile {
-  mime: string;
-  size: number;
-  scannedAt: number | null;
-  placeholder: string | null;
-}
-
-/** One file of the batch: what its entry of `files` said, and its receiving row. */
-interface BatchFile {
-  entry: SignEntry;
-  /** The SHA-256 its entry said its bytes have (`sha256`), checked as they are stored. */
-  sha256: Buffer | null;
-  row: FileRow;
-  /** Its bytes stored and checked (type, scan, location), ready to be made `ready`. */
-  stored: Promise<CheckedFile> | null;
-  /** Why it will not be made ready (its result), once known. */
-  error: ServiceError | null;
-}
 
 /**
  * `POST /v1/upload/batch` (decisions.md, "Many small files"): up to 100 files' bytes in one
@@ -125,7 +89,7 @@ export async function uploadBatchHandler(
     }
   } catch (error) {
     stopRenewing();
-    await discard(ctx, files);
+    await discardBatch(ctx, files);
     throw error instanceof ServiceError ? error : multipartError(error);
   }
   stopRenewing();
@@ -135,7 +99,7 @@ export async function uploadBatchHandler(
   }
   // The body is in; scans may still wait their turn: the service is busy, not the client.
   const results = await whileServiceWorks(request, () =>
-    Promise.all(files.map((file) => makeReady(ctx, request, file))),
+    Promise.all(files.map((file) => makeReady(ctx, request.log, file))),
   );
   ctx.events.kick();
   const response: UploadBatchResponse = { results };
@@ -144,8 +108,7 @@ export async function uploadBatchHandler(
 
 /**
  * Checks every entry of the `files` field as a sign would and reserves room for all of them
- * as one step, inserting their rows as `receiving` (invisible; a crash leaves them to the
- * start-up cleanup). Any entry at fault refuses the batch whole, with its `index`.
+ * as one step (`reserveBatch`). Any entry at fault refuses the batch whole, with its `index`.
  */
 async function reserve(
   ctx: ServiceContext,
@@ -179,45 +142,12 @@ async function reserve(
   if (entries.reduce((sum, { entry }) => sum + entry.size, 0) > MAX_ONE_REQUEST_BYTES) {
     throw batchTooLarge();
   }
-  const now = ctx.now();
-  const files = entries.map(
-    ({ entry, sha256 }): BatchFile => ({
-      entry,
-      sha256,
-      row: newFileRow(caller, address, now, {
-        name: entry.name,
-        mime: entry.mime,
-        size: entry.size,
-        status: 'receiving',
-        metadata: entry.metadata,
-        visibility: entry.visibility,
-        partSize: null,
-        checksum: null,
-        expiresAt: receivingExpiry(ctx),
-        uploadTokenHash: null,
-        importState: null,
-        deleteAfter: entry.deleteAfter,
-      }),
-      stored: null,
-      error: null,
-    }),
-  );
-  // One-request uploads are not pending uploads: only the storage quota applies (and the
-  // anonymous caps, or the token's limits).
-  await reserveUploads(
-    ctx,
-    caller,
-    address,
-    files.map((file) => file.row),
-    { now, storageOnly: true },
-  );
-  return files;
+  return reserveBatch(ctx, caller, address, entries);
 }
 
 /**
- * Stores one file's bytes (exactly its declared size; otherwise `size_mismatch` for this file
- * alone, the rest of its part read past), then checks it as a one-request upload is checked,
- * while the next file's bytes arrive.
+ * Hands one file's bytes to `storeBatchFile`, held to exactly its declared size (otherwise
+ * `size_mismatch` for this file alone, the rest of its part read past) and to its sha256.
  */
 async function receive(
   ctx: ServiceContext,
@@ -226,7 +156,7 @@ async function receive(
   file: BatchFile,
   part: MultipartFile,
 ): Promise<void> {
-  const { row, entry } = file;
+  const { entry } = file;
   const mismatch = () =>
     new ServiceError('size_mismatch', `The file's bytes are not the ${entry.size} declared.`);
   // Not destroyed when refused (`bodyChunks`): the rest of the part is read past, and the
@@ -244,94 +174,13 @@ async function receive(
           ),
       )
     : exact;
-  const options = { contentType: entry.mime };
   try {
-    if (entry.size <= IN_MEMORY_BYTES) {
-      // Read whole, then written while the next file's bytes arrive: each small file's
-      // flush to disk (or PUT to the bucket) overlaps the next one's instead of following it.
-      const chunks: Buffer[] = [];
-      for await (const chunk of bytes) chunks.push(chunk);
-      file.stored = ctx.blobs
-        .put(row.id, Readable.from([Buffer.concat(chunks)]), options)
-        .then(() => check(ctx, caller, file));
-    } else {
-      await ctx.blobs.put(row.id, bytes, options);
-      file.stored = check(ctx, caller, file);
-    }
+    await storeBatchFile(ctx, caller, file, bytes);
   } catch (error) {
     // A stalled body is the whole request's failure, not this file's.
     if (!(error instanceof ServiceError) || error instanceof SlowBodyError) throw error;
     file.error = error;
     await drain(request, part);
-    return;
-  }
-  // Settled later, by makeReady; no unhandled rejection meanwhile.
-  file.stored.catch(() => undefined);
-}
-
-/** What one stored file is, from its bytes; its scan and location stripping. */
-async function check(
-  ctx: ServiceContext,
-  caller: Caller,
-  { row, entry }: BatchFile,
-): Promise<CheckedFile> {
-  const mime = await storedType(entry.mime, await readHead(ctx.blobs, row.id, entry.size));
-  // What the project (or the token) takes, checked again on the type the bytes say.
-  requireTypeFor(caller.project.allowedTypes, caller.token?.policy, mime, 'recognised');
-  const ingested = await ingestStored(ctx, row, 'receiving', mime);
-  return {
-    mime,
-    size: ingested.size ?? entry.size,
-    scannedAt: ingested.scannedAt,
-    placeholder: ingested.placeholder,
-  };
-}
-
-/** One file's result: made `ready` (with its `file.ready` event), or taken back. */
-async function makeReady(
-  ctx: ServiceContext,
-  request: FastifyRequest,
-  file: BatchFile,
-): Promise<CompleteBatchResult> {
-  const { row } = file;
-  try {
-    if (file.error) throw file.error;
-    const checked = await (file.stored as NonNullable<BatchFile['stored']>);
-    crashPoint('upload:stored');
-    const fields = {
-      mime: checked.mime,
-      size: checked.size,
-      scannedAt: checked.scannedAt,
-      placeholder: checked.placeholder,
-      createdAt: ctx.now(),
-    };
-    const made = await ctx.db.markReady(row.id, 'receiving', fields, fileEvent(ctx, 'file.ready'));
-    if (!made) throw new Error(`Upload row ${row.id} left the receiving state`);
-    return { file: toFileRecord(ctx, { ...row, ...fields, status: 'ready' }) };
-  } catch (error) {
-    await takeBack(ctx, row.id);
-    const failure = itemError(error, request.log, row.id);
-    return { error: { ...failure.toBody().error, status: failure.status } };
-  }
-}
-
-/** Every file of a batch that broke off (the body cut or malformed): none is kept. */
-async function discard(ctx: ServiceContext, files: BatchFile[]): Promise<void> {
-  await Promise.all(
-    files.map(async (file) => {
-      await file.stored?.catch(() => undefined);
-      await takeBack(ctx, file.row.id);
-    }),
-  );
-}
-
-async function takeBack(ctx: ServiceContext, id: string): Promise<void> {
-  try {
-    await ctx.blobs.delete(id);
-    await ctx.db.discardReceiving(id);
-  } catch (error) {
-    // A receiving row left behind is found by the start-up and expiry sweeps.
-    ctx.log.warn({ err: error, id }, 'could not take back a file of a batch upload');
   }
 }
 

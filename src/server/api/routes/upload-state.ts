@@ -1,13 +1,13 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { SignedPart, UploadState } from '../../../api/types.js';
 import type { ServiceContext } from '../../context.js';
-import { fail } from '../../http/errors.js';
+import { fail } from '../../ground/errors.js';
 import { importStateOf } from '../../imports/import-state.js';
+import { authenticate } from '../../rules/auth.js';
+import { partLayout } from '../../rules/records.js';
+import { partUrlExpiry, UPLOAD_TOKEN_HEADER } from '../../rules/upload-access.js';
 import type { HeldPart } from '../../storage/blob-store.js';
 import { expiryByHeldParts, heldParts, multiStepUpload, signParts } from '../../uploads/parts.js';
-import { authenticate } from '../auth.js';
-import { partLayout } from '../records.js';
-import { partUrlExpiry, UPLOAD_TOKEN_HEADER } from '../upload-access.js';
 
 /**
  * `GET /v1/uploads/:id`: which parts the service holds whole, so a client resumes by

@@ -1,10 +1,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { UploadTokenResponse } from '../../../api/types.js';
 import type { ServiceContext } from '../../context.js';
+import { newId } from '../../ground/secrets.js';
 import { jsonDeadline, readJson } from '../../http/body.js';
-import { newId } from '../../secrets.js';
-import { authenticate } from '../auth.js';
-import { newUploadTokenValue, parseTokenPolicy } from '../upload-tokens.js';
+import { authenticate } from '../../rules/auth.js';
+import { newUploadTokenValue, parseTokenPolicy } from '../../rules/upload-tokens.js';
 
 /**
  * `POST /v1/upload-tokens` (secret key): mints an upload token for the project's backend to

@@ -1,32 +1,22 @@
 import { finished } from 'node:stream/promises';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { MAX_ONE_REQUEST_BYTES } from '../../../api/limits.js';
-import type { UploadResponse, Visibility } from '../../../api/types.js';
+import type { UploadResponse } from '../../../api/types.js';
 import type { ServiceContext } from '../../context.js';
-import { crashPoint } from '../../crash-points.js';
-import { fileEvent } from '../../events/file-events.js';
+import { fail, ServiceError } from '../../ground/errors.js';
+import { mediaEssence, normalizeMediaType } from '../../ground/media-type.js';
 import { bodyChunks, contentLength, limitBytes } from '../../http/body.js';
 import { orStalled, untilStalled } from '../../http/body-pace.js';
-import { fail, ServiceError } from '../../http/errors.js';
-import { mediaEssence, normalizeMediaType } from '../../http/media-type.js';
 import { whileServiceWorks } from '../../http/service-busy.js';
-import { ingestStored, ScanWhileStoring } from '../../ingest/ingest.js';
-import { abortReceiving } from '../../uploads/abort.js';
-import { newFileRow } from '../../uploads/new-file.js';
-import { authenticate } from '../auth.js';
-import { parseMetadataJson } from '../metadata.js';
-import { decodeFilenameHeader, sanitizeName } from '../names.js';
-import { reserveUploads } from '../quota.js';
-import {
-  MULTIPART_OVERHEAD,
-  multipartError,
-  receivingExpiry,
-  renewWhileReceiving,
-} from '../receiving.js';
-import { publicUrl } from '../records.js';
-import { readHead, storedType } from '../stored-type.js';
-import { applyTokenPolicy, requireTypeFor, tokenTooLarge } from '../upload-tokens.js';
-import { parseVisibility } from '../visibility.js';
+import { ScanWhileStoring } from '../../ingest/ingest.js';
+import { authenticate } from '../../rules/auth.js';
+import { parseMetadataJson } from '../../rules/metadata.js';
+import { decodeFilenameHeader, sanitizeName } from '../../rules/names.js';
+import { MULTIPART_OVERHEAD, multipartError, renewWhileReceiving } from '../../rules/receiving.js';
+import { publicUrl } from '../../rules/records.js';
+import { requireTypeFor, tokenTooLarge } from '../../rules/upload-tokens.js';
+import { parseVisibility } from '../../rules/visibility.js';
+import { type Received, receiveOneRequest, startReceiving } from '../../uploads/one-request.js';
 
 const tooLarge = () =>
   new ServiceError(
@@ -36,14 +26,6 @@ const tooLarge = () =>
       extra: { limit: MAX_ONE_REQUEST_BYTES },
     },
   );
-
-interface Received {
-  name: string;
-  mime: string;
-  size: number;
-  metadata: Record<string, string>;
-  visibility: Visibility;
-}
 
 /**
  * `POST /v1/upload`: one file in one request, raw or multipart. The row is created as
@@ -93,73 +75,40 @@ export async function uploadHandler(
     declared ?? Number.POSITIVE_INFINITY,
     cap + (multipart ? MULTIPART_OVERHEAD : 0),
   );
-  const now = ctx.now();
-  const receiving = newFileRow(caller, request.ip, now, {
+  const receiving = await startReceiving(ctx, caller, request.ip, {
     name: rawMeta?.name ?? 'upload',
     mime: rawMeta?.mime ?? 'application/octet-stream',
-    size: reserved,
-    status: 'receiving',
-    metadata: {},
+    reserved,
     visibility: headerVisibility,
-    partSize: null,
-    checksum: null,
-    expiresAt: receivingExpiry(ctx),
-    uploadTokenHash: null,
-    importState: null,
-    deleteAfter: policy?.deleteAfter ?? null,
   });
   const { id } = receiving;
-  // One-request uploads are not pending uploads: only the storage quota applies (and the
-  // anonymous caps, or the token's limits).
-  await reserveUploads(ctx, caller, request.ip, [receiving], { now, storageOnly: true });
   const stopRenewing = renewWhileReceiving(ctx, request.log, () => [id]);
   const scanning = new ScanWhileStoring(ctx, receiving, declared);
   let received: Received;
   try {
-    received = rawMeta
-      ? {
-          ...rawMeta,
-          metadata: headerMetadata,
-          visibility: headerVisibility,
-          ...(await storeRaw(ctx, id, request, rawMeta.mime, cap, overCap, scanning)),
-        }
-      : await storeMultipart(
-          ctx,
-          id,
-          request,
-          { metadata: headerMetadata, visibility: headerVisibility },
-          { cap, overCap, requireType },
-        );
-    if (received.size === 0) fail('empty_body');
-    // What the file is, from its bytes; a type the project (or the token) does not take
-    // keeps nothing.
-    received.mime = await storedType(received.mime, await readHead(ctx.blobs, id, received.size));
-    requireType(received.mime, 'recognised');
-    if (policy)
-      Object.assign(received, applyTokenPolicy(policy, received.metadata, received.visibility));
-    // The body is in; its scan may wait its turn: the service is busy, not the client.
-    const ingested = await whileServiceWorks(request, () =>
-      ingestStored(ctx, receiving, 'receiving', received.mime, scanning),
+    received = await receiveOneRequest(
+      ctx,
+      caller,
+      receiving,
+      async () =>
+        rawMeta
+          ? {
+              ...rawMeta,
+              metadata: headerMetadata,
+              visibility: headerVisibility,
+              ...(await storeRaw(ctx, id, request, rawMeta.mime, cap, overCap, scanning)),
+            }
+          : await storeMultipart(
+              ctx,
+              id,
+              request,
+              { metadata: headerMetadata, visibility: headerVisibility },
+              { cap, overCap, requireType },
+            ),
+      scanning,
+      // The body is in; its scan may wait its turn: the service is busy, not the client.
+      (work) => whileServiceWorks(request, work),
     );
-    received.size = ingested.size ?? received.size;
-    crashPoint('upload:stored');
-    const made = await ctx.db.markReady(
-      id,
-      'receiving',
-      {
-        ...received,
-        scannedAt: ingested.scannedAt,
-        placeholder: ingested.placeholder,
-        createdAt: ctx.now(),
-      },
-      fileEvent(ctx, 'file.ready'),
-    );
-    if (!made) throw new Error(`Upload row ${id} left the receiving state`);
-    crashPoint('event:recorded');
-    ctx.events.kick();
-  } catch (error) {
-    await abortReceiving(ctx, id);
-    throw error;
   } finally {
     stopRenewing();
   }

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../../context.js';
-import { authenticate } from '../auth.js';
-import { projectQuota, usageAnswer } from '../quota.js';
+import { authenticate } from '../../rules/auth.js';
+import { projectQuota, usageAnswer } from '../../rules/quota.js';
 
 /** `GET /v1/usage` (secret key): what the project holds now, exact, and its limits. */
 export async function usageHandler(

@@ -9,11 +9,11 @@ import {
 import type { ServiceContext } from '../../context.js';
 import type { WebhookRow } from '../../db/metadata-store.js';
 import { newWebhookSecret } from '../../events/webhook-secret.js';
+import { fail } from '../../ground/errors.js';
+import { newId } from '../../ground/secrets.js';
+import { parseTargetUrl, resolveTarget, TargetRefusedError } from '../../ground/targets.js';
 import { jsonDeadline, readJson } from '../../http/body.js';
-import { fail } from '../../http/errors.js';
-import { parseTargetUrl, resolveTarget, TargetRefusedError } from '../../http/targets.js';
-import { newId } from '../../secrets.js';
-import { authenticate } from '../auth.js';
+import { authenticate } from '../../rules/auth.js';
 import { check } from '../schemas/validate.js';
 
 const JSON_LIMIT = 16 * 1024;

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
-import { NETWORK_ERROR_CODES } from '../../network-errors.js';
+import { NETWORK_ERROR_CODES } from '../../ground/network-errors.js';
 import type { EventDraft, FileRow, Reservation } from '../metadata-store.js';
 import {
   checksAnything,

@@ -2,7 +2,7 @@ import type { PartChecksum } from '../../../api/checksum.js';
 import type { DeliveryStatus, EventType } from '../../../api/events.js';
 import type { Plan } from '../../../api/limits.js';
 import type { FileMetadata, UploadTokenPolicy, Visibility } from '../../../api/types.js';
-import type { KeyKind } from '../../secrets.js';
+import type { KeyKind } from '../../ground/secrets.js';
 import type {
   AnonymousUsage,
   ApiKeyRow,

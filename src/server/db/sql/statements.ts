@@ -133,7 +133,7 @@ export const PROJECT_VARIANT_BYTES = `SELECT coalesce(sum(v.size), 0) AS variant
   FROM variants v JOIN files f ON f.id = v.file_id
   WHERE v.project_id = ? AND f.status = 'ready'`;
 
-// Image variants (cdn/variants/stored-variant.ts): one row per derived object kept.
+// Image variants (variants/stored-variant.ts): one row per derived object kept.
 
 export const VARIANT = 'SELECT name, size, served_at FROM variants WHERE file_id = ? AND name = ?';
 

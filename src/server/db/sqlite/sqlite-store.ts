@@ -1,6 +1,6 @@
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { dataDirError } from '../../start/startup-error.js';
+import { dataDirError } from '../../ground/startup-error.js';
 import type { EventDraft, FileRow, Reservation } from '../metadata-store.js';
 import { checksAnything, overReservation } from '../metadata-store.js';
 import {

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { ID_PATTERN, routes } from '../../../api/routes.js';
 import type { SignedPart } from '../../../api/types.js';
-import { constantTimeEqual } from '../../secrets.js';
+import { constantTimeEqual } from '../../ground/secrets.js';
 
 /** The one digest this store checks (`Content-Digest: sha-256=:…:`, RFC 9530). */
 export type LocalPartChecksum = 'sha256';

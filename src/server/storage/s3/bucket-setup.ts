@@ -5,7 +5,7 @@ import {
   PutBucketLifecycleConfigurationCommand,
   S3Client,
 } from '@aws-sdk/client-s3';
-import type { S3Config } from '../../config.js';
+import type { S3Config } from '../../ground/config.js';
 
 /**
  * Days after which the bucket itself aborts a multipart upload nobody completed. The

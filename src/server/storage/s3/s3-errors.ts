@@ -1,4 +1,4 @@
-import { NETWORK_ERROR_CODES } from '../../network-errors.js';
+import { NETWORK_ERROR_CODES } from '../../ground/network-errors.js';
 import { BlobNotFoundError, BlobUnavailableError } from '../blob-store.js';
 
 /**

@@ -23,7 +23,7 @@ import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { PartChecksum } from '../../../api/checksum.js';
 import { MIN_PART_SIZE } from '../../../api/limits.js';
 import type { SignedPart } from '../../../api/types.js';
-import { ConfigError } from '../../config.js';
+import { ConfigError } from '../../ground/config.js';
 import {
   assertDerivedName,
   BlobNotFoundError,

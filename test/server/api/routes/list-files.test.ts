@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import type { FileListResponse, FileRecord } from '../../../../src/api/types.js';
 import type { FileRow } from '../../../../src/server/db/metadata-store.js';
-import { newId } from '../../../../src/server/secrets.js';
+import { newId } from '../../../../src/server/ground/secrets.js';
 import { readyFileRow } from '../../../helpers/file-rows.js';
 import {
   ALLOWED_ORIGIN,

@@ -10,7 +10,7 @@ import type {
   UploadState,
   UploadTokenResponse,
 } from '../../../../src/api/types.js';
-import { hashKey, newId } from '../../../../src/server/secrets.js';
+import { hashKey, newId } from '../../../../src/server/ground/secrets.js';
 import { publicUrlOf } from '../../../helpers/public-url.js';
 import { PUBLIC_STAND_IN, serveRemote } from '../../../helpers/remote-server.js';
 import {

@@ -10,7 +10,7 @@ import type {
   UploadTokenRequest,
   UploadTokenResponse,
 } from '../../../../src/api/types.js';
-import { hashKey, newId } from '../../../../src/server/secrets.js';
+import { hashKey, newId } from '../../../../src/server/ground/secrets.js';
 import { bytesOfType } from '../../../helpers/bytes.js';
 import {
   ALLOWED_ORIGIN,

@@ -10,7 +10,7 @@ import {
   paramsValidator,
   querySchema,
 } from '../../../../src/server/api/schemas/validate.js';
-import { ServiceError } from '../../../../src/server/http/errors.js';
+import { ServiceError } from '../../../../src/server/ground/errors.js';
 
 function refused(run: () => unknown): ServiceError {
   try {

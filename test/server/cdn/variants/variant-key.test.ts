@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
+import { DERIVED_NAME_PATTERN } from '../../../../src/server/storage/blob-store.js';
 import {
   accepts,
   outputFormat,
@@ -10,13 +11,12 @@ import {
   variantHeader,
   variantName,
   variantSpec,
-} from '../../../../src/server/cdn/variants/variant-key.js';
+} from '../../../../src/server/variants/variant-key.js';
 import {
   FITS,
   SIZE_LADDER,
   type VariantParams,
-} from '../../../../src/server/cdn/variants/variant-params.js';
-import { DERIVED_NAME_PATTERN } from '../../../../src/server/storage/blob-store.js';
+} from '../../../../src/server/variants/variant-params.js';
 
 describe('variant keys', () => {
   it('reads Accept as browsers send it, a q of 0 meaning "not this"', () => {

@@ -9,7 +9,7 @@ import {
   ladderStep,
   parseVariantParams,
   SIZE_LADDER,
-} from '../../../../src/server/cdn/variants/variant-params.js';
+} from '../../../../src/server/variants/variant-params.js';
 
 const RUNS = { numRuns: 500 };
 

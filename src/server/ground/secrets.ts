@@ -1,5 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { PUBLISHABLE_KEY_PREFIX, SECRET_KEY_PREFIX } from '../api/routes.js';
+import { PUBLISHABLE_KEY_PREFIX, SECRET_KEY_PREFIX } from '../../api/routes.js';
 
 export type KeyKind = 'secret' | 'publishable';
 

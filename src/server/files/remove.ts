@@ -1,7 +1,7 @@
-import type { ServiceContext } from '../context.js';
-import { crashPoint } from '../crash-points.js';
 import type { EventDraft, FileRow } from '../db/metadata-store.js';
-import { isDiskFull } from '../disk-reserve.js';
+import { crashPoint } from '../ground/crash-points.js';
+import type { CoreContext } from '../rules/context.js';
+import { isDiskFull } from '../storage/disk-reserve.js';
 
 /** How a removal is told apart: its event, and what the caller knows of the upload. */
 export interface RemoveOptions {
@@ -26,7 +26,7 @@ export interface RemoveOptions {
  * failed batch sign's undo, and a `deleteAt` that came.
  */
 export async function removeFile(
-  ctx: ServiceContext,
+  ctx: CoreContext,
   projectId: string,
   id: string,
   options: RemoveOptions = {},
@@ -57,7 +57,7 @@ export async function removeFile(
  * Removes the bytes of a deleted row (its derived objects, such as image variants, and any
  * upload left open for it), then records that.
  */
-export async function purge(ctx: ServiceContext, row: FileRow): Promise<void> {
+export async function purge(ctx: CoreContext, row: FileRow): Promise<void> {
   await ctx.blobs.deleteDerived(row.id);
   await ctx.db.removeVariants(row.id);
   await ctx.blobs.delete(row.id, row.storageUploadId);

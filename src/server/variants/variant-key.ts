@@ -1,4 +1,4 @@
-import { mediaEssence } from '../../http/media-type.js';
+import { mediaEssence } from '../ground/media-type.js';
 import type { AskedFormat, Fit, VariantParams } from './variant-params.js';
 
 /** Formats a variant is written in: those one may ask for, and the originals' own. */

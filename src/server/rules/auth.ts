@@ -1,11 +1,11 @@
 import type { FastifyRequest } from 'fastify';
 import { UPLOAD_TOKEN_PREFIX } from '../../api/routes.js';
-import type { ServiceContext } from '../context.js';
 import type { Project, UploadTokenRow } from '../db/metadata-store.js';
-import { fail } from '../http/errors.js';
-import { originAllowed } from '../origins.js';
+import { fail } from '../ground/errors.js';
+import { originAllowed } from '../ground/origins.js';
+import { constantTimeEqual, hashKey, type KeyKind, keyKindOf } from '../ground/secrets.js';
 import { addressGroup } from '../rate-limit/address-group.js';
-import { constantTimeEqual, hashKey, type KeyKind, keyKindOf } from '../secrets.js';
+import type { CoreContext } from './context.js';
 
 /**
  * Who calls: a project's secret or publishable key, or an upload token its backend minted
@@ -45,7 +45,7 @@ const BEARER = /^Bearer (\S+)$/i;
  * when its project requires upload tokens. An upload token: see `authenticateToken`.
  */
 export async function authenticate(
-  ctx: ServiceContext,
+  ctx: CoreContext,
   request: FastifyRequest,
   access: Access = {},
 ): Promise<Caller> {
@@ -79,7 +79,7 @@ export async function authenticate(
  * when present (native apps and servers send none). Rate-limited per token.
  */
 async function authenticateToken(
-  ctx: ServiceContext,
+  ctx: CoreContext,
   request: FastifyRequest,
   value: string,
   access: Access,
@@ -100,7 +100,7 @@ async function authenticateToken(
   return { project: found.project, keyKind: 'token', keyId: found.token.id, token: found.token };
 }
 
-async function takeRate(ctx: ServiceContext, key: string): Promise<void> {
+async function takeRate(ctx: CoreContext, key: string): Promise<void> {
   const wait = await ctx.rateLimiter.take(key);
   if (wait > 0) {
     fail('rate_limited', `Too many requests with this key. Retry in ${wait} s.`, {

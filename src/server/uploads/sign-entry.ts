@@ -1,16 +1,20 @@
 import { MAX_BATCH, PLAN_SIGN_CAP, type Plan } from '../../api/limits.js';
+import { check, type TypedSchema } from '../api/schemas/validate.js';
 import type { Project } from '../db/metadata-store.js';
-import { isPlainObject } from '../http/body.js';
-import { fail, ServiceError } from '../http/errors.js';
-import { normalizeMediaType } from '../http/media-type.js';
-import type { SignEntry } from '../uploads/sign.js';
-import type { Caller } from './auth.js';
-import { validateMetadata } from './metadata.js';
-import { sanitizeName } from './names.js';
-import { check, type TypedSchema } from './schemas/validate.js';
-import { requireAllowedType } from './stored-type.js';
-import { applyTokenPolicy, requireTokenFileSize, requireTokenType } from './upload-tokens.js';
-import { parseVisibility } from './visibility.js';
+import { fail, ServiceError } from '../ground/errors.js';
+import { normalizeMediaType } from '../ground/media-type.js';
+import { isPlainObject } from '../ground/plain-object.js';
+import type { Caller } from '../rules/auth.js';
+import { validateMetadata } from '../rules/metadata.js';
+import { sanitizeName } from '../rules/names.js';
+import { requireAllowedType } from '../rules/stored-type.js';
+import {
+  applyTokenPolicy,
+  requireTokenFileSize,
+  requireTokenType,
+} from '../rules/upload-tokens.js';
+import { parseVisibility } from '../rules/visibility.js';
+import type { SignEntry } from './sign.js';
 
 /**
  * The `files` array of a batch (the batch sign's `SignBatchRequest`, the batch upload's

@@ -3,8 +3,8 @@ import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import type { FileRow } from '../../db/metadata-store.js';
-import type { BlobStore } from '../../storage/blob-store.js';
+import type { FileRow } from '../db/metadata-store.js';
+import type { BlobStore } from '../storage/blob-store.js';
 import type { SourceFile } from './variant-encoder.js';
 
 /**

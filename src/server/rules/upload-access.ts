@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { UPLOAD_TOKEN_HEADER as API_UPLOAD_TOKEN_HEADER } from '../../api/routes.js';
-import type { ServiceConfig } from '../config.js';
 import type { FileRow } from '../db/metadata-store.js';
-import { fail } from '../http/errors.js';
-import { constantTimeEqual, hashKey } from '../secrets.js';
+import type { ServiceConfig } from '../ground/config.js';
+import { fail } from '../ground/errors.js';
+import { constantTimeEqual, hashKey } from '../ground/secrets.js';
 import type { Caller } from './auth.js';
 
 /** The header that carries a pending upload's token (batch complete: each entry's field). */

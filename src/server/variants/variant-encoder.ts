@@ -1,6 +1,6 @@
 import PQueue from 'p-queue';
 import type { Sharp, SharpInput, SharpOptions } from 'sharp';
-import { ServiceError } from '../../http/errors.js';
+import { ServiceError } from '../ground/errors.js';
 import type { OutputFormat, VariantSpec } from './variant-key.js';
 
 /**

@@ -1,6 +1,5 @@
 import { MAX_ONE_REQUEST_BYTES, PLAN_SIGN_CAP, type Plan } from '../../api/limits.js';
 import type { Usage } from '../../api/types.js';
-import type { ServiceContext } from '../context.js';
 import {
   type AnonymousCaps,
   type FileRow,
@@ -11,9 +10,10 @@ import {
   type Reservation,
   TokenExhaustedError,
 } from '../db/metadata-store.js';
-import { atIndex, ServiceError } from '../http/errors.js';
+import { atIndex, ServiceError } from '../ground/errors.js';
 import { addressGroup } from '../rate-limit/address-group.js';
 import type { Caller } from './auth.js';
+import type { CoreContext } from './context.js';
 
 /**
  * One client address group's anonymous pending uploads at once (decisions.md, "Abuse by
@@ -191,7 +191,7 @@ export function usageAnswer(usage: ProjectUsage, quota: Quota): Usage {
  * uploads, which are not pending uploads, meet no pending-upload cap.
  */
 export async function reserveUploads(
-  ctx: ServiceContext,
+  ctx: CoreContext,
   caller: Caller,
   address: string,
   rows: FileRow[],

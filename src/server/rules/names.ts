@@ -1,6 +1,6 @@
 import { DEFAULT_NAME, NAME_MAX_BYTES } from '../../api/limits.js';
 import { cleanName } from '../../api/names.js';
-import { fail } from '../http/errors.js';
+import { fail } from '../ground/errors.js';
 
 const ONLY_DOTS = /^\.+$/;
 const PERCENT_ESCAPE = /%[0-9A-Fa-f]{2}/;

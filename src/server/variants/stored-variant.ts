@@ -1,8 +1,8 @@
 import { buffer } from 'node:stream/consumers';
 import type { FastifyBaseLogger } from 'fastify';
-import type { FileRow, MetadataStore } from '../../db/metadata-store.js';
-import { ServiceError } from '../../http/errors.js';
-import type { BlobStore } from '../../storage/blob-store.js';
+import type { FileRow, MetadataStore } from '../db/metadata-store.js';
+import { ServiceError } from '../ground/errors.js';
+import type { BlobStore } from '../storage/blob-store.js';
 import type { ImageHeader, VariantEncoder } from './variant-encoder.js';
 import { contentTypeOf, type OutputFormat, type VariantSpec, variantName } from './variant-key.js';
 import { openOriginal } from './variant-source.js';

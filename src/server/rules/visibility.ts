@@ -1,5 +1,5 @@
 import type { Visibility } from '../../api/types.js';
-import { fail } from '../http/errors.js';
+import { fail } from '../ground/errors.js';
 
 /**
  * A file's visibility as a request gives it (the sign body's `visibility`, the

@@ -4,7 +4,7 @@ import {
   METADATA_MAX_VALUE_LENGTH,
 } from '../../api/limits.js';
 import type { FileMetadata } from '../../api/types.js';
-import { fail } from '../http/errors.js';
+import { fail } from '../ground/errors.js';
 
 /** Validates user metadata: a flat object of strings within the documented limits. */
 export function validateMetadata(value: unknown, source: string): FileMetadata {

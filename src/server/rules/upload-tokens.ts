@@ -1,14 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { UPLOAD_TOKEN_PREFIX } from '../../api/routes.js';
 import type { FileMetadata, UploadTokenPolicy, Visibility } from '../../api/types.js';
+import { check } from '../api/schemas/validate.js';
 import type { Project } from '../db/metadata-store.js';
-import { fail, ServiceError } from '../http/errors.js';
-import { mediaEssence } from '../http/media-type.js';
-import { hashKey } from '../secrets.js';
-import { parseTypeList } from '../type-list.js';
+import { fail, ServiceError } from '../ground/errors.js';
+import { mediaEssence } from '../ground/media-type.js';
+import { hashKey } from '../ground/secrets.js';
+import { parseTypeList } from '../ground/type-list.js';
 import { validateMetadata } from './metadata.js';
 import { largestFile, projectQuota } from './quota.js';
-import { check } from './schemas/validate.js';
 import { requireAllowedType } from './stored-type.js';
 
 /**

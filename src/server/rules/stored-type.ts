@@ -1,8 +1,8 @@
 import { buffer } from 'node:stream/consumers';
 import { fileTypeFromBuffer } from 'file-type';
 import { DEFAULT_MIME } from '../../api/limits.js';
-import { fail } from '../http/errors.js';
-import { isRecognisable, mediaEssence } from '../http/media-type.js';
+import { fail } from '../ground/errors.js';
+import { isRecognisable, mediaEssence } from '../ground/media-type.js';
 import type { BlobStore } from '../storage/blob-store.js';
 
 /**

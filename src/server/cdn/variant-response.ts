@@ -1,19 +1,19 @@
 import { buffer } from 'node:stream/consumers';
 import { create as contentDisposition } from 'content-disposition';
-import type { ServiceContext } from '../../context.js';
-import { ServiceError } from '../../http/errors.js';
-import { REQUEST_ID_HEADER } from '../../http/request-id.js';
-import type { ByteRange } from '../../storage/blob-store.js';
-import type { Servable } from '../servable.js';
-import { CDN_CACHED_FILE_BYTES, type ServedFile } from '../serving-cache.js';
+import { CDN_CACHED_FILE_BYTES, type ServedFile } from '../cache/serving-cache.js';
+import type { ServiceContext } from '../context.js';
+import { ServiceError } from '../ground/errors.js';
+import { REQUEST_ID_HEADER } from '../http/request-id.js';
+import type { ByteRange } from '../storage/blob-store.js';
 import {
   contentTypeOf,
   sourceFormat,
   variantFileName,
   variantHeader,
   variantSpec,
-} from './variant-key.js';
-import { parseVariantParams } from './variant-params.js';
+} from '../variants/variant-key.js';
+import { parseVariantParams } from '../variants/variant-params.js';
+import type { Servable } from './servable.js';
 
 /**
  * The CDN's hook for image variants: what to answer a request for `file` whose query

@@ -1,6 +1,6 @@
-import type { Plan } from '../api/limits.js';
-import type { ApiKeyRow, MetadataStore, Project } from './db/metadata-store.js';
-import { hashKey, type KeyKind, keyHint, keyKindOf, newApiKey, newId } from './secrets.js';
+import type { Plan } from '../../api/limits.js';
+import type { ApiKeyRow, MetadataStore, Project } from '../db/metadata-store.js';
+import { hashKey, type KeyKind, keyHint, keyKindOf, newApiKey, newId } from '../ground/secrets.js';
 
 /**
  * Project and key management, shared by the command line (`npm run admin`), the default

@@ -1,7 +1,4 @@
 import { API_ERROR_STATUS, type ApiErrorBody, type ApiErrorCode } from '../../api/errors.js';
-import { MetadataUnavailableError } from '../db/unavailable.js';
-import { isDiskFull } from '../disk-reserve.js';
-import { BlobUnavailableError } from '../storage/blob-store.js';
 import { ERROR_MESSAGES } from './error-messages.js';
 
 /**
@@ -46,26 +43,6 @@ export function fail(
   options?: ConstructorParameters<typeof ServiceError>[2],
 ): never {
   throw new ServiceError(code, message, options);
-}
-
-/** Seconds a client is asked to wait when the service's database or storage is away. */
-const RETRY_AFTER_SECONDS = 5;
-
-/**
- * A fault of the machine or of a store the service depends on, as the documented error:
- * never blamed on the client, and never a 500 with internals. Null for anything else.
- */
-export function serviceFault(error: unknown): ServiceError | null {
-  const full =
-    (error instanceof BlobUnavailableError && error.reason === 'full') || isDiskFull(error);
-  if (full) return new ServiceError('insufficient_storage');
-  if (error instanceof MetadataUnavailableError || error instanceof BlobUnavailableError) {
-    return new ServiceError('unavailable', undefined, {
-      headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
-      extra: { retryAfter: RETRY_AFTER_SECONDS },
-    });
-  }
-  return null;
 }
 
 /** The error of one entry of a batch, with `index` saying which (the first bad one). */

@@ -1,12 +1,12 @@
 import { MAX_PARTS } from '../../api/limits.js';
 import type { FileRecord } from '../../api/types.js';
-import type { ServiceContext } from '../context.js';
 import type { FileRow } from '../db/metadata-store.js';
 import type { PartPlacement } from '../storage/blob-store.js';
+import type { CoreContext } from './context.js';
 import { fileUrl } from './names.js';
 
 /** The wire form of a visible file row (list items and single records alike). */
-export function toFileRecord(ctx: ServiceContext, row: FileRow): FileRecord {
+export function toFileRecord(ctx: CoreContext, row: FileRow): FileRecord {
   const { importState } = row;
   const importing = importState !== null && row.status === 'pending';
   const failed = importState?.error ?? null;
@@ -45,7 +45,7 @@ export function toFileRecord(ctx: ServiceContext, row: FileRow): FileRecord {
  * through a signed link (`POST /v1/files/:id/signed-url`).
  */
 export function publicUrl(
-  ctx: ServiceContext,
+  ctx: CoreContext,
   row: Pick<FileRow, 'id' | 'name' | 'visibility'>,
 ): string | null {
   return row.visibility === 'private' ? null : fileUrl(ctx.urls.cdn, row.id, row.name);

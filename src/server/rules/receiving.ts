@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { ServiceContext } from '../context.js';
-import { ServiceError } from '../http/errors.js';
+import { ServiceError } from '../ground/errors.js';
+import type { CoreContext } from './context.js';
 
 /**
  * What the two uploads whose bytes come in the request itself (one file, `POST /v1/upload`;
@@ -15,7 +15,7 @@ export const MULTIPART_OVERHEAD = 256 * 1024;
  * timeout while the request lives (a stalled body is cut after the idle timeout), so three
  * idle timeouts without renewal mean the receiving instance is gone.
  */
-export function receivingExpiry(ctx: ServiceContext): number {
+export function receivingExpiry(ctx: CoreContext): number {
   return ctx.now() + 3 * ctx.config.idleTimeoutSeconds * 1000;
 }
 
@@ -25,7 +25,7 @@ export function receivingExpiry(ctx: ServiceContext): number {
  * them for rows whose receiver died. Answers what stops it.
  */
 export function renewWhileReceiving(
-  ctx: ServiceContext,
+  ctx: CoreContext,
   log: FastifyBaseLogger,
   ids: () => Iterable<string>,
 ): () => void {
