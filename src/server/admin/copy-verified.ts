@@ -1,0 +1,119 @@
+import { createHash } from 'node:crypto';
+import type { FileHandle } from 'node:fs/promises';
+import { mkdir, open } from 'node:fs/promises';
+import { dirname } from 'node:path';
+
+/** What a copy wrote: its length and SHA-256 (hex), as read from the source. */
+export interface CopiedBytes {
+  size: number;
+  sha256: string;
+}
+
+const CHUNK = 1024 * 1024;
+
+/**
+ * Copies `source` to a new file `target` (owner-only: a data dir holds secrets), hashing
+ * the bytes as they pass, and flushes it to disk. Answers null when `source` does not
+ * exist. Once the source is open its bytes are this copy's to read whole even if it is
+ * removed meanwhile (a file unlinked while open lives on until closed).
+ */
+export async function copyVerified(
+  source: string,
+  target: string,
+  onBytes: (count: number) => void = () => {},
+): Promise<CopiedBytes | null> {
+  let input: FileHandle;
+  try {
+    input = await open(source, 'r');
+  } catch (error) {
+    if (isMissing(error)) return null;
+    throw error;
+  }
+  try {
+    await mkdir(dirname(target), { recursive: true, mode: 0o700 });
+    const output = await open(target, 'wx', 0o600);
+    try {
+      const hash = createHash('sha256');
+      const buffer = Buffer.allocUnsafe(CHUNK);
+      let size = 0;
+      for (;;) {
+        const { bytesRead } = await input.read(buffer, 0, CHUNK, null);
+        if (bytesRead === 0) break;
+        const chunk = buffer.subarray(0, bytesRead);
+        hash.update(chunk);
+        for (let written = 0; written < bytesRead; ) {
+          written += (await output.write(chunk, written, bytesRead - written)).bytesWritten;
+        }
+        size += bytesRead;
+        onBytes(bytesRead);
+      }
+      await output.sync();
+      return { size, sha256: hash.digest('hex') };
+    } finally {
+      await output.close();
+    }
+  } finally {
+    await input.close();
+  }
+}
+
+/** Flushes a directory's entries (a rename or a new file in it) to disk. */
+export async function syncDirectory(path: string): Promise<void> {
+  const handle = await open(path, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+export function isMissing(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return code === 'ENOENT' || code === 'ENOTDIR';
+}
+
+/**
+ * Runs `task` over `items`, `width` at a time: file copies overlap one another's waits for
+ * the disk (each ends in an fsync), without opening thousands of files at once. After a
+ * failure no new task starts, and the first error is thrown once the running ones have
+ * settled: a caller that then removes what they wrote must not race a copy still writing.
+ */
+export async function eachAtOnce<T>(
+  items: readonly T[],
+  width: number,
+  task: (item: T) => Promise<void>,
+): Promise<void> {
+  let next = 0;
+  let failure: { error: unknown } | null = null;
+  const worker = async () => {
+    while (next < items.length && !failure) {
+      const item = items[next++] as T;
+      try {
+        await task(item);
+      } catch (error) {
+        failure ??= { error };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(width, items.length) }, worker));
+  if (failure) throw (failure as { error: unknown }).error;
+}
+
+/** The length and SHA-256 of the file at `path`. */
+export async function hashFile(path: string): Promise<CopiedBytes> {
+  const hash = createHash('sha256');
+  let size = 0;
+  const input = await open(path, 'r');
+  try {
+    const buffer = Buffer.allocUnsafe(CHUNK);
+    for (;;) {
+      const { bytesRead } = await input.read(buffer, 0, CHUNK, null);
+      if (bytesRead === 0) break;
+      hash.update(buffer.subarray(0, bytesRead));
+      size += bytesRead;
+    }
+  } finally {
+    await input.close();
+  }
+  return { size, sha256: hash.digest('hex') };
+}
