@@ -35,7 +35,12 @@ export interface BackupOptions {
   onProgress?: (progress: BackupProgress) => void;
   /** Stops the backup (Ctrl-C): what it wrote is removed, `target` never appears. */
   signal?: AbortSignal;
-  /** Tests only: called once everything is copied, before the manifest is written. */
+  /**
+   * Tests only: called around the database copy (to change the service's files exactly
+   * there), and once everything is copied, before the manifest is written.
+   */
+  beforeDatabaseCopy?: () => Promise<void>;
+  afterDatabaseCopy?: () => Promise<void>;
   beforeManifest?: () => void;
 }
 
@@ -130,8 +135,10 @@ export async function backupDataDir(options: BackupOptions): Promise<BackupManif
 
     // 2. The database, at one instant.
     const databaseCopy = join(staging, DATABASE_FILE);
+    await options.beforeDatabaseCopy?.();
     await copyDatabase(live, databaseCopy, report, signal);
     const copiedAt = new Date();
+    await options.afterDatabaseCopy?.();
     const copy = new Database(databaseCopy);
     try {
       const readyAtCopy = new Map(
