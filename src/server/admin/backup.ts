@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { isValidKey } from '../storage/local-disk/local-disk-store.js';
@@ -18,7 +18,8 @@ import {
   copyVerified,
   eachAtOnce,
   hashFile,
-  syncDirectory,
+  syncPath,
+  syncTree,
 } from './copy-verified.js';
 
 /** What a running backup tells its terminal. */
@@ -52,7 +53,7 @@ export class BackupError extends Error {
   }
 }
 
-/** Files copied at once: each copy ends in an fsync, so a few overlap their waits. */
+/** Files copied at once: a few overlap their reads and writes. */
 const COPIES_AT_ONCE = 4;
 /** Database pages copied per step while no one writes (4 MiB of 4 KiB pages). */
 const PAGES_PER_STEP = 1024;
@@ -234,10 +235,14 @@ export async function backupDataDir(options: BackupOptions): Promise<BackupManif
         database,
         kept,
       };
-      await writeDurably(join(staging, MANIFEST_FILE), `${JSON.stringify(manifest, null, 1)}\n`);
+      // Flushed with the rest (syncTree) before the rename publishes any of it.
+      await writeFile(join(staging, MANIFEST_FILE), `${JSON.stringify(manifest, null, 1)}\n`, {
+        mode: 0o600,
+        flag: 'wx',
+      });
       await syncTree(staging);
       await rename(staging, target);
-      await syncDirectory(dirname(target));
+      await syncPath(dirname(target));
       return manifest;
     } finally {
       if (copy.open) copy.close();
@@ -305,17 +310,4 @@ async function copyDatabase(
 async function entryOf(path: string, name: string): Promise<ManifestEntry> {
   // Read back from disk: the manifest vouches for the file as it was written.
   return { path: name, ...(await hashFile(path)) };
-}
-
-async function writeDurably(path: string, text: string): Promise<void> {
-  await writeFile(path, text, { mode: 0o600, flag: 'wx', flush: true });
-}
-
-/** Flushes every directory of the backup, so the rename publishes entries that are on disk. */
-async function syncTree(root: string): Promise<void> {
-  const entries = await readdir(root, { recursive: true, withFileTypes: true });
-  const dirs = entries
-    .filter((entry) => entry.isDirectory())
-    .map((entry) => join(entry.parentPath ?? entry.path, entry.name));
-  await eachAtOnce([root, ...dirs], COPIES_AT_ONCE, syncDirectory);
 }

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { FileHandle } from 'node:fs/promises';
-import { mkdir, open } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { mkdir, open, readdir } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 
 /** What a copy wrote: its length and SHA-256 (hex), as read from the source. */
 export interface CopiedBytes {
@@ -13,9 +13,11 @@ const CHUNK = 1024 * 1024;
 
 /**
  * Copies `source` to a new file `target` (owner-only: a data dir holds secrets), hashing
- * the bytes as they pass, and flushes it to disk. Answers null when `source` does not
- * exist. Once the source is open its bytes are this copy's to read whole even if it is
- * removed meanwhile (a file unlinked while open lives on until closed).
+ * the bytes as they pass. Answers null when `source` does not exist. Once the source is
+ * open its bytes are this copy's to read whole even if it is removed meanwhile (a file
+ * unlinked while open lives on until closed). Not flushed to disk: a copy of many files
+ * flushes them all at the end (`syncTree`), which took a third of the time of an fsync
+ * after each (new files in new directories each forced a journal commit of their own).
  */
 export async function copyVerified(
   source: string,
@@ -47,7 +49,6 @@ export async function copyVerified(
         size += bytesRead;
         onBytes(bytesRead);
       }
-      await output.sync();
       return { size, sha256: hash.digest('hex') };
     } finally {
       await output.close();
@@ -57,8 +58,23 @@ export async function copyVerified(
   }
 }
 
-/** Flushes a directory's entries (a rename or a new file in it) to disk. */
-export async function syncDirectory(path: string): Promise<void> {
+/**
+ * Flushes every file and directory under `root` (and `root`) to disk, many at once: what
+ * makes a copied tree durable before it is published by a rename.
+ */
+export async function syncTree(root: string): Promise<void> {
+  const entries = await readdir(root, { recursive: true, withFileTypes: true });
+  const paths = entries
+    .filter((entry) => entry.isFile() || entry.isDirectory())
+    .map((entry) => join(entry.parentPath ?? entry.path, entry.name));
+  await eachAtOnce([...paths, root], SYNCS_AT_ONCE, syncPath);
+}
+
+/** fsyncs in flight at once: the disk takes them together, the journal commits once for many. */
+const SYNCS_AT_ONCE = 16;
+
+/** Flushes a file, or a directory's entries (a rename or a new file in it), to disk. */
+export async function syncPath(path: string): Promise<void> {
   const handle = await open(path, 'r');
   try {
     await handle.sync();
@@ -73,8 +89,8 @@ export function isMissing(error: unknown): boolean {
 }
 
 /**
- * Runs `task` over `items`, `width` at a time: file copies overlap one another's waits for
- * the disk (each ends in an fsync), without opening thousands of files at once. After a
+ * Runs `task` over `items`, `width` at a time: file copies and flushes overlap one
+ * another's waits for the disk, without opening thousands of files at once. After a
  * failure no new task starts, and the first error is thrown once the running ones have
  * settled: a caller that then removes what they wrote must not race a copy still writing.
  */

@@ -12,7 +12,7 @@ import {
   type ManifestEntry,
   readManifest,
 } from './backup-manifest.js';
-import { copyVerified, eachAtOnce, syncDirectory } from './copy-verified.js';
+import { copyVerified, eachAtOnce, syncPath, syncTree } from './copy-verified.js';
 
 export type RestoreProgress = { done: number; total: number; bytes: number; totalBytes: number };
 
@@ -110,8 +110,7 @@ export async function restoreDataDir(options: RestoreOptions): Promise<BackupMan
       report();
     });
     await mkdir(blobs, { recursive: true, mode: 0o700 });
-    for (const dir of [join(staging, 'storage'), blobs, staging]) await syncDirectory(dir);
-    for (const dir of await readdir(blobs)) await syncDirectory(join(blobs, dir));
+    await syncTree(staging);
     await moveIntoPlace(staging, dataDir, Boolean(existing));
     return manifest;
   } catch (error) {
@@ -169,5 +168,5 @@ async function moveIntoPlace(staging: string, dataDir: string, existed: boolean)
     }
   }
   await rename(staging, dataDir);
-  await syncDirectory(dirname(dataDir));
+  await syncPath(dirname(dataDir));
 }
