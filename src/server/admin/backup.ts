@@ -291,13 +291,14 @@ async function copyDatabase(
   report: (progress: BackupProgress) => void,
   signal: AbortSignal | undefined,
 ): Promise<void> {
-  let lowest = Number.POSITIVE_INFINITY;
+  let remaining = Number.POSITIVE_INFINITY;
   let restarted = false;
   const { totalPages } = await live.backup(target, {
     progress: ({ totalPages, remainingPages }) => {
       signal?.throwIfAborted();
-      if (remainingPages > lowest) restarted = true;
-      lowest = Math.min(lowest, remainingPages);
+      // A step that started over copies its pages again from the first: no fewer left.
+      if (remainingPages >= remaining) restarted = true;
+      remaining = remainingPages;
       report({ step: 'database', copiedPages: totalPages - remainingPages, totalPages });
       return restarted ? totalPages : PAGES_PER_STEP;
     },
