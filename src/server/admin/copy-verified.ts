@@ -35,26 +35,45 @@ export async function copyVerified(
     await mkdir(dirname(target), { recursive: true, mode: 0o700 });
     const output = await open(target, 'wx', 0o600);
     try {
-      const hash = createHash('sha256');
-      const buffer = Buffer.allocUnsafe(CHUNK);
-      let size = 0;
-      for (;;) {
-        const { bytesRead } = await input.read(buffer, 0, CHUNK, null);
-        if (bytesRead === 0) break;
-        const chunk = buffer.subarray(0, bytesRead);
-        hash.update(chunk);
-        for (let written = 0; written < bytesRead; ) {
-          written += (await output.write(chunk, written, bytesRead - written)).bytesWritten;
+      return await readThrough(input, async (chunk) => {
+        for (let written = 0; written < chunk.length; ) {
+          written += (await output.write(chunk, written, chunk.length - written)).bytesWritten;
         }
-        size += bytesRead;
-        onBytes(bytesRead);
-      }
-      return { size, sha256: hash.digest('hex') };
+        onBytes(chunk.length);
+      });
     } finally {
       await output.close();
     }
   } finally {
     await input.close();
+  }
+}
+
+/** The length and SHA-256 of the file at `path`. */
+export async function hashFile(path: string): Promise<CopiedBytes> {
+  const input = await open(path, 'r');
+  try {
+    return await readThrough(input, async () => {});
+  } finally {
+    await input.close();
+  }
+}
+
+/** Reads `input` to its end, handing each chunk to `use`; answers its length and SHA-256. */
+async function readThrough(
+  input: FileHandle,
+  use: (chunk: Buffer) => Promise<void>,
+): Promise<CopiedBytes> {
+  const hash = createHash('sha256');
+  const buffer = Buffer.allocUnsafe(CHUNK);
+  let size = 0;
+  for (;;) {
+    const { bytesRead } = await input.read(buffer, 0, CHUNK, null);
+    if (bytesRead === 0) return { size, sha256: hash.digest('hex') };
+    const chunk = buffer.subarray(0, bytesRead);
+    hash.update(chunk);
+    await use(chunk);
+    size += bytesRead;
   }
 }
 
@@ -113,23 +132,4 @@ export async function eachAtOnce<T>(
   };
   await Promise.all(Array.from({ length: Math.min(width, items.length) }, worker));
   if (failure) throw (failure as { error: unknown }).error;
-}
-
-/** The length and SHA-256 of the file at `path`. */
-export async function hashFile(path: string): Promise<CopiedBytes> {
-  const hash = createHash('sha256');
-  let size = 0;
-  const input = await open(path, 'r');
-  try {
-    const buffer = Buffer.allocUnsafe(CHUNK);
-    for (;;) {
-      const { bytesRead } = await input.read(buffer, 0, CHUNK, null);
-      if (bytesRead === 0) break;
-      hash.update(buffer.subarray(0, bytesRead));
-      size += bytesRead;
-    }
-  } finally {
-    await input.close();
-  }
-  return { size, sha256: hash.digest('hex') };
 }
