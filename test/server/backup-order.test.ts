@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -94,5 +94,24 @@ describe('admin backup: what changes around the database copy', () => {
     } finally {
       await restored.close();
     }
+  });
+
+  it('stopped (Ctrl-C) midway, removes what it wrote and never makes the target', async () => {
+    const stop = new AbortController();
+    const target = join(work, 'stopped');
+    await assert.rejects(
+      backupDataDir({
+        dataDir: t.dataDir,
+        target,
+        signal: stop.signal,
+        beforeDatabaseCopy: async () => stop.abort(new Error('stopped')),
+      }),
+      /stopped/,
+    );
+    assert.deepEqual(
+      (await readdir(work)).filter((name) => name.includes('stopped')),
+      [],
+      'neither the backup nor its hidden directory is left',
+    );
   });
 });

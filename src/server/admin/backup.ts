@@ -108,11 +108,11 @@ export async function backupDataDir(options: BackupOptions): Promise<BackupManif
     dirname(target),
     `.${basename(target)}.incomplete-${randomBytes(4).toString('hex')}`,
   );
-  await mkdir(staging, { mode: 0o700 });
   // The service's own connection settings do not apply: this one only reads, and waits
   // rather than fails when the service holds a lock for a moment.
   const live = new Database(sourceDb, { fileMustExist: true, timeout: 5000 });
   try {
+    await mkdir(staging, { mode: 0o700 });
     const blobs = join(dataDir, 'storage', 'blobs');
     const copied = new Map<string, CopiedBytes>();
     const copyBlob = async (id: string, onBytes: (count: number) => void) => {
