@@ -63,7 +63,7 @@ embedded service holds its data dir: stop it first).
   ${command} restore DIR
 
 backup: a consistent copy of the embedded data dir (the database, then the bytes of every
-file it names) into the new directory DIR, while the service runs. restore: fills an empty
+file it names) into DIR (new or empty), while the service runs. restore: fills an empty
 FILEHOST_DATA_DIR from the backup in DIR, every byte checked; then start the service on it.
 At scale back up PostgreSQL and the bucket instead (docs/running-at-scale.md).
 

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -113,5 +113,14 @@ describe('admin backup: what changes around the database copy', () => {
       [],
       'neither the backup nor its hidden directory is left',
     );
+  });
+
+  it('goes into a new or an empty directory, never one that holds anything', async () => {
+    const empty = join(work, 'empty');
+    await mkdir(empty);
+    await backupDataDir({ dataDir: t.dataDir, target: empty });
+    assert.ok((await readdir(empty)).includes('manifest.json'));
+    await assert.rejects(backupDataDir({ dataDir: t.dataDir, target: empty }), /is not empty/);
+    assert.equal((await readdir(work)).filter((name) => name.startsWith('.empty.')).length, 0);
   });
 });

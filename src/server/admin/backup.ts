@@ -1,6 +1,5 @@
-import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { basename, dirname, join, resolve } from 'node:path';
+import { chmod, rm, stat, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { isValidKey } from '../storage/local-disk/local-disk-store.js';
 import {
@@ -13,14 +12,8 @@ import {
   MANIFEST_FILE,
   type ManifestEntry,
 } from './backup-manifest.js';
-import {
-  type CopiedBytes,
-  copyVerified,
-  eachAtOnce,
-  hashFile,
-  syncPath,
-  syncTree,
-} from './copy-verified.js';
+import { type CopiedBytes, copyVerified, eachAtOnce, hashFile, syncTree } from './copy-verified.js';
+import { StagedDir } from './staged-dir.js';
 
 /** What a running backup tells its terminal. */
 export type BackupProgress =
@@ -31,7 +24,7 @@ export type BackupProgress =
 export interface BackupOptions {
   /** The embedded deployment's data directory (`FILEHOST_DATA_DIR`). */
   dataDir: string;
-  /** Where the backup goes: a directory that does not exist yet. */
+  /** Where the backup goes: a directory that does not exist yet, or an empty one. */
   target: string;
   onProgress?: (progress: BackupProgress) => void;
   /** Stops the backup (Ctrl-C): what it wrote is removed, `target` never appears. */
@@ -81,7 +74,7 @@ const PAGES_PER_STEP = 1024;
  *
  * Nothing half-written is a backup: everything goes into a hidden sibling directory, the
  * manifest (which restore insists on) is written last, and that directory is renamed to
- * `target` in one step at the end.
+ * `target` in one step at the end (`StagedDir`).
  *
  * Not copied, and why: image variants (a cache: each is made again from its file the first
  * time it is asked for, so their records are dropped from the copy too); uploads under
@@ -98,21 +91,18 @@ export async function backupDataDir(options: BackupOptions): Promise<BackupManif
       `${dataDir} holds no filehost database (${DATABASE_FILE}): set FILEHOST_DATA_DIR to the service's data directory.`,
     );
   }
-  if (await stat(target).catch(() => null)) {
-    throw new BackupError(`${target} exists: give a new directory for the backup.`);
-  }
-  if (!(await stat(dirname(target)).catch(() => null))?.isDirectory()) {
-    throw new BackupError(`${dirname(target)} does not exist: create it first.`);
-  }
-  const staging = join(
-    dirname(target),
-    `.${basename(target)}.incomplete-${randomBytes(4).toString('hex')}`,
-  );
   // The service's own connection settings do not apply: this one only reads, and waits
   // rather than fails when the service holds a lock for a moment.
   const live = new Database(sourceDb, { fileMustExist: true, timeout: 5000 });
+  let staged: StagedDir | null = null;
   try {
-    await mkdir(staging, { mode: 0o700 });
+    staged = await StagedDir.create(
+      target,
+      'incomplete',
+      (reason) => new BackupError(reason),
+      `${target} is not empty: give a new or empty directory for the backup.`,
+    );
+    const staging = staged.path;
     const blobs = join(dataDir, 'storage', 'blobs');
     const copied = new Map<string, CopiedBytes>();
     const copyBlob = async (id: string, onBytes: (count: number) => void) => {
@@ -241,14 +231,13 @@ export async function backupDataDir(options: BackupOptions): Promise<BackupManif
         flag: 'wx',
       });
       await syncTree(staging);
-      await rename(staging, target);
-      await syncPath(dirname(target));
+      await staged.publish();
       return manifest;
     } finally {
       if (copy.open) copy.close();
     }
   } catch (error) {
-    await rm(staging, { recursive: true, force: true });
+    if (staged) await rm(staged.path, { recursive: true, force: true });
     throw error;
   } finally {
     live.close();

@@ -1,6 +1,5 @@
-import { randomBytes } from 'node:crypto';
-import { mkdir, readdir, rename, rm, rmdir, stat } from 'node:fs/promises';
-import { basename, dirname, join, resolve } from 'node:path';
+import { mkdir, rm } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { SQLITE_MIGRATIONS } from '../db/sqlite/migrations.js';
 import { blobPath } from './backup.js';
@@ -12,7 +11,8 @@ import {
   type ManifestEntry,
   readManifest,
 } from './backup-manifest.js';
-import { copyVerified, eachAtOnce, syncPath, syncTree } from './copy-verified.js';
+import { copyVerified, eachAtOnce, syncTree } from './copy-verified.js';
+import { StagedDir } from './staged-dir.js';
 
 export type RestoreProgress = { done: number; total: number; bytes: number; totalBytes: number };
 
@@ -32,8 +32,8 @@ const COPIES_AT_ONCE = 4;
  * on the way: a backup that is unfinished (no manifest), of an unknown format, damaged
  * (a file missing, truncated or changed) or of a newer schema than this filehost knows is
  * refused, and nothing of it is left behind. Like the backup, the restore is made in a
- * hidden sibling directory and renamed into place at the end (an empty `dataDir` is
- * replaced), so a data dir is never half restored.
+ * hidden sibling directory and renamed into place at the end (`StagedDir`: an empty
+ * `dataDir` is replaced), so a data dir is never half restored.
  */
 export async function restoreDataDir(options: RestoreOptions): Promise<BackupManifest> {
   const { signal } = options;
@@ -45,24 +45,13 @@ export async function restoreDataDir(options: RestoreOptions): Promise<BackupMan
       `The backup in ${backup} was made by a newer filehost (database schema ${manifest.schemaVersion}; this one knows ${SQLITE_MIGRATIONS.length}). Restore it with that version or a later one.`,
     );
   }
-  const existing = await stat(dataDir).catch(() => null);
-  if (existing && !existing.isDirectory()) {
-    throw new BackupRefusedError(`${dataDir} is not a directory.`);
-  }
-  if (existing && (await readdir(dataDir)).length > 0) {
-    throw new BackupRefusedError(
-      `${dataDir} is not empty: a restore fills an empty data directory only, so that nothing of another service's data is mixed in or lost. Give an empty or new directory in FILEHOST_DATA_DIR.`,
-    );
-  }
-  if (!existing && !(await stat(dirname(dataDir)).catch(() => null))?.isDirectory()) {
-    throw new BackupRefusedError(`${dirname(dataDir)} does not exist: create it first.`);
-  }
-
-  const staging = join(
-    dirname(dataDir),
-    `.${basename(dataDir)}.restoring-${randomBytes(4).toString('hex')}`,
+  const staged = await StagedDir.create(
+    dataDir,
+    'restoring',
+    (reason) => new BackupRefusedError(reason),
+    `${dataDir} is not empty: a restore fills an empty data directory only, so that nothing of another service's data is mixed in or lost. Give an empty or new directory in FILEHOST_DATA_DIR.`,
   );
-  await mkdir(staging, { mode: 0o700 });
+  const staging = staged.path;
   try {
     const copyChecked = async (entry: ManifestEntry, from: string, to: string) => {
       signal?.throwIfAborted();
@@ -111,7 +100,7 @@ export async function restoreDataDir(options: RestoreOptions): Promise<BackupMan
     });
     await mkdir(blobs, { recursive: true, mode: 0o700 });
     await syncTree(staging);
-    await moveIntoPlace(staging, dataDir, Boolean(existing));
+    await staged.publish();
     return manifest;
   } catch (error) {
     await rm(staging, { recursive: true, force: true });
@@ -155,18 +144,4 @@ function checkDatabase(backup: string, path: string, manifest: BackupManifest): 
 function countAbsent(manifest: BackupManifest): number {
   const listed = new Set(manifest.files.map((file) => file.id));
   return manifest.damagedInSource.filter((id) => !listed.has(id)).length;
-}
-
-async function moveIntoPlace(staging: string, dataDir: string, existed: boolean): Promise<void> {
-  if (existed) {
-    try {
-      await rmdir(dataDir);
-    } catch (error) {
-      throw new BackupRefusedError(
-        `${dataDir} cannot be replaced by the restored directory (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}; a mount point cannot): give a new directory, e.g. one inside it.`,
-      );
-    }
-  }
-  await rename(staging, dataDir);
-  await syncPath(dirname(dataDir));
 }
