@@ -189,7 +189,7 @@ describe('admin backup and restore (embedded)', () => {
     assert.match(backup.stderr, /Database: 100% \(\d+ of \d+ pages\)/);
     assert.match(
       backup.stdout,
-      /Backed up [\s\S]* files \(.*\), 2 projects, 6 keys, 1 webhooks, 1 upload tokens/,
+      /Backed up [\s\S]* files \(.*\), 2 projects, 6 keys, 1 webhook, 1 upload token/,
     );
     const manifest = JSON.parse(
       await readFile(join(backupDir, 'manifest.json'), 'utf8'),

@@ -1,7 +1,7 @@
 import { deploymentOf, type ServiceConfig } from '../config.js';
 import { crashPoint } from '../crash-points.js';
 import { type BackupProgress, backupDataDir } from './backup.js';
-import { formatBytes, formatCount, ProgressLine } from './progress-line.js';
+import { countOf, formatBytes, formatCount, ProgressLine } from './progress-line.js';
 import { restoreDataDir } from './restore.js';
 
 /** `admin backup DIR` and `admin restore DIR`; answers what stdout says at the end. */
@@ -63,7 +63,7 @@ async function backup(
   const seconds = ((performance.now() - began) / 1000).toFixed(1);
   const lines = [
     `Backed up ${dataDir} to ${target} in ${seconds} s: the records as of ${manifest.copiedAt},`,
-    `${formatCount(counts.files)} files (${formatBytes(counts.bytes)}), ${formatCount(counts.projects)} projects, ${formatCount(counts.apiKeys)} keys, ${formatCount(counts.webhooks)} webhooks, ${formatCount(counts.uploadTokens)} upload tokens.`,
+    `${countOf(counts.files, 'file')} (${formatBytes(counts.bytes)}), ${countOf(counts.projects, 'project')}, ${countOf(counts.apiKeys, 'key')}, ${countOf(counts.webhooks, 'webhook')}, ${countOf(counts.uploadTokens, 'upload token')}.`,
   ];
   if (manifest.deletedDuringBackup.length > 0) {
     lines.push(
@@ -106,7 +106,7 @@ async function restore(
     signal,
     onProgress: ({ done, total, bytes, totalBytes }) =>
       line.update(
-        `Restoring: ${formatCount(done)} of ${formatCount(total)} files, ${formatBytes(bytes)} of ${formatBytes(totalBytes)}`,
+        `Restoring: ${formatCount(done)} of ${countOf(total, 'file')}, ${formatBytes(bytes)} of ${formatBytes(totalBytes)}`,
         done === total,
       ),
   });
@@ -114,7 +114,7 @@ async function restore(
   const seconds = ((performance.now() - began) / 1000).toFixed(1);
   return [
     `Restored ${backupDir} into ${dataDir} in ${seconds} s (every byte checked): the records as of ${manifest.copiedAt},`,
-    `${formatCount(manifest.counts.files)} files (${formatBytes(manifest.counts.bytes)}), ${formatCount(manifest.counts.projects)} projects, ${formatCount(manifest.counts.apiKeys)} keys, ${formatCount(manifest.counts.webhooks)} webhooks.`,
+    `${countOf(manifest.counts.files, 'file')} (${formatBytes(manifest.counts.bytes)}), ${countOf(manifest.counts.projects, 'project')}, ${countOf(manifest.counts.apiKeys, 'key')}, ${countOf(manifest.counts.webhooks, 'webhook')}.`,
     'Start the service on it (FILEHOST_DATA_DIR as now).',
   ].join('\n');
 }

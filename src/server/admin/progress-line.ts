@@ -71,3 +71,8 @@ export function formatBytes(bytes: number): string {
 export function formatCount(count: number): string {
   return count.toLocaleString('en-US');
 }
+
+/** "1 file", "12,345 files": a count with its noun. */
+export function countOf(count: number, noun: string): string {
+  return `${formatCount(count)} ${noun}${count === 1 ? '' : 's'}`;
+}
