@@ -15,7 +15,8 @@
 
 /** Top to bottom: each entry is one folder (or file) of src/server, a regex of its path. */
 const SERVER_LAYERS = [
-  { layer: 'start', parts: ['cli\\.ts$', 'index\\.ts$', 'start/'] },
+  // Start-up and the commands (`admin backup`, `admin restore`): they may know everything.
+  { layer: 'start', parts: ['cli\\.ts$', 'index\\.ts$', 'start/', 'admin/'] },
   {
     layer: 'http',
     // The app (the route table), the routes, what routes share, the CDN, the context.

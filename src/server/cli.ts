@@ -54,6 +54,14 @@ placeholders fill: computes the placeholder (ThumbHash) of every ready image mad
 placeholders existed; safe to run again, and while the service runs at scale (the
 embedded service holds its data dir: stop it first).
 
+  ${command} backup DIR
+  ${command} restore DIR
+
+backup: a consistent copy of the embedded data dir (the database, then the bytes of every
+file it names) into DIR (new or empty), while the service runs. restore: fills an empty
+FILEHOST_DATA_DIR from the backup in DIR, every byte checked; then start the service on it.
+At scale back up PostgreSQL and the bucket instead (docs/running-at-scale.md).
+
   ${command} webhooks list PROJECT_ID
   ${command} webhooks create PROJECT_ID --url URL [--events TYPE,TYPE]
   ${command} webhooks delete PROJECT_ID WEBHOOK_ID
@@ -340,6 +348,12 @@ async function main(): Promise<void> {
     return;
   }
   const config = configFromEnv();
+  // Before any store is opened: a backup only reads, a restore fills an empty data dir.
+  if (args[0] === 'backup' || args[0] === 'restore') {
+    const { backupCommand } = await import('./admin/backup-command.js');
+    console.log(await backupCommand(args, config));
+    return;
+  }
   if (args[0] === 'placeholders' && args[1] === 'fill' && args.length === 2) {
     await fillAllPlaceholders(config);
     return;

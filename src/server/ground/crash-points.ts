@@ -10,7 +10,9 @@ export type CrashPoint =
   // An import's bytes stored whole, its row still pending.
   | 'import:stored'
   // An event committed with its change, before any attempt to deliver it.
-  | 'event:recorded';
+  | 'event:recorded'
+  // `admin backup`: every byte copied, the manifest not written yet.
+  | 'backup:copied';
 
 const armed = process.env.FILEHOST_CRASH_AT;
 
