@@ -25,6 +25,9 @@ export interface ServiceConfig {
   /** 0 picks a free port (tests). */
   apiPort: number;
   cdnPort: number;
+  /** Prometheus metrics at `/metrics` on this port (0: a free one), bound to `metricsHost`; off when undefined. */
+  metricsPort: number | undefined;
+  metricsHost: string;
   /** Public base URLs; derived from the bound ports when not given. */
   apiUrl: string | undefined;
   cdnUrl: string | undefined;
@@ -245,6 +248,11 @@ export function configFromEnv(env: Env = process.env): ServiceConfig {
     host: read('FILEHOST_HOST') ?? '127.0.0.1',
     apiPort: integer(env, 'FILEHOST_API_PORT', 8787, 0, 65535),
     cdnPort: integer(env, 'FILEHOST_CDN_PORT', 8788, 0, 65535),
+    metricsPort:
+      read('FILEHOST_METRICS_PORT') === undefined
+        ? undefined
+        : integer(env, 'FILEHOST_METRICS_PORT', 0, 0, 65535),
+    metricsHost: read('FILEHOST_METRICS_HOST') ?? '127.0.0.1',
     apiUrl: baseUrl(env, 'FILEHOST_API_URL'),
     cdnUrl: baseUrl(env, 'FILEHOST_CDN_URL'),
     dataDir: resolve(read('FILEHOST_DATA_DIR') ?? '.filehost'),

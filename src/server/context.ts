@@ -7,6 +7,7 @@ import type { DiskReserve } from './disk-reserve.js';
 import type { ImportRunner } from './imports/import-job.js';
 import type { ClamdScanner } from './ingest/clamd.js';
 import type { MetadataStripper } from './ingest/strip-location.js';
+import type { ServiceMetrics } from './metrics/service-metrics.js';
 import type { RateLimiter } from './rate-limit/rate-limiter.js';
 import type { BlobStore } from './storage/blob-store.js';
 
@@ -35,4 +36,6 @@ export interface ServiceContext {
   /** Safe ingest (`ingest/ingest.ts`): the malware scanner, if configured, and the photo metadata editor, unless `FILEHOST_STRIP_METADATA=none`. */
   scanner: ClamdScanner | null;
   stripper: MetadataStripper | null;
+  /** This instance's metrics (`metrics/`), when `FILEHOST_METRICS_PORT` serves them; else null. */
+  metrics: ServiceMetrics | null;
 }

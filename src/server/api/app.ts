@@ -18,6 +18,7 @@ import { ERROR_MESSAGES } from '../http/error-messages.js';
 import { ServiceError, serviceFault } from '../http/errors.js';
 import { refusedRequest } from '../http/request-guard.js';
 import { answerInOurShape, corsHeaders, serverOptions } from '../http/server-options.js';
+import { countApiTraffic } from '../metrics/api-traffic.js';
 import { LocalDiskBlobStore } from '../storage/local-disk/local-disk-store.js';
 import { completeBatchHandler } from './routes/complete-batch.js';
 import { completeUploadHandler } from './routes/complete-upload.js';
@@ -102,6 +103,7 @@ export async function buildApiApp(ctx: ServiceContext): Promise<FastifyInstance>
     const refused = refusedRequest(request.raw);
     if (refused) throw refused;
   });
+  if (ctx.metrics) countApiTraffic(app, ctx.metrics);
 
   // Fastify checks each route's path parameters against their schema (the generated
   // document's, see schemas/contract.ts) before the handler: `paramsValidator`.

@@ -6,6 +6,7 @@ import type { ServiceContext } from '../context.js';
 import { ServiceError, serviceFault } from '../http/errors.js';
 import { refusedRequest } from '../http/request-guard.js';
 import { answerInOurShape, corsHeaders, serverOptions } from '../http/server-options.js';
+import { countServedBody } from '../metrics/cdn-traffic.js';
 import { answerDirectly, directFileId } from './direct-path.js';
 import { fileAnswer } from './file-answer.js';
 import { cdnServerFactory } from './memory-path.js';
@@ -27,10 +28,15 @@ export function buildCdnApp(ctx: ServiceContext): FastifyInstance {
     ...options,
     loggerInstance: ctx.log,
     exposeHeadRoutes: false,
-    serverFactory: cdnServerFactory(ctx.servingCache, options, (request, response) => {
-      const id = directFileId(request);
-      return id === null ? null : answerDirectly(ctx, id, request, response);
-    }),
+    serverFactory: cdnServerFactory(
+      ctx.servingCache,
+      options,
+      (request, response) => {
+        const id = directFileId(request);
+        return id === null ? null : answerDirectly(ctx, id, request, response);
+      },
+      ctx.metrics,
+    ),
   });
   answerInOurShape(app.server, ctx.log, ctx.config);
   app.removeAllContentTypeParsers();
@@ -116,6 +122,7 @@ async function serveFile(
     // Deleted between the lookup and the open: it is gone, say so.
     if (!opened) return notFound(reply);
     body = opened;
+    countServedBody(ctx.metrics, range, size);
   }
   return reply.code(answer.status).headers(answer.headers).send(body);
 }

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pipeline } from 'node:stream';
 import type { ServiceContext } from '../context.js';
 import { refusedRequest } from '../http/request-guard.js';
+import { countServedBody } from '../metrics/cdn-traffic.js';
 import { fileAnswer } from './file-answer.js';
 import { plainFileId } from './memory-path.js';
 import { servableFile, servedFile } from './served-file.js';
@@ -65,6 +66,7 @@ export async function answerDirectly(
     if (!body) return false;
   }
   response.writeHead(answer.status, answer.headers);
+  countServedBody(ctx.metrics, range, served.size);
   if (Buffer.isBuffer(body)) {
     response.end(body);
     return true;

@@ -15,6 +15,8 @@ import { literalTargetClass } from '../http/targets.js';
 import { Imports } from '../imports/importer.js';
 import { ClamdScanner } from '../ingest/clamd.js';
 import { MetadataStripper, STRIP_TASK_TIMEOUT_MS } from '../ingest/strip-location.js';
+import type { MetricsServer } from '../metrics/metrics-server.js';
+import { metricsFor, startMetrics } from '../metrics/service-metrics-start.js';
 import { DELETE_DUE_INTERVAL_MS, deleteDueFiles, recover, sweep } from '../uploads/sweeper.js';
 import { type DefaultProject, ensureDefaultProject } from './bootstrap.js';
 import { openStores, type Stores } from './deployment.js';
@@ -30,6 +32,8 @@ export interface RunningService {
   /** The default project's endpoint from `FILEHOST_WEBHOOK_URL`, with its secret; or null. */
   webhook: WebhookRow | null;
   context: ServiceContext;
+  /** `http://host:port` of `/metrics` (`FILEHOST_METRICS_PORT`); null when metrics are off. */
+  metricsUrl: string | null;
   /** Stops accepting, ends open connections, closes the stores, releases the data dir. */
   close(): Promise<void>;
 }
@@ -56,9 +60,11 @@ export async function startService(
       ? null
       : new MetadataStripper({ taskTimeoutMs: STRIP_TASK_TIMEOUT_MS });
   let imports: Imports | undefined;
+  let metricsServer: MetricsServer | null = null;
   const close = async () => {
     for (const timer of timers) clearInterval(timer);
     await Promise.all(apps.map((app) => app.close()));
+    await metricsServer?.close();
     // Imports under way fail cleanly (with their events) while the stores are still open.
     await imports?.stop();
     await stripper?.close();
@@ -103,6 +109,7 @@ export async function startService(
           })
         : null,
       stripper,
+      metrics: metricsFor(config),
     };
     imports.attach(ctx);
     deliverer = new EventDeliverer(ctx);
@@ -125,6 +132,7 @@ export async function startService(
     await cdn.listen({ host: config.host, port: config.cdnPort });
     urls.api = config.apiUrl ?? localUrl(api);
     urls.cdn = config.cdnUrl ?? localUrl(cdn);
+    metricsServer = await startMetrics(ctx);
     // Events recorded before a crash or a restart go out now; retries as they come due.
     deliverer.start({ pollIntervalMs: WEBHOOK_POLL_MS });
 
@@ -144,7 +152,15 @@ export async function startService(
         Math.min(DELETE_DUE_INTERVAL_MS, config.sweepIntervalSeconds * 1000),
       ).unref(),
     );
-    return { apiUrl: urls.api, cdnUrl: urls.cdn, defaultProject, webhook, context: ctx, close };
+    return {
+      apiUrl: urls.api,
+      cdnUrl: urls.cdn,
+      defaultProject,
+      webhook,
+      context: ctx,
+      metricsUrl: metricsServer?.url ?? null,
+      close,
+    };
   } catch (error) {
     await close();
     throw error;

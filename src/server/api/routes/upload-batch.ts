@@ -15,6 +15,7 @@ import { atIndex, fail, ServiceError } from '../../http/errors.js';
 import { mediaEssence } from '../../http/media-type.js';
 import { whileServiceWorks } from '../../http/service-busy.js';
 import { ingestStored } from '../../ingest/ingest.js';
+import { uploadFailure } from '../../metrics/upload-outcome.js';
 import { itemError } from '../../uploads/complete.js';
 import { newFileRow } from '../../uploads/new-file.js';
 import type { SignEntry } from '../../uploads/sign.js';
@@ -307,10 +308,12 @@ async function makeReady(
     };
     const made = await ctx.db.markReady(row.id, 'receiving', fields, fileEvent(ctx, 'file.ready'));
     if (!made) throw new Error(`Upload row ${row.id} left the receiving state`);
+    ctx.metrics?.upload('ready');
     return { file: toFileRecord(ctx, { ...row, ...fields, status: 'ready' }) };
   } catch (error) {
     await takeBack(ctx, row.id);
     const failure = itemError(error, request.log, row.id);
+    ctx.metrics?.upload(uploadFailure(failure));
     return { error: { ...failure.toBody().error, status: failure.status } };
   }
 }

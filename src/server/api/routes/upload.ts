@@ -11,6 +11,7 @@ import { fail, ServiceError } from '../../http/errors.js';
 import { mediaEssence, normalizeMediaType } from '../../http/media-type.js';
 import { whileServiceWorks } from '../../http/service-busy.js';
 import { ingestStored, ScanWhileStoring } from '../../ingest/ingest.js';
+import { uploadFailure } from '../../metrics/upload-outcome.js';
 import { abortReceiving } from '../../uploads/abort.js';
 import { newFileRow } from '../../uploads/new-file.js';
 import { authenticate } from '../auth.js';
@@ -157,7 +158,9 @@ export async function uploadHandler(
     if (!made) throw new Error(`Upload row ${id} left the receiving state`);
     crashPoint('event:recorded');
     ctx.events.kick();
+    ctx.metrics?.upload('ready');
   } catch (error) {
+    ctx.metrics?.upload(uploadFailure(error));
     await abortReceiving(ctx, id);
     throw error;
   } finally {
