@@ -82,7 +82,7 @@ export class CellHistogram<L extends string> extends Histogram<L> {
         cumulative += cell.counts[index] as number;
         const le = index < this.#bounds.length ? (this.#bounds[index] as number) : '+Inf';
         values.push({
-          labels: { ...labels, le },
+          labels: { le, ...labels },
           value: cumulative,
           metricName: `${name}_bucket`,
         } as Exported['values'][number]);

@@ -2,16 +2,20 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom
 import { HttpTraffic } from './http-traffic.js';
 
 /** How an upload ended: made ready, refused (the client's), failed (the service's), expired. */
-export type UploadOutcome = 'ready' | 'refused' | 'failed' | 'expired';
+const UPLOAD_OUTCOMES = ['ready', 'refused', 'failed', 'expired'] as const;
+export type UploadOutcome = (typeof UPLOAD_OUTCOMES)[number];
 
 /** A scan's verdict; `unavailable`: clamd gave none (unreachable, gone, silent). */
-export type ScanOutcome = 'clean' | 'infected' | 'unscannable' | 'unavailable';
+const SCAN_OUTCOMES = ['clean', 'infected', 'unscannable', 'unavailable'] as const;
+export type ScanOutcome = (typeof SCAN_OUTCOMES)[number];
 
 /** A webhook attempt: delivered, failed with attempts left, failed for good. */
-export type AttemptOutcome = 'delivered' | 'retrying' | 'failed';
+const ATTEMPT_OUTCOMES = ['delivered', 'retrying', 'failed'] as const;
+export type AttemptOutcome = (typeof ATTEMPT_OUTCOMES)[number];
 
 /** An import from a URL: its file made ready, failed (with its `importError`), cancelled. */
-export type ImportOutcome = 'ready' | 'failed' | 'cancelled';
+const IMPORT_OUTCOMES = ['ready', 'failed', 'cancelled'] as const;
+export type ImportOutcome = (typeof IMPORT_OUTCOMES)[number];
 
 /** The webhook outbox as the database has it at a scrape. */
 export interface OutboxBacklog {
@@ -142,6 +146,12 @@ export class ServiceMetrics {
       },
     });
     this.#scrapedGauges(registers);
+    // Every outcome shows from the start at 0: a series that appears only with its first
+    // event hides that event from `rate` and `increase`, and from an alert on it.
+    for (const outcome of UPLOAD_OUTCOMES) this.#uploads.inc({ outcome }, 0);
+    for (const verdict of SCAN_OUTCOMES) this.#scans.zero({ verdict });
+    for (const outcome of ATTEMPT_OUTCOMES) this.#attempts.inc({ outcome }, 0);
+    for (const outcome of IMPORT_OUTCOMES) this.#imports.inc({ outcome }, 0);
   }
 
   /** Names what is read at each scrape; until then those metrics show nothing. */
