@@ -1,11 +1,15 @@
 // @deployments embedded scale (also run on PostgreSQL + S3: `npm run test:scale`)
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import type { Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import type { UploadResponse } from '../../../src/api/types.js';
-import { blobSource, FilehostClient } from '../../../src/client/index.js';
+import { ApiError, blobSource, FilehostClient } from '../../../src/client/index.js';
+import { EICAR, startClamd, type TestClamd } from '../../helpers/clamd.js';
 import { solidImage } from '../../helpers/images.js';
 import { type Sample, sampleValue, scrape } from '../../helpers/metrics-scrape.js';
 import { prometheusAvailable, promtoolCheck } from '../../helpers/prometheus.js';
+import { PUBLIC_STAND_IN, serveRemote } from '../../helpers/remote-server.js';
 import { SCALE } from '../../helpers/scale-mode.js';
 import {
   ALLOWED_ORIGIN,
@@ -201,6 +205,19 @@ describe('metrics on their own port', () => {
     assert.ok(routes.has('/v1/files/:id'));
   });
 
+  it('are each listed in docs/service.md with their type', async () => {
+    const documented = readFileSync('docs/service.md', 'utf8');
+    const { text } = await scrape(t.service.metricsUrl as string);
+    const families = [...text.matchAll(/^# TYPE (filehost_\w+) (\w+)$/gm)];
+    assert.ok(families.length >= 15, `only ${families.length} metrics`);
+    for (const [, name, type] of families) {
+      assert.ok(
+        documented.includes(`| \`${name}\` | ${type} |`),
+        `${name} (${type}) is not in docs/service.md`,
+      );
+    }
+  });
+
   it('count variant encodes by format', async () => {
     const before = (await scrape(t.service.metricsUrl as string)).samples;
     const image = await uploadOne(t, new Uint8Array(await solidImage('png', 64, 48)), 'red.png');
@@ -275,5 +292,68 @@ describe('webhook metrics', () => {
     assert.equal(sampleValue(samples, 'filehost_webhook_outbox_pending'), 1);
     // Its retry is minutes away: not due yet, so nothing has waited past its time.
     assert.equal(sampleValue(samples, 'filehost_webhook_outbox_oldest_due_seconds'), 0);
+  });
+});
+
+const clamd = await startClamd();
+
+describe('scan and import metrics', { skip: 'skip' in clamd ? clamd.skip : false }, () => {
+  let t: TestService;
+  let remote: { url: string; server: Server };
+
+  before(async () => {
+    remote = await serveRemote(PUBLIC_STAND_IN, (request, response) => {
+      if (request.url === '/eicar.com') response.end(EICAR);
+      else if (request.url === '/clean.bin') response.end(Buffer.alloc(2000, 7));
+      else response.writeHead(404).end();
+    });
+    t = await startTestService(
+      { FILEHOST_METRICS_PORT: '0', FILEHOST_CLAMD: (clamd as TestClamd).socket },
+      { importTargetForTests: { treatAsPublic: [PUBLIC_STAND_IN] } },
+    );
+  });
+  after(async () => {
+    await t.close();
+    remote.server.close();
+    await (clamd as TestClamd).stop();
+  });
+
+  it('count scans by verdict, refusals once each, and imports by outcome', async () => {
+    const before = (await scrape(t.service.metricsUrl as string)).samples;
+    await uploadOne(t, patternBytes(1000, 9), 'clean.bin');
+    const refused = await t.api('/v1/upload', {
+      method: 'POST',
+      body: new Uint8Array(EICAR),
+      headers: { 'Content-Type': 'application/octet-stream' },
+    });
+    assert.equal(refused.status, 422);
+    await refused.arrayBuffer();
+    // Refused at its complete, in parts: counted by the scan's own path, not twice.
+    const client = new FilehostClient({ endpoint: t.apiUrl, apiKey: t.secretKey });
+    await assert.rejects(
+      client.uploadFile(blobSource(new Blob([EICAR]))),
+      (error: unknown) => error instanceof ApiError && error.code === 'infected',
+    );
+    await client.importFromUrl(`${remote.url}/clean.bin`, { pollIntervalMs: 100 });
+    await assert.rejects(
+      client.importFromUrl(`${remote.url}/eicar.com`, { pollIntervalMs: 100 }),
+      (error: unknown) => error instanceof ApiError && error.code === 'infected',
+    );
+    await assert.rejects(
+      client.importFromUrl(`${remote.url}/missing`, { pollIntervalMs: 100 }),
+      ApiError,
+    );
+    const after = (await scrape(t.service.metricsUrl as string)).samples;
+    const scans = (verdict: string) =>
+      grew(before, after, 'filehost_scan_duration_seconds_count', { verdict });
+    assert.equal(scans('clean'), 2);
+    assert.equal(scans('infected'), 3);
+    assert.equal(scans('unavailable'), 0);
+    assert.ok(grew(before, after, 'filehost_scan_duration_seconds_sum') > 0);
+    assert.equal(grew(before, after, 'filehost_uploads_total', { outcome: 'ready' }), 1);
+    assert.equal(grew(before, after, 'filehost_uploads_total', { outcome: 'refused' }), 2);
+    assert.equal(grew(before, after, 'filehost_imports_total', { outcome: 'ready' }), 1);
+    assert.equal(grew(before, after, 'filehost_imports_total', { outcome: 'failed' }), 2);
+    assert.equal(sampleValue(after, 'filehost_scans', { state: 'running' }), 0);
   });
 });
