@@ -245,7 +245,7 @@ async function main(): Promise<void> {
     }
   } finally {
     await browser.close();
-    scraper?.stop();
+    await scraper?.stop();
     for (const running of new Set([service, measured])) {
       running.process.kill('SIGTERM');
       await running.exited;

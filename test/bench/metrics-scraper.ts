@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { freePort } from '../helpers/ports.js';
 
 /**
@@ -14,26 +15,35 @@ export async function metricsEnv(): Promise<{ env: Record<string, string>; url: 
   return { env: { FILEHOST_METRICS_PORT: String(port) }, url: `http://127.0.0.1:${port}/metrics` };
 }
 
-/** Scrapes `url` every second until stopped; throws on stop if any scrape failed. */
-export function scrapeEverySecond(url: string): { stop(): void } {
-  let failure: unknown = null;
-  let scrapes = 0;
-  const timer = setInterval(() => {
-    fetch(url)
-      .then(async (response) => {
-        if (response.status !== 200) throw new Error(`/metrics answered ${response.status}`);
-        await response.text();
-        scrapes++;
-      })
-      .catch((error: unknown) => {
-        failure ??= error;
-      });
-  }, 1000);
+/**
+ * A process of its own that scrapes `url` every second, as Prometheus would, until stopped
+ * (the benches block their own event loop while wrk runs). `stop` throws if any scrape
+ * failed or none was answered.
+ */
+export function scrapeEverySecond(url: string): { stop(): Promise<void> } {
+  const script = `
+    let answered = 0, failed = 0;
+    const timer = setInterval(() => {
+      fetch(process.argv[1]).then(async (r) => { await r.text(); if (r.status === 200) answered++; else failed++; },
+        () => failed++);
+    }, 1000);
+    process.on('SIGTERM', () => { clearInterval(timer); console.log(JSON.stringify({ answered, failed })); process.exit(0); });`;
+  const child = spawn(process.execPath, ['-e', script, url], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let output = '';
+  child.stdout?.on('data', (chunk) => {
+    output += chunk;
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   return {
-    stop() {
-      clearInterval(timer);
-      if (failure) throw failure;
-      if (scrapes === 0) throw new Error(`no scrape of ${url} was answered`);
+    async stop() {
+      child.kill('SIGTERM');
+      await exited;
+      const { answered, failed } = JSON.parse(output) as { answered: number; failed: number };
+      if (failed > 0 || answered === 0) {
+        throw new Error(`scrapes of ${url}: ${answered} answered, ${failed} failed`);
+      }
     },
   };
 }

@@ -208,7 +208,7 @@ async function metricsContenders(
   dir: string,
   files: Record<string, Uint8Array<ArrayBuffer>>,
 ): Promise<Setup> {
-  const scrapers: { stop(): void }[] = [];
+  const scrapers: { stop(): Promise<void> }[] = [];
   const start = async (name: string, cacheOff: boolean, metrics: boolean) => {
     const scraped = metrics ? await metricsEnv() : null;
     const running = await spawnService({
@@ -240,11 +240,12 @@ async function metricsContenders(
     contenders,
     baselines: ['filehost', NO_CACHE],
     async stop() {
-      for (const scraper of scrapers) scraper.stop();
+      const scraped = await Promise.allSettled(scrapers.map((scraper) => scraper.stop()));
       for (const running of services) {
         running.process.kill('SIGTERM');
         await running.exited;
       }
+      for (const result of scraped) if (result.status === 'rejected') throw result.reason;
     },
   };
 }

@@ -78,7 +78,6 @@ export class ServiceMetrics {
     // Gauges named like counters, which `promtool check metrics` rejects; the same numbers
     // are the sums of `nodejs_active_handles` and friends, by type.
     for (const name of MISNAMED_DEFAULT_METRICS) this.registry.removeSingleMetric(name);
-    const self = this;
     this.#uploads = new Counter({
       name: 'filehost_uploads_total',
       help: "Uploads that ended, by outcome: ready, refused (the client's: type, size, quota, malware), failed (the service's), expired (never completed).",
@@ -95,7 +94,6 @@ export class ServiceMetrics {
     this.#encodes = new Histogram({
       name: 'filehost_variant_encode_duration_seconds',
       help: 'Image variants decoded and encoded, by output format: time of the encode itself (its turn taken).',
-
       labelNames: ['format'],
       buckets: ENCODE_BUCKETS,
       registers,
@@ -103,47 +101,33 @@ export class ServiceMetrics {
     this.#attempts = new Counter({
       name: 'filehost_webhook_attempts_total',
       help: 'Webhook delivery attempts, by outcome: delivered, retrying (failed, tried again later), failed (failed, given up).',
-
       labelNames: ['outcome'],
       registers,
     });
     this.#imports = new Counter({
       name: 'filehost_imports_total',
       help: 'Imports from a URL that ended, by outcome: ready, failed, cancelled.',
-
       labelNames: ['outcome'],
       registers,
     });
-    new Counter({
+    readAtScrape(Counter, {
       name: 'filehost_api_received_bytes_total',
       help: "Bytes the API read from clients' connections (request lines, headers and bodies: uploads, mostly), counted as each answer ends.",
       registers,
-      collect() {
-        this.reset();
-        this.inc(self.apiReceivedBytes);
-      },
+      read: () => this.apiReceivedBytes,
     });
-    new Counter({
+    readAtScrape(Counter, {
       name: 'filehost_cdn_served_bytes_total',
       help: 'Bytes of files and image variants the CDN sent (bodies only), counted as each answer starts.',
-
       registers,
-      collect() {
-        this.reset();
-        this.inc(self.cdnServedBytes);
-      },
+      read: () => this.cdnServedBytes,
     });
-    new Counter({
+    readAtScrape(Counter, {
       name: 'filehost_cdn_cache_lookups_total',
       help: 'CDN requests for a file, by result: hit (answered from memory), miss (read from the stores).',
-
-      labelNames: ['result'],
       registers,
-      collect() {
-        this.reset();
-        this.inc({ result: 'hit' }, self.cdnCacheHits);
-        this.inc({ result: 'miss' }, self.cdnCacheMisses);
-      },
+      label: 'result',
+      read: () => ({ hit: this.cdnCacheHits, miss: this.cdnCacheMisses }),
     });
     this.#scrapedGauges(registers);
     // Every outcome shows from the start at 0: a series that appears only with its first
@@ -189,7 +173,6 @@ export class ServiceMetrics {
     new Gauge({
       name: 'filehost_webhook_outbox_pending',
       help: 'Webhook deliveries neither delivered nor given up (the whole outbox: at scale every instance shows the same).',
-
       registers,
       async collect() {
         const watched = sources();
@@ -213,58 +196,74 @@ export class ServiceMetrics {
     const outboxAge = new Gauge({
       name: 'filehost_webhook_outbox_oldest_due_seconds',
       help: 'How long the longest-waiting due webhook delivery has been due (0: none is waiting).',
-
       registers,
     });
-    new Gauge({
+    readAtScrape(Gauge, {
       name: 'filehost_variant_encodes',
       help: 'Image variant jobs, by state: running (decoding or encoding), queued (waiting for a turn).',
-
-      labelNames: ['state'],
       registers,
-      collect() {
+      label: 'state',
+      read: () => {
         const stats = sources()?.variants();
-        if (!stats) return;
-        this.set({ state: 'running' }, stats.running);
-        this.set({ state: 'queued' }, stats.queued);
+        return stats ? { running: stats.running, queued: stats.queued } : null;
       },
     });
-    new Counter({
+    readAtScrape(Counter, {
       name: 'filehost_variant_refusals_total',
       help: 'Image variant requests answered 503, by reason: busy (the queue was full or no turn came in time), timeout (the encode ran past its budget).',
-
-      labelNames: ['reason'],
       registers,
-      collect() {
+      label: 'reason',
+      read: () => {
         const stats = sources()?.variants();
-        if (!stats) return;
-        this.reset();
-        this.inc({ reason: 'busy' }, stats.refused);
-        this.inc({ reason: 'timeout' }, stats.abandoned);
+        return stats ? { busy: stats.refused, timeout: stats.abandoned } : null;
       },
     });
-    new Gauge({
+    readAtScrape(Gauge, {
       name: 'filehost_scans',
       help: 'Malware scans, by state: running (streaming to clamd), waiting (for a turn).',
-
-      labelNames: ['state'],
       registers,
-      collect() {
-        const load = sources()?.scans();
-        if (!load) return;
-        this.set({ state: 'running' }, load.running);
-        this.set({ state: 'waiting' }, load.waiting);
-      },
+      label: 'state',
+      read: () => sources()?.scans() ?? null,
     });
-    new Gauge({
+    readAtScrape(Gauge, {
       name: 'filehost_cdn_cache_bytes',
       help: 'Bytes of files the CDN keeps in memory.',
-
       registers,
-      collect() {
-        const size = sources()?.cdnCache();
-        if (size) this.set(size.bytes);
-      },
+      read: () => sources()?.cdnCache().bytes ?? null,
     });
   }
+}
+
+/**
+ * A counter or gauge whose value is read at each scrape from a count kept elsewhere (a plain
+ * number the hot path adds to, or a component's own state): `read` answers one value, or one
+ * per value of `label`; null leaves the metric as it was (its source not there yet).
+ */
+function readAtScrape(
+  kind: typeof Counter | typeof Gauge,
+  options: {
+    name: string;
+    help: string;
+    registers: Registry[];
+    label?: string;
+    read: () => number | Record<string, number> | null;
+  },
+): void {
+  const { label, read } = options;
+  new kind({
+    name: options.name,
+    help: options.help,
+    labelNames: label === undefined ? [] : [label],
+    registers: options.registers,
+    collect(this: Counter | Gauge) {
+      const values = read();
+      if (values === null) return;
+      this.reset();
+      const add = (labels: Record<string, string>, value: number) =>
+        this instanceof Gauge ? this.set(labels, value) : this.inc(labels, value);
+      if (typeof values === 'number') add({}, values);
+      else
+        for (const [key, value] of Object.entries(values)) add({ [label as string]: key }, value);
+    },
+  });
 }
