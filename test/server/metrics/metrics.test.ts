@@ -231,6 +231,23 @@ describe('metrics on their own port', () => {
   });
 });
 
+describe('FILEHOST_METRICS_HOST', () => {
+  it('binds the metrics port to that address only', async () => {
+    const t = await startTestService({
+      FILEHOST_METRICS_PORT: '0',
+      FILEHOST_METRICS_HOST: PUBLIC_STAND_IN,
+    });
+    try {
+      const url = new URL(t.service.metricsUrl as string);
+      assert.equal(url.hostname, PUBLIC_STAND_IN);
+      assert.equal((await fetch(`${url.origin}/metrics`)).status, 200);
+      await assert.rejects(fetch(`http://127.0.0.1:${url.port}/metrics`));
+    } finally {
+      await t.close();
+    }
+  });
+});
+
 describe('one registry per instance', () => {
   it('two services in one process count their own requests', async () => {
     const first = await startTestService({ FILEHOST_METRICS_PORT: '0' });
