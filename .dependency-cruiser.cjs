@@ -33,7 +33,8 @@ const SERVER_LAYERS = [
   },
   { layer: 'domain', parts: ['uploads/', 'imports/', 'ingest/', 'files/', 'events/', 'variants/'] },
   { layer: 'rules', parts: ['rules/'] },
-  { layer: 'stores', parts: ['cache/', 'rate-limit/', 'db/', 'storage/'] },
+  // metrics/: the instance's counters, told of events by every layer above; it reads none.
+  { layer: 'stores', parts: ['cache/', 'rate-limit/', 'db/', 'storage/', 'metrics/'] },
   // The route declarations and their runtime reader: the contract, read by every layer
   // above. (They are leaving api/ for folders of their own; this entry follows them.)
   { layer: 'contract', parts: ['api/schemas/'] },

@@ -34,6 +34,10 @@
  * one-node Ceph RGW, as `test/run-node-tests.ts --scale` has them): parts go to the gateway,
  * checked with MD5 instead of SHA-256.
  *
+ * `BENCH_METRICS=1` measures what Prometheus metrics cost the upload path instead: both sides
+ * load the same build (`BASE` and the tree alike: commit first), A uploads to a service without
+ * metrics, B to a second one with `FILEHOST_METRICS_PORT` set and scraped every second.
+ *
  * Besides the time, each upload reports what it cost the page's main thread: its tasks'
  * total time (DevTools' `TaskDuration`) and the longest gap between two frames.
  */
@@ -47,8 +51,9 @@ import { chromium } from 'playwright-core';
 import { startRgw } from '../helpers/ceph-rgw.js';
 import { startPostgres } from '../helpers/postgres.js';
 import { scaleEnv } from '../helpers/scale.js';
-import { spawnService } from '../helpers/service.js';
+import { type ChildService, spawnService } from '../helpers/service.js';
 import { CHROMIUM_ARGS, chromiumPath } from '../helpers/wtr-plugins.js';
+import { BENCH_METRICS, metricsEnv, scrapeEverySecond } from './metrics-scraper.js';
 import { median } from './support.js';
 
 const BASE = process.env.BASE ?? 'HEAD';
@@ -113,14 +118,27 @@ async function main(): Promise<void> {
   };
   const origins = [originOf(servers.A), originOf(servers.B)];
   const scale = SCALE ? await startScale(origins) : null;
-  const service = await spawnService({
+  const serviceEnv = {
     FILEHOST_DATA_DIR: join(dir, 'service'),
     FILEHOST_PLAN: 'paid',
     FILEHOST_ALLOWED_ORIGINS: origins.join(','),
     FILEHOST_RATE_LIMIT: '1000000',
     FILEHOST_LOG_LEVEL: 'error',
     ...scale?.env,
-  });
+  };
+  const service = await spawnService(serviceEnv);
+  const metrics = BENCH_METRICS ? await metricsEnv() : null;
+  // With metrics: a service of its own for side B, on its own data (or database and bucket).
+  const measured = metrics
+    ? await spawnService({
+        ...serviceEnv,
+        FILEHOST_DATA_DIR: join(dir, 'service-metrics'),
+        ...(scale ? await scale.another() : {}),
+        ...metrics.env,
+      })
+    : service;
+  const services: Record<Side, ChildService> = { A: service, B: measured };
+  const scraper = metrics ? scrapeEverySecond(metrics.url) : null;
   const browser = await chromium.launch({ executablePath: chromiumPath(), args: CHROMIUM_ARGS });
   const results: Record<Side, number[]> = { A: [], B: [] };
   /** Per upload: the page's main-thread task time, and its longest gap between frames (ms). */
@@ -204,7 +222,7 @@ async function main(): Promise<void> {
       for (const side of (pair % 2 ? ['B', 'A'] : ['A', 'B']) as Side[]) {
         await tab.goto(originOf(servers[side]));
         await tab.waitForFunction(() => customElements.get('file-uploader'));
-        const minted = AUTH[side] === 'key' ? null : await mintToken(service);
+        const minted = AUTH[side] === 'key' ? null : await mintToken(services[side]);
         await tab.evaluate(
           ([endpoint, apiKey, auth, grant]) => {
             const element = document.querySelector('file-uploader') as HTMLElement & {
@@ -216,7 +234,7 @@ async function main(): Promise<void> {
             if (auth === 'provider') element.tokenProvider = async () => grant;
             if (auth === 'token-as-key') Object.assign(element, { apiKey: grant?.token });
           },
-          [service.apiUrl, service.publishableKey, AUTH[side], minted] as const,
+          [services[side].apiUrl, services[side].publishableKey, AUTH[side], minted] as const,
         );
         if (WARMUP) await upload();
         const timed = await upload();
@@ -227,8 +245,11 @@ async function main(): Promise<void> {
     }
   } finally {
     await browser.close();
-    service.process.kill('SIGTERM');
-    await service.exited;
+    await scraper?.stop();
+    for (const running of new Set([service, measured])) {
+      running.process.kill('SIGTERM');
+      await running.exited;
+    }
     for (const server of Object.values(servers)) server.close();
     await scale?.stop();
     execFileSync('git', ['worktree', 'remove', '--force', base], { stdio: 'ignore' });
@@ -242,7 +263,7 @@ async function main(): Promise<void> {
     `${COUNT} x ${SIZE} bytes, ${PAIRS} pairs${link}${where}; A = ${BASE}, B = the working tree`,
   );
   console.log(
-    `A: ${process.env.ATTRS_A ?? ''} (${AUTH.A}); B: ${process.env.ATTRS_B ?? ''} (${AUTH.B})`,
+    `A: ${process.env.ATTRS_A ?? ''} (${AUTH.A}); B: ${process.env.ATTRS_B ?? ''} (${AUTH.B})${BENCH_METRICS ? '; A: service without metrics, B: with metrics, scraped every second' : ''}`,
   );
   console.log(`A ms: ${ms(results.A)} (median ${median(results.A).toFixed(0)})`);
   console.log(`B ms: ${ms(results.B)} (median ${median(results.B).toFixed(0)})`);
@@ -291,7 +312,8 @@ async function startScale(origins: string[]) {
     await stop();
     throw new Error(('skip' in pg ? pg.skip : '') || ('skip' in rgw ? rgw.skip : ''));
   }
-  return { env: await scaleEnv(pg, rgw, origins), stop };
+  // `another`: the settings of one more service on them, with a database and bucket of its own.
+  return { env: await scaleEnv(pg, rgw, origins), another: () => scaleEnv(pg, rgw, origins), stop };
 }
 
 main().catch((error: unknown) => {

@@ -23,6 +23,11 @@
  * site's traffic instead: thousands of files of mixed sizes with a Zipf popularity against
  * nginx (`serving-mix.ts`). Installs nginx and wrk with apt-get when they are missing (root
  * on Debian).
+ *
+ * `BENCH_METRICS=1` measures what Prometheus metrics cost the CDN instead (embedded): the
+ * service and the service with its cache off, each beside the same with `FILEHOST_METRICS_PORT`
+ * set and scraped every second, the ratios per run (metrics on / off) and the CPU time per
+ * request of each.
  */
 import { execFileSync } from 'node:child_process';
 import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -35,6 +40,7 @@ import { freePort } from '../helpers/ports.js';
 import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
 import { scaleEnv } from '../helpers/scale.js';
 import { type ChildService, spawnService } from '../helpers/service.js';
+import { BENCH_METRICS, metricsEnv, scrapeEverySecond } from './metrics-scraper.js';
 import { mixBench } from './serving-mix.js';
 import { cpuMs, ensure, startNginx, withChildren } from './serving-support.js';
 import { type BenchRow, median, reportRows, startPeer } from './support.js';
@@ -194,6 +200,56 @@ async function embedded(
   };
 }
 
+/** `BENCH_METRICS`: the service with and without metrics, the cache on and off. */
+const WITH_METRICS = 'filehost, metrics';
+const NO_CACHE_WITH_METRICS = 'filehost, no cache, metrics';
+
+async function metricsContenders(
+  dir: string,
+  files: Record<string, Uint8Array<ArrayBuffer>>,
+): Promise<Setup> {
+  const scrapers: { stop(): Promise<void> }[] = [];
+  const start = async (name: string, cacheOff: boolean, metrics: boolean) => {
+    const scraped = metrics ? await metricsEnv() : null;
+    const running = await spawnService({
+      FILEHOST_DATA_DIR: join(dir, name.replaceAll(/\W+/g, '-')),
+      FILEHOST_LOG_LEVEL: 'error',
+      ...(cacheOff ? { FILEHOST_CDN_CACHE_MB: '0' } : {}),
+      ...scraped?.env,
+    });
+    if (scraped) scrapers.push(scrapeEverySecond(scraped.url));
+    return running;
+  };
+  const plan: [string, boolean, boolean][] = [
+    ['filehost', false, false],
+    [WITH_METRICS, false, true],
+    [NO_CACHE, true, false],
+    [NO_CACHE_WITH_METRICS, true, true],
+  ];
+  const services: ChildService[] = [];
+  const contenders: Contender[] = [];
+  for (const [name, cacheOff, metrics] of plan) {
+    const running = await start(name, cacheOff, metrics);
+    services.push(running);
+    const urls: Urls = {};
+    for (const [label, bytes] of Object.entries(files))
+      urls[label] = (await upload(running, bytes)).url;
+    contenders.push({ name, urls, pids: [running.process.pid ?? 0] });
+  }
+  return {
+    contenders,
+    baselines: ['filehost', NO_CACHE],
+    async stop() {
+      const scraped = await Promise.allSettled(scrapers.map((scraper) => scraper.stop()));
+      for (const running of services) {
+        running.process.kill('SIGTERM');
+        await running.exited;
+      }
+      for (const result of scraped) if (result.status === 'rejected') throw result.reason;
+    },
+  };
+}
+
 /** The bucket's CORS rule needs an origin; nothing here runs in a browser. */
 const ORIGINS = ['http://localhost'];
 
@@ -303,22 +359,29 @@ async function main(): Promise<void> {
   const files = Object.fromEntries(
     SIZES.map((size, index) => [labelOf(size), patternBytes(size, index + 1)]),
   );
-  const setup = await (SCALE ? scale : embedded)(nginxPath, dir, files);
+  const setup = BENCH_METRICS
+    ? await metricsContenders(dir, files)
+    : await (SCALE ? scale : embedded)(nginxPath, dir, files);
   const { contenders, baselines } = setup;
   // The pairs the goals are on: the cache on against the runtime from memory, the cache off
   // against the runtime from disk (embedded) or nginx proxying the bucket (at scale).
-  const goalPairs: [string, string][] = SCALE
+  const goalPairs: [string, string][] = BENCH_METRICS
     ? [
-        ['filehost', 'nginx -> RGW'],
-        [NO_CACHE, 'nginx -> RGW'],
+        [WITH_METRICS, 'filehost'],
+        [NO_CACHE_WITH_METRICS, NO_CACHE],
       ]
-    : [
-        ['filehost', 'node, memory'],
-        [NO_CACHE, 'node, disk'],
-      ];
+    : SCALE
+      ? [
+          ['filehost', 'nginx -> RGW'],
+          [NO_CACHE, 'nginx -> RGW'],
+        ]
+      : [
+          ['filehost', 'node, memory'],
+          [NO_CACHE, 'node, disk'],
+        ];
   try {
     console.log(
-      `\nCDN serving bench (${SCALE ? 'scale' : 'embedded'}) — ${new Date().toISOString()} — wrk, 1 thread, ${CONNECTIONS} connections, ${SECONDS} s, median of ${RUNS}\n`,
+      `\nCDN serving bench (${SCALE ? 'scale' : 'embedded'}${BENCH_METRICS ? ', metrics on against off' : ''}) — ${new Date().toISOString()} — wrk, 1 thread, ${CONNECTIONS} connections, ${SECONDS} s, median of ${RUNS}\n`,
     );
     console.log(
       `file     server                    requests/s      MiB/s   ${baselines.map((b) => `vs ${b} (median, lowest–highest)`.padEnd(40)).join('')}${SCALE ? '' : 'CPU µs/request (median, lowest–highest)'}`,
@@ -374,7 +437,19 @@ async function main(): Promise<void> {
           runs: RUNS,
         };
       };
-      if (SCALE) {
+      if (BENCH_METRICS) {
+        rows.push(
+          row(`${label} file, cache on, metrics on, requests/s`, WITH_METRICS, 'filehost', 0.97),
+        );
+        rows.push(
+          row(
+            `${label} file, cache off, metrics on, requests/s`,
+            NO_CACHE_WITH_METRICS,
+            NO_CACHE,
+            0.97,
+          ),
+        );
+      } else if (SCALE) {
         rows.push(row(`${label} file at scale, cache on, requests/s`, 'filehost', 'nginx -> RGW'));
         rows.push(
           row(`${label} file at scale, cache off, requests/s`, NO_CACHE, 'nginx -> RGW', 0.8),

@@ -3,10 +3,11 @@ import { clamdAvailable } from './clamd.js';
 import { nginxAvailable } from './nginx.js';
 import { photoToolsAvailable } from './photos.js';
 import { postgresAvailable } from './postgres.js';
+import { prometheusAvailable } from './prometheus.js';
 
 /**
  * `.ci/run`'s step before `npm test`: the Debian packages of every real server the tests
- * use (PostgreSQL, Ceph RGW, clamd, nginx, the photo tools; Chromium is
+ * use (PostgreSQL, Ceph RGW, clamd, nginx, the photo tools, Prometheus; Chromium is
  * `ensure-browser.ts`'s), installed one after the other with one `apt-get update`, before
  * test files run side by side. Each test file still installs what it misses by itself
  * (taking turns on apt's lock), so `npm test` alone works too; this only keeps the
@@ -19,6 +20,7 @@ const missing = [
   clamdAvailable,
   nginxAvailable,
   photoToolsAvailable,
+  prometheusAvailable,
 ].flatMap((available) => {
   const result = available();
   return result ? [result.skip] : [];

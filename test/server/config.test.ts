@@ -32,6 +32,17 @@ describe('configuration from FILEHOST_* variables', () => {
     assert.equal(config.rateLimitPerMinute, 5);
   });
 
+  it('serves metrics only with FILEHOST_METRICS_PORT, on loopback unless told otherwise', () => {
+    assert.equal(configFromEnv({}).metricsPort, undefined);
+    assert.equal(configFromEnv({}).metricsHost, '127.0.0.1');
+    const set = configFromEnv({ FILEHOST_METRICS_PORT: '9464', FILEHOST_METRICS_HOST: '0.0.0.0' });
+    assert.equal(set.metricsPort, 9464);
+    assert.equal(set.metricsHost, '0.0.0.0');
+    assert.equal(configFromEnv({ FILEHOST_METRICS_PORT: '0' }).metricsPort, 0);
+    assert.throws(() => configFromEnv({ FILEHOST_METRICS_PORT: '70000' }), /FILEHOST_METRICS_PORT/);
+    assert.throws(() => configFromEnv({ FILEHOST_METRICS_PORT: 'on' }), /FILEHOST_METRICS_PORT/);
+  });
+
   it('scans with clamd only when told where it is; removes location by default', () => {
     const plain = configFromEnv({});
     assert.equal(plain.clamd, undefined);

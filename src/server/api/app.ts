@@ -20,6 +20,7 @@ import { watchBodyPace } from '../http/body-pace.js';
 import { refusedRequest } from '../http/request-guard.js';
 import { REQUEST_ID_HEADER } from '../http/request-id.js';
 import { answerInOurShape, corsHeaders, serverOptions } from '../http/server-options.js';
+import { countApiTraffic } from '../metrics/api-traffic.js';
 import { serviceFault } from '../rules/service-fault.js';
 import { LocalDiskBlobStore } from '../storage/local-disk/local-disk-store.js';
 import { completeBatchHandler } from './routes/complete-batch.js';
@@ -108,6 +109,7 @@ export async function buildApiApp(ctx: ServiceContext): Promise<FastifyInstance>
     const refused = refusedRequest(request.raw);
     if (refused) throw refused;
   });
+  if (ctx.metrics) countApiTraffic(app, ctx.metrics);
 
   // Fastify checks each route's path parameters against their schema (the generated
   // document's, see schemas/contract.ts) before the handler: `paramsValidator`.

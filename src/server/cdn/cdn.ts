@@ -9,6 +9,7 @@ import { healthzHandler, readyzHandler } from '../health/health-routes.js';
 import { refusedRequest } from '../http/request-guard.js';
 import { REQUEST_ID_HEADER } from '../http/request-id.js';
 import { answerInOurShape, corsHeaders, serverOptions } from '../http/server-options.js';
+import { countServedBody } from '../metrics/cdn-traffic.js';
 import { serviceFault } from '../rules/service-fault.js';
 import { checkLink, type LinkParameters, signedCacheControl } from '../rules/signed-link.js';
 import { answerDirectly, directFileId } from './direct-path.js';
@@ -30,10 +31,15 @@ export function buildCdnApp(ctx: ServiceContext): FastifyInstance {
     ...options,
     loggerInstance: ctx.log,
     exposeHeadRoutes: false,
-    serverFactory: cdnServerFactory(ctx.servingCache, options, (request, response) => {
-      const id = directFileId(request);
-      return id === null ? null : answerDirectly(ctx, id, request, response);
-    }),
+    serverFactory: cdnServerFactory(
+      ctx.servingCache,
+      options,
+      (request, response) => {
+        const id = directFileId(request);
+        return id === null ? null : answerDirectly(ctx, id, request, response);
+      },
+      ctx.metrics,
+    ),
   });
   answerInOurShape(app.server, ctx.log, ctx.config);
   app.removeAllContentTypeParsers();
@@ -125,6 +131,7 @@ async function serveFile(
     // Deleted between the lookup and the open: it is gone, say so.
     if (!opened) return notFound(reply);
     body = opened;
+    countServedBody(ctx.metrics, range, size);
   }
   return reply.code(answer.status).headers(answer.headers).send(body);
 }

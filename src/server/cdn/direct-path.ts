@@ -3,6 +3,7 @@ import { pipeline } from 'node:stream';
 import type { ServiceContext } from '../context.js';
 import { refusedRequest } from '../http/request-guard.js';
 import { REQUEST_ID_HEADER, requestIdOf } from '../http/request-id.js';
+import { countServedBody } from '../metrics/cdn-traffic.js';
 import { fileAnswer } from './file-answer.js';
 import { plainFileId } from './memory-path.js';
 import { servableFile, servedFile } from './served-file.js';
@@ -68,6 +69,7 @@ export async function answerDirectly(
   }
   nameAnswer(request, response);
   response.writeHead(answer.status, answer.headers);
+  countServedBody(ctx.metrics, range, served.size);
   if (Buffer.isBuffer(body)) {
     response.end(body);
     return true;

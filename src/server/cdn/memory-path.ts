@@ -5,6 +5,8 @@ import { ID_PATTERN } from '../../api/routes.js';
 import type { ServingCache } from '../cache/serving-cache.js';
 import { refusedRequest } from '../http/request-guard.js';
 import { REQUEST_ID_HEADER, requestIdOf } from '../http/request-id.js';
+import { countCdnAnswer, countMemoryAnswer } from '../metrics/cdn-traffic.js';
+import type { ServiceMetrics } from '../metrics/service-metrics.js';
 
 /**
  * `/<id>` or `/<id>/<name>`, nothing percent-encoded and no query: the only URLs answered
@@ -32,19 +34,19 @@ export function plainFileId(url: string): string | null {
  * answer without the database (the embedded deployment: at scale another instance may
  * have deleted the file, so every request asks the database there). The answer is the
  * one the framework's route gives for the same request: the cached headers and bytes.
- * Returns false, having written nothing, for every other request.
+ * Returns the bytes it sent; null, having written nothing, for every other request.
  */
 export function answerFromMemory(
   cache: ServingCache,
   request: IncomingMessage,
   response: ServerResponse,
-): boolean {
-  if (request.method !== 'GET' || !cache.options.trustRecords) return false;
+): Buffer | null {
+  if (request.method !== 'GET' || !cache.options.trustRecords) return null;
   const url = request.url ?? '';
   // A URL with a query is a key of its own: the cache holds one only for an image variant
   // that needs nothing decided (`variants/variant-response.ts`), under the URL it was asked by.
   const key = plainFileId(url) ?? (url.includes('?') ? url : null);
-  if (key === null) return false;
+  if (key === null) return null;
   const asked = request.headers;
   if (
     asked.range !== undefined ||
@@ -52,18 +54,18 @@ export function answerFromMemory(
     asked['if-modified-since'] !== undefined ||
     refusedRequest(request) !== null
   ) {
-    return false;
+    return null;
   }
   const file = cache.get(key);
   // Private files are never cached (cdn.ts); should one be, it is still not answered here,
   // where no link is checked.
-  if (!file?.bytes || !file.wholeHeaders || file.row.visibility !== 'public') return false;
+  if (!file?.bytes || !file.wholeHeaders || file.row.visibility !== 'public') return null;
   // Named as the framework names a request (`server-options.ts`); no log line is written here.
   response.setHeader(REQUEST_ID_HEADER, requestIdOf(asked['x-request-id']));
   response.writeHead(200, file.wholeHeaders);
   response.end(file.bytes);
   file.served?.();
-  return true;
+  return file.bytes;
 }
 
 /**
@@ -78,7 +80,8 @@ export type DirectAnswer = (
 /**
  * The CDN's HTTP server: the framework's handler behind `answerFromMemory` and then
  * `direct` (when given), with the timeouts the
- * framework would set on a server of its own (a server factory replaces that setup).
+ * framework would set on a server of its own (a server factory replaces that setup), and
+ * with `metrics`, every answer counted (`metrics/cdn-traffic.ts`).
  *
  * The idle timeout (`connectionTimeout`) is the one `server.setTimeout` sets, armed by hand
  * where it can matter: on a new connection (as `node:http` does), on every request that
@@ -92,16 +95,21 @@ export function cdnServerFactory(
   cache: ServingCache,
   options: Pick<FastifyServerOptions, 'keepAliveTimeout' | 'requestTimeout' | 'connectionTimeout'>,
   direct?: DirectAnswer,
+  metrics?: ServiceMetrics | null,
 ): FastifyServerFactory {
   const idleMs = options.connectionTimeout ?? 0;
   return (handler) => {
     const server: Server = createServer((request, response) => {
-      if (server.listening && answerFromMemory(cache, request, response)) {
+      const startedAt = metrics ? performance.now() : 0;
+      const sent = server.listening ? answerFromMemory(cache, request, response) : null;
+      if (sent) {
+        if (metrics) countMemoryAnswer(metrics, request.url as string, sent.length, startedAt);
         // Still queued here: a client slow to read must not hold the connection forever.
         if (idleMs > 0 && request.socket.writableLength > 0) request.socket.setTimeout(idleMs);
         return;
       }
       if (idleMs > 0) request.socket.setTimeout(idleMs);
+      if (metrics) countCdnAnswer(metrics, request, response, startedAt);
       // Closing, the framework answers 503.
       const answering = server.listening ? direct?.(request, response) : null;
       if (!answering) {

@@ -27,8 +27,10 @@ export async function servedFile(
     }
   }
   if (cached && (cached.bytes || !wantsBytes || cached.row.size > cache.options.maxFileBytes)) {
+    if (ctx.metrics) ctx.metrics.cdnCacheHits++;
     return cached;
   }
+  if (ctx.metrics) ctx.metrics.cdnCacheMisses++;
   const epoch = cache.epoch;
   const row = cached?.row ?? (await ctx.db.getLiveFile(id));
   if (row?.status !== 'ready') return null;

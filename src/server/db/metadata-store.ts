@@ -671,6 +671,8 @@ export interface MetadataStore {
   ): Promise<ClaimedDelivery[]>;
   /** Records an attempt's outcome, if its claim still holds the delivery's lease. */
   finishAttempt(delivery: ClaimedDelivery, outcome: AttemptOutcome): Promise<void>;
+  /** Deliveries still pending, and the earliest due time among them (metrics). */
+  outboxBacklog(): Promise<{ pending: number; oldestDueAt: number | null }>;
   /** Removes up to `limit` events made before `before`, with their deliveries; how many. */
   removeEventsBefore(before: number, limit: number): Promise<number>;
 

@@ -34,8 +34,9 @@ export async function ensureConfiguredWebhook(
         secret: config.webhookSecret ?? newWebhookSecret(),
         createdAt: now,
       };
-      // The operator's own endpoint is not held to the API's limit of endpoints.
-      if (!(await db.createWebhook(webhook, Number.MAX_SAFE_INTEGER))) {
+      // The operator's own endpoint is not held to the API's limit of endpoints: the bound
+      // is the largest an SQL INTEGER holds (PostgreSQL refuses MAX_SAFE_INTEGER there).
+      if (!(await db.createWebhook(webhook, 2 ** 31 - 1))) {
         throw new Error('The configured webhook could not be stored');
       }
       return webhook;

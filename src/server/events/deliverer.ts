@@ -104,6 +104,7 @@ export class EventDeliverer {
       );
     }
     await this.#ctx.db.finishAttempt(delivery, outcome);
+    this.#ctx.metrics?.webhookAttempt(outcome.status === 'pending' ? 'retrying' : outcome.status);
   }
 }
 

@@ -22,6 +22,9 @@ export interface ServiceConfig {
   /** 0 picks a free port (tests). */
   apiPort: number;
   cdnPort: number;
+  /** Prometheus metrics at `/metrics` on this port (0: a free one), bound to `metricsHost`; off when undefined. */
+  metricsPort: number | undefined;
+  metricsHost: string;
   /** Public base URLs; derived from the bound ports when not given. */
   apiUrl: string | undefined;
   cdnUrl: string | undefined;

@@ -198,12 +198,14 @@ async function runImport(
     );
     if (!made) throw new Cancelled();
     ctx.events.kick();
+    ctx.metrics?.importEnded('ready');
   } catch (caught) {
     clearInterval(renewal);
     const error = controller.signal.aborted ? controller.signal.reason : caught;
     await ctx.blobs.delete(id).catch((cleanup: unknown) => {
       ctx.log.warn({ err: cleanup, id }, 'could not remove the bytes of a failed import');
     });
+    ctx.metrics?.importEnded(error instanceof Cancelled ? 'cancelled' : 'failed');
     if (error instanceof Cancelled) return;
     const failure = asFailure(error);
     if (!(error instanceof ImportFailure)) {

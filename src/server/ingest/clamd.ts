@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { ClamdAddress } from '../ground/config.js';
-import { ClamdSession, type ScanVerdict } from './clamd-session.js';
+import { ClamdSession, ScannerUnavailableError, type ScanVerdict } from './clamd-session.js';
 import { FairTurns } from './fair-turns.js';
 
 export {
@@ -80,6 +80,9 @@ export class ClamdScanner {
   /** Sessions waiting for a scan, the most recently used last (taken first, so the others expire). */
   readonly #idle: ClamdSession[] = [];
   readonly #expiries = new Map<ClamdSession, NodeJS.Timeout>();
+  /** Told each scan's verdict (`unavailable`: none came) and its time from its turn (metrics). */
+  onScanned: ((verdict: ScanVerdict['outcome'] | 'unavailable', seconds: number) => void) | null =
+    null;
 
   constructor(address: ClamdAddress, options: ClamdScannerOptions) {
     this.#address = address;
@@ -117,10 +120,16 @@ export class ClamdScanner {
 
   async #scanNow(source: Readable | AsyncIterable<Buffer>): Promise<ScanVerdict> {
     const session = this.#take();
+    const startedAt = performance.now();
     let verdict: ScanVerdict;
     try {
       verdict = await session.scan(source, this.#timeouts);
+      this.onScanned?.(verdict.outcome, (performance.now() - startedAt) / 1000);
     } catch (error) {
+      // A kept session clamd had let go of is tried again (`ingest.ts`): not a verdict yet.
+      if (error instanceof ScannerUnavailableError && !error.staleConnection) {
+        this.onScanned?.('unavailable', (performance.now() - startedAt) / 1000);
+      }
       // Kept sessions opened before this one failed may be as dead (clamd restarted).
       if ((error as { staleConnection?: boolean }).staleConnection) this.close();
       throw error;

@@ -207,6 +207,8 @@ async function scan(
   // A one-request upload's bytes are removed by its handler; a pending one's here, or by
   // the sweeper (the row is deleted and unpurged) if the store cannot now.
   if (from === 'pending') {
+    // A one-request upload's refusal is counted by its handler, with its other endings.
+    ctx.metrics?.upload('refused');
     await purge(ctx, row).catch((error: unknown) => {
       ctx.log.warn(
         { err: error, id: row.id },

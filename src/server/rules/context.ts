@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { ServingCache } from '../cache/serving-cache.js';
 import type { MetadataStore } from '../db/metadata-store.js';
 import type { ServiceConfig } from '../ground/config.js';
+import type { ServiceMetrics } from '../metrics/service-metrics.js';
 import type { RateLimiter } from '../rate-limit/rate-limiter.js';
 import type { BlobStore } from '../storage/blob-store.js';
 import type { DiskReserve } from '../storage/disk-reserve.js';
@@ -29,4 +30,6 @@ export interface CoreContext {
   events: { kick(): void };
   /** The key of signed CDN links (`rules/signed-link.ts`), the same on every instance. */
   linkKey: Buffer;
+  /** This instance's metrics (`metrics/`), when `FILEHOST_METRICS_PORT` serves them; else null. */
+  metrics: ServiceMetrics | null;
 }

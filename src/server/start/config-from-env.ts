@@ -85,6 +85,11 @@ export function configFromEnv(env: Env = process.env): ServiceConfig {
     host: read('FILEHOST_HOST') ?? '127.0.0.1',
     apiPort: integer(env, 'FILEHOST_API_PORT', 8787, 0, 65535),
     cdnPort: integer(env, 'FILEHOST_CDN_PORT', 8788, 0, 65535),
+    metricsPort:
+      read('FILEHOST_METRICS_PORT') === undefined
+        ? undefined
+        : integer(env, 'FILEHOST_METRICS_PORT', 0, 0, 65535),
+    metricsHost: read('FILEHOST_METRICS_HOST') ?? '127.0.0.1',
     apiUrl: baseUrl(env, 'FILEHOST_API_URL'),
     cdnUrl: baseUrl(env, 'FILEHOST_CDN_URL'),
     dataDir: resolve(read('FILEHOST_DATA_DIR') ?? '.filehost'),

@@ -13,6 +13,7 @@ import { literalTargetClass } from '../ground/targets.js';
 import { Imports } from '../imports/importer.js';
 import { ClamdScanner } from '../ingest/clamd.js';
 import { MetadataStripper, STRIP_TASK_TIMEOUT_MS } from '../ingest/strip-location.js';
+import type { MetricsServer } from '../metrics/metrics-server.js';
 import { linkKey } from '../rules/signed-link.js';
 import { DELETE_DUE_INTERVAL_MS, deleteDueFiles, recover, sweep } from '../uploads/sweeper.js';
 import { ImageVariants } from '../variants/stored-variant.js';
@@ -25,6 +26,7 @@ import {
   type ShutdownTiming,
   type StopOutcome,
 } from './draining.js';
+import { metricsFor, startMetrics } from './service-metrics-start.js';
 
 /** How often an instance looks for deliveries that came due (retries, other instances' work). */
 const WEBHOOK_POLL_MS = 1000;
@@ -36,6 +38,8 @@ export interface RunningService {
   /** The default project's endpoint from `FILEHOST_WEBHOOK_URL`, with its secret; or null. */
   webhook: WebhookRow | null;
   context: ServiceContext;
+  /** `http://host:port` of `/metrics` (`FILEHOST_METRICS_PORT`); null when metrics are off. */
+  metricsUrl: string | null;
   /** Stops accepting, ends open connections, closes the stores, releases the data dir. */
   close(): Promise<void>;
   /**
@@ -67,6 +71,7 @@ export async function startService(
       ? null
       : new MetadataStripper({ taskTimeoutMs: STRIP_TASK_TIMEOUT_MS });
   let imports: Imports | undefined;
+  let metricsServer: MetricsServer | null = null;
   const underWay = new RequestsUnderWay();
   let closed: Promise<void> | undefined;
   // Once, however many ask (a drained stop ends in it, and its caller may close too).
@@ -74,6 +79,7 @@ export async function startService(
     closed ??= (async () => {
       for (const timer of timers) clearInterval(timer);
       await Promise.all(apps.map((app) => app.close()));
+      await metricsServer?.close();
       // Imports under way fail cleanly (with their events) while the stores are still open.
       await imports?.stop();
       await stripper?.close();
@@ -121,6 +127,7 @@ export async function startService(
         : null,
       stripper,
       draining: () => underWay.draining,
+      metrics: metricsFor(config),
     };
     imports.attach(ctx);
     deliverer = new EventDeliverer(ctx);
@@ -144,6 +151,7 @@ export async function startService(
     await cdn.listen({ host: config.host, port: config.cdnPort });
     urls.api = config.apiUrl ?? localUrl(api);
     urls.cdn = config.cdnUrl ?? localUrl(cdn);
+    metricsServer = await startMetrics(ctx);
     // Events recorded before a crash or a restart go out now; retries as they come due.
     deliverer.start({ pollIntervalMs: WEBHOOK_POLL_MS });
 
@@ -171,6 +179,7 @@ export async function startService(
       defaultProject,
       webhook,
       context: ctx,
+      metricsUrl: metricsServer?.url ?? null,
       close,
       drainThenClose: (timing) =>
         drainThenClose(

@@ -7,6 +7,7 @@ import { crashPoint } from '../ground/crash-points.js';
 import type { ServiceError } from '../ground/errors.js';
 import { ingestStored } from '../ingest/ingest.js';
 import type { IngestContext } from '../ingest/ingest-context.js';
+import { uploadFailure } from '../metrics/upload-outcome.js';
 import type { Caller } from '../rules/auth.js';
 import { reserveUploads } from '../rules/quota.js';
 import { receivingExpiry } from '../rules/receiving.js';
@@ -163,10 +164,12 @@ export async function makeReady(
     };
     const made = await ctx.db.markReady(row.id, 'receiving', fields, fileEvent(ctx, 'file.ready'));
     if (!made) throw new Error(`Upload row ${row.id} left the receiving state`);
+    ctx.metrics?.upload('ready');
     return { file: toFileRecord(ctx, { ...row, ...fields, status: 'ready' }) };
   } catch (error) {
     await takeBack(ctx, row.id);
     const failure = itemError(error, log, row.id);
+    ctx.metrics?.upload(uploadFailure(failure));
     return { error: { ...failure.toBody().error, status: failure.status } };
   }
 }

@@ -108,6 +108,7 @@ export async function completeUpload(
   if (!typeAllowed(caller.project.allowedTypes, mime) || !typeAllowed(tokenTypes, mime)) {
     // Bytes the project does not accept are taken back, as `DELETE` of a pending upload.
     await removeFile(ctx, caller.project.id, row.id);
+    ctx.metrics?.upload('refused');
     requireAllowedType(caller.project.allowedTypes, mime, 'recognised');
     requireAllowedType(tokenTypes, mime, 'recognised');
   }
@@ -124,6 +125,7 @@ export async function completeUpload(
   if (await ctx.db.markReady(row.id, 'pending', ready, fileEvent(ctx, 'file.ready'))) {
     crashPoint('event:recorded');
     ctx.events.kick();
+    ctx.metrics?.upload('ready');
   }
   const now = await ctx.db.getVisibleFile(caller.project.id, row.id);
   if (!now) fail('not_found', 'The upload was cancelled.');

@@ -5,6 +5,7 @@ import { crashPoint } from '../ground/crash-points.js';
 import { fail } from '../ground/errors.js';
 import { ingestStored, type ScanWhileStoring } from '../ingest/ingest.js';
 import type { IngestContext } from '../ingest/ingest-context.js';
+import { uploadFailure } from '../metrics/upload-outcome.js';
 import type { Caller } from '../rules/auth.js';
 import { reserveUploads } from '../rules/quota.js';
 import { receivingExpiry } from '../rules/receiving.js';
@@ -105,8 +106,10 @@ export async function receiveOneRequest(
     if (!made) throw new Error(`Upload row ${id} left the receiving state`);
     crashPoint('event:recorded');
     ctx.events.kick();
+    ctx.metrics?.upload('ready');
     return received;
   } catch (error) {
+    ctx.metrics?.upload(uploadFailure(error));
     await abortReceiving(ctx, id);
     throw error;
   }

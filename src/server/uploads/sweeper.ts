@@ -113,6 +113,7 @@ async function sweepNow(ctx: IngestContext): Promise<SweepResult> {
         await ctx.db.extendExpiry(row.id, expiresAt);
         extended++;
       } else if (await ctx.db.expirePending(row.id, ctx.now(), fileEvent(ctx, 'upload.expired'))) {
+        ctx.metrics?.upload('expired');
         expired++;
         ctx.events.kick();
       }

@@ -110,6 +110,8 @@ const ALLOWED_LOADERS = [
  */
 export class VariantEncoder {
   readonly budget: Readonly<VariantBudget>;
+  /** Told the time of each encode that made a variant (metrics). */
+  onEncoded: ((format: OutputFormat, seconds: number) => void) | null = null;
   readonly #queue: PQueue;
   #encodes = 0;
   #peakRunning = 0;
@@ -192,8 +194,11 @@ export class VariantEncoder {
     return this.#inTurn(() =>
       withSource(open, async (path) => {
         this.#encodes++;
+        const startedAt = performance.now();
         try {
-          return await transform(path, spec, source, this.budget.runMs);
+          const made = await transform(path, spec, source, this.budget.runMs);
+          this.onEncoded?.(spec.format, (performance.now() - startedAt) / 1000);
+          return made;
         } catch (error) {
           if (error instanceof ServiceError) throw error;
           throw notAnImage(error);

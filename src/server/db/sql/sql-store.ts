@@ -529,6 +529,17 @@ export abstract class SqlMetadataStore implements MetadataStore {
     return rows.map((row) => ({ ...toClaimed(row), claim }));
   }
 
+  async outboxBacklog(): Promise<{ pending: number; oldestDueAt: number | null }> {
+    const [row] = await this.rows<{ pending: number | string; oldest: number | string | null }>(
+      SQL.OUTBOX_BACKLOG,
+      [],
+    );
+    return {
+      pending: Number(row?.pending ?? 0),
+      oldestDueAt: row?.oldest == null ? null : Number(row.oldest),
+    };
+  }
+
   async finishAttempt(delivery: ClaimedDelivery, outcome: AttemptOutcome): Promise<void> {
     await this.changes(
       SQL.ATTEMPT_FINISH,

@@ -389,6 +389,10 @@ export const ATTEMPT_FINISH = `UPDATE deliveries SET status = ?, attempts = atte
     next_attempt_at = ?, lease_until = NULL, lease_owner = NULL, last_status = ?, last_error = ?
   WHERE event_id = ? AND webhook_id = ? AND lease_owner = ?`;
 
+/** The webhook outbox's backlog (on the partial index of pending deliveries). */
+export const OUTBOX_BACKLOG = `SELECT count(*) AS pending, min(next_attempt_at) AS oldest
+  FROM deliveries WHERE status = 'pending'`;
+
 /** Oldest first: before, limit. Their deliveries go with them (ON DELETE CASCADE). */
 export const EVENTS_EXPIRE = `DELETE FROM events WHERE id IN (
     SELECT id FROM events WHERE created_at < ? ORDER BY created_at, id LIMIT ?)`;
