@@ -19,6 +19,7 @@ import { ServiceError, serviceFault } from '../http/errors.js';
 import { refusedRequest } from '../http/request-guard.js';
 import { answerInOurShape, corsHeaders, serverOptions } from '../http/server-options.js';
 import { LocalDiskBlobStore } from '../storage/local-disk/local-disk-store.js';
+import { registerTusRoutes } from '../tus/tus-routes.js';
 import { completeBatchHandler } from './routes/complete-batch.js';
 import { completeUploadHandler } from './routes/complete-upload.js';
 import { deleteFileHandler } from './routes/delete-file.js';
@@ -128,6 +129,7 @@ export async function buildApiApp(ctx: ServiceContext): Promise<FastifyInstance>
   }
   // The local-disk store receives parts here; S3 receives them at its own URLs.
   if (ctx.blobs instanceof LocalDiskBlobStore) registerLocalPartRoutes(app, ctx.blobs);
+  registerTusRoutes(app, ctx);
 
   handleErrors(app);
   return app;

@@ -9,7 +9,7 @@ import {
 } from 'node:fs';
 import { mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import { ID_PATTERN } from '../../../api/routes.js';
 import type { SignedPart } from '../../../api/types.js';
@@ -340,6 +340,10 @@ export class LocalDiskBlobStore implements BlobStore {
       if (parts.size === 0 && this.#writers.get(key) === parts) this.#writers.delete(key);
       finished();
     }
+  }
+
+  putPart(upload: MultipartUpload, part: PartPlacement, bytes: Buffer): Promise<{ etag: string }> {
+    return this.writePart(upload.key, part, Readable.from([bytes]));
   }
 
   completeMultipart(

@@ -451,6 +451,30 @@ export class S3BlobStore implements BlobStore {
     return { partNumber: part.partNumber, size: part.size, method: 'PUT', url, headers: {} };
   }
 
+  async putPart(
+    upload: MultipartUpload,
+    part: PartPlacement,
+    bytes: Buffer,
+  ): Promise<{ etag: string }> {
+    try {
+      const output = await this.#client.send(
+        new UploadPartCommand({
+          Bucket: this.#bucket,
+          Key: this.#objectKey(upload.key),
+          UploadId: upload.uploadId,
+          PartNumber: part.partNumber,
+          Body: bytes,
+          ContentLength: bytes.length,
+        }),
+      );
+      if (!output.ETag) throw new Error('S3 UploadPart answered without an ETag');
+      return { etag: quoted(output.ETag) };
+    } catch (error) {
+      if (isUploadGone(error)) throw new BlobNotFoundError(upload.key);
+      throw toStoreError(error, 'store a part');
+    }
+  }
+
   async listParts(upload: MultipartUpload): Promise<HeldPart[]> {
     const parts: HeldPart[] = [];
     let marker: string | undefined;
