@@ -3,49 +3,13 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { after, before, describe, it } from 'node:test';
-import { DetailedError, Upload, type UploadOptions } from 'tus-js-client';
+import { Upload } from 'tus-js-client';
 import type { FileRecord, UploadTokenResponse } from '../../../src/api/types.js';
 import { patternBytes } from '../../helpers/bytes.js';
 import { ALLOWED_ORIGIN, json, startTestService, type TestService } from '../../helpers/service.js';
+import { tusUpload, tusUploadUntil } from '../../helpers/tus-client.js';
 
 const MiB = 1024 * 1024;
-
-/** What a tus-js-client upload ended with: the file's headers, or the refusal. */
-interface Outcome {
-  url: string | null;
-  fileId?: string;
-  fileUrl?: string;
-  status?: number;
-  body?: string;
-}
-
-/** Uploads `bytes` with tus-js-client (no one here wrote it) and answers how it ended. */
-function tusUpload(bytes: Buffer, options: UploadOptions): Promise<Outcome> {
-  return new Promise((resolve, reject) => {
-    const upload = new Upload(bytes, {
-      retryDelays: [],
-      ...options,
-      onSuccess: (payload) => {
-        const response = payload.lastResponse;
-        resolve({
-          url: upload.url,
-          fileId: response.getHeader('Filehost-File-Id'),
-          fileUrl: response.getHeader('Filehost-File-Url'),
-        });
-      },
-      onError: (error) => {
-        if (error instanceof DetailedError && error.originalResponse) {
-          resolve({
-            url: upload.url,
-            status: error.originalResponse.getStatus(),
-            body: error.originalResponse.getBody(),
-          });
-        } else reject(error);
-      },
-    });
-    upload.start();
-  });
-}
 
 /** A request by hand (node:http), for what tus-js-client never sends. */
 function raw(
@@ -320,24 +284,17 @@ describe('tus 1.0 on /v1/tus', () => {
 
   it('resumes after abort() from HEAD’s offset with the right bytes', async () => {
     const bytes = Buffer.from(patternBytes(16 * MiB + 1));
-    let url: string | null = null;
-    await new Promise<void>((resolve, reject) => {
-      const upload = new Upload(bytes, {
+    const { url } = await tusUploadUntil(
+      bytes,
+      {
         endpoint,
         chunkSize: 5 * MiB,
-        retryDelays: [],
         headers: auth(svc.secretKey),
         metadata: { filename: 'resumed.bin' },
-        onChunkComplete: (_chunk, accepted) => {
-          if (accepted >= 5 * MiB) {
-            url = upload.url;
-            upload.abort().then(resolve, reject);
-          }
-        },
-        onError: reject,
-      });
-      upload.start();
-    });
+      },
+      5 * MiB,
+      (upload) => upload.abort(),
+    );
     assert.ok(url);
     const held = await offsetOf(url);
     assert.ok(held >= 5 * MiB && held < bytes.length, `offset ${held}`);
