@@ -9,6 +9,7 @@ import {
 import type { FileRecord } from '../../api/types.js';
 import { authenticate } from '../api/auth.js';
 import { toFileRecord } from '../api/records.js';
+import { declaredRoute } from '../api/schemas/contract.js';
 import { validateSignEntry } from '../api/sign-entry.js';
 import type { ServiceContext } from '../context.js';
 import { bodyChunks } from '../http/body.js';
@@ -58,24 +59,24 @@ export function registerTusRoutes(app: FastifyInstance, ctx: ServiceContext): vo
       [...EXPOSED_RESPONSE_HEADERS, ...TUS_RESPONSE_HEADERS].join(', '),
     );
   };
-  const route = (
-    method: 'OPTIONS' | 'POST' | 'HEAD' | 'PATCH' | 'DELETE',
-    url: string,
-    handler: (request: UploadRequest, reply: FastifyReply) => Promise<void>,
-  ) => {
+  const handlers = {
+    tusCreate: create,
+    tusHead: head,
+    tusPatch: patch,
+    tusTerminate: terminate,
+  } as const;
+  for (const [operationId, handler] of Object.entries(handlers)) {
+    // Path and path parameters from the declaration (tus-paths.ts), as every API route.
+    const declared = declaredRoute(operationId as keyof typeof handlers);
     app.route({
-      method,
-      url,
+      ...declared,
       onRequest,
-      handler: (request, reply) => handler(request as UploadRequest, reply),
+      handler: (request, reply) => handler(ctx, request as UploadRequest, reply),
     });
-  };
-  route('OPTIONS', TUS_PATH, (request, reply) => options(ctx, request, reply));
-  route('OPTIONS', UPLOAD_PATH, (request, reply) => options(ctx, request, reply));
-  route('POST', TUS_PATH, (request, reply) => create(ctx, request, reply));
-  route('HEAD', UPLOAD_PATH, (request, reply) => head(ctx, request, reply));
-  route('PATCH', UPLOAD_PATH, (request, reply) => patch(ctx, request, reply));
-  route('DELETE', UPLOAD_PATH, (request, reply) => terminate(ctx, request, reply));
+  }
+  for (const url of [TUS_PATH, UPLOAD_PATH]) {
+    app.route({ method: 'OPTIONS', url, onRequest, handler: (_request, reply) => options(reply) });
+  }
 }
 
 /**
@@ -83,11 +84,7 @@ export function registerTusRoutes(app: FastifyInstance, ctx: ServiceContext): vo
  * answered alike for every origin). `Tus-Max-Size` is the largest file any plan takes: the
  * caller's plan is not known before its key is, and creation refuses past its own cap.
  */
-async function options(
-  _ctx: ServiceContext,
-  _request: FastifyRequest,
-  reply: FastifyReply,
-): Promise<void> {
+async function options(reply: FastifyReply): Promise<void> {
   reply
     .code(204)
     .header('Tus-Version', TUS_VERSION)
@@ -106,7 +103,7 @@ async function options(
 /** Creation: the checks of a sign, then (creation-with-upload) the first bytes. */
 async function create(
   ctx: ServiceContext,
-  request: FastifyRequest,
+  request: UploadRequest,
   reply: FastifyReply,
 ): Promise<void> {
   requireTusResumable(request.headers);

@@ -335,7 +335,7 @@ export function blobStoreConformance(
     it(
       'stores parts the service hands it (putPart, tus): rewritten parts replace, then completes',
       withStore(async (store) => {
-        const bytes = Buffer.from('a'.repeat(PART_SIZE) + 'tail');
+        const bytes = Buffer.from(`${'a'.repeat(PART_SIZE)}tail`);
         const { key, upload, layout } = await start(store, bytes);
         const [first, second] = layout as [(typeof layout)[0], (typeof layout)[0]];
         const slice = (part: typeof first) => bytes.subarray(part.offset, part.offset + part.size);

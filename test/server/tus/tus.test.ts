@@ -3,7 +3,6 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { after, before, describe, it } from 'node:test';
-import { Upload } from 'tus-js-client';
 import type { FileRecord, UploadTokenResponse } from '../../../src/api/types.js';
 import { patternBytes } from '../../helpers/bytes.js';
 import { ALLOWED_ORIGIN, json, startTestService, type TestService } from '../../helpers/service.js';

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { backendRoutes, routes, serviceRoutes } from '../../../api/routes.js';
+import { TUS_PATHS } from '../../tus/tus-paths.js';
 import {
   CompleteBatchRequest,
   CompleteBatchResponse,
@@ -969,4 +970,5 @@ export const PATHS = [
       },
     },
   },
+  ...TUS_PATHS,
 ] as const satisfies readonly PathDeclaration[];
