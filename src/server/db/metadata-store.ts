@@ -587,12 +587,14 @@ export interface MetadataStore {
   ): Promise<boolean>;
   /**
    * Records that the bytes up to `offset` are durable and renews `owner`'s lease until
-   * `until`; false (nothing changed) when the lease is no longer `owner`'s.
+   * `until` (null: gives it up); false (nothing changed) when the lease is no longer `owner`'s.
    */
   advanceTusUpload(
     id: string,
-    lease: { owner: string; offset: number; until: number },
+    lease: { owner: string; offset: number; until: number | null },
   ): Promise<boolean>;
+  /** Renews `owner`'s lease until `until`, offset untouched; false when it is not `owner`'s. */
+  renewTusLease(id: string, owner: string, until: number): Promise<boolean>;
   /** Gives the lease up if it is still `owner`'s. */
   releaseTusLease(id: string, owner: string): Promise<void>;
   /** Forgets the tus state of an upload that finished (or is gone). */

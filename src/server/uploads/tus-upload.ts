@@ -77,6 +77,8 @@ function notFound(): never {
 /** How long a PATCH holds its lease without renewing it, and how often it renews it. */
 const LEASE_MS = 20_000;
 const RENEW_MS = 5_000;
+/** How far an upload's recorded expiry may lag behind its last PATCH. */
+const EXPIRY_STEP_MS = 60_000;
 
 /** The object that keeps the bytes of an unfinished part whose data ends at `offset`. */
 function partialName(offset: number): string {
@@ -138,27 +140,54 @@ export async function receiveTusPatch(
       extra: { offset: current?.offset ?? state.offset },
     });
   }
+  // What the database records (`committed`), and what the store holds durably (`durable`):
+  // each part is recorded once the next one is stored or the PATCH ends, so that a PATCH of
+  // one part costs the database two writes (the lease, then offset and release together).
   let committed = patch.offset;
-  let lost = false;
-  const advance = async (offset: number) => {
-    if (!(await ctx.db.advanceTusUpload(row.id, { owner, offset, until: ctx.now() + LEASE_MS }))) {
-      lost = true;
+  let durable = patch.offset;
+  let released = false;
+  const record = async (offset: number, release: boolean) => {
+    const until = release ? null : ctx.now() + LEASE_MS;
+    if (!(await ctx.db.advanceTusUpload(row.id, { owner, offset, until }))) {
       fail('upload_conflict', 'This PATCH lost its lease to another; ask HEAD for its offset.');
     }
     committed = offset;
+    released = release;
   };
+  let lost = false;
   const renewal = setInterval(() => {
-    if (!lost) advance(committed).catch(() => undefined);
+    ctx.db.renewTusLease(row.id, owner, ctx.now() + LEASE_MS).then(
+      (renewed) => {
+        if (!renewed) lost = true;
+      },
+      () => undefined,
+    );
   }, RENEW_MS);
   try {
-    const offset = await writeParts(ctx, row, patch, async (offset) => {
-      if (lost) fail('upload_conflict', 'This PATCH lost its lease to another.');
-      if (!patch.checksum) await advance(offset);
-    });
-    patch.checksum?.verify();
-    if (offset !== committed) await advance(offset);
-    const expiresAt = pendingExpiry(ctx.config, row.createdAt, ctx.now());
-    await ctx.db.extendExpiry(row.id, expiresAt);
+    let offset: number;
+    try {
+      offset = await writeParts(ctx, row, patch, async (end) => {
+        if (lost) fail('upload_conflict', 'This PATCH lost its lease to another.');
+        if (!patch.checksum && durable > committed) await record(durable, false);
+        durable = end;
+      });
+      patch.checksum?.verify();
+    } catch (error) {
+      // A cut connection keeps every whole part it brought (not with a checksum: nothing of
+      // a PATCH counts before its digest matched).
+      if (!patch.checksum && !lost && durable > committed) {
+        await record(durable, true).catch(() => undefined);
+      }
+      throw error;
+    }
+    await record(offset, true);
+    let expiresAt = row.expiresAt as number;
+    const moved = pendingExpiry(ctx.config, row.createdAt, ctx.now());
+    // Moved at most once a minute: the sweeper also reads when the last part arrived.
+    if (moved - expiresAt > EXPIRY_STEP_MS) {
+      await ctx.db.extendExpiry(row.id, moved);
+      expiresAt = moved;
+    }
     if (patch.offset % row.partSize !== 0 && offset !== patch.offset) {
       await ctx.blobs.deleteDerivedObject(row.id, partialName(patch.offset)).catch(() => {});
     }
@@ -166,7 +195,7 @@ export async function receiveTusPatch(
     return { offset, file: await finishTusUpload(ctx, caller, upload) };
   } finally {
     clearInterval(renewal);
-    await ctx.db.releaseTusLease(row.id, owner).catch(() => undefined);
+    if (!released) await ctx.db.releaseTusLease(row.id, owner).catch(() => undefined);
   }
 }
 

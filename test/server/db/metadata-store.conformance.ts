@@ -644,8 +644,17 @@ export function metadataStoreConformance(
             await second.advanceTusUpload(id, { owner: 'x', offset: 9, until: 1 }),
             false,
           );
-          assert.equal(await store.advanceTusUpload(id, { owner, offset: 5, until: 30_000 }), true);
-          await store.releaseTusLease(id, owner);
+          assert.equal(await store.advanceTusUpload(id, { owner, offset: 3, until: 30_000 }), true);
+          assert.equal(await second.renewTusLease(id, owner, 40_000), true);
+          assert.equal(await second.renewTusLease(id, 'x', 50_000), false);
+          assert.deepEqual(await store.getTusUpload(id), {
+            offset: 3,
+            leaseOwner: owner,
+            leaseUntil: 40_000,
+          });
+          // The last record of a PATCH gives the lease up with it.
+          assert.equal(await store.advanceTusUpload(id, { owner, offset: 5, until: null }), true);
+          assert.equal(await store.renewTusLease(id, owner, 60_000), false);
           assert.deepEqual(await second.getTusUpload(id), {
             offset: 5,
             leaseOwner: null,

@@ -420,10 +420,18 @@ export abstract class SqlMetadataStore implements MetadataStore {
 
   async advanceTusUpload(
     id: string,
-    lease: { owner: string; offset: number; until: number },
+    lease: { owner: string; offset: number; until: number | null },
   ): Promise<boolean> {
     const { owner, offset, until } = lease;
-    return (await this.changes(SQL.TUS_ADVANCE, [offset, until, id, owner])) === 1;
+    const changed =
+      until === null
+        ? await this.changes(SQL.TUS_ADVANCE_RELEASE, [offset, id, owner])
+        : await this.changes(SQL.TUS_ADVANCE, [offset, until, id, owner]);
+    return changed === 1;
+  }
+
+  async renewTusLease(id: string, owner: string, until: number): Promise<boolean> {
+    return (await this.changes(SQL.TUS_LEASE_RENEW, [until, id, owner])) === 1;
   }
 
   async releaseTusLease(id: string, owner: string): Promise<void> {

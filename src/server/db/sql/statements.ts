@@ -411,6 +411,11 @@ export const TUS_LEASE_TAKE = `UPDATE tus_uploads SET lease_owner = ?, lease_unt
   WHERE file_id = ? AND upload_offset = ? AND (lease_until IS NULL OR lease_until <= ?)`;
 export const TUS_ADVANCE = `UPDATE tus_uploads SET upload_offset = ?, lease_until = ?
   WHERE file_id = ? AND lease_owner = ?`;
+export const TUS_ADVANCE_RELEASE = `UPDATE tus_uploads
+  SET upload_offset = ?, lease_owner = NULL, lease_until = NULL
+  WHERE file_id = ? AND lease_owner = ?`;
+export const TUS_LEASE_RENEW = `UPDATE tus_uploads SET lease_until = ?
+  WHERE file_id = ? AND lease_owner = ?`;
 export const TUS_LEASE_RELEASE = `UPDATE tus_uploads SET lease_owner = NULL, lease_until = NULL
   WHERE file_id = ? AND lease_owner = ?`;
 export const TUS_DELETE = `DELETE FROM tus_uploads WHERE file_id = ?`;
