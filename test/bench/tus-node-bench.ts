@@ -12,34 +12,14 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FilehostClient } from '../../src/client/client.js';
-import { startRgw } from '../helpers/ceph-rgw.js';
-import { startPostgres } from '../helpers/postgres.js';
-import { scaleEnv } from '../helpers/scale.js';
 import { spawnService } from '../helpers/service.js';
 import { tusUpload } from '../helpers/tus-client.js';
-import { median, reportRows, startPeer } from './support.js';
+import { median, reportRows, startBenchScale, startPeer } from './support.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const SIZE = Number(process.env.BENCH_BIG_MIB ?? 256) * 1024 * 1024;
 const CHUNK = 5 * 1024 * 1024;
 const SCALE = process.env.DEPLOYMENT === 'scale';
-
-async function startScale() {
-  const [pg, rgw] = await Promise.all([
-    startPostgres(),
-    // Two uploads a run kept at once at most (each is deleted after it is timed).
-    startRgw({ memstoreBytes: SIZE * 4 + 1024 ** 3 }),
-  ]);
-  const stop = async () => {
-    if (!('skip' in pg)) await pg.stop();
-    if (!('skip' in rgw)) await rgw.stop();
-  };
-  if ('skip' in pg || 'skip' in rgw) {
-    await stop();
-    throw new Error(('skip' in pg ? pg.skip : '') || ('skip' in rgw ? rgw.skip : ''));
-  }
-  return { env: await scaleEnv(pg, rgw, []), stop };
-}
 
 async function timed(work: () => Promise<void>): Promise<number> {
   execFileSync('sync');
@@ -51,7 +31,8 @@ async function timed(work: () => Promise<void>): Promise<number> {
 async function main(): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'filehost-tus-node-bench-'));
   const bytes = Buffer.alloc(SIZE, 7);
-  const scale = SCALE ? await startScale() : null;
+  // Every upload of the run stays in the bucket's memory (see startBenchScale).
+  const scale = SCALE ? await startBenchScale([], RUNS * 2 * SIZE) : null;
   const service = await spawnService({
     FILEHOST_DATA_DIR: join(dir, 'service'),
     FILEHOST_PLAN: 'paid',

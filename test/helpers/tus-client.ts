@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http';
 import { DetailedError, Upload, type UploadOptions } from 'tus-js-client';
 
 /** What a tus-js-client upload ended with: the file's headers, or the refusal. */
@@ -69,5 +70,38 @@ export function tusUploadUntil(
       },
     });
     upload.start();
+  });
+}
+
+/** An answer to a request by hand: status, headers, body text. */
+export interface RawAnswer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+/**
+ * A request by hand through `node:http`, for what tus-js-client never sends (a wrong
+ * checksum, a PATCH at a wrong offset, two at once): its answer, whole.
+ */
+export function rawRequest(
+  url: string,
+  method: string,
+  headers: Record<string, string>,
+  body?: Buffer,
+): Promise<RawAnswer> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method, headers }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        text += chunk;
+      });
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }),
+      );
+    });
+    req.on('error', reject);
+    req.end(body);
   });
 }

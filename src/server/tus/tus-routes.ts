@@ -7,7 +7,7 @@ import {
   EXPOSED_RESPONSE_HEADERS,
 } from '../../api/routes.js';
 import type { FileRecord } from '../../api/types.js';
-import { authenticate } from '../api/auth.js';
+import { authenticate, type Caller } from '../api/auth.js';
 import { toFileRecord } from '../api/records.js';
 import { declaredRoute } from '../api/schemas/contract.js';
 import { validateSignEntry } from '../api/sign-entry.js';
@@ -22,6 +22,7 @@ import {
   receiveTusPatch,
   type TusPatch,
   type TusProgress,
+  type TusUpload,
   terminateTusUpload,
   tusUpload,
 } from '../uploads/tus-upload.js';
@@ -150,9 +151,8 @@ async function head(
   request: UploadRequest,
   reply: FastifyReply,
 ): Promise<void> {
-  requireTusResumable(request.headers);
-  const caller = await authenticate(ctx, request, { upload: 'continue' });
-  const { row, state } = await tusUpload(ctx, caller, request.params.id, request.params.secret);
+  const { upload } = await reachUpload(ctx, request);
+  const { row, state } = upload;
   reply
     .code(200)
     .header('Cache-Control', 'no-store')
@@ -167,12 +167,13 @@ async function patch(
   request: UploadRequest,
   reply: FastifyReply,
 ): Promise<void> {
-  requireTusResumable(request.headers);
-  requireBodyType(request);
-  const offset = byteCountHeader(request.headers, 'upload-offset');
-  if (offset === undefined) fail('invalid_request', 'Upload-Offset is required.');
-  const caller = await authenticate(ctx, request, { upload: 'continue' });
-  const upload = await tusUpload(ctx, caller, request.params.id, request.params.secret);
+  const { caller, upload, checked } = await reachUpload(ctx, request, () => {
+    requireBodyType(request);
+    const given = byteCountHeader(request.headers, 'upload-offset');
+    if (given === undefined) fail('invalid_request', 'Upload-Offset is required.');
+    return given;
+  });
+  const offset = checked as number;
   if (upload.row.status === 'ready') {
     // A retried last PATCH whose answer was lost: the upload is the file now.
     if (offset !== upload.row.size) {
@@ -198,11 +199,26 @@ async function terminate(
   request: UploadRequest,
   reply: FastifyReply,
 ): Promise<void> {
-  requireTusResumable(request.headers);
-  const caller = await authenticate(ctx, request, { upload: 'continue' });
-  const upload = await tusUpload(ctx, caller, request.params.id, request.params.secret);
+  const { caller, upload } = await reachUpload(ctx, request);
   await terminateTusUpload(ctx, caller, upload);
   reply.code(204).send();
+}
+
+/**
+ * What HEAD, PATCH and DELETE begin with: a tus request (`checkHeaders`: its own header
+ * checks, before the credential is looked at, answering what the request asks), its caller
+ * and the upload its URL and credential reach.
+ */
+async function reachUpload<T = undefined>(
+  ctx: ServiceContext,
+  request: UploadRequest,
+  checkHeaders?: () => T,
+): Promise<{ caller: Caller; upload: TusUpload; checked: T | undefined }> {
+  requireTusResumable(request.headers);
+  const checked = checkHeaders?.();
+  const caller = await authenticate(ctx, request, { upload: 'continue' });
+  const upload = await tusUpload(ctx, caller, request.params.id, request.params.secret);
+  return { caller, upload, checked };
 }
 
 /** `204` (or the creation's `201`) with the new offset, and the file once it is ready. */

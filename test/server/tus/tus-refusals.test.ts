@@ -6,43 +6,24 @@ import type { UploadTokenResponse } from '../../../src/api/types.js';
 import { sweep } from '../../../src/server/uploads/sweeper.js';
 import { patternBytes } from '../../helpers/bytes.js';
 import { json, startTestService, type TestService } from '../../helpers/service.js';
+import { rawRequest } from '../../helpers/tus-client.js';
 
 const MiB = 1024 * 1024;
 
-/** A tus request by hand (node:http): status, headers and body. */
-function tus(
+/** A tus request by hand with `key`. */
+const tus = (
   url: string,
   method: string,
   key: string,
   headers: Record<string, string> = {},
   body?: Buffer,
-): Promise<{
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: string;
-}> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(
-      url,
-      {
-        method,
-        headers: { Authorization: `Bearer ${key}`, 'Tus-Resumable': '1.0.0', ...headers },
-      },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => {
-          text += chunk;
-        });
-        res.on('end', () =>
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }),
-        );
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
-}
+) =>
+  rawRequest(
+    url,
+    method,
+    { Authorization: `Bearer ${key}`, 'Tus-Resumable': '1.0.0', ...headers },
+    body,
+  );
 
 async function create(svc: TestService, key: string, size: number, type?: string) {
   const metadata = [`filename ${Buffer.from('f.bin').toString('base64')}`];

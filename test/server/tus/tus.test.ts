@@ -6,36 +6,11 @@ import { after, before, describe, it } from 'node:test';
 import type { FileRecord, UploadTokenResponse } from '../../../src/api/types.js';
 import { patternBytes } from '../../helpers/bytes.js';
 import { ALLOWED_ORIGIN, json, startTestService, type TestService } from '../../helpers/service.js';
-import { tusUpload, tusUploadUntil } from '../../helpers/tus-client.js';
+import { rawRequest, tusUpload, tusUploadUntil } from '../../helpers/tus-client.js';
 
 const MiB = 1024 * 1024;
 
-/** A request by hand (node:http), for what tus-js-client never sends. */
-function raw(
-  url: string,
-  method: string,
-  headers: Record<string, string>,
-  body?: Buffer,
-): Promise<{
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: string;
-}> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { method, headers }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
-        text += chunk;
-      });
-      res.on('end', () =>
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }),
-      );
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
+const raw = rawRequest;
 
 function errorCode(body: string | undefined): string {
   return (JSON.parse(body ?? '{}') as { error: { code: string } }).error.code;
