@@ -32,7 +32,7 @@ async function main(): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'filehost-tus-node-bench-'));
   const bytes = Buffer.alloc(SIZE, 7);
   // Every upload of the run stays in the bucket's memory (see startBenchScale).
-  const scale = SCALE ? await startBenchScale([], RUNS * 2 * SIZE) : null;
+  const scale = SCALE ? await startBenchScale(['http://localhost'], RUNS * 2 * SIZE) : null;
   const service = await spawnService({
     FILEHOST_DATA_DIR: join(dir, 'service'),
     FILEHOST_PLAN: 'paid',
