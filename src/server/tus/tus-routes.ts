@@ -238,8 +238,10 @@ function fileHeaders(reply: FastifyReply, file: FileRecord): void {
 }
 
 function patchOf(request: FastifyRequest, offset: number): TusPatch {
+  const length = request.headers['content-length'];
   return {
     offset,
+    ...(length !== undefined && /^[0-9]{1,15}$/.test(length) ? { length: Number(length) } : {}),
     body: untilStalled(bodyChunks(request.raw), request.raw),
     checksum: checksumOf(request),
   };

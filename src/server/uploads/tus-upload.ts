@@ -90,6 +90,8 @@ export interface TusPatch {
   /** `Upload-Offset`: where the client says its bytes begin. */
   offset: number;
   body: AsyncIterable<Buffer>;
+  /** `Content-Length`, when the request has one: whole parts within it are streamed. */
+  length?: number;
   /**
    * With `Upload-Checksum`: feeds each byte, and at the end throws (`460`) unless they match;
    * nothing of the PATCH is counted before it has passed.
@@ -228,7 +230,14 @@ async function writeParts(
   }
   let offset = patch.offset;
   const store = multipartOf(row);
-  for await (const chunk of patch.body) {
+  const body = new BodyReader(patch.body);
+  const declaredEnd = patch.length === undefined ? null : patch.offset + patch.length;
+  if (declaredEnd !== null && declaredEnd > row.size) {
+    fail('too_large', `The bytes go past Upload-Length (${row.size}); nothing was taken.`, {
+      extra: { limit: row.size },
+    });
+  }
+  const take = (chunk: Buffer) => {
     if (offset + chunk.length > row.size) {
       fail('too_large', `The bytes go past Upload-Length (${row.size}); nothing more is taken.`, {
         extra: { limit: row.size },
@@ -236,7 +245,22 @@ async function writeParts(
     }
     patch.checksum?.update(chunk);
     offset += chunk.length;
-    pending.push(chunk);
+    return chunk;
+  };
+  for (;;) {
+    const size = partLength();
+    const placement = { partNumber: partStart / partSize + 1, offset: partStart, size };
+    if (size > 0 && pendingBytes === 0 && declaredEnd !== null && declaredEnd - offset >= size) {
+      // A whole part ahead, by Content-Length: it streams to the store as it arrives, so
+      // receiving and storing overlap (no 5 MiB held first).
+      await ctx.blobs.putPart(store, placement, body.exactly(size, take));
+      partStart += size;
+      await partDone(partStart);
+      continue;
+    }
+    const chunk = await body.next();
+    if (chunk === null) break;
+    pending.push(take(chunk));
     pendingBytes += chunk.length;
     while (pendingBytes > 0 && pendingBytes >= partLength()) {
       const all = Buffer.concat(pending, pendingBytes);
@@ -260,6 +284,43 @@ async function writeParts(
     });
   }
   return offset;
+}
+
+/**
+ * A body read chunk by chunk, from which a number of bytes exactly can be taken as a stream
+ * of their own (a part), the chunk that crosses its end split and the rest kept for after.
+ */
+class BodyReader {
+  readonly #iterator: AsyncIterator<Buffer>;
+  #leftover: Buffer | null = null;
+
+  constructor(source: AsyncIterable<Buffer>) {
+    this.#iterator = source[Symbol.asyncIterator]();
+  }
+
+  /** The next chunk; null at the end. */
+  async next(): Promise<Buffer | null> {
+    if (this.#leftover) {
+      const chunk = this.#leftover;
+      this.#leftover = null;
+      return chunk;
+    }
+    const result = await this.#iterator.next();
+    return result.done ? null : result.value;
+  }
+
+  /** Exactly `size` bytes, each passed through `take`; fails if the body ends before. */
+  async *exactly(size: number, take: (chunk: Buffer) => Buffer): AsyncGenerator<Buffer> {
+    let left = size;
+    while (left > 0) {
+      const chunk = await this.next();
+      if (chunk === null) throw new Error('The body ended before its Content-Length');
+      if (chunk.length > left) this.#leftover = chunk.subarray(left);
+      const part = chunk.length > left ? chunk.subarray(0, left) : chunk;
+      left -= part.length;
+      yield take(part);
+    }
+  }
 }
 
 async function readPartial(ctx: ServiceContext, id: string, offset: number): Promise<Buffer> {

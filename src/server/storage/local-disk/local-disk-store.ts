@@ -342,8 +342,16 @@ export class LocalDiskBlobStore implements BlobStore {
     }
   }
 
-  putPart(upload: MultipartUpload, part: PartPlacement, bytes: Buffer): Promise<{ etag: string }> {
-    return this.writePart(upload.key, part, Readable.from([bytes]));
+  putPart(
+    upload: MultipartUpload,
+    part: PartPlacement,
+    bytes: Buffer | AsyncIterable<Buffer>,
+  ): Promise<{ etag: string }> {
+    return this.writePart(
+      upload.key,
+      part,
+      Buffer.isBuffer(bytes) ? Readable.from([bytes]) : bytes,
+    );
   }
 
   completeMultipart(
