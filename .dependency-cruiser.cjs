@@ -27,6 +27,8 @@ const SERVER_LAYERS = [
       'cdn/',
       // /healthz and /readyz, answered on both ports.
       'health/',
+      // tus 1.0 (`/v1/tus`): its routes and headers over the uploads domain.
+      'tus/',
       'context\\.ts$',
       'http/',
     ],

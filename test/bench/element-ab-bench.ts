@@ -48,13 +48,10 @@ import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { build } from 'esbuild';
 import { chromium } from 'playwright-core';
-import { startRgw } from '../helpers/ceph-rgw.js';
-import { startPostgres } from '../helpers/postgres.js';
-import { scaleEnv } from '../helpers/scale.js';
 import { type ChildService, spawnService } from '../helpers/service.js';
 import { CHROMIUM_ARGS, chromiumPath } from '../helpers/wtr-plugins.js';
 import { BENCH_METRICS, metricsEnv, scrapeEverySecond } from './metrics-scraper.js';
-import { median } from './support.js';
+import { median, startBenchScale } from './support.js';
 
 const BASE = process.env.BASE ?? 'HEAD';
 const PAIRS = Number(process.env.PAIRS ?? 6);
@@ -117,7 +114,9 @@ async function main(): Promise<void> {
     B: await servePage(await bundleOf('.'), process.env.ATTRS_B ?? ''),
   };
   const origins = [originOf(servers.A), originOf(servers.B)];
-  const scale = SCALE ? await startScale(origins) : null;
+  const scale = SCALE
+    ? await startBenchScale(origins, PAIRS * 2 * (WARMUP ? 2 : 1) * COUNT * SIZE)
+    : null;
   const serviceEnv = {
     FILEHOST_DATA_DIR: join(dir, 'service'),
     FILEHOST_PLAN: 'paid',
@@ -291,29 +290,6 @@ async function mintToken(service: {
   if (answer.status !== 201) throw new Error(`mint: ${answer.status} ${await answer.text()}`);
   const { token, expiresAt } = (await answer.json()) as { token: string; expiresAt: number };
   return { token, expiresAt };
-}
-
-/**
- * PostgreSQL and a Ceph RGW whose memstore holds every upload of the run (the bucket is
- * never emptied: RGW frees deleted objects' space hours later), and the settings of a
- * service on them.
- */
-async function startScale(origins: string[]) {
-  const uploads = PAIRS * 2 * (WARMUP ? 2 : 1) * COUNT * SIZE;
-  const [pg, rgw] = await Promise.all([
-    startPostgres(),
-    startRgw({ memstoreBytes: Math.ceil(uploads * 1.25) + 2 * 1024 ** 3 }),
-  ]);
-  const stop = async () => {
-    if (!('skip' in pg)) await pg.stop();
-    if (!('skip' in rgw)) await rgw.stop();
-  };
-  if ('skip' in pg || 'skip' in rgw) {
-    await stop();
-    throw new Error(('skip' in pg ? pg.skip : '') || ('skip' in rgw ? rgw.skip : ''));
-  }
-  // `another`: the settings of one more service on them, with a database and bucket of its own.
-  return { env: await scaleEnv(pg, rgw, origins), another: () => scaleEnv(pg, rgw, origins), stop };
 }
 
 main().catch((error: unknown) => {

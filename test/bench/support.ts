@@ -4,6 +4,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { Browser, Page } from 'playwright-core';
+import { startRgw } from '../helpers/ceph-rgw.js';
+import { startPostgres } from '../helpers/postgres.js';
+import { scaleEnv } from '../helpers/scale.js';
 
 /**
  * Runs `measure` with a checkout of `revision` beside this one (a detached git worktree
@@ -283,4 +286,26 @@ export async function openUploaderPage(
     [service.apiUrl, service.publishableKey] as const,
   );
   return tab;
+}
+
+/**
+ * PostgreSQL and a Ceph RGW whose memstore holds every upload of the run (`uploadBytes`, all
+ * of them: the bucket is never emptied, RGW frees deleted objects' space hours later), and
+ * the settings of a service on them.
+ */
+export async function startBenchScale(origins: string[], uploadBytes: number) {
+  const [pg, rgw] = await Promise.all([
+    startPostgres(),
+    startRgw({ memstoreBytes: Math.ceil(uploadBytes * 1.25) + 2 * 1024 ** 3 }),
+  ]);
+  const stop = async () => {
+    if (!('skip' in pg)) await pg.stop();
+    if (!('skip' in rgw)) await rgw.stop();
+  };
+  if ('skip' in pg || 'skip' in rgw) {
+    await stop();
+    throw new Error(('skip' in pg ? pg.skip : '') || ('skip' in rgw ? rgw.skip : ''));
+  }
+  // `another`: the settings of one more service on them, with a database and bucket of its own.
+  return { env: await scaleEnv(pg, rgw, origins), another: () => scaleEnv(pg, rgw, origins), stop };
 }

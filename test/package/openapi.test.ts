@@ -162,7 +162,10 @@ describe('the OpenAPI document (src/api/openapi.json)', () => {
       for (const method of HTTP_METHODS) {
         const responses = (item[method] as { responses?: Json } | undefined)?.responses ?? {};
         for (const status of Object.keys(responses).map(Number)) {
-          if (status >= 400 && status !== 416) {
+          // tus's own statuses, each with a code of the table (decisions.md, "tus"): 412
+          // for another protocol version, 460 for a checksum that does not match.
+          const tusOwn = path.startsWith('/v1/tus') && (status === 412 || status === 460);
+          if (status >= 400 && status !== 416 && !tusOwn) {
             assert.ok(whole.has(status), `${method} ${path}: ${status} is not in the table`);
           }
         }

@@ -23,6 +23,7 @@ import { answerInOurShape, corsHeaders, serverOptions } from '../http/server-opt
 import { countApiTraffic } from '../metrics/api-traffic.js';
 import { serviceFault } from '../rules/service-fault.js';
 import { LocalDiskBlobStore } from '../storage/local-disk/local-disk-store.js';
+import { registerTusRoutes } from '../tus/tus-routes.js';
 import { completeBatchHandler } from './routes/complete-batch.js';
 import { completeUploadHandler } from './routes/complete-upload.js';
 import { deleteFileHandler } from './routes/delete-file.js';
@@ -136,6 +137,7 @@ export async function buildApiApp(ctx: ServiceContext): Promise<FastifyInstance>
   }
   // The local-disk store receives parts here; S3 receives them at its own URLs.
   if (ctx.blobs instanceof LocalDiskBlobStore) registerLocalPartRoutes(app, ctx.blobs);
+  registerTusRoutes(app, ctx);
 
   handleErrors(app);
   return app;

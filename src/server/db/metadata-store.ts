@@ -574,6 +574,37 @@ export interface MetadataStore {
   extendExpiry(id: string, expiresAt: number): Promise<void>;
   setStorageUploadId(id: string, storageUploadId: string): Promise<void>;
 
+  /**
+   * tus (`uploads/tus-*.ts`): the state of a pending upload that arrives through `/v1/tus`,
+   * kept beside its file row. `createTusUpload` starts it at offset 0, unleased.
+   */
+  createTusUpload(id: string): Promise<void>;
+  /** The tus state of `id`, or null when it has none (not a tus upload, or finished). */
+  getTusUpload(id: string): Promise<TusUploadState | null>;
+  /**
+   * Takes the upload's write lease for `owner` until `until`, only if its offset is
+   * `offset` and no other lease runs at `now`: a compare-and-set in the database, so two
+   * PATCHes on any instances never both win. Answers whether it was taken.
+   */
+  takeTusLease(
+    id: string,
+    lease: { owner: string; offset: number; now: number; until: number },
+  ): Promise<boolean>;
+  /**
+   * Records that the bytes up to `offset` are durable and renews `owner`'s lease until
+   * `until` (null: gives it up); false (nothing changed) when the lease is no longer `owner`'s.
+   */
+  advanceTusUpload(
+    id: string,
+    lease: { owner: string; offset: number; until: number | null },
+  ): Promise<boolean>;
+  /** Renews `owner`'s lease until `until`, offset untouched; false when it is not `owner`'s. */
+  renewTusLease(id: string, owner: string, until: number): Promise<boolean>;
+  /** Gives the lease up if it is still `owner`'s. */
+  releaseTusLease(id: string, owner: string): Promise<void>;
+  /** Forgets the tus state of an upload that finished (or is gone). */
+  deleteTusUpload(id: string): Promise<void>;
+
   /** Deleted rows whose bytes have not been removed yet, oldest deletion first. */
   listDeletedUnpurged(limit: number): Promise<FileRow[]>;
   /**
@@ -693,4 +724,13 @@ export interface MetadataStore {
     name: string,
     task: () => Promise<T>,
   ): Promise<{ ran: true; value: T } | { ran: false }>;
+}
+
+/** Where a tus upload stands (`MetadataStore.getTusUpload`). */
+export interface TusUploadState {
+  /** Bytes received durably: what `HEAD` answers as `Upload-Offset`. */
+  offset: number;
+  /** The PATCH that holds the write lease, if one does (until `leaseUntil`). */
+  leaseOwner: string | null;
+  leaseUntil: number | null;
 }

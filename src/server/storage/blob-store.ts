@@ -180,6 +180,18 @@ export interface BlobStore {
    * `expiresAt` (ms). The part PUT answers with the part's ETag in the `ETag` header.
    */
   signPart(upload: MultipartUpload, part: PartPlacement, expiresAt: number): Promise<SignedPart>;
+  /**
+   * Stores one part of a multipart upload from the service's own hands (tus: the bytes came
+   * through the API, not to a signed URL), durably, replacing any earlier write of it; the
+   * part then counts as held whole. Answers its ETag (quoted). Throws `BlobNotFoundError`
+   * if the upload is gone. `bytes` is a buffer of `part.size` bytes, or a source that yields
+   * exactly that many or fails (then the part is not held whole).
+   */
+  putPart(
+    upload: MultipartUpload,
+    part: PartPlacement,
+    bytes: Buffer | AsyncIterable<Buffer>,
+  ): Promise<{ etag: string }>;
   /** The parts held whole, by part number. Throws `BlobNotFoundError` if the upload is gone. */
   listParts(upload: MultipartUpload): Promise<HeldPart[]>;
   /**

@@ -27,13 +27,19 @@ export interface SignEntry {
 }
 
 /** A pending upload as sign makes it: its row (before its storage exists) and its token. */
-interface NewUpload {
+export interface NewUpload {
   row: FileRow;
   /** Answered once, in the sign answer; the row keeps only its hash. */
   token: string;
 }
 
-function newUpload(ctx: CoreContext, caller: Caller, address: string, entry: SignEntry): NewUpload {
+function newUpload(
+  ctx: CoreContext,
+  caller: Caller,
+  address: string,
+  entry: SignEntry,
+  partSize = ctx.config.partSize,
+): NewUpload {
   const now = ctx.now();
   const { token, hash } = newUploadToken();
   const row = newFileRow(caller, address, now, {
@@ -43,7 +49,7 @@ function newUpload(ctx: CoreContext, caller: Caller, address: string, entry: Sig
     status: 'pending',
     metadata: entry.metadata,
     visibility: entry.visibility,
-    partSize: choosePartSize(entry.size, ctx.config.partSize),
+    partSize: choosePartSize(entry.size, partSize),
     expiresAt: pendingExpiry(ctx.config, now, null),
     // Null when the store checks no digest (S3 with FILEHOST_S3_CHECKSUM=none): the answer
     // says so, and the client sends none.
@@ -95,12 +101,27 @@ export async function signUpload(
   address: string,
   entry: SignEntry,
 ): Promise<SignResponse> {
-  const upload = newUpload(ctx, caller, address, entry);
+  return signAnswer(ctx, await createPendingUpload(ctx, caller, address, entry));
+}
+
+/**
+ * A sign without its answer: the pending upload (row, reservation, multipart upload) and its
+ * token. tus creates its uploads here, in parts of its own `partSize`, so that they are
+ * bound by every rule a sign is bound by.
+ */
+export async function createPendingUpload(
+  ctx: CoreContext,
+  caller: Caller,
+  address: string,
+  entry: SignEntry,
+  partSize?: number,
+): Promise<NewUpload> {
+  const upload = newUpload(ctx, caller, address, entry, partSize);
   const { row } = upload;
   await reserveUploads(ctx, caller, address, [row]);
   await createStorage(ctx, row);
   await ctx.db.setStorageUploadId(row.id, row.storageUploadId as string);
-  return signAnswer(ctx, upload);
+  return upload;
 }
 
 /**

@@ -627,6 +627,69 @@ export function metadataStoreConformance(
     );
 
     it(
+      "keeps a tus upload's offset behind a lease that only one of many takers gets",
+      withStore(async (store, _project, another) => {
+        const id = newId();
+        assert.equal(await store.getTusUpload(id), null);
+        await store.createTusUpload(id);
+        assert.deepEqual(await store.getTusUpload(id), {
+          offset: 0,
+          leaseOwner: null,
+          leaseUntil: null,
+        });
+        // Takers on two connections at once, as PATCHes on two instances: exactly one wins.
+        const second = await another();
+        try {
+          const lease = (owner: string) => ({ owner, offset: 0, now: 1000, until: 21_000 });
+          const taken = await Promise.all([
+            store.takeTusLease(id, lease('a')),
+            second.takeTusLease(id, lease('b')),
+            store.takeTusLease(id, lease('c')),
+            second.takeTusLease(id, lease('d')),
+          ]);
+          assert.equal(taken.filter(Boolean).length, 1, JSON.stringify(taken));
+          const owner = (await store.getTusUpload(id))?.leaseOwner as string;
+          // Only the holder advances it; a wrong offset is never taken, even once free.
+          assert.equal(
+            await second.advanceTusUpload(id, { owner: 'x', offset: 9, until: 1 }),
+            false,
+          );
+          assert.equal(await store.advanceTusUpload(id, { owner, offset: 3, until: 30_000 }), true);
+          assert.equal(await second.renewTusLease(id, owner, 40_000), true);
+          assert.equal(await second.renewTusLease(id, 'x', 50_000), false);
+          assert.deepEqual(await store.getTusUpload(id), {
+            offset: 3,
+            leaseOwner: owner,
+            leaseUntil: 40_000,
+          });
+          // The last record of a PATCH gives the lease up with it.
+          assert.equal(await store.advanceTusUpload(id, { owner, offset: 5, until: null }), true);
+          assert.equal(await store.renewTusLease(id, owner, 60_000), false);
+          assert.deepEqual(await second.getTusUpload(id), {
+            offset: 5,
+            leaseOwner: null,
+            leaseUntil: null,
+          });
+          const at = (offset: number, now: number) => ({
+            owner: 'e',
+            offset,
+            now,
+            until: now + 10,
+          });
+          assert.equal(await second.takeTusLease(id, at(0, 2000)), false);
+          assert.equal(await second.takeTusLease(id, at(5, 2000)), true);
+          // A lease that ran out (its instance died) is taken by the next PATCH.
+          assert.equal(await store.takeTusLease(id, { ...at(5, 2005), owner: 'f' }), false);
+          assert.equal(await store.takeTusLease(id, { ...at(5, 2010), owner: 'f' }), true);
+          await store.deleteTusUpload(id);
+          assert.equal(await store.getTusUpload(id), null);
+        } finally {
+          await second.close();
+        }
+      }),
+    );
+
+    it(
       'keeps the first value of a setting, whoever stores it',
       withStore(async (store) => {
         assert.equal(await store.getSetting('signing-secret'), null);

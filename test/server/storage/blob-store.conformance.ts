@@ -341,6 +341,34 @@ export function blobStoreConformance(
     );
 
     it(
+      'stores parts the service hands it (putPart, tus): rewritten parts replace, then completes',
+      withStore(async (store) => {
+        const bytes = Buffer.from(`${'a'.repeat(PART_SIZE)}tail`);
+        const { key, upload, layout } = await start(store, bytes);
+        const [first, second] = layout as [(typeof layout)[0], (typeof layout)[0]];
+        const slice = (part: typeof first) => bytes.subarray(part.offset, part.offset + part.size);
+        const damaged = await store.putPart(upload, second, Buffer.from('XXXX'));
+        const firstEtag = await store.putPart(upload, first, slice(first));
+        const secondEtag = await store.putPart(upload, second, slice(second));
+        assert.match(firstEtag.etag, /^".+"$/);
+        assert.notEqual(secondEtag.etag, damaged.etag, 'other bytes, another ETag');
+        assert.deepEqual(
+          (await heldParts(store, upload)).map(({ partNumber, etag }) => ({ partNumber, etag })),
+          [
+            { partNumber: 1, etag: firstEtag.etag },
+            { partNumber: 2, etag: secondEtag.etag },
+          ],
+        );
+        await store.completeMultipart(upload, [
+          { partNumber: 1, etag: firstEtag.etag },
+          { partNumber: 2, etag: secondEtag.etag },
+        ]);
+        assert.equal(await read(store, key), bytes.toString());
+        await assert.rejects(store.putPart(upload, first, slice(first)), BlobNotFoundError);
+      }),
+    );
+
+    it(
       'deleting a key removes a pending multipart upload under it too',
       withStore(async (store) => {
         const { key, upload, put } = await start(store, Buffer.from('abcd'));

@@ -106,7 +106,7 @@ export interface RouteOf<Id extends string = OperationId> {
   schema: { params?: { type: 'object'; properties: Record<string, JsonSchema> } };
 }
 
-const METHODS: readonly Method[] = ['get', 'head', 'post', 'put', 'delete'];
+const METHODS: readonly Method[] = ['get', 'head', 'post', 'put', 'patch', 'delete'];
 
 interface PathItem {
   readonly parameters?: readonly ParameterRef[];

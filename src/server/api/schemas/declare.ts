@@ -6,7 +6,7 @@ import type { TSchema } from '@sinclair/typebox';
  * examples, responses by `$ref`), exact where the service reads it (parameters, bodies).
  */
 
-export type Method = 'get' | 'head' | 'post' | 'put' | 'delete';
+export type Method = 'get' | 'head' | 'post' | 'put' | 'patch' | 'delete';
 
 /** A parameter spelled in place, or a `$ref` to one of `components.parameters`. */
 export type Parameter =

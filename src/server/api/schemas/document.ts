@@ -177,7 +177,7 @@ export const headers = {
  * An error answer's body: the `ErrorBody` every error has, its `error.code` one of `codes`
  * (what each response below may say).
  */
-function errorContent(codes: readonly ApiErrorCode[]) {
+export function errorContent(codes: readonly ApiErrorCode[]) {
   return {
     'application/json': {
       schema: Raw({
@@ -504,6 +504,7 @@ export const tags = [
   { name: 'Upload tokens' },
   { name: 'Webhooks' },
   { name: 'CDN' },
+  { name: 'tus' },
   { name: 'CORS' },
   { name: 'Meta' },
 ];

@@ -13,7 +13,7 @@ export type OperationId =
 /**
  * Operations declared for the document but not routed by the API app: the CDN serves its
  * own paths (cdn/cdn.ts), and the local-disk store's part PUTs are routed only where that
- * store is used (routes/local-part.ts).
+ * store is used (routes/local-part.ts); tus has its own (tus/tus-routes.ts).
  */
 export const ROUTED_ELSEWHERE = [
   'serveFile',
@@ -22,6 +22,11 @@ export const ROUTED_ELSEWHERE = [
   'headFileNamed',
   'putPart',
   'putPartAtItsUrl',
+  // tus (tus/tus-routes.ts): tus bodies and headers, Tus-Resumable on every answer.
+  'tusCreate',
+  'tusHead',
+  'tusPatch',
+  'tusTerminate',
 ] as const satisfies readonly OperationId[];
 
 /** The operations the API app routes, each by a handler of its own (app.ts). */

@@ -35,6 +35,7 @@ import {
 import { type Parameter, type PathDeclaration, pathOf } from './declare.js';
 import { servers as API_SERVERS } from './document.js';
 import { OneOf, Raw, StringEnum } from './kit.js';
+import { TUS_PATHS } from './tus-paths.js';
 
 /** Where the CDN's routes are served: its own origin. */
 const CDN_SERVERS = [
@@ -1036,4 +1037,5 @@ export const PATHS = [
       },
     },
   },
+  ...TUS_PATHS,
 ] as const satisfies readonly PathDeclaration[];

@@ -238,4 +238,13 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE files ADD COLUMN placeholder text;
   `,
+  // tus: see the SQLite migration of the same step.
+  `
+  CREATE TABLE tus_uploads (
+    file_id text PRIMARY KEY,
+    upload_offset bigint NOT NULL,
+    lease_owner text,
+    lease_until bigint
+  );
+  `,
 ];

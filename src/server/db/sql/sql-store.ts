@@ -17,6 +17,7 @@ import type {
   RecordedVariant,
   Reservation,
   TokenUsage,
+  TusUploadState,
   UploadTokenRow,
   VariantRow,
   WebhookRow,
@@ -391,6 +392,56 @@ export abstract class SqlMetadataStore implements MetadataStore {
 
   async setStorageUploadId(id: string, storageUploadId: string): Promise<void> {
     await this.changes(SQL.STORAGE_UPLOAD_ID_SET, [storageUploadId, id], { grouped: true });
+  }
+
+  async createTusUpload(id: string): Promise<void> {
+    await this.changes(SQL.TUS_INSERT, [id], { grouped: true });
+  }
+
+  async getTusUpload(id: string): Promise<TusUploadState | null> {
+    const [found] = await this.rows<{
+      upload_offset: number | string;
+      lease_owner: string | null;
+      lease_until: number | string | null;
+    }>(SQL.TUS_GET, [id]);
+    if (!found) return null;
+    return {
+      offset: Number(found.upload_offset),
+      leaseOwner: found.lease_owner,
+      leaseUntil: found.lease_until === null ? null : Number(found.lease_until),
+    };
+  }
+
+  async takeTusLease(
+    id: string,
+    lease: { owner: string; offset: number; now: number; until: number },
+  ): Promise<boolean> {
+    const { owner, offset, now, until } = lease;
+    return (await this.changes(SQL.TUS_LEASE_TAKE, [owner, until, id, offset, now])) === 1;
+  }
+
+  async advanceTusUpload(
+    id: string,
+    lease: { owner: string; offset: number; until: number | null },
+  ): Promise<boolean> {
+    const { owner, offset, until } = lease;
+    const changed =
+      until === null
+        ? await this.changes(SQL.TUS_ADVANCE_RELEASE, [offset, id, owner])
+        : await this.changes(SQL.TUS_ADVANCE, [offset, until, id, owner]);
+    return changed === 1;
+  }
+
+  async renewTusLease(id: string, owner: string, until: number): Promise<boolean> {
+    return (await this.changes(SQL.TUS_LEASE_RENEW, [until, id, owner])) === 1;
+  }
+
+  async releaseTusLease(id: string, owner: string): Promise<void> {
+    await this.changes(SQL.TUS_LEASE_RELEASE, [id, owner]);
+  }
+
+  async deleteTusUpload(id: string): Promise<void> {
+    await this.changes(SQL.TUS_DELETE, [id]);
   }
 
   async listDeletedUnpurged(limit: number): Promise<FileRow[]> {

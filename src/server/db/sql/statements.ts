@@ -405,3 +405,21 @@ export const IMAGES_WITHOUT_PLACEHOLDER = `SELECT ${FILE_COLUMNS} FROM files
 /** Parameters: placeholder, id. A file made ready since keeps the one it was given then. */
 export const PLACEHOLDER_SET = `UPDATE files SET placeholder = ?
   WHERE id = ? AND status = 'ready' AND placeholder IS NULL`;
+
+/** tus uploads' state (`MetadataStore.createTusUpload` and the calls after it). */
+export const TUS_INSERT = `INSERT INTO tus_uploads (file_id, upload_offset) VALUES (?, 0)`;
+export const TUS_GET = `SELECT upload_offset, lease_owner, lease_until FROM tus_uploads
+  WHERE file_id = ?`;
+/** The compare-and-set of a PATCH: the offset it starts at, and no lease running. */
+export const TUS_LEASE_TAKE = `UPDATE tus_uploads SET lease_owner = ?, lease_until = ?
+  WHERE file_id = ? AND upload_offset = ? AND (lease_until IS NULL OR lease_until <= ?)`;
+export const TUS_ADVANCE = `UPDATE tus_uploads SET upload_offset = ?, lease_until = ?
+  WHERE file_id = ? AND lease_owner = ?`;
+export const TUS_ADVANCE_RELEASE = `UPDATE tus_uploads
+  SET upload_offset = ?, lease_owner = NULL, lease_until = NULL
+  WHERE file_id = ? AND lease_owner = ?`;
+export const TUS_LEASE_RENEW = `UPDATE tus_uploads SET lease_until = ?
+  WHERE file_id = ? AND lease_owner = ?`;
+export const TUS_LEASE_RELEASE = `UPDATE tus_uploads SET lease_owner = NULL, lease_until = NULL
+  WHERE file_id = ? AND lease_owner = ?`;
+export const TUS_DELETE = `DELETE FROM tus_uploads WHERE file_id = ?`;

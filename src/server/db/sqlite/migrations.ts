@@ -233,4 +233,15 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE files ADD COLUMN placeholder TEXT;
   `,
+  // tus (#56): where an upload through /v1/tus stands (its durable offset) and which PATCH
+  // holds its write lease, so that two PATCHes at once cannot both write. Its own table:
+  // only tus uploads have it, and a finished one forgets it.
+  `
+  CREATE TABLE tus_uploads (
+    file_id TEXT PRIMARY KEY,
+    upload_offset INTEGER NOT NULL,
+    lease_owner TEXT,
+    lease_until INTEGER
+  );
+  `,
 ];

@@ -20,7 +20,7 @@ import {
   writeFile,
 } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import { ID_PATTERN } from '../../../api/routes.js';
 import type { SignedPart } from '../../../api/types.js';
@@ -360,6 +360,18 @@ export class LocalDiskBlobStore implements BlobStore {
       if (parts.size === 0 && this.#writers.get(key) === parts) this.#writers.delete(key);
       finished();
     }
+  }
+
+  putPart(
+    upload: MultipartUpload,
+    part: PartPlacement,
+    bytes: Buffer | AsyncIterable<Buffer>,
+  ): Promise<{ etag: string }> {
+    return this.writePart(
+      upload.key,
+      part,
+      Buffer.isBuffer(bytes) ? Readable.from([bytes]) : bytes,
+    );
   }
 
   completeMultipart(

@@ -466,6 +466,42 @@ export class S3BlobStore implements BlobStore {
     return { partNumber: part.partNumber, size: part.size, method: 'PUT', url, headers: {} };
   }
 
+  async putPart(
+    upload: MultipartUpload,
+    part: PartPlacement,
+    bytes: Buffer | AsyncIterable<Buffer>,
+  ): Promise<{ etag: string }> {
+    const source = { failure: null as { error: unknown } | null };
+    async function* watched(from: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+      try {
+        yield* from;
+      } catch (error) {
+        source.failure = { error };
+        throw error;
+      }
+    }
+    try {
+      const output = await this.#client.send(
+        new UploadPartCommand({
+          Bucket: this.#bucket,
+          Key: this.#objectKey(upload.key),
+          UploadId: upload.uploadId,
+          PartNumber: part.partNumber,
+          // A stream's length is the part's, signed in: S3 refuses a body of another.
+          Body: Buffer.isBuffer(bytes) ? bytes : quietStream(watched(bytes)),
+          ContentLength: part.size,
+        }),
+      );
+      if (!output.ETag) throw new Error('S3 UploadPart answered without an ETag');
+      return { etag: quoted(output.ETag) };
+    } catch (error) {
+      // The source's own failure (a cut body, a slow sender) is what the caller must see.
+      if (source.failure) throw source.failure.error;
+      if (isUploadGone(error)) throw new BlobNotFoundError(upload.key);
+      throw toStoreError(error, 'store a part');
+    }
+  }
+
   async listParts(upload: MultipartUpload): Promise<HeldPart[]> {
     const parts: HeldPart[] = [];
     let marker: string | undefined;
@@ -636,4 +672,15 @@ function describeBucketFailure(error: unknown): string {
 /** ETags travel quoted (`"…"`); some clients strip the quotes. */
 function quoted(etag: string): string {
   return etag.startsWith('"') ? etag : `"${etag}"`;
+}
+
+/**
+ * A stream of `source` for a request body. Its failure is heard by the request (which then
+ * fails) and rethrown by the caller; the SDK may stop listening once the request has
+ * failed, so the stream's own error event is listened to here, never left uncaught.
+ */
+function quietStream(source: AsyncIterable<Buffer>): Readable {
+  const stream = Readable.from(source, { objectMode: false });
+  stream.on('error', () => undefined);
+  return stream;
 }

@@ -1,0 +1,128 @@
+/**
+ * `npx tsx test/bench/tus-node-bench.ts` (`DEPLOYMENT=scale` for PostgreSQL + Ceph RGW): one
+ * 256 MiB file from Node three ways, each server in its own process on this machine:
+ * tus-js-client (5 MiB chunks) through filehost's `/v1/tus`; the same bytes through
+ * `FilehostClient.uploadFile` (filehost's own protocol: sign, parts, complete); and
+ * tus-js-client to `@tus/server` with `@tus/file-store` alone (tusd's equivalent, no keys,
+ * quotas, scanning or events). Runs alternate; medians and ratios of one run. Goal (#56):
+ * tus through filehost >= 0.8x `@tus/server` alone.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { FilehostClient } from '../../src/client/client.js';
+import { spawnService } from '../helpers/service.js';
+import { tusUpload } from '../helpers/tus-client.js';
+import { median, reportRows, startBenchScale, startPeer } from './support.js';
+
+const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+const SIZE = Number(process.env.BENCH_BIG_MIB ?? 256) * 1024 * 1024;
+const CHUNK = 5 * 1024 * 1024;
+const SCALE = process.env.DEPLOYMENT === 'scale';
+
+async function timed(work: () => Promise<void>): Promise<number> {
+  execFileSync('sync');
+  const started = performance.now();
+  await work();
+  return performance.now() - started;
+}
+
+async function main(): Promise<void> {
+  const dir = await mkdtemp(join(tmpdir(), 'filehost-tus-node-bench-'));
+  const bytes = Buffer.alloc(SIZE, 7);
+  // Every upload of the run stays in the bucket's memory (see startBenchScale).
+  const scale = SCALE ? await startBenchScale(['http://localhost'], RUNS * 2 * SIZE) : null;
+  const service = await spawnService({
+    FILEHOST_DATA_DIR: join(dir, 'service'),
+    FILEHOST_PLAN: 'paid',
+    FILEHOST_RATE_LIMIT: '1000000',
+    FILEHOST_LOG_LEVEL: 'error',
+    ...scale?.env,
+  });
+  await mkdir(join(dir, 'tus'), { recursive: true });
+  const peer = await startPeer('test/bench/tus-server.ts', [join(dir, 'tus')]);
+  const peerUrl = `http://127.0.0.1:${peer.port}/files`;
+  const headers = { Authorization: `Bearer ${service.secretKey}` };
+  const client = new FilehostClient({ endpoint: service.apiUrl, apiKey: service.secretKey });
+  const remove = (id: string) =>
+    fetch(`${service.apiUrl}/v1/files/${id}`, { method: 'DELETE', headers }).then((r) =>
+      r.arrayBuffer(),
+    );
+  const times = { tus: [] as number[], client: [] as number[], peer: [] as number[] };
+  const loads: number[] = [];
+  try {
+    for (let run = 0; run < RUNS; run++) {
+      loads.push(loadavg()[0] as number);
+      times.peer.push(
+        await timed(async () => {
+          const outcome = await tusUpload(bytes, { endpoint: peerUrl, chunkSize: CHUNK });
+          if (outcome.status) throw new Error(`@tus/server: ${outcome.status}`);
+        }),
+      );
+      let id = '';
+      times.tus.push(
+        await timed(async () => {
+          const outcome = await tusUpload(bytes, {
+            endpoint: `${service.apiUrl}/v1/tus`,
+            chunkSize: CHUNK,
+            headers,
+            metadata: { filename: 'big.bin' },
+          });
+          if (!outcome.fileId) throw new Error(`filehost tus: ${outcome.status} ${outcome.body}`);
+          id = outcome.fileId;
+        }),
+      );
+      await remove(id);
+      times.client.push(
+        await timed(async () => {
+          const record = await client.uploadFile(
+            { size: SIZE, slice: (start, end) => new Blob([bytes.subarray(start, end)]) },
+            { name: 'big.bin' },
+          );
+          id = record.id;
+        }),
+      );
+      await remove(id);
+    }
+  } finally {
+    peer.child.kill();
+    service.process.kill('SIGTERM');
+    await service.exited;
+    await scale?.stop();
+    await rm(dir, { recursive: true, force: true });
+  }
+  const mib = SIZE / 1024 / 1024;
+  const rate = (ms: number) => mib / (ms / 1000);
+  const seconds = (list: number[]) => list.map((t) => (t / 1000).toFixed(2)).join(', ');
+  const [tus, own, peerTime] = [median(times.tus), median(times.client), median(times.peer)];
+  const where = SCALE ? 'scale (PostgreSQL + Ceph RGW)' : 'embedded';
+  console.log(
+    `\ntus from Node — ${new Date().toISOString()} — ${where}, ${mib} MiB, median of ${RUNS}; load average (1 min) at each run: ${loads.map((l) => l.toFixed(1)).join(', ')}`,
+  );
+  console.log(
+    `runs (s): @tus/server ${seconds(times.peer)}; filehost tus ${seconds(times.tus)}; FilehostClient ${seconds(times.client)}`,
+  );
+  console.log(`tus-js-client -> @tus/server + file store: ${rate(peerTime).toFixed(0)} MiB/s`);
+  console.log(
+    `tus-js-client -> filehost /v1/tus:           ${rate(tus).toFixed(0)} MiB/s = ${(peerTime / tus).toFixed(2)}x @tus/server`,
+  );
+  console.log(
+    `FilehostClient.uploadFile -> filehost:       ${rate(own).toFixed(0)} MiB/s = ${(peerTime / own).toFixed(2)}x @tus/server, ${(tus / own).toFixed(2)}x filehost tus`,
+  );
+  await reportRows([
+    {
+      comparison: `tus from Node (${where})`,
+      measure: `${mib} MiB upload, MiB/s`,
+      filehost: rate(tus),
+      peer: { name: 'tus-js-client to @tus/server + file store', value: rate(peerTime) },
+      goal: { op: '>=', target: 0.8 },
+      runs: RUNS,
+    },
+  ]);
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,88 @@
+// @deployments embedded scale
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { FileRecord } from '../../../src/api/types.js';
+import { patternBytes } from '../../helpers/bytes.js';
+import { freePort } from '../../helpers/ports.js';
+import { scaleDeployment } from '../../helpers/scale.js';
+import { SCALE } from '../../helpers/scale-mode.js';
+import { ALLOWED_ORIGIN, type ChildService, json, spawnService } from '../../helpers/service.js';
+import { tusUpload, tusUploadUntil } from '../../helpers/tus-client.js';
+
+const MiB = 1024 * 1024;
+
+/**
+ * The service, a real process, is killed with SIGKILL while a tus PATCH streams into it, then
+ * started again on the same stores: tus-js-client resumes from HEAD's offset, which is never
+ * less than what HEAD said before the kill, and the file ends with the right bytes.
+ */
+describe('tus: resume after kill -9 of the service', () => {
+  let dataDir: string;
+  let env: Record<string, string>;
+  let service: ChildService | undefined;
+
+  before(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'filehost-tus-kill-'));
+    env = {
+      FILEHOST_DATA_DIR: dataDir,
+      FILEHOST_ALLOWED_ORIGINS: ALLOWED_ORIGIN,
+      // The same port after the restart: the upload URL names it.
+      FILEHOST_API_PORT: String(await freePort()),
+      FILEHOST_CDN_PORT: String(await freePort()),
+      ...(SCALE ? (await scaleDeployment([ALLOWED_ORIGIN])).env : {}),
+    };
+  });
+  after(async () => {
+    service?.process.kill('SIGKILL');
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('continues from what HEAD reported, and ends with the right bytes', async () => {
+    const bytes = Buffer.from(patternBytes(23 * MiB + 11));
+    service = await spawnService(env);
+    const first = service;
+    const headers = { Authorization: `Bearer ${first.secretKey}` };
+    const offsetOf = async (url: string) => {
+      const response = await fetch(url, {
+        method: 'HEAD',
+        headers: { ...headers, 'Tus-Resumable': '1.0.0' },
+      });
+      assert.equal(response.status, 200);
+      return Number(response.headers.get('upload-offset'));
+    };
+    let reported = 0;
+    const { url } = await tusUploadUntil(
+      bytes,
+      { endpoint: `${first.apiUrl}/v1/tus`, chunkSize: 5 * MiB, headers },
+      10 * MiB,
+      async (upload) => {
+        reported = await offsetOf(upload.url as string);
+        // The next PATCH is on its way: the kill cuts it.
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        first.process.kill('SIGKILL');
+        assert.equal((await first.exited).signal, 'SIGKILL');
+      },
+    );
+    assert.ok(reported >= 10 * MiB, `HEAD said ${reported}`);
+
+    service = await spawnService(env);
+    assert.ok((await offsetOf(url)) >= reported, 'nothing HEAD reported was lost');
+    // The killed PATCH's lease runs out within 20 s; tus-js-client retries its 409 until then.
+    const outcome = await tusUpload(bytes, {
+      uploadUrl: url,
+      chunkSize: 5 * MiB,
+      headers,
+      retryDelays: [500, 1000, 2000, 4000, 8000, 8000, 8000],
+    });
+    assert.ok(outcome.fileId, outcome.body);
+    const record = await json<FileRecord>(
+      await fetch(`${service.apiUrl}/v1/files/${outcome.fileId}`, { headers }),
+    );
+    assert.equal(record.status, 'ready');
+    const served = Buffer.from(await (await fetch(record.url as string)).arrayBuffer());
+    assert.ok(served.equals(bytes), 'the file holds exactly the bytes sent');
+  });
+});
