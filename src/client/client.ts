@@ -53,6 +53,7 @@ import { partEtag, SentBytes } from './part-put.js';
 import { partPutError } from './part-put-error.js';
 import { type PartSending, retryTransientParts, sendParts } from './part-sender.js';
 import { type RetryOptions, sleep, withRetry } from './retry.js';
+import { tokensOnUse } from './tokens-on-use.js';
 import type { UploadBody } from './upload-body.js';
 import type { UploadPlan } from './upload-plan.js';
 import {
@@ -62,7 +63,7 @@ import {
   UploadSequence,
 } from './upload-sequence.js';
 import type { UploadSession } from './upload-session.js';
-import { type TokenSource, tokensOnUse } from './upload-token.js';
+import type { TokenSource } from './upload-token.js';
 
 export type { CallOptions, FilehostClientOptions };
 

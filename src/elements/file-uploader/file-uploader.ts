@@ -8,25 +8,25 @@ import { emit } from '../shared/events.js';
 import { formatBytes, formatCount, localeOf, pluralForm } from '../shared/format.js';
 import { followLang, textsWith, translationFor } from '../shared/localize.js';
 import { sharedStyles } from '../shared/styles.js';
-import { takeDrop } from './dropped.js';
-import type { UploadFailure } from './failure.js';
-import { isPausable, renderFile, renderSummary } from './file-rows.js';
-import { styles } from './file-uploader.styles.js';
+import type { FileUploaderOverrides, FileUploaderStrings } from '../shared/uploader-strings.js';
+import type { UploadFailure } from '../upload-engine/failure.js';
 import {
   type ChecksumChoice,
   type FileSummary,
   type FileView,
   isBusy,
   recordsOf,
-} from './file-view.js';
+} from '../upload-engine/file-view.js';
+import { takeDrop } from './dropped.js';
+import { isPausable, renderFile, renderSummary } from './file-rows.js';
+import { styles } from './file-uploader.styles.js';
 import { syncForm } from './form-association.js';
-import type { FileUploaderOverrides, FileUploaderStrings } from './strings.js';
 import { UploadController } from './upload-controller.js';
 
 export type { UploadTokenGrant, UploadTokenProvider } from '../../client/upload-token.js';
-export type { FailureCode, FailureStep, UploadFailure } from './failure.js';
-export type { ChecksumChoice, FileSummary, FileView } from './file-view.js';
-export type { FileUploaderOverrides, FileUploaderStrings } from './strings.js';
+export type { FileUploaderOverrides, FileUploaderStrings } from '../shared/uploader-strings.js';
+export type { FailureCode, FailureStep, UploadFailure } from '../upload-engine/failure.js';
+export type { ChecksumChoice, FileSummary, FileView } from '../upload-engine/file-view.js';
 
 export interface FileUploaderEventMap {
   /** Files were added by the user (picked, dropped or pasted) and passed the checks. */

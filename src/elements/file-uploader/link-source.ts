@@ -13,10 +13,10 @@ import type { UploadTokenProvider } from '../../client/upload-token.js';
 import { en } from '../shared/en.js';
 import { describeApiError, loadServiceWords } from '../shared/failure-text.js';
 import type { FailureTexts, LinkFailure, LinkText, UploaderTexts } from '../shared/translation.js';
-import type { FailureCode, UploadFailure } from './failure.js';
+import type { FileUploaderStrings } from '../shared/uploader-strings.js';
+import type { FailureCode, UploadFailure } from '../upload-engine/failure.js';
+import type { FileSummary, FileView } from '../upload-engine/file-view.js';
 import { renderFile } from './file-rows.js';
-import type { FileSummary, FileView } from './file-view.js';
-import type { FileUploaderStrings } from './strings.js';
 
 /**
  * `<file-uploader sources="… link">`: a URL field and an Import button, and a row per

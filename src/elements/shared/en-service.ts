@@ -1,5 +1,5 @@
 import { en } from './en.js';
-import { SAME_WORDS } from './failure-text.js';
+import { SAME_WORDS } from './same-words.js';
 import type { FailureTexts, ServiceAnswerFailure } from './translation.js';
 
 /**

@@ -7,20 +7,12 @@ import { loadChunk } from '../../client/missing-chunk.js';
 import { blobDigestHeader } from '../../client/part-digest.js';
 import { xhrPartEtag } from '../../client/part-etag.js';
 import { claimedParts, type UploadStep } from '../../client/upload-plan.js';
-import type { FailureWording, UploadFailure } from '../file-uploader/failure.js';
-import type {
-  FileSummary,
-  FileView,
-  UploadCallbacks,
-  UploaderSettings,
-  UploadHost,
-} from '../file-uploader/file-view.js';
-import { unsentFileView } from '../file-uploader/file-view.js';
-import type { FileUploaderStrings } from '../file-uploader/strings.js';
 import { loadServiceWords } from '../shared/failure-text.js';
+import type { FileUploaderStrings } from '../shared/uploader-strings.js';
 import type { BatchItem, BatchOutcome } from './batch-upload.js';
 import { Connections, signRequestFor } from './connections.js';
 import { fillEnglish } from './en-engine.js';
+import type { FailureWording, UploadFailure } from './failure.js';
 import type { FailureCause } from './failure-cause.js';
 import {
   autoRetryDelayMs,
@@ -37,6 +29,14 @@ import {
   placeOf,
   type UploadTarget,
 } from './file-state.js';
+import type {
+  FileSummary,
+  FileView,
+  UploadCallbacks,
+  UploaderSettings,
+  UploadHost,
+} from './file-view.js';
+import { unsentFileView } from './file-view.js';
 import { loadPartSender, MultipartUpload } from './multipart-upload.js';
 import { rejectionOf } from './rejections.js';
 import type { RememberedUploads } from './remembered-uploads.js';
@@ -265,7 +265,7 @@ export class UploadEngine {
 
   /** A chosen image's row gets its preview once made off the page's main thread (40 px rows). */
   #preview(id: string, file: File): void {
-    void import('../file-uploader/image-shrink.js')
+    void import('../shared/image-shrink.js')
       .then((images) => images.previewImage(file, Math.ceil(40 * devicePixelRatio)))
       .then((url) => {
         const upload = this.#uploads.get(id);

@@ -2,9 +2,9 @@ import type { ReactiveControllerHost } from 'lit';
 import { cleanName } from '../../api/names.js';
 import type { FileMetadata, FileRecord, Visibility } from '../../api/types.js';
 import type { UploadTokenProvider } from '../../client/upload-token.js';
+import type { ImageOptions } from '../shared/image-shrink.js';
+import type { FileUploaderStrings } from '../shared/uploader-strings.js';
 import type { UploadFailure } from './failure.js';
-import type { ImageOptions } from './image-shrink.js';
-import type { FileUploaderStrings } from './strings.js';
 
 /**
  * What `<file-uploader>` and its upload engine share: the settings the engine runs with,
