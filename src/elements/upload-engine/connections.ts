@@ -1,6 +1,6 @@
 import { MAX_UNFINISHED_UPLOADS, MIN_PART_SIZE } from '../../api/limits.js';
 import type { SignRequest } from '../../api/types.js';
-import { FilehostApi } from '../../client/client.js';
+import { FilehostApi } from '../../client/api.js';
 import { places } from '../../client/concurrency-limit.js';
 import { UploadSequence } from '../../client/upload-sequence.js';
 import { type ConnectionProblem, connect } from '../shared/connection.js';

@@ -977,6 +977,12 @@ function quiet(): void {}
 export const loadTokenChunk = () => import('./upload-tokens.js');
 
 /**
+ * The route table, for the Link source's import calls (`ImportCalls`): the engine's calls
+ * carry it, and the Link source loads the engine anyway (see `loadTokenChunk`).
+ */
+export { routes } from '../../api/routes.js';
+
+/**
  * `en-refusals.ts` (in the chunk of `upload-tokens.ts`) and `en-service.ts` on their way,
  * and whether they are in.
  */

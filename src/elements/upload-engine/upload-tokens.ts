@@ -1,6 +1,6 @@
 import { UPLOAD_TOKEN_PREFIX } from '../../api/routes.js';
+import { FilehostApi } from '../../client/api.js';
 import type { ApiError } from '../../client/api-error.js';
-import { FilehostApi } from '../../client/client.js';
 import type { UploadTokenProvider } from '../../client/upload-token.js';
 import { UploadTokens } from '../../client/upload-tokens.js';
 import { type ConnectionProblem, connect } from '../shared/connection.js';
