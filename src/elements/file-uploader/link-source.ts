@@ -215,7 +215,7 @@ export class LinkSource {
       const engine = await import('../upload-engine/upload-engine.js');
       const tokenChunk = await engine.loadTokenChunk();
       tokenChunk.fillRefusals();
-      const record = await this.#follow(entry, summary, tokenChunk.tokensOf, engine.routes);
+      const record = await this.#follow(entry, summary, tokenChunk.tokensOf, tokenChunk.routes);
       entry.view = {
         ...entry.view,
         name: record.name,
