@@ -19,6 +19,18 @@ const CLIENT_AND_ELEMENTS = '^src/(client|elements)/';
 const ENTRIES = '^src/[^/]+[.]ts$';
 const ELEMENTS = '^src/elements/(file-uploader|file-list)/';
 
+/**
+ * A layer that imports nothing above it: `above` are the folders (path patterns) it may
+ * not import, the entries always among them.
+ */
+const standsBelow = (name, comment, layer, above) => ({
+  name: `client-elements-${name}`,
+  comment,
+  severity: 'error',
+  from: { path: layer },
+  to: { path: [above, ENTRIES] },
+});
+
 /** This section's rules: each name starts with `client-elements-`. */
 const clientAndElementsRules = [
   {
@@ -29,47 +41,37 @@ const clientAndElementsRules = [
     from: { path: CLIENT_AND_ELEMENTS },
     to: { path: CLIENT_AND_ELEMENTS, circular: true },
   },
-  {
-    name: 'client-elements-api-below',
-    comment:
-      'The contract (src/api) is the ground of the client and the elements: it imports neither.',
-    severity: 'error',
-    from: { path: '^src/api/' },
-    to: { path: ['^src/(client|elements)/', ENTRIES] },
-  },
-  {
-    name: 'client-elements-client-below',
-    comment: 'The typed client stands below the elements: it imports none of them, nor an entry.',
-    severity: 'error',
-    from: { path: '^src/client/' },
-    to: { path: ['^src/elements/', ENTRIES] },
-  },
-  {
-    name: 'client-elements-shared-below',
-    comment:
-      'What both elements share stands below each element and the upload engine: it imports none of them.',
-    severity: 'error',
-    from: { path: '^src/elements/shared/' },
-    to: { path: ['^src/elements/(file-uploader|file-list|upload-engine)/', ENTRIES] },
-  },
-  {
-    name: 'client-elements-engine-below',
-    comment:
-      'The upload engine stands below <file-uploader>: settings flow down into it, and it never imports the element (what both need lives in the engine or in shared).',
-    severity: 'error',
-    from: { path: '^src/elements/upload-engine/' },
-    to: { path: [ELEMENTS, ENTRIES] },
-  },
+  standsBelow(
+    'api-below',
+    'The contract (src/api) is the ground of the client and the elements: it imports neither.',
+    '^src/api/',
+    '^src/(client|elements)/',
+  ),
+  standsBelow(
+    'client-below',
+    'The typed client stands below the elements: it imports none of them, nor an entry.',
+    '^src/client/',
+    '^src/elements/',
+  ),
+  standsBelow(
+    'shared-below',
+    'What both elements share stands below each element and the upload engine: it imports none of them.',
+    '^src/elements/shared/',
+    '^src/elements/(file-uploader|file-list|upload-engine)/',
+  ),
+  standsBelow(
+    'engine-below',
+    'The upload engine stands below <file-uploader>: settings flow down into it, and it never imports the element (what both need lives in the engine or in shared).',
+    '^src/elements/upload-engine/',
+    ELEMENTS,
+  ),
   {
     name: 'client-elements-apart',
     comment:
       '<file-uploader> and <file-list> import nothing of each other: what both use is in shared.',
     severity: 'error',
-    from: { path: '^src/elements/(file-uploader|file-list)/' },
-    to: {
-      path: '^src/elements/(file-uploader|file-list)/',
-      pathNot: '^src/elements/$1/',
-    },
+    from: { path: ELEMENTS },
+    to: { path: ELEMENTS, pathNot: '^src/elements/$1/' },
   },
 ];
 
