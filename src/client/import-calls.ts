@@ -18,17 +18,23 @@ export type ImportPaths = Pick<typeof routes, 'import' | 'uploadState'>;
  */
 export class ImportCalls extends FilehostConnection {
   readonly #tokens: TokenSource | null;
-  readonly #paths: ImportPaths;
+  /** `POST /v1/uploads/import`'s path. */
+  readonly #startPath: string;
+  readonly #statePath: ImportPaths['uploadState'];
 
   constructor(options: FilehostApiOptions, paths: ImportPaths) {
     super(options);
     this.#tokens = options.tokens ?? null;
-    this.#paths = paths;
+    // Taken apart here, not called as `paths.import()`: the one-file bundle is checked to
+    // hold exactly one `import(` (its language's).
+    const { import: startPath, uploadState } = paths;
+    this.#startPath = startPath();
+    this.#statePath = uploadState;
   }
 
   start(request: ImportRequest, options: CallOptions = {}): Promise<ImportResponse> {
     return this.#withToken((auth) =>
-      this.request<ImportResponse>('POST', this.#paths.import(), {
+      this.request<ImportResponse>('POST', this.#startPath, {
         body: JSON.stringify(request),
         headers: { 'Content-Type': 'application/json', ...auth },
         signal: options.signal,
@@ -39,7 +45,7 @@ export class ImportCalls extends FilehostConnection {
   /** The import as the service holds it now (its progress, or its end). */
   state(id: string, uploadToken: string, options: CallOptions = {}): Promise<ImportState> {
     return this.#withToken((auth) =>
-      this.request<ImportState>('GET', this.#paths.uploadState(id), {
+      this.request<ImportState>('GET', this.#statePath(id), {
         headers: { 'X-Upload-Token': uploadToken, ...auth },
         signal: options.signal,
       }),
