@@ -4,8 +4,9 @@ import { homedir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import type { FileRecord } from '../api/types.js';
-import type { FilehostClient, ResumeStore, UploadFileOptions, UploadSource } from './client.js';
+import type { FilehostClient } from './client.js';
 import { fingerprintOf } from './fingerprint.js';
+import type { ResumeStore, UploadFileOptions, UploadSource } from './options.js';
 import type { RememberedUpload } from './upload-sequence.js';
 
 /**

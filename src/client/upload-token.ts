@@ -33,16 +33,3 @@ export interface TokenSource {
    */
   send<T>(call: (auth: Record<string, string>) => Promise<T>): Promise<T>;
 }
-
-/**
- * A token source whose code (`UploadTokens`) is fetched on first use, so that a page that
- * uploads with the publishable key never loads it.
- */
-export function tokensOnUse(
-  token: string | undefined,
-  provider: UploadTokenProvider | undefined,
-  load: () => Promise<typeof import('./upload-tokens.js')> = () => import('./upload-tokens.js'),
-): TokenSource {
-  const tokens = load().then(({ UploadTokens }) => new UploadTokens(token, provider));
-  return { send: (call) => tokens.then((source) => source.send(call)) };
-}

@@ -3,8 +3,8 @@ import { failureDetails } from '../shared/failure-details.js';
 import { formatBytes, formatCount, formatPercent, pluralForm } from '../shared/format.js';
 import { fileIcon } from '../shared/icons.js';
 import { hideBrokenImage } from '../shared/images.js';
-import type { FileView } from './file-view.js';
-import type { FileUploaderStrings } from './strings.js';
+import type { FileUploaderStrings } from '../shared/uploader-strings.js';
+import type { FileView } from '../upload-engine/file-view.js';
 
 /**
  * How `<file-uploader>` draws its list: a row per file and the summary above them. The

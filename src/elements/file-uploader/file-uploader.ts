@@ -1,4 +1,4 @@
-import { html, LitElement, nothing, svg } from 'lit';
+import { html, LitElement, nothing, type PropertyValues, svg } from 'lit';
 import { repeat } from 'lit/directives/repeat.js';
 import type { FileMetadata, FileRecord, Visibility } from '../../api/types.js';
 import { loadChunk } from '../../client/missing-chunk.js';
@@ -8,25 +8,25 @@ import { emit } from '../shared/events.js';
 import { formatBytes, formatCount, localeOf, pluralForm } from '../shared/format.js';
 import { followLang, textsWith, translationFor } from '../shared/localize.js';
 import { sharedStyles } from '../shared/styles.js';
-import { takeDrop } from './dropped.js';
-import type { UploadFailure } from './failure.js';
-import { isPausable, renderFile, renderSummary } from './file-rows.js';
-import { styles } from './file-uploader.styles.js';
+import type { FileUploaderOverrides, FileUploaderStrings } from '../shared/uploader-strings.js';
+import type { UploadFailure } from '../upload-engine/failure.js';
 import {
   type ChecksumChoice,
   type FileSummary,
   type FileView,
   isBusy,
   recordsOf,
-} from './file-view.js';
+} from '../upload-engine/file-view.js';
+import { takeDrop } from './dropped.js';
+import { isPausable, renderFile, renderSummary } from './file-rows.js';
+import { styles } from './file-uploader.styles.js';
 import { syncForm } from './form-association.js';
-import type { FileUploaderOverrides, FileUploaderStrings } from './strings.js';
 import { UploadController } from './upload-controller.js';
 
 export type { UploadTokenGrant, UploadTokenProvider } from '../../client/upload-token.js';
-export type { FailureCode, FailureStep, UploadFailure } from './failure.js';
-export type { ChecksumChoice, FileSummary, FileView } from './file-view.js';
-export type { FileUploaderOverrides, FileUploaderStrings } from './strings.js';
+export type { FileUploaderOverrides, FileUploaderStrings } from '../shared/uploader-strings.js';
+export type { FailureCode, FailureStep, UploadFailure } from '../upload-engine/failure.js';
+export type { ChecksumChoice, FileSummary, FileView } from '../upload-engine/file-view.js';
 
 export interface FileUploaderEventMap {
   /** Files were added by the user (picked, dropped or pasted) and passed the checks. */
@@ -288,8 +288,6 @@ export class FileUploaderElement extends LitElement {
   #formDisabled = false;
   #ticker: ReturnType<typeof setInterval> | null = null;
   #view: FileView[] = [];
-  /** The settings the engine was last given, as JSON. */
-  #settingsKey = '';
 
   constructor() {
     super();
@@ -418,6 +416,8 @@ export class FileUploaderElement extends LitElement {
   }
 
   retry(id: string): void {
+    // With what the element holds now: a page may set a new `upload-token` just before.
+    this.#controller.configure(this.#settings());
     this.#controller.retry(id);
   }
 
@@ -492,15 +492,11 @@ export class FileUploaderElement extends LitElement {
     this.requestUpdate();
   }
 
-  override willUpdate(): void {
-    // The engine hears of a change of what it runs with, and only then (each `configure`
-    // redraws Uppy's state, which would update the element again).
-    const settings = this.#settings();
-    const key = JSON.stringify(settings);
-    if (key !== this.#settingsKey) {
-      this.#settingsKey = key;
-      this.#controller.configure(settings);
-    }
+  override willUpdate(changed: PropertyValues<this>): void {
+    // The engine hears of a change of what it runs with: an update some property caused
+    // (not a redraw the engine asked for, which changes none: each `configure` redraws
+    // Uppy's state, which would otherwise update the element again and again).
+    if (changed.size > 0) this.#controller.configure(this.#settings());
     if (this.capture && this.#hasCamera === undefined) {
       this.#hasCamera = false;
       // Fetched only by pages that set `capture`; without it (not deployed, offline), no
@@ -569,6 +565,8 @@ export class FileUploaderElement extends LitElement {
       rememberUploads: !this.noResume,
       keepFilesUpTo: this.resumeMaxSize ?? 10_000_000,
       checksum: this.checksum,
+      uploadToken: this.uploadToken,
+      tokenProvider: this.tokenProvider,
     };
   }
 

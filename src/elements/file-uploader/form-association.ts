@@ -1,5 +1,5 @@
 import type { FileRecord } from '../../api/types.js';
-import type { FileUploaderStrings } from './strings.js';
+import type { FileUploaderStrings } from '../shared/uploader-strings.js';
 
 /** What the form hears of an uploader: its field's name and value, and what makes it valid. */
 export interface FormField {

@@ -1,22 +1,17 @@
 import { html, nothing, type ReactiveControllerHost, render, type TemplateResult } from 'lit';
 import { isSecretKey, UPLOAD_TOKEN_PREFIX } from '../../api/page-api.js';
-import type {
-  FileMetadata,
-  FileRecord,
-  ImportResponse,
-  ImportState,
-  Visibility,
-} from '../../api/types.js';
+import type { FileMetadata, FileRecord, Visibility } from '../../api/types.js';
 import { ApiError } from '../../client/api-error.js';
-import { FilehostConnection } from '../../client/connection.js';
+import { ImportCalls, type ImportPaths } from '../../client/import-calls.js';
+import { followImport } from '../../client/import-follow.js';
 import type { UploadTokenProvider } from '../../client/upload-token.js';
 import { en } from '../shared/en.js';
 import { describeApiError, loadServiceWords } from '../shared/failure-text.js';
 import type { FailureTexts, LinkFailure, LinkText, UploaderTexts } from '../shared/translation.js';
-import type { FailureCode, UploadFailure } from './failure.js';
+import type { FileUploaderStrings } from '../shared/uploader-strings.js';
+import type { FailureCode, UploadFailure } from '../upload-engine/failure.js';
+import type { FileSummary, FileView } from '../upload-engine/file-view.js';
 import { renderFile } from './file-rows.js';
-import type { FileSummary, FileView } from './file-view.js';
-import type { FileUploaderStrings } from './strings.js';
 
 /**
  * `<file-uploader sources="… link">`: a URL field and an Import button, and a row per
@@ -130,15 +125,6 @@ function emit<K extends keyof HTMLElementEventMap>(
   host.dispatchEvent(new CustomEvent(type, { detail, bubbles: true, composed: true }));
 }
 
-/** The connection's call the Link source makes (protected in its types). */
-interface Calls {
-  request<T>(
-    method: string,
-    path: string,
-    options: { signal: AbortSignal; body?: string; headers?: Record<string, string> },
-  ): Promise<T>;
-}
-
 interface Imported {
   view: FileView;
   url: string;
@@ -229,7 +215,7 @@ export class LinkSource {
       const engine = await import('../upload-engine/upload-engine.js');
       const tokenChunk = await engine.loadTokenChunk();
       tokenChunk.fillRefusals();
-      const record = await this.#follow(entry, summary, tokenChunk.tokensOf);
+      const record = await this.#follow(entry, summary, tokenChunk.tokensOf, tokenChunk.routes);
       entry.view = {
         ...entry.view,
         name: record.name,
@@ -275,17 +261,17 @@ export class LinkSource {
   }
 
   /**
-   * Starts the import and follows it to its end (as the typed client's `importFromUrl`
-   * does, whose class the element's chunks do not carry): `POST /v1/uploads/import` with the
-   * element's token if it has one (an upload call, as the uploads make it), then
-   * `GET /v1/uploads/:id` with the import's token (and the element's token, else its key)
-   * each second, the rate at which the service records progress. Rejects with the import's
+   * Starts the import and follows it to its end with the typed client's `followImport` (as
+   * its `importFromUrl` does): `POST /v1/uploads/import` with the element's token if it has
+   * one (an upload call, as the uploads make it), then the import's state each second, the
+   * rate at which the service records progress, drawn in the row. Rejects with the import's
    * `ApiError` when it failed.
    */
   async #follow(
     entry: Imported,
     summary: () => FileSummary,
     tokensOf: typeof import('../upload-engine/upload-tokens.js').tokensOf,
+    paths: ImportPaths,
   ): Promise<FileRecord> {
     const host = this.#host;
     const { endpoint, apiKey, uploadToken, tokenProvider } = host;
@@ -302,48 +288,12 @@ export class LinkSource {
           ? 'secret_key'
           : null;
     if (problem) throw new ApiError(0, problem as 'network_error', problem);
-    const client = new FilehostConnection({ endpoint, apiKey: key });
-    // The connection's own call, which only its subclasses reach in the types.
-    const calls = client as unknown as Calls;
-    const signal = entry.controller.signal;
-    const body = JSON.stringify({
-      url: entry.url,
+    const calls = new ImportCalls({ endpoint, apiKey: key, tokens: tokens ?? undefined }, paths);
+    return followImport(calls, entry.url, {
       metadata: host.metadata,
       visibility: host.visibility,
-    });
-    const start = (auth: Record<string, string>) =>
-      calls.request<ImportResponse>('POST', '/v1/uploads/import', {
-        body,
-        headers: { 'Content-Type': 'application/json', ...auth },
-        signal,
-      });
-    const started = await (tokens ? tokens.send(start) : start({}));
-    const state = (auth: Record<string, string>) =>
-      calls.request<ImportState>('GET', `/v1/uploads/${encodeURIComponent(started.file.id)}`, {
-        headers: { 'X-Upload-Token': started.uploadToken, ...auth },
-        signal,
-      });
-    let record = started.file;
-    for (;;) {
-      if (record.status === 'ready') return record;
-      if (record.status === 'failed') {
-        const failure = record.importError;
-        throw new ApiError(
-          0,
-          (failure?.code ?? 'import_failed') as 'network_error',
-          failure?.message ?? '',
-          {
-            details: {
-              ...(failure?.status === undefined ? {} : { remoteStatus: failure.status }),
-              // The limit a file too large passed (bytes), worded in the page's language.
-              ...(failure?.limit === undefined ? {} : { limit: failure.limit }),
-            },
-          },
-        );
-      }
-      const progress = record.importProgress;
-      if (progress) {
-        const { receivedBytes, totalBytes } = progress;
+      signal: entry.controller.signal,
+      onProgress: ({ receivedBytes, totalBytes }, record) => {
         entry.view = {
           ...entry.view,
           name: record.name,
@@ -357,11 +307,8 @@ export class LinkSource {
           bytesTotal: totalBytes ?? 0,
         });
         host.requestUpdate();
-      }
-      await new Promise((resolve) => setTimeout(resolve, 1000));
-      if (signal.aborted) throw new DOMException('Aborted', 'AbortError');
-      record = (await (tokens ? tokens.send(state) : state({}))).file;
-    }
+      },
+    });
   }
 
   #failure(error: unknown): UploadFailure {

@@ -1,16 +1,16 @@
 import type { ReactiveController } from 'lit';
 import { loadChunk, MissingChunkError } from '../../client/missing-chunk.js';
-import type { UploadEngine } from '../upload-engine/upload-engine.js';
-import type { TakenDrop } from './dropped.js';
-import { failureContext, localFailure } from './failure.js';
+import type { FileUploaderStrings } from '../shared/uploader-strings.js';
+import { failureContext, localFailure } from '../upload-engine/failure.js';
 import {
   type FileView,
   type UploadCallbacks,
   type UploaderSettings,
   type UploadHost,
   unsentFileView,
-} from './file-view.js';
-import type { FileUploaderStrings } from './strings.js';
+} from '../upload-engine/file-view.js';
+import type { UploadEngine } from '../upload-engine/upload-engine.js';
+import type { TakenDrop } from './dropped.js';
 
 type EngineModule = typeof import('../upload-engine/upload-engine.js');
 
@@ -111,7 +111,7 @@ export class UploadController implements ReactiveController {
         entry.shrinking = false;
         this.#handOver();
       };
-      void loadChunk(() => import('./image-shrink.js'))
+      void loadChunk(() => import('../shared/image-shrink.js'))
         .then((shrink) => shrink.shrinkEach(files, image, done))
         // Not fetched (offline): the images go as they are, or wait with the engine.
         .catch(() => {

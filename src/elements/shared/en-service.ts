@@ -1,6 +1,6 @@
 import { en } from './en.js';
 import { failureDetails } from './failure-details.js';
-import { SAME_WORDS } from './failure-text.js';
+import { SAME_WORDS } from './same-words.js';
 import type { FailureTexts, ServiceAnswerFailure } from './translation.js';
 
 /**

@@ -1,5 +1,6 @@
 import type { ApiError } from '../../client/api-error.js';
 import { formatBytes, formatCount, pluralForm } from './format.js';
+import { SAME_WORDS } from './same-words.js';
 
 import type { FailureContext, FailureText } from './translation.js';
 
@@ -59,14 +60,6 @@ export function failureContext(known: Partial<FailureContext>): FailureContext {
     ...known,
   };
 }
-
-/**
- * The codes of `decisions.md` that share their words with another, because they mean the
- * same to the person at the page; every other code is worded under its own name. Each is an
- * answer of the service, so the list arrives with the words of its answers (`en-service.ts`,
- * `loadServiceWords`), which an element fetches before it words one.
- */
-export const SAME_WORDS: Record<string, string> = {};
 
 /**
  * Words a failed call in the element's strings: the text named by its code (or by

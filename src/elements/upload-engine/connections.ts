@@ -1,13 +1,13 @@
 import { MAX_UNFINISHED_UPLOADS, MIN_PART_SIZE } from '../../api/limits.js';
 import type { SignRequest } from '../../api/types.js';
-import { FilehostApi } from '../../client/client.js';
+import { FilehostApi } from '../../client/api.js';
 import { places } from '../../client/concurrency-limit.js';
 import { UploadSequence } from '../../client/upload-sequence.js';
-import type { ChecksumChoice } from '../file-uploader/file-view.js';
 import { type ConnectionProblem, connect } from '../shared/connection.js';
 import { setupFailure } from './file-retries.js';
 import type { FileUpload, UploadTarget } from './file-state.js';
 import { placeOf } from './file-state.js';
+import type { ChecksumChoice } from './file-view.js';
 
 /**
  * The uploader's clients: one per endpoint and key its files were added with (usually

@@ -1,6 +1,6 @@
 import type { ApiError } from '../../client/api-error.js';
 import type { UploadStep } from '../../client/upload-plan.js';
-import type { FailureWording } from '../file-uploader/failure.js';
+import type { FailureWording } from './failure.js';
 
 /**
  * A failure the uploader words itself, never retried by itself: found before any request

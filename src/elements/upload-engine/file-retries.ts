@@ -1,15 +1,10 @@
 import type { ApiError } from '../../client/api-error.js';
 import { MissingChunkError } from '../../client/missing-chunk.js';
 import { fileRetryDelayMs, type UploadStep } from '../../client/upload-plan.js';
-import {
-  type FailureStep,
-  failureContext,
-  localFailure,
-  type UploadFailure,
-} from '../file-uploader/failure.js';
-import type { FileUploaderStrings } from '../file-uploader/strings.js';
 import type { ConnectionProblem } from '../shared/connection.js';
 import { describeApiError } from '../shared/failure-text.js';
+import type { FileUploaderStrings } from '../shared/uploader-strings.js';
+import { type FailureStep, failureContext, localFailure, type UploadFailure } from './failure.js';
 import { type FailureCause, LocalFailure } from './failure-cause.js';
 import type { FileUpload } from './file-state.js';
 import { fromXhrError } from './xhr-error.js';

@@ -2,9 +2,9 @@ import { cleanName } from '../../api/names.js';
 import type { FileMetadata, FileRecord, Visibility } from '../../api/types.js';
 import type { UploadPlan } from '../../client/upload-plan.js';
 import type { UploadTokenProvider } from '../../client/upload-token.js';
-import type { UploadFailure } from '../file-uploader/failure.js';
-import type { FileStatus, FileView } from '../file-uploader/file-view.js';
+import type { UploadFailure } from './failure.js';
 import type { FailureCause } from './failure-cause.js';
+import type { FileStatus, FileView } from './file-view.js';
 import type { UploadRate } from './upload-rate.js';
 
 /**

@@ -1,13 +1,13 @@
 import { type Meta, RestrictionError, type Uppy } from '@uppy/core';
+import { formatBytes, formatCount, pluralForm } from '../shared/format.js';
+import type { FailureContext } from '../shared/translation.js';
 import {
   type FailureWording,
   failureContext,
   localFailure,
   type RejectionCode,
-} from '../file-uploader/failure.js';
-import type { UploaderSettings } from '../file-uploader/file-view.js';
-import { formatBytes, formatCount, pluralForm } from '../shared/format.js';
-import type { FailureContext } from '../shared/translation.js';
+} from './failure.js';
+import type { UploaderSettings } from './file-view.js';
 
 /**
  * Why Uppy's restrictions refused a file, as the rule it broke in the page's words: empty,

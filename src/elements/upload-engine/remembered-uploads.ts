@@ -1,13 +1,9 @@
 import type { RememberedUpload } from '../../client/upload-sequence.js';
-import {
-  type FileView,
-  type UploaderSettings,
-  unsentFileView,
-} from '../file-uploader/file-view.js';
 import type { FileUpload } from './file-state.js';
+import { type FileView, type UploaderSettings, unsentFileView } from './file-view.js';
+import { letGo } from './memory-shared.js';
 import { type KeptUpload, rememberedFor, runningElsewhere } from './resume-memory.js';
 import { fingerprintOfFile, forget, hold, remember } from './resume-writes.js';
-import { forgetUpload } from './upload-memory.js';
 
 /**
  * The memory of uploads across reloads: a chunk of its own, fetched by `upload-memory.ts`
@@ -132,5 +128,7 @@ export async function rememberUpload(
     file: file.size <= keepFilesUpTo ? file : null,
   }).catch(() => undefined);
   // Finished or removed while it was written: not to be taken up again.
-  if (upload.record || !wanted()) forgetUpload(upload);
+  if (upload.record || !wanted()) {
+    letGo(upload, (kept) => void forget(kept).catch(() => undefined));
+  }
 }

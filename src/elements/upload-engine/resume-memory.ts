@@ -1,6 +1,6 @@
 import { createStore, entries, type UseStore } from 'idb-keyval';
 import type { RememberedUpload } from '../../client/upload-sequence.js';
-import { MEMORY_DATABASE } from './upload-memory.js';
+import { MEMORY_DATABASE } from './memory-shared.js';
 
 /**
  * What `<file-uploader>` remembers of each unfinished upload, in the browser's IndexedDB,

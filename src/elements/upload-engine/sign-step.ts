@@ -1,9 +1,9 @@
 import type { UploadPlan } from '../../client/upload-plan.js';
-import type { ChecksumChoice } from '../file-uploader/file-view.js';
 import { type Connections, signRequestFor } from './connections.js';
 import { LocalFailure } from './failure-cause.js';
 import { describeFailure } from './file-retries.js';
 import type { FileUpload } from './file-state.js';
+import type { ChecksumChoice } from './file-view.js';
 import type { RememberedUploads } from './remembered-uploads.js';
 import { forgetUpload } from './upload-memory.js';
 

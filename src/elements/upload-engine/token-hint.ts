@@ -1,7 +1,7 @@
 import type { TokenAllowance } from '../../client/upload-tokens.js';
-import type { UploaderSettings } from '../file-uploader/file-view.js';
-import type { FileUploaderStrings } from '../file-uploader/strings.js';
 import { formatBytes, formatCount, pluralForm } from '../shared/format.js';
+import type { FileUploaderStrings } from '../shared/uploader-strings.js';
+import type { UploaderSettings } from './file-view.js';
 
 /**
  * The drop zone's hint once the upload token's limits are known (its provider answered the

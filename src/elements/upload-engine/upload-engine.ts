@@ -1,26 +1,14 @@
-import Uppy, { type Meta, type UppyFile } from '@uppy/core';
-import XHRUpload from '@uppy/xhr-upload';
 import { MIN_PART_SIZE } from '../../api/limits.js';
-import { cleanName } from '../../api/names.js';
 import type { FileRecord, UploadState } from '../../api/types.js';
 import { loadChunk } from '../../client/missing-chunk.js';
 import { blobDigestHeader } from '../../client/part-digest.js';
-import { xhrPartEtag } from '../../client/part-etag.js';
 import { claimedParts, type UploadStep } from '../../client/upload-plan.js';
-import type { FailureWording, UploadFailure } from '../file-uploader/failure.js';
-import type {
-  FileSummary,
-  FileView,
-  UploadCallbacks,
-  UploaderSettings,
-  UploadHost,
-} from '../file-uploader/file-view.js';
-import { unsentFileView } from '../file-uploader/file-view.js';
-import type { FileUploaderStrings } from '../file-uploader/strings.js';
 import { loadServiceWords } from '../shared/failure-text.js';
+import type { FileUploaderStrings } from '../shared/uploader-strings.js';
 import type { BatchItem, BatchOutcome } from './batch-upload.js';
 import { Connections, signRequestFor } from './connections.js';
 import { fillEnglish } from './en-engine.js';
+import type { FailureWording, UploadFailure } from './failure.js';
 import type { FailureCause } from './failure-cause.js';
 import {
   autoRetryDelayMs,
@@ -37,18 +25,31 @@ import {
   placeOf,
   type UploadTarget,
 } from './file-state.js';
-import { loadPartSender, MultipartUpload } from './multipart-upload.js';
+import type {
+  FileSummary,
+  FileView,
+  UploadCallbacks,
+  UploaderSettings,
+  UploadHost,
+} from './file-view.js';
+import { unsentFileView } from './file-view.js';
+import { loadPartSender } from './multipart-upload.js';
 import { rejectionOf } from './rejections.js';
 import type { RememberedUploads } from './remembered-uploads.js';
 import { signStep } from './sign-step.js';
 import { forgetUpload, loadMemory, mayHoldUploads, REMEMBER_AFTER_MS } from './upload-memory.js';
 import type { TokenClient } from './upload-tokens.js';
-import { shouldRetryXhr } from './xhr-error.js';
+import {
+  createUppy,
+  type EngineUppy,
+  QUIET_UPLOAD_BYTES,
+  relativePathOf,
+  restrictionsOf,
+  summary,
+  type UFile,
+} from './uppy-adapter.js';
 
 type TokenChunk = typeof import('./upload-tokens.js');
-
-type UploadBody = Record<string, unknown>;
-type UFile = UppyFile<Meta, UploadBody>;
 
 /**
  * Uppy's state changes redraw the list at most this often. Progress bars glide between
@@ -65,12 +66,6 @@ const MANY_FILES_REDRAW_INTERVAL_MS = 250;
 const MANY_FILES = 12;
 /** How long a small file waits for others added after it to go in the same batch upload. */
 const GATHER_MS = 15;
-/**
- * Files up to this size are sent without upload progress events: at 1 Mbit/s one takes half
- * a second, and its bar goes from "uploading" to done. Two or more of them added together go
- * by the batch upload (`#sendTogether`): no row of theirs shows progress either way.
- */
-const QUIET_UPLOAD_BYTES = 64 * 1024;
 
 // The English words only this engine's files show arrive with it.
 fillEnglish();
@@ -101,7 +96,7 @@ export class UploadEngine {
   readonly #host: UploadHost;
   readonly #callbacks: UploadCallbacks;
   #settings: UploaderSettings;
-  #uppy: Uppy<Meta, UploadBody> | null = null;
+  #uppy: EngineUppy | null = null;
   /** Our state of each file Uppy holds, by Uppy's file id. */
   readonly #uploads = new Map<string, FileUpload>();
   /**
@@ -191,7 +186,7 @@ export class UploadEngine {
   /** Applies changed attributes or properties (to signed files only from their next fresh start). */
   configure(settings: UploaderSettings): void {
     this.#settings = settings;
-    this.#uppy?.setOptions({ restrictions: this.#restrictions() });
+    this.#uppy?.setOptions({ restrictions: restrictionsOf(settings) });
     if (this.#uppy) this.#recall();
   }
 
@@ -234,8 +229,7 @@ export class UploadEngine {
   }
 
   #askEarly(): void {
-    const { tokenProvider, uploadToken } = this.#host;
-    const { endpoint } = this.#settings;
+    const { endpoint, tokenProvider, uploadToken } = this.#settings;
     if (tokenProvider === this.#askedProvider && endpoint === this.#askedEndpoint) return;
     this.#askedProvider = tokenProvider;
     this.#askedEndpoint = endpoint;
@@ -265,7 +259,7 @@ export class UploadEngine {
 
   /** A chosen image's row gets its preview once made off the page's main thread (40 px rows). */
   #preview(id: string, file: File): void {
-    void import('../file-uploader/image-shrink.js')
+    void import('../shared/image-shrink.js')
       .then((images) => images.previewImage(file, Math.ceil(40 * devicePixelRatio)))
       .then((url) => {
         const upload = this.#uploads.get(id);
@@ -383,77 +377,18 @@ export class UploadEngine {
     this.#host.requestUpdate();
   }
 
-  #createUppy(): Uppy<Meta, UploadBody> {
-    const uppy = new Uppy<Meta, UploadBody>({
-      // Failures reach the page as `upload-error` events and on screen; Uppy need not also
-      // print each one to the console.
-      logger: { debug: quiet, warn: quiet, error: quiet },
-      // Uppy's defaults, relied on: no autoProceed, and more than one upload run at a time.
-      restrictions: this.#restrictions(),
-    });
-    uppy.addPreProcessor(this.#prepareFiles);
-    // Several parts: ours, installed first, so that XHRUpload finds those files done.
-    uppy.use(MultipartUpload, {
-      getPlan: (id) => this.#uploads.get(id)?.plan ?? undefined,
-      signal: (id) => this.#uploads.get(id)?.abort?.signal,
+  #createUppy(): EngineUppy {
+    return createUppy(this.#settings, this.#uploads, {
+      prepare: this.#prepareFiles,
+      partUrl: (file) => this.#signedPartUrl(file),
       uploadState: (id, signal) => this.#uploadState(id, signal),
-      measured: (id, rate) => {
-        const upload = this.#uploads.get(id);
-        if (upload) upload.rate = rate;
-      },
-      limit: 4,
+      sent: (file) => void this.#complete(file.id),
+      progress: (file, bytesUploaded, bytesTotal) =>
+        this.#callbacks.progress(summary(file), bytesUploaded, bytesTotal),
+      failed: (id, error) => this.#onFailure(id, error),
+      removed: (id) => this.#forget(id),
+      changed: () => this.#redrawSoon(),
     });
-    // Never `bundle: true`: each file is a PUT of its own bytes to its own signed URL.
-    // A file of one part goes to its signed URL with its headers, read from our plan when
-    // XHRUpload sends it: no per-file Uppy state (each change copies Uppy's whole file map).
-    // XHRUpload asks for the URL when the file's turn comes, and waits for it: the first
-    // files of a batch go out as soon as their own sign answers, not the whole batch's.
-    uppy.use(XHRUpload, {
-      endpoint: (file) => this.#signedPartUrl(file as UFile),
-      onBeforeRequest: (xhr, _retry, files) => {
-        const [file] = files;
-        const headers = this.#uploads.get(file?.id ?? '')?.plan?.parts[0]?.headers ?? {};
-        for (const [name, value] of Object.entries(headers)) xhr.setRequestHeader(name, value);
-        // A small file is sent without upload progress events (XHRUpload set its listener
-        // just before this hook): no bar can show a person its progress, while each event
-        // cost the browser a message between processes and Uppy a copy of its file map.
-        if (file && sentQuietly(file)) xhr.upload.onprogress = null;
-      },
-      method: 'PUT',
-      formData: false,
-      // The browser sends 6 at a time to one host; the others wait in the browser, so a
-      // connection that frees up starts the next PUT at once, even while the page's main
-      // thread is busy (with 6 here connections sat idle: 16 took 0.9x the time). Not
-      // more: sign and complete calls to the same host wait behind them.
-      limit: 16,
-      shouldRetry: shouldRetryXhr,
-      // The local store answers JSON; S3 an empty body. Both send the ETag header.
-      getResponseData: (xhr) => ({ etag: xhrPartEtag(xhr) ?? undefined }),
-    });
-    // Each file completes as soon as its own bytes are in, not when its run's last PUT is.
-    uppy.on('upload-success', (file) => {
-      if (!file) return;
-      // A file sent quietly reports its bytes once, when they are all out.
-      if (sentQuietly(file)) this.#callbacks.progress(summary(file), file.size, file.size);
-      void this.#complete(file.id);
-    });
-
-    // Uppy changes its state many times per file (progress above all); drawing once per
-    // frame is all a person can see, and keeps 200 files from costing 200 redraws each.
-    uppy.on('state-update', () => this.#redrawSoon());
-    uppy.on('upload-progress', (file, progress) => {
-      if (!file) return;
-      this.#callbacks.progress(
-        summary(file),
-        progress.bytesUploaded,
-        progress.bytesTotal ?? file.size ?? 0,
-      );
-    });
-    uppy.on('upload-error', (file, error) => {
-      if (file) this.#onFailure(file.id, error);
-    });
-    uppy.on('file-removed', (file) => this.#forget(file.id));
-    return uppy;
   }
 
   #redrawSoon(): void {
@@ -486,24 +421,12 @@ export class UploadEngine {
     this.#uppy = null;
   }
 
-  #restrictions() {
-    const { maxFileSize, maxFiles, accept } = this.#settings;
-    return {
-      maxFileSize: maxFileSize ?? null,
-      // Nothing to upload in an empty file; the service would refuse it anyway.
-      minFileSize: 1,
-      maxNumberOfFiles: maxFiles ?? null,
-      allowedFileTypes: accept && accept.length > 0 ? accept : null,
-    };
-  }
-
   /**
    * The settings as they are now, as a file's target: `configure` replaces them with a new
    * object and none is ever changed, so a file keeps the one it was given.
    */
   #currentTarget(): UploadTarget {
-    const { uploadToken, tokenProvider } = this.#host;
-    return { ...this.#settings, uploadToken, tokenProvider };
+    return this.#settings;
   }
 
   /**
@@ -734,7 +657,9 @@ export class UploadEngine {
         checksum: this.#settings.checksum,
         signal,
       });
-      if (signed && this.#settings.rememberUploads) {
+      // A file small enough for one request has nothing to resume: never remembered, so
+      // one slowed past the second fetches no memory of uploads either.
+      if (signed && this.#settings.rememberUploads && (file.size ?? 0) > QUIET_UPLOAD_BYTES) {
         setTimeout(() => this.#remember(id), REMEMBER_AFTER_MS);
       }
       // Kept even if paused meanwhile: the resume goes on with this upload.
@@ -961,14 +886,6 @@ export class UploadEngine {
   }
 }
 
-/** Where a file sits in a dropped folder (Uppy's reader) or a picked one (the browser's). */
-function relativePathOf(file: File): string | null {
-  const dropped = (file as File & { relativePath?: string | null }).relativePath;
-  return dropped || file.webkitRelativePath || null;
-}
-
-function quiet(): void {}
-
 /**
  * The chunk of a token's clients and of the English words of the service's refusals; the
  * Link source reaches it through the engine, which it loads anyway (imported from there, it
@@ -982,17 +899,3 @@ export const loadTokenChunk = () => import('./upload-tokens.js');
  */
 let refusalWords: Promise<unknown> | null = null;
 let refusalWordsIn = false;
-
-/** Whether a file goes without upload progress events (see QUIET_UPLOAD_BYTES). */
-function sentQuietly(file: UFile): file is UFile & { size: number } {
-  return file.size !== null && file.size <= QUIET_UPLOAD_BYTES;
-}
-
-function summary(file: UFile): FileSummary {
-  return {
-    id: file.id,
-    name: cleanName(file.name ?? '') || 'upload',
-    size: file.size ?? 0,
-    type: file.type ?? '',
-  };
-}

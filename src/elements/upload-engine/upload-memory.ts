@@ -1,5 +1,6 @@
 import { loadChunk } from '../../client/missing-chunk.js';
 import type { FileUpload } from './file-state.js';
+import { letGo, MEMORY_DATABASE } from './memory-shared.js';
 
 /**
  * What every page that uploads needs of the memory of uploads across reloads: when to
@@ -15,9 +16,6 @@ import type { FileUpload } from './file-state.js';
  * small files are done sooner, and never cost an IndexedDB write (200 at once would).
  */
 export const REMEMBER_AFTER_MS = 1000;
-
-/** The IndexedDB database the memory keeps its uploads in (its one store: `uploads`). */
-export const MEMORY_DATABASE = 'filehost-uploader';
 
 type Memory = typeof import('./remembered-uploads.js');
 let memory: Promise<Memory> | null = null;
@@ -48,13 +46,10 @@ export async function mayHoldUploads(): Promise<boolean> {
 
 /** Lets go of a file's upload: its lock, and its memory across reloads. */
 export function forgetUpload(upload: FileUpload): void {
-  upload.unlock?.();
-  upload.unlock = null;
-  const { fingerprint } = upload;
   // A fingerprint was taken by the memory's chunk: it is in.
-  if (fingerprint) {
+  letGo(upload, (kept) => {
     void loadMemory()
-      .then(({ forget }) => forget({ ...upload.target, fingerprint }))
+      .then(({ forget }) => forget(kept))
       .catch(() => undefined);
-  }
+  });
 }

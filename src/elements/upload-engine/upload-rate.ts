@@ -1,5 +1,5 @@
-import type { FileUploaderStrings } from '../file-uploader/strings.js';
 import { formatBytes, pluralForm } from '../shared/format.js';
+import type { FileUploaderStrings } from '../shared/uploader-strings.js';
 
 /** How far back the speed looks: long enough to be steady, short enough to follow a slower link. */
 const WINDOW_MS = 5000;

@@ -1,6 +1,6 @@
 import { UPLOAD_TOKEN_PREFIX } from '../../api/routes.js';
+import { FilehostApi } from '../../client/api.js';
 import type { ApiError } from '../../client/api-error.js';
-import { FilehostApi } from '../../client/client.js';
 import type { UploadTokenProvider } from '../../client/upload-token.js';
 import { UploadTokens } from '../../client/upload-tokens.js';
 import { type ConnectionProblem, connect } from '../shared/connection.js';
@@ -15,6 +15,11 @@ import { placeOf } from './file-state.js';
  * provided token's limits (`tokenHint`, once its provider answered). One chunk, not two: each dynamic import costs
  * the engine, which every page that uploads loads, its name.
  */
+/**
+ * The route table, for the Link source's import calls (`ImportCalls`): the engine's calls
+ * carry it, and the Link source loads this chunk anyway (see `loadTokenChunk`).
+ */
+export { routes } from '../../api/routes.js';
 export { fillRefusals } from './en-refusals.js';
 export { tokenHint } from './token-hint.js';
 

@@ -1,9 +1,9 @@
-import type { UploaderSettings } from '../../../src/elements/file-uploader/file-view.js';
-import type { FileUploaderStrings } from '../../../src/elements/file-uploader/strings.js';
 import { textsWith, translationFor } from '../../../src/elements/shared/localize.js';
+import type { FileUploaderStrings } from '../../../src/elements/shared/uploader-strings.js';
 import { fillEnglish } from '../../../src/elements/upload-engine/en-engine.js';
 import { fillRefusals } from '../../../src/elements/upload-engine/en-refusals.js';
 import type { UploadTarget } from '../../../src/elements/upload-engine/file-state.js';
+import type { UploaderSettings } from '../../../src/elements/upload-engine/file-view.js';
 
 /**
  * The uploader's English texts, as the element makes them with no `strings` set, once the

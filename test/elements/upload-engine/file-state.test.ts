@@ -1,6 +1,6 @@
 import { expect } from '@open-wc/testing';
 import type { FileRecord } from '../../../src/api/types.js';
-import { localFailure } from '../../../src/elements/file-uploader/failure.js';
+import { localFailure } from '../../../src/elements/upload-engine/failure.js';
 import {
   type EngineFile,
   type FileUpload,

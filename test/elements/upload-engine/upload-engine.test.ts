@@ -1,12 +1,12 @@
 import { expect } from '@open-wc/testing';
 import { ReactiveElement } from 'lit';
 import type { FileRecord } from '../../../src/api/types.js';
-import type { UploadFailure } from '../../../src/elements/file-uploader/failure.js';
+import type { UploadFailure } from '../../../src/elements/upload-engine/failure.js';
 import type {
   FileSummary,
   UploadCallbacks,
   UploaderSettings,
-} from '../../../src/elements/file-uploader/file-view.js';
+} from '../../../src/elements/upload-engine/file-view.js';
 import { UploadEngine } from '../../../src/elements/upload-engine/upload-engine.js';
 import { file, project } from '../helpers.js';
 import { englishTexts, settingsFor } from './engine-support.js';

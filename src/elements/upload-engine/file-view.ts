@@ -2,9 +2,9 @@ import type { ReactiveControllerHost } from 'lit';
 import { cleanName } from '../../api/names.js';
 import type { FileMetadata, FileRecord, Visibility } from '../../api/types.js';
 import type { UploadTokenProvider } from '../../client/upload-token.js';
+import type { ImageOptions } from '../shared/image-shrink.js';
+import type { FileUploaderStrings } from '../shared/uploader-strings.js';
 import type { UploadFailure } from './failure.js';
-import type { ImageOptions } from './image-shrink.js';
-import type { FileUploaderStrings } from './strings.js';
 
 /**
  * What `<file-uploader>` and its upload engine share: the settings the engine runs with,
@@ -34,6 +34,10 @@ export interface UploaderSettings {
   keepFilesUpTo: number;
   /** Which files are sent with part checksums (the `checksum` attribute). */
   checksum: ChecksumChoice;
+  /** The element's `upload-token`: sent instead of the key on upload calls. */
+  uploadToken?: string;
+  /** The page's `tokenProvider`: asked for a token when there is none, or it expired. */
+  tokenProvider?: UploadTokenProvider;
 }
 
 /** `small`: files of one part (up to 5 MiB); `all`: every part of every file; `off`: none. */
@@ -91,13 +95,13 @@ export interface UploadCallbacks {
   }): void;
 }
 
-/** What the controller needs of its element: texts and language for the messages it writes. */
+/**
+ * What the controller needs of its element: texts and language for the messages it writes,
+ * and a redraw. Everything it uploads with comes down in `UploaderSettings`.
+ */
 export interface UploadHost extends ReactiveControllerHost, HTMLElement {
   readonly texts: FileUploaderStrings;
   readonly locale: string;
-  /** Read as each file starts (not settings: changing them needs no reconfiguring). */
-  readonly uploadToken?: string;
-  readonly tokenProvider?: UploadTokenProvider;
 }
 
 /** Whether any of these files is still on its way (the form must wait). */

@@ -1,7 +1,7 @@
-import type { Overrides, TextsOf } from '../shared/localize.js';
-import type { UploaderTexts } from '../shared/translation.js';
+import type { Overrides, TextsOf } from './localize.js';
+import type { UploaderTexts } from './translation.js';
 
-export type { FailureContext } from '../shared/translation.js';
+export type { FailureContext } from './translation.js';
 
 /**
  * Every text the uploader shows or announces: its part of the shared `Translation` and the

@@ -1,6 +1,6 @@
 import type { ClientErrorCode } from '../../client/api-error.js';
 import { failureContext } from '../shared/failure-text.js';
-import type { FileUploaderStrings } from './strings.js';
+import type { FileUploaderStrings } from '../shared/uploader-strings.js';
 
 export { failureContext };
 
