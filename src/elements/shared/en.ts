@@ -1,4 +1,5 @@
 import type {
+  EditorText,
   EngineOnlyText,
   FailureTexts,
   LinkFailure,
@@ -28,7 +29,7 @@ const errors: Omit<FailureTexts, UploadOnlyFailure | LinkFailure | ServiceAnswer
 };
 
 /** `<file-uploader>`'s English; what only its upload engine can show arrives with it. */
-const uploader: Omit<UploaderTexts, EngineOnlyText | LinkText> = {
+const uploader: Omit<UploaderTexts, EngineOnlyText | LinkText | EditorText> = {
   dropzone: 'Drag files here, or',
   dropzoneFolders: 'Drag files or folders here, or',
   browse: 'choose files',
