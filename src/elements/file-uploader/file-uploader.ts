@@ -105,6 +105,8 @@ const optionalNumber = {
  * @fires upload-complete - Nothing is uploading any more. `detail.successful`, `detail.failed`.
  * @fires image-edit - An image was edited and saved (with `image-editor`). `detail.file` (the edited image), `detail.crop` (`x`, `y`, `width`, `height` in its pixels), `detail.rotate`, `detail.flipX`, `detail.flipY`.
  *
+ * @attr crop-aspect - The crop's shape in the image editor (`image-editor`): `free` (the default) or `width:height`, e.g. `1:1` for a square avatar; several, space-separated (`free 1:1 4:3 16:9`), let the person choose, the first chosen at first. Read as the editor opens (an attribute only: no first-load bytes for a property).
+ *
  * @csspart base - The wrapper of everything.
  * @csspart dropzone - The area files are dropped on.
  * @csspart browse-button - The button that opens the file picker.
@@ -299,12 +301,6 @@ export class FileUploaderElement extends LitElement {
    * never leaves the page. The editor (with Cropper.js) is fetched only when it first opens.
    */
   declare imageEditor: boolean;
-  /**
-   * The crop's shape in the image editor: `free` (the default) or `width:height`, e.g.
-   * `1:1` for a square avatar; several, space-separated (`free 1:1 4:3 16:9`), let the
-   * person choose, the first chosen at first.
-   */
-  declare cropAspect: string | undefined;
   /** Reflected while files are uploading. */
   declare uploading: boolean;
   /** Reflected while files are dragged over the element. */
@@ -451,13 +447,11 @@ export class FileUploaderElement extends LitElement {
   }
 
   /**
-   * Opens the image editor (with `image-editor`) on `file`: an image waiting on its row, or
-   * a new one, which then waits on a row of its own.
+   * Opens the image editor on `file` (with `image-editor`): an image waiting on its row, or
+   * a new one, added as `addFiles` adds it (and then waiting on a row of its own).
    */
   editImage(file: File): void {
-    import('../image-editor/held-images.js').then((chunk) =>
-      chunk.edit(this, file, this.#controller),
-    );
+    if (this.imageEditor) this.addFiles([file]);
   }
 
   /** Starts files waiting to upload (with `no-auto-upload`). */

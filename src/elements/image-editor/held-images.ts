@@ -48,6 +48,11 @@ const words: Pick<UploaderTexts, EditorText> = {
   editorUnreadable: (name) => `${name} could not be opened for editing. Upload it as it is.`,
 };
 
+/** Adds the editor's words to the English translation (a call, not an import's side effect). */
+export function fillEditor(): void {
+  Object.assign(en.uploader, words);
+}
+
 /** What the loader needs of its element. */
 export interface EditorHost extends HTMLElement, ReactiveControllerHost {
   readonly texts: FileUploaderStrings;
@@ -55,7 +60,6 @@ export interface EditorHost extends HTMLElement, ReactiveControllerHost {
   readonly renderRoot: HTMLElement | DocumentFragment;
   multiple: boolean;
   disabled: boolean;
-  cropAspect: string | undefined;
   imageQuality: number | null;
 }
 
@@ -64,21 +68,20 @@ export interface Uploads {
   addFiles(files: File[]): void;
 }
 
-/** Files the element hands over (`addFiles` with `image-editor`): images wait, the rest go. */
+/**
+ * Files the element hands over (`addFiles` with `image-editor`): images wait, the rest go.
+ * One file alone opens the editor by itself: a new image, or one already waiting
+ * (`editImage(file)` comes this way).
+ */
 export function hold(host: EditorHost, files: File[], uploads: Uploads): void {
   const held = heldImagesOf(host, uploads);
-  if (!host.multiple) held.clear();
   const images = files.filter((file) => EDITABLE.test(file.type));
   const others = files.filter((file) => !images.includes(file));
+  // One file at a time: a new choice replaces an image waiting too (not the one chosen again).
+  if (!host.multiple) held.clear(images[0]);
   if (others.length > 0) uploads.addFiles(others);
-  const added = images.map((file) => held.add(file));
-  if (files.length === 1 && added[0]) void held.edit(added[0]);
-}
-
-/** `editImage(file)`: a waiting image, or a new one (which then waits), in the editor. */
-export function edit(host: EditorHost, file: File, uploads: Uploads): Promise<void> {
-  const held = heldImagesOf(host, uploads);
-  return held.edit(held.find(file) ?? held.add(file));
+  const waiting = images.map((file) => held.find(file) ?? held.add(file));
+  if (files.length === 1 && waiting[0]) void held.edit(waiting[0]);
 }
 
 interface Waiting {
@@ -93,7 +96,7 @@ const everyHeld = new WeakMap<EditorHost, HeldImages>();
 function heldImagesOf(host: EditorHost, uploads: Uploads): HeldImages {
   let held = everyHeld.get(host);
   if (!held) {
-    Object.assign(en.uploader, words);
+    fillEditor();
     held = new HeldImages(host, uploads);
     everyHeld.set(host, held);
   }
@@ -137,8 +140,9 @@ class HeldImages {
     return entry;
   }
 
-  clear(): void {
-    for (const entry of [...this.#waiting]) this.#drop(entry);
+  /** Drops every image waiting but `keep`. */
+  clear(keep?: File): void {
+    for (const entry of this.#waiting) if (entry.file !== keep) this.#drop(entry);
   }
 
   async edit(entry: Waiting): Promise<void> {
@@ -148,7 +152,7 @@ class HeldImages {
     try {
       const { openEditor } = await import('./image-editor.js');
       const result = await openEditor(host, entry.file, {
-        aspects: parseCropAspect(host.cropAspect ?? host.getAttribute('crop-aspect')),
+        aspects: parseCropAspect(host.getAttribute('crop-aspect')),
         quality: Math.min(1, host.imageQuality ?? 0.85),
       });
       if (!result) {

@@ -280,6 +280,9 @@ export type EngineOnlyText =
 /** `<file-uploader>`'s words of the Link source, which English adds as it loads (`fillLink`). */
 export type LinkText = 'linkLabel' | 'linkImport' | 'linkInvalid' | 'importing';
 
+/** `<file-uploader>`'s camera button, which English adds with the camera check (`camera.ts`). */
+export type CameraText = 'takePhoto';
+
 /** `<file-uploader>`'s words of the image editor, which English adds as it loads (`fillEditor`). */
 export type EditorText =
   | 'editorWaiting'
