@@ -152,17 +152,18 @@ export function stepBox(
 ): Rect {
   let { width, height } = box;
   if (step.dw || step.dh) {
+    // Never larger than what is left of the image from the box's corner, nor smaller than
+    // `min` (or all that is left, on an image smaller than that).
+    const roomWidth = bounds.x + bounds.width - box.x;
+    const roomHeight = bounds.y + bounds.height - box.y;
     if (aspect) {
       const grow = step.dw || (step.dh ?? 0) * aspect;
-      width = clamp(
-        width + grow,
-        min,
-        Math.min(bounds.x + bounds.width - box.x, (bounds.y + bounds.height - box.y) * aspect),
-      );
+      const most = Math.min(roomWidth, roomHeight * aspect);
+      width = clamp(width + grow, Math.min(min, most), most);
       height = width / aspect;
     } else {
-      width = clamp(width + (step.dw ?? 0), min, bounds.x + bounds.width - box.x);
-      height = clamp(height + (step.dh ?? 0), min, bounds.y + bounds.height - box.y);
+      width = clamp(width + (step.dw ?? 0), Math.min(min, roomWidth), roomWidth);
+      height = clamp(height + (step.dh ?? 0), Math.min(min, roomHeight), roomHeight);
     }
   }
   const x = clamp(box.x + (step.dx ?? 0), bounds.x, bounds.x + bounds.width - width);
