@@ -137,8 +137,9 @@ describe('<file-uploader image-editor>', () => {
     const edits: unknown[] = [];
     element.addEventListener('image-edit', (event) => edits.push(event.detail));
     const success = next(element, 'upload-success', 30_000);
-    // 400 × 200: red on the left half, blue on the right.
-    pick(element, [await jpeg('photo.jpg', 400, 200)]);
+    // 3200 × 1600, red on the left half, blue on the right: larger than the editor shows
+    // (it shows a copy at most 1600 px long), saved from the original all the same.
+    pick(element, [await jpeg('photo.jpg', 3200, 1600)]);
     const dialog = await openedEditor(element);
     // Focus is in the dialog, on the crop area, which says how to use it.
     const stage = dialog.querySelector('.stage') as HTMLElement;
@@ -173,8 +174,10 @@ describe('<file-uploader image-editor>', () => {
     };
     expect(edit.rotate).to.equal(90);
     expect([edit.flipX, edit.flipY]).to.deep.equal([false, false]);
-    // Turned, the image is 200 × 400; the whole width fits a square: 200 × 200.
+    // Turned, the image is 1600 × 3200; its whole width fits a square, made a little
+    // smaller from the keyboard: at the original's resolution, not the copy's shown.
     expect(edit.crop.width).to.equal(edit.crop.height);
+    expect(edit.crop.width).to.be.within(1400, 1600);
     expect(edit.file.type).to.equal('image/jpeg');
     // The CDN serves the edited image: square, as the chosen ratio says, and turned: the
     // red half (left) is now on top, the blue at the bottom.

@@ -26,7 +26,7 @@ import {
   zoomAbout,
 } from './geometry.js';
 import { editorStyles } from './image-editor.styles.js';
-import { type SavedImage, saveEdit } from './save-image.js';
+import { previewOf, type SavedImage, saveEdit } from './save-image.js';
 
 /**
  * The image editor: a modal dialog (`<dialog>` opened with `showModal`, so the page behind
@@ -65,15 +65,22 @@ const RESIZE_HANDLES = ['n', 'e', 's', 'w', 'ne', 'nw', 'se', 'sw'] as const;
 
 /**
  * Opens the editor on `file` and settles when it closes: the edited image once saved,
- * null when cancelled (Escape, Cancel). `opener` gets the focus back either way.
+ * null when cancelled (Escape, Cancel). Throws for a file the browser cannot decode.
  */
-export function openEditor(
+export async function openEditor(
   host: EditorHost,
   file: File,
   options: { aspects: AspectChoice[]; quality: number },
 ): Promise<EditResult | null> {
   defineCropper();
-  return new ImageEditor(host, file, options).opened;
+  // Decoded once, upright: shown from it, saved from it. Not an image after all: thrown.
+  const bitmap = await createImageBitmap(file, { imageOrientation: 'from-image' });
+  try {
+    const preview = await previewOf(file, bitmap);
+    return await new ImageEditor(host, file, bitmap, preview, options).opened;
+  } finally {
+    bitmap.close();
+  }
 }
 
 class ImageEditor {
@@ -83,6 +90,8 @@ class ImageEditor {
   readonly #aspects: AspectChoice[];
   readonly #quality: number;
   readonly #box = document.createElement('div');
+  readonly #bitmap: ImageBitmap;
+  /** What the editor shows: the file, or a smaller copy of a large one. */
   readonly #url: string;
   readonly #announcer: Announcer;
   #dialog: HTMLDialogElement | null = null;
@@ -94,13 +103,20 @@ class ImageEditor {
   #saving = false;
   #finish: (result: EditResult | null) => void = () => {};
 
-  constructor(host: EditorHost, file: File, options: { aspects: AspectChoice[]; quality: number }) {
+  constructor(
+    host: EditorHost,
+    file: File,
+    bitmap: ImageBitmap,
+    url: string,
+    options: { aspects: AspectChoice[]; quality: number },
+  ) {
     this.#host = host;
     this.#file = file;
+    this.#bitmap = bitmap;
     this.#aspects = options.aspects;
     this.#aspect = options.aspects[0] ?? { label: 'free', ratio: null };
     this.#quality = options.quality;
-    this.#url = URL.createObjectURL(file);
+    this.#url = url;
     this.#announcer = new Announcer({ renderRoot: this.#box });
     this.opened = new Promise((resolve) => {
       this.#finish = resolve;
@@ -278,6 +294,7 @@ class ImageEditor {
     try {
       const saved = await saveEdit(
         this.#file,
+        this.#bitmap,
         {
           matrix: this.#matrix(),
           natural: this.#natural,
