@@ -76,12 +76,23 @@ export function imageBounds(matrix: Matrix, natural: Size): Rect {
   };
 }
 
-/** The matrix that shows the image turned and flipped, whole and centered on the canvas. */
-export function fitMatrix(orientation: Orientation, natural: Size, canvas: Size): Matrix {
+/**
+ * The matrix that shows the image turned and flipped, whole and centered on the canvas,
+ * `margin` pixels from its edges at least (where the crop box's handles stay in view).
+ */
+export function fitMatrix(
+  orientation: Orientation,
+  natural: Size,
+  canvas: Size,
+  margin = 0,
+): Matrix {
   const [a, b, c, d] = linear(orientation);
   const turnedWidth = Math.abs(a) * natural.width + Math.abs(c) * natural.height;
   const turnedHeight = Math.abs(b) * natural.width + Math.abs(d) * natural.height;
-  const scale = Math.min(canvas.width / turnedWidth, canvas.height / turnedHeight);
+  const scale = Math.min(
+    Math.max(1, canvas.width - 2 * margin) / turnedWidth,
+    Math.max(1, canvas.height - 2 * margin) / turnedHeight,
+  );
   return [
     a * scale,
     b * scale,

@@ -29,6 +29,8 @@ export const editorStyles = html`<style>
     unicode-bidi: plaintext;
   }
   .editor .help { margin: 0; font-size: 0.875rem; color: var(--_muted); }
+  /* The picture has no direction: its stage is laid out left to right in every language
+     (Cropper.js places the image from the left; right to left it landed off the canvas). */
   .editor .stage {
     border-radius: calc(var(--_radius) / 1.5);
     outline: none;
@@ -42,8 +44,9 @@ export const editorStyles = html`<style>
     overflow: hidden;
     touch-action: none;
   }
-  /* The crop box's and image's own focus is the stage's: the keyboard moves the box from it. */
-  .editor .stage:focus-visible cropper-selection { outline-width: 2px; }
+  /* The crop box drawn clearly, and more so while the keyboard moves it. */
+  .editor cropper-selection { outline: 2px solid var(--_accent); }
+  .editor .stage:focus-visible cropper-selection { outline-width: 3px; }
   .editor .tools, .editor .end {
     display: flex;
     flex-wrap: wrap;

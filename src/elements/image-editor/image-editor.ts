@@ -62,6 +62,8 @@ function defineCropper(): void {
 }
 
 const RESIZE_HANDLES = ['n', 'e', 's', 'w', 'ne', 'nw', 'se', 'sw'] as const;
+/** Room around the image for the crop box's handles, in the canvas's pixels. */
+const MARGIN = 16;
 
 /**
  * Opens the editor on `file` and settles when it closes: the edited image once saved,
@@ -175,7 +177,7 @@ class ImageEditor {
 
   /** The image whole and centered, turned and flipped as chosen; the crop box as large as fits. */
   #fit(): void {
-    const matrix = fitMatrix(this.#orientation, this.#natural, this.#canvasSize());
+    const matrix = fitMatrix(this.#orientation, this.#natural, this.#canvasSize(), MARGIN);
     this.#fitting = true;
     this.#image().$setTransform(...matrix);
     this.#fitting = false;
@@ -262,7 +264,7 @@ class ImageEditor {
     const box = this.#selectionRect();
     const center = { x: box.x + box.width / 2, y: box.y + box.height / 2 };
     const matrix = zoomAbout(this.#matrix(), factor, center, this.#natural);
-    const fitted = fitMatrix(this.#orientation, this.#natural, this.#canvasSize());
+    const fitted = fitMatrix(this.#orientation, this.#natural, this.#canvasSize(), MARGIN);
     // No smaller than the whole image in view, and no closer than one image pixel to four
     // of the screen's.
     const scale = Math.hypot(matrix[0], matrix[1]);
@@ -328,12 +330,12 @@ class ImageEditor {
         aria-describedby="editor-help">
         <h2 id="editor-title">${t.editorTitle(this.#file.name)}</h2>
         <p id="editor-help" class="help">${t.editorHelp}</p>
-        <div class="stage" role="application" tabindex="0" aria-label=${t.editorCropArea}
+        <div class="stage" dir="ltr" role="application" tabindex="0" aria-label=${t.editorCropArea}
           aria-describedby="editor-help" @keydown=${this.#onKey}>
           <cropper-canvas background @actionend=${this.#onActionEnd}>
             <cropper-image src=${this.#url} alt=${this.#file.name} scalable translatable
               @transform=${this.#onTransform}></cropper-image>
-            <cropper-shade hidden></cropper-shade>
+            <cropper-shade></cropper-shade>
             <cropper-handle action="move" plain></cropper-handle>
             <cropper-selection movable resizable outlined aspect-ratio=${ratio ?? nothing}
               @change=${this.#onSelectionChange}>
