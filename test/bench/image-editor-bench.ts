@@ -9,44 +9,12 @@
 import { chromium, type Page } from 'playwright-core';
 import { servePage } from '../helpers/page-server.js';
 import { CHROMIUM_ARGS, chromiumPath } from '../helpers/wtr-plugins.js';
+import { makePhoto } from './photo.js';
 import { median, reportRows } from './support.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const WIDTH = 4000;
 const HEIGHT = 3000;
-
-async function makePhoto(page: Page): Promise<number> {
-  return page.evaluate(
-    async ({ width, height }) => {
-      // Gradients, shapes and grain: compresses about as a photo does.
-      const canvas = new OffscreenCanvas(width, height);
-      const context = canvas.getContext('2d') as OffscreenCanvasRenderingContext2D;
-      const gradient = context.createLinearGradient(0, 0, width, height);
-      gradient.addColorStop(0, '#1e3a8a');
-      gradient.addColorStop(0.5, '#f59e0b');
-      gradient.addColorStop(1, '#065f46');
-      context.fillStyle = gradient;
-      context.fillRect(0, 0, width, height);
-      let seed = 7;
-      const random = () => {
-        seed = (seed * 16807) % 2147483647;
-        return seed / 2147483647;
-      };
-      for (let i = 0; i < 3000; i++) {
-        context.fillStyle = `hsla(${random() * 360}, 70%, 50%, 0.35)`;
-        context.beginPath();
-        context.arc(random() * width, random() * height, random() * 120, 0, Math.PI * 2);
-        context.fill();
-      }
-      const blob = await canvas.convertToBlob({ type: 'image/jpeg', quality: 0.92 });
-      (window as unknown as { photo: File }).photo = new File([blob], 'photo.jpg', {
-        type: 'image/jpeg',
-      });
-      return blob.size;
-    },
-    { width: WIDTH, height: HEIGHT },
-  );
-}
 
 /** Seconds to edit and save through the element, or to decode and encode with a canvas. */
 async function measure(page: Page, way: 'editor' | 'canvas'): Promise<number> {
@@ -104,7 +72,7 @@ async function main(): Promise<void> {
     await page.addInitScript({ content: 'globalThis.__name = (target) => target;' });
     await page.goto(served.origin);
     await page.waitForFunction(() => customElements.get('file-uploader'));
-    const bytes = await makePhoto(page);
+    const bytes = await makePhoto(page, WIDTH, HEIGHT);
     console.log(`A ${WIDTH} x ${HEIGHT} JPEG of ${(bytes / 1024 / 1024).toFixed(1)} MiB`);
     // One of each first, not counted: the editor's code is fetched, the codecs warm up.
     await measure(page, 'editor');
