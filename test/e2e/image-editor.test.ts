@@ -59,7 +59,8 @@ describe('the image editor through the script tag', () => {
   function watchScripts(page: Page): string[] {
     const fetched: string[] = [];
     page.on('request', (request) => {
-      const name = /\/filehost-([a-z-]+)-[\w-]+\.js$/.exec(request.url())?.[1];
+      // The hash is 8 characters, `-` among them (`filehost-image-editor--vdovKIM.js`).
+      const name = /\/filehost-([a-z-]+?)-[\w-]{8}\.js$/.exec(request.url())?.[1];
       if (name) fetched.push(name);
     });
     return fetched;
