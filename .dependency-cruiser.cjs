@@ -146,6 +146,12 @@ const clientAndElementsRules = [
     'shared-below',
     'What both elements share stands below each element and the upload engine: it imports none of them.',
     '^src/elements/shared/',
+    '^src/elements/(file-uploader|file-list|upload-engine|image-editor)/',
+  ),
+  standsBelow(
+    'editor-below',
+    "The image editor (<file-uploader>'s on-use chunks: the waiting rows and the dialog) stands below the elements and beside the engine: it imports neither, only what they share.",
+    '^src/elements/image-editor/',
     '^src/elements/(file-uploader|file-list|upload-engine)/',
   ),
   standsBelow(

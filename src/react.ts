@@ -39,6 +39,9 @@ export type FileUploaderProps = ElementProps<
     'max-files'?: number | string;
     'no-auto-upload'?: boolean;
     'form-value'?: 'url' | 'id';
+    'image-editor'?: boolean;
+    /** The image editor's crop shapes, e.g. `1:1` or `free 1:1 4:3 16:9` (an attribute only). */
+    'crop-aspect'?: string;
   }
 >;
 

@@ -25,7 +25,15 @@ type Props<Element, Events> = Partial<
 
 declare module 'vue' {
   interface GlobalComponents {
-    'file-uploader': DefineComponent<Props<FileUploaderElement, FileUploaderEventMap>>;
+    'file-uploader': DefineComponent<
+      Props<FileUploaderElement, FileUploaderEventMap> & {
+        /**
+         * `crop-aspect="1:1"` in a template: the image editor's crop shapes (an attribute
+         * only, which Vue sets as one).
+         */
+        cropAspect?: string;
+      }
+    >;
     'file-list': DefineComponent<Props<FileListElement, FileListEventMap>>;
   }
 }

@@ -12,6 +12,7 @@ import { execFileSync } from 'node:child_process';
 import { chromium, type Page } from 'playwright-core';
 import { servePage } from '../helpers/page-server.js';
 import { CHROMIUM_ARGS, chromiumPath } from '../helpers/wtr-plugins.js';
+import { makePhoto } from './photo.js';
 import { type BenchRow, median, reportRows } from './support.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
@@ -36,48 +37,6 @@ function browserRssKiB(profileMark: string): number {
     total += Number.parseInt(line.trim(), 10) || 0;
   }
   return total;
-}
-
-async function makePhoto(page: Page): Promise<number> {
-  return page.evaluate(
-    async ({ width, height }) => {
-      // Gradients, shapes and grain: compresses about as a photo does (several MB).
-      const canvas = new OffscreenCanvas(width, height);
-      const context = canvas.getContext('2d') as OffscreenCanvasRenderingContext2D;
-      const gradient = context.createLinearGradient(0, 0, width, height);
-      gradient.addColorStop(0, '#1e3a8a');
-      gradient.addColorStop(0.5, '#f59e0b');
-      gradient.addColorStop(1, '#065f46');
-      context.fillStyle = gradient;
-      context.fillRect(0, 0, width, height);
-      let seed = 7;
-      const random = () => {
-        seed = (seed * 16807) % 2147483647;
-        return seed / 2147483647;
-      };
-      for (let i = 0; i < 4000; i++) {
-        context.fillStyle = `hsla(${random() * 360}, 70%, 50%, 0.35)`;
-        context.beginPath();
-        context.arc(random() * width, random() * height, random() * 120, 0, Math.PI * 2);
-        context.fill();
-      }
-      const tile = context.createImageData(512, 512);
-      for (let i = 0; i < tile.data.length; i += 4) {
-        const grain = random() * 60;
-        tile.data.set([grain, grain, grain, 40], i);
-      }
-      const grain = new OffscreenCanvas(512, 512);
-      grain.getContext('2d')?.putImageData(tile, 0, 0);
-      context.fillStyle = context.createPattern(grain, 'repeat') as CanvasPattern;
-      context.fillRect(0, 0, width, height);
-      const blob = await canvas.convertToBlob({ type: 'image/jpeg', quality: 0.92 });
-      (window as unknown as { photo: File }).photo = new File([blob], 'photo.jpg', {
-        type: 'image/jpeg',
-      });
-      return blob.size;
-    },
-    { width: WIDTH, height: HEIGHT },
-  );
 }
 
 async function measure(page: Page, way: 'worker' | 'main', profileMark: string): Promise<Run> {
@@ -141,7 +100,7 @@ async function main(): Promise<void> {
     await page.addInitScript({ content: 'globalThis.__name = (target) => target;' });
     await page.goto(page0.origin);
     await page.waitForFunction(() => 'shrinkImage' in window);
-    const bytesIn = await makePhoto(page);
+    const bytesIn = await makePhoto(page, WIDTH, HEIGHT);
     console.log(
       `A ${WIDTH} x ${HEIGHT} JPEG of ${(bytesIn / 1024 / 1024).toFixed(1)} MiB, to ${BOUND} px`,
     );

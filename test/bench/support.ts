@@ -183,12 +183,26 @@ export const TOTAL_BUDGET_BYTES = 44 * 1024;
 /** Each on-use chunk on its own, hash-wasm's MD5 (WebCrypto has none) too. */
 export const ON_USE_CHUNK_BUDGET_BYTES = 5 * 1024;
 /**
+ * The image editor's chunk (#57), fetched when an editor first opens: Cropper.js 2's custom
+ * elements (canvas, image, selection, handle, shade: 10 KiB gzipped of it as published) and
+ * the dialog: 14.5 KiB gzipped (14,895 B) on 2026-11-29. The one on-use chunk above 5 KiB, because a
+ * well-kept cropper is worth more than our own (the issue asks for one).
+ */
+export const EDITOR_CHUNK_BUDGET_BYTES = 15 * 1024;
+/** The image editor's chunk (the dialog and Cropper.js), see `EDITOR_CHUNK_BUDGET_BYTES`. */
+export const EDITOR_CHUNK = /^filehost-image-editor-[\w-]+\.js$/;
+
+/** The budget of one on-use chunk: the editor's, or any other's. */
+export function onUseBudget(name: string): number {
+  return EDITOR_CHUNK.test(name) ? EDITOR_CHUNK_BUDGET_BYTES : ON_USE_CHUNK_BUDGET_BYTES;
+}
+/**
  * Each language's words (`dist/locales/<tag>.js`), the one a page in that language fetches:
  * 3 KiB until #51 and #53, when Ukrainian (the longest) passed it with the words of the
  * scanner's and the location stripper's refusals, a failed token provider and an import's
- * limit.
+ * limit. 4 KiB since the image editor's twenty words (#57): Ukrainian 3,644 B on 2026-11-29.
  */
-export const LOCALE_BUDGET_BYTES = 3.5 * 1024;
+export const LOCALE_BUDGET_BYTES = 4 * 1024;
 
 /** The gzipped size of each shipped language in `dist/locales/` (`npm run build` first). */
 export async function localeSizes(): Promise<{ name: string; gzipped: number }[]> {
@@ -213,9 +227,11 @@ const ENGINE_CHUNK = /^filehost-upload-engine-[\w-]+\.js$/;
  * 92,394 B on 2026-11-29, over 90 KiB by those words alone (what loads when moves code
  * between files, and this one holds every file). 93 KiB since `<file-list>`'s placeholders
  * (#58: the ThumbHash decoder and their drawing, 2.1 KiB gzipped, an on-use chunk for the
- * script tag): 93,900 B with them. Not a promise of an issue: today's budget.
+ * script tag): 93,900 B with them. 113 KiB with the image editor (#57: Cropper.js 2's
+ * elements and the dialog, 14.5 KiB gzipped, its loader 1.9 KiB and its words in every
+ * language): 114,695 B on 2026-11-29. Not a promise of an issue: today's budget.
  */
-export const ONE_FILE_BUDGET_BYTES = 93 * 1024;
+export const ONE_FILE_BUDGET_BYTES = 113 * 1024;
 export const ONE_FILE = 'filehost.bundle.js';
 
 /** The gzipped size of `dist/filehost.bundle.js` (`npm run build` first). */

@@ -41,11 +41,15 @@ export const client = new FilehostClient({ endpoint, apiKey });
 
 function App() {
   const [last, setLast] = useState<FileRecord | null>(null);
+  const [square, setSquare] = useState(false);
   return (
     <main>
       <file-uploader id="up" endpoint={endpoint} api-key={apiKey} multiple metadata={{ user: 'u1' }}
         onupload-success={(event) => setLast(event.detail.record)} />
       <file-list for="up" endpoint={endpoint} api-key={apiKey} />
+      <file-uploader endpoint={endpoint} api-key={apiKey} image-editor crop-aspect="1:1"
+        onimage-edit={(event) => setSquare(event.detail.crop.width === event.detail.crop.height)} />
+      <file-uploader endpoint={endpoint} api-key={apiKey} imageEditor={square} />
       <p>{last ? last.url : 'nothing yet'}</p>
     </main>
   );

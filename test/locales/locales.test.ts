@@ -3,7 +3,9 @@ import { readdir } from 'node:fs/promises';
 import { describe, it } from 'node:test';
 import { API_ERROR_STATUS } from '../../src/api/errors.js';
 import { ApiError } from '../../src/client/api-error.js';
+import { fillCamera } from '../../src/elements/file-uploader/camera.js';
 import { fillLink } from '../../src/elements/file-uploader/link-source.js';
+import { fillEditor } from '../../src/elements/image-editor/held-images.js';
 import { en } from '../../src/elements/shared/en.js';
 import { fillServiceWords } from '../../src/elements/shared/en-service.js';
 import { describeApiError } from '../../src/elements/shared/failure-text.js';
@@ -67,6 +69,10 @@ describe('shipped languages', () => {
     fillServiceWords();
     // The Link source's words, which come with it (`sources="link"`).
     fillLink();
+    // The camera button's, with the camera check (`capture`); the image editor's, with its
+    // loader (`image-editor`).
+    fillCamera();
+    fillEditor();
     const keys = (t: Translation) =>
       (['uploader', 'list', 'errors'] as const).map((part) => Object.keys(t[part]).sort());
     for (const translation of await shipped()) {

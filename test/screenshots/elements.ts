@@ -508,6 +508,54 @@ ${LIST_STATES.map(([id, title]) => `<section><h2>${title}</h2><file-list id="${i
       await tab.screenshot({ path: linkPath, clip, fullPage: true });
       console.log(`saved ${linkPath}`);
     }
+    // The image editor (#57), open over the page, in each scheme at each width: a photo with
+    // the choice of shapes, the crop area focused from the keyboard and moved once.
+    await tab.evaluate(async () => {
+      const section = document.createElement('section');
+      section.innerHTML =
+        '<h2>image-editor</h2><file-uploader id="editor" image-editor crop-aspect="free 1:1 4:3 16:9"></file-uploader>';
+      document.querySelector('main')?.append(section);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    });
+    for (const [scheme, width] of shots) {
+      await tab.emulateMedia({ colorScheme: scheme });
+      await tab.setViewportSize({ width, height: width > 600 ? 900 : 844 });
+      await tab.evaluate(async () => {
+        const canvas = new OffscreenCanvas(1600, 1200);
+        const g = canvas.getContext('2d') as OffscreenCanvasRenderingContext2D;
+        const sky = g.createLinearGradient(0, 0, 1600, 1200);
+        sky.addColorStop(0, '#0ea5e9');
+        sky.addColorStop(1, '#a21caf');
+        g.fillStyle = sky;
+        g.fillRect(0, 0, 1600, 1200);
+        g.fillStyle = '#fde047';
+        g.beginPath();
+        g.arc(1100, 420, 260, 0, Math.PI * 2);
+        g.fill();
+        const blob = await canvas.convertToBlob({ type: 'image/jpeg', quality: 0.9 });
+        const element = document.querySelector('#editor') as HTMLElement & {
+          editImage(file: File): void;
+        };
+        element.editImage(new File([blob], 'sunset.jpg', { type: 'image/jpeg' }));
+      });
+      await tab.waitForFunction(
+        () =>
+          (
+            document
+              .querySelector('#editor')
+              ?.shadowRoot?.querySelector('cropper-selection') as unknown as { width: number }
+          )?.width > 0,
+      );
+      await tab.keyboard.press('ArrowLeft');
+      await tab.waitForTimeout(400);
+      const editorPath = join(outDir, `editor-${lang}-${scheme}-${width}.png`);
+      await tab.screenshot({ path: editorPath });
+      console.log(`saved ${editorPath}`);
+      await tab.keyboard.press('Escape');
+      await tab.waitForFunction(
+        () => !document.querySelector('#editor')?.shadowRoot?.querySelector('dialog'),
+      );
+    }
   } finally {
     closeRemote();
     await browser.close();

@@ -217,10 +217,6 @@ export const styles = css`
     background: var(--_success);
   }
 
-  .file[data-status='failed'] .bar > span {
-    background: var(--_error);
-  }
-
   .actions {
     display: flex;
     gap: 0.35rem;

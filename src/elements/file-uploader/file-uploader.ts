@@ -44,6 +44,18 @@ export interface FileUploaderEventMap {
     successful: FileRecord[];
     failed: { file: FileSummary; failure: UploadFailure }[];
   }>;
+  /**
+   * An image was edited and saved (`image-editor`): the edited image (what is uploaded),
+   * the pixels kept of the image flipped (`flipX`: left to right, `flipY`: top to bottom)
+   * and then turned clockwise by `rotate` degrees (0, 90, 180, 270).
+   */
+  'image-edit': CustomEvent<{
+    file: File;
+    crop: { x: number; y: number; width: number; height: number };
+    rotate: number;
+    flipX: boolean;
+    flipY: boolean;
+  }>;
 }
 
 declare global {
@@ -72,7 +84,7 @@ const jsonConverter = {
 
 const optionalNumber = {
   fromAttribute(value: string | null): number | null {
-    if (value === null || value.trim() === '') return null;
+    // No attribute (null) and a blank one ('', '  ') are both the number 0: not a limit.
     const number = Number(value);
     return Number.isFinite(number) && number > 0 ? number : null;
   },
@@ -91,6 +103,9 @@ const optionalNumber = {
  * @fires upload-success - A file is ready on the CDN. `detail.file`, `detail.record` (with `url`; `null` for a private file).
  * @fires upload-error - A file failed or was refused. `detail.code`, `detail.status`, `detail.message`, `detail.step`.
  * @fires upload-complete - Nothing is uploading any more. `detail.successful`, `detail.failed`.
+ * @fires image-edit - An image was edited and saved (with `image-editor`). `detail.file` (the edited image), `detail.crop` (`x`, `y`, `width`, `height` in its pixels), `detail.rotate`, `detail.flipX`, `detail.flipY`.
+ *
+ * @attr crop-aspect - The crop's shape in the image editor (`image-editor`): `free` (the default) or `width:height`, e.g. `1:1` for a square avatar; several, space-separated (`free 1:1 4:3 16:9`), let the person choose, the first chosen at first. Read as the editor opens (an attribute only: no first-load bytes for a property).
  *
  * @csspart base - The wrapper of everything.
  * @csspart dropzone - The area files are dropped on.
@@ -136,6 +151,7 @@ export class FileUploaderElement extends LitElement {
   static formAssociated = true;
   static override shadowRootOptions = { ...LitElement.shadowRootOptions, delegatesFocus: true };
 
+  // Strings without `type: String`: it is Lit's default, and would only cost the first load bytes.
   static override properties = {
     endpoint: { type: String },
     apiKey: { type: String, attribute: 'api-key' },
@@ -154,6 +170,7 @@ export class FileUploaderElement extends LitElement {
     maxImageHeight: { attribute: 'max-image-height', converter: optionalNumber },
     imageQuality: { attribute: 'image-quality', converter: optionalNumber },
     imageType: { type: String, attribute: 'image-type' },
+    imageEditor: { type: Boolean, attribute: 'image-editor' },
     noResume: { type: Boolean, attribute: 'no-resume' },
     resumeMaxSize: { attribute: 'resume-max-size', converter: optionalNumber },
     checksum: { type: String },
@@ -274,6 +291,16 @@ export class FileUploaderElement extends LitElement {
   declare formValue: 'url' | 'id';
   /** Replaces any of the texts (see `FileUploaderStrings`). */
   declare strings: FileUploaderOverrides;
+  /**
+   * Lets people edit images before they are sent: crop, rotate, flip, zoom, from the mouse,
+   * touch or keyboard. Images the browser can decode (JPEG, PNG, WebP, AVIF, GIF's first
+   * frame) wait on their row with Edit and Upload instead of uploading at once; other files
+   * upload as usual; when a single image is added, the editor opens by itself. A saved edit
+   * is encoded in the image's own type (JPEG and WebP at `image-quality`), upright, without
+   * its metadata, and then uploaded (`max-image-width`/`-height` still apply); the original
+   * never leaves the page. The editor (with Cropper.js) is fetched only when it first opens.
+   */
+  declare imageEditor: boolean;
   /** Reflected while files are uploading. */
   declare uploading: boolean;
   /** Reflected while files are dragged over the element. */
@@ -407,7 +434,22 @@ export class FileUploaderElement extends LitElement {
       list = list.slice(0, 1);
       this.#controller.clear();
     }
-    this.#controller.addFiles(list);
+    // With `image-editor`, its loader holds the images (and hands the rest on).
+    if (this.imageEditor)
+      import('../image-editor/held-images.js').then(
+        (chunk) => chunk.hold(this, list, this.#controller),
+        // Not fetched: the images go as any file would.
+        () => this.#controller.addFiles(list),
+      );
+    else this.#controller.addFiles(list);
+  }
+
+  /**
+   * Opens the image editor on `file` (with `image-editor`): an image waiting on its row, or
+   * a new one, added as `addFiles` adds it (and then waiting on a row of its own).
+   */
+  editImage(file: File): void {
+    if (this.imageEditor) this.addFiles([file]);
   }
 
   /** Starts files waiting to upload (with `no-auto-upload`). */

@@ -11,7 +11,7 @@ import type { ReactiveElement } from 'lit';
  * interruptions (a screen reader drops or queues polite updates that come faster).
  */
 export class Announcer {
-  readonly #host: ReactiveElement;
+  readonly #host: Pick<ReactiveElement, 'renderRoot'>;
   /**
    * The region, found once: it comes after the list in both templates, so looking it up
    * for each of 200 announcements walked every row each time (60 ms of a 200-file upload).
@@ -21,7 +21,8 @@ export class Announcer {
   #queue: string[] = [];
   #last = 0;
 
-  constructor(host: ReactiveElement) {
+  /** `host`: an element, or any box whose live region the text goes into (a dialog's). */
+  constructor(host: Pick<ReactiveElement, 'renderRoot'>) {
     this.#host = host;
   }
 

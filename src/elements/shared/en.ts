@@ -1,4 +1,6 @@
 import type {
+  CameraText,
+  EditorText,
   EngineOnlyText,
   FailureTexts,
   LinkFailure,
@@ -28,13 +30,12 @@ const errors: Omit<FailureTexts, UploadOnlyFailure | LinkFailure | ServiceAnswer
 };
 
 /** `<file-uploader>`'s English; what only its upload engine can show arrives with it. */
-const uploader: Omit<UploaderTexts, EngineOnlyText | LinkText> = {
+const uploader: Omit<UploaderTexts, CameraText | EngineOnlyText | LinkText | EditorText> = {
   dropzone: 'Drag files here, or',
   dropzoneFolders: 'Drag files or folders here, or',
   browse: 'choose files',
   or: 'or',
   browseFolder: 'choose a folder',
-  takePhoto: 'Take a photo',
   dropHere: 'Drop the files to upload them',
   hintTypes: (types) => `Accepted: ${types}.`,
   hintMaxSize: (size) => `Up to ${size} each.`,

@@ -191,6 +191,34 @@ export interface UploaderTexts {
   linkInvalid: string;
   /** An imported file's row while the service fetches it. */
   importing: (percent: string) => string;
+  /**
+   * The image editor (`image-editor`): an image's row while it waits (its state, its Edit
+   * and Upload buttons and what they say to a screen reader).
+   */
+  editorWaiting: string;
+  editorEdit: string;
+  editorEditLabel: (name: string) => string;
+  editorUpload: string;
+  editorUploadLabel: (name: string) => string;
+  /** The editor's dialog: its title, how to use it from the keyboard, the crop box's name. */
+  editorTitle: (name: string) => string;
+  editorHelp: string;
+  editorCropArea: string;
+  /** The choice of shapes (`crop-aspect` with several); `free` is any shape. */
+  editorAspect: string;
+  editorFree: string;
+  editorRotateLeft: string;
+  editorRotateRight: string;
+  editorFlipX: string;
+  editorFlipY: string;
+  editorZoomIn: string;
+  editorZoomOut: string;
+  editorReset: string;
+  editorSave: string;
+  /** Said after each change: the turn in degrees and the crop's size in the image's pixels. */
+  editorAnnounce: (degrees: string, width: string, height: string) => string;
+  /** An image the browser could not open in the editor (it stays, to upload as it is). */
+  editorUnreadable: (name: string) => string;
 }
 
 /** `<file-list>`'s own words. */
@@ -251,6 +279,32 @@ export type EngineOnlyText =
 
 /** `<file-uploader>`'s words of the Link source, which English adds as it loads (`fillLink`). */
 export type LinkText = 'linkLabel' | 'linkImport' | 'linkInvalid' | 'importing';
+
+/** `<file-uploader>`'s camera button, which English adds with the camera check (`camera.ts`). */
+export type CameraText = 'takePhoto';
+
+/** `<file-uploader>`'s words of the image editor, which English adds as it loads (`fillEditor`). */
+export type EditorText =
+  | 'editorWaiting'
+  | 'editorEdit'
+  | 'editorEditLabel'
+  | 'editorUpload'
+  | 'editorUploadLabel'
+  | 'editorTitle'
+  | 'editorHelp'
+  | 'editorCropArea'
+  | 'editorAspect'
+  | 'editorFree'
+  | 'editorRotateLeft'
+  | 'editorRotateRight'
+  | 'editorFlipX'
+  | 'editorFlipY'
+  | 'editorZoomIn'
+  | 'editorZoomOut'
+  | 'editorReset'
+  | 'editorSave'
+  | 'editorAnnounce'
+  | 'editorUnreadable';
 
 /** The import failures the Link source words (English: with it, in `link-source.ts`). */
 export type LinkFailure =
