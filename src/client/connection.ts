@@ -71,8 +71,9 @@ export class FilehostConnection {
       throw new TypeError('FilehostClient: `apiKey` is required.');
     }
     if (isBrowser() && isSecretKey(options.apiKey)) {
+      // Short: every page's first load carries it. Anyone can read a page's script.
       throw new TypeError(
-        'FilehostClient: a secret key (sk_live_…) must never be used in a web page, where anyone can read it. Use the publishable key (pk_live_…).',
+        'FilehostClient: a secret key (sk_live_…) must never be used in a web page; use the publishable key (pk_live_…).',
       );
     }
     this.endpoint = options.endpoint.replace(/\/+$/, '');
