@@ -222,7 +222,8 @@ describe('<file-uploader> resumes after a reload', () => {
     await until(page, async () => (await files(page)).some((f) => f.status === 'failed'), 'failed');
     assert.match(
       (await page.locator('file-uploader .error').textContent()) ?? '',
-      /This upload expired before it finished\. Retry to start it again\. \(not_found\)/,
+      // After the code, the id the service gave the failed request (decisions.md, "Request ids").
+      /This upload expired before it finished\. Retry to start it again\. \(not_found · [\w-]+\)/,
     );
     await page.locator('file-uploader button', { hasText: 'Retry' }).click();
     await until(page, async () => (await files(page)).some((f) => f.status === 'done'), 'done');

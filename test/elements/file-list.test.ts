@@ -401,12 +401,17 @@ describe('<file-list>', () => {
     ) as HTMLButtonElement;
     expect(button.textContent?.trim()).to.equal('Copy link: share.txt');
     button.click();
-    await waitUntil(() => button.textContent?.trim() === 'Copied: share.txt');
+    // Generous: a clipboard write on a loaded machine may outlast the default second.
+    await waitUntil(() => button.textContent?.trim() === 'Copied: share.txt', undefined, {
+      timeout: 10_000,
+    });
     expect(await navigator.clipboard.readText()).to.equal(element.files[0]?.url);
     await waitUntil(
       () =>
         element.shadowRoot?.querySelector('[role=status]')?.textContent?.trim() ===
         'Link to share.txt copied.',
+      undefined,
+      { timeout: 10_000 },
     );
   });
 
