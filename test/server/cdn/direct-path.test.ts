@@ -30,14 +30,19 @@ function exchange(url: string, method: string, headers: Record<string, string>):
   });
 }
 
-/** What two answers to the same request must share: all but the moment and the connection. */
+/**
+ * What two answers to the same request must share: all but the moment, the connection, and
+ * the request's own id (each answer names its request; that it carries one is checked).
+ */
 function comparable(answer: Answer): Omit<Answer, 'body'> & { body: string } {
   const {
     date: _date,
     connection: _connection,
     'keep-alive': _keepAlive,
+    'x-request-id': requestId,
     ...rest
   } = answer.headers;
+  assert.match(String(requestId), /^[\w.:-]+$/, 'every answer names its request');
   return { status: answer.status, headers: rest, body: answer.body.toString('base64') };
 }
 
