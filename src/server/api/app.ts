@@ -13,11 +13,14 @@ import {
   EXPOSED_RESPONSE_HEADERS,
 } from '../../api/routes.js';
 import type { ServiceContext } from '../context.js';
+import type { ApiOperationId } from '../contract/operations.js';
 import { watchBodyPace } from '../http/body-pace.js';
+import { apiRoutes, type JsonSchema } from '../http/contract.js';
 import { ERROR_MESSAGES } from '../http/error-messages.js';
 import { ServiceError, serviceFault } from '../http/errors.js';
 import { refusedRequest } from '../http/request-guard.js';
 import { answerInOurShape, corsHeaders, serverOptions } from '../http/server-options.js';
+import { paramsValidator, refusal, validatorOf } from '../http/validate.js';
 import { LocalDiskBlobStore } from '../storage/local-disk/local-disk-store.js';
 import { completeBatchHandler } from './routes/complete-batch.js';
 import { completeUploadHandler } from './routes/complete-upload.js';
@@ -40,16 +43,13 @@ import {
   deleteWebhookHandler,
   listWebhooksHandler,
 } from './routes/webhooks.js';
-import { apiRoutes, type JsonSchema } from './schemas/contract.js';
-import type { ApiOperationId } from './schemas/operations.js';
-import { paramsValidator, refusal, validatorOf } from './schemas/validate.js';
 
 /** Written as a method so that each handler may name the request it expects (its params). */
 type Handler = {
   handle(ctx: ServiceContext, request: FastifyRequest, reply: FastifyReply): Promise<void>;
 }['handle'];
 
-/** The handler of each operation the route declarations (schemas/paths.ts) give the API. */
+/** The handler of each operation the route declarations (contract/paths.ts) give the API. */
 const HANDLERS = {
   upload: uploadHandler,
   uploadBatch: uploadBatchHandler,
@@ -104,7 +104,7 @@ export async function buildApiApp(ctx: ServiceContext): Promise<FastifyInstance>
   });
 
   // Fastify checks each route's path parameters against their schema (the generated
-  // document's, see schemas/contract.ts) before the handler: `paramsValidator`.
+  // document's, see http/contract.ts) before the handler: `paramsValidator`.
   app.setValidatorCompiler(({ schema, httpPart }) =>
     httpPart === 'params'
       ? paramsValidator(schema as Parameters<typeof paramsValidator>[0])

@@ -1,9 +1,9 @@
 import { LIST_DEFAULT_LIMIT } from '../../api/limits.js';
 import { CURSOR_PATTERN } from '../../api/routes.js';
 import type { ListPosition } from '../db/metadata-store.js';
+import { sharedParameter } from '../http/contract.js';
 import { fail } from '../http/errors.js';
-import { sharedParameter } from './schemas/contract.js';
-import { checkQuery, querySchema } from './schemas/validate.js';
+import { checkQuery, querySchema } from '../http/validate.js';
 
 /** The `nextCursor` of a listing page: where the next page starts, `<createdAt>_<id>`. */
 export function formatCursor(position: ListPosition): string {

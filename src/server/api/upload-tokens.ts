@@ -4,11 +4,11 @@ import type { FileMetadata, UploadTokenPolicy, Visibility } from '../../api/type
 import type { Project } from '../db/metadata-store.js';
 import { fail, ServiceError } from '../http/errors.js';
 import { mediaEssence } from '../http/media-type.js';
+import { check } from '../http/validate.js';
 import { hashKey } from '../secrets.js';
 import { parseTypeList } from '../type-list.js';
 import { validateMetadata } from './metadata.js';
 import { largestFile, projectQuota } from './quota.js';
-import { check } from './schemas/validate.js';
 import { requireAllowedType } from './stored-type.js';
 
 /**

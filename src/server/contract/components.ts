@@ -1,6 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox';
-import { PART_CHECKSUMS, type PartChecksum as PartChecksumName } from '../../../api/checksum.js';
-import { EVENT_TYPES } from '../../../api/events.js';
+import { PART_CHECKSUMS, type PartChecksum as PartChecksumName } from '../../api/checksum.js';
+import { EVENT_TYPES } from '../../api/events.js';
 import {
   LIST_MAX_LIMIT,
   MAX_BATCH,
@@ -9,8 +9,8 @@ import {
   METADATA_MAX_KEYS,
   METADATA_MAX_VALUE_LENGTH,
   PLAN_SIGN_CAP,
-} from '../../../api/limits.js';
-import { ID_PATTERN } from '../../../api/routes.js';
+} from '../../api/limits.js';
+import { ID_PATTERN } from '../../api/routes.js';
 import { Dict, Nullable, named, OneOf, Raw, StringEnum } from './kit.js';
 
 export const Id = named(

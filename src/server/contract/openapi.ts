@@ -40,6 +40,9 @@ export function buildOpenApiDocument(): { [key: string]: Json } {
     paths[path] = toJson(entry);
   }
   return toJson({
+    // The folder this names is where the declarations lived when the document was first
+    // published; they moved to src/server/contract/, but the document is kept byte for byte
+    // (a published file's every change is a release note), so its text stays as it was.
     'x-generated':
       'Generated from the route schemas in src/server/api/schemas/ by `npm run openapi`: do not edit.',
     openapi: '3.1.0',

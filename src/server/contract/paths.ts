@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { backendRoutes, routes, serviceRoutes } from '../../../api/routes.js';
+import { backendRoutes, routes, serviceRoutes } from '../../api/routes.js';
 import {
   CompleteBatchRequest,
   CompleteBatchResponse,

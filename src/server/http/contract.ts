@@ -1,7 +1,7 @@
-import document from '../../../api/openapi.json' with { type: 'json' };
-import type { Method } from './declare.js';
-import { fastifyPath } from './declare.js';
-import { type ApiOperationId, type OperationId, ROUTED_ELSEWHERE } from './operations.js';
+import document from '../../api/openapi.json' with { type: 'json' };
+import type { Method } from '../contract/declare.js';
+import { fastifyPath } from '../contract/declare.js';
+import { type ApiOperationId, type OperationId, ROUTED_ELSEWHERE } from '../contract/operations.js';
 
 /**
  * The contract as the running service reads it: the generated document

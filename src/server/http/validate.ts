@@ -2,9 +2,8 @@ import { createRequire } from 'node:module';
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { Ajv2020 as Ajv, AnySchema, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import type addFormatsModule from 'ajv-formats';
-import type { ApiErrorCode } from '../../../api/errors.js';
-import { ServiceError } from '../../http/errors.js';
-import type * as Components from './components.js';
+import type { ApiErrorCode } from '../../api/errors.js';
+import type * as Components from '../contract/components.js';
 import {
   CONTRACT_SCHEMAS,
   type ContractParameter,
@@ -12,6 +11,7 @@ import {
   namedSchema,
   resolved,
 } from './contract.js';
+import { ServiceError } from './errors.js';
 
 /**
  * Checks values against the route schemas, as the generated OpenAPI 3.1 document holds

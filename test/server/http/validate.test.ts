@@ -1,16 +1,16 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import * as components from '../../../../src/server/api/schemas/components.js';
-import { resolved, sharedParameter } from '../../../../src/server/api/schemas/contract.js';
-import { nameOf } from '../../../../src/server/api/schemas/kit.js';
+import * as components from '../../../src/server/contract/components.js';
+import { nameOf } from '../../../src/server/contract/kit.js';
+import { resolved, sharedParameter } from '../../../src/server/http/contract.js';
+import { ServiceError } from '../../../src/server/http/errors.js';
 import {
   check,
   checkQuery,
   fieldName,
   paramsValidator,
   querySchema,
-} from '../../../../src/server/api/schemas/validate.js';
-import { ServiceError } from '../../../../src/server/http/errors.js';
+} from '../../../src/server/http/validate.js';
 
 function refused(run: () => unknown): ServiceError {
   try {

@@ -3,10 +3,10 @@ import type { CompleteBatchResponse } from '../../../api/types.js';
 import type { ServiceContext } from '../../context.js';
 import { BATCH_JSON_LIMIT, jsonDeadline, readJson } from '../../http/body.js';
 import { whileServiceWorks } from '../../http/service-busy.js';
+import { check } from '../../http/validate.js';
 import { type CompleteEntry, completeUploads } from '../../uploads/complete.js';
 import { authenticate } from '../auth.js';
 import { claimedParts } from '../claimed-parts.js';
-import { check } from '../schemas/validate.js';
 
 /**
  * `POST /v1/uploads/complete` with `{ "uploads": [ { "id", "parts"? }, … ] }` (1 to 100):

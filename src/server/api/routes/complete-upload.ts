@@ -2,10 +2,10 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../../context.js';
 import { jsonDeadline, readJson } from '../../http/body.js';
 import { whileServiceWorks } from '../../http/service-busy.js';
+import { check } from '../../http/validate.js';
 import { completeUpload } from '../../uploads/complete.js';
 import { authenticate } from '../auth.js';
 import { claimedParts } from '../claimed-parts.js';
-import { check } from '../schemas/validate.js';
 import { UPLOAD_TOKEN_HEADER } from '../upload-access.js';
 
 /**

@@ -5,13 +5,13 @@ import type { ServiceContext } from '../../context.js';
 import { JSON_LIMIT, jsonDeadline, readSizedJson } from '../../http/body.js';
 import { fail } from '../../http/errors.js';
 import { parseTargetUrl } from '../../http/targets.js';
+import { check } from '../../http/validate.js';
 import { importLeaseMs } from '../../imports/importer.js';
 import { newFileRow } from '../../uploads/new-file.js';
 import { authenticate, type Caller } from '../auth.js';
 import { sanitizeName } from '../names.js';
 import { anonymousCaps, projectQuota, reserveUploads } from '../quota.js';
 import { toFileRecord } from '../records.js';
-import { check } from '../schemas/validate.js';
 import { newUploadToken } from '../upload-access.js';
 import { applyTokenPolicy } from '../upload-tokens.js';
 

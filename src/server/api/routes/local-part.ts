@@ -5,6 +5,7 @@ import type { PartUploadResponse } from '../../../api/types.js';
 import { bodyChunks, contentLength, exactBytes } from '../../http/body.js';
 import { untilStalled } from '../../http/body-pace.js';
 import { expectedDigest, verifyDigest } from '../../http/content-digest.js';
+import { declaredRoute } from '../../http/contract.js';
 import { fail, ServiceError } from '../../http/errors.js';
 import { normalizeMediaType } from '../../http/media-type.js';
 import { BlobBusyError, BlobNotFoundError } from '../../storage/blob-store.js';
@@ -21,7 +22,6 @@ import {
   type SignatureCheck,
 } from '../../storage/local-disk/part-signer.js';
 import { partLayout } from '../records.js';
-import { declaredRoute } from '../schemas/contract.js';
 
 interface PartRequest {
   Params: { id: string; partNumber: string };

@@ -9,9 +9,9 @@ import {
   readSizedJson,
 } from '../../http/body.js';
 import { atIndex, fail } from '../../http/errors.js';
+import { check } from '../../http/validate.js';
 import { signUpload, signUploads } from '../../uploads/sign.js';
 import { authenticate } from '../auth.js';
-import { check } from '../schemas/validate.js';
 import { BATCH_FILES, validateSignEntry } from '../sign-entry.js';
 
 /**

@@ -4,9 +4,9 @@ import { type LinkParameters, signedLinkQuery } from '../../cdn/signed-link.js';
 import type { ServiceContext } from '../../context.js';
 import { JSON_LIMIT, jsonDeadline, readJson } from '../../http/body.js';
 import { fail } from '../../http/errors.js';
+import { check } from '../../http/validate.js';
 import { authenticate } from '../auth.js';
 import { fileUrl } from '../names.js';
-import { check } from '../schemas/validate.js';
 
 /** A link's lifetime, seconds: from 1 s to 7 days, 1 hour when not asked. */
 export const LINK_TTL = { min: 1, max: 7 * 24 * 3600, default: 3600 } as const;

@@ -14,6 +14,7 @@ import { verifiedBytes } from '../../http/content-digest.js';
 import { atIndex, fail, ServiceError } from '../../http/errors.js';
 import { mediaEssence } from '../../http/media-type.js';
 import { whileServiceWorks } from '../../http/service-busy.js';
+import { check as checkSchema } from '../../http/validate.js';
 import { ingestStored } from '../../ingest/ingest.js';
 import { itemError } from '../../uploads/complete.js';
 import { newFileRow } from '../../uploads/new-file.js';
@@ -27,7 +28,6 @@ import {
   renewWhileReceiving,
 } from '../receiving.js';
 import { toFileRecord } from '../records.js';
-import { check as checkSchema } from '../schemas/validate.js';
 import { BATCH_FILES, validateSignEntry } from '../sign-entry.js';
 import { readHead, storedType } from '../stored-type.js';
 import { requireTypeFor } from '../upload-tokens.js';

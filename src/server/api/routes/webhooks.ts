@@ -12,9 +12,9 @@ import { newWebhookSecret } from '../../events/webhook-secret.js';
 import { jsonDeadline, readJson } from '../../http/body.js';
 import { fail } from '../../http/errors.js';
 import { parseTargetUrl, resolveTarget, TargetRefusedError } from '../../http/targets.js';
+import { check } from '../../http/validate.js';
 import { newId } from '../../secrets.js';
 import { authenticate } from '../auth.js';
-import { check } from '../schemas/validate.js';
 
 const JSON_LIMIT = 16 * 1024;
 
