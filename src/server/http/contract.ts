@@ -7,11 +7,11 @@ import { type ApiOperationId, type OperationId, ROUTED_ELSEWHERE } from '../cont
  * The contract as the running service reads it: the generated document
  * (`src/api/openapi.json`, which `npm run openapi` makes from the declarations in this
  * folder), not the declarations themselves. The declarations are TypeBox, whose builders
- * are about 200 modules: loading them took the service's start-up from 0.46 s to 0.60 s
- * under tsx (`bench:service-startup`), to give back the same JSON this file holds. So the
- * routes, their path checks and the bodies' checks (`validate.ts`) come from the generated
- * document, and the declarations give the handlers their types and the document its
- * content; a test fails while the document is stale, and another if start-up loads TypeBox.
+ * are about 200 modules, a share of start-up spent to give back the same JSON this file
+ * holds (test/bench/README.md, "Moved from the code"). So the routes, their path checks and
+ * the bodies' checks (`validate.ts`) come from the generated document, and the declarations
+ * give the handlers their types and the document its content; a test fails while the
+ * document is stale, and another if start-up loads TypeBox.
  */
 
 /** A JSON Schema as the document holds it (its `$ref`s point into the document). */
