@@ -13,9 +13,8 @@ import {
   EXPOSED_RESPONSE_HEADERS,
 } from '../../api/routes.js';
 import type { ServiceContext } from '../context.js';
-import type { ApiOperationId } from '../contract/operations.js';
 import { watchBodyPace } from '../http/body-pace.js';
-import { apiRoutes, type JsonSchema } from '../http/contract.js';
+import { type ApiOperationId, apiRoutes, fastifyRoute, type JsonSchema } from '../http/contract.js';
 import { ERROR_MESSAGES } from '../http/error-messages.js';
 import { ServiceError, serviceFault } from '../http/errors.js';
 import { refusedRequest } from '../http/request-guard.js';
@@ -124,7 +123,10 @@ export async function buildApiApp(ctx: ServiceContext): Promise<FastifyInstance>
 
   for (const route of apiRoutes()) {
     const handler: Handler = HANDLERS[route.operationId];
-    app.route({ ...route, handler: (request, reply) => handler(ctx, request, reply) });
+    app.route({
+      ...fastifyRoute(route),
+      handler: (request, reply) => handler(ctx, request, reply),
+    });
   }
   // The local-disk store receives parts here; S3 receives them at its own URLs.
   if (ctx.blobs instanceof LocalDiskBlobStore) registerLocalPartRoutes(app, ctx.blobs);

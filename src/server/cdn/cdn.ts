@@ -3,6 +3,8 @@ import { create as contentDisposition } from 'content-disposition';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { ID_PATTERN } from '../../api/routes.js';
 import type { ServiceContext } from '../context.js';
+import type { CdnOperationId } from '../contract/operations.js';
+import { cdnRoutes } from '../http/contract.js';
 import { ServiceError, serviceFault } from '../http/errors.js';
 import { refusedRequest } from '../http/request-guard.js';
 import { answerInOurShape, corsHeaders, serverOptions } from '../http/server-options.js';
@@ -38,8 +40,18 @@ export function buildCdnApp(ctx: ServiceContext): FastifyInstance {
 
   const serve = (request: FastifyRequest<{ Params: { id: string } }>, reply: FastifyReply) =>
     serveFile(ctx, request, reply);
-  app.route({ method: ['GET', 'HEAD'], url: '/:id', handler: serve });
-  app.route({ method: ['GET', 'HEAD'], url: '/:id/*', handler: serve });
+  // The declared paths (`/{id}`, `/{id}/{name}` with the name the rest of the path), GET and
+  // HEAD, all served alike; the id is checked here, so that any other shape is this CDN's
+  // own 404 (the API's path check answers the API's).
+  const handlers: Record<CdnOperationId, typeof serve> = {
+    serveFile: serve,
+    headFile: serve,
+    serveFileNamed: serve,
+    headFileNamed: serve,
+  };
+  for (const route of cdnRoutes()) {
+    app.route({ method: route.method, url: route.url, handler: handlers[route.operationId] });
+  }
   app.addHook('onRequest', async (request, reply) => {
     const refused = refusedRequest(request.raw);
     if (refused) return sendError(reply, refused);

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { backendRoutes, routes, serviceRoutes } from '../../api/routes.js';
+import { SHARED_PART_PATH } from '../storage/local-disk/part-signer.js';
 import {
   CompleteBatchRequest,
   CompleteBatchResponse,
@@ -480,7 +481,7 @@ export const PATHS = [
     },
   },
   {
-    path: '/v1/parts',
+    path: SHARED_PART_PATH,
     preflight: {
       operationId: 'preflightPart',
       tags: ['CORS'],

@@ -1,7 +1,6 @@
 import document from '../../api/openapi.json' with { type: 'json' };
 import type { Method } from '../contract/declare.js';
-import { fastifyPath } from '../contract/declare.js';
-import { type ApiOperationId, type OperationId, ROUTED_ELSEWHERE } from '../contract/operations.js';
+import type { CdnOperationId, OperationId } from '../contract/operations.js';
 
 /**
  * The contract as the running service reads it: the generated document
@@ -83,6 +82,8 @@ export interface ContractParameter {
   readonly in: string;
   readonly required?: boolean;
   readonly schema: JsonSchema;
+  /** A path parameter that takes the rest of the path, `/` included (the CDN's name). */
+  readonly 'x-rest-of-path'?: boolean;
 }
 
 type ParameterRef = ContractParameter | { readonly $ref: string };
@@ -100,17 +101,33 @@ function parameterOf(parameter: ParameterRef): ContractParameter {
 export interface RouteOf<Id extends string = OperationId> {
   operationId: Id;
   method: Uppercase<Method>;
-  /** Fastify's spelling (`/v1/files/:id`). */
+  /** Fastify's spelling (`/v1/files/:id`; the rest of the path is `*`). */
   url: string;
   /** What Fastify validates before the handler runs: the path's parameters. */
   schema: { params?: { type: 'object'; properties: Record<string, JsonSchema> } };
+  /** The operation's parameters (its path's, then its own). */
+  parameters: readonly ContractParameter[];
+  /** A path served on another origin (the CDN) names its servers. */
+  elsewhere: boolean;
 }
 
 const METHODS: readonly Method[] = ['get', 'head', 'post', 'put', 'delete'];
 
 interface PathItem {
+  readonly servers?: readonly unknown[];
   readonly parameters?: readonly ParameterRef[];
   readonly [method: string]: unknown;
+}
+
+/**
+ * Fastify's spelling of a path template: `/v1/files/{id}` is `/v1/files/:id`, and a
+ * parameter that takes the rest of the path (`x-rest-of-path`, which a template cannot
+ * say) is Fastify's wildcard, `*`.
+ */
+export function fastifyPath(path: string, parameters: readonly ContractParameter[] = []): string {
+  return path.replace(/\{(\w+)\}/g, (_whole, name: string) =>
+    parameters.some((each) => each.name === name && each['x-rest-of-path']) ? '*' : `:${name}`,
+  );
 }
 
 /** Every operation of the document (its preflights aside), as Fastify routes it. */
@@ -122,35 +139,71 @@ export function declaredRoutes(): RouteOf[] {
         | { operationId: string; parameters?: readonly ParameterRef[] }
         | undefined;
       if (!operation) continue;
+      const parameters = [...(item.parameters ?? []), ...(operation.parameters ?? [])].map(
+        parameterOf,
+      );
       const properties: Record<string, JsonSchema> = {};
-      for (const each of [...(item.parameters ?? []), ...(operation.parameters ?? [])]) {
-        const parameter = parameterOf(each);
-        if (parameter.in === 'path') properties[parameter.name] = resolved(parameter.schema);
+      for (const parameter of parameters) {
+        if (parameter.in === 'path' && !parameter['x-rest-of-path']) {
+          properties[parameter.name] = resolved(parameter.schema);
+        }
       }
       found.push({
         operationId: operation.operationId as OperationId,
         method: method.toUpperCase() as Uppercase<Method>,
-        url: fastifyPath(path),
+        url: fastifyPath(path, parameters),
         schema:
           Object.keys(properties).length > 0 ? { params: { type: 'object', properties } } : {},
+        parameters,
+        elsewhere: item.servers !== undefined,
       });
     }
   }
   return found;
 }
 
-/** One route, by its operation (for the routes registered outside the API app). */
-export function declaredRoute(operationId: OperationId): RouteOf {
+/** One route, by its operation. */
+export function declaredRoute<Id extends OperationId>(operationId: Id): RouteOf<Id> {
   const route = declaredRoutes().find((each) => each.operationId === operationId);
   if (!route) throw new Error(`no operation ${operationId}`);
-  return route;
+  return route as RouteOf<Id>;
 }
 
-const elsewhere: ReadonlySet<string> = new Set(ROUTED_ELSEWHERE);
+/**
+ * The local-disk store's part PUTs: routed by the API app only where that store is used
+ * (routes/local-part.ts); at scale parts go to S3's own URLs. The document cannot say this
+ * (it describes both deployments), so it is said here.
+ */
+export const LOCAL_PART_OPERATIONS = [
+  'putPart',
+  'putPartAtItsUrl',
+] as const satisfies readonly OperationId[];
 
-/** The routes of the API app (`ROUTED_ELSEWHERE` left out). */
+type LocalPartOperationId = (typeof LOCAL_PART_OPERATIONS)[number];
+
+/** The operations the API app routes on every deployment, each by a handler of its own. */
+export type ApiOperationId = Exclude<OperationId, CdnOperationId | LocalPartOperationId>;
+
+const localParts: ReadonlySet<string> = new Set(LOCAL_PART_OPERATIONS);
+
+/** The routes of the API app (the CDN's and the local store's parts left out). */
 export function apiRoutes(): RouteOf<ApiOperationId>[] {
   return declaredRoutes().filter(
-    (route): route is RouteOf<ApiOperationId> => !elsewhere.has(route.operationId),
+    (route): route is RouteOf<ApiOperationId> =>
+      !route.elsewhere && !localParts.has(route.operationId),
   );
+}
+
+/** The routes of the CDN app: the paths that name the CDN's origin as their server. */
+export function cdnRoutes(): RouteOf<CdnOperationId>[] {
+  return declaredRoutes().filter((route): route is RouteOf<CdnOperationId> => route.elsewhere);
+}
+
+/** What Fastify is given of a route: its method, URL and path-parameter check. */
+export function fastifyRoute({ method, url, schema }: RouteOf<string>): {
+  method: Uppercase<Method>;
+  url: string;
+  schema: RouteOf['schema'];
+} {
+  return { method, url, schema };
 }
