@@ -13,6 +13,7 @@ import {
   EXPOSED_RESPONSE_HEADERS,
 } from '../../api/routes.js';
 import type { ServiceContext } from '../context.js';
+import { BATCH_JSON_LIMIT, JSON_LIMIT } from '../http/body.js';
 import { watchBodyPace } from '../http/body-pace.js';
 import { type ApiOperationId, apiRoutes, fastifyRoute, type JsonSchema } from '../http/contract.js';
 import { ERROR_MESSAGES } from '../http/error-messages.js';
@@ -21,6 +22,7 @@ import { refusedRequest } from '../http/request-guard.js';
 import { answerInOurShape, corsHeaders, serverOptions } from '../http/server-options.js';
 import { paramsValidator, refusal, validatorOf } from '../http/validate.js';
 import { LocalDiskBlobStore } from '../storage/local-disk/local-disk-store.js';
+import { enterRoute, type RouteEntry } from './route-input.js';
 import { completeBatchHandler } from './routes/complete-batch.js';
 import { completeUploadHandler } from './routes/complete-upload.js';
 import { deleteFileHandler } from './routes/delete-file.js';
@@ -41,35 +43,57 @@ import {
   createWebhookHandler,
   deleteWebhookHandler,
   listWebhooksHandler,
+  WEBHOOK_JSON_LIMIT,
 } from './routes/webhooks.js';
 
-/** Written as a method so that each handler may name the request it expects (its params). */
-type Handler = {
-  handle(ctx: ServiceContext, request: FastifyRequest, reply: FastifyReply): Promise<void>;
-}['handle'];
-
-/** The handler of each operation the route declarations (contract/paths.ts) give the API. */
-const HANDLERS = {
-  upload: uploadHandler,
-  uploadBatch: uploadBatchHandler,
-  listFiles: listFilesHandler,
-  getFile: getFileHandler,
-  deleteFile: deleteFileHandler,
-  createSignedUrl: signedUrlHandler,
-  signUpload: signUploadHandler,
-  importFromUrl: importHandler,
-  uploadState: uploadStateHandler,
-  usage: usageHandler,
-  createUploadToken: createUploadTokenHandler,
-  createWebhook: createWebhookHandler,
-  listWebhooks: listWebhooksHandler,
-  deleteWebhook: deleteWebhookHandler,
-  listEvents: listEventsHandler,
-  redeliverEvent: redeliverEventHandler,
-  completeUpload: completeUploadHandler,
-  completeUploads: completeBatchHandler,
-  openapi: openapiHandler,
-} satisfies Record<ApiOperationId, Handler>;
+/**
+ * Each operation the route declarations (contract/paths.ts) give the API: who may call it,
+ * how its JSON body is read, and its handler. The table authenticates the caller, then
+ * checks the body and query against the declaration, then calls the handler with them
+ * (route-input.ts): no handler reads or checks its own JSON.
+ */
+const ROUTES: { [Id in ApiOperationId]: RouteEntry<Id> } = {
+  // Their bodies are streamed to storage by their handlers, not read here.
+  upload: { access: { upload: 'start' }, handle: uploadHandler },
+  uploadBatch: { access: { upload: 'start' }, handle: uploadBatchHandler },
+  listFiles: { access: {}, handle: listFilesHandler },
+  getFile: { access: {}, handle: getFileHandler },
+  deleteFile: { access: { secretOnly: true }, handle: deleteFileHandler },
+  createSignedUrl: {
+    access: { secretOnly: true },
+    json: { limit: JSON_LIMIT },
+    handle: signedUrlHandler,
+  },
+  signUpload: {
+    access: { upload: 'start' },
+    json: { limit: BATCH_JSON_LIMIT, batch: 'files' },
+    handle: signUploadHandler,
+  },
+  importFromUrl: {
+    access: { upload: 'start' },
+    json: { limit: JSON_LIMIT },
+    handle: importHandler,
+  },
+  uploadState: { access: { upload: 'continue' }, handle: uploadStateHandler },
+  usage: { access: { secretOnly: true }, handle: usageHandler },
+  createUploadToken: { access: { secretOnly: true }, json: {}, handle: createUploadTokenHandler },
+  createWebhook: {
+    access: { secretOnly: true },
+    json: { limit: WEBHOOK_JSON_LIMIT },
+    handle: createWebhookHandler,
+  },
+  listWebhooks: { access: { secretOnly: true }, handle: listWebhooksHandler },
+  deleteWebhook: { access: { secretOnly: true }, handle: deleteWebhookHandler },
+  listEvents: { access: { secretOnly: true }, handle: listEventsHandler },
+  redeliverEvent: { access: { secretOnly: true }, handle: redeliverEventHandler },
+  completeUpload: { access: { upload: 'continue' }, json: {}, handle: completeUploadHandler },
+  completeUploads: {
+    access: { upload: 'continue' },
+    json: { limit: BATCH_JSON_LIMIT, indexed: 'uploads' },
+    handle: completeBatchHandler,
+  },
+  openapi: { access: 'public', handle: openapiHandler },
+};
 
 /**
  * The API: routing, CORS, and the one place that turns anything thrown into a response.
@@ -122,11 +146,8 @@ export async function buildApiApp(ctx: ServiceContext): Promise<FastifyInstance>
   });
 
   for (const route of apiRoutes()) {
-    const handler: Handler = HANDLERS[route.operationId];
-    app.route({
-      ...fastifyRoute(route),
-      handler: (request, reply) => handler(ctx, request, reply),
-    });
+    const entry = ROUTES[route.operationId] as RouteEntry<ApiOperationId>;
+    app.route({ ...fastifyRoute(route), handler: enterRoute(ctx, route, entry) });
   }
   // The local-disk store receives parts here; S3 receives them at its own URLs.
   if (ctx.blobs instanceof LocalDiskBlobStore) registerLocalPartRoutes(app, ctx.blobs);

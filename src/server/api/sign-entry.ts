@@ -1,9 +1,9 @@
-import { MAX_BATCH, PLAN_SIGN_CAP, type Plan } from '../../api/limits.js';
+import { PLAN_SIGN_CAP, type Plan } from '../../api/limits.js';
 import type { Project } from '../db/metadata-store.js';
 import { isPlainObject } from '../http/body.js';
 import { fail, ServiceError } from '../http/errors.js';
 import { normalizeMediaType } from '../http/media-type.js';
-import { check, type TypedSchema } from '../http/validate.js';
+import { check } from '../http/validate.js';
 import type { SignEntry } from '../uploads/sign.js';
 import type { Caller } from './auth.js';
 import { validateMetadata } from './metadata.js';
@@ -11,17 +11,6 @@ import { sanitizeName } from './names.js';
 import { requireAllowedType } from './stored-type.js';
 import { applyTokenPolicy, requireTokenFileSize, requireTokenType } from './upload-tokens.js';
 import { parseVisibility } from './visibility.js';
-
-/**
- * The `files` array of a batch (the batch sign's `SignBatchRequest`, the batch upload's
- * `files` field) without its entries: each is checked on its own as a sign's body
- * (`validateSignEntry`), so that its fault keeps a sign's code and gets its `index`.
- */
-export const BATCH_FILES: TypedSchema<{ files: unknown[] }> = {
-  type: 'object',
-  properties: { files: { type: 'array', minItems: 1, maxItems: MAX_BATCH } },
-  required: ['files'],
-};
 
 /**
  * Checks one file to sign (a single sign's body, or one entry of a batch) and answers it

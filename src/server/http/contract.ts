@@ -109,6 +109,17 @@ export interface RouteOf<Id extends string = OperationId> {
   parameters: readonly ContractParameter[];
   /** A path served on another origin (the CDN) names its servers. */
   elsewhere: boolean;
+  /** The request body's schema by media type (none: no body), and whether one is required. */
+  body: { readonly content: Readonly<Record<string, JsonSchema>>; readonly required: boolean };
+}
+
+interface DeclaredOperation {
+  readonly operationId: string;
+  readonly parameters?: readonly ParameterRef[];
+  readonly requestBody?: {
+    readonly required?: boolean;
+    readonly content: Readonly<Record<string, { readonly schema: JsonSchema }>>;
+  };
 }
 
 const METHODS: readonly Method[] = ['get', 'head', 'post', 'put', 'delete'];
@@ -135,9 +146,7 @@ export function declaredRoutes(): RouteOf[] {
   const found: RouteOf[] = [];
   for (const [path, item] of Object.entries(document.paths as Record<string, PathItem>)) {
     for (const method of METHODS) {
-      const operation = item[method] as
-        | { operationId: string; parameters?: readonly ParameterRef[] }
-        | undefined;
+      const operation = item[method] as DeclaredOperation | undefined;
       if (!operation) continue;
       const parameters = [...(item.parameters ?? []), ...(operation.parameters ?? [])].map(
         parameterOf,
@@ -156,6 +165,15 @@ export function declaredRoutes(): RouteOf[] {
           Object.keys(properties).length > 0 ? { params: { type: 'object', properties } } : {},
         parameters,
         elsewhere: item.servers !== undefined,
+        body: {
+          content: Object.fromEntries(
+            Object.entries(operation.requestBody?.content ?? {}).map(([type, { schema }]) => [
+              type,
+              schema,
+            ]),
+          ),
+          required: operation.requestBody?.required === true,
+        },
       });
     }
   }

@@ -1,17 +1,15 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import { PLAN_SIGN_CAP } from '../../../api/limits.js';
 import type { ImportResponse } from '../../../api/types.js';
 import type { ServiceContext } from '../../context.js';
-import { JSON_LIMIT, jsonDeadline, readSizedJson } from '../../http/body.js';
 import { fail } from '../../http/errors.js';
 import { parseTargetUrl } from '../../http/targets.js';
-import { check } from '../../http/validate.js';
 import { importLeaseMs } from '../../imports/importer.js';
 import { newFileRow } from '../../uploads/new-file.js';
-import { authenticate, type Caller } from '../auth.js';
+import type { Caller } from '../auth.js';
 import { sanitizeName } from '../names.js';
 import { anonymousCaps, projectQuota, reserveUploads } from '../quota.js';
 import { toFileRecord } from '../records.js';
+import type { RouteInput } from '../route-input.js';
 import { newUploadToken } from '../upload-access.js';
 import { applyTokenPolicy } from '../upload-tokens.js';
 
@@ -24,17 +22,10 @@ import { applyTokenPolicy } from '../upload-tokens.js';
  */
 export async function importHandler(
   ctx: ServiceContext,
-  request: FastifyRequest,
-  reply: FastifyReply,
+  { request, reply, caller, body: asked }: RouteInput<'importFromUrl'>,
 ): Promise<void> {
-  const caller = await authenticate(ctx, request, { upload: 'start' });
-  const { value: body } = await readSizedJson(request, {
-    limit: JSON_LIMIT,
-    deadlineMs: jsonDeadline(ctx),
-  });
-  // The form is the schema's (ImportRequest); the URL's scheme and credentials, and where
-  // it leads (checked as the fetch connects), are the service's own rules.
-  const asked = check('ImportRequest', body);
+  // The form is the declaration's (ImportRequest); the URL's scheme and credentials, and
+  // where it leads (checked as the fetch connects), are the service's own rules.
   const url = parseTargetUrl(asked.url);
   if (typeof url === 'string') fail('invalid_request', url);
   const given = { metadata: { ...asked.metadata }, visibility: asked.visibility ?? 'public' };

@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import type { MultipartFile } from '@fastify/multipart';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { MAX_BATCH, MAX_ONE_REQUEST_BYTES } from '../../../api/limits.js';
 import type { CompleteBatchResult, UploadBatchResponse } from '../../../api/types.js';
 import type { ServiceContext } from '../../context.js';
@@ -11,15 +11,16 @@ import { fileEvent } from '../../events/file-events.js';
 import { bodyChunks, contentLength, exactBytes } from '../../http/body.js';
 import { orStalled, SlowBodyError, untilStalled } from '../../http/body-pace.js';
 import { verifiedBytes } from '../../http/content-digest.js';
+import { declaredRoute } from '../../http/contract.js';
+import { declaredBatch } from '../../http/declared-input.js';
 import { atIndex, fail, ServiceError } from '../../http/errors.js';
 import { mediaEssence } from '../../http/media-type.js';
 import { whileServiceWorks } from '../../http/service-busy.js';
-import { check as checkSchema } from '../../http/validate.js';
 import { ingestStored } from '../../ingest/ingest.js';
 import { itemError } from '../../uploads/complete.js';
 import { newFileRow } from '../../uploads/new-file.js';
 import type { SignEntry } from '../../uploads/sign.js';
-import { authenticate, type Caller } from '../auth.js';
+import type { Caller } from '../auth.js';
 import { reserveUploads } from '../quota.js';
 import {
   MULTIPART_OVERHEAD,
@@ -28,9 +29,13 @@ import {
   renewWhileReceiving,
 } from '../receiving.js';
 import { toFileRecord } from '../records.js';
-import { BATCH_FILES, validateSignEntry } from '../sign-entry.js';
+import type { RouteInput } from '../route-input.js';
+import { validateSignEntry } from '../sign-entry.js';
 import { readHead, storedType } from '../stored-type.js';
 import { requireTypeFor } from '../upload-tokens.js';
+
+/** The `files` field as the route declares it: 1 to 100 entries (`UploadBatchRequest`). */
+const FILES = declaredBatch(declaredRoute('uploadBatch'), 'multipart/form-data', 'files');
 
 /**
  * Files up to this size are read whole before they are written (see `receive`): at most
@@ -75,10 +80,8 @@ interface BatchFile {
  */
 export async function uploadBatchHandler(
   ctx: ServiceContext,
-  request: FastifyRequest,
-  reply: FastifyReply,
+  { request, reply, caller }: RouteInput<'uploadBatch'>,
 ): Promise<void> {
-  const caller = await authenticate(ctx, request, { upload: 'start' });
   if (mediaEssence(request.headers['content-type'] ?? '') !== 'multipart/form-data') {
     fail('invalid_request', 'A batch upload is a multipart/form-data body.');
   }
@@ -160,12 +163,12 @@ async function reserve(
     fail('invalid_request', 'The files field must be JSON.');
   }
   // The array's form here; each entry's as a sign's (SignRequest, with a sign's own codes
-  // and rules), then its `sha256` (UploadBatchEntry).
-  const items = checkSchema(BATCH_FILES, { files: parsed }).files;
+  // and rules), then as the declared entry (UploadBatchEntry: its `sha256`).
+  const items = FILES.form(parsed).entries;
   const entries = items.map((item, index) => {
     try {
       const entry = validateSignEntry(item, caller.project, caller);
-      const { sha256 } = checkSchema('UploadBatchEntry', item);
+      const { sha256 } = FILES.entry<{ sha256?: string }>(item);
       if (entry.size > MAX_ONE_REQUEST_BYTES) {
         fail('too_large', 'A file of a batch upload is at most 100 MiB; sign larger files.', {
           extra: { limit: MAX_ONE_REQUEST_BYTES },

@@ -1,12 +1,11 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { SignedPart, UploadState } from '../../../api/types.js';
 import type { ServiceContext } from '../../context.js';
 import { fail } from '../../http/errors.js';
 import { importStateOf } from '../../imports/import-state.js';
 import type { HeldPart } from '../../storage/blob-store.js';
 import { expiryByHeldParts, heldParts, multiStepUpload, signParts } from '../../uploads/parts.js';
-import { authenticate } from '../auth.js';
 import { partLayout } from '../records.js';
+import type { RouteInput } from '../route-input.js';
 import { partUrlExpiry, UPLOAD_TOKEN_HEADER } from '../upload-access.js';
 
 /**
@@ -18,10 +17,8 @@ import { partUrlExpiry, UPLOAD_TOKEN_HEADER } from '../upload-access.js';
  */
 export async function uploadStateHandler(
   ctx: ServiceContext,
-  request: FastifyRequest<{ Params: { id: string } }>,
-  reply: FastifyReply,
+  { request, reply, caller }: RouteInput<'uploadState', { id: string }>,
 ): Promise<void> {
-  const caller = await authenticate(ctx, request, { upload: 'continue' });
   // An import is followed here too: the one call on it an upload token may make.
   const imported = await importStateOf(
     ctx,

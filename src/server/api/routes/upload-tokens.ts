@@ -1,9 +1,7 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { UploadTokenResponse } from '../../../api/types.js';
 import type { ServiceContext } from '../../context.js';
-import { jsonDeadline, readJson } from '../../http/body.js';
 import { newId } from '../../secrets.js';
-import { authenticate } from '../auth.js';
+import type { RouteInput } from '../route-input.js';
 import { newUploadTokenValue, parseTokenPolicy } from '../upload-tokens.js';
 
 /**
@@ -13,11 +11,8 @@ import { newUploadTokenValue, parseTokenPolicy } from '../upload-tokens.js';
  */
 export async function createUploadTokenHandler(
   ctx: ServiceContext,
-  request: FastifyRequest,
-  reply: FastifyReply,
+  { reply, caller, body }: RouteInput<'createUploadToken'>,
 ): Promise<void> {
-  const caller = await authenticate(ctx, request, { secretOnly: true });
-  const body = await readJson(request, { deadlineMs: jsonDeadline(ctx) });
   const { policy, expiresIn } = parseTokenPolicy(body, caller.project);
   const { token, hash } = newUploadTokenValue();
   const now = ctx.now();

@@ -1,5 +1,5 @@
 import { finished } from 'node:stream/promises';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { MAX_ONE_REQUEST_BYTES } from '../../../api/limits.js';
 import type { UploadResponse, Visibility } from '../../../api/types.js';
 import type { ServiceContext } from '../../context.js';
@@ -13,7 +13,6 @@ import { whileServiceWorks } from '../../http/service-busy.js';
 import { ingestStored, ScanWhileStoring } from '../../ingest/ingest.js';
 import { abortReceiving } from '../../uploads/abort.js';
 import { newFileRow } from '../../uploads/new-file.js';
-import { authenticate } from '../auth.js';
 import { parseMetadataJson } from '../metadata.js';
 import { decodeFilenameHeader, sanitizeName } from '../names.js';
 import { reserveUploads } from '../quota.js';
@@ -24,6 +23,7 @@ import {
   renewWhileReceiving,
 } from '../receiving.js';
 import { publicUrl } from '../records.js';
+import type { RouteInput } from '../route-input.js';
 import { readHead, storedType } from '../stored-type.js';
 import { applyTokenPolicy, requireTypeFor, tokenTooLarge } from '../upload-tokens.js';
 import { parseVisibility } from '../visibility.js';
@@ -52,10 +52,8 @@ interface Received {
  */
 export async function uploadHandler(
   ctx: ServiceContext,
-  request: FastifyRequest,
-  reply: FastifyReply,
+  { request, reply, caller }: RouteInput<'upload'>,
 ): Promise<void> {
-  const caller = await authenticate(ctx, request, { upload: 'start' });
   const policy = caller.token?.policy ?? null;
   // The most a file may have: 100 MiB, or less when an upload token says so.
   const cap = Math.min(MAX_ONE_REQUEST_BYTES, policy?.maxFileSize ?? MAX_ONE_REQUEST_BYTES);

@@ -1,0 +1,113 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { ServiceContext } from '../context.js';
+import type { JsonBodyOf } from '../contract/operations.js';
+import { isPlainObject, JSON_LIMIT, jsonDeadline, readSizedJson } from '../http/body.js';
+import type { ApiOperationId, RouteOf } from '../http/contract.js';
+import { declaredBatch, jsonBodyCheck, queryCheck } from '../http/declared-input.js';
+import { fail } from '../http/errors.js';
+import { type Access, authenticate, type Caller } from './auth.js';
+
+/** The operations anyone may call, without a key. */
+type PublicOperation = 'openapi';
+
+/** The operations whose body is one entry or a batch of them (`JsonReading.batch`). */
+type OneOrBatchOperation = 'signUpload';
+
+/**
+ * A body that is one request, or a batch of them in one field (a sign's `files`): the
+ * batch's form checked, each entry left for the route's rules to check on its own (as a
+ * single request, its fault then carries its `index`).
+ */
+export type OneOrBatch =
+  | { readonly batch: false; readonly entry: unknown }
+  | { readonly batch: true; readonly entries: readonly unknown[] };
+
+type BodyOf<Id extends ApiOperationId> = Id extends OneOrBatchOperation
+  ? OneOrBatch
+  : JsonBodyOf<Id>;
+
+/**
+ * What the route table hands a handler: the caller, authenticated as its entry says, and
+ * the request's JSON body and query, each of the form its declaration gives (the
+ * generated document's). A handler names the path parameters and query it reads.
+ */
+export interface RouteInput<Id extends ApiOperationId, Params = unknown, Query = unknown> {
+  readonly request: FastifyRequest<{ Params: Params }>;
+  readonly reply: FastifyReply;
+  readonly caller: Id extends PublicOperation ? null : Caller;
+  readonly body: BodyOf<Id>;
+  readonly query: Query;
+}
+
+/** How a route's JSON body is read, before its declaration checks it. */
+export interface JsonReading {
+  /** At most this many bytes (`readSizedJson`; default `JSON_LIMIT`). */
+  readonly limit?: number;
+  /** A top-level array field whose entries are each a request: a fault carries its `index`. */
+  readonly indexed?: string;
+  /**
+   * The body is one request or a batch of them in this field (`OneOrBatch`); one alone is
+   * held to `JSON_LIMIT`, whatever `limit` a batch may have.
+   */
+  readonly batch?: string;
+}
+
+/** One operation's entry in the route table. */
+export interface RouteEntry<Id extends ApiOperationId> {
+  /** Who may call it (`authenticate`), before anything of the request is read. */
+  readonly access: Id extends PublicOperation ? 'public' : Access;
+  /** Its JSON body; absent: it reads none (it has none, or streams its own). */
+  readonly json?: JsonReading;
+  /** Written as a method, so that each handler may name the params and query it reads. */
+  handle(ctx: ServiceContext, input: RouteInput<Id>): Promise<void>;
+}
+
+/**
+ * The Fastify handler of a route: the caller authenticated, then the body read and
+ * checked, then the query checked, each against the route's declaration, then its
+ * handler. The checks are made as the app is built, so that a table that asks for a body
+ * its declaration does not have fails there.
+ */
+export function enterRoute<Id extends ApiOperationId>(
+  ctx: ServiceContext,
+  route: RouteOf<Id>,
+  entry: RouteEntry<Id>,
+): (request: FastifyRequest, reply: FastifyReply) => Promise<void> {
+  const readBody = bodyReader(ctx, route, entry.json);
+  const checkQuery = queryCheck(route);
+  return async (request, reply) => {
+    const caller =
+      entry.access === 'public' ? null : await authenticate(ctx, request, entry.access);
+    const body = readBody ? await readBody(request) : undefined;
+    const query = checkQuery(request.query);
+    const input = { request, reply, caller, body, query } as RouteInput<Id>;
+    await entry.handle(ctx, input);
+  };
+}
+
+function bodyReader(
+  ctx: ServiceContext,
+  route: RouteOf<string>,
+  json: JsonReading | undefined,
+): ((request: FastifyRequest) => Promise<unknown>) | null {
+  if (!json) return null;
+  const read = (request: FastifyRequest) =>
+    readSizedJson(request, { limit: json.limit, deadlineMs: jsonDeadline(ctx) });
+  if (json.batch !== undefined) {
+    const field = json.batch;
+    const batch = declaredBatch(route, 'application/json', field);
+    return async (request) => {
+      const { value, bytes } = await read(request);
+      if (isPlainObject(value) && value[field] !== undefined) {
+        return { batch: true, entries: batch.form(value).entries } satisfies OneOrBatch;
+      }
+      if (bytes > JSON_LIMIT) {
+        fail('invalid_request', `The JSON body is larger than ${JSON_LIMIT / 1024} KiB.`);
+      }
+      return { batch: false, entry: value } satisfies OneOrBatch;
+    };
+  }
+  const check = jsonBodyCheck(route, { indexed: json.indexed });
+  if (!check) throw new Error(`${route.operationId} declares no JSON body to read`);
+  return async (request) => check((await read(request)).value);
+}
