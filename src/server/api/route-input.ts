@@ -29,15 +29,26 @@ type BodyOf<Id extends ApiOperationId> = Id extends OneOrBatchOperation
 /**
  * What the route table hands a handler: the caller, authenticated as its entry says, and
  * the request's JSON body and query, each of the form its declaration gives (the
- * generated document's). A handler names the path parameters and query it reads.
+ * generated document's).
  */
-export interface RouteInput<Id extends ApiOperationId, Params = unknown, Query = unknown> {
+export interface CheckedInput<Who, Body, Params = unknown, Query = unknown> {
   readonly request: FastifyRequest<{ Params: Params }>;
   readonly reply: FastifyReply;
-  readonly caller: Id extends PublicOperation ? null : Caller;
-  readonly body: BodyOf<Id>;
+  readonly caller: Who;
+  readonly body: Body;
   readonly query: Query;
 }
+
+/**
+ * A declared operation's input, its body typed from its declaration; the handler names the
+ * path parameters and query it reads.
+ */
+export type RouteInput<Id extends ApiOperationId, Params = unknown, Query = unknown> = CheckedInput<
+  Id extends PublicOperation ? null : Caller,
+  BodyOf<Id>,
+  Params,
+  Query
+>;
 
 /** How a route's JSON body is read, before its declaration checks it. */
 export interface JsonReading {
@@ -52,14 +63,19 @@ export interface JsonReading {
   readonly batch?: string;
 }
 
-/** One operation's entry in the route table. */
-export interface RouteEntry<Id extends ApiOperationId> {
+/** How the table enters a route, and the handler it then calls with `Input`. */
+export interface EntryOf<Input> {
   /** Who may call it (`authenticate`), before anything of the request is read. */
-  readonly access: Id extends PublicOperation ? 'public' : Access;
+  readonly access: Access | 'public';
   /** Its JSON body; absent: it reads none (it has none, or streams its own). */
   readonly json?: JsonReading;
   /** Written as a method, so that each handler may name the params and query it reads. */
-  handle(ctx: ServiceContext, input: RouteInput<Id>): Promise<void>;
+  handle(ctx: ServiceContext, input: Input): Promise<void>;
+}
+
+/** One operation's entry in the route table: only a public operation names no access. */
+export interface RouteEntry<Id extends ApiOperationId> extends EntryOf<RouteInput<Id>> {
+  readonly access: Id extends PublicOperation ? 'public' : Access;
 }
 
 /**
@@ -68,10 +84,10 @@ export interface RouteEntry<Id extends ApiOperationId> {
  * handler. The checks are made as the app is built, so that a table that asks for a body
  * its declaration does not have fails there.
  */
-export function enterRoute<Id extends ApiOperationId>(
+export function enterRoute<Input extends CheckedInput<unknown, unknown>>(
   ctx: ServiceContext,
-  route: RouteOf<Id>,
-  entry: RouteEntry<Id>,
+  route: RouteOf<string>,
+  entry: EntryOf<Input>,
 ): (request: FastifyRequest, reply: FastifyReply) => Promise<void> {
   const readBody = bodyReader(ctx, route, entry.json);
   const checkQuery = queryCheck(route);
@@ -80,7 +96,7 @@ export function enterRoute<Id extends ApiOperationId>(
       entry.access === 'public' ? null : await authenticate(ctx, request, entry.access);
     const body = readBody ? await readBody(request) : undefined;
     const query = checkQuery(request.query);
-    const input = { request, reply, caller, body, query } as RouteInput<Id>;
+    const input = { request, reply, caller, body, query } as unknown as Input;
     await entry.handle(ctx, input);
   };
 }

@@ -22,23 +22,7 @@ export function buildOpenApiDocument(): { [key: string]: Json } {
     if (name) schemas[name] = toJson(schema, schema);
   }
   const paths: Record<string, Json> = {};
-  for (const item of PATHS as readonly PathDeclaration[]) {
-    const { path, preflight, operations, ...fields } = item;
-    const entry: Record<string, unknown> = { ...fields, ...operations };
-    if (preflight !== undefined) {
-      entry.options =
-        typeof preflight === 'string'
-          ? {
-              operationId: preflight,
-              tags: ['CORS'],
-              summary: 'CORS preflight',
-              security: [],
-              responses: { '204': PREFLIGHT_RESPONSE },
-            }
-          : preflight;
-    }
-    paths[path] = toJson(entry);
-  }
+  for (const item of PATHS as readonly PathDeclaration[]) paths[item.path] = pathItemJson(item);
   return toJson({
     // The folder this names is where the declarations lived when the document was first
     // published; they moved to src/server/contract/, but the document is kept byte for byte
@@ -60,6 +44,25 @@ export function buildOpenApiDocument(): { [key: string]: Json } {
       responses: common.responses,
     },
   }) as { [key: string]: Json };
+}
+
+/** A path's declaration as the document's path item (`paths[declaration.path]`). */
+export function pathItemJson(declaration: PathDeclaration): Json {
+  const { path: _path, preflight, operations, ...fields } = declaration;
+  const entry: Record<string, unknown> = { ...fields, ...operations };
+  if (preflight !== undefined) {
+    entry.options =
+      typeof preflight === 'string'
+        ? {
+            operationId: preflight,
+            tags: ['CORS'],
+            summary: 'CORS preflight',
+            security: [],
+            responses: { '204': PREFLIGHT_RESPONSE },
+          }
+        : preflight;
+  }
+  return toJson(entry);
 }
 
 /** Plain JSON of a declaration: named schemas other than `self` become a `$ref`. */

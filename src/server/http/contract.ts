@@ -141,10 +141,15 @@ export function fastifyPath(path: string, parameters: readonly ContractParameter
   );
 }
 
-/** Every operation of the document (its preflights aside), as Fastify routes it. */
-export function declaredRoutes(): RouteOf[] {
+/**
+ * Every operation of the document (its preflights aside), as Fastify routes it; `paths`:
+ * the document's own, or path items of the same form (a test's own route).
+ */
+export function declaredRoutes(
+  paths: Readonly<Record<string, unknown>> = document.paths,
+): RouteOf[] {
   const found: RouteOf[] = [];
-  for (const [path, item] of Object.entries(document.paths as Record<string, PathItem>)) {
+  for (const [path, item] of Object.entries(paths as Record<string, PathItem>)) {
     for (const method of METHODS) {
       const operation = item[method] as DeclaredOperation | undefined;
       if (!operation) continue;
