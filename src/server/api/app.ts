@@ -98,7 +98,7 @@ const ROUTES: { [Id in ApiOperationId]: RouteEntry<Id> } = {
 /**
  * The API: routing, CORS, and the one place that turns anything thrown into a response.
  * Bodies are never parsed by the framework: uploads stream straight to storage, and the
- * few JSON handlers read their own small bodies.
+ * route table reads the few small JSON bodies (`ROUTES`).
  */
 export async function buildApiApp(ctx: ServiceContext): Promise<FastifyInstance> {
   const app = Fastify({ ...serverOptions(ctx.config), loggerInstance: ctx.log });
@@ -178,8 +178,8 @@ function toServiceError(error: unknown, request: FastifyRequest): ServiceError {
   }
   const fastifyError = error as Partial<FastifyError>;
   if (fastifyError.validation) {
-    // Bodies are read and checked by their handlers, once the caller is known; path
-    // parameters answer a ServiceError of their own (`paramsValidator`).
+    // Bodies are read and checked by the route table once the caller is known
+    // (route-input.ts); path parameters answer a ServiceError of their own (`paramsValidator`).
     return refusal(fastifyError.validation[0] as ErrorObject | undefined);
   }
   const status = fastifyError.statusCode;
