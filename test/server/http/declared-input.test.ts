@@ -7,18 +7,7 @@ import {
   jsonBodyCheck,
   queryCheck,
 } from '../../../src/server/http/declared-input.js';
-import { ServiceError } from '../../../src/server/http/errors.js';
-
-/** The error `run` throws, which must be the service's own. */
-function refused(run: () => unknown): ServiceError {
-  try {
-    run();
-  } catch (error) {
-    assert.ok(error instanceof ServiceError);
-    return error;
-  }
-  assert.fail('not refused');
-}
+import { refused } from '../../helpers/refused.js';
 
 describe("a route's request checked against its declaration", () => {
   it("checks a batch sign's form from its declaration, leaving each entry to the sign's rules", () => {

@@ -11,16 +11,7 @@ import {
   paramsValidator,
   querySchema,
 } from '../../../src/server/http/validate.js';
-
-function refused(run: () => unknown): ServiceError {
-  try {
-    run();
-  } catch (error) {
-    assert.ok(error instanceof ServiceError);
-    return error;
-  }
-  assert.fail('not refused');
-}
+import { refused } from '../../helpers/refused.js';
 
 describe('checking values against the route schemas', () => {
   it('names each component as it is exported, so that a check by name is typed by that schema', () => {
