@@ -7,6 +7,7 @@ import { normalizeMediaType } from '../../ground/media-type.js';
 import { bodyChunks, contentLength, exactBytes } from '../../http/body.js';
 import { untilStalled } from '../../http/body-pace.js';
 import { expectedDigest, verifyDigest } from '../../http/content-digest.js';
+import { declaredRoute, fastifyRoute } from '../../http/contract.js';
 import { partLayout } from '../../rules/records.js';
 import { BlobBusyError, BlobNotFoundError } from '../../storage/blob-store.js';
 import {
@@ -21,7 +22,6 @@ import {
   SHARED_PART_PATH,
   type SignatureCheck,
 } from '../../storage/local-disk/part-signer.js';
-import { declaredRoute } from '../schemas/contract.js';
 
 interface PartRequest {
   Params: { id: string; partNumber: string };
@@ -235,9 +235,13 @@ function parsePartNumber(raw: string): number {
  * parts at its own presigned URLs, so the scale deployment has none of these routes).
  */
 export function registerLocalPartRoutes(app: FastifyInstance, store: LocalDiskBlobStore): void {
-  app.put(SHARED_PART_PATH, sharedPartRouteHandler(store));
-  app.options(SHARED_PART_PATH, sharedPartPreflight);
+  // The declared path is SHARED_PART_PATH, the URL the store signs (contract/paths.ts).
+  const shared = declaredRoute('putPart');
+  app.route({ ...fastifyRoute(shared), handler: sharedPartRouteHandler(store) });
+  app.options(shared.url, sharedPartPreflight);
   // URLs of one part each, issued before parts shared one URL.
-  const { url, schema } = declaredRoute('putPartAtItsUrl');
-  app.put(url, { schema }, partRouteHandler(store));
+  app.route({
+    ...fastifyRoute(declaredRoute('putPartAtItsUrl')),
+    handler: partRouteHandler(store),
+  });
 }
