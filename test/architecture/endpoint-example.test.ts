@@ -4,7 +4,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { handleErrors } from '../../src/server/api/app.js';
 import { enterRoute } from '../../src/server/api/route-input.js';
 import { pathItemJson } from '../../src/server/contract/openapi.js';
-import { declaredRoutes, fastifyRoute } from '../../src/server/http/contract.js';
+import { declaredRoutes, fastifyRoute } from '../../src/server/contract-reader/contract.js';
 import {
   ALLOWED_ORIGIN,
   expectError,

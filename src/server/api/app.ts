@@ -13,16 +13,21 @@ import {
   EXPOSED_RESPONSE_HEADERS,
 } from '../../api/routes.js';
 import type { ServiceContext } from '../context.js';
+import {
+  type ApiOperationId,
+  apiRoutes,
+  fastifyRoute,
+  type JsonSchema,
+} from '../contract-reader/contract.js';
+import { paramsValidator, refusal, validatorOf } from '../contract-reader/validate.js';
 import { ERROR_MESSAGES } from '../ground/error-messages.js';
 import { ServiceError } from '../ground/errors.js';
 import { healthzHandler, readyzHandler } from '../health/health-routes.js';
 import { BATCH_JSON_LIMIT, JSON_LIMIT } from '../http/body.js';
 import { watchBodyPace } from '../http/body-pace.js';
-import { type ApiOperationId, apiRoutes, fastifyRoute, type JsonSchema } from '../http/contract.js';
 import { refusedRequest } from '../http/request-guard.js';
 import { REQUEST_ID_HEADER } from '../http/request-id.js';
 import { answerInOurShape, corsHeaders, serverOptions } from '../http/server-options.js';
-import { paramsValidator, refusal, validatorOf } from '../http/validate.js';
 import { countApiTraffic } from '../metrics/api-traffic.js';
 import { serviceFault } from '../rules/service-fault.js';
 import { LocalDiskBlobStore } from '../storage/local-disk/local-disk-store.js';
@@ -143,7 +148,7 @@ export async function buildApiApp(ctx: ServiceContext): Promise<FastifyInstance>
   if (ctx.metrics) countApiTraffic(app, ctx.metrics);
 
   // Fastify checks each route's path parameters against their schema (the generated
-  // document's, see http/contract.ts) before the handler: `paramsValidator`.
+  // document's, see contract-reader/contract.ts) before the handler: `paramsValidator`.
   app.setValidatorCompiler(({ schema, httpPart }) =>
     httpPart === 'params'
       ? paramsValidator(schema as Parameters<typeof paramsValidator>[0])

@@ -1,8 +1,8 @@
 import { LIST_DEFAULT_LIMIT } from '../../api/limits.js';
 import { CURSOR_PATTERN } from '../../api/routes.js';
+import { declaredRoute } from '../contract-reader/contract.js';
 import type { ListPosition } from '../db/metadata-store.js';
 import { fail } from '../ground/errors.js';
-import { declaredRoute } from '../http/contract.js';
 import { queryCheck } from '../http/declared-input.js';
 
 /** The `nextCursor` of a listing page: where the next page starts, `<createdAt>_<id>`. */

@@ -1,10 +1,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../context.js';
 import type { JsonBodyOf } from '../contract/operations.js';
+import type { ApiOperationId, RouteOf } from '../contract-reader/contract.js';
 import { fail } from '../ground/errors.js';
 import { isPlainObject } from '../ground/plain-object.js';
 import { JSON_LIMIT, jsonDeadline, readSizedJson } from '../http/body.js';
-import type { ApiOperationId, RouteOf } from '../http/contract.js';
 import { declaredBatch, jsonBodyCheck, queryCheck } from '../http/declared-input.js';
 import { type Access, authenticate, type Caller } from '../rules/auth.js';
 

@@ -3,7 +3,7 @@ import type { PATHS } from './paths.js';
 
 /**
  * Types of the declarations, for the code that runs: erased when compiled, so the running
- * service loads nothing of this folder (it reads the generated document, http/contract.ts).
+ * service loads nothing of this folder (it reads the generated document, contract-reader/contract.ts).
  */
 
 type Declared = (typeof PATHS)[number];

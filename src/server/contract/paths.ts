@@ -1,6 +1,5 @@
 import { Type } from '@sinclair/typebox';
 import { backendRoutes, routes, serviceRoutes } from '../../api/routes.js';
-import { SHARED_PART_PATH } from '../storage/local-disk/part-signer.js';
 import {
   CompleteBatchRequest,
   CompleteBatchResponse,
@@ -493,7 +492,7 @@ export const PATHS = [
     },
   },
   {
-    path: SHARED_PART_PATH,
+    path: pathOf(serviceRoutes.sharedPart),
     preflight: {
       operationId: 'preflightPart',
       tags: ['CORS'],

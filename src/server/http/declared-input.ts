@@ -1,5 +1,10 @@
-import { type JsonSchema, namedSchema, type RouteOf, resolved } from './contract.js';
-import { type CheckOptions, check, checkQuery, querySchema } from './validate.js';
+import {
+  type JsonSchema,
+  namedSchema,
+  type RouteOf,
+  resolved,
+} from '../contract-reader/contract.js';
+import { type CheckOptions, check, checkQuery, querySchema } from '../contract-reader/validate.js';
 
 /**
  * A route's request checked against its declaration (the generated document's): its JSON

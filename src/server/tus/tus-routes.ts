@@ -8,11 +8,11 @@ import {
 } from '../../api/routes.js';
 import type { FileRecord } from '../../api/types.js';
 import type { ServiceContext } from '../context.js';
+import { declaredRoute } from '../contract-reader/contract.js';
 import { removeFile } from '../files/remove.js';
 import { fail } from '../ground/errors.js';
 import { bodyChunks } from '../http/body.js';
 import { untilStalled } from '../http/body-pace.js';
-import { declaredRoute } from '../http/contract.js';
 import { whileServiceWorks } from '../http/service-busy.js';
 import { authenticate, type Caller } from '../rules/auth.js';
 import { toFileRecord } from '../rules/records.js';

@@ -1,9 +1,9 @@
 import { PLAN_SIGN_CAP, type Plan } from '../../api/limits.js';
+import { check } from '../contract-reader/validate.js';
 import type { Project } from '../db/metadata-store.js';
 import { fail, ServiceError } from '../ground/errors.js';
 import { normalizeMediaType } from '../ground/media-type.js';
 import { isPlainObject } from '../ground/plain-object.js';
-import { check } from '../http/validate.js';
 import type { Caller } from '../rules/auth.js';
 import { validateMetadata } from '../rules/metadata.js';
 import { sanitizeName } from '../rules/names.js';

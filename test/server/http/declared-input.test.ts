@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { MAX_BATCH } from '../../../src/api/limits.js';
-import { declaredRoute } from '../../../src/server/http/contract.js';
+import { declaredRoute } from '../../../src/server/contract-reader/contract.js';
 import {
   declaredBatch,
   jsonBodyCheck,

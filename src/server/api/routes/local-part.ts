@@ -2,12 +2,12 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { CHECKSUM_HEADER } from '../../../api/checksum.js';
 import { MAX_PARTS } from '../../../api/limits.js';
 import type { PartUploadResponse } from '../../../api/types.js';
+import { declaredRoute, fastifyRoute } from '../../contract-reader/contract.js';
 import { fail, ServiceError } from '../../ground/errors.js';
 import { normalizeMediaType } from '../../ground/media-type.js';
 import { bodyChunks, contentLength, exactBytes } from '../../http/body.js';
 import { untilStalled } from '../../http/body-pace.js';
 import { expectedDigest, verifyDigest } from '../../http/content-digest.js';
-import { declaredRoute, fastifyRoute } from '../../http/contract.js';
 import { partLayout } from '../../rules/records.js';
 import { BlobBusyError, BlobNotFoundError } from '../../storage/blob-store.js';
 import {
@@ -235,7 +235,7 @@ function parsePartNumber(raw: string): number {
  * parts at its own presigned URLs, so the scale deployment has none of these routes).
  */
 export function registerLocalPartRoutes(app: FastifyInstance, store: LocalDiskBlobStore): void {
-  // The declared path is SHARED_PART_PATH, the URL the store signs (contract/paths.ts).
+  // The declared path is SHARED_PART_PATH (serviceRoutes.sharedPart), the URL the store signs.
   const shared = declaredRoute('putPart');
   app.route({ ...fastifyRoute(shared), handler: sharedPartRouteHandler(store) });
   app.options(shared.url, sharedPartPreflight);

@@ -2,15 +2,15 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import * as components from '../../../src/server/contract/components.js';
 import { nameOf } from '../../../src/server/contract/kit.js';
-import { ServiceError } from '../../../src/server/ground/errors.js';
-import { resolved, sharedParameter } from '../../../src/server/http/contract.js';
+import { resolved, sharedParameter } from '../../../src/server/contract-reader/contract.js';
 import {
   check,
   checkQuery,
   fieldName,
   paramsValidator,
   querySchema,
-} from '../../../src/server/http/validate.js';
+} from '../../../src/server/contract-reader/validate.js';
+import { ServiceError } from '../../../src/server/ground/errors.js';
 import { refused } from '../../helpers/refused.js';
 
 describe('checking values against the route schemas', () => {

@@ -6,7 +6,7 @@ import {
   declaredRoute,
   fastifyPath,
   LOCAL_PART_OPERATIONS,
-} from '../../../src/server/http/contract.js';
+} from '../../../src/server/contract-reader/contract.js';
 import { SHARED_PART_PATH } from '../../../src/server/storage/local-disk/part-signer.js';
 
 describe('the routes as the running service reads them from the generated document', () => {
