@@ -23,7 +23,7 @@ const SERVER_LAYERS = [
     parts: [
       'api/app\\.ts$',
       'api/routes/',
-      'api/(?!app\\.ts$|routes/|schemas/)[^/]+\\.ts$',
+      'api/(?!app\\.ts$|routes/)[^/]+\\.ts$',
       'cdn/',
       // /healthz and /readyz, answered on both ports.
       'health/',
@@ -37,9 +37,10 @@ const SERVER_LAYERS = [
   { layer: 'rules', parts: ['rules/'] },
   // metrics/: the instance's counters, told of events by every layer above; it reads none.
   { layer: 'stores', parts: ['cache/', 'rate-limit/', 'db/', 'storage/', 'metrics/'] },
-  // The route declarations and their runtime reader: the contract, read by every layer
-  // above. (They are leaving api/ for folders of their own; this entry follows them.)
-  { layer: 'contract', parts: ['api/schemas/'] },
+  // The contract, read by every layer above: the runtime reader of the generated document
+  // (what the running service checks requests with), then the build-time route
+  // declarations it takes only erased types from.
+  { layer: 'contract', parts: ['contract-reader/', 'contract/'] },
   { layer: 'ground', parts: ['ground/'] },
 ];
 

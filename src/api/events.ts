@@ -16,7 +16,7 @@ export const MAX_WEBHOOKS = 10;
 
 /**
  * The webhook and event shapes on the wire, declared once as route schemas
- * (src/server/api/schemas/components.ts) and generated into wire.generated.ts by
+ * (src/server/contract/components.ts) and generated into wire.generated.ts by
  * `npm run openapi`.
  */
 export type {

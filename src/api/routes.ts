@@ -45,6 +45,8 @@ export const serviceRoutes = {
   healthz: () => '/healthz',
   /** Readiness: the database and the storage answered (no key needed). */
   readyz: () => '/readyz',
+  /** The local-disk store's one part URL; its parts are PUT to the URL a sign gave. */
+  sharedPart: () => '/v1/parts',
 } as const;
 
 /** A pending upload's own credential (state, complete): see `SignResponse.uploadToken`. */

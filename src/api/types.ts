@@ -2,7 +2,7 @@ import type { Metadata, UploadTokenResponse } from './wire.generated.js';
 
 /**
  * Shapes on the wire. The service produces exactly these; the client returns exactly these.
- * They are declared once, as the route schemas in src/server/api/schemas/components.ts, and
+ * They are declared once, as the route schemas in src/server/contract/components.ts, and
  * written out as plain TypeScript in wire.generated.ts by `npm run openapi` (so a package
  * carries them without TypeBox); here they get the names the client uses. Each type's
  * documentation is its schema's description.

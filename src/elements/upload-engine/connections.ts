@@ -16,10 +16,9 @@ import type { ChecksumChoice } from './file-view.js';
  * call and completed in batches as their bytes land (the sequence's session, as in the
  * typed client): a page of small files then costs about one
  * request per file instead of three. A batch call that fails as a whole fails each of its
- * files, and each is retried by the usual rules, on its own. (Files dropped together no
- * longer need their first sign to go alone so the rest find the CORS preflight cached:
- * they are one request. Letting it go alone cost 10% on 200 small files: 1.85x to 1.67x of
- * the one-request time, medians of three bench runs each.)
+ * files, and each is retried by the usual rules, on its own. The first sign of files dropped
+ * together does not go alone ahead of the rest: they are one request, so no preflight is
+ * left to warm (what that was worth: test/bench/README.md, "Moved from the code").
  */
 export class Connections {
   readonly #clients = new Map<string, FilehostApi | ConnectionProblem>();

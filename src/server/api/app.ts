@@ -13,9 +13,17 @@ import {
   EXPOSED_RESPONSE_HEADERS,
 } from '../../api/routes.js';
 import type { ServiceContext } from '../context.js';
+import {
+  type ApiOperationId,
+  apiRoutes,
+  fastifyRoute,
+  type JsonSchema,
+} from '../contract-reader/contract.js';
+import { paramsValidator, refusal, validatorOf } from '../contract-reader/validate.js';
 import { ERROR_MESSAGES } from '../ground/error-messages.js';
 import { ServiceError } from '../ground/errors.js';
 import { healthzHandler, readyzHandler } from '../health/health-routes.js';
+import { BATCH_JSON_LIMIT, JSON_LIMIT } from '../http/body.js';
 import { watchBodyPace } from '../http/body-pace.js';
 import { refusedRequest } from '../http/request-guard.js';
 import { REQUEST_ID_HEADER } from '../http/request-id.js';
@@ -24,6 +32,7 @@ import { countApiTraffic } from '../metrics/api-traffic.js';
 import { serviceFault } from '../rules/service-fault.js';
 import { LocalDiskBlobStore } from '../storage/local-disk/local-disk-store.js';
 import { registerTusRoutes } from '../tus/tus-routes.js';
+import { enterRoute, type RouteEntry } from './route-input.js';
 import { completeBatchHandler } from './routes/complete-batch.js';
 import { completeUploadHandler } from './routes/complete-upload.js';
 import { deleteFileHandler } from './routes/delete-file.js';
@@ -44,45 +53,71 @@ import {
   createWebhookHandler,
   deleteWebhookHandler,
   listWebhooksHandler,
+  WEBHOOK_JSON_LIMIT,
 } from './routes/webhooks.js';
-import { apiRoutes, type JsonSchema } from './schemas/contract.js';
-import type { ApiOperationId } from './schemas/operations.js';
-import { paramsValidator, refusal, validatorOf } from './schemas/validate.js';
 
-/** Written as a method so that each handler may name the request it expects (its params). */
-type Handler = {
-  handle(ctx: ServiceContext, request: FastifyRequest, reply: FastifyReply): Promise<void>;
-}['handle'];
-
-/** The handler of each operation the route declarations (schemas/paths.ts) give the API. */
-const HANDLERS = {
-  upload: uploadHandler,
-  uploadBatch: uploadBatchHandler,
-  listFiles: listFilesHandler,
-  getFile: getFileHandler,
-  deleteFile: deleteFileHandler,
-  createSignedUrl: signedUrlHandler,
-  signUpload: signUploadHandler,
-  importFromUrl: importHandler,
-  uploadState: uploadStateHandler,
-  usage: usageHandler,
-  createUploadToken: createUploadTokenHandler,
-  createWebhook: createWebhookHandler,
-  listWebhooks: listWebhooksHandler,
-  deleteWebhook: deleteWebhookHandler,
-  listEvents: listEventsHandler,
-  redeliverEvent: redeliverEventHandler,
-  completeUpload: completeUploadHandler,
-  completeUploads: completeBatchHandler,
-  openapi: openapiHandler,
-  healthz: healthzHandler,
-  readyz: readyzHandler,
-} satisfies Record<ApiOperationId, Handler>;
+/**
+ * Each operation the route declarations (contract/paths.ts) give the API: who may call it,
+ * how its JSON body is read, and its handler. The table authenticates the caller, then
+ * checks the body and query against the declaration, then calls the handler with them
+ * (route-input.ts): no handler reads or checks its own JSON.
+ */
+const ROUTES: { [Id in ApiOperationId]: RouteEntry<Id> } = {
+  // Their bodies are streamed to storage by their handlers, not read here.
+  upload: { access: { upload: 'start' }, handle: uploadHandler },
+  uploadBatch: { access: { upload: 'start' }, handle: uploadBatchHandler },
+  listFiles: { access: {}, handle: listFilesHandler },
+  getFile: { access: {}, handle: getFileHandler },
+  deleteFile: { access: { secretOnly: true }, handle: deleteFileHandler },
+  createSignedUrl: {
+    access: { secretOnly: true },
+    json: { limit: JSON_LIMIT },
+    handle: signedUrlHandler,
+  },
+  signUpload: {
+    access: { upload: 'start' },
+    json: { limit: BATCH_JSON_LIMIT, batch: 'files' },
+    handle: signUploadHandler,
+  },
+  importFromUrl: {
+    access: { upload: 'start' },
+    json: { limit: JSON_LIMIT },
+    handle: importHandler,
+  },
+  uploadState: { access: { upload: 'continue' }, handle: uploadStateHandler },
+  usage: { access: { secretOnly: true }, handle: usageHandler },
+  createUploadToken: { access: { secretOnly: true }, json: {}, handle: createUploadTokenHandler },
+  createWebhook: {
+    access: { secretOnly: true },
+    json: { limit: WEBHOOK_JSON_LIMIT },
+    handle: createWebhookHandler,
+  },
+  listWebhooks: { access: { secretOnly: true }, handle: listWebhooksHandler },
+  deleteWebhook: { access: { secretOnly: true }, handle: deleteWebhookHandler },
+  listEvents: { access: { secretOnly: true }, handle: listEventsHandler },
+  redeliverEvent: { access: { secretOnly: true }, handle: redeliverEventHandler },
+  completeUpload: { access: { upload: 'continue' }, json: {}, handle: completeUploadHandler },
+  completeUploads: {
+    access: { upload: 'continue' },
+    json: { limit: BATCH_JSON_LIMIT, indexed: 'uploads' },
+    handle: completeBatchHandler,
+  },
+  openapi: { access: 'public', handle: openapiHandler },
+  // Health answers the balancer and the orchestrator: no key, no body.
+  healthz: {
+    access: 'public',
+    handle: (ctx, { request, reply }) => healthzHandler(ctx, request, reply),
+  },
+  readyz: {
+    access: 'public',
+    handle: (ctx, { request, reply }) => readyzHandler(ctx, request, reply),
+  },
+};
 
 /**
  * The API: routing, CORS, and the one place that turns anything thrown into a response.
  * Bodies are never parsed by the framework: uploads stream straight to storage, and the
- * few JSON handlers read their own small bodies.
+ * route table reads the few small JSON bodies (`ROUTES`).
  */
 export async function buildApiApp(ctx: ServiceContext): Promise<FastifyInstance> {
   const app = Fastify({ ...serverOptions(ctx.config), loggerInstance: ctx.log });
@@ -113,7 +148,7 @@ export async function buildApiApp(ctx: ServiceContext): Promise<FastifyInstance>
   if (ctx.metrics) countApiTraffic(app, ctx.metrics);
 
   // Fastify checks each route's path parameters against their schema (the generated
-  // document's, see schemas/contract.ts) before the handler: `paramsValidator`.
+  // document's, see contract-reader/contract.ts) before the handler: `paramsValidator`.
   app.setValidatorCompiler(({ schema, httpPart }) =>
     httpPart === 'params'
       ? paramsValidator(schema as Parameters<typeof paramsValidator>[0])
@@ -132,8 +167,8 @@ export async function buildApiApp(ctx: ServiceContext): Promise<FastifyInstance>
   });
 
   for (const route of apiRoutes()) {
-    const handler: Handler = HANDLERS[route.operationId];
-    app.route({ ...route, handler: (request, reply) => handler(ctx, request, reply) });
+    const entry = ROUTES[route.operationId] as RouteEntry<ApiOperationId>;
+    app.route({ ...fastifyRoute(route), handler: enterRoute(ctx, route, entry) });
   }
   // The local-disk store receives parts here; S3 receives them at its own URLs.
   if (ctx.blobs instanceof LocalDiskBlobStore) registerLocalPartRoutes(app, ctx.blobs);
@@ -165,8 +200,8 @@ function toServiceError(error: unknown, request: FastifyRequest): ServiceError {
   }
   const fastifyError = error as Partial<FastifyError>;
   if (fastifyError.validation) {
-    // Bodies are read and checked by their handlers, once the caller is known; path
-    // parameters answer a ServiceError of their own (`paramsValidator`).
+    // Bodies are read and checked by the route table once the caller is known
+    // (route-input.ts); path parameters answer a ServiceError of their own (`paramsValidator`).
     return refusal(fastifyError.validation[0] as ErrorObject | undefined);
   }
   const status = fastifyError.statusCode;

@@ -1,6 +1,6 @@
 import type { Static } from '@sinclair/typebox';
+import type { ClaimedPart as ClaimedPartSchema } from '../contract/components.js';
 import type { ClaimedPart } from '../uploads/complete.js';
-import type { ClaimedPart as ClaimedPartSchema } from './schemas/components.js';
 
 /**
  * The parts a complete request lists (`parts`, optional; its form already checked against

@@ -1,34 +1,45 @@
 import { LIST_DEFAULT_LIMIT } from '../../api/limits.js';
 import { CURSOR_PATTERN } from '../../api/routes.js';
+import { declaredRoute } from '../contract-reader/contract.js';
 import type { ListPosition } from '../db/metadata-store.js';
 import { fail } from '../ground/errors.js';
-import { sharedParameter } from './schemas/contract.js';
-import { checkQuery, querySchema } from './schemas/validate.js';
+import { queryCheck } from '../http/declared-input.js';
 
 /** The `nextCursor` of a listing page: where the next page starts, `<createdAt>_<id>`. */
 export function formatCursor(position: ListPosition): string {
   return `${position.createdAt}_${position.id}`;
 }
 
-/** The paging parameters, as `GET /v1/files` and `GET /v1/events` declare them. */
-const LIST_QUERY = querySchema<{ cursor?: string; limit?: number }>([
-  sharedParameter('Cursor'),
-  sharedParameter('Limit'),
-]);
+/**
+ * The paging parameters, as `GET /v1/files` and `GET /v1/events` declare them; the route
+ * table hands a listing's handler its query checked against them.
+ */
+export interface ListQuery {
+  readonly cursor?: string;
+  readonly limit?: number;
+}
 
 /**
- * A listing's `cursor` and `limit`, of their declared form (`400 invalid_request`
- * otherwise; clients treat cursors as opaque): where the page starts (null: the first
- * page) and how many rows it holds (50 when not asked).
+ * A listing's page from its query (of its declared form; clients treat cursors as
+ * opaque): where the page starts (null: the first page) and how many rows it holds (50
+ * when not asked).
  */
-export function parseListQuery(query: unknown): { after: ListPosition | null; limit: number } {
-  const { cursor, limit = LIST_DEFAULT_LIMIT } = checkQuery(LIST_QUERY, query);
+export function listPage({ cursor, limit = LIST_DEFAULT_LIMIT }: ListQuery): {
+  after: ListPosition | null;
+  limit: number;
+} {
   return { after: cursor === undefined ? null : position(cursor), limit: Number(limit) };
 }
 
-/** A cursor alone, as `parseListQuery` reads it: null for none. */
+let checkListQuery: ((query: unknown) => ListQuery) | undefined;
+
+/**
+ * A cursor alone, checked as a listing's query is (`400 invalid_request` when not of the
+ * declared form): null for none.
+ */
 export function parseCursor(value: unknown): ListPosition | null {
-  return parseListQuery({ cursor: value }).after;
+  checkListQuery ??= queryCheck(declaredRoute('listFiles'));
+  return listPage(checkListQuery({ cursor: value })).after;
 }
 
 /** The position a cursor of the declared form names. */

@@ -1,9 +1,11 @@
 import type { Readable } from 'node:stream';
 import { create as contentDisposition } from 'content-disposition';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { ID_PATTERN, serviceRoutes } from '../../api/routes.js';
+import { ID_PATTERN } from '../../api/routes.js';
 import type { ServedFile } from '../cache/serving-cache.js';
 import type { ServiceContext } from '../context.js';
+import type { CdnOperationId } from '../contract/operations.js';
+import { cdnRoutes } from '../contract-reader/contract.js';
 import { ServiceError } from '../ground/errors.js';
 import { healthzHandler, readyzHandler } from '../health/health-routes.js';
 import { refusedRequest } from '../http/request-guard.js';
@@ -47,11 +49,24 @@ export function buildCdnApp(ctx: ServiceContext): FastifyInstance {
 
   const serve = (request: FastifyRequest<{ Params: { id: string } }>, reply: FastifyReply) =>
     serveFile(ctx, request, reply);
-  // Static paths win over `/:id` in the router; no file id is asked for them.
-  app.get(serviceRoutes.healthz(), (request, reply) => healthzHandler(ctx, request, reply));
-  app.get(serviceRoutes.readyz(), (request, reply) => readyzHandler(ctx, request, reply));
-  app.route({ method: ['GET', 'HEAD'], url: '/:id', handler: serve });
-  app.route({ method: ['GET', 'HEAD'], url: '/:id/*', handler: serve });
+  // The declared paths (`/{id}`, `/{id}/{name}` with the name the rest of the path), GET and
+  // HEAD, all served alike; the id is checked here, so that any other shape is this CDN's
+  // own 404 (the API's path check answers the API's).
+  const handlers: Record<
+    CdnOperationId,
+    (request: FastifyRequest<{ Params: { id: string } }>, reply: FastifyReply) => Promise<unknown>
+  > = {
+    serveFile: serve,
+    headFile: serve,
+    serveFileNamed: serve,
+    headFileNamed: serve,
+    // Static paths win over `/:id` in the router; no file id is asked for them.
+    healthz: (request, reply) => healthzHandler(ctx, request, reply),
+    readyz: (request, reply) => readyzHandler(ctx, request, reply),
+  };
+  for (const route of cdnRoutes()) {
+    app.route({ method: route.method, url: route.url, handler: handlers[route.operationId] });
+  }
   app.addHook('onRequest', async (request, reply) => {
     reply.header(REQUEST_ID_HEADER, request.id);
     const refused = refusedRequest(request.raw);

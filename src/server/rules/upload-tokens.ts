@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { UPLOAD_TOKEN_PREFIX } from '../../api/routes.js';
 import type { FileMetadata, UploadTokenPolicy, Visibility } from '../../api/types.js';
-import { check } from '../api/schemas/validate.js';
+import type { JsonBodyOf } from '../contract/operations.js';
 import type { Project } from '../db/metadata-store.js';
 import { fail, ServiceError } from '../ground/errors.js';
 import { mediaEssence } from '../ground/media-type.js';
@@ -24,16 +24,16 @@ export function newUploadTokenValue(): { token: string; hash: string } {
 }
 
 /**
- * The body of `POST /v1/upload-tokens`, of the schema's form (`UploadTokenRequest`: a
+ * The body of `POST /v1/upload-tokens`, of its declared form (`UploadTokenRequest`: a
  * field it does not list is `400 invalid_request`, so a misspelt limit cannot pass
  * silently as no limit) and within the project's own limits (no token may allow more than
  * the project does): the policy as it is stored, and the token's lifetime in seconds.
  */
 export function parseTokenPolicy(
-  body: unknown,
+  body: JsonBodyOf<'createUploadToken'>,
   project: Pick<Project, 'plan' | 'allowedTypes' | 'storageQuota' | 'maxPendingUploads'>,
 ): { policy: UploadTokenPolicy; expiresIn: number } {
-  const given = check('UploadTokenRequest', body === undefined ? {} : body);
+  const given = body ?? {};
   const quota = projectQuota(project);
   return {
     policy: {

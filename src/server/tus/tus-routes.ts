@@ -7,8 +7,8 @@ import {
   EXPOSED_RESPONSE_HEADERS,
 } from '../../api/routes.js';
 import type { FileRecord } from '../../api/types.js';
-import { declaredRoute } from '../api/schemas/contract.js';
 import type { ServiceContext } from '../context.js';
+import { declaredRoute, fastifyRoute } from '../contract-reader/contract.js';
 import { removeFile } from '../files/remove.js';
 import { fail } from '../ground/errors.js';
 import { bodyChunks } from '../http/body.js';
@@ -70,7 +70,7 @@ export function registerTusRoutes(app: FastifyInstance, ctx: ServiceContext): vo
     // Path and path parameters from the declaration (tus-paths.ts), as every API route.
     const declared = declaredRoute(operationId as keyof typeof handlers);
     app.route({
-      ...declared,
+      ...fastifyRoute(declared),
       onRequest,
       handler: (request, reply) => handler(ctx, request as UploadRequest, reply),
     });

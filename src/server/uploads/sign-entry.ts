@@ -1,5 +1,5 @@
-import { MAX_BATCH, PLAN_SIGN_CAP, type Plan } from '../../api/limits.js';
-import { check, type TypedSchema } from '../api/schemas/validate.js';
+import { PLAN_SIGN_CAP, type Plan } from '../../api/limits.js';
+import { check } from '../contract-reader/validate.js';
 import type { Project } from '../db/metadata-store.js';
 import { fail, ServiceError } from '../ground/errors.js';
 import { normalizeMediaType } from '../ground/media-type.js';
@@ -15,17 +15,6 @@ import {
 } from '../rules/upload-tokens.js';
 import { parseVisibility } from '../rules/visibility.js';
 import type { SignEntry } from './sign.js';
-
-/**
- * The `files` array of a batch (the batch sign's `SignBatchRequest`, the batch upload's
- * `files` field) without its entries: each is checked on its own as a sign's body
- * (`validateSignEntry`), so that its fault keeps a sign's code and gets its `index`.
- */
-export const BATCH_FILES: TypedSchema<{ files: unknown[] }> = {
-  type: 'object',
-  properties: { files: { type: 'array', minItems: 1, maxItems: MAX_BATCH } },
-  required: ['files'],
-};
 
 /**
  * Checks one file to sign (a single sign's body, or one entry of a batch) and answers it

@@ -11,10 +11,9 @@ export const MAX_INPUT_PIXELS = 100_000_000;
 
 /**
  * libaom's speed for AVIF, as sharp's `effort` (0 fastest to 9 slowest). Chosen by
- * measurement (`npm run bench:variants-abuse`, test/bench/README.md "#41"): a 2,048 px AVIF
- * from a 24 MP JPEG cost 0.65 s of CPU (q=75) and 1.38 s (q=100) for a photo, 1.86 s for
- * pure noise (the worst case) at 2, against 10.3 to 25.7 s at sharp's default of 4; the
- * files differ by under 5 per cent. 3 passes 2 s on noise (3.45 s).
+ * measurement (`npm run bench:variants-abuse`, test/bench/README.md "#41"): the fastest
+ * effort that keeps a large variant of the worst image (pure noise) under 2 s of CPU, with
+ * files within 5 per cent of the default's, which costs several times more.
  */
 export const AVIF_EFFORT = 2;
 

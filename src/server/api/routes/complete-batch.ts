@@ -1,12 +1,9 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { CompleteBatchResponse } from '../../../api/types.js';
 import type { ServiceContext } from '../../context.js';
-import { BATCH_JSON_LIMIT, jsonDeadline, readJson } from '../../http/body.js';
 import { whileServiceWorks } from '../../http/service-busy.js';
-import { authenticate } from '../../rules/auth.js';
 import { type CompleteEntry, completeUploads } from '../../uploads/complete.js';
 import { claimedParts } from '../claimed-parts.js';
-import { check } from '../schemas/validate.js';
+import type { RouteInput } from '../route-input.js';
 
 /**
  * `POST /v1/uploads/complete` with `{ "uploads": [ { "id", "parts"? }, … ] }` (1 to 100):
@@ -17,12 +14,8 @@ import { check } from '../schemas/validate.js';
  */
 export async function completeBatchHandler(
   ctx: ServiceContext,
-  request: FastifyRequest,
-  reply: FastifyReply,
+  { request, reply, caller, body: { uploads } }: RouteInput<'completeUploads'>,
 ): Promise<void> {
-  const caller = await authenticate(ctx, request, { upload: 'continue' });
-  const body = await readJson(request, { limit: BATCH_JSON_LIMIT, deadlineMs: jsonDeadline(ctx) });
-  const { uploads } = check('CompleteBatchRequest', body, {}, { indexed: 'uploads' });
   const entries: CompleteEntry[] = uploads.map(({ id, parts, uploadToken }) => ({
     id,
     claimed: claimedParts(parts),

@@ -1,12 +1,9 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../../context.js';
-import { jsonDeadline, readJson } from '../../http/body.js';
 import { whileServiceWorks } from '../../http/service-busy.js';
-import { authenticate } from '../../rules/auth.js';
 import { UPLOAD_TOKEN_HEADER } from '../../rules/upload-access.js';
 import { completeUpload } from '../../uploads/complete.js';
 import { claimedParts } from '../claimed-parts.js';
-import { check } from '../schemas/validate.js';
+import type { RouteInput } from '../route-input.js';
 
 /**
  * `POST /v1/uploads/:id/complete`: checks every part arrived whole (and, if the client
@@ -16,13 +13,10 @@ import { check } from '../schemas/validate.js';
  */
 export async function completeUploadHandler(
   ctx: ServiceContext,
-  request: FastifyRequest<{ Params: { id: string } }>,
-  reply: FastifyReply,
+  { request, reply, caller, body }: RouteInput<'completeUpload', { id: string }>,
 ): Promise<void> {
-  const caller = await authenticate(ctx, request, { upload: 'continue' });
-  const body = await readJson(request, { deadlineMs: jsonDeadline(ctx) });
-  // An empty body names no parts; any other is of the schema's form.
-  const claimed = claimedParts(body === undefined ? [] : check('CompleteRequest', body).parts);
+  // An empty body names no parts.
+  const claimed = claimedParts(body?.parts);
   const token = request.headers[UPLOAD_TOKEN_HEADER];
   // Its scan may wait its turn, or take long: the client is not idle, the service is busy.
   const record = await whileServiceWorks(request, () =>

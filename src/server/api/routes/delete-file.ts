@@ -1,9 +1,8 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../../context.js';
 import { fileEvent } from '../../events/file-events.js';
 import { removeFile } from '../../files/remove.js';
 import { fail } from '../../ground/errors.js';
-import { authenticate } from '../../rules/auth.js';
+import type { RouteInput } from '../route-input.js';
 
 /**
  * `DELETE /v1/files/:id` (secret key): the file stops being listed and served at once, its
@@ -12,10 +11,8 @@ import { authenticate } from '../../rules/auth.js';
  */
 export async function deleteFileHandler(
   ctx: ServiceContext,
-  request: FastifyRequest<{ Params: { id: string } }>,
-  reply: FastifyReply,
+  { request, reply, caller }: RouteInput<'deleteFile', { id: string }>,
 ): Promise<void> {
-  const caller = await authenticate(ctx, request, { secretOnly: true });
   const event = fileEvent(ctx, 'file.deleted', 'deleted');
   const row = await removeFile(ctx, caller.project.id, request.params.id, { event });
   if (!row) fail('not_found', 'No file with this id.');

@@ -1,11 +1,10 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { EventListResponse, EventRecord } from '../../../api/events.js';
 import type { FileRecord } from '../../../api/types.js';
 import type { ServiceContext } from '../../context.js';
 import type { EventRow } from '../../db/metadata-store.js';
 import { fail } from '../../ground/errors.js';
-import { authenticate } from '../../rules/auth.js';
-import { formatCursor, parseListQuery } from '../list-cursor.js';
+import { formatCursor, type ListQuery, listPage } from '../list-cursor.js';
+import type { RouteInput } from '../route-input.js';
 
 /**
  * `GET /v1/events` (secret key): the project's events of the last 30 days, newest first,
@@ -14,11 +13,9 @@ import { formatCursor, parseListQuery } from '../list-cursor.js';
  */
 export async function listEventsHandler(
   ctx: ServiceContext,
-  request: FastifyRequest<{ Querystring: Record<string, unknown> }>,
-  reply: FastifyReply,
+  { reply, caller, query }: RouteInput<'listEvents', unknown, ListQuery>,
 ): Promise<void> {
-  const caller = await authenticate(ctx, request, { secretOnly: true });
-  const { after, limit } = parseListQuery(request.query);
+  const { after, limit } = listPage(query);
   const rows = await ctx.db.listEvents(caller.project.id, after, limit + 1);
   const page = rows.slice(0, limit);
   const last = page.at(-1);
@@ -32,10 +29,8 @@ export async function listEventsHandler(
 /** `POST /v1/events/:id/redeliver` (secret key): queued again for every endpoint, `202`. */
 export async function redeliverEventHandler(
   ctx: ServiceContext,
-  request: FastifyRequest<{ Params: { id: string } }>,
-  reply: FastifyReply,
+  { request, reply, caller }: RouteInput<'redeliverEvent', { id: string }>,
 ): Promise<void> {
-  const caller = await authenticate(ctx, request, { secretOnly: true });
   if (!(await ctx.db.redeliverEvent(caller.project.id, request.params.id, ctx.now()))) {
     fail('not_found', 'No event with this id.');
   }

@@ -1,9 +1,8 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../../context.js';
 import { fail } from '../../ground/errors.js';
 import { fileOrFailedImport } from '../../imports/import-state.js';
-import { authenticate } from '../../rules/auth.js';
 import { toFileRecord } from '../../rules/records.js';
+import type { RouteInput } from '../route-input.js';
 
 /**
  * `GET /v1/files/:id`: another project's id is simply not found. A failed import stays
@@ -11,10 +10,8 @@ import { toFileRecord } from '../../rules/records.js';
  */
 export async function getFileHandler(
   ctx: ServiceContext,
-  request: FastifyRequest<{ Params: { id: string } }>,
-  reply: FastifyReply,
+  { request, reply, caller }: RouteInput<'getFile', { id: string }>,
 ): Promise<void> {
-  const caller = await authenticate(ctx, request);
   const row = await fileOrFailedImport(ctx, caller.project.id, request.params.id);
   if (!row) fail('not_found', 'No file with this id.');
   reply.send(toFileRecord(ctx, row));

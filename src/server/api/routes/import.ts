@@ -1,19 +1,17 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import { PLAN_SIGN_CAP } from '../../../api/limits.js';
 import type { ImportResponse } from '../../../api/types.js';
 import type { ServiceContext } from '../../context.js';
 import { fail } from '../../ground/errors.js';
 import { parseTargetUrl } from '../../ground/targets.js';
-import { JSON_LIMIT, jsonDeadline, readSizedJson } from '../../http/body.js';
 import { importLeaseMs } from '../../imports/importer.js';
-import { authenticate, type Caller } from '../../rules/auth.js';
+import type { Caller } from '../../rules/auth.js';
 import { sanitizeName } from '../../rules/names.js';
 import { anonymousCaps, projectQuota, reserveUploads } from '../../rules/quota.js';
 import { toFileRecord } from '../../rules/records.js';
 import { newUploadToken } from '../../rules/upload-access.js';
 import { applyTokenPolicy } from '../../rules/upload-tokens.js';
 import { newFileRow } from '../../uploads/new-file.js';
-import { check } from '../schemas/validate.js';
+import type { RouteInput } from '../route-input.js';
 
 /**
  * `POST /v1/uploads/import`: the service fetches `url` and stores it as a file. The row is
@@ -24,17 +22,10 @@ import { check } from '../schemas/validate.js';
  */
 export async function importHandler(
   ctx: ServiceContext,
-  request: FastifyRequest,
-  reply: FastifyReply,
+  { request, reply, caller, body: asked }: RouteInput<'importFromUrl'>,
 ): Promise<void> {
-  const caller = await authenticate(ctx, request, { upload: 'start' });
-  const { value: body } = await readSizedJson(request, {
-    limit: JSON_LIMIT,
-    deadlineMs: jsonDeadline(ctx),
-  });
-  // The form is the schema's (ImportRequest); the URL's scheme and credentials, and where
-  // it leads (checked as the fetch connects), are the service's own rules.
-  const asked = check('ImportRequest', body);
+  // The form is the declaration's (ImportRequest); the URL's scheme and credentials, and
+  // where it leads (checked as the fetch connects), are the service's own rules.
   const url = parseTargetUrl(asked.url);
   if (typeof url === 'string') fail('invalid_request', url);
   const given = { metadata: { ...asked.metadata }, visibility: asked.visibility ?? 'public' };

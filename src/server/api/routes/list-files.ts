@@ -1,18 +1,15 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FileListResponse } from '../../../api/types.js';
 import type { ServiceContext } from '../../context.js';
-import { authenticate } from '../../rules/auth.js';
 import { toFileRecord } from '../../rules/records.js';
-import { formatCursor, parseListQuery } from '../list-cursor.js';
+import { formatCursor, type ListQuery, listPage } from '../list-cursor.js';
+import type { RouteInput } from '../route-input.js';
 
 /** `GET /v1/files`: keyset paging, newest first; `nextCursor` is null exactly at the end. */
 export async function listFilesHandler(
   ctx: ServiceContext,
-  request: FastifyRequest<{ Querystring: Record<string, unknown> }>,
-  reply: FastifyReply,
+  { reply, caller, query }: RouteInput<'listFiles', unknown, ListQuery>,
 ): Promise<void> {
-  const caller = await authenticate(ctx, request);
-  const { after, limit } = parseListQuery(request.query);
+  const { after, limit } = listPage(query);
   // One row more than asked tells whether anything remains after this page.
   const rows = await ctx.db.listFiles(caller.project.id, after, limit + 1);
   const page = rows.slice(0, limit);

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { CHECKSUM_HEADER } from '../../../api/checksum.js';
 import { MAX_PARTS } from '../../../api/limits.js';
 import type { PartUploadResponse } from '../../../api/types.js';
+import { declaredRoute, fastifyRoute } from '../../contract-reader/contract.js';
 import { fail, ServiceError } from '../../ground/errors.js';
 import { normalizeMediaType } from '../../ground/media-type.js';
 import { bodyChunks, contentLength, exactBytes } from '../../http/body.js';
@@ -21,7 +22,6 @@ import {
   SHARED_PART_PATH,
   type SignatureCheck,
 } from '../../storage/local-disk/part-signer.js';
-import { declaredRoute } from '../schemas/contract.js';
 
 interface PartRequest {
   Params: { id: string; partNumber: string };
@@ -235,9 +235,13 @@ function parsePartNumber(raw: string): number {
  * parts at its own presigned URLs, so the scale deployment has none of these routes).
  */
 export function registerLocalPartRoutes(app: FastifyInstance, store: LocalDiskBlobStore): void {
-  app.put(SHARED_PART_PATH, sharedPartRouteHandler(store));
-  app.options(SHARED_PART_PATH, sharedPartPreflight);
+  // The declared path is SHARED_PART_PATH (serviceRoutes.sharedPart), the URL the store signs.
+  const shared = declaredRoute('putPart');
+  app.route({ ...fastifyRoute(shared), handler: sharedPartRouteHandler(store) });
+  app.options(shared.url, sharedPartPreflight);
   // URLs of one part each, issued before parts shared one URL.
-  const { url, schema } = declaredRoute('putPartAtItsUrl');
-  app.put(url, { schema }, partRouteHandler(store));
+  app.route({
+    ...fastifyRoute(declaredRoute('putPartAtItsUrl')),
+    handler: partRouteHandler(store),
+  });
 }

@@ -1,6 +1,6 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import document from '../../../api/openapi.json' with { type: 'json' };
 import type { ServiceContext } from '../../context.js';
+import type { RouteInput } from '../route-input.js';
 
 /**
  * The document changes only with a new version of the service, but a deployment may be
@@ -16,8 +16,7 @@ const CACHE_CONTROL = 'public, max-age=3600';
  */
 export async function openapiHandler(
   ctx: ServiceContext,
-  _request: FastifyRequest,
-  reply: FastifyReply,
+  { reply }: RouteInput<'openapi'>,
 ): Promise<void> {
   reply.header('Cache-Control', CACHE_CONTROL).send(withServers(ctx.urls));
 }

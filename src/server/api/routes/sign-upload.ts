@@ -1,13 +1,9 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { SignBatchResponse } from '../../../api/types.js';
 import type { ServiceContext } from '../../context.js';
-import { atIndex, fail } from '../../ground/errors.js';
-import { isPlainObject } from '../../ground/plain-object.js';
-import { BATCH_JSON_LIMIT, JSON_LIMIT, jsonDeadline, readSizedJson } from '../../http/body.js';
-import { authenticate } from '../../rules/auth.js';
+import { atIndex } from '../../ground/errors.js';
 import { signUpload, signUploads } from '../../uploads/sign.js';
-import { BATCH_FILES, validateSignEntry } from '../../uploads/sign-entry.js';
-import { check } from '../schemas/validate.js';
+import { validateSignEntry } from '../../uploads/sign-entry.js';
+import type { RouteInput } from '../route-input.js';
 
 /**
  * `POST /v1/uploads/sign`: creates the file row as `pending` and answers with one signed
@@ -17,25 +13,14 @@ import { check } from '../schemas/validate.js';
  */
 export async function signUploadHandler(
   ctx: ServiceContext,
-  request: FastifyRequest,
-  reply: FastifyReply,
+  { request, reply, caller, body }: RouteInput<'signUpload'>,
 ): Promise<void> {
-  const caller = await authenticate(ctx, request, { upload: 'start' });
-  const { value: body, bytes } = await readSizedJson(request, {
-    limit: BATCH_JSON_LIMIT,
-    deadlineMs: jsonDeadline(ctx),
-  });
-  if (!isPlainObject(body) || body.files === undefined) {
-    // One file: held to the limit it always had.
-    if (bytes > JSON_LIMIT) {
-      fail('invalid_request', `The JSON body is larger than ${JSON_LIMIT / 1024} KiB.`);
-    }
-    const entry = validateSignEntry(body, caller.project, caller);
+  if (!body.batch) {
+    const entry = validateSignEntry(body.entry, caller.project, caller);
     reply.code(201).send(await signUpload(ctx, caller, request.ip, entry));
     return;
   }
-  const { files } = check(BATCH_FILES, body);
-  const entries = files.map((file, index) => {
+  const entries = body.entries.map((file, index) => {
     try {
       return validateSignEntry(file, caller.project, caller);
     } catch (error) {

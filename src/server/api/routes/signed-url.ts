@@ -1,12 +1,10 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ImageTransform, SignedUrlResponse } from '../../../api/types.js';
 import type { ServiceContext } from '../../context.js';
+import type { JsonBodyOf } from '../../contract/operations.js';
 import { fail } from '../../ground/errors.js';
-import { JSON_LIMIT, jsonDeadline, readJson } from '../../http/body.js';
-import { authenticate } from '../../rules/auth.js';
 import { fileUrl } from '../../rules/names.js';
 import { type LinkParameters, signedLinkQuery } from '../../rules/signed-link.js';
-import { check } from '../schemas/validate.js';
+import type { RouteInput } from '../route-input.js';
 
 /** A link's lifetime, seconds: from 1 s to 7 days, 1 hour when not asked. */
 export const LINK_TTL = { min: 1, max: 7 * 24 * 3600, default: 3600 } as const;
@@ -20,11 +18,8 @@ export const LINK_TTL = { min: 1, max: 7 * 24 * 3600, default: 3600 } as const;
  */
 export async function signedUrlHandler(
   ctx: ServiceContext,
-  request: FastifyRequest<{ Params: { id: string } }>,
-  reply: FastifyReply,
+  { request, reply, caller, body }: RouteInput<'createSignedUrl', { id: string }>,
 ): Promise<void> {
-  const caller = await authenticate(ctx, request, { secretOnly: true });
-  const body = await readJson(request, { limit: JSON_LIMIT, deadlineMs: jsonDeadline(ctx) });
   const asked = parseSignedUrlRequest(body);
   const row = await ctx.db.getVisibleFile(caller.project.id, request.params.id);
   if (!row) fail('not_found', 'No file with this id.');
@@ -51,16 +46,9 @@ interface AskedLink {
   transform: Partial<Record<keyof ImageTransform, string>> | null;
 }
 
-/**
- * The request's body (absent: every default), of the schema's form (`SignedUrlRequest`:
- * `400 invalid_request` otherwise).
- */
-export function parseSignedUrlRequest(body: unknown): AskedLink {
-  const {
-    expiresIn = LINK_TTL.default,
-    download = false,
-    transform = {},
-  } = body === undefined ? {} : check('SignedUrlRequest', body);
+/** The request's body, of its declared form (absent: every default). */
+export function parseSignedUrlRequest(body: JsonBodyOf<'createSignedUrl'>): AskedLink {
+  const { expiresIn = LINK_TTL.default, download = false, transform = {} } = body ?? {};
   const parameters = Object.entries(transform).filter(([, value]) => value !== undefined);
   return {
     expiresIn,

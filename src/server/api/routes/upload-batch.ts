@@ -1,16 +1,18 @@
 import { finished } from 'node:stream/promises';
 import type { MultipartFile } from '@fastify/multipart';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { MAX_BATCH, MAX_ONE_REQUEST_BYTES } from '../../../api/limits.js';
 import type { UploadBatchResponse } from '../../../api/types.js';
 import type { ServiceContext } from '../../context.js';
+import { declaredRoute } from '../../contract-reader/contract.js';
 import { atIndex, fail, ServiceError } from '../../ground/errors.js';
 import { mediaEssence } from '../../ground/media-type.js';
 import { bodyChunks, contentLength, exactBytes } from '../../http/body.js';
 import { orStalled, SlowBodyError, untilStalled } from '../../http/body-pace.js';
 import { verifiedBytes } from '../../http/content-digest.js';
+import { declaredBatch } from '../../http/declared-input.js';
 import { whileServiceWorks } from '../../http/service-busy.js';
-import { authenticate, type Caller } from '../../rules/auth.js';
+import type { Caller } from '../../rules/auth.js';
 import { MULTIPART_OVERHEAD, multipartError, renewWhileReceiving } from '../../rules/receiving.js';
 import {
   type BatchFile,
@@ -19,8 +21,11 @@ import {
   reserveBatch,
   storeBatchFile,
 } from '../../uploads/batch.js';
-import { BATCH_FILES, validateSignEntry } from '../../uploads/sign-entry.js';
-import { check as checkSchema } from '../schemas/validate.js';
+import { validateSignEntry } from '../../uploads/sign-entry.js';
+import type { RouteInput } from '../route-input.js';
+
+/** The `files` field as the route declares it: 1 to 100 entries (`UploadBatchRequest`). */
+const FILES = declaredBatch(declaredRoute('uploadBatch'), 'multipart/form-data', 'files');
 
 /**
  * `POST /v1/upload/batch` (decisions.md, "Many small files"): up to 100 files' bytes in one
@@ -39,10 +44,8 @@ import { check as checkSchema } from '../schemas/validate.js';
  */
 export async function uploadBatchHandler(
   ctx: ServiceContext,
-  request: FastifyRequest,
-  reply: FastifyReply,
+  { request, reply, caller }: RouteInput<'uploadBatch'>,
 ): Promise<void> {
-  const caller = await authenticate(ctx, request, { upload: 'start' });
   if (mediaEssence(request.headers['content-type'] ?? '') !== 'multipart/form-data') {
     fail('invalid_request', 'A batch upload is a multipart/form-data body.');
   }
@@ -123,12 +126,12 @@ async function reserve(
     fail('invalid_request', 'The files field must be JSON.');
   }
   // The array's form here; each entry's as a sign's (SignRequest, with a sign's own codes
-  // and rules), then its `sha256` (UploadBatchEntry).
-  const items = checkSchema(BATCH_FILES, { files: parsed }).files;
+  // and rules), then as the declared entry (UploadBatchEntry: its `sha256`).
+  const items = FILES.form(parsed).entries;
   const entries = items.map((item, index) => {
     try {
       const entry = validateSignEntry(item, caller.project, caller);
-      const { sha256 } = checkSchema('UploadBatchEntry', item);
+      const { sha256 } = FILES.entry<{ sha256?: string }>(item);
       if (entry.size > MAX_ONE_REQUEST_BYTES) {
         fail('too_large', 'A file of a batch upload is at most 100 MiB; sign larger files.', {
           extra: { limit: MAX_ONE_REQUEST_BYTES },

@@ -1,13 +1,12 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { SignedPart, UploadState } from '../../../api/types.js';
 import type { ServiceContext } from '../../context.js';
 import { fail } from '../../ground/errors.js';
 import { importStateOf } from '../../imports/import-state.js';
-import { authenticate } from '../../rules/auth.js';
 import { partLayout } from '../../rules/records.js';
 import { partUrlExpiry, UPLOAD_TOKEN_HEADER } from '../../rules/upload-access.js';
 import type { HeldPart } from '../../storage/blob-store.js';
 import { expiryByHeldParts, heldParts, multiStepUpload, signParts } from '../../uploads/parts.js';
+import type { RouteInput } from '../route-input.js';
 
 /**
  * `GET /v1/uploads/:id`: which parts the service holds whole, so a client resumes by
@@ -18,10 +17,8 @@ import { expiryByHeldParts, heldParts, multiStepUpload, signParts } from '../../
  */
 export async function uploadStateHandler(
   ctx: ServiceContext,
-  request: FastifyRequest<{ Params: { id: string } }>,
-  reply: FastifyReply,
+  { request, reply, caller }: RouteInput<'uploadState', { id: string }>,
 ): Promise<void> {
-  const caller = await authenticate(ctx, request, { upload: 'continue' });
   // An import is followed here too: the one call on it an upload token may make.
   const imported = await importStateOf(
     ctx,

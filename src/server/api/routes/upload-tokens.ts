@@ -1,10 +1,8 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { UploadTokenResponse } from '../../../api/types.js';
 import type { ServiceContext } from '../../context.js';
 import { newId } from '../../ground/secrets.js';
-import { jsonDeadline, readJson } from '../../http/body.js';
-import { authenticate } from '../../rules/auth.js';
 import { newUploadTokenValue, parseTokenPolicy } from '../../rules/upload-tokens.js';
+import type { RouteInput } from '../route-input.js';
 
 /**
  * `POST /v1/upload-tokens` (secret key): mints an upload token for the project's backend to
@@ -13,11 +11,8 @@ import { newUploadTokenValue, parseTokenPolicy } from '../../rules/upload-tokens
  */
 export async function createUploadTokenHandler(
   ctx: ServiceContext,
-  request: FastifyRequest,
-  reply: FastifyReply,
+  { reply, caller, body }: RouteInput<'createUploadToken'>,
 ): Promise<void> {
-  const caller = await authenticate(ctx, request, { secretOnly: true });
-  const body = await readJson(request, { deadlineMs: jsonDeadline(ctx) });
   const { policy, expiresIn } = parseTokenPolicy(body, caller.project);
   const { token, hash } = newUploadTokenValue();
   const now = ctx.now();

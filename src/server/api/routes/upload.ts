@@ -1,5 +1,5 @@
 import { finished } from 'node:stream/promises';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { MAX_ONE_REQUEST_BYTES } from '../../../api/limits.js';
 import type { UploadResponse } from '../../../api/types.js';
 import type { ServiceContext } from '../../context.js';
@@ -9,7 +9,6 @@ import { bodyChunks, contentLength, limitBytes } from '../../http/body.js';
 import { orStalled, untilStalled } from '../../http/body-pace.js';
 import { whileServiceWorks } from '../../http/service-busy.js';
 import { ScanWhileStoring } from '../../ingest/ingest.js';
-import { authenticate } from '../../rules/auth.js';
 import { parseMetadataJson } from '../../rules/metadata.js';
 import { decodeFilenameHeader, sanitizeName } from '../../rules/names.js';
 import { MULTIPART_OVERHEAD, multipartError, renewWhileReceiving } from '../../rules/receiving.js';
@@ -17,6 +16,7 @@ import { publicUrl } from '../../rules/records.js';
 import { requireTypeFor, tokenTooLarge } from '../../rules/upload-tokens.js';
 import { parseVisibility } from '../../rules/visibility.js';
 import { type Received, receiveOneRequest, startReceiving } from '../../uploads/one-request.js';
+import type { RouteInput } from '../route-input.js';
 
 const tooLarge = () =>
   new ServiceError(
@@ -34,10 +34,8 @@ const tooLarge = () =>
  */
 export async function uploadHandler(
   ctx: ServiceContext,
-  request: FastifyRequest,
-  reply: FastifyReply,
+  { request, reply, caller }: RouteInput<'upload'>,
 ): Promise<void> {
-  const caller = await authenticate(ctx, request, { upload: 'start' });
   const policy = caller.token?.policy ?? null;
   // The most a file may have: 100 MiB, or less when an upload token says so.
   const cap = Math.min(MAX_ONE_REQUEST_BYTES, policy?.maxFileSize ?? MAX_ONE_REQUEST_BYTES);

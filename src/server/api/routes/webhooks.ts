@@ -1,4 +1,3 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
   type CreatedWebhook,
   EVENT_TYPES,
@@ -12,11 +11,10 @@ import { newWebhookSecret } from '../../events/webhook-secret.js';
 import { fail } from '../../ground/errors.js';
 import { newId } from '../../ground/secrets.js';
 import { parseTargetUrl, resolveTarget, TargetRefusedError } from '../../ground/targets.js';
-import { jsonDeadline, readJson } from '../../http/body.js';
-import { authenticate } from '../../rules/auth.js';
-import { check } from '../schemas/validate.js';
+import type { RouteInput } from '../route-input.js';
 
-const JSON_LIMIT = 16 * 1024;
+/** The most a webhook's JSON body may have (the route table reads it). */
+export const WEBHOOK_JSON_LIMIT = 16 * 1024;
 
 /**
  * `POST /v1/webhooks` (secret key): registers an endpoint for some or all events and
@@ -26,14 +24,10 @@ const JSON_LIMIT = 16 * 1024;
  */
 export async function createWebhookHandler(
   ctx: ServiceContext,
-  request: FastifyRequest,
-  reply: FastifyReply,
+  { reply, caller, body: given }: RouteInput<'createWebhook'>,
 ): Promise<void> {
-  const caller = await authenticate(ctx, request, { secretOnly: true });
-  const body = await readJson(request, { limit: JSON_LIMIT, deadlineMs: jsonDeadline(ctx) });
-  // The form is the schema's (WebhookRequest); the URL's scheme, credentials and length,
-  // and where it leads, are the service's own rules.
-  const given = check('WebhookRequest', body);
+  // The form is the declaration's (WebhookRequest); the URL's scheme, credentials and
+  // length, and where it leads, are the service's own rules.
   const url = parseTargetUrl(given.url);
   if (typeof url === 'string') fail('invalid_request', url);
   const events = given.events ?? EVENT_TYPES;
@@ -57,10 +51,8 @@ export async function createWebhookHandler(
 /** `GET /v1/webhooks` (secret key): the project's endpoints, without their secrets. */
 export async function listWebhooksHandler(
   ctx: ServiceContext,
-  request: FastifyRequest,
-  reply: FastifyReply,
+  { reply, caller }: RouteInput<'listWebhooks'>,
 ): Promise<void> {
-  const caller = await authenticate(ctx, request, { secretOnly: true });
   const answer: WebhookListResponse = {
     webhooks: (await ctx.db.listWebhooks(caller.project.id)).map(toWebhookRecord),
   };
@@ -70,10 +62,8 @@ export async function listWebhooksHandler(
 /** `DELETE /v1/webhooks/:id` (secret key): no more deliveries to it, pending ones dropped. */
 export async function deleteWebhookHandler(
   ctx: ServiceContext,
-  request: FastifyRequest<{ Params: { id: string } }>,
-  reply: FastifyReply,
+  { request, reply, caller }: RouteInput<'deleteWebhook', { id: string }>,
 ): Promise<void> {
-  const caller = await authenticate(ctx, request, { secretOnly: true });
   if (!(await ctx.db.deleteWebhook(caller.project.id, request.params.id))) {
     fail('not_found', 'No webhook with this id.');
   }

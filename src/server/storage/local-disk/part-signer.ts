@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { ID_PATTERN, routes } from '../../../api/routes.js';
+import { ID_PATTERN, routes, serviceRoutes } from '../../../api/routes.js';
 import type { SignedPart } from '../../../api/types.js';
 import { constantTimeEqual } from '../../ground/secrets.js';
 
@@ -27,7 +27,7 @@ export type SignatureCheck = 'valid' | 'invalid' | 'expired';
  * can reuse"): a browser caches a preflight per URL, so one URL costs one preflight for a
  * whole page of files. What addresses and authorizes the part travels in these headers.
  */
-export const SHARED_PART_PATH = '/v1/parts';
+export const SHARED_PART_PATH = serviceRoutes.sharedPart();
 
 /** The headers of a part PUT to `SHARED_PART_PATH`, besides its `Content-Type`. */
 export const PART_HEADERS = {

@@ -1,26 +1,17 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import * as components from '../../../../src/server/api/schemas/components.js';
-import { resolved, sharedParameter } from '../../../../src/server/api/schemas/contract.js';
-import { nameOf } from '../../../../src/server/api/schemas/kit.js';
+import * as components from '../../../src/server/contract/components.js';
+import { nameOf } from '../../../src/server/contract/kit.js';
+import { resolved, sharedParameter } from '../../../src/server/contract-reader/contract.js';
 import {
   check,
   checkQuery,
   fieldName,
   paramsValidator,
   querySchema,
-} from '../../../../src/server/api/schemas/validate.js';
-import { ServiceError } from '../../../../src/server/ground/errors.js';
-
-function refused(run: () => unknown): ServiceError {
-  try {
-    run();
-  } catch (error) {
-    assert.ok(error instanceof ServiceError);
-    return error;
-  }
-  assert.fail('not refused');
-}
+} from '../../../src/server/contract-reader/validate.js';
+import { ServiceError } from '../../../src/server/ground/errors.js';
+import { refused } from '../../helpers/refused.js';
 
 describe('checking values against the route schemas', () => {
   it('names each component as it is exported, so that a check by name is typed by that schema', () => {

@@ -22,23 +22,7 @@ export function buildOpenApiDocument(): { [key: string]: Json } {
     if (name) schemas[name] = toJson(schema, schema);
   }
   const paths: Record<string, Json> = {};
-  for (const item of PATHS as readonly PathDeclaration[]) {
-    const { path, preflight, operations, ...fields } = item;
-    const entry: Record<string, unknown> = { ...fields, ...operations };
-    if (preflight !== undefined) {
-      entry.options =
-        typeof preflight === 'string'
-          ? {
-              operationId: preflight,
-              tags: ['CORS'],
-              summary: 'CORS preflight',
-              security: [],
-              responses: { '204': PREFLIGHT_RESPONSE },
-            }
-          : preflight;
-    }
-    paths[path] = toJson(entry);
-  }
+  for (const item of PATHS as readonly PathDeclaration[]) paths[item.path] = pathItemJson(item);
   const responses = toJson(common.responses) as Record<string, Json>;
   for (const response of [
     ...Object.values(paths).flatMap((item) => responsesOf(item as Record<string, Json>)),
@@ -47,6 +31,9 @@ export function buildOpenApiDocument(): { [key: string]: Json } {
     withRequestId(response as Record<string, Json>);
   }
   return toJson({
+    // The folder this names is where the declarations lived when the document was first
+    // published; they moved to src/server/contract/, but the document is kept byte for byte
+    // (a published file's every change is a release note), so its text stays as it was.
     'x-generated':
       'Generated from the route schemas in src/server/api/schemas/ by `npm run openapi`: do not edit.',
     openapi: '3.1.0',
@@ -64,6 +51,25 @@ export function buildOpenApiDocument(): { [key: string]: Json } {
       responses,
     },
   }) as { [key: string]: Json };
+}
+
+/** A path's declaration as the document's path item (`paths[declaration.path]`). */
+export function pathItemJson(declaration: PathDeclaration): Json {
+  const { path: _path, preflight, operations, ...fields } = declaration;
+  const entry: Record<string, unknown> = { ...fields, ...operations };
+  if (preflight !== undefined) {
+    entry.options =
+      typeof preflight === 'string'
+        ? {
+            operationId: preflight,
+            tags: ['CORS'],
+            summary: 'CORS preflight',
+            security: [],
+            responses: { '204': PREFLIGHT_RESPONSE },
+          }
+        : preflight;
+  }
+  return toJson(entry);
 }
 
 /** Every answer of the service carries `X-Request-Id` (decisions.md, "Operating the service"). */

@@ -2,9 +2,9 @@ import { createRequire } from 'node:module';
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { Ajv2020 as Ajv, AnySchema, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import type addFormatsModule from 'ajv-formats';
-import type { ApiErrorCode } from '../../../api/errors.js';
-import { ServiceError } from '../../ground/errors.js';
-import type * as Components from './components.js';
+import type { ApiErrorCode } from '../../api/errors.js';
+import type * as Components from '../contract/components.js';
+import { ServiceError } from '../ground/errors.js';
 import {
   CONTRACT_SCHEMAS,
   type ContractParameter,

@@ -3,9 +3,9 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import ts from 'typescript';
-import * as components from '../../../../src/server/api/schemas/components.js';
-import { nameOf } from '../../../../src/server/api/schemas/kit.js';
-import { WIRE_TYPES_FILE, wireTypesText } from '../../../../src/server/api/schemas/wire-types.js';
+import * as components from '../../../src/server/contract/components.js';
+import { nameOf } from '../../../src/server/contract/kit.js';
+import { WIRE_TYPES_FILE, wireTypesText } from '../../../src/server/contract/wire-types.js';
 
 describe('the wire types generated from the route schemas', () => {
   it('are what src/api/wire.generated.ts holds (else: npm run openapi)', async () => {
@@ -56,12 +56,12 @@ describe('the wire types generated from the route schemas', () => {
  * subtype; the module is served from memory, not written into the tree.
  */
 function compileAgreement(names: string[]): string[] {
-  const dir = join(process.cwd(), 'test/server/api/schemas');
+  const dir = join(process.cwd(), 'test/server/contract');
   const file = join(dir, 'wire-agreement.virtual.ts');
   const text = [
     "import type { Static } from '@sinclair/typebox';",
-    "import type * as S from '../../../../src/server/api/schemas/components.js';",
-    "import type * as W from '../../../../src/api/wire.generated.js';",
+    "import type * as S from '../../../src/server/contract/components.js';",
+    "import type * as W from '../../../src/api/wire.generated.js';",
     'type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;',
     'type Expect<T extends true> = T;',
     'export type Agreement = [',

@@ -8,7 +8,7 @@ import { nameOf } from './kit.js';
  * re-export them under the names the client uses. Each named schema in components.ts
  * becomes one exported type, named as components.ts exports it; a named schema that is a
  * bare string, number or boolean (`Id`, `Timestamp`) is written in place, as a reader would.
- * test/server/api/schemas/wire-types.test.ts checks each type is its schema's `Static`.
+ * test/server/contract/wire-types.test.ts checks each type is its schema's `Static`.
  */
 
 /** Where the generated types are kept, from the repository's root. */
@@ -17,6 +17,10 @@ export const WIRE_TYPES_FILE = 'src/api/wire.generated.ts';
 /** A schema as its JSON keys read (TypeBox's own keys ride on symbols and are not seen). */
 type Schema = { [key: string]: unknown };
 
+/**
+ * Names the folder where the declarations lived when this file was first generated (now
+ * src/server/contract/): the generated files are kept byte for byte, as the document is.
+ */
 const HEADER = `/**
  * Generated from the route schemas in src/server/api/schemas/components.ts by
  * \`npm run openapi\` (src/server/api/schemas/wire-types.ts): do not edit. The shapes on the

@@ -53,8 +53,3 @@ export function pathOf<A extends unknown[]>(
   const placeholders = names.map((name) => `{${name}}`) as unknown as A;
   return decodeURIComponent(route(...placeholders));
 }
-
-/** Fastify's spelling of a path template: `/v1/files/:id`. */
-export function fastifyPath(path: string): string {
-  return path.replace(/\{(\w+)\}/g, ':$1');
-}

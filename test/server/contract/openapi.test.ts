@@ -5,7 +5,7 @@ import {
   buildOpenApiDocument,
   OPENAPI_FILE,
   openApiText,
-} from '../../../../src/server/api/schemas/openapi.js';
+} from '../../../src/server/contract/openapi.js';
 
 describe('the OpenAPI document generated from the route schemas', () => {
   it('is what src/api/openapi.json holds (else: npm run openapi)', async () => {

@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import type { PathDeclaration } from './declare.js';
 import { errorContent } from './document.js';
+import { errors } from './error-answers.js';
 
-const ref = (name: string) => ({ $ref: `#/components/responses/${name}` });
 const text = (description: string) => ({ description, schema: Type.String() });
 const count = (description: string) => ({
   description,
@@ -19,34 +19,22 @@ const FILE_HEADERS = {
 
 /** The errors every tus request may meet, its credentials and the service's faults. */
 const COMMON_ERRORS = {
-  '400': ref('InvalidRequest'),
-  '401': ref('Unauthorized'),
-  '403': ref('QuotaOrOrigin'),
-  '404': ref('NotFound'),
+  ...errors(400, 401, { 403: 'QuotaOrOrigin' }, 404, 429, 431, 500, 503),
   '412': {
     description: '412: No `Tus-Resumable: 1.0.0`; `Tus-Version` says what is spoken.',
     headers: { 'Tus-Version': text('`1.0.0`.') },
     content: errorContent(['invalid_request']),
   },
-  '429': ref('TooManyRequests'),
-  '431': ref('HeadersTooLarge'),
-  '500': ref('InternalError'),
-  '503': ref('Unavailable'),
 };
 
 /** The errors of a request that brings bytes (creation with upload, PATCH). */
 const BYTES_ERRORS = {
-  '408': ref('RequestTimeout'),
-  '409': ref('Conflict'),
-  '413': ref('ContentTooLarge'),
-  '415': ref('UnsupportedMediaType'),
-  '422': ref('FileRefused'),
+  ...errors(408, { 409: 'Conflict' }, 413, 415, 422, 507),
   '460': {
     description:
       '460: The bytes do not match `Upload-Checksum` (tus checksum extension); nothing of the PATCH was kept.',
     content: errorContent(['checksum_mismatch']),
   },
-  '507': ref('InsufficientStorage'),
 };
 
 const SECURITY = [{ secretKey: [] }, { publishableKey: [] }, { uploadToken: [] }];

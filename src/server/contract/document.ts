@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import type { ApiErrorCode } from '../../../api/errors.js';
-import { LIST_DEFAULT_LIMIT, LIST_MAX_LIMIT } from '../../../api/limits.js';
-import { UPLOAD_TOKEN_HEADER } from '../../../api/routes.js';
+import type { ApiErrorCode } from '../../api/errors.js';
+import { LIST_DEFAULT_LIMIT, LIST_MAX_LIMIT } from '../../api/limits.js';
+import { UPLOAD_TOKEN_HEADER } from '../../api/routes.js';
 import {
   DeletedFileRecord,
   ErrorBody,

@@ -1,6 +1,7 @@
 import { type Static, Type } from '@sinclair/typebox';
-import { PART_CHECKSUMS, type PartChecksum as PartChecksumName } from '../../../api/checksum.js';
-import { EVENT_TYPES } from '../../../api/events.js';
+import { PART_CHECKSUMS, type PartChecksum as PartChecksumName } from '../../api/checksum.js';
+import { API_ERROR_STATUS, type ApiErrorCode } from '../../api/errors.js';
+import { EVENT_TYPES } from '../../api/events.js';
 import {
   LIST_MAX_LIMIT,
   MAX_BATCH,
@@ -9,8 +10,8 @@ import {
   METADATA_MAX_KEYS,
   METADATA_MAX_VALUE_LENGTH,
   PLAN_SIGN_CAP,
-} from '../../../api/limits.js';
-import { ID_PATTERN } from '../../../api/routes.js';
+} from '../../api/limits.js';
+import { ID_PATTERN } from '../../api/routes.js';
 import { Dict, Nullable, named, OneOf, Raw, StringEnum } from './kit.js';
 
 export const Id = named(
@@ -415,49 +416,20 @@ export const CompleteBatchRequest = named(
   }),
 );
 
+/**
+ * Every code, from the one table of codes and statuses (`API_ERROR_STATUS`), listed by
+ * status (a stable sort: the table's order within one status), grouped as the responses are.
+ */
+const ERROR_CODES = (Object.keys(API_ERROR_STATUS) as ApiErrorCode[]).sort(
+  (a, b) => API_ERROR_STATUS[a] - API_ERROR_STATUS[b],
+);
+
 export const ErrorCode = named(
   'ErrorCode',
-  StringEnum(
-    [
-      'invalid_request',
-      'missing_file',
-      'empty_body',
-      'size_mismatch',
-      'checksum_missing',
-      'checksum_mismatch',
-      'missing_auth',
-      'invalid_key',
-      'token_expired',
-      'origin_not_allowed',
-      'secret_key_required',
-      'invalid_signature',
-      'url_expired',
-      'quota_exceeded',
-      'token_exhausted',
-      'token_scope',
-      'upload_token_required',
-      'not_found',
-      'request_timeout',
-      'upload_incomplete',
-      'upload_not_pending',
-      'upload_conflict',
-      'too_large',
-      'uri_too_long',
-      'unsupported_type',
-      'infected',
-      'metadata_unreadable',
-      'unscannable',
-      'rate_limited',
-      'headers_too_large',
-      'internal_error',
-      'unavailable',
-      'insufficient_storage',
-    ],
-    {
-      description:
-        'Stable and machine-readable; each belongs to one HTTP status (see the responses of `components`).',
-    },
-  ),
+  StringEnum(ERROR_CODES, {
+    description:
+      'Stable and machine-readable; each belongs to one HTTP status (see the responses of `components`).',
+  }),
 );
 
 export const ErrorDetail = named(
