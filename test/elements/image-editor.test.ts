@@ -1,10 +1,10 @@
 import { aTimeout, expect, fixture, html, waitUntil } from '@open-wc/testing';
-import { emulateMedia, sendKeys } from '@web/test-runner-commands';
-import axe from 'axe-core';
+import { sendKeys } from '@web/test-runner-commands';
 import '../../src/index.js';
 import type { FileUploaderElement } from '../../src/elements/file-uploader/file-uploader.js';
 import { registerTranslation } from '../../src/elements/shared/localize.js';
 import ar from '../../src/locales/ar.js';
+import { auditInBothSchemes } from './axe-audit.js';
 import { file, next, pick, project } from './helpers.js';
 import { halves, pixel, served, size } from './image-helpers.js';
 
@@ -76,40 +76,8 @@ function button(root: ParentNode, words: string): HTMLButtonElement {
   return found;
 }
 
-/**
- * The colour schemes a test can put this browser in: both where the runner emulates
- * `prefers-color-scheme` (Chromium through Playwright), else only the one the browser runs
- * in (Firefox over WebDriver BiDi and WebKitGTK over WebDriver cannot emulate it: the
- * cross-browser run starts each of them once light and once dark instead).
- */
-async function colorSchemes(): Promise<{ schemes: ('light' | 'dark')[]; emulated: boolean }> {
-  try {
-    await emulateMedia({ colorScheme: 'light' });
-    return { schemes: ['light', 'dark'], emulated: true };
-  } catch {
-    const dark = matchMedia('(prefers-color-scheme: dark)').matches;
-    return { schemes: [dark ? 'dark' : 'light'], emulated: false };
-  }
-}
-
-async function audit(root: Element, state: string): Promise<void> {
-  document.documentElement.style.colorScheme = 'light dark';
-  document.body.style.background = 'Canvas';
-  document.body.style.color = 'CanvasText';
-  const { schemes, emulated } = await colorSchemes();
-  for (const colorScheme of schemes) {
-    if (emulated) await emulateMedia({ colorScheme });
-    await aTimeout(250);
-    const { violations } = await axe.run(root);
-    expect(
-      violations.map(
-        (v) =>
-          `${v.id}: ${v.nodes.map((n) => `${n.target.join(' ')} ${n.failureSummary}`).join('; ')}`,
-      ),
-      `${state}, ${colorScheme}`,
-    ).to.deep.equal([]);
-  }
-  if (emulated) await emulateMedia({ colorScheme: 'light' });
+function audit(root: Element, state: string): Promise<void> {
+  return auditInBothSchemes(root, state);
 }
 
 describe('<file-uploader image-editor>', () => {
