@@ -1,4 +1,4 @@
-// The element tests in Firefox and WebKit (issue #57: the editor works beyond Chromium),
+// Element tests in Firefox and WebKit (issue #57: the editor works beyond Chromium),
 // with Debian's browsers only: Playwright's own Firefox and WebKit builds cannot be
 // downloaded on this project's machines. `npm run test:browser:cross`, after
 // test/helpers/ensure-cross-browsers.ts has installed them.
@@ -13,10 +13,24 @@ import { FIREFOX_PATH } from './test/helpers/ensure-cross-browsers.ts';
 import { MINIBROWSER, startWebKitDriver } from './test/helpers/webkit-driver.ts';
 import { bundleTests, filehostService } from './test/helpers/wtr-plugins.ts';
 
-/** The element tests that pass in both; the others lean on Playwright-only commands. */
+/**
+ * The element tests that pass in both. The others call Playwright's own page API
+ * (test/helpers/wtr-plugins.ts: network faults, touch, file pickers), or fail in WebKitGTK:
+ * file-uploader-images.test.ts (WebKit's canvas writes no WebP: the shrunk image is PNG)
+ * and upload-engine/resume-memory.test.ts (one failed IndexedDB write loses the others).
+ */
 const CROSS_BROWSER_FILES = [
   'test/elements/image-editor.test.ts',
   'test/elements/localize.test.ts',
+  'test/elements/file-uploader-images-no-worker.test.ts',
+  'test/elements/row-groups.test.ts',
+  'test/elements/theme.test.ts',
+  'test/elements/upload-engine/connections.test.ts',
+  'test/elements/upload-engine/file-state.test.ts',
+  'test/elements/upload-engine/rejections.test.ts',
+  'test/elements/upload-engine/sign-step.test.ts',
+  'test/elements/upload-engine/upload-engine.test.ts',
+  'test/elements/upload-engine/upload-rate.test.ts',
 ];
 
 function named(launcher, name) {

@@ -50,7 +50,7 @@ const STAGES: Stage[] = [
     commands: [[...RUN_NODE_TESTS, '--scale', '--not-alone', 'test/server', 'test/client']],
   },
   { name: 'browser tests', commands: [['npm', 'run', '-s', 'test:browser']] },
-  // The editor's and the language tests in Firefox ESR and WebKitGTK, light and dark (#57).
+  // The editor's, the language and the engine's tests in Firefox ESR and WebKitGTK (#57).
   {
     name: 'browser tests, Firefox and WebKit',
     commands: [['npm', 'run', '-s', 'test:browser:cross']],
