@@ -11,11 +11,11 @@ import { testCounts } from './helpers/test-counts.js';
  * stage's output is held and printed as one block when it ends, headed by its name, result
  * and time, so the output reads as if they had run one after the other.
  *
- * What they share is made once, before them: the Debian packages and Chromium (installed one
- * after the other, apt takes one at a time), and one PostgreSQL and one Ceph RGW for every
- * stage (each test service still gets a fresh database and bucket). The test files tagged
- * `@runs-alone` (a timing that a busy machine would break) are left out of the stages and
- * run after all of them, by themselves.
+ * What they share is made once, before them: the Debian packages, Chromium, Firefox ESR and
+ * WebKitGTK (installed one after the other, apt takes one at a time), and one PostgreSQL and
+ * one Ceph RGW for every stage (each test service still gets a fresh database and bucket).
+ * The test files tagged `@runs-alone` (a timing that a busy machine would break) are left
+ * out of the stages and run after all of them, by themselves.
  *
  * The last line is the summary a CI reads: `N passed, N failed`, the tests of every stage
  * (a stage that failed without a failing test, the linter say, counts as one failure).
@@ -33,6 +33,7 @@ interface Stage {
 const PREPARE: string[][] = [
   ['npx', 'tsx', 'test/helpers/test-servers.ts'],
   ['npx', 'tsx', 'test/helpers/ensure-browser.ts'],
+  ['npx', 'tsx', 'test/helpers/ensure-cross-browsers.ts'],
 ];
 
 const STAGES: Stage[] = [
@@ -49,6 +50,11 @@ const STAGES: Stage[] = [
     commands: [[...RUN_NODE_TESTS, '--scale', '--not-alone', 'test/server', 'test/client']],
   },
   { name: 'browser tests', commands: [['npm', 'run', '-s', 'test:browser']] },
+  // The editor's, the language and the engine's tests in Firefox ESR and WebKitGTK (#57).
+  {
+    name: 'browser tests, Firefox and WebKit',
+    commands: [['npm', 'run', '-s', 'test:browser:cross']],
+  },
   {
     name: 'end to end, and Node 24',
     commands: [

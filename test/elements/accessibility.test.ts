@@ -1,6 +1,5 @@
 import { aTimeout, expect, fixture, html, waitUntil } from '@open-wc/testing';
-import { emulateMedia, sendKeys } from '@web/test-runner-commands';
-import axe from 'axe-core';
+import { sendKeys } from '@web/test-runner-commands';
 import '../../src/index.js';
 import { FilehostClient } from '../../src/client/client.js';
 import type { FileListElement } from '../../src/elements/file-list/file-list.js';
@@ -8,6 +7,7 @@ import type { FileUploaderElement } from '../../src/elements/file-uploader/file-
 import { registerTranslation } from '../../src/elements/shared/localize.js';
 import de from '../../src/locales/de.js';
 import { rememberUpload } from '../helpers/remembered-upload.js';
+import { auditInBothSchemes } from './axe-audit.js';
 import { file, network, next, pick, project } from './helpers.js';
 
 registerTranslation(de);
@@ -18,26 +18,12 @@ type Project = Awaited<ReturnType<typeof project>>;
  * axe-core (pinned) on the element in light and dark: zero violations of any rule it runs,
  * each named with the nodes it found, so a failure says what to fix.
  */
-async function audit(element: HTMLElement, state: string): Promise<void> {
-  // A page that follows the scheme, as a dark page is dark behind the element too.
-  document.documentElement.style.colorScheme = 'light dark';
-  document.body.style.background = 'Canvas';
-  document.body.style.color = 'CanvasText';
-  for (const colorScheme of ['light', 'dark'] as const) {
-    await emulateMedia({ colorScheme });
-    await (element as HTMLElement & { updateComplete: Promise<unknown> }).updateComplete;
-    // Let transitions (the drop zone's colours) settle before contrast is measured.
-    await aTimeout(250);
-    const { violations } = await axe.run(element);
-    expect(
-      violations.map(
-        (v) =>
-          `${v.id}: ${v.nodes.map((n) => `${n.target.join(' ')} ${n.failureSummary}`).join('; ')}`,
-      ),
-      `${state}, ${colorScheme}`,
-    ).to.deep.equal([]);
-  }
-  await emulateMedia({ colorScheme: 'light' });
+function audit(element: HTMLElement, state: string): Promise<void> {
+  return auditInBothSchemes(
+    element,
+    state,
+    () => (element as HTMLElement & { updateComplete: Promise<unknown> }).updateComplete,
+  );
 }
 
 async function uploader(p: Project, lang = 'en'): Promise<FileUploaderElement> {

@@ -50,6 +50,12 @@ describe('languages', () => {
     );
   });
 
+  it('a tag Intl cannot read (lang="en_US", as pages write it) draws in English, numbers too', async () => {
+    const { uploader } = await pair('en_US');
+    expect(browseText(uploader)).to.equal('choose files');
+    expect(uploader.shadowRoot?.querySelector('.hint')?.textContent).to.contain('1.5 MB');
+  });
+
   it('falls back from a region to its language, and from an unknown language to English', async () => {
     const swiss = await pair('de-CH');
     expect(browseText(swiss.uploader)).to.equal('Dateien auswählen');

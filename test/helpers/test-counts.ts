@@ -9,11 +9,17 @@ export function testCounts(output: string): { passed: number; failed: number } {
     if (what === 'pass') passed += Number(count);
     else failed += Number(count);
   }
-  // @web/test-runner's progress line: "Chromium: |████| 40/40 test files | 312 passed, 0 failed".
-  const browser = [...text.matchAll(/test files \| (\d+) passed, (\d+) failed/g)].at(-1);
-  if (browser) {
-    passed += Number(browser[1]);
-    failed += Number(browser[2]);
+  // @web/test-runner's progress line: "Chromium: |████| 40/40 test files | 312 passed, 0 failed",
+  // one per browser (the cross-browser run has four), the last of each the final count.
+  const byBrowser = new Map<string, [number, number]>();
+  for (const [, name, pass, fail] of text.matchAll(
+    /^([^\n|]+?):\s*\|[^\n]*test files \| (\d+) passed, (\d+) failed/gm,
+  )) {
+    byBrowser.set(name as string, [Number(pass), Number(fail)]);
+  }
+  for (const [pass, fail] of byBrowser.values()) {
+    passed += pass;
+    failed += fail;
   }
   return { passed, failed };
 }

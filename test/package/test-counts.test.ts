@@ -32,6 +32,21 @@ describe("npm test's counts", () => {
     assert.deepEqual(testCounts(output), { passed: 300, failed: 1 });
   });
 
+  it("adds up the last progress line of each browser (the cross-browser run's four)", () => {
+    const line = (browser: string, passed: number, failed: number) =>
+      `\u001b[2K\u001b[G${browser}: |████| 2/2 test files | ${passed} passed, ${failed} failed`;
+    const output = [
+      line('Firefox ESR (light)', 5, 0),
+      line('WebKitGTK (dark)', 1, 0),
+      line('Firefox ESR (light)', 13, 0),
+      line('Firefox ESR (dark)', 12, 1),
+      line('WebKitGTK (light)', 13, 0),
+      line('WebKitGTK (dark)', 13, 0),
+      'Finished running tests in 49.7s with 1 failed tests.',
+    ].join('\n');
+    assert.deepEqual(testCounts(output), { passed: 51, failed: 1 });
+  });
+
   it('counts nothing in a stage without tests (the linter): its exit code decides', () => {
     assert.deepEqual(testCounts('Checked 458 files in 5s. No fixes applied.\n'), {
       passed: 0,

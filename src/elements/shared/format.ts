@@ -5,12 +5,19 @@
  * and kept.
  */
 export function localeOf(element: Element): string {
-  const tagged = element.closest('[lang]')?.getAttribute('lang');
-  if (tagged) return tagged;
-  if (typeof document !== 'undefined' && document.documentElement.lang) {
-    return document.documentElement.lang;
+  // Intl throws on a tag it cannot read, and pages and browsers do give such tags
+  // (`lang="en_US"`; WebKit says "C" under a POSIX locale): English then.
+  try {
+    return (
+      Intl.getCanonicalLocales(
+        element.closest('[lang]')?.getAttribute('lang') ||
+          document.documentElement.lang ||
+          navigator.language,
+      )[0] ?? 'en'
+    );
+  } catch {
+    return 'en';
   }
-  return typeof navigator !== 'undefined' ? navigator.language : 'en';
 }
 
 const cache = new Map<string, unknown>();
