@@ -8,13 +8,12 @@ export function localeOf(element: Element): string {
   // Intl throws on a tag it cannot read, and pages and browsers do give such tags
   // (`lang="en_US"`; WebKit says "C" under a POSIX locale): English then.
   try {
-    return (
-      Intl.getCanonicalLocales(
-        element.closest('[lang]')?.getAttribute('lang') ||
-          document.documentElement.lang ||
-          navigator.language,
-      )[0] ?? 'en'
-    );
+    // The tag in its canonical form (an empty one throws, and is English too).
+    return `${new Intl.Locale(
+      element.closest<HTMLElement>('[lang]')?.lang ||
+        document.documentElement.lang ||
+        navigator.language,
+    )}`;
   } catch {
     return 'en';
   }
