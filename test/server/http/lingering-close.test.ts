@@ -122,16 +122,29 @@ describe('an early answer reaches a client whose connection closes after it', ()
 });
 
 describe('a client that keeps sending a refused body past the bound', () => {
-  // Bounded: a wait that never ends would hold the whole run (once seen in CI under heavy
-  // load: 18 minutes, the service alive and idle); a failure names what it waited for.
+  // Bounded: a wait that never ends would hold the whole run (seen twice in CI under heavy
+  // load, 13 and 18 minutes, the service alive and idle); a failure names what it waited
+  // for. Should the test time out, its body's `finally` never runs: the service and the
+  // socket are ended here instead, or this file's process would wait on them for ever.
+  let spawned: Awaited<ReturnType<typeof spawnService>> | undefined;
+  let client: ReturnType<typeof connect> | undefined;
+  after(() => {
+    client?.destroy();
+    if (spawned && spawned.process.exitCode === null && spawned.process.signalCode === null)
+      spawned.process.kill('SIGKILL');
+  });
   it('is cut off, and the log says so', { timeout: 120_000 }, async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'filehost-linger-'));
     const service = await spawnService({ FILEHOST_DATA_DIR: dataDir });
+    spawned = service;
     try {
       const url = new URL(service.apiUrl);
       // Half-open allowed: this client goes on sending after the service's FIN, as a client
       // that ignores the answer would.
       const socket = connect({ port: Number(url.port), host: '127.0.0.1', allowHalfOpen: true });
+      client = socket;
+      // A socket on which nothing moves for a minute is ended: `closed` then settles.
+      socket.setTimeout(60_000, () => socket.destroy(new Error('no progress for 60 s')));
       let answered = '';
       socket.setEncoding('latin1');
       socket.on('data', (chunk: string) => {
