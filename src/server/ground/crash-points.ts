@@ -12,7 +12,9 @@ export type CrashPoint =
   // An event committed with its change, before any attempt to deliver it.
   | 'event:recorded'
   // `admin backup`: every byte copied, the manifest not written yet.
-  | 'backup:copied';
+  | 'backup:copied'
+  // A tus upload's last byte recorded, the upload not finished yet.
+  | 'tus:last-byte';
 
 const armed = process.env.FILEHOST_CRASH_AT;
 

@@ -19,6 +19,7 @@ import { toFileRecord } from '../rules/records.js';
 import { validateSignEntry } from '../uploads/sign-entry.js';
 import {
   createTusUpload,
+  finishTusUpload,
   receiveTusPatch,
   type TusPatch,
   type TusProgress,
@@ -151,14 +152,24 @@ async function head(
   request: UploadRequest,
   reply: FastifyReply,
 ): Promise<void> {
-  const { upload } = await reachUpload(ctx, request);
+  const { caller, upload } = await reachUpload(ctx, request);
   const { row, state } = upload;
+  // Every byte arrived but the upload was never finished (the instance was killed between
+  // the last byte and `ready`): a client told `Upload-Offset` = `Upload-Length` sends no
+  // more PATCH, so it is finished here, as the last PATCH would have (or refused as it).
+  const file =
+    row.status === 'ready'
+      ? toFileRecord(ctx, row)
+      : state?.offset === row.size
+        ? await whileServiceWorks(request, () => finishTusUpload(ctx, caller, upload))
+        : undefined;
   reply
     .code(200)
     .header('Cache-Control', 'no-store')
     .header('Upload-Offset', String(state?.offset ?? row.size))
     .header('Upload-Length', String(row.size));
-  if (row.status === 'pending') reply.header('Upload-Expires', httpDate(row.expiresAt as number));
+  if (file) fileHeaders(reply, file);
+  else reply.header('Upload-Expires', httpDate(row.expiresAt as number));
   reply.send();
 }
 

@@ -3,6 +3,7 @@ import type { FileRecord } from '../../api/types.js';
 import type { FileRow, TusUploadState } from '../db/metadata-store.js';
 import { fileEvent } from '../events/file-events.js';
 import { removeFile } from '../files/remove.js';
+import { crashPoint } from '../ground/crash-points.js';
 import { fail } from '../ground/errors.js';
 import { constantTimeEqual, hashKey } from '../ground/secrets.js';
 import type { IngestContext } from '../ingest/ingest-context.js';
@@ -194,6 +195,7 @@ export async function receiveTusPatch(
       await ctx.blobs.deleteDerivedObject(row.id, partialName(patch.offset)).catch(() => {});
     }
     if (offset < row.size) return { offset, expiresAt };
+    crashPoint('tus:last-byte');
     return { offset, file: await finishTusUpload(ctx, caller, upload) };
   } finally {
     clearInterval(renewal);

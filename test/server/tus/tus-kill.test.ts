@@ -85,4 +85,54 @@ describe('tus: resume after kill -9 of the service', () => {
     const served = Buffer.from(await (await fetch(record.url as string)).arrayBuffer());
     assert.ok(served.equals(bytes), 'the file holds exactly the bytes sent');
   });
+
+  it('finishes an upload whose last byte arrived just before the kill, when the client comes back', async () => {
+    const bytes = Buffer.from(patternBytes(6 * MiB + 5, 3));
+    // The test before leaves its service running on the same data directory.
+    if (service && service.process.exitCode === null && service.process.signalCode === null) {
+      service.process.kill('SIGKILL');
+      await service.exited;
+    }
+    // Killed after the last byte is recorded, before the upload is finished.
+    service = await spawnService({ ...env, FILEHOST_CRASH_AT: 'tus:last-byte' });
+    const first = service;
+    const headers = { Authorization: `Bearer ${first.secretKey}` };
+    const tus = { ...headers, 'Tus-Resumable': '1.0.0' };
+    const b64 = (text: string) => Buffer.from(text).toString('base64');
+    const created = await fetch(`${first.apiUrl}/v1/tus`, {
+      method: 'POST',
+      headers: {
+        ...tus,
+        'Upload-Length': String(bytes.length),
+        'Upload-Metadata': `filename ${b64('whole.bin')},filetype ${b64('application/octet-stream')}`,
+      },
+    });
+    assert.equal(created.status, 201, await created.text());
+    const url = created.headers.get('location') as string;
+    // Every byte in one PATCH: the service dies before it answers.
+    await assert.rejects(
+      fetch(url, {
+        method: 'PATCH',
+        headers: {
+          ...tus,
+          'Content-Type': 'application/offset+octet-stream',
+          'Upload-Offset': '0',
+        },
+        body: bytes,
+      }),
+    );
+    assert.equal((await first.exited).signal, 'SIGKILL', 'killed at the crash point');
+
+    service = await spawnService(env);
+    // tus-js-client resumes: HEAD says every byte is there, so it sends no PATCH; the
+    // service finishes the upload then, and names the file on that HEAD.
+    const outcome = await tusUpload(bytes, { uploadUrl: url, chunkSize: 8 * MiB, headers });
+    assert.ok(outcome.fileId, outcome.body);
+    const record = await json<FileRecord>(
+      await fetch(`${service.apiUrl}/v1/files/${outcome.fileId}`, { headers }),
+    );
+    assert.equal(record.status, 'ready');
+    const served = Buffer.from(await (await fetch(record.url as string)).arrayBuffer());
+    assert.ok(served.equals(bytes), 'the file holds exactly the bytes sent');
+  });
 });
