@@ -1,9 +1,10 @@
 // @deployments embedded scale (also run on PostgreSQL + S3: `npm run test:scale`)
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import type { Server } from 'node:http';
+import { request as httpRequest, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
-import type { UploadResponse } from '../../../src/api/types.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { UploadBatchResponse, UploadResponse } from '../../../src/api/types.js';
 import { ApiError, blobSource, FilehostClient } from '../../../src/client/index.js';
 import { EICAR, startClamd, type TestClamd } from '../../helpers/clamd.js';
 import { solidImage } from '../../helpers/images.js';
@@ -235,7 +236,95 @@ describe('metrics on their own port', () => {
     );
     assert.equal(sampleValue(after, 'filehost_variant_encodes', { state: 'queued' }), 0);
   });
+
+  it('count each file of a batch upload by its own outcome, a batch broken off included', async () => {
+    const uploads = async () => (await scrape(t.service.metricsUrl as string)).samples;
+    const batch = (entries: { size: number }[], bodies: Uint8Array<ArrayBuffer>[]) => {
+      const form = new FormData();
+      form.append(
+        'files',
+        JSON.stringify(entries.map((entry, index) => ({ name: `f${index}.bin`, ...entry }))),
+      );
+      for (const bytes of bodies) form.append('file', new Blob([bytes]), 'part');
+      return t.api('/v1/upload/batch', { method: 'POST', body: form });
+    };
+    let before = await uploads();
+    // One stored, one of the wrong size, one whose bytes never came: answered 200 per file.
+    const { results } = await json<UploadBatchResponse>(
+      await batch(
+        [{ size: 1000 }, { size: 10 }, { size: 500 }],
+        [patternBytes(1000, 1), patternBytes(12, 2)],
+      ),
+      200,
+    );
+    assert.deepEqual(
+      results.map((result) => result.file?.status ?? result.error?.code),
+      ['ready', 'size_mismatch', 'missing_file'],
+    );
+    let after = await uploads();
+    assert.equal(grew(before, after, 'filehost_uploads_total', { outcome: 'ready' }), 1);
+    assert.equal(grew(before, after, 'filehost_uploads_total', { outcome: 'refused' }), 2);
+    assert.equal(grew(before, after, 'filehost_uploads_total', { outcome: 'failed' }), 0);
+
+    // Refused whole once its two files were reserved (more parts than entries): both refused.
+    before = after;
+    const extra = await batch(
+      [{ size: 100 }, { size: 100 }],
+      [1, 2, 3].map((seed) => patternBytes(100, seed)),
+    );
+    assert.equal(extra.status, 400);
+    await extra.arrayBuffer();
+    after = await uploads();
+    assert.equal(grew(before, after, 'filehost_uploads_total', { outcome: 'refused' }), 2);
+    assert.equal(grew(before, after, 'filehost_uploads_total', { outcome: 'ready' }), 0);
+
+    // The connection cut half-way through the second file: both files failed.
+    before = after;
+    await cutBatch(t, [patternBytes(4000, 1)], 100_000);
+    const failed = async () =>
+      grew(before, await uploads(), 'filehost_uploads_total', { outcome: 'failed' });
+    for (let tries = 0; tries < 100 && (await failed()) < 2; tries++) await sleep(100);
+    after = await uploads();
+    assert.equal(grew(before, after, 'filehost_uploads_total', { outcome: 'failed' }), 2);
+    assert.equal(grew(before, after, 'filehost_uploads_total', { outcome: 'refused' }), 0);
+  });
 });
+
+/**
+ * Sends a batch of `whole` files and one more of `cutSize` bytes, and cuts the connection
+ * 5,000 bytes into the last one.
+ */
+async function cutBatch(t: TestService, whole: Uint8Array[], cutSize: number): Promise<void> {
+  const boundary = 'cutcutcut';
+  const part = (index: number) =>
+    `\r\n--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="f${index}.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`;
+  const entries = [...whole.map((bytes) => bytes.length), cutSize].map((size, index) => ({
+    name: `f${index}.bin`,
+    size,
+  }));
+  const head = Buffer.concat([
+    Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="files"\r\n\r\n${JSON.stringify(entries)}`,
+    ),
+    ...whole.flatMap((bytes, index) => [Buffer.from(part(index)), bytes]),
+    Buffer.from(part(whole.length)),
+    patternBytes(5000, 2),
+  ]);
+  await new Promise<void>((resolve) => {
+    const request = httpRequest(t.apiUrl, {
+      method: 'POST',
+      path: '/v1/upload/batch',
+      headers: {
+        Authorization: `Bearer ${t.secretKey}`,
+        'Content-Type': `multipart/form-data; boundary=${boundary}`,
+        'Content-Length': String(head.length + cutSize),
+      },
+    });
+    request.on('error', () => resolve());
+    request.on('close', () => resolve());
+    request.write(head, () => setTimeout(() => request.destroy(), 200));
+  });
+}
 
 describe('FILEHOST_METRICS_HOST', () => {
   it('binds the metrics port to that address only', async () => {
