@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { request as httpRequest, type Server } from 'node:http';
+import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { UploadBatchResponse, UploadResponse } from '../../../src/api/types.js';
@@ -289,6 +290,56 @@ describe('metrics on their own port', () => {
     assert.equal(grew(before, after, 'filehost_uploads_total', { outcome: 'refused' }), 0);
   });
 });
+
+describe('answers of the HTTP parser', () => {
+  let t: TestService;
+  before(async () => {
+    t = await startTestService({ FILEHOST_METRICS_PORT: '0' });
+  });
+  after(() => t.close());
+
+  it("count 414, 431 and 400 answers to bytes Node's parser refused, on both servers", async () => {
+    const before = (await scrape(t.service.metricsUrl as string)).samples;
+    for (const base of [t.apiUrl, t.cdnUrl]) {
+      for (const [payload, status] of [
+        [`GET /${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`, 414],
+        [`HEAD /x HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`, 431],
+        ['GET /x HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n', 400],
+      ] as const) {
+        assert.match(await rawAnswer(base, payload), new RegExp(`^HTTP/1\\.1 ${status} `));
+      }
+    }
+    const after = (await scrape(t.service.metricsUrl as string)).samples;
+    for (const server of ['api', 'cdn']) {
+      const counted = (status: string, method: string) =>
+        grew(before, after, 'filehost_http_requests_total', {
+          server,
+          route: 'unmatched',
+          method,
+          status,
+        });
+      assert.equal(counted('414', 'GET'), 1, server);
+      assert.equal(counted('431', 'HEAD'), 1, server);
+      assert.equal(counted('400', 'GET'), 1, server);
+    }
+  });
+});
+
+/** The answer to `payload` written as is on a connection of its own to `url`'s host. */
+function rawAnswer(url: string, payload: string): Promise<string> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname === 'localhost' ? '127.0.0.1' : hostname);
+    let text = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk) => {
+      text += chunk;
+    });
+    socket.on('error', reject);
+    socket.on('close', () => resolve(text));
+    socket.end(payload);
+  });
+}
 
 /**
  * Sends a batch of `whole` files and one more of `cutSize` bytes, and cuts the connection
