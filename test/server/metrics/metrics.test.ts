@@ -1,13 +1,14 @@
 // @deployments embedded scale (also run on PostgreSQL + S3: `npm run test:scale`)
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { request as httpRequest, type Server } from 'node:http';
-import { connect } from 'node:net';
+import type { Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { UploadBatchResponse, UploadResponse } from '../../../src/api/types.js';
 import { ApiError, blobSource, FilehostClient } from '../../../src/client/index.js';
+import { answerToBytes } from '../../helpers/answer-to-bytes.js';
 import { EICAR, startClamd, type TestClamd } from '../../helpers/clamd.js';
+import { cutBatch } from '../../helpers/cut-batch.js';
 import { solidImage } from '../../helpers/images.js';
 import { type Sample, sampleValue, scrape } from '../../helpers/metrics-scrape.js';
 import { prometheusAvailable, promtoolCheck } from '../../helpers/prometheus.js';
@@ -281,7 +282,7 @@ describe('metrics on their own port', () => {
 
     // The connection cut half-way through the second file: both files failed.
     before = after;
-    await cutBatch(t, [patternBytes(4000, 1)], 100_000);
+    await cutBatch(t.apiUrl, t.secretKey, [patternBytes(4000, 1)], 100_000);
     const failed = async () =>
       grew(before, await uploads(), 'filehost_uploads_total', { outcome: 'failed' });
     for (let tries = 0; tries < 100 && (await failed()) < 2; tries++) await sleep(100);
@@ -306,7 +307,10 @@ describe('answers of the HTTP parser', () => {
         [`HEAD /x HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`, 431],
         ['GET /x HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n', 400],
       ] as const) {
-        assert.match(await rawAnswer(base, payload), new RegExp(`^HTTP/1\\.1 ${status} `));
+        assert.match(
+          (await answerToBytes(base, payload)).text,
+          new RegExp(`^HTTP/1\\.1 ${status} `),
+        );
       }
     }
     const after = (await scrape(t.service.metricsUrl as string)).samples;
@@ -324,58 +328,6 @@ describe('answers of the HTTP parser', () => {
     }
   });
 });
-
-/** The answer to `payload` written as is on a connection of its own to `url`'s host. */
-function rawAnswer(url: string, payload: string): Promise<string> {
-  const { hostname, port } = new URL(url);
-  return new Promise((resolve, reject) => {
-    const socket = connect(Number(port), hostname === 'localhost' ? '127.0.0.1' : hostname);
-    let text = '';
-    socket.setEncoding('utf8');
-    socket.on('data', (chunk) => {
-      text += chunk;
-    });
-    socket.on('error', reject);
-    socket.on('close', () => resolve(text));
-    socket.end(payload);
-  });
-}
-
-/**
- * Sends a batch of `whole` files and one more of `cutSize` bytes, and cuts the connection
- * 5,000 bytes into the last one.
- */
-async function cutBatch(t: TestService, whole: Uint8Array[], cutSize: number): Promise<void> {
-  const boundary = 'cutcutcut';
-  const part = (index: number) =>
-    `\r\n--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="f${index}.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`;
-  const entries = [...whole.map((bytes) => bytes.length), cutSize].map((size, index) => ({
-    name: `f${index}.bin`,
-    size,
-  }));
-  const head = Buffer.concat([
-    Buffer.from(
-      `--${boundary}\r\nContent-Disposition: form-data; name="files"\r\n\r\n${JSON.stringify(entries)}`,
-    ),
-    ...whole.flatMap((bytes, index) => [Buffer.from(part(index)), bytes]),
-    Buffer.from(part(whole.length)),
-    patternBytes(5000, 2),
-  ]);
-  await new Promise<void>((resolve) => {
-    const request = httpRequest(t.apiUrl, {
-      method: 'POST',
-      path: '/v1/upload/batch',
-      headers: {
-        Authorization: `Bearer ${t.secretKey}`,
-        'Content-Type': `multipart/form-data; boundary=${boundary}`,
-        'Content-Length': String(head.length + cutSize),
-      },
-    });
-    request.on('error', () => resolve());
-    request.on('close', () => resolve());
-    request.write(head, () => setTimeout(() => request.destroy(), 200));
-  });
-}
 
 describe('FILEHOST_METRICS_HOST', () => {
   it('binds the metrics port to that address only', async () => {
