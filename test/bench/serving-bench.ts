@@ -27,7 +27,8 @@
  * `BENCH_METRICS=1` measures what Prometheus metrics cost the CDN instead (embedded): the
  * service and the service with its cache off, each beside the same with `FILEHOST_METRICS_PORT`
  * set and scraped every second, the ratios per run (metrics on / off) and the CPU time per
- * request of each.
+ * request of each. Every run starts the four services afresh (and warms them up), so the
+ * median of the runs is over several processes of each side, not one.
  */
 import { execFileSync } from 'node:child_process';
 import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -91,6 +92,11 @@ interface Setup {
   contenders: Contender[];
   /** The names ratios are printed against (the first is the README's "vs nginx"). */
   baselines: string[];
+  /**
+   * When given, called before every run but the first: the contenders in new processes (their
+   * `urls` and `pids` updated in place), so that no one process's luck lasts a whole bench.
+   */
+  renew?(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -208,45 +214,56 @@ async function metricsContenders(
   dir: string,
   files: Record<string, Uint8Array<ArrayBuffer>>,
 ): Promise<Setup> {
-  const scrapers: { stop(): Promise<void> }[] = [];
-  const start = async (name: string, cacheOff: boolean, metrics: boolean) => {
-    const scraped = metrics ? await metricsEnv() : null;
-    const running = await spawnService({
-      FILEHOST_DATA_DIR: join(dir, name.replaceAll(/\W+/g, '-')),
-      FILEHOST_LOG_LEVEL: 'error',
-      ...(cacheOff ? { FILEHOST_CDN_CACHE_MB: '0' } : {}),
-      ...scraped?.env,
-    });
-    if (scraped) scrapers.push(scrapeEverySecond(scraped.url));
-    return running;
-  };
   const plan: [string, boolean, boolean][] = [
     ['filehost', false, false],
     [WITH_METRICS, false, true],
     [NO_CACHE, true, false],
     [NO_CACHE_WITH_METRICS, true, true],
   ];
-  const services: ChildService[] = [];
-  const contenders: Contender[] = [];
-  for (const [name, cacheOff, metrics] of plan) {
-    const running = await start(name, cacheOff, metrics);
-    services.push(running);
-    const urls: Urls = {};
-    for (const [label, bytes] of Object.entries(files))
-      urls[label] = (await upload(running, bytes)).url;
-    contenders.push({ name, urls, pids: [running.process.pid ?? 0] });
-  }
+  const contenders: Contender[] = plan.map(([name]) => ({ name, urls: {}, pids: [] }));
+  let scrapers: { stop(): Promise<void> }[] = [];
+  let services: ChildService[] = [];
+  let generation = 0;
+  const startAll = async () => {
+    generation++;
+    for (const [index, [name, cacheOff, metrics]] of plan.entries()) {
+      const scraped = metrics ? await metricsEnv() : null;
+      const running = await spawnService({
+        FILEHOST_DATA_DIR: join(dir, `${name.replaceAll(/\W+/g, '-')}-${generation}`),
+        FILEHOST_LOG_LEVEL: 'error',
+        ...(cacheOff ? { FILEHOST_CDN_CACHE_MB: '0' } : {}),
+        ...scraped?.env,
+      });
+      services.push(running);
+      if (scraped) scrapers.push(scrapeEverySecond(scraped.url));
+      const urls: Urls = {};
+      for (const [label, bytes] of Object.entries(files))
+        urls[label] = (await upload(running, bytes)).url;
+      Object.assign(contenders[index] as Contender, { urls, pids: [running.process.pid ?? 0] });
+    }
+  };
+  const stopAll = async () => {
+    const scraped = await Promise.allSettled(scrapers.map((scraper) => scraper.stop()));
+    for (const running of services) {
+      running.process.kill('SIGTERM');
+      await running.exited;
+    }
+    scrapers = [];
+    services = [];
+    for (const result of scraped) if (result.status === 'rejected') throw result.reason;
+  };
+  await startAll();
   return {
     contenders,
     baselines: ['filehost', NO_CACHE],
-    async stop() {
-      const scraped = await Promise.allSettled(scrapers.map((scraper) => scraper.stop()));
-      for (const running of services) {
-        running.process.kill('SIGTERM');
-        await running.exited;
-      }
-      for (const result of scraped) if (result.status === 'rejected') throw result.reason;
+    // Each run in fresh processes: a process of the service can settle into a slower way of
+    // serving for its whole life (test/bench/README.md), which, kept across runs, would
+    // read as the cost of metrics whenever it befell one side.
+    async renew() {
+      await stopAll();
+      await startAll();
     },
+    stop: stopAll,
   };
 }
 
@@ -392,6 +409,11 @@ async function main(): Promise<void> {
       for (const contender of contenders)
         wrk(wrkPath, contender.urls[label] as string, contender.pids, 1);
       for (let run = 0; run < RUNS; run++) {
+        if (run > 0 && setup.renew) {
+          await setup.renew();
+          for (const contender of contenders)
+            wrk(wrkPath, contender.urls[label] as string, contender.pids, 1);
+        }
         for (let i = 0; i < contenders.length; i++) {
           const contender = contenders[(i + run) % contenders.length] as Contender;
           results
@@ -424,6 +446,13 @@ async function main(): Promise<void> {
       for (const [name, peer] of goalPairs) {
         const each = ratios(name, peer).map((ratio) => ratio.toFixed(2));
         console.log(`${label.padEnd(8)} per run: ${name} / ${peer}: ${each.join(' ')}`);
+        if (BENCH_METRICS) {
+          // CPU per request, the peer's over this one's (below 1: metrics cost CPU).
+          const cpu = of(name).map((r, run) => (of(peer)[run] as Measured).cpuMicros / r.cpuMicros);
+          console.log(
+            `${label.padEnd(8)} per run, CPU µs/request ${peer} / ${name}: ${cpu.map((ratio) => ratio.toFixed(2)).join(' ')} (median ${median(cpu).toFixed(2)})`,
+          );
+        }
       }
       // The README's rows: medians of the per-run ratios.
       const row = (measure: string, name: string, peer: string, target?: number): BenchRow => {

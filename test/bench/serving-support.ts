@@ -16,9 +16,13 @@ export function ensure(binary: string, pkg: string): string {
   return ensure(binary, pkg);
 }
 
-/** CPU time a process has used so far, in ms (`/proc/<pid>/stat`: utime and stime, in ticks of 10 ms). */
-export function cpuMs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+/**
+ * CPU time a process has used so far, in ms (`/proc/<pid>/stat`: utime and stime, in ticks
+ * of 10 ms); with `thread`, that thread's alone (the main thread's id is the process's).
+ */
+export function cpuMs(pid: number, thread?: number): number {
+  const path = thread === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${thread}/stat`;
+  const stat = readFileSync(path, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }

@@ -3,25 +3,8 @@ import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { SignResponse } from '../../src/api/types.js';
+import { answerToBytes } from '../helpers/answer-to-bytes.js';
 import { expectError, json, startTestService, type TestService } from '../helpers/service.js';
-
-/** Sends raw bytes and returns whatever the server answers before closing. */
-function rawExchange(url: string, payload: string | Buffer, options: { keepOpenMs?: number } = {}) {
-  const { hostname, port } = new URL(url);
-  return new Promise<{ text: string; closedAfterMs: number }>((resolve, reject) => {
-    const started = Date.now();
-    const socket = connect(Number(port), hostname === 'localhost' ? '127.0.0.1' : hostname);
-    let text = '';
-    socket.setEncoding('utf8');
-    socket.on('data', (chunk) => {
-      text += chunk;
-    });
-    socket.on('error', reject);
-    socket.on('close', () => resolve({ text, closedAfterMs: Date.now() - started }));
-    socket.write(payload);
-    if (options.keepOpenMs === undefined) socket.end();
-  });
-}
 
 describe('bad input: documented 4xx, never a 500, a hang or a kept half file', () => {
   let t: TestService;
@@ -37,7 +20,7 @@ describe('bad input: documented 4xx, never a 500, a hang or a kept half file', (
       'POST /v1/upload HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n',
       'POST /v1/upload HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n',
     ]) {
-      const { text } = await rawExchange(t.apiUrl, payload);
+      const { text } = await answerToBytes(t.apiUrl, payload);
       assert.match(text, /^HTTP\/1\.1 400 /, payload.slice(0, 60));
       const body = JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4));
       assert.equal(body.error.code, 'invalid_request');
@@ -49,7 +32,7 @@ describe('bad input: documented 4xx, never a 500, a hang or a kept half file', (
     // 201 must be the first answer (the parse error's 400 jumped ahead of it, so a stored
     // file was reported as a malformed request).
     const upload = `POST /v1/upload HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${t.secretKey}\r\nX-Filename: first.txt\r\nContent-Length: 5\r\n\r\nhello`;
-    const { text } = await rawExchange(t.apiUrl, `${upload}GARBAGE\r\n\r\n`, { keepOpenMs: 0 });
+    const { text } = await answerToBytes(t.apiUrl, `${upload}GARBAGE\r\n\r\n`, { keepOpenMs: 0 });
     assert.match(text, /^HTTP\/1\.1 201 /, text.slice(0, 80));
     const id = /"id":"([^"]+)"/.exec(text)?.[1];
     assert.ok(id, text);
@@ -60,13 +43,13 @@ describe('bad input: documented 4xx, never a 500, a hang or a kept half file', (
     for (const base of [t.apiUrl, t.cdnUrl]) {
       // Kept open until the server closes (Connection: close): Node drops a half-closed
       // connection before an answer that is still being made.
-      const expect = await rawExchange(
+      const expect = await answerToBytes(
         base,
         'GET /nothing-here HTTP/1.1\r\nHost: x\r\nExpect: x-unknown\r\nConnection: close\r\n\r\n',
         { keepOpenMs: 0 },
       );
       assert.match(expect.text, /^HTTP\/1\.1 404 /, expect.text.slice(0, 60));
-      const connect = await rawExchange(
+      const connect = await answerToBytes(
         base,
         'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n',
         { keepOpenMs: 0 },
@@ -82,15 +65,15 @@ describe('bad input: documented 4xx, never a 500, a hang or a kept half file', (
     const tooLarge = `GET /v1/files HTTP/1.1\r\nHost: x\r\nOrigin: ${origin}\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`;
     const malformed = `GET /v1/files HTTP/1.1\r\nHost: x\r\nOrigin: ${origin}\r\nBad Header\r\n\r\n`;
     for (const payload of [tooLarge, malformed]) {
-      const api = (await rawExchange(t.apiUrl, payload)).text;
+      const api = (await answerToBytes(t.apiUrl, payload)).text;
       assert.match(api, /^HTTP\/1\.1 4\d\d /);
       assert.match(api, new RegExp(`\r\nAccess-Control-Allow-Origin: ${origin}\r\n`));
       assert.match(api, /\r\nVary: Origin\r\n/);
-      const cdn = (await rawExchange(t.cdnUrl, payload)).text;
+      const cdn = (await answerToBytes(t.cdnUrl, payload)).text;
       assert.match(cdn, /\r\nAccess-Control-Allow-Origin: \*\r\n/);
     }
     // No Origin among the bytes: nothing to echo.
-    const none = (await rawExchange(t.apiUrl, `GET / HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n`))
+    const none = (await answerToBytes(t.apiUrl, `GET / HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n`))
       .text;
     assert.doesNotMatch(none, /Access-Control-Allow-Origin/i);
     assert.match(none, /\r\nVary: Origin\r\n/);
@@ -107,7 +90,7 @@ describe('bad input: documented 4xx, never a 500, a hang or a kept half file', (
           'headers_too_large',
         ],
       ] as const) {
-        const { text } = await rawExchange(base, payload);
+        const { text } = await answerToBytes(base, payload);
         assert.match(text, new RegExp(`^HTTP/1\\.1 ${status} `), `${base} ${payload.slice(0, 40)}`);
         const body = JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4));
         assert.equal(body.error.code, code);
@@ -149,7 +132,7 @@ describe('bad input: documented 4xx, never a 500, a hang or a kept half file', (
       ],
       [t.cdnUrl, 'GET /someid HTTP/1.1\r\nHost: x\r\nRange: bytes=0-1\r\nRange: bytes=2-3\r\n\r\n'],
     ] as const) {
-      const { text } = await rawExchange(base, payload);
+      const { text } = await answerToBytes(base, payload);
       assert.match(text, /^HTTP\/1\.1 400 /, payload.slice(0, 60));
       const body = JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4));
       assert.equal(body.error.code, 'invalid_request');
@@ -169,7 +152,7 @@ describe('bad input: documented 4xx, never a 500, a hang or a kept half file', (
       '',
       '',
     ].join('\r\n');
-    const { closedAfterMs } = await rawExchange(
+    const { closedAfterMs } = await answerToBytes(
       t.apiUrl,
       Buffer.concat([Buffer.from(head), Buffer.alloc(1000)]),
       {
@@ -197,7 +180,7 @@ describe('bad input: documented 4xx, never a 500, a hang or a kept half file', (
     ].join('\r\n');
     // Another form's file input (read past, not kept) that never finishes.
     const body = `--${boundary}\r\nContent-Disposition: form-data; name="other"; filename="o.bin"\r\n\r\n${'x'.repeat(500)}`;
-    await rawExchange(t.apiUrl, head + body, { keepOpenMs: 5_000 });
+    await answerToBytes(t.apiUrl, head + body, { keepOpenMs: 5_000 });
     // The handler saw the cut and cleaned up (it waited for an 'end' that never came).
     const deadline = Date.now() + 5_000;
     let receiving = await t.service.context.db.listReceiving(10);

@@ -120,7 +120,10 @@ const ROUTES: { [Id in ApiOperationId]: RouteEntry<Id> } = {
  * route table reads the few small JSON bodies (`ROUTES`).
  */
 export async function buildApiApp(ctx: ServiceContext): Promise<FastifyInstance> {
-  const app = Fastify({ ...serverOptions(ctx.config), loggerInstance: ctx.log });
+  const app = Fastify({
+    ...serverOptions(ctx.config, 'echo-origin', ctx.metrics?.http.parserRefusals('api')),
+    loggerInstance: ctx.log,
+  });
   answerInOurShape(app.server, ctx.log, ctx.config);
   watchBodyPace(app.server, { windowMs: ctx.config.bodyProgressWindowSeconds * 1000 });
   app.removeAllContentTypeParsers();

@@ -28,7 +28,7 @@ import { servableVariant } from './variant-response.js';
  * as they would answer it; they answer everything else.
  */
 export function buildCdnApp(ctx: ServiceContext): FastifyInstance {
-  const options = serverOptions(ctx.config, 'any-origin');
+  const options = serverOptions(ctx.config, 'any-origin', ctx.metrics?.http.parserRefusals('cdn'));
   const app = Fastify({
     ...options,
     loggerInstance: ctx.log,

@@ -22,6 +22,7 @@ import { REQUEST_ID_HEADER, requestIdOf } from './request-id.js';
 export function serverOptions(
   config: ServiceConfig,
   cors: RefusalCors = 'echo-origin',
+  parserRefused?: ParserRefusalCount,
 ): FastifyServerOptions {
   return {
     requestTimeout: 0,
@@ -38,7 +39,7 @@ export function serverOptions(
     routerOptions: { maxParamLength: 500 },
     // `request.ip` (rate limits) reads X-Forwarded-For only as far as the operator trusts it.
     ...(config.trustProxy === undefined ? {} : { trustProxy: trustProxy(config.trustProxy) }),
-    clientErrorHandler: (error, socket) => clientErrorHandler(error, socket, cors),
+    clientErrorHandler: (error, socket) => clientErrorHandler(error, socket, cors, parserRefused),
     frameworkErrors: (error, request, reply) => frameworkErrors(error, request, reply, cors),
   };
 }
@@ -133,11 +134,22 @@ function rawCors(received: Buffer | undefined, cors: RefusalCors): string {
 }
 
 /**
+ * Told of each answer written for bytes Node's parser refused (`400`, `414`, `431`), with the
+ * method the bytes began with (no route, no request object: metrics count it as `unmatched`).
+ */
+export type ParserRefusalCount = (status: number, method: string) => void;
+
+/**
  * Malformed HTTP (bad headers, bad framing, too much of either) never reaches a route; it
  * still gets the documented JSON error shape. Node reports a request line or headers past
  * its 16 KiB limit as one overflow: a first line that long is an over-long URL.
  */
-function clientErrorHandler(error: NodeJS.ErrnoException, socket: Socket, cors: RefusalCors): void {
+function clientErrorHandler(
+  error: NodeJS.ErrnoException,
+  socket: Socket,
+  cors: RefusalCors,
+  counted?: ParserRefusalCount,
+): void {
   if (error.code === 'ECONNRESET' || !socket.writable) {
     socket.destroy();
     return;
@@ -149,14 +161,15 @@ function clientErrorHandler(error: NodeJS.ErrnoException, socket: Socket, cors: 
   // flight is the one whose body is broken, its own answer is this error.)
   const inFlight = exchangesInFlight.get(socket);
   if (inFlight?.request.complete && !inFlight.response.writableFinished) {
-    inFlight.response.once('close', () => clientErrorHandler(error, socket, cors));
+    inFlight.response.once('close', () => clientErrorHandler(error, socket, cors, counted));
     return;
   }
-  const corsLines = rawCors(receivedBytes(error), cors);
+  const received = receivedBytes(error) ?? Buffer.alloc(0);
+  const corsLines = rawCors(received, cors);
   if (error.code === 'HPE_HEADER_OVERFLOW') {
-    const received = receivedBytes(error) ?? Buffer.alloc(0);
     const firstLineEnd = received.indexOf('\r\n');
     const longUrl = firstLineEnd < 0 || firstLineEnd > MAX_URL_BYTES;
+    counted?.(longUrl ? 414 : 431, methodOf(received));
     socket.end(
       longUrl
         ? rawError('414 URI Too Long', 'uri_too_long', ERROR_MESSAGES.uri_too_long, corsLines)
@@ -169,9 +182,16 @@ function clientErrorHandler(error: NodeJS.ErrnoException, socket: Socket, cors: 
     );
     return;
   }
+  counted?.(400, methodOf(received));
   socket.end(
     rawError('400 Bad Request', 'invalid_request', 'The HTTP request is malformed.', corsLines),
   );
+}
+
+/** The method the received bytes begin with (a metrics label maps any unknown one to `other`). */
+function methodOf(received: Buffer): string {
+  const space = received.indexOf(' ');
+  return received.toString('latin1', 0, space > 0 && space <= 16 ? space : 0);
 }
 
 /**

@@ -65,6 +65,15 @@ export class HttpTraffic {
     this.cell(server, route, method, status).observe(seconds);
   }
 
+  /**
+   * Counts the answers `server` writes for bytes Node's parser refused (a URL or headers past
+   * its limit, malformed framing): route `unmatched`, and a duration of 0, since no request
+   * began that the answer could be timed from.
+   */
+  parserRefusals(server: ServerName): (status: number, method: string) => void {
+    return (status, method) => this.answered(server, UNMATCHED_ROUTE, method, status, 0);
+  }
+
   cell(server: ServerName, route: string, method: string, status: number): HistogramCell {
     const byRoute = this.#cells[server];
     let byMethod = byRoute.get(route);

@@ -7,6 +7,7 @@ import { crashPoint } from '../ground/crash-points.js';
 import type { ServiceError } from '../ground/errors.js';
 import { ingestStored } from '../ingest/ingest.js';
 import type { IngestContext } from '../ingest/ingest-context.js';
+import type { UploadOutcome } from '../metrics/service-metrics.js';
 import { uploadFailure } from '../metrics/upload-outcome.js';
 import type { Caller } from '../rules/auth.js';
 import { reserveUploads } from '../rules/quota.js';
@@ -174,12 +175,20 @@ export async function makeReady(
   }
 }
 
-/** Every file of a batch that broke off (the body cut or malformed): none is kept. */
-export async function discardBatch(ctx: IngestContext, files: BatchFile[]): Promise<void> {
+/**
+ * Every file of a batch that broke off (the body cut, malformed or refused whole after its
+ * files were reserved): none is kept, and each is an upload that ended with `outcome`.
+ */
+export async function discardBatch(
+  ctx: IngestContext,
+  files: BatchFile[],
+  outcome: Exclude<UploadOutcome, 'ready' | 'expired'>,
+): Promise<void> {
   await Promise.all(
     files.map(async (file) => {
       await file.stored?.catch(() => undefined);
       await takeBack(ctx, file.row.id);
+      ctx.metrics?.upload(outcome);
     }),
   );
 }

@@ -12,7 +12,9 @@ import { DURATION_BUCKETS } from '../../../src/server/metrics/http-traffic.js';
 describe('CellHistogram', () => {
   it("prints what prom-client's Histogram prints for the same observations", async () => {
     const observation = fc.record({
-      route: fc.constantFrom('/:id', '/:id/*', 'unmatched'),
+      // A value to escape too (backslash, newline, double quote), as a label printed once per
+      // cell must be printed as prom-client prints it at every scrape.
+      route: fc.constantFrom('/:id', '/:id/*', 'unmatched', 'a"b\\c\nd'),
       status: fc.constantFrom('200', '206', '304', '404'),
       // Exactly on a bound, between bounds, past the last, and zero.
       seconds: fc.oneof(

@@ -3,9 +3,12 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
-import type { UploadResponse } from '../../../src/api/types.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { UploadBatchResponse, UploadResponse } from '../../../src/api/types.js';
 import { ApiError, blobSource, FilehostClient } from '../../../src/client/index.js';
+import { answerToBytes } from '../../helpers/answer-to-bytes.js';
 import { EICAR, startClamd, type TestClamd } from '../../helpers/clamd.js';
+import { cutBatch } from '../../helpers/cut-batch.js';
 import { solidImage } from '../../helpers/images.js';
 import { type Sample, sampleValue, scrape } from '../../helpers/metrics-scrape.js';
 import { prometheusAvailable, promtoolCheck } from '../../helpers/prometheus.js';
@@ -234,6 +237,95 @@ describe('metrics on their own port', () => {
       1,
     );
     assert.equal(sampleValue(after, 'filehost_variant_encodes', { state: 'queued' }), 0);
+  });
+
+  it('count each file of a batch upload by its own outcome, a batch broken off included', async () => {
+    const uploads = async () => (await scrape(t.service.metricsUrl as string)).samples;
+    const batch = (entries: { size: number }[], bodies: Uint8Array<ArrayBuffer>[]) => {
+      const form = new FormData();
+      form.append(
+        'files',
+        JSON.stringify(entries.map((entry, index) => ({ name: `f${index}.bin`, ...entry }))),
+      );
+      for (const bytes of bodies) form.append('file', new Blob([bytes]), 'part');
+      return t.api('/v1/upload/batch', { method: 'POST', body: form });
+    };
+    let before = await uploads();
+    // One stored, one of the wrong size, one whose bytes never came: answered 200 per file.
+    const { results } = await json<UploadBatchResponse>(
+      await batch(
+        [{ size: 1000 }, { size: 10 }, { size: 500 }],
+        [patternBytes(1000, 1), patternBytes(12, 2)],
+      ),
+      200,
+    );
+    assert.deepEqual(
+      results.map((result) => result.file?.status ?? result.error?.code),
+      ['ready', 'size_mismatch', 'missing_file'],
+    );
+    let after = await uploads();
+    assert.equal(grew(before, after, 'filehost_uploads_total', { outcome: 'ready' }), 1);
+    assert.equal(grew(before, after, 'filehost_uploads_total', { outcome: 'refused' }), 2);
+    assert.equal(grew(before, after, 'filehost_uploads_total', { outcome: 'failed' }), 0);
+
+    // Refused whole once its two files were reserved (more parts than entries): both refused.
+    before = after;
+    const extra = await batch(
+      [{ size: 100 }, { size: 100 }],
+      [1, 2, 3].map((seed) => patternBytes(100, seed)),
+    );
+    assert.equal(extra.status, 400);
+    await extra.arrayBuffer();
+    after = await uploads();
+    assert.equal(grew(before, after, 'filehost_uploads_total', { outcome: 'refused' }), 2);
+    assert.equal(grew(before, after, 'filehost_uploads_total', { outcome: 'ready' }), 0);
+
+    // The connection cut half-way through the second file: both files failed.
+    before = after;
+    await cutBatch(t.apiUrl, t.secretKey, [patternBytes(4000, 1)], 100_000);
+    const failed = async () =>
+      grew(before, await uploads(), 'filehost_uploads_total', { outcome: 'failed' });
+    for (let tries = 0; tries < 100 && (await failed()) < 2; tries++) await sleep(100);
+    after = await uploads();
+    assert.equal(grew(before, after, 'filehost_uploads_total', { outcome: 'failed' }), 2);
+    assert.equal(grew(before, after, 'filehost_uploads_total', { outcome: 'refused' }), 0);
+  });
+});
+
+describe('answers of the HTTP parser', () => {
+  let t: TestService;
+  before(async () => {
+    t = await startTestService({ FILEHOST_METRICS_PORT: '0' });
+  });
+  after(() => t.close());
+
+  it("count 414, 431 and 400 answers to bytes Node's parser refused, on both servers", async () => {
+    const before = (await scrape(t.service.metricsUrl as string)).samples;
+    for (const base of [t.apiUrl, t.cdnUrl]) {
+      for (const [payload, status] of [
+        [`GET /${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`, 414],
+        [`HEAD /x HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`, 431],
+        ['GET /x HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n', 400],
+      ] as const) {
+        assert.match(
+          (await answerToBytes(base, payload)).text,
+          new RegExp(`^HTTP/1\\.1 ${status} `),
+        );
+      }
+    }
+    const after = (await scrape(t.service.metricsUrl as string)).samples;
+    for (const server of ['api', 'cdn']) {
+      const counted = (status: string, method: string) =>
+        grew(before, after, 'filehost_http_requests_total', {
+          server,
+          route: 'unmatched',
+          method,
+          status,
+        });
+      assert.equal(counted('414', 'GET'), 1, server);
+      assert.equal(counted('431', 'HEAD'), 1, server);
+      assert.equal(counted('400', 'GET'), 1, server);
+    }
   });
 });
 

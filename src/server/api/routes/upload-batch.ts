@@ -12,6 +12,7 @@ import { orStalled, SlowBodyError, untilStalled } from '../../http/body-pace.js'
 import { verifiedBytes } from '../../http/content-digest.js';
 import { declaredBatch } from '../../http/declared-input.js';
 import { whileServiceWorks } from '../../http/service-busy.js';
+import { uploadFailure } from '../../metrics/upload-outcome.js';
 import type { Caller } from '../../rules/auth.js';
 import { MULTIPART_OVERHEAD, multipartError, renewWhileReceiving } from '../../rules/receiving.js';
 import {
@@ -92,8 +93,10 @@ export async function uploadBatchHandler(
     }
   } catch (error) {
     stopRenewing();
-    await discardBatch(ctx, files);
-    throw error instanceof ServiceError ? error : multipartError(error);
+    const answer = error instanceof ServiceError ? error : multipartError(error);
+    // A client gone mid-body lost its connection, whatever the parser made of the cut.
+    await discardBatch(ctx, files, request.raw.readableAborted ? 'failed' : uploadFailure(answer));
+    throw answer;
   }
   stopRenewing();
   if (files.length === 0) fail('missing_file', 'The body has no files field.');

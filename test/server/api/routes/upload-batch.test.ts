@@ -1,11 +1,11 @@
 // @deployments embedded scale (also run on PostgreSQL + S3: `npm run test:scale`)
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { request as httpRequest } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FileListResponse, UploadBatchResponse } from '../../../../src/api/types.js';
 import { bytesOfType } from '../../../helpers/bytes.js';
+import { cutBatch } from '../../../helpers/cut-batch.js';
 import {
   ALLOWED_ORIGIN,
   assertSameBytes,
@@ -210,35 +210,7 @@ describe('POST /v1/upload/batch', () => {
   it('keeps nothing of a request cut half-way', async () => {
     const before = await t.stored();
     const listedBefore = await listed();
-    const boundary = 'cutcutcut';
-    const first = patternBytes(4000, 1);
-    const head = Buffer.concat([
-      Buffer.from(
-        `--${boundary}\r\nContent-Disposition: form-data; name="files"\r\n\r\n${JSON.stringify([
-          { name: 'a.bin', size: first.length },
-          { name: 'b.bin', size: 100_000 },
-        ])}\r\n--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`,
-      ),
-      first,
-      Buffer.from(
-        `\r\n--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="b.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`,
-      ),
-      patternBytes(5000, 2),
-    ]);
-    await new Promise<void>((resolve) => {
-      const req = httpRequest(t.apiUrl, {
-        method: 'POST',
-        path: '/v1/upload/batch',
-        headers: {
-          Authorization: `Bearer ${t.secretKey}`,
-          'Content-Type': `multipart/form-data; boundary=${boundary}`,
-          'Content-Length': String(head.length + 200_000),
-        },
-      });
-      req.on('error', () => resolve());
-      req.on('close', () => resolve());
-      req.write(head, () => setTimeout(() => req.destroy(), 200));
-    });
+    await cutBatch(t.apiUrl, t.secretKey, [patternBytes(4000, 1)], 100_000);
     // The service learns of the cut and takes back what it had received.
     let stored = await t.stored();
     for (let i = 0; i < 50 && stored.length !== before.length; i++) {
