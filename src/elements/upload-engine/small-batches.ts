@@ -75,7 +75,7 @@ export class SmallBatches {
     const outcome: BatchOutcome = {
       sending: (sent) => {
         for (const item of sent) item.upload.step = null;
-        runs.redrawSoon();
+        runs.changed();
       },
       succeeded: (item, record) => {
         const file = uppy.getFile(item.id);
@@ -87,9 +87,9 @@ export class SmallBatches {
           item.upload.paused = false;
           uppy.setFileState(item.id, { error: null });
         }
-        runs.context.callbacks.progress(summary(file), record.size, record.size);
+        runs.callbacks.progress(summary(file), record.size, record.size);
         runs.succeeded(file, item.upload, record);
-        runs.redrawSoon();
+        runs.changed();
       },
       failed: (item, error) => {
         if (!current(item) || item.upload.abort?.signal.aborted) return;

@@ -81,16 +81,10 @@ export class UploadEngine {
     this.#host = host;
     this.#settings = settings;
     this.#callbacks = callbacks;
-    this.#runs = new UploadRuns(
-      {
-        host,
-        callbacks,
-        connections,
-        memory: () => this.#memory,
-        counted: (upload, bytes) => this.#counted(upload, bytes),
-      },
-      settings,
-    );
+    this.#runs = new UploadRuns(host, settings, callbacks, connections, {
+      memory: () => this.#memory,
+      counted: (upload, bytes) => this.#counted(upload, bytes),
+    });
     this.#batches = new SmallBatches(this.#runs, connections);
   }
 
@@ -102,17 +96,7 @@ export class UploadEngine {
       this.#destroyTimer = null;
     }
     const runs = this.#runs;
-    runs.uppy ??= createUppy(this.#settings, runs.uploads, {
-      prepare: runs.prepareFiles,
-      partUrl: (file) => runs.partUrl(file),
-      uploadState: (id, signal) => runs.uploadState(id, signal),
-      sent: (file) => runs.sent(file),
-      progress: (file, bytesUploaded, bytesTotal) =>
-        this.#callbacks.progress(summary(file), bytesUploaded, bytesTotal),
-      failed: (id, error) => runs.failed(id, error),
-      removed: (id) => runs.forget(id),
-      changed: () => runs.redrawSoon(),
-    });
+    runs.uppy ??= createUppy(this.#settings, runs.uploads, runs);
     this.#recall();
   }
 

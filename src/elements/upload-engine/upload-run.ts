@@ -20,7 +20,13 @@ import { loadPartSender } from './multipart-upload.js';
 import type { RememberedUploads } from './remembered-uploads.js';
 import { signJob } from './sign-step.js';
 import { forgetUpload, loadMemory, REMEMBER_AFTER_MS } from './upload-memory.js';
-import { type EngineUppy, QUIET_UPLOAD_BYTES, summary, type UFile } from './uppy-adapter.js';
+import {
+  type EngineUppy,
+  QUIET_UPLOAD_BYTES,
+  summary,
+  type UFile,
+  type UppyHooks,
+} from './uppy-adapter.js';
 
 /**
  * Uppy's state changes redraw the list at most this often. Progress bars glide between
@@ -42,11 +48,8 @@ const MANY_FILES = 12;
  */
 const HEARD = new Error('heard');
 
-/** What the runs need of the engine around them. */
+/** What the runs need of the engine around them besides its host, callbacks and connections. */
 export interface RunContext {
-  readonly host: UploadHost;
-  readonly callbacks: UploadCallbacks;
-  readonly connections: Connections;
   /** Uploads remembered before this page was loaded (null: none, or not looked at yet). */
   memory(): RememberedUploads | null;
   /** A file went up: it counts against its token's limits (`UploadEngine`). */
@@ -65,19 +68,33 @@ export interface RunContext {
  * Files added together share one Uppy run (see `startMany`), a retried one runs alone;
  * either way each file's PUTs, completion and failure are its own, so a large file never
  * holds up a small one and one file's failure never touches another's.
+ *
+ * The runs are what Uppy's steps and events drive (`UppyHooks`, see `uppy-adapter.ts`).
  */
-export class UploadRuns {
+export class UploadRuns implements UppyHooks {
   /** Our state of each file Uppy holds, by Uppy's file id. */
   readonly uploads = new Map<string, FileUpload>();
   uppy: EngineUppy | null = null;
   /** The element's settings as they are now (`UploadEngine.configure`). */
   settings: UploaderSettings;
-  readonly context: RunContext;
+  readonly #host: UploadHost;
+  readonly callbacks: UploadCallbacks;
+  readonly #connections: Connections;
+  readonly #context: RunContext;
   #redrawPending = false;
 
-  constructor(context: RunContext, settings: UploaderSettings) {
-    this.context = context;
+  constructor(
+    host: UploadHost,
+    settings: UploaderSettings,
+    callbacks: UploadCallbacks,
+    connections: Connections,
+    context: RunContext,
+  ) {
+    this.#host = host;
     this.settings = settings;
+    this.callbacks = callbacks;
+    this.#connections = connections;
+    this.#context = context;
   }
 
   /**
@@ -136,9 +153,9 @@ export class UploadRuns {
     // A file not yet signed goes where the element points now; a signed one stays put. (The
     // settings as a target: `configure` replaces them, never changes them.)
     if (!upload.plan) upload.target = this.settings;
-    if (upload.outcome === null) this.context.callbacks.started(summary(file));
+    if (upload.outcome === null) this.callbacks.started(summary(file));
     upload.outcome = 'running';
-    this.context.host.requestUpdate();
+    this.#host.requestUpdate();
     return true;
   }
 
@@ -156,7 +173,7 @@ export class UploadRuns {
     // An error in Uppy's eyes: its uploaders skip the file (a paused multi-part file must not
     // pass on to XHRUpload), and `retryUpload` clears it on resume. Shown as paused.
     this.uppy?.setFileState(id, { error: 'paused' });
-    this.context.host.requestUpdate();
+    this.#host.requestUpdate();
   }
 
   /** Carries on with a paused file, sending only what the service does not hold yet. */
@@ -190,7 +207,7 @@ export class UploadRuns {
    * when its step starts); a file of one part is waited for by XHRUpload when its turn comes
    * (`partUrl`), so the first of 200 small files is sent while the others are signed.
    */
-  prepareFiles = async (fileIDs: string[]): Promise<void> => {
+  prepare = async (fileIDs: string[]): Promise<void> => {
     const held = fileIDs.map((id) => {
       void this.#attempt(id);
       if ((this.uppy?.getFile(id)?.size ?? 0) <= MIN_PART_SIZE) return undefined;
@@ -238,7 +255,6 @@ export class UploadRuns {
     const abort = upload?.abort;
     if (!file || !upload || !abort) return;
     const { signal } = abort;
-    const { connections } = this.context;
     let sendStarted = () => {};
     // Resolved once the bytes may go (or the attempt ended without sending): never rejects.
     upload.prepared = new Promise((resolve) => {
@@ -251,8 +267,8 @@ export class UploadRuns {
     try {
       const { checksum, rememberUploads } = this.settings;
       const [sequence, job] = await Promise.all([
-        connections.sequenceFor(upload.target),
-        signJob(upload, file.data as File, this.context.memory(), checksum, signal),
+        this.#connections.sequenceFor(upload.target),
+        signJob(upload, file.data as File, this.#context.memory(), checksum, signal),
       ]);
       const record = await runSequence(
         sequence,
@@ -339,7 +355,7 @@ export class UploadRuns {
     const upload = this.uploads.get(id);
     const plan = upload?.plan;
     if (!upload || !plan) throw new Error(`No upload plan for ${id}`);
-    const client = await this.context.connections.clientFor(upload.target);
+    const client = await this.#connections.clientFor(upload.target);
     return client.getUpload(plan.uploadId, { signal, uploadToken: plan.uploadToken });
   }
 
@@ -349,9 +365,9 @@ export class UploadRuns {
     // whole file map.
     upload.record = record;
     upload.outcome = 'succeeded';
-    this.context.counted(upload, record.size);
+    this.#context.counted(upload, record.size);
     forgetUpload(upload);
-    this.context.callbacks.succeeded(summary(file), record);
+    this.callbacks.succeeded(summary(file), record);
     this.#maybeAllDone();
   }
 
@@ -372,7 +388,7 @@ export class UploadRuns {
   /** Records a failure of our own steps and tells Uppy, which marks the file failed. */
   fail(id: string, error: unknown, step: UploadStep): void {
     const cause = causeOf(error, step);
-    const failure = describeCause(cause, this.context.host);
+    const failure = describeCause(cause, this.#host);
     const upload = this.uploads.get(id);
     if (upload) {
       upload.cause = cause;
@@ -421,7 +437,7 @@ export class UploadRuns {
 
   /** A failure, worded: retried by itself, or left to the user. */
   #failed(id: string, upload: FileUpload, cause: FailureCause): void {
-    const { host } = this.context;
+    const host = this.#host;
     // Worded now (our steps worded it before the words may have been in).
     const failure = describeCause(cause, host);
     upload.failure = failure;
@@ -438,7 +454,7 @@ export class UploadRuns {
     // most REDRAW_INTERVAL_MS), or 200 small files finishing one by one would redraw 200
     // rows 200 times.
     host.requestUpdate();
-    if (file) this.context.callbacks.failed(summary(file), failure);
+    if (file) this.callbacks.failed(summary(file), failure);
     this.#maybeAllDone();
   }
 
@@ -474,12 +490,17 @@ export class UploadRuns {
     }
     // The end of a batch is drawn at once: `uploading` and the form's validity must be
     // current when the page hears `upload-complete`.
-    this.context.host.requestUpdate();
-    this.context.callbacks.allDone({ successful, failed });
+    this.#host.requestUpdate();
+    this.callbacks.allDone({ successful, failed });
+  }
+
+  /** Uppy's upload progress of a file, told to the page. */
+  progress(file: UFile, bytesUploaded: number, bytesTotal: number): void {
+    this.callbacks.progress(summary(file), bytesUploaded, bytesTotal);
   }
 
   /** Uppy removed a file: our record of it goes too. */
-  forget(id: string): void {
+  removed(id: string): void {
     const upload = this.uploads.get(id);
     if (!upload) return;
     this.uploads.delete(id);
@@ -487,18 +508,18 @@ export class UploadRuns {
     clearRetry(upload);
     if (upload.thumbnail) URL.revokeObjectURL(upload.thumbnail);
     if (upload.outcome !== null) this.#maybeAllDone();
-    this.context.host.requestUpdate();
+    this.#host.requestUpdate();
   }
 
-  /** Redraws soon (throttled): Uppy's state changes many times per file. */
-  redrawSoon(): void {
+  /** Uppy's state changed (many times per file): redrawn soon, at most so often. */
+  changed(): void {
     if (this.#redrawPending) return;
     this.#redrawPending = true;
     setTimeout(
       () => {
         requestAnimationFrame(() => {
           this.#redrawPending = false;
-          this.context.host.requestUpdate();
+          this.#host.requestUpdate();
         });
       },
       this.uploads.size > MANY_FILES ? MANY_FILES_REDRAW_INTERVAL_MS : REDRAW_INTERVAL_MS,
