@@ -296,8 +296,11 @@ export class UploadRuns implements UppyHooks {
       if (signal.aborted || error === HEARD) return;
       this.fail(id, error, step);
     } finally {
-      upload.step = null;
-      upload.sent = null;
+      // (A stopped attempt may end after the next one began: that one's state stays.)
+      if (upload.abort === abort) {
+        upload.step = null;
+        upload.sent = null;
+      }
       sendStarted();
     }
   }
