@@ -318,7 +318,6 @@ export class UploadRuns implements UppyHooks {
   ): Promise<void> {
     // Kept even if paused meanwhile: the resume goes on with this upload.
     upload.plan = plan;
-    upload.step = null;
     signal.throwIfAborted();
     const file = this.uppy?.getFile(id);
     if (!file) throw HEARD;
@@ -337,6 +336,8 @@ export class UploadRuns implements UppyHooks {
         ...(await blobDigestHeader(plan.checksum, file.data as Blob)),
       };
     }
+    // Signed: from here the file is Uppy's to show (uploading, once its bytes leave).
+    upload.step = null;
     sendStarted();
     await bytesIn;
     // A single part's ETag came back in the PUT answer; several parts' in the plan.
