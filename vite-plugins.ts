@@ -106,9 +106,9 @@ export function jsonThroughBundler(): Plugin {
  * Uppy's three CommonJS dependencies (`namespace-emitter`, `mime-match` and the `wildcard`
  * it requires), each one function assigned to `module.exports`, taken as the ES modules they
  * are in all but syntax: the engine chunk then carries no CommonJS wrappers and no helpers
- * to call them (about 0.3 KiB gzipped of the engine, measured with `npm run size`). Each
- * rewrite must find exactly what it replaces, so a new release of one of them stops the
- * build instead of slipping back to CommonJS unseen.
+ * to call them (what that saves: `npm run size`). Each rewrite must find exactly what it
+ * replaces, so a new release of one of them stops the build instead of slipping back to
+ * CommonJS unseen.
  */
 const COMMONJS_AS_ESM: Record<string, [from: string, to: string][]> = {
   'namespace-emitter/index.js': [['module.exports = function', 'export default function']],
