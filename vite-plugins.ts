@@ -101,3 +101,46 @@ export function jsonThroughBundler(): Plugin {
     },
   };
 }
+
+/**
+ * Uppy's three CommonJS dependencies (`namespace-emitter`, `mime-match` and the `wildcard`
+ * it requires), each one function assigned to `module.exports`, taken as the ES modules they
+ * are in all but syntax: the engine chunk then carries no CommonJS wrappers and no helpers
+ * to call them (what that saves: `npm run size`). Each rewrite must find exactly what it
+ * replaces, so a new release of one of them stops the build instead of slipping back to
+ * CommonJS unseen.
+ */
+const COMMONJS_AS_ESM: Record<string, [from: string, to: string][]> = {
+  'namespace-emitter/index.js': [['module.exports = function', 'export default function']],
+  'wildcard/index.js': [['module.exports = function', 'export default function']],
+  'mime-match/index.js': [
+    ["var wildcard = require('wildcard');", "import wildcard from 'wildcard';"],
+    ['module.exports = function', 'export default function'],
+  ],
+};
+
+export function commonJsAsEsm(): Plugin {
+  return {
+    name: 'filehost-commonjs-as-esm',
+    apply: 'build',
+    enforce: 'pre',
+    transform(code, id) {
+      const entry = Object.entries(COMMONJS_AS_ESM).find(([file]) =>
+        id.endsWith(`node_modules/${file}`),
+      );
+      if (!entry) return null;
+      const [file, rewrites] = entry;
+      let esm = code;
+      for (const [from, to] of rewrites) {
+        if (esm.split(from).length !== 2) {
+          throw new Error(`${file}: expected one "${from}" (a new release?): see commonJsAsEsm`);
+        }
+        esm = esm.replace(from, to);
+      }
+      if (/\bmodule\.exports\b|\brequire\(/.test(esm.replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, ''))) {
+        throw new Error(`${file}: CommonJS left after the rewrite: see commonJsAsEsm`);
+      }
+      return { code: esm, map: null, moduleType: 'js' };
+    },
+  };
+}

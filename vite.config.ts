@@ -1,6 +1,11 @@
 import { readdirSync } from 'node:fs';
 import { defineConfig } from 'vite';
-import { jsonThroughBundler, minifyTemplates, scriptTagFromSources } from './vite-plugins.js';
+import {
+  commonJsAsEsm,
+  jsonThroughBundler,
+  minifyTemplates,
+  scriptTagFromSources,
+} from './vite-plugins.js';
 
 /**
  * `npm start` serves the demo (`index.html`, `demo/`) with Vite on port 5173 (fixed: the
@@ -37,7 +42,7 @@ export default defineConfig(({ mode }) => ({
     strictPort: true,
   },
   clearScreen: false,
-  plugins: [jsonThroughBundler(), minifyTemplates(), scriptTagFromSources()],
+  plugins: [jsonThroughBundler(), commonJsAsEsm(), minifyTemplates(), scriptTagFromSources()],
   resolve: {
     alias: [
       // The Vue demo compiles its template in the browser, so it needs Vue's full build.

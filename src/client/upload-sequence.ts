@@ -40,6 +40,8 @@ export interface SequenceJob {
    * deleted) and may stop there by throwing; else a new upload is signed.
    */
   forgotten?: (error: ApiError) => void | Promise<void>;
+  /** A known upload signed by a batch call: completed by one too (`Signed.together`). */
+  together?: boolean;
   /** Each call of the sequence; default: once (the element retries whole attempts). */
   attempts?: Attempts;
   signal?: AbortSignal;
@@ -63,8 +65,8 @@ const once: Attempts = (call) => call();
  * resume a known upload or sign a new one (signs made close together go as one batch call,
  * through the endpoint's `UploadSession`), complete (batched the same way), and the cap of
  * `MAX_UNFINISHED_UPLOADS` uploads signed and not finished (the service caps anonymous
- * pending uploads per address). Sending the parts is the caller's (`sendParts` in the
- * client, Uppy in the element), between `prepare` and `finish`; so is remembering (a
+ * pending uploads per address). Their order is `runSequence`'s; sending the parts is the
+ * caller's (`sendParts` in the client, Uppy in the element), its `send` step; so is remembering (a
  * `ResumeStore`, IndexedDB), told through the job's hooks. Token renewal lives in the calls
  * themselves (`FilehostApi`'s `TokenSource`), which every step goes through.
  */
@@ -100,7 +102,7 @@ export class UploadSequence {
         const state = await attempts(() =>
           this.api.getUpload(known.id, { signal, uploadToken: known.token }),
         );
-        return { plan: planFromState(state, known.token), state, together: false };
+        return { plan: planFromState(state, known.token), state, together: job.together === true };
       } catch (error) {
         if (!(error instanceof ApiError && error.code === 'not_found')) throw error;
         await job.forgotten?.(error);
@@ -117,20 +119,21 @@ export class UploadSequence {
 }
 
 /**
- * A file's whole upload through `sequence`: a place among the pending uploads, `prepare`,
- * `send` (skipped when the service holds every byte already), `finish`. `signed` hears of a
- * new upload as soon as it is signed (to remember it). A function, not a method: the
- * element's engine, which drives the steps through Uppy, does not carry it.
+ * A file's whole upload through `sequence`, the one place that says the order of the steps:
+ * a place among the pending uploads, `prepare`, `send` (skipped when the service holds every
+ * byte already), `finish`. Both uploaders go by it: `FilehostClient.uploadFile` sends the parts
+ * itself, `<file-uploader>`'s engine hands them to Uppy's uploaders and waits for them.
+ * `signed` hears of a new upload as soon as it is signed (to remember it).
  */
 export async function runSequence(
   sequence: UploadSequence,
-  job: SequenceJob & { signed?: (plan: UploadPlan) => Promise<void> | void },
+  job: SequenceJob & { signed?: (plan: UploadPlan, together: boolean) => Promise<void> | void },
   send: (plan: UploadPlan) => Promise<void>,
 ): Promise<FileRecord> {
   const release = await sequence.pending();
   try {
     const { plan, state, together } = await sequence.prepare(job);
-    if (!state) await job.signed?.(plan);
+    if (!state) await job.signed?.(plan, together);
     const ready = state?.status === 'ready';
     if (!ready) await send(plan);
     return await sequence.finish(

@@ -1,6 +1,6 @@
 /**
  * The batch upload of small files added together: a chunk of its own, loaded by the engine
- * (`UploadEngine.#sendTogether`) the first time two or more small files arrive at once.
+ * (`SmallBatches`) the first time two or more small files arrive at once.
  */
 import { MAX_BATCH } from '../../api/limits.js';
 import type { FileRecord, UploadBatchEntry } from '../../api/types.js';

@@ -59,13 +59,13 @@ export interface FileUpload {
   unlock: (() => void) | null;
   /** Signed by a batch call (then completed by one too, even alone). */
   signedTogether: boolean;
-  /** The sign step of the attempt under way (it never rejects: failures are recorded). */
-  prepared: Promise<void> | null;
   /**
-   * Gives back its place among the uploads signed and not finished (held from its sign step
-   * until the attempt ends: complete answered, it failed, or it was stopped).
+   * The attempt under way reached its send step, or ended (it never rejects: failures are
+   * recorded).
    */
-  release: (() => void) | null;
+  prepared: Promise<void> | null;
+  /** Ends the send step of the attempt under way (set while Uppy's uploaders send it). */
+  sent: { resolve(): void; reject(reason: unknown): void } | null;
   /** Our own step under way, between Uppy's events. */
   step: 'preparing' | 'finishing' | null;
   /** How its upload went since the page last heard "all done"; null when it has not run. */
@@ -96,7 +96,7 @@ export function newFileUpload(
     unlock: null,
     signedTogether: false,
     prepared: null,
-    release: null,
+    sent: null,
     step: null,
     outcome: null,
     rate: null,

@@ -1,4 +1,5 @@
 import type { UploadPlan } from '../../client/upload-plan.js';
+import type { SequenceJob } from '../../client/upload-sequence.js';
 import { type Connections, signRequestFor } from './connections.js';
 import { LocalFailure } from './failure-cause.js';
 import { describeFailure } from './file-retries.js';
@@ -7,34 +8,27 @@ import type { ChecksumChoice } from './file-view.js';
 import type { RememberedUploads } from './remembered-uploads.js';
 import { forgetUpload } from './upload-memory.js';
 
-/** What the sign step of an attempt needs besides the file. */
-export interface SignStepContext {
-  connections: Connections;
-  /** Uploads remembered before this page was loaded (null: none, or not looked at yet). */
-  memory: RememberedUploads | null;
-  checksum: ChecksumChoice;
-  signal: AbortSignal;
-}
-
 /**
- * The sign step of a file's attempt: the plan it goes by. A new upload is signed (with the
- * files signed close to it, by the session); a retried one, or one remembered from before
- * a reload, learns which parts the service holds. `signed`: a new upload was signed now.
- * Failures are thrown, and retried a level up, where the user can see it happen.
+ * What an attempt's sign step goes by (`UploadSequence.prepare`): a new upload is signed
+ * (with the files signed close to it, by the session); a retried one, or one remembered
+ * from before a reload, learns which parts the service holds. Failures are thrown, and
+ * retried a level up, where the user can see it happen.
  */
-export async function signStep(
+export async function signJob(
   upload: FileUpload,
   file: File,
-  context: SignStepContext,
-): Promise<{ plan: UploadPlan; signed: boolean }> {
-  const { connections, memory, signal } = context;
-  const known = upload.plan
-    ? { id: upload.plan.uploadId, token: upload.plan.uploadToken }
-    : await memory?.recalled(upload, file);
-  const sequence = await connections.sequenceFor(upload.target);
-  const { plan, state, together } = await sequence.prepare({
-    request: () => signRequestFor(file, upload, context.checksum),
-    known,
+  /** Uploads remembered before this page was loaded (null: none, or not looked at yet). */
+  memory: RememberedUploads | null,
+  checksum: ChecksumChoice,
+  signal: AbortSignal,
+): Promise<SequenceJob> {
+  const { plan } = upload;
+  return {
+    request: () => signRequestFor(file, upload, checksum),
+    known: plan
+      ? { id: plan.uploadId, token: plan.uploadToken }
+      : await memory?.recalled(upload, file),
+    together: upload.signedTogether,
     forgotten: (error) => {
       // Remembered from before a reload, and expired or deleted since: said so, and
       // started afresh only if the user retries. Cancelled meanwhile: afresh at once.
@@ -48,7 +42,33 @@ export async function signStep(
       );
     },
     signal,
-  });
+  };
+}
+
+/** What the sign step of an attempt needs besides the file. */
+export interface SignStepContext {
+  connections: Connections;
+  /** Uploads remembered before this page was loaded (null: none, or not looked at yet). */
+  memory: RememberedUploads | null;
+  checksum: ChecksumChoice;
+  signal: AbortSignal;
+}
+
+/**
+ * The sign step alone, as an attempt's `runSequence` takes it (`UploadSequence.prepare` with
+ * `signJob`): the plan a file goes by. `signed`: a new upload was signed now (and
+ * `signedTogether` says whether by a batch call).
+ */
+export async function signStep(
+  upload: FileUpload,
+  file: File,
+  { connections, memory, checksum, signal }: SignStepContext,
+): Promise<{ plan: UploadPlan; signed: boolean }> {
+  const [sequence, job] = await Promise.all([
+    connections.sequenceFor(upload.target),
+    signJob(upload, file, memory, checksum, signal),
+  ]);
+  const { plan, state, together } = await sequence.prepare(job);
   if (!state) upload.signedTogether = together;
   return { plan, signed: state === null };
 }

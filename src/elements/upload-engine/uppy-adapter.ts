@@ -28,7 +28,7 @@ export type EngineUppy = Uppy<Meta, UploadBody>;
  */
 export const QUIET_UPLOAD_BYTES = 64 * 1024;
 
-/** What the engine does at each of Uppy's steps, and hears of each file. */
+/** What the engine does at each of Uppy's steps, and hears of each file (`UploadRuns`). */
 export interface UppyHooks {
   /** Uppy's pre-processing step of a run: signs each file (see `UploadEngine`). */
   prepare(fileIDs: string[]): Promise<void>;
@@ -79,7 +79,7 @@ export function createUppy(
   uppy.use(MultipartUpload, {
     getPlan: (id) => uploads.get(id)?.plan ?? undefined,
     signal: (id) => uploads.get(id)?.abort?.signal,
-    uploadState: hooks.uploadState,
+    uploadState: (id, signal) => hooks.uploadState(id, signal),
     measured: (id, rate) => {
       const upload = uploads.get(id);
       if (upload) upload.rate = rate;
