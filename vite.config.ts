@@ -1,11 +1,6 @@
 import { readdirSync } from 'node:fs';
 import { defineConfig } from 'vite';
-import {
-  commonJsAsEsm,
-  jsonThroughBundler,
-  minifyTemplates,
-  scriptTagFromSources,
-} from './vite-plugins.js';
+import { jsonThroughBundler, minifyTemplates, scriptTagFromSources } from './vite-plugins.js';
 
 /**
  * `npm start` serves the demo (`index.html`, `demo/`) with Vite on port 5173 (fixed: the
@@ -42,7 +37,7 @@ export default defineConfig(({ mode }) => ({
     strictPort: true,
   },
   clearScreen: false,
-  plugins: [jsonThroughBundler(), commonJsAsEsm(), minifyTemplates(), scriptTagFromSources()],
+  plugins: [jsonThroughBundler(), minifyTemplates(), scriptTagFromSources()],
   resolve: {
     alias: [
       // The Vue demo compiles its template in the browser, so it needs Vue's full build.
