@@ -345,13 +345,8 @@ export async function finishTusUpload(
 ): Promise<FileRecord> {
   // Unfinished parts a failed PATCH left (a checksum mismatch, a cut connection) go first.
   await ctx.blobs.deleteDerived(upload.row.id);
-  const file = await completeUpload(ctx, caller, {
-    id: upload.row.id,
-    claimed: [],
-    token: upload.secret,
-  });
-  await ctx.db.deleteTusUpload(upload.row.id);
-  return file;
+  // Its tus state goes with the pending row (metadata-store.ts, `createTusUpload`).
+  return completeUpload(ctx, caller, { id: upload.row.id, claimed: [], token: upload.secret });
 }
 
 /**
@@ -369,5 +364,4 @@ export async function terminateTusUpload(
   const event = fileEvent(ctx, 'file.deleted', 'deleted');
   const removed = await removeFile(ctx, caller.project.id, upload.row.id, { event });
   if (!removed) notFound();
-  await ctx.db.deleteTusUpload(upload.row.id);
 }

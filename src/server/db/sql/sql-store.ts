@@ -440,10 +440,6 @@ export abstract class SqlMetadataStore implements MetadataStore {
     await this.changes(SQL.TUS_LEASE_RELEASE, [id, owner]);
   }
 
-  async deleteTusUpload(id: string): Promise<void> {
-    await this.changes(SQL.TUS_DELETE, [id]);
-  }
-
   async listDeletedUnpurged(limit: number): Promise<FileRow[]> {
     return this.#files(SQL.DELETED_UNPURGED, [limit]);
   }
