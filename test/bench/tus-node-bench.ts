@@ -4,8 +4,11 @@
  * tus-js-client (5 MiB chunks) through filehost's `/v1/tus`; the same bytes through
  * `FilehostClient.uploadFile` (filehost's own protocol: sign, parts, complete); and
  * tus-js-client to `@tus/server` with `@tus/file-store` alone (tusd's equivalent, no keys,
- * quotas, scanning or events). Runs alternate; medians and ratios of one run. Goal (#56):
- * tus through filehost >= 0.8x `@tus/server` alone.
+ * quotas, scanning or events). At scale filehost writes to Ceph RGW while `@tus/server`
+ * still writes to local disk (no fsync). Each run times the three in turn, in an order that
+ * rotates from run to run, so a machine whose load drifts favours none; each run's own
+ * ratio is printed beside the medians'. Goal (#56): tus through filehost >= 0.8x
+ * `@tus/server` alone.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
@@ -16,7 +19,7 @@ import { spawnService } from '../helpers/service.js';
 import { tusUpload } from '../helpers/tus-client.js';
 import { median, reportRows, startBenchScale, startPeer } from './support.js';
 
-const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const SIZE = Number(process.env.BENCH_BIG_MIB ?? 256) * 1024 * 1024;
 const CHUNK = 5 * 1024 * 1024;
 const SCALE = process.env.DEPLOYMENT === 'scale';
@@ -51,18 +54,19 @@ async function main(): Promise<void> {
     );
   const times = { tus: [] as number[], client: [] as number[], peer: [] as number[] };
   const loads: number[] = [];
+  let uploaded = '';
   try {
-    for (let run = 0; run < RUNS; run++) {
-      loads.push(loadavg()[0] as number);
-      times.peer.push(
-        await timed(async () => {
+    const contenders: { name: keyof typeof times; upload: () => Promise<void> }[] = [
+      {
+        name: 'peer',
+        upload: async () => {
           const outcome = await tusUpload(bytes, { endpoint: peerUrl, chunkSize: CHUNK });
           if (outcome.status) throw new Error(`@tus/server: ${outcome.status}`);
-        }),
-      );
-      let id = '';
-      times.tus.push(
-        await timed(async () => {
+        },
+      },
+      {
+        name: 'tus',
+        upload: async () => {
           const outcome = await tusUpload(bytes, {
             endpoint: `${service.apiUrl}/v1/tus`,
             chunkSize: CHUNK,
@@ -70,20 +74,28 @@ async function main(): Promise<void> {
             metadata: { filename: 'big.bin' },
           });
           if (!outcome.fileId) throw new Error(`filehost tus: ${outcome.status} ${outcome.body}`);
-          id = outcome.fileId;
-        }),
-      );
-      await remove(id);
-      times.client.push(
-        await timed(async () => {
+          uploaded = outcome.fileId;
+        },
+      },
+      {
+        name: 'client',
+        upload: async () => {
           const record = await client.uploadFile(
             { size: SIZE, slice: (start, end) => new Blob([bytes.subarray(start, end)]) },
             { name: 'big.bin' },
           );
-          id = record.id;
-        }),
-      );
-      await remove(id);
+          uploaded = record.id;
+        },
+      },
+    ];
+    for (let run = 0; run < RUNS; run++) {
+      loads.push(loadavg()[0] as number);
+      for (let turn = 0; turn < contenders.length; turn++) {
+        const contender = contenders[(run + turn) % contenders.length] as (typeof contenders)[0];
+        uploaded = '';
+        times[contender.name].push(await timed(contender.upload));
+        if (uploaded) await remove(uploaded);
+      }
     }
   } finally {
     peer.child.kill();
@@ -102,6 +114,10 @@ async function main(): Promise<void> {
   );
   console.log(
     `runs (s): @tus/server ${seconds(times.peer)}; filehost tus ${seconds(times.tus)}; FilehostClient ${seconds(times.client)}`,
+  );
+  const perRun = times.peer.map((peerMs, run) => peerMs / (times.tus[run] as number));
+  console.log(
+    `filehost tus / @tus/server, each run: ${perRun.map((r) => r.toFixed(2)).join(', ')} (median ${median(perRun).toFixed(2)})`,
   );
   console.log(`tus-js-client -> @tus/server + file store: ${rate(peerTime).toFixed(0)} MiB/s`);
   console.log(

@@ -69,6 +69,12 @@ export interface StatementOptions {
    * disk. It is never seen before it is committed; a durable write after it keeps it too.
    */
   volatile?: boolean;
+  /**
+   * A durable write (answered only once on disk) whose flush a store may wait for without
+   * stopping other requests (SQLite: the WAL's fsync in the thread pool rather than inside
+   * the commit, on the event loop). For the hottest durable write, a tus PATCH's offset.
+   */
+  flushOffLoop?: boolean;
 }
 
 /** One statement of a change of a file (`changeFile`). */
@@ -437,8 +443,8 @@ export abstract class SqlMetadataStore implements MetadataStore {
     const { owner, offset, until } = lease;
     const changed =
       until === null
-        ? await this.changes(SQL.TUS_ADVANCE_RELEASE, [offset, id, owner])
-        : await this.changes(SQL.TUS_ADVANCE, [offset, until, id, owner]);
+        ? await this.changes(SQL.TUS_ADVANCE_RELEASE, [offset, id, owner], { flushOffLoop: true })
+        : await this.changes(SQL.TUS_ADVANCE, [offset, until, id, owner], { flushOffLoop: true });
     return changed === 1;
   }
 
