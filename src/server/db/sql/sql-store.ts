@@ -73,6 +73,8 @@ export interface StatementOptions {
    * A durable write (answered only once on disk) whose flush a store may wait for without
    * stopping other requests (SQLite: the WAL's fsync in the thread pool rather than inside
    * the commit, on the event loop). For the hottest durable write, a tus PATCH's offset.
+   * Another request may read the write before its flush returns: what it reads survives a
+   * killed process (the WAL is in the page cache), though not a power cut within that flush.
    */
   flushOffLoop?: boolean;
 }
