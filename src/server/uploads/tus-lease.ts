@@ -23,6 +23,9 @@ const MARGIN_MS = 1_000;
  * out, so a holder whose renewals stopped reaching the database (a stalled instance, a
  * database away) stops before anyone else may start.
  */
+/** What a lease reads: the database, and this instance's clock. */
+type LeaseContext = Pick<IngestContext, 'db' | 'now'>;
+
 export class TusLease {
   readonly #owner = randomUUID();
   /** Until when, by this instance's clock, the lease is surely still this PATCH's. */
@@ -32,12 +35,12 @@ export class TusLease {
   #renewal: ReturnType<typeof setInterval> | undefined;
 
   private constructor(
-    private readonly ctx: IngestContext,
+    private readonly ctx: LeaseContext,
     private readonly id: string,
   ) {}
 
   /** The lease of upload `id` at `offset`, or null if another PATCH holds it or the offset moved. */
-  static async take(ctx: IngestContext, id: string, offset: number): Promise<TusLease | null> {
+  static async take(ctx: LeaseContext, id: string, offset: number): Promise<TusLease | null> {
     const lease = new TusLease(ctx, id);
     const now = ctx.now();
     const until = now + TUS_LEASE_MS;
