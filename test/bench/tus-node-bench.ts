@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { FilehostClient } from '../../src/client/client.js';
 import { spawnService } from '../helpers/service.js';
 import { tusUpload } from '../helpers/tus-client.js';
-import { median, reportRows, startBenchScale, startPeer } from './support.js';
+import { median, reportRows, startBenchScale, startPeer, withBaselineCheckout } from './support.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const SIZE = Number(process.env.BENCH_BIG_MIB ?? 256) * 1024 * 1024;
@@ -138,7 +138,73 @@ async function main(): Promise<void> {
   ]);
 }
 
-main().catch((error: unknown) => {
+/**
+ * `BENCH_BASELINE=<git revision>` (or `BENCH_BASELINE_DIR=<a checkout with node_modules>`):
+ * instead, embedded only, tus-js-client to the service of that revision and of this tree,
+ * taking turns (each pair starting with the other side); the median of the pairs' ratios
+ * tells a change from this machine's drift, which two separate runs of the bench cannot.
+ */
+async function compareWithBaseline(base: string, label: string): Promise<void> {
+  const dir = await mkdtemp(join(tmpdir(), 'filehost-tus-node-ab-'));
+  const bytes = Buffer.alloc(SIZE, 7);
+  const env = (name: string) => ({
+    FILEHOST_DATA_DIR: join(dir, name),
+    FILEHOST_PLAN: 'paid',
+    FILEHOST_RATE_LIMIT: '1000000',
+    FILEHOST_LOG_LEVEL: 'error',
+  });
+  const before = await spawnService(env('before'), [], { cwd: base });
+  const after = await spawnService(env('after'));
+  const upload = (service: typeof before) => async () => {
+    const headers = { Authorization: `Bearer ${service.secretKey}` };
+    const outcome = await tusUpload(bytes, {
+      endpoint: `${service.apiUrl}/v1/tus`,
+      chunkSize: CHUNK,
+      headers,
+      metadata: { filename: 'big.bin' },
+    });
+    if (!outcome.fileId) throw new Error(`filehost tus: ${outcome.status} ${outcome.body}`);
+    await fetch(`${service.apiUrl}/v1/files/${outcome.fileId}`, { method: 'DELETE', headers });
+  };
+  const pairs: { before: number; after: number; load: number }[] = [];
+  try {
+    for (let run = 0; run < RUNS; run++) {
+      const load = loadavg()[0] as number;
+      const first = run % 2 === 0 ? before : after;
+      const one = await timed(upload(first));
+      const two = await timed(upload(first === before ? after : before));
+      pairs.push(
+        first === before ? { before: one, after: two, load } : { before: two, after: one, load },
+      );
+    }
+  } finally {
+    for (const service of [before, after]) service.process.kill('SIGTERM');
+    await Promise.all([before.exited, after.exited]);
+    await rm(dir, { recursive: true, force: true });
+  }
+  const seconds = (ms: number) => (ms / 1000).toFixed(2);
+  const ratios = pairs.map((pair) => pair.before / pair.after);
+  console.log(
+    `\ntus from Node, ${label} (before) vs this tree (after) — ${new Date().toISOString()} — embedded, ${SIZE / 1024 / 1024} MiB, ${RUNS} pairs taking turns`,
+  );
+  for (const [index, pair] of pairs.entries()) {
+    console.log(
+      `  pair ${index + 1}: before ${seconds(pair.before)} s, after ${seconds(pair.after)} s, speed after / before ${(ratios[index] as number).toFixed(2)} (load ${pair.load.toFixed(1)})`,
+    );
+  }
+  console.log(
+    `speed after / before, median ${median(ratios).toFixed(2)} (${Math.min(...ratios).toFixed(2)}-${Math.max(...ratios).toFixed(2)})`,
+  );
+}
+
+const BASELINE = process.env.BENCH_BASELINE;
+const BASELINE_DIR = process.env.BENCH_BASELINE_DIR;
+(BASELINE_DIR
+  ? compareWithBaseline(BASELINE_DIR, BASELINE_DIR)
+  : BASELINE
+    ? withBaselineCheckout(BASELINE, (checkout) => compareWithBaseline(checkout, BASELINE))
+    : main()
+).catch((error: unknown) => {
   console.error(error);
   process.exit(1);
 });

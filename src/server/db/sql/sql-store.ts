@@ -69,14 +69,6 @@ export interface StatementOptions {
    * disk. It is never seen before it is committed; a durable write after it keeps it too.
    */
   volatile?: boolean;
-  /**
-   * A durable write (answered only once on disk) whose flush a store may wait for without
-   * stopping other requests (SQLite: the WAL's fsync in the thread pool rather than inside
-   * the commit, on the event loop). For the hottest durable write, a tus PATCH's offset.
-   * Another request may read the write before its flush returns: what it reads survives a
-   * killed process (the WAL is in the page cache), though not a power cut within that flush.
-   */
-  flushOffLoop?: boolean;
 }
 
 /** One statement of a change of a file (`changeFile`). */
@@ -445,8 +437,8 @@ export abstract class SqlMetadataStore implements MetadataStore {
     const { owner, offset, until } = lease;
     const changed =
       until === null
-        ? await this.changes(SQL.TUS_ADVANCE_RELEASE, [offset, id, owner], { flushOffLoop: true })
-        : await this.changes(SQL.TUS_ADVANCE, [offset, until, id, owner], { flushOffLoop: true });
+        ? await this.changes(SQL.TUS_ADVANCE_RELEASE, [offset, id, owner])
+        : await this.changes(SQL.TUS_ADVANCE, [offset, until, id, owner]);
     return changed === 1;
   }
 

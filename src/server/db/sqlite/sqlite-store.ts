@@ -1,4 +1,3 @@
-import { type FileHandle, open } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { dataDirError } from '../../ground/startup-error.js';
@@ -59,16 +58,12 @@ export class SqliteMetadataStore extends SqlMetadataStore {
   readonly #held = new Set<string>();
   readonly #statements = new Map<string, Database.Statement>();
   readonly #busyWaitMs: number;
-  /** The write-ahead log, opened at the first write flushed off the event loop. */
-  readonly #walPath: string;
-  #wal: Promise<FileHandle> | null = null;
   /** Writes waiting for the next group commit (see `#write`). */
   #queued: QueuedWrite[] = [];
 
   constructor(path: string, options: SqliteStoreOptions = {}) {
     super();
     this.#busyWaitMs = options.busyWaitMs ?? DEFAULT_BUSY_WAIT_MS;
-    this.#walPath = `${path}-wal`;
     this.#db = new Database(path, { timeout: OPENING_BUSY_TIMEOUT_MS });
     try {
       this.#db.pragma('journal_mode = WAL');
@@ -158,7 +153,6 @@ export class SqliteMetadataStore extends SqlMetadataStore {
 
   async close(): Promise<void> {
     this.#db.close();
-    await (await this.#wal?.catch(() => null))?.close();
   }
 
   /**
@@ -201,12 +195,6 @@ export class SqliteMetadataStore extends SqlMetadataStore {
   ): Promise<number> {
     const statement = () => this.#prepared(sql).run(...values).changes;
     if (options.volatile) return this.#run(() => this.#withoutWaitingForDisk(statement));
-    if (options.flushOffLoop) {
-      return this.#run(() => this.#withoutWaitingForDisk(statement)).then(async (changed) => {
-        await this.#flushWal();
-        return changed;
-      });
-    }
     return options.grouped ? this.#write(statement) : this.#run(statement);
   }
 
@@ -215,25 +203,6 @@ export class SqliteMetadataStore extends SqlMetadataStore {
    * write a crash may lose (`StatementOptions.volatile`) stops no request on an fsync. The
    * next durable commit flushes it with its own frames.
    */
-  /**
-   * What `synchronous = FULL` does at a commit, an fsync of the WAL, done in the thread pool
-   * instead (`StatementOptions.flushOffLoop`): once it returns, every commit written to the
-   * WAL before it is durable. A checkpoint meanwhile syncs the WAL before copying it and the
-   * database after, so a commit it moved is durable too. The WAL lives as long as the
-   * connection (its file is reused, never replaced, while the database is open).
-   */
-  async #flushWal(): Promise<void> {
-    // The commit just written is in the WAL, so it exists; a failure (out of descriptors)
-    // fails this write's answer and is tried afresh by the next.
-    this.#wal ??= open(this.#walPath, 'r+');
-    try {
-      await (await this.#wal).datasync();
-    } catch (error) {
-      this.#wal = null;
-      throw error;
-    }
-  }
-
   #withoutWaitingForDisk<T>(statement: () => T): T {
     this.#db.pragma('synchronous = NORMAL');
     try {
