@@ -15,7 +15,7 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FilehostClient } from '../../src/client/client.js';
-import { spawnService } from '../helpers/service.js';
+import { type ChildService, spawnService } from '../helpers/service.js';
 import { tusUpload } from '../helpers/tus-client.js';
 import { median, reportRows, startBenchScale, startPeer, withBaselineCheckout } from './support.js';
 
@@ -29,6 +29,18 @@ async function timed(work: () => Promise<void>): Promise<number> {
   const started = performance.now();
   await work();
   return performance.now() - started;
+}
+
+/** tus-js-client to a filehost service's `/v1/tus` with its secret key; answers the file's id. */
+async function throughFilehostTus(service: ChildService, bytes: Buffer): Promise<string> {
+  const outcome = await tusUpload(bytes, {
+    endpoint: `${service.apiUrl}/v1/tus`,
+    chunkSize: CHUNK,
+    headers: { Authorization: `Bearer ${service.secretKey}` },
+    metadata: { filename: 'big.bin' },
+  });
+  if (!outcome.fileId) throw new Error(`filehost tus: ${outcome.status} ${outcome.body}`);
+  return outcome.fileId;
 }
 
 async function main(): Promise<void> {
@@ -67,14 +79,7 @@ async function main(): Promise<void> {
       {
         name: 'tus',
         upload: async () => {
-          const outcome = await tusUpload(bytes, {
-            endpoint: `${service.apiUrl}/v1/tus`,
-            chunkSize: CHUNK,
-            headers,
-            metadata: { filename: 'big.bin' },
-          });
-          if (!outcome.fileId) throw new Error(`filehost tus: ${outcome.status} ${outcome.body}`);
-          uploaded = outcome.fileId;
+          uploaded = await throughFilehostTus(service, bytes);
         },
       },
       {
@@ -155,16 +160,12 @@ async function compareWithBaseline(base: string, label: string): Promise<void> {
   });
   const before = await spawnService(env('before'), [], { cwd: base });
   const after = await spawnService(env('after'));
-  const upload = (service: typeof before) => async () => {
-    const headers = { Authorization: `Bearer ${service.secretKey}` };
-    const outcome = await tusUpload(bytes, {
-      endpoint: `${service.apiUrl}/v1/tus`,
-      chunkSize: CHUNK,
-      headers,
-      metadata: { filename: 'big.bin' },
+  const upload = (service: ChildService) => async () => {
+    const id = await throughFilehostTus(service, bytes);
+    await fetch(`${service.apiUrl}/v1/files/${id}`, {
+      method: 'DELETE',
+      headers: { Authorization: `Bearer ${service.secretKey}` },
     });
-    if (!outcome.fileId) throw new Error(`filehost tus: ${outcome.status} ${outcome.body}`);
-    await fetch(`${service.apiUrl}/v1/files/${outcome.fileId}`, { method: 'DELETE', headers });
   };
   const pairs: { before: number; after: number; load: number }[] = [];
   try {
