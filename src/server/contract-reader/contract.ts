@@ -213,6 +213,7 @@ export const TUS_OPERATIONS = [
   'tusCreate',
   'tusHead',
   'tusPatch',
+  'tusOverride',
   'tusTerminate',
 ] as const satisfies readonly OperationId[];
 

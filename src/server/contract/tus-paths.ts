@@ -164,6 +164,37 @@ export const TUS_PATHS = [
           ...BYTES_ERRORS,
         },
       },
+      post: {
+        operationId: 'tusOverride',
+        tags: ['tus'],
+        summary: 'PATCH or DELETE sent as POST (`X-HTTP-Method-Override`)',
+        description:
+          'For clients and proxies that cannot send PATCH or DELETE (tus 1.0): a POST with `X-HTTP-Method-Override: PATCH` or `DELETE` is that request, with its headers, body and answers (tus-js-client: `overridePatchMethod`). Any other value is `400`.',
+        security: SECURITY,
+        parameters: [
+          {
+            name: 'X-HTTP-Method-Override',
+            in: 'header',
+            required: true,
+            schema: Type.String(),
+            description: '`PATCH` or `DELETE` (any case).',
+          },
+        ],
+        requestBody: OFFSET_BODY,
+        responses: {
+          '204': {
+            description: 'As the PATCH or DELETE named.',
+            headers: {
+              ...TUS_RESUMABLE,
+              'Upload-Offset': count('A PATCH: bytes received durably.'),
+              ...EXPIRES,
+              ...FILE_HEADERS,
+            },
+          },
+          ...COMMON_ERRORS,
+          ...BYTES_ERRORS,
+        },
+      },
       delete: {
         operationId: 'tusTerminate',
         tags: ['tus'],

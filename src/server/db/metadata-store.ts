@@ -576,7 +576,9 @@ export interface MetadataStore {
 
   /**
    * tus (`uploads/tus-*.ts`): the state of a pending upload that arrives through `/v1/tus`,
-   * kept beside its file row. `createTusUpload` starts it at offset 0, unleased.
+   * kept beside its file row. `createTusUpload` starts it at offset 0, unleased. It goes
+   * with its pending upload, in the same transaction (a trigger of both databases), as the
+   * row stops being pending by any call (ready, infected, deleted, expired) or is removed.
    */
   createTusUpload(id: string): Promise<void>;
   /** The tus state of `id`, or null when it has none (not a tus upload, or finished). */
@@ -602,8 +604,6 @@ export interface MetadataStore {
   renewTusLease(id: string, owner: string, until: number): Promise<boolean>;
   /** Gives the lease up if it is still `owner`'s. */
   releaseTusLease(id: string, owner: string): Promise<void>;
-  /** Forgets the tus state of an upload that finished (or is gone). */
-  deleteTusUpload(id: string): Promise<void>;
 
   /** Deleted rows whose bytes have not been removed yet, oldest deletion first. */
   listDeletedUnpurged(limit: number): Promise<FileRow[]>;

@@ -25,6 +25,7 @@ export const TUS_REQUEST_HEADERS = [
   'Upload-Metadata',
   'Upload-Offset',
   'Upload-Checksum',
+  'X-HTTP-Method-Override',
 ];
 export const TUS_RESPONSE_HEADERS = [
   'Location',

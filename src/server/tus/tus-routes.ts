@@ -65,6 +65,7 @@ export function registerTusRoutes(app: FastifyInstance, ctx: ServiceContext): vo
     tusCreate: create,
     tusHead: head,
     tusPatch: patch,
+    tusOverride: overridden,
     tusTerminate: terminate,
   } as const;
   for (const [operationId, handler] of Object.entries(handlers)) {
@@ -213,6 +214,26 @@ async function terminate(
   const { caller, upload } = await reachUpload(ctx, request);
   await terminateTusUpload(ctx, caller, upload);
   reply.code(204).send();
+}
+
+/**
+ * tus 1.0: a POST naming PATCH or DELETE in `X-HTTP-Method-Override` is that request, for
+ * clients and proxies that cannot send those methods (tus-js-client's `overridePatchMethod`).
+ */
+async function overridden(
+  ctx: ServiceContext,
+  request: UploadRequest,
+  reply: FastifyReply,
+): Promise<void> {
+  const named = request.headers['x-http-method-override'];
+  const method = typeof named === 'string' ? named.trim().toUpperCase() : '';
+  if (method === 'PATCH') return patch(ctx, request, reply);
+  if (method === 'DELETE') return terminate(ctx, request, reply);
+  requireTusResumable(request.headers);
+  fail(
+    'invalid_request',
+    'A POST to an upload URL is a PATCH or DELETE named in X-HTTP-Method-Override.',
+  );
 }
 
 /**

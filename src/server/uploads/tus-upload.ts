@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { FileRecord } from '../../api/types.js';
 import type { FileRow, TusUploadState } from '../db/metadata-store.js';
 import { fileEvent } from '../events/file-events.js';
@@ -12,6 +11,7 @@ import { pendingExpiry } from '../rules/upload-access.js';
 import { completeUpload } from './complete.js';
 import { multipartOf } from './parts.js';
 import { createPendingUpload, type NewUpload, type SignEntry } from './sign.js';
+import { TusLease } from './tus-lease.js';
 
 /**
  * A tus upload is a pending multi-step upload like any sign makes (same row, reservation,
@@ -75,9 +75,6 @@ function notFound(): never {
   fail('not_found', 'No upload with this id.');
 }
 
-/** How long a PATCH holds its lease without renewing it, and how often it renews it. */
-const LEASE_MS = 20_000;
-const RENEW_MS = 5_000;
 /** How far an upload's recorded expiry may lag behind its last PATCH. */
 const EXPIRY_STEP_MS = 60_000;
 
@@ -128,15 +125,8 @@ export async function receiveTusPatch(
   const { row } = upload;
   const state = upload.state as TusUploadState;
   if (patch.offset !== state.offset) offsetConflict(state.offset);
-  const owner = randomUUID();
-  const now = ctx.now();
-  const taken = await ctx.db.takeTusLease(row.id, {
-    owner,
-    offset: patch.offset,
-    now,
-    until: now + LEASE_MS,
-  });
-  if (!taken) {
+  const lease = await TusLease.take(ctx, row.id, patch.offset);
+  if (!lease) {
     const current = await ctx.db.getTusUpload(row.id);
     if (current && current.offset !== patch.offset) offsetConflict(current.offset);
     fail('upload_conflict', 'Another PATCH is writing this upload; ask HEAD for its offset.', {
@@ -148,29 +138,14 @@ export async function receiveTusPatch(
   // one part costs the database two writes (the lease, then offset and release together).
   let committed = patch.offset;
   let durable = patch.offset;
-  let released = false;
   const record = async (offset: number, release: boolean) => {
-    const until = release ? null : ctx.now() + LEASE_MS;
-    if (!(await ctx.db.advanceTusUpload(row.id, { owner, offset, until }))) {
-      fail('upload_conflict', 'This PATCH lost its lease to another; ask HEAD for its offset.');
-    }
+    await lease.advance(offset, release);
     committed = offset;
-    released = release;
   };
-  let lost = false;
-  const renewal = setInterval(() => {
-    ctx.db.renewTusLease(row.id, owner, ctx.now() + LEASE_MS).then(
-      (renewed) => {
-        if (!renewed) lost = true;
-      },
-      () => undefined,
-    );
-  }, RENEW_MS);
   try {
     let offset: number;
     try {
-      offset = await writeParts(ctx, row, patch, async (end) => {
-        if (lost) fail('upload_conflict', 'This PATCH lost its lease to another.');
+      offset = await writeParts(ctx, row, patch, lease, async (end) => {
         if (!patch.checksum && durable > committed) await record(durable, false);
         durable = end;
       });
@@ -178,7 +153,7 @@ export async function receiveTusPatch(
     } catch (error) {
       // A cut connection keeps every whole part it brought (not with a checksum: nothing of
       // a PATCH counts before its digest matched).
-      if (!patch.checksum && !lost && durable > committed) {
+      if (!patch.checksum && durable > committed) {
         await record(durable, true).catch(() => undefined);
       }
       throw error;
@@ -198,8 +173,7 @@ export async function receiveTusPatch(
     crashPoint('tus:last-byte');
     return { offset, file: await finishTusUpload(ctx, caller, upload) };
   } finally {
-    clearInterval(renewal);
-    if (!released) await ctx.db.releaseTusLease(row.id, owner).catch(() => undefined);
+    await lease.release();
   }
 }
 
@@ -218,6 +192,7 @@ async function writeParts(
   ctx: IngestContext,
   row: FileRow & { partSize: number },
   patch: TusPatch,
+  lease: TusLease,
   partDone: (offset: number) => Promise<void>,
 ): Promise<number> {
   const partSize = row.partSize;
@@ -240,6 +215,7 @@ async function writeParts(
     });
   }
   const take = (chunk: Buffer) => {
+    lease.check();
     if (offset + chunk.length > row.size) {
       fail('too_large', `The bytes go past Upload-Length (${row.size}); nothing more is taken.`, {
         extra: { limit: row.size },
@@ -345,13 +321,8 @@ export async function finishTusUpload(
 ): Promise<FileRecord> {
   // Unfinished parts a failed PATCH left (a checksum mismatch, a cut connection) go first.
   await ctx.blobs.deleteDerived(upload.row.id);
-  const file = await completeUpload(ctx, caller, {
-    id: upload.row.id,
-    claimed: [],
-    token: upload.secret,
-  });
-  await ctx.db.deleteTusUpload(upload.row.id);
-  return file;
+  // Its tus state goes with the pending row (metadata-store.ts, `createTusUpload`).
+  return completeUpload(ctx, caller, { id: upload.row.id, claimed: [], token: upload.secret });
 }
 
 /**
@@ -369,5 +340,4 @@ export async function terminateTusUpload(
   const event = fileEvent(ctx, 'file.deleted', 'deleted');
   const removed = await removeFile(ctx, caller.project.id, upload.row.id, { event });
   if (!removed) notFound();
-  await ctx.db.deleteTusUpload(upload.row.id);
 }

@@ -628,9 +628,10 @@ export function metadataStoreConformance(
 
     it(
       "keeps a tus upload's offset behind a lease that only one of many takers gets",
-      withStore(async (store, _project, another) => {
+      withStore(async (store, project, another) => {
         const id = newId();
         assert.equal(await store.getTusUpload(id), null);
+        await store.insertFile(file(project.id, { id, status: 'pending', partSize: 5 }));
         await store.createTusUpload(id);
         assert.deepEqual(await store.getTusUpload(id), {
           offset: 0,
@@ -681,11 +682,33 @@ export function metadataStoreConformance(
           // A lease that ran out (its instance died) is taken by the next PATCH.
           assert.equal(await store.takeTusLease(id, { ...at(5, 2005), owner: 'f' }), false);
           assert.equal(await store.takeTusLease(id, { ...at(5, 2010), owner: 'f' }), true);
-          await store.deleteTusUpload(id);
-          assert.equal(await store.getTusUpload(id), null);
         } finally {
           await second.close();
         }
+      }),
+    );
+
+    it(
+      'forgets a tus state with its pending upload, however the upload stops being pending',
+      withStore(async (store, project) => {
+        const endings: Record<string, (id: string) => Promise<unknown>> = {
+          ready: (id) => store.markReady(id, 'pending', { size: 100 }),
+          infected: (id) => store.markInfected(id, 'pending', 500),
+          deleted: (id) => store.markDeleted(project.id, id, 500),
+          expired: (id) => store.expirePending(id, 500),
+        };
+        const bystander = file(project.id, { status: 'pending', partSize: 5, expiresAt: 100 });
+        await store.insertFile(bystander);
+        await store.createTusUpload(bystander.id);
+        for (const [ending, end] of Object.entries(endings)) {
+          const row = file(project.id, { status: 'pending', partSize: 5, expiresAt: 100 });
+          await store.insertFile(row);
+          await store.createTusUpload(row.id);
+          assert.ok(await store.getTusUpload(row.id), ending);
+          await end(row.id);
+          assert.equal(await store.getTusUpload(row.id), null, ending);
+        }
+        assert.ok(await store.getTusUpload(bystander.id), 'the other upload keeps its state');
       }),
     );
 

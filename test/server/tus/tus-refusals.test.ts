@@ -125,6 +125,7 @@ describe('tus: refusals at the end, slow senders, expiry', () => {
       const swept = await sweep(short.service.context);
       assert.equal(swept.expired, 1);
       assert.equal((await tus(url, 'HEAD', short.secretKey)).status, 404);
+      assert.equal(await short.service.context.db.getTusUpload(id), null, 'its tus state went');
       assert.deepEqual(
         (await short.stored()).filter((path) => !before.includes(path)),
         [],

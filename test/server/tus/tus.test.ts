@@ -296,6 +296,48 @@ describe('tus 1.0 on /v1/tus', () => {
     assert.equal((await head(url, auth(svc.secretKey))).status, 200);
   });
 
+  it('forgets its tus state when the upload finishes or /v1/files deletes it', async () => {
+    const db = svc.service.context.db;
+    const finished = await create(10);
+    const id = finished.split('/').at(-2) as string;
+    assert.ok(await db.getTusUpload(id));
+    assert.equal((await patch(finished, 0, Buffer.alloc(10, 1))).status, 204);
+    assert.equal(await db.getTusUpload(id), null);
+    const cancelled = await create(10);
+    const other = cancelled.split('/').at(-2) as string;
+    assert.equal((await svc.api(`/v1/files/${other}`, { method: 'DELETE' })).status, 204);
+    assert.equal(await db.getTusUpload(other), null);
+  });
+
+  it('takes PATCH and DELETE sent as POST with X-HTTP-Method-Override', async () => {
+    const bytes = Buffer.from(patternBytes(7 * MiB + 3));
+    const outcome = await tusUpload(bytes, {
+      endpoint,
+      chunkSize: 5 * MiB,
+      overridePatchMethod: true,
+      headers: auth(svc.secretKey),
+      metadata: { filename: 'overridden.bin' },
+    });
+    assert.ok(outcome.fileId, outcome.body);
+    assert.ok((await fileBytes(outcome.fileId)).equals(bytes));
+    const url = await create(100);
+    const post = (override?: string) =>
+      raw(url, 'POST', {
+        ...auth(svc.secretKey),
+        'Tus-Resumable': '1.0.0',
+        ...(override ? { 'X-HTTP-Method-Override': override } : {}),
+      });
+    for (const wrong of [undefined, 'GET', 'PUT']) {
+      const answer = await post(wrong);
+      assert.equal(answer.status, 400, `${wrong}: ${answer.body}`);
+      assert.equal(errorCode(answer.body), 'invalid_request');
+      assert.equal(answer.headers['tus-resumable'], '1.0.0');
+    }
+    assert.equal((await post('delete')).status, 204);
+    const head = await raw(url, 'HEAD', { ...auth(svc.secretKey), 'Tus-Resumable': '1.0.0' });
+    assert.equal(head.status, 404);
+  });
+
   it('terminates: 204, then the upload and its bytes are gone', async () => {
     const url = await create(6 * MiB);
     assert.equal((await patch(url, 0, Buffer.from(patternBytes(5 * MiB + 10)))).status, 204);
@@ -304,6 +346,7 @@ describe('tus 1.0 on /v1/tus', () => {
     assert.equal(gone.status, 204);
     const head = await raw(url, 'HEAD', { ...auth(svc.secretKey), 'Tus-Resumable': '1.0.0' });
     assert.equal(head.status, 404);
+    assert.equal(await svc.service.context.db.getTusUpload(id), null);
     assert.deepEqual(
       (await svc.stored()).filter((path) => path.includes(id)),
       [],

@@ -247,4 +247,19 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
     lease_until bigint
   );
   `,
+  // tus: see the SQLite migration of the same step (a state goes with its pending upload).
+  `
+  CREATE FUNCTION tus_state_end() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    DELETE FROM tus_uploads WHERE file_id = OLD.id;
+    RETURN NULL;
+  END $$;
+  CREATE TRIGGER tus_state_ends AFTER UPDATE OF status ON files
+    FOR EACH ROW WHEN (OLD.status = 'pending' AND NEW.status <> 'pending')
+    EXECUTE FUNCTION tus_state_end();
+  CREATE TRIGGER tus_state_gone AFTER DELETE ON files
+    FOR EACH ROW EXECUTE FUNCTION tus_state_end();
+  DELETE FROM tus_uploads
+    WHERE file_id NOT IN (SELECT id FROM files WHERE status = 'pending');
+  `,
 ];

@@ -63,6 +63,12 @@ export type SqlValue = string | number | null;
  */
 export interface StatementOptions {
   grouped?: boolean;
+  /**
+   * A write whose loss in a crash harms nothing (a tus write lease: it means something only
+   * to the PATCHes of live instances), so a store may commit it without waiting for the
+   * disk. It is never seen before it is committed; a durable write after it keeps it too.
+   */
+  volatile?: boolean;
 }
 
 /** One statement of a change of a file (`changeFile`). */
@@ -417,7 +423,11 @@ export abstract class SqlMetadataStore implements MetadataStore {
     lease: { owner: string; offset: number; now: number; until: number },
   ): Promise<boolean> {
     const { owner, offset, now, until } = lease;
-    return (await this.changes(SQL.TUS_LEASE_TAKE, [owner, until, id, offset, now])) === 1;
+    return (
+      (await this.changes(SQL.TUS_LEASE_TAKE, [owner, until, id, offset, now], {
+        volatile: true,
+      })) === 1
+    );
   }
 
   async advanceTusUpload(
@@ -433,15 +443,11 @@ export abstract class SqlMetadataStore implements MetadataStore {
   }
 
   async renewTusLease(id: string, owner: string, until: number): Promise<boolean> {
-    return (await this.changes(SQL.TUS_LEASE_RENEW, [until, id, owner])) === 1;
+    return (await this.changes(SQL.TUS_LEASE_RENEW, [until, id, owner], { volatile: true })) === 1;
   }
 
   async releaseTusLease(id: string, owner: string): Promise<void> {
-    await this.changes(SQL.TUS_LEASE_RELEASE, [id, owner]);
-  }
-
-  async deleteTusUpload(id: string): Promise<void> {
-    await this.changes(SQL.TUS_DELETE, [id]);
+    await this.changes(SQL.TUS_LEASE_RELEASE, [id, owner], { volatile: true });
   }
 
   async listDeletedUnpurged(limit: number): Promise<FileRow[]> {

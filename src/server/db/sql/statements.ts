@@ -422,4 +422,3 @@ export const TUS_LEASE_RENEW = `UPDATE tus_uploads SET lease_until = ?
   WHERE file_id = ? AND lease_owner = ?`;
 export const TUS_LEASE_RELEASE = `UPDATE tus_uploads SET lease_owner = NULL, lease_until = NULL
   WHERE file_id = ? AND lease_owner = ?`;
-export const TUS_DELETE = `DELETE FROM tus_uploads WHERE file_id = ?`;

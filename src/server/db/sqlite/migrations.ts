@@ -244,4 +244,16 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
     lease_until INTEGER
   );
   `,
+  // tus: an upload's state goes with its pending upload, in the same transaction, whichever
+  // way it stops being pending (finished, cancelled through tus or /v1/files, swept at
+  // expiry, refused at the end) or its row goes; states left before this step go now.
+  `
+  CREATE TRIGGER tus_state_ends AFTER UPDATE OF status ON files
+    WHEN OLD.status = 'pending' AND NEW.status <> 'pending'
+    BEGIN DELETE FROM tus_uploads WHERE file_id = NEW.id; END;
+  CREATE TRIGGER tus_state_gone AFTER DELETE ON files
+    BEGIN DELETE FROM tus_uploads WHERE file_id = OLD.id; END;
+  DELETE FROM tus_uploads
+    WHERE file_id NOT IN (SELECT id FROM files WHERE status = 'pending');
+  `,
 ];

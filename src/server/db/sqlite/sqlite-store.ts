@@ -194,7 +194,22 @@ export class SqliteMetadataStore extends SqlMetadataStore {
     options: StatementOptions = {},
   ): Promise<number> {
     const statement = () => this.#prepared(sql).run(...values).changes;
+    if (options.volatile) return this.#run(() => this.#withoutWaitingForDisk(statement));
     return options.grouped ? this.#write(statement) : this.#run(statement);
+  }
+
+  /**
+   * Commits without flushing the WAL (`synchronous = NORMAL` for this one statement): a
+   * write a crash may lose (`StatementOptions.volatile`) stops no request on an fsync. The
+   * next durable commit flushes it with its own frames.
+   */
+  #withoutWaitingForDisk<T>(statement: () => T): T {
+    this.#db.pragma('synchronous = NORMAL');
+    try {
+      return statement();
+    } finally {
+      this.#db.pragma('synchronous = FULL');
+    }
   }
 
   /** Statements are compiled once each: the same few texts run for every request. */
