@@ -5,7 +5,7 @@ import type { FileUploaderElement } from '../../src/elements/file-uploader/file-
 import { registerTranslation } from '../../src/elements/shared/localize.js';
 import ar from '../../src/locales/ar.js';
 import { auditInBothSchemes } from './axe-audit.js';
-import { file, next, pick, project } from './helpers.js';
+import { file, next, pick, png, project } from './helpers.js';
 import { halves, pixel, served, size } from './image-helpers.js';
 
 registerTranslation(ar);
@@ -253,5 +253,82 @@ describe('<file-uploader image-editor>', () => {
     expect(shadow(element).querySelector('[data-status=waiting] .name')?.textContent).to.equal(
       'scripted.jpg',
     );
+  });
+
+  it('lists the images waiting in `files`, holds the form while they wait, lets a form reset clear them, and refuses a type `accept` refuses when it is added', async () => {
+    const p = await project();
+    const form = await fixture<HTMLFormElement>(
+      html`<form><file-uploader name="photos" endpoint=${p.endpoint} api-key=${p.publishableKey}
+        image-editor multiple accept="image/jpeg, .txt"></file-uploader></form>`,
+    );
+    const element = form.querySelector('file-uploader') as FileUploaderElement;
+    await element.updateComplete;
+    const refused = next(element, 'upload-error', 30_000);
+    pick(element, [
+      await jpeg('one.jpg', 64, 48),
+      await jpeg('two.jpg', 64, 48),
+      await png('not-accepted.png'),
+    ]);
+    // A PNG the page does not accept is refused as it is added, as any other file would be:
+    // it never waits for an editor.
+    const refusal = await refused;
+    expect([refusal.file.name, refusal.code]).to.deep.equal([
+      'not-accepted.png',
+      'type_not_allowed',
+    ]);
+    await waitUntil(
+      () => element.files.filter((f) => f.status === 'waiting').length === 2,
+      undefined,
+      LOADED,
+    );
+    const waiting = element.files.filter((f) => f.status === 'waiting');
+    expect(waiting.map((f) => [f.name, f.type, f.record])).to.deep.equal([
+      ['one.jpg', 'image/jpeg', null],
+      ['two.jpg', 'image/jpeg', null],
+    ]);
+    expect(element.files.find((f) => f.name === 'not-accepted.png')?.status).to.equal('rejected');
+    expect(shadow(element).querySelectorAll('[data-status=waiting]')).to.have.length(2);
+    // Nothing uploaded yet: no value; the form is not sent while images wait unsent.
+    expect(element.value).to.deep.equal([]);
+    expect(new FormData(form).getAll('photos')).to.deep.equal([]);
+    await element.updateComplete;
+    expect(form.checkValidity()).to.equal(false);
+    expect(element.validationMessage).to.equal('Edit or upload the images waiting first.');
+    // removeFile takes one off as it takes any file off.
+    element.removeFile(waiting[1]?.id ?? '');
+    await waitUntil(
+      () => shadow(element).querySelectorAll('[data-status=waiting]').length === 1,
+      undefined,
+      LOADED,
+    );
+    expect(element.files.filter((f) => f.status === 'waiting').map((f) => f.name)).to.deep.equal([
+      'one.jpg',
+    ]);
+    // Uploaded, it is the form's value, and the form may go.
+    const success = next(element, 'upload-success', 30_000);
+    button(shadow(element).querySelector('[data-status=waiting]') as Element, 'Upload').click();
+    const { record } = await success;
+    await waitUntil(
+      () => form.checkValidity(),
+      'the form is valid once the image is uploaded',
+      LOADED,
+    );
+    expect(new FormData(form).getAll('photos')).to.deep.equal([record.url]);
+    expect(element.files.some((f) => f.status === 'waiting')).to.equal(false);
+    // A form reset lets go of the images waiting as of every other file.
+    pick(element, [await jpeg('three.jpg', 64, 48), await jpeg('four.jpg', 64, 48)]);
+    await waitUntil(
+      () => element.files.filter((f) => f.status === 'waiting').length === 2,
+      undefined,
+      LOADED,
+    );
+    await element.updateComplete;
+    expect(form.checkValidity()).to.equal(false);
+    form.reset();
+    await waitUntil(() => element.files.length === 0, 'the reset clears the list', LOADED);
+    await element.updateComplete;
+    expect(shadow(element).querySelectorAll('[data-status=waiting]')).to.have.length(0);
+    expect(form.checkValidity()).to.equal(true);
+    expect(new FormData(form).getAll('photos')).to.deep.equal([]);
   });
 });
