@@ -5,6 +5,9 @@
  * narrow to `.screenshots/` for a person to look at. The same page is then made in each
  * other language of SCREENSHOT_LANGS (default `en de ar ja`: a long-worded one, a right-to-
  * left one, a CJK one), light and dark, wide and narrow: `elements-<lang>-<scheme>-<width>.png`.
+ * Taken by a person, not in CI: for Japanese (and Chinese, Korean) drawn as a reader sees them,
+ * install a CJK font first (`apt-get install fonts-noto-cjk`; without one, Chromium falls back
+ * to whatever the machine has, e.g. Droid Sans Fallback, or to boxes).
  */
 
 import { mkdir } from 'node:fs/promises';
