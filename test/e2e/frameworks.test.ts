@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { type Browser, chromium } from 'playwright-core';
 import { createServer, type ViteDevServer } from 'vite';
 import type { FileRecord } from '../../src/api/types.js';
+import { untilCropBoxPlaced } from '../helpers/crop-box.js';
 import { noiseJpeg } from '../helpers/images.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { CHROMIUM_ARGS, chromiumPath } from '../helpers/wtr-plugins.js';
@@ -78,14 +79,7 @@ describe('the elements inside React and Vue', () => {
     // One image alone: the editor opens by itself, its crop box a square of the image's height.
     const dialog = page.locator('#avatar dialog[open]');
     await dialog.waitFor({ timeout: 20_000 });
-    await page.waitForFunction(
-      () =>
-        (
-          document
-            .querySelector('#avatar')
-            ?.shadowRoot?.querySelector('cropper-selection') as unknown as { width: number }
-        )?.width > 0,
-    );
+    await untilCropBoxPlaced(page, 'avatar');
     await dialog.getByRole('button', { name: 'Save' }).click();
     const edited = page.locator('[data-testid=edited]', { hasText: 'a crop of' });
     await edited.waitFor({ timeout: 20_000 });
