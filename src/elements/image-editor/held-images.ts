@@ -4,7 +4,6 @@ import { en } from '../shared/en.js';
 import { formatBytes } from '../shared/format.js';
 import type { EditorText, UploaderTexts } from '../shared/translation.js';
 import type { FileUploaderStrings } from '../shared/uploader-strings.js';
-import { type FileView, unsentFileView } from '../upload-engine/file-view.js';
 import { accepts } from './accepts.js';
 import { parseCropAspect } from './crop-aspect.js';
 
@@ -73,7 +72,8 @@ export interface EditorHost extends HTMLElement, ReactiveControllerHost {
  */
 export interface Uploads {
   addFiles(files: File[]): void;
-  held: FileView[];
+  /** The element's views of the images waiting (its `FileView`s: see `#list`). */
+  held: { id: string }[];
 }
 
 /**
@@ -124,7 +124,7 @@ class HeldImages {
   readonly #box = document.createElement('div');
   #waiting: Waiting[] = [];
   /** The list last given to the element: another one there means it let go of some. */
-  #listed: FileView[] = [];
+  #listed: { id: string }[] = [];
   #next = 0;
   /** The editor open now: one at a time. */
   #editing = false;
@@ -151,11 +151,25 @@ class HeldImages {
     this.#list();
   }
 
-  /** Tells the element which images wait (its `files`, its form's validity). */
+  /**
+   * Tells the element which images wait (its `files`, its form's validity): each as the
+   * element's `FileView` of a file not sent, status `waiting`, written out here since the
+   * editor sits beside the upload engine and may not import its module (the layers in
+   * .dependency-cruiser.cjs).
+   */
   #list(): void {
-    this.#listed = this.#uploads.held = this.#waiting.map((entry) => ({
-      ...unsentFileView(entry.id, entry.file, 'waiting', null),
-      thumbnail: entry.preview,
+    this.#listed = this.#uploads.held = this.#waiting.map(({ id, file, name, preview }) => ({
+      id,
+      name,
+      size: file.size,
+      type: file.type,
+      thumbnail: preview,
+      status: 'waiting',
+      bytesUploaded: 0,
+      fraction: 0,
+      failure: null,
+      record: null,
+      retryAt: null,
     }));
     this.#host.requestUpdate();
   }

@@ -121,14 +121,13 @@ export function recordsOf(files: readonly FileView[]): FileRecord[] {
 /**
  * The view of a file the upload engine does not hold: one added before the engine was
  * loaded (`preparing`, or `failed` when the engine could not be fetched), or one its rules
- * refused (`rejected`), or one cut off before the page was loaded (`interrupted`), or an
- * image waiting for Edit or Upload (`waiting`). Its name is made safe to show, as every
- * name in the list is.
+ * refused (`rejected`), or one cut off before the page was loaded (`interrupted`). Its name
+ * is made safe to show, as every name in the list is.
  */
 export function unsentFileView(
   id: string,
   file: { name: string; size: number; type?: string },
-  status: 'preparing' | 'failed' | 'rejected' | 'interrupted' | 'waiting',
+  status: 'preparing' | 'failed' | 'rejected' | 'interrupted',
   failure: UploadFailure | null,
 ): FileView {
   return {
