@@ -12,7 +12,19 @@ const app = createApp({
     const onSuccess = (event: CustomEvent<{ record: FileRecord }>) => {
       last.value = event.detail.record;
     };
-    return { endpoint, apiKey, last, onSuccess, metadata: { source: 'vue-demo' } };
+    const edited = ref<{ width: number; height: number } | null>(null);
+    const onImageEdit = (event: CustomEvent<{ crop: { width: number; height: number } }>) => {
+      edited.value = event.detail.crop;
+    };
+    return {
+      endpoint,
+      apiKey,
+      last,
+      onSuccess,
+      edited,
+      onImageEdit,
+      metadata: { source: 'vue-demo' },
+    };
   },
   template: `
     <main>
@@ -27,6 +39,18 @@ const app = createApp({
       <p data-testid="last" role="status">
         <template v-if="last">Vue received: <a :href="last.url">{{ last.name }}</a> ({{ last.size }} bytes)</template>
         <template v-else>Nothing uploaded from this page yet.</template>
+      </p>
+      <h2>Profile picture</h2>
+      <p>
+        With <code>image-editor</code>, a photo waits to be cropped (here to a square,
+        <code>crop-aspect="1:1"</code>), turned or flipped before it is sent; Vue hears
+        <code>@image-edit</code>.
+      </p>
+      <file-uploader id="avatar" :endpoint="endpoint" :api-key="apiKey" accept="image/*"
+        image-editor crop-aspect="1:1" max-image-width="512" :metadata.prop="metadata"
+        @image-edit="onImageEdit" @upload-success="onSuccess"></file-uploader>
+      <p data-testid="edited" role="status">
+        <template v-if="edited">Vue received the edit: a crop of {{ edited.width }} × {{ edited.height }} pixels</template>
       </p>
       <file-list for="uploader" :endpoint="endpoint" :api-key="apiKey" page-size="10"></file-list>
     </main>

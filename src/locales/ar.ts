@@ -98,6 +98,7 @@ const ar: Translation = {
     editorSave: 'حفظ',
     editorAnnounce: (degrees, width, height) =>
       `تم التدوير ${degrees} درجة. منطقة القص ${width} × ${height} بكسل.`,
+    formHeld: 'عدّل الصور المنتظرة أو ارفعها أولًا.',
     editorUnreadable: (name) => `تعذّر فتح ${name} للتعديل. ارفعها كما هي.`,
   },
   list: {

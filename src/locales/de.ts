@@ -80,6 +80,7 @@ const de: Translation = {
     editorSave: 'Speichern',
     editorAnnounce: (degrees, width, height) =>
       `Um ${degrees} Grad gedreht. Zuschnitt ${width} × ${height} Pixel.`,
+    formHeld: 'Bitte bearbeiten Sie die wartenden Bilder oder laden Sie sie hoch.',
     editorUnreadable: (name) =>
       `${name} ließ sich nicht zum Bearbeiten öffnen. Laden Sie es unverändert hoch.`,
   },

@@ -81,6 +81,7 @@ const es: Translation = {
     editorSave: 'Guardar',
     editorAnnounce: (degrees, width, height) =>
       `Girada ${degrees} grados. Área de recorte de ${width} × ${height} píxeles.`,
+    formHeld: 'Edita o sube primero las imágenes que esperan.',
     editorUnreadable: (name) => `No se pudo abrir ${name} para editarla. Súbela tal como está.`,
   },
   list: {

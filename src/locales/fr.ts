@@ -82,6 +82,7 @@ const fr: Translation = {
     editorSave: 'Enregistrer',
     editorAnnounce: (degrees, width, height) =>
       `Pivotée de ${degrees} degrés. Zone de recadrage de ${width} × ${height} pixels.`,
+    formHeld: 'Modifiez ou envoyez d’abord les images en attente.',
     editorUnreadable: (name) =>
       `${name} n’a pas pu être ouverte pour la modifier. Envoyez-la telle quelle.`,
   },

@@ -82,6 +82,7 @@ const he: Translation = {
     editorSave: 'שמירה',
     editorAnnounce: (degrees, width, height) =>
       `סובבה ב־${degrees} מעלות. אזור החיתוך ${width} × ${height} פיקסלים.`,
+    formHeld: 'יש לערוך או להעלות קודם את התמונות הממתינות.',
     editorUnreadable: (name) => `לא ניתן היה לפתוח את ${name} לעריכה. אפשר להעלות אותה כפי שהיא.`,
   },
   list: {

@@ -78,6 +78,7 @@ const it: Translation = {
     editorSave: 'Salva',
     editorAnnounce: (degrees, width, height) =>
       `Ruotata di ${degrees} gradi. Area di ritaglio di ${width} × ${height} pixel.`,
+    formHeld: 'Modifica o carica prima le immagini in attesa.',
     editorUnreadable: (name) =>
       `Non è stato possibile aprire ${name} per modificarla. Caricala così com’è.`,
   },

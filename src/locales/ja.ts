@@ -78,6 +78,7 @@ const ja: Translation = {
     editorSave: '保存',
     editorAnnounce: (degrees, width, height) =>
       `${degrees}度回転。切り抜き範囲は ${width} × ${height} ピクセル。`,
+    formHeld: '待機中の画像を先に編集するか、アップロードしてください。',
     editorUnreadable: (name) =>
       `${name} を編集用に開けませんでした。そのままアップロードしてください。`,
   },

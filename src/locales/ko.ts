@@ -78,6 +78,7 @@ const ko: Translation = {
     editorSave: '저장',
     editorAnnounce: (degrees, width, height) =>
       `${degrees}도 회전됨. 자르기 영역 ${width} × ${height} 픽셀.`,
+    formHeld: '대기 중인 이미지를 먼저 편집하거나 업로드하세요.',
     editorUnreadable: (name) => `${name}을(를) 편집하려고 열 수 없습니다. 그대로 업로드하세요.`,
   },
   list: {

@@ -80,6 +80,7 @@ const nl: Translation = {
     editorSave: 'Opslaan',
     editorAnnounce: (degrees, width, height) =>
       `${degrees} graden gedraaid. Uitsnijkader van ${width} × ${height} pixels.`,
+    formHeld: 'Bewerk of upload eerst de afbeeldingen die wachten.',
     editorUnreadable: (name) =>
       `${name} kon niet worden geopend om te bewerken. Upload het ongewijzigd.`,
   },

@@ -81,6 +81,7 @@ const pl: Translation = {
     editorSave: 'Zapisz',
     editorAnnounce: (degrees, width, height) =>
       `Obrócono o ${degrees} stopni. Obszar kadrowania ${width} × ${height} pikseli.`,
+    formHeld: 'Najpierw edytuj lub wyślij oczekujące obrazy.',
     editorUnreadable: (name) => `Nie udało się otworzyć ${name} do edycji. Wyślij plik bez zmian.`,
   },
   list: {

@@ -81,6 +81,7 @@ const ptBR: Translation = {
     editorSave: 'Salvar',
     editorAnnounce: (degrees, width, height) =>
       `Girada ${degrees} graus. Área de corte de ${width} × ${height} pixels.`,
+    formHeld: 'Edite ou envie primeiro as imagens que estão esperando.',
     editorUnreadable: (name) => `Não foi possível abrir ${name} para edição. Envie como está.`,
   },
   list: {

@@ -78,6 +78,7 @@ const tr: Translation = {
     editorSave: 'Kaydet',
     editorAnnounce: (degrees, width, height) =>
       `${degrees} derece döndürüldü. Kırpma alanı ${width} × ${height} piksel.`,
+    formHeld: 'Önce bekleyen görselleri düzenleyin veya yükleyin.',
     editorUnreadable: (name) => `${name} düzenlemek için açılamadı. Olduğu gibi yükleyin.`,
   },
   list: {

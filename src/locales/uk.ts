@@ -81,6 +81,7 @@ const uk: Translation = {
     editorSave: 'Зберегти',
     editorAnnounce: (degrees, width, height) =>
       `Повернуто на ${degrees}°. Область кадрування ${width} × ${height} пікселів.`,
+    formHeld: 'Спершу відредагуйте або завантажте зображення, що чекають.',
     editorUnreadable: (name) =>
       `Не вдалося відкрити ${name} для редагування. Завантажте файл без змін.`,
   },

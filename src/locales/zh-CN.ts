@@ -77,6 +77,7 @@ const zhCN: Translation = {
     editorSave: '保存',
     editorAnnounce: (degrees, width, height) =>
       `已旋转 ${degrees} 度。裁剪区域 ${width} × ${height} 像素。`,
+    formHeld: '请先编辑或上传等待中的图片。',
     editorUnreadable: (name) => `无法打开 ${name} 进行编辑。请按原样上传。`,
   },
   list: {

@@ -3,6 +3,8 @@ import { after, before, describe, it } from 'node:test';
 import { type Browser, chromium } from 'playwright-core';
 import { createServer, type ViteDevServer } from 'vite';
 import type { FileRecord } from '../../src/api/types.js';
+import { untilCropBoxPlaced } from '../helpers/crop-box.js';
+import { noiseJpeg } from '../helpers/images.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { CHROMIUM_ARGS, chromiumPath } from '../helpers/wtr-plugins.js';
 
@@ -44,7 +46,7 @@ describe('the elements inside React and Vue', () => {
       page.on('pageerror', (error) => errors.push(error.message));
       await page.goto(`${origin}/demo/${framework}/`);
       const name = `${framework} notes.txt`;
-      await page.setInputFiles('file-uploader input[type=file]', {
+      await page.setInputFiles('#uploader input[type=file]', {
         name,
         mimeType: 'text/plain',
         buffer: Buffer.from(`written in ${framework}`),
@@ -63,4 +65,31 @@ describe('the elements inside React and Vue', () => {
       await page.close();
     });
   }
+
+  it('vue: the avatar field crops to a square (crop-aspect="1:1") and Vue hears image-edit', async () => {
+    const page = await browser.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(error.message));
+    await page.goto(`${origin}/demo/vue/`);
+    await page.setInputFiles('#avatar input[type=file]', {
+      name: 'portrait.jpg',
+      mimeType: 'image/jpeg',
+      buffer: await noiseJpeg(600, 300),
+    });
+    // One image alone: the editor opens by itself, its crop box a square of the image's height.
+    const dialog = page.locator('#avatar dialog[open]');
+    await dialog.waitFor({ timeout: 20_000 });
+    await untilCropBoxPlaced(page, 'avatar');
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    const edited = page.locator('[data-testid=edited]', { hasText: 'a crop of' });
+    await edited.waitFor({ timeout: 20_000 });
+    assert.match((await edited.textContent()) ?? '', /a crop of 300 × 300 pixels/);
+    const received = page.locator('[data-testid=last] a', { hasText: 'portrait.jpg' });
+    await received.waitFor({ timeout: 30_000 });
+    const id = new URL((await received.getAttribute('href')) as string).pathname.split('/')[1];
+    const record = (await (await service.api(`/v1/files/${id}`)).json()) as FileRecord;
+    assert.equal(record.metadata.source, 'vue-demo');
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
 });

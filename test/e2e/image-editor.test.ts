@@ -4,6 +4,7 @@ import type { Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import sharp from 'sharp';
+import { untilCropBoxPlaced } from '../helpers/crop-box.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { staticServer } from '../helpers/static-server.js';
 import { CHROMIUM_ARGS, chromiumPath } from '../helpers/wtr-plugins.js';
@@ -114,14 +115,7 @@ describe('the image editor through the script tag', () => {
     const dialog = page.locator('#avatar dialog[open]');
     await dialog.waitFor({ timeout: 20_000 });
     assert.equal(scripts.filter((name) => name === 'image-editor').length, 1);
-    await page.waitForFunction(
-      () =>
-        (
-          document
-            .querySelector('#avatar')
-            ?.shadowRoot?.querySelector('cropper-selection') as unknown as { width: number }
-        )?.width > 0,
-    );
+    await untilCropBoxPlaced(page, 'avatar');
     // Focus starts on the crop area; the arrows move the square (the image's full height,
     // centered) to the left edge, Shift+arrows make it a little smaller.
     assert.equal(

@@ -62,10 +62,20 @@ export function throttleUploads(bytesPerSecond: number): Promise<unknown> {
   return executeServerCommand('filehost-network', { action: 'throttle', bytesPerSecond });
 }
 
-/** A touch screen, or real files set on a file input of the page (see wtr-plugins.ts). */
+/** One moment of a touch gesture: its kind and where each finger is (viewport pixels). */
+export interface TouchStep {
+  type: 'touchStart' | 'touchMove' | 'touchEnd';
+  points: { x: number; y: number }[];
+}
+
+/**
+ * A touch screen, real touches (Chromium's touch input, as a finger would give), or real
+ * files set on a file input of the page (see wtr-plugins.ts).
+ */
 export function device(
   options:
     | { action: 'touch'; enabled: boolean }
+    | { action: 'touches'; steps: TouchStep[] }
     | { action: 'pick'; selector: string; files: Record<string, string>; folder?: string },
 ): Promise<unknown> {
   return executeServerCommand('filehost-device', options);

@@ -4,81 +4,28 @@ import '../../src/index.js';
 import type { FileUploaderElement } from '../../src/elements/file-uploader/file-uploader.js';
 import { registerTranslation } from '../../src/elements/shared/localize.js';
 import ar from '../../src/locales/ar.js';
-import { auditInBothSchemes } from './axe-audit.js';
-import { file, next, pick, project } from './helpers.js';
-import { halves, pixel, served, size } from './image-helpers.js';
+import {
+  audit,
+  button,
+  dialogOf,
+  editorLoaded,
+  focused,
+  jpeg,
+  LOADED,
+  openedEditor,
+  shadow,
+  uploader,
+} from './editor-helpers.js';
+import { file, next, pick, png, project } from './helpers.js';
+import { pixel, served, size } from './image-helpers.js';
 
 registerTranslation(ar);
-
-/** Room for a machine busy with other browsers (waitUntil's own default is 1 s). */
-const LOADED = { timeout: 10_000 };
 
 /**
  * `<file-uploader image-editor>` (#57): images wait with Edit and Upload, the editor (a
  * modal dialog, Cropper.js) crops, turns and flips from the keyboard, and what is uploaded
  * is the edited image, read back from the CDN.
  */
-
-async function uploader(attributes: Record<string, string> = {}): Promise<FileUploaderElement> {
-  const p = await project();
-  const root = await fixture<HTMLElement>(
-    html`<div><file-uploader endpoint=${p.endpoint} api-key=${p.publishableKey} image-editor></file-uploader></div>`,
-  );
-  const element = root.querySelector('file-uploader') as FileUploaderElement;
-  for (const [name, value] of Object.entries(attributes)) element.setAttribute(name, value);
-  await element.updateComplete;
-  return element;
-}
-
-function shadow(element: FileUploaderElement): ShadowRoot {
-  return element.shadowRoot as ShadowRoot;
-}
-
-function dialogOf(element: FileUploaderElement): HTMLDialogElement | null {
-  return shadow(element).querySelector('dialog.editor');
-}
-
-/** The element focused, through shadow roots. */
-function focused(): Element | null {
-  let active = document.activeElement;
-  while (active?.shadowRoot?.activeElement) active = active.shadowRoot.activeElement;
-  return active;
-}
-
-async function jpeg(name: string, width: number, height: number): Promise<File> {
-  return new File([await halves(width, height)], name, { type: 'image/jpeg' });
-}
-
-/**
- * Whether the editor's module has run: it defines Cropper.js's elements as it first opens.
- * (This bundle inlines the chunks; which scripts the script tag fetches when is watched in
- * test/e2e/script-tag.test.ts.)
- */
-function editorLoaded(): boolean {
-  return customElements.get('cropper-canvas') !== undefined;
-}
-
-/** The open editor, its image loaded and its crop box placed. */
-async function openedEditor(element: FileUploaderElement): Promise<HTMLDialogElement> {
-  await waitUntil(() => dialogOf(element)?.open, 'the editor opens', { timeout: 15_000 });
-  const dialog = dialogOf(element) as HTMLDialogElement;
-  await waitUntil(
-    () => (dialog.querySelector('cropper-selection') as HTMLElement & { width: number })?.width > 0,
-    'the crop box is placed',
-    { timeout: 15_000 },
-  );
-  return dialog;
-}
-
-function button(root: ParentNode, words: string): HTMLButtonElement {
-  const found = [...root.querySelectorAll('button')].find((b) => b.textContent?.trim() === words);
-  if (!found) throw new Error(`no button ${words}`);
-  return found;
-}
-
-function audit(root: Element, state: string): Promise<void> {
-  return auditInBothSchemes(root, state);
-}
 
 describe('<file-uploader image-editor>', () => {
   it('holds images on rows with Edit and Upload, uploads other files at once, and fetches no editor before Edit', async () => {
@@ -253,5 +200,82 @@ describe('<file-uploader image-editor>', () => {
     expect(shadow(element).querySelector('[data-status=waiting] .name')?.textContent).to.equal(
       'scripted.jpg',
     );
+  });
+
+  it('lists the images waiting in `files`, holds the form while they wait, lets a form reset clear them, and refuses a type `accept` refuses when it is added', async () => {
+    const p = await project();
+    const form = await fixture<HTMLFormElement>(
+      html`<form><file-uploader name="photos" endpoint=${p.endpoint} api-key=${p.publishableKey}
+        image-editor multiple accept="image/jpeg, .txt"></file-uploader></form>`,
+    );
+    const element = form.querySelector('file-uploader') as FileUploaderElement;
+    await element.updateComplete;
+    const refused = next(element, 'upload-error', 30_000);
+    pick(element, [
+      await jpeg('one.jpg', 64, 48),
+      await jpeg('two.jpg', 64, 48),
+      await png('not-accepted.png'),
+    ]);
+    // A PNG the page does not accept is refused as it is added, as any other file would be:
+    // it never waits for an editor.
+    const refusal = await refused;
+    expect([refusal.file.name, refusal.code]).to.deep.equal([
+      'not-accepted.png',
+      'type_not_allowed',
+    ]);
+    await waitUntil(
+      () => element.files.filter((f) => f.status === 'waiting').length === 2,
+      undefined,
+      LOADED,
+    );
+    const waiting = element.files.filter((f) => f.status === 'waiting');
+    expect(waiting.map((f) => [f.name, f.type, f.record])).to.deep.equal([
+      ['one.jpg', 'image/jpeg', null],
+      ['two.jpg', 'image/jpeg', null],
+    ]);
+    expect(element.files.find((f) => f.name === 'not-accepted.png')?.status).to.equal('rejected');
+    expect(shadow(element).querySelectorAll('[data-status=waiting]')).to.have.length(2);
+    // Nothing uploaded yet: no value; the form is not sent while images wait unsent.
+    expect(element.value).to.deep.equal([]);
+    expect(new FormData(form).getAll('photos')).to.deep.equal([]);
+    await element.updateComplete;
+    expect(form.checkValidity()).to.equal(false);
+    expect(element.validationMessage).to.equal('Edit or upload the images waiting first.');
+    // removeFile takes one off as it takes any file off.
+    element.removeFile(waiting[1]?.id ?? '');
+    await waitUntil(
+      () => shadow(element).querySelectorAll('[data-status=waiting]').length === 1,
+      undefined,
+      LOADED,
+    );
+    expect(element.files.filter((f) => f.status === 'waiting').map((f) => f.name)).to.deep.equal([
+      'one.jpg',
+    ]);
+    // Uploaded, it is the form's value, and the form may go.
+    const success = next(element, 'upload-success', 30_000);
+    button(shadow(element).querySelector('[data-status=waiting]') as Element, 'Upload').click();
+    const { record } = await success;
+    await waitUntil(
+      () => form.checkValidity(),
+      'the form is valid once the image is uploaded',
+      LOADED,
+    );
+    expect(new FormData(form).getAll('photos')).to.deep.equal([record.url]);
+    expect(element.files.some((f) => f.status === 'waiting')).to.equal(false);
+    // A form reset lets go of the images waiting as of every other file.
+    pick(element, [await jpeg('three.jpg', 64, 48), await jpeg('four.jpg', 64, 48)]);
+    await waitUntil(
+      () => element.files.filter((f) => f.status === 'waiting').length === 2,
+      undefined,
+      LOADED,
+    );
+    await element.updateComplete;
+    expect(form.checkValidity()).to.equal(false);
+    form.reset();
+    await waitUntil(() => element.files.length === 0, 'the reset clears the list', LOADED);
+    await element.updateComplete;
+    expect(shadow(element).querySelectorAll('[data-status=waiting]')).to.have.length(0);
+    expect(form.checkValidity()).to.equal(true);
+    expect(new FormData(form).getAll('photos')).to.deep.equal([]);
   });
 });

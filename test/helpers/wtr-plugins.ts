@@ -217,6 +217,23 @@ export function filehostService(): TestRunnerPlugin {
             });
             return true;
           }
+          case 'touches': {
+            // A finger (or two) on the screen: Chromium's own touch input, which the page
+            // receives as touch and pointer events (\`pointerType: 'touch'\`), as from a phone.
+            const cdp = await page.context().newCDPSession(page);
+            const steps = options.steps as {
+              type: 'touchStart' | 'touchMove' | 'touchEnd';
+              points: { x: number; y: number }[];
+            }[];
+            for (const { type, points } of steps) {
+              await cdp.send('Input.dispatchTouchEvent', {
+                type,
+                touchPoints: points.map(({ x, y }, id) => ({ x, y, id })),
+              });
+            }
+            await cdp.detach();
+            return true;
+          }
           case 'pick': {
             // Real files (or a real folder, for a webkitdirectory input) through the browser's
             // own file chooser path: Playwright sets them on the input inside the shadow root.

@@ -5,6 +5,9 @@
  * narrow to `.screenshots/` for a person to look at. The same page is then made in each
  * other language of SCREENSHOT_LANGS (default `en de ar ja`: a long-worded one, a right-to-
  * left one, a CJK one), light and dark, wide and narrow: `elements-<lang>-<scheme>-<width>.png`.
+ * Taken by a person, not in CI: for Japanese (and Chinese, Korean) drawn as a reader sees them,
+ * install a CJK font first (`apt-get install fonts-noto-cjk`; without one, Chromium falls back
+ * to whatever the machine has, e.g. Droid Sans Fallback, or to boxes).
  */
 
 import { mkdir } from 'node:fs/promises';
@@ -14,6 +17,7 @@ import sharp from 'sharp';
 import { hashKey, newId } from '../../src/server/ground/secrets.js';
 import { createKey, createProject } from '../../src/server/start/admin.js';
 import type { RunningService } from '../../src/server/start/service.js';
+import { untilCropBoxPlaced } from '../helpers/crop-box.js';
 import { servePage } from '../helpers/page-server.js';
 import { rememberUpload } from '../helpers/remembered-upload.js';
 import { serveRemote } from '../helpers/remote-server.js';
@@ -538,14 +542,7 @@ ${LIST_STATES.map(([id, title]) => `<section><h2>${title}</h2><file-list id="${i
         };
         element.editImage(new File([blob], 'sunset.jpg', { type: 'image/jpeg' }));
       });
-      await tab.waitForFunction(
-        () =>
-          (
-            document
-              .querySelector('#editor')
-              ?.shadowRoot?.querySelector('cropper-selection') as unknown as { width: number }
-          )?.width > 0,
-      );
+      await untilCropBoxPlaced(tab, 'editor');
       await tab.keyboard.press('ArrowLeft');
       await tab.waitForTimeout(400);
       const editorPath = join(outDir, `editor-${lang}-${scheme}-${width}.png`);

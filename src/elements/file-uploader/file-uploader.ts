@@ -312,8 +312,8 @@ export class FileUploaderElement extends LitElement {
   #dragDepth = 0;
   /** Whether this device has a camera worth offering (see `capture`); asked once. */
   #hasCamera: boolean | undefined;
-  #formDisabled = false;
-  #ticker: ReturnType<typeof setInterval> | null = null;
+  #formDisabled?: boolean;
+  #ticker?: ReturnType<typeof setInterval>;
   #view: FileView[] = [];
 
   constructor() {
@@ -394,9 +394,12 @@ export class FileUploaderElement extends LitElement {
     return textsWith(translationFor(localeOf(this)), 'uploader', this.strings);
   }
 
-  /** Every file in the list, with its status, progress, error and (once uploaded) its record. */
+  /**
+   * Every file in the list, with its status, progress, error and (once uploaded) its record;
+   * with `image-editor`, the images waiting for Edit or Upload too (status `waiting`).
+   */
   get files(): FileView[] {
-    return this.#controller.files;
+    return [...this.#controller.files, ...this.#controller.held];
   }
 
   /** The records of the uploaded files, in the order they were added. */
@@ -559,7 +562,8 @@ export class FileUploaderElement extends LitElement {
   }
 
   override updated(): void {
-    if (this.#internals) syncForm(this.#internals, this, recordsOf(this.#view));
+    if (this.#internals)
+      syncForm(this.#internals, this, recordsOf(this.#view), this.#controller.held.length);
     // A file waiting to retry shows a countdown: redraw it every second while there is one.
     const counting = this.#view.some((file) => file.status === 'retrying');
     if (counting && !this.#ticker) this.#ticker = setInterval(() => this.requestUpdate(), 1000);
@@ -572,8 +576,8 @@ export class FileUploaderElement extends LitElement {
   }
 
   #stopTicker(): void {
-    if (this.#ticker) clearInterval(this.#ticker);
-    this.#ticker = null;
+    clearInterval(this.#ticker);
+    this.#ticker = undefined;
   }
 
   /** The `accept` list: extensions and media types. */

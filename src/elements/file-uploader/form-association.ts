@@ -16,27 +16,27 @@ export interface FormField {
  * Tells the form what the uploader holds (form-associated custom element): under `name`,
  * one entry per uploaded file (its URL, or its id; always the id of a private file, which
  * has no URL: its backend signs a link from the id); invalid while files are on their way,
- * and when `required` with none uploaded, the message anchored to the browse button.
+ * and while images wait for Edit or Upload (`held`, with `image-editor`: they are not sent
+ * unless the person says so), and when `required` with none uploaded, the message anchored
+ * to the browse button.
  */
 export function syncForm(
   internals: ElementInternals,
   field: FormField,
   records: FileRecord[],
+  held: number,
 ): void {
-  const anchor = field.renderRoot.querySelector<HTMLElement>('.browse') ?? undefined;
-  if (field.name) {
-    const data = new FormData();
-    for (const record of records)
-      data.append(field.name, (field.formValue !== 'id' && record.url) || record.id);
-    internals.setFormValue(records.length > 0 ? data : null);
-  } else {
-    internals.setFormValue(null);
-  }
-  if (field.uploading) {
-    internals.setValidity({ customError: true }, field.texts.formUploading, anchor);
-  } else if (field.required && records.length === 0) {
-    internals.setValidity({ valueMissing: true }, field.texts.formRequired, anchor);
-  } else {
-    internals.setValidity({});
-  }
+  const t = field.texts;
+  const data = new FormData();
+  for (const record of records)
+    data.append(field.name, (field.formValue !== 'id' && record.url) || record.id);
+  internals.setFormValue(field.name && records.length > 0 ? data : null);
+  // The form waits for files on their way and images waiting; else, with `required`, it
+  // needs one uploaded. (With no flag set, the message is not used.)
+  const wait = field.uploading ? t.formUploading : held ? t.formHeld : '';
+  internals.setValidity(
+    { customError: !!wait, valueMissing: !wait && field.required && records.length === 0 },
+    wait || t.formRequired,
+    field.renderRoot.querySelector<HTMLElement>('.browse') ?? undefined,
+  );
 }

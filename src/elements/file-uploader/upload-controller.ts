@@ -39,14 +39,21 @@ export class UploadController implements ReactiveController {
   readonly #host: UploadHost;
   readonly #callbacks: UploadCallbacks;
   #settings: UploaderSettings;
-  #engine: UploadEngine | null = null;
-  #loading = false;
-  #connected = false;
+  // Undefined until set (falsy), rather than initialised: bytes the first load has not got.
+  #engine?: UploadEngine;
+  #loading?: boolean;
+  #connected?: boolean;
   /**
    * Files not yet with the engine: it is still on its way, or they are images being made
    * smaller (`shrinking`), each handed over as soon as it is ready.
    */
   #waiting: { id: string; file: File; failed: WaitingFailure | null; shrinking: boolean }[] = [];
+  /**
+   * Images waiting for Edit or Upload (`image-editor`), status `waiting`: listed by the
+   * element's `files` and drawn by their on-use module, which owns them; cleared and removed
+   * here as any file is (a form reset, `removeFile`, a new choice without `multiple`).
+   */
+  held: FileView[] = [];
 
   constructor(host: UploadHost, settings: UploaderSettings, callbacks: UploadCallbacks) {
     this.#host = host;
@@ -75,11 +82,9 @@ export class UploadController implements ReactiveController {
 
   get files(): FileView[] {
     const waiting = this.#waiting.map(({ id, file, failed }) =>
-      failed
-        ? unsentFileView(id, file, 'failed', this.#failure(failed))
-        : unsentFileView(id, file, 'preparing', null),
+      unsentFileView(id, file, failed ? 'failed' : 'preparing', failed && this.#failure(failed)),
     );
-    return this.#engine ? [...this.#engine.files, ...waiting] : waiting;
+    return [...(this.#engine?.files ?? []), ...waiting];
   }
 
   /** The drop zone's hint with the upload token's limits, once the engine knows them. */
@@ -87,13 +92,13 @@ export class UploadController implements ReactiveController {
     return this.#engine?.hint(t, locale);
   }
 
+  /** `files`: never empty (the element and the editor's loader hand over none otherwise). */
   addFiles(files: File[]): void {
     const image = this.#settings.image;
     if (this.#engine && !image) {
       this.#engine.addFiles(files);
       return;
     }
-    if (files.length === 0) return;
     const entries = files.map((file) => ({
       id: `waiting-${crypto.randomUUID()}`,
       file,
@@ -157,6 +162,7 @@ export class UploadController implements ReactiveController {
 
   remove(id: string): void {
     this.#waiting = this.#waiting.filter((entry) => entry.id !== id);
+    this.held = this.held.filter((entry) => entry.id !== id);
     this.#engine?.remove(id);
     this.#host.requestUpdate();
   }
@@ -169,6 +175,7 @@ export class UploadController implements ReactiveController {
 
   clear(): void {
     this.#waiting = [];
+    this.held = [];
     this.#engine?.clear();
     this.#host.requestUpdate();
   }

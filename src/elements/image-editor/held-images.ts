@@ -4,6 +4,7 @@ import { en } from '../shared/en.js';
 import { formatBytes } from '../shared/format.js';
 import type { EditorText, UploaderTexts } from '../shared/translation.js';
 import type { FileUploaderStrings } from '../shared/uploader-strings.js';
+import { accepts } from './accepts.js';
 import { parseCropAspect } from './crop-aspect.js';
 
 /**
@@ -45,6 +46,7 @@ const words: Pick<UploaderTexts, EditorText> = {
   editorSave: 'Save',
   editorAnnounce: (degrees, width, height) =>
     `Rotated ${degrees} degrees. Crop area ${width} by ${height} pixels.`,
+  formHeld: 'Edit or upload the images waiting first.',
   editorUnreadable: (name) => `${name} could not be opened for editing. Upload it as it is.`,
 };
 
@@ -60,32 +62,40 @@ export interface EditorHost extends HTMLElement, ReactiveControllerHost {
   readonly renderRoot: HTMLElement | DocumentFragment;
   multiple: boolean;
   disabled: boolean;
+  accept: string;
   imageQuality: number | null;
 }
 
-/** Where files go once they no longer wait: the element's upload controller. */
+/**
+ * The element's upload controller: where files go once they no longer wait, and where the
+ * images waiting are listed (the element's `files`, its form's validity), and let go of.
+ */
 export interface Uploads {
   addFiles(files: File[]): void;
+  /** The element's views of the images waiting (its `FileView`s: see `#list`). */
+  held: { id: string }[];
 }
 
 /**
- * Files the element hands over (`addFiles` with `image-editor`): images wait, the rest go.
+ * Files the element hands over (`addFiles` with `image-editor`): images wait, the rest go
+ * (an image of a type `accept` refuses goes too, and is refused at once as any file is).
  * One file alone opens the editor by itself: a new image, or one already waiting
  * (`editImage(file)` comes this way).
  */
 export function hold(host: EditorHost, files: File[], uploads: Uploads): void {
   const held = heldImagesOf(host, uploads);
-  const images = files.filter((file) => EDITABLE.test(file.type));
+  // Without `multiple` the element has just let go of every file, the images waiting too.
+  held.sync();
+  const images = files.filter((file) => EDITABLE.test(file.type) && accepts(host.accept, file));
   const others = files.filter((file) => !images.includes(file));
-  // One file at a time: a new choice replaces an image waiting too (not the one chosen again).
-  if (!host.multiple) held.clear(images[0]);
   if (others.length > 0) uploads.addFiles(others);
   const waiting = images.map((file) => held.find(file) ?? held.add(file));
   if (files.length === 1 && waiting[0]) void held.edit(waiting[0]);
 }
 
 interface Waiting {
-  id: number;
+  /** Its id in the element's `files`. */
+  id: string;
   file: File;
   name: string;
   preview: string;
@@ -113,6 +123,8 @@ class HeldImages {
   readonly #uploads: Uploads;
   readonly #box = document.createElement('div');
   #waiting: Waiting[] = [];
+  /** The list last given to the element: another one there means it let go of some. */
+  #listed: { id: string }[] = [];
   #next = 0;
   /** The editor open now: one at a time. */
   #editing = false;
@@ -121,7 +133,45 @@ class HeldImages {
     this.#host = host;
     this.#uploads = uploads;
     this.#box.className = 'held-images';
-    host.addController({ hostUpdated: () => this.draw() });
+    host.addController({
+      hostUpdated: () => {
+        this.sync();
+        this.draw();
+      },
+    });
+  }
+
+  /** Lets go of the images the element let go of (a form reset, `removeFile`, a new choice). */
+  sync(): void {
+    const listed = this.#uploads.held;
+    if (listed === this.#listed) return;
+    for (const entry of this.#waiting)
+      if (!listed.some((view) => view.id === entry.id)) URL.revokeObjectURL(entry.preview);
+    this.#waiting = this.#waiting.filter((entry) => listed.some((view) => view.id === entry.id));
+    this.#list();
+  }
+
+  /**
+   * Tells the element which images wait (its `files`, its form's validity): each as the
+   * element's `FileView` of a file not sent, status `waiting`, written out here since the
+   * editor sits beside the upload engine and may not import its module (the layers in
+   * .dependency-cruiser.cjs).
+   */
+  #list(): void {
+    this.#listed = this.#uploads.held = this.#waiting.map(({ id, file, name, preview }) => ({
+      id,
+      name,
+      size: file.size,
+      type: file.type,
+      thumbnail: preview,
+      status: 'waiting',
+      bytesUploaded: 0,
+      fraction: 0,
+      failure: null,
+      record: null,
+      retryAt: null,
+    }));
+    this.#host.requestUpdate();
   }
 
   find(file: File): Waiting | undefined {
@@ -130,19 +180,15 @@ class HeldImages {
 
   add(file: File): Waiting {
     const entry = {
-      id: this.#next++,
+      id: `held-${this.#next++}`,
       file,
       name: cleanName(file.name) || 'image',
       preview: URL.createObjectURL(file),
     };
     this.#waiting.push(entry);
+    this.#list();
     this.draw();
     return entry;
-  }
-
-  /** Drops every image waiting but `keep`. */
-  clear(keep?: File): void {
-    for (const entry of this.#waiting) if (entry.file !== keep) this.#drop(entry);
   }
 
   async edit(entry: Waiting): Promise<void> {
@@ -190,6 +236,7 @@ class HeldImages {
   #drop(entry: Waiting): void {
     URL.revokeObjectURL(entry.preview);
     this.#waiting = this.#waiting.filter((other) => other !== entry);
+    this.#list();
     this.draw();
   }
 

@@ -217,6 +217,8 @@ export interface UploaderTexts {
   editorSave: string;
   /** Said after each change: the turn in degrees and the crop's size in the image's pixels. */
   editorAnnounce: (degrees: string, width: string, height: string) => string;
+  /** A form sent while images still wait for Edit or Upload (its validation message). */
+  formHeld: string;
   /** An image the browser could not open in the editor (it stays, to upload as it is). */
   editorUnreadable: (name: string) => string;
 }
@@ -304,6 +306,7 @@ export type EditorText =
   | 'editorReset'
   | 'editorSave'
   | 'editorAnnounce'
+  | 'formHeld'
   | 'editorUnreadable';
 
 /** The import failures the Link source words (English: with it, in `link-source.ts`). */

@@ -53,7 +53,9 @@ export type FileStatus =
   | 'retrying'
   | 'paused'
   | 'rejected'
-  | 'interrupted';
+  | 'interrupted'
+  /** An image waiting for Edit or Upload (`image-editor`): not on its way yet. */
+  | 'waiting';
 
 /** What the element renders for one file: derived from Uppy's state each time. */
 export interface FileView {
