@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { ServedFile } from '../cache/serving-cache.js';
 import type { ServiceContext } from '../context.js';
+import type { ByteRange, RangeSender } from '../storage/blob-store.js';
 import { fileHeaders } from './file-headers.js';
 import type { Servable } from './servable.js';
 
@@ -86,24 +87,51 @@ async function gathered(stream: Readable, size: number): Promise<Buffer> {
  */
 export const READ_WHOLE_BYTES = 256 * 1024;
 
+/**
+ * Answers larger than this are sent by the store itself where it can
+ * (`BlobStore.openSender`: on the local disk, from buffers reused from one answer to the
+ * next). Smaller ones are read in one buffer of their own (`READ_WHOLE_BYTES`): no larger
+ * than what the allocator hands out from memory it already has.
+ */
+export const SEND_FROM_STORE_BYTES = 64 * 1024;
+
+/** A stored file as the direct path answers it: `Servable`, and the store's own sending. */
+export interface ServableFile extends Servable {
+  /**
+   * Null when the store does not send this answer itself (no bytes to send, a small answer,
+   * a store without `openSender`): then `open` gives them. Else the bytes opened to be
+   * sent, or null when the file went away since it was looked up.
+   */
+  openSender(range?: ByteRange): Promise<RangeSender | null> | null;
+}
+
 /** A file as it is stored: its bytes from memory when the serving cache holds them. */
-export function servableFile(ctx: ServiceContext, file: ServedFile): Servable {
+export function servableFile(ctx: ServiceContext, file: ServedFile): ServableFile {
   const { row } = file;
+  const wanted = (range?: ByteRange) => range ?? { start: 0, end: row.size - 1 };
   return {
     size: row.size,
     headers: file.headers,
     bytes: file.bytes,
+    openSender: (range) => {
+      const { start, end } = wanted(range);
+      if (file.bytes || end - start + 1 <= SEND_FROM_STORE_BYTES || !ctx.blobs.openSender) {
+        return null;
+      }
+      ctx.servingCache.storeReads++;
+      return ctx.blobs.openSender(row.id, { start, end });
+    },
     open: async (range) => {
-      const wanted = range ?? { start: 0, end: row.size - 1 };
-      const length = wanted.end - wanted.start + 1;
+      const asked = wanted(range);
+      const length = asked.end - asked.start + 1;
       if (length <= 0) return Buffer.alloc(0);
       ctx.servingCache.storeReads++;
       if (length <= READ_WHOLE_BYTES && ctx.blobs.readRange) {
-        return ctx.blobs.readRange(row.id, wanted);
+        return ctx.blobs.readRange(row.id, asked);
       }
       return ctx.blobs.streamRange
-        ? ctx.blobs.streamRange(row.id, wanted)
-        : ctx.blobs.get(row.id, wanted);
+        ? ctx.blobs.streamRange(row.id, asked)
+        : ctx.blobs.get(row.id, asked);
     },
   };
 }
