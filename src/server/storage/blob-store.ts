@@ -157,7 +157,8 @@ export interface BlobStore {
    * Bytes `range` of the object (within it), opened to be written to an HTTP answer, or null
    * if the object does not exist: for a store that sends bytes more cheaply itself than a
    * stream piped to the answer does (the local disk: buffers reused from one answer to the
-   * next). Optional: without it, callers pipe `streamRange` or `get`.
+   * next; S3: the bucket's answer relayed with no stream between). Optional: without it,
+   * callers pipe `streamRange` or `get`.
    */
   openSender?(key: string, range: ByteRange): Promise<RangeSender | null>;
   /** The object's size, or null if it does not exist (a multipart upload is not an object). */
