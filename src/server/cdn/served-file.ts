@@ -83,7 +83,8 @@ async function gathered(stream: Readable, size: number): Promise<Buffer> {
  * costs more than the file (a read that finds its end, a buffer of the stream's chunk size
  * allocated for each read, the piping), and its chunk size is what a stream holds in
  * memory for a slow client anyway. Larger answers are streamed, by the exact range, so no
- * read is spent finding the end.
+ * read is spent finding the end. (This is `open`'s way, for the routes' answers and a store
+ * that cannot send an answer itself: the direct path lets the store send, `openSender`.)
  */
 export const READ_WHOLE_BYTES = 256 * 1024;
 
