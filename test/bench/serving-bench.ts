@@ -29,6 +29,9 @@
  * set and scraped every second, the ratios per run (metrics on / off) and the CPU time per
  * request of each. Every run starts the four services afresh (and warms them up), so the
  * median of the runs is over several processes of each side, not one.
+ *
+ * `BENCH_CPU_PROF=<dir>` writes a CPU profile of each service (embedded or at scale) into
+ * `<dir>`, taken during the bench itself.
  */
 import { execFileSync } from 'node:child_process';
 import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -53,6 +56,17 @@ const SCALE = process.env.DEPLOYMENT === 'scale';
 const SIZES = (process.env.BENCH_SIZES ?? '1024,1048576').split(',').map(Number);
 /** The service with its memory cache off: every body read from the store. */
 const NO_CACHE = 'filehost, no cache';
+/**
+ * `BENCH_CPU_PROF=<dir>`: each service of the bench writes a V8 CPU profile of its whole
+ * run under `<dir>/<its name>/` when it stops (`node --cpu-prof`), so the service is
+ * profiled in the bench's own scenario, its contenders taking turns beside it.
+ */
+const CPU_PROF_DIR = process.env.BENCH_CPU_PROF;
+
+function profiled(name: string): string[] {
+  if (!CPU_PROF_DIR) return [];
+  return ['--cpu-prof', `--cpu-prof-dir=${join(CPU_PROF_DIR, name.replaceAll(/\W+/g, '-'))}`];
+}
 
 /** A run's rate, and the CPU time its server took per request (user and system, all its processes). */
 type Measured = { rps: number; mibPerSecond: number; cpuMicros: number };
@@ -135,15 +149,18 @@ async function embedded(
   dir: string,
   files: Record<string, Uint8Array<ArrayBuffer>>,
 ): Promise<Setup> {
-  const service = await spawnService({
-    FILEHOST_DATA_DIR: join(dir, 'service'),
-    FILEHOST_LOG_LEVEL: 'error',
-  });
-  const uncached = await spawnService({
-    FILEHOST_DATA_DIR: join(dir, 'service-uncached'),
-    FILEHOST_LOG_LEVEL: 'error',
-    FILEHOST_CDN_CACHE_MB: '0',
-  });
+  const service = await spawnService(
+    { FILEHOST_DATA_DIR: join(dir, 'service'), FILEHOST_LOG_LEVEL: 'error' },
+    profiled('filehost'),
+  );
+  const uncached = await spawnService(
+    {
+      FILEHOST_DATA_DIR: join(dir, 'service-uncached'),
+      FILEHOST_LOG_LEVEL: 'error',
+      FILEHOST_CDN_CACHE_MB: '0',
+    },
+    profiled(NO_CACHE),
+  );
   const nginxPort = await freePort();
   const root = join(dir, 'www');
   await mkdir(root, { recursive: true });
@@ -301,12 +318,15 @@ async function scaleContenders(
   stopStores: () => Promise<void>,
 ): Promise<Setup> {
   const env = await scaleEnv(pg, rgw, ORIGINS);
-  const service = await spawnService({ ...env, FILEHOST_LOG_LEVEL: 'error' });
-  const uncached = await spawnService({
-    ...(await scaleEnv(pg, rgw, ORIGINS)),
-    FILEHOST_LOG_LEVEL: 'error',
-    FILEHOST_CDN_CACHE_MB: '0',
-  });
+  const service = await spawnService({ ...env, FILEHOST_LOG_LEVEL: 'error' }, profiled('filehost'));
+  const uncached = await spawnService(
+    {
+      ...(await scaleEnv(pg, rgw, ORIGINS)),
+      FILEHOST_LOG_LEVEL: 'error',
+      FILEHOST_CDN_CACHE_MB: '0',
+    },
+    profiled(NO_CACHE),
+  );
   const s3 = rgwClient(rgw);
   const rgwPort = new URL(rgw.endpoint).port;
   const nginxPort = await freePort();

@@ -4,7 +4,8 @@ import type { ServiceContext } from '../context.js';
 import { refusedRequest } from '../http/request-guard.js';
 import { REQUEST_ID_HEADER, requestIdOf } from '../http/request-id.js';
 import { countServedBody } from '../metrics/cdn-traffic.js';
-import { fileAnswer } from './file-answer.js';
+import type { RangeSender } from '../storage/blob-store.js';
+import { type FileAnswer, fileAnswer } from './file-answer.js';
 import { plainFileId } from './memory-path.js';
 import { servableFile, servedFile } from './served-file.js';
 
@@ -56,6 +57,8 @@ export async function answerDirectly(
     return true;
   }
   const { range } = answer;
+  const sending = served.openSender(range ?? undefined);
+  if (sending) return sendFromStore(ctx, request, response, answer, served.size, sending);
   let body: Awaited<ReturnType<typeof served.open>>;
   if (served.bytes) {
     body = range ? served.bytes.subarray(range.start, range.end + 1) : served.bytes;
@@ -80,6 +83,34 @@ export async function answerDirectly(
     ctx.log.warn({ err: error }, 'a store failed while the CDN was sending a file'),
   );
   pipeline(body, response, () => {});
+  return true;
+}
+
+/** The answer's bytes sent by the store itself (`BlobStore.openSender`). */
+async function sendFromStore(
+  ctx: ServiceContext,
+  request: IncomingMessage,
+  response: ServerResponse,
+  answer: Extract<FileAnswer, { status: 200 | 206 }>,
+  size: number,
+  sending: Promise<RangeSender | null>,
+): Promise<boolean> {
+  let sender: RangeSender | null;
+  try {
+    sender = await sending;
+  } catch {
+    return false;
+  }
+  if (!sender) return false;
+  nameAnswer(request, response);
+  response.writeHead(answer.status, answer.headers);
+  countServedBody(ctx.metrics, answer.range, size);
+  // A store that fails midway: the answer is cut (its length was promised), as the routes do.
+  sender
+    .sendTo(response)
+    .catch((error: unknown) =>
+      ctx.log.warn({ err: error }, 'a store failed while the CDN was sending a file'),
+    );
   return true;
 }
 

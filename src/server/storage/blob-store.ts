@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { PartChecksum } from '../../api/checksum.js';
 import type { SignedPart } from '../../api/types.js';
@@ -23,6 +24,21 @@ export interface HeldPart {
   etag: string;
   /** When the part arrived (ms since the epoch), where the store knows: a pending upload expires a while after its last part. */
   arrivedAt?: number;
+}
+
+/**
+ * Bytes of an object, opened to be sent (`BlobStore.openSender`): `sendTo` must be called
+ * once, or what was opened is never released.
+ */
+export interface RangeSender {
+  /**
+   * Writes the bytes to `destination` and ends it. Resolves once the last byte was handed
+   * over or the destination closed early; rejects, having destroyed the destination, when
+   * the store failed midway. An HTTP answer, not any stream: a store may reuse a chunk once
+   * the answer's write callback says its socket took it, which a stream that passes chunks
+   * on by reference (a `PassThrough`) does not mean.
+   */
+  sendTo(destination: ServerResponse): Promise<void>;
 }
 
 /** What the store needs to address one multipart upload. */
@@ -137,6 +153,14 @@ export interface BlobStore {
    * larger answers). Optional: without it, callers use `get` with the range.
    */
   streamRange?(key: string, range: ByteRange): Promise<Readable | null>;
+  /**
+   * Bytes `range` of the object (within it), opened to be written to an HTTP answer, or null
+   * if the object does not exist: for a store that sends bytes more cheaply itself than a
+   * stream piped to the answer does (the local disk: buffers reused from one answer to the
+   * next; S3: the bucket's answer relayed with no stream between). Optional: without it,
+   * callers pipe `streamRange` or `get`.
+   */
+  openSender?(key: string, range: ByteRange): Promise<RangeSender | null>;
   /** The object's size, or null if it does not exist (a multipart upload is not an object). */
   head(key: string): Promise<{ size: number } | null>;
   /**

@@ -84,7 +84,8 @@ for (const cacheMb of ['0', '64']) {
     before(async () => {
       t = await startTestService({ FILEHOST_CDN_CACHE_MB: cacheMb });
       direct = await directServer(t);
-      // Read whole in one buffer, and streamed by range.
+      // One chunk of the store's sending and two (and, for the routes, read whole in one
+      // buffer and streamed by range).
       for (const [size, seed] of [
         [1024, 1],
         [READ_WHOLE_BYTES + 40_000, 2],

@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { buffer, text } from 'node:stream/consumers';
 import { describe, it } from 'node:test';
@@ -141,6 +143,37 @@ export function blobStoreConformance(
         assert.equal(await store.readRange(newId(), { start: 0, end: 9 }), null);
         // An object shorter than the range asked is a fault, never a short answer.
         await assert.rejects(store.readRange(key, { start: 0, end: bytes.length }), /ends before/);
+      }),
+    );
+
+    it(
+      'sends a range of an object itself where it can (openSender, the CDN larger answers), null for none',
+      withStore(async (store) => {
+        if (!store.openSender) return;
+        const key = newId();
+        const bytes = Buffer.from(patternBytes(700_000, 5));
+        await store.put(key, Readable.from([bytes]), { contentType: 'application/octet-stream' });
+        for (const [start, end] of [
+          [0, bytes.length - 1],
+          [70_000, 600_000],
+          [bytes.length - 1, bytes.length - 1],
+        ] as const) {
+          const sender = await store.openSender(key, { start, end });
+          assert.ok(sender, 'an object that exists');
+          // Sent as an answer on a real connection, which is what a sender writes to.
+          const server = createServer((_request, response) => void sender.sendTo(response));
+          await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+          try {
+            const { port } = server.address() as AddressInfo;
+            const sent = Buffer.from(
+              await (await fetch(`http://127.0.0.1:${port}/`)).arrayBuffer(),
+            );
+            assert.deepEqual(sent, bytes.subarray(start, end + 1), `${start}-${end}`);
+          } finally {
+            server.close();
+          }
+        }
+        assert.equal(await store.openSender(newId(), { start: 0, end: 9 }), null);
       }),
     );
 

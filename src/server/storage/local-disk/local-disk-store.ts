@@ -33,8 +33,10 @@ import {
   type HeldPart,
   type MultipartUpload,
   type PartPlacement,
+  type RangeSender,
 } from '../blob-store.js';
 import { PartSigner } from './part-signer.js';
+import { fileRangeSender } from './range-sender.js';
 import {
   appendLog,
   createLog,
@@ -154,6 +156,11 @@ export class LocalDiskBlobStore implements BlobStore {
 
   readRange(key: string, range: ByteRange): Promise<Buffer | null> {
     return readRangeFrom(this.#blobPath(key), range);
+  }
+
+  async openSender(key: string, range: ByteRange): Promise<RangeSender | null> {
+    const fd = await openOrNull(this.#blobPath(key));
+    return fd === null ? null : fileRangeSender(fd, range);
   }
 
   async head(key: string): Promise<{ size: number } | null> {
@@ -514,19 +521,24 @@ async function syncDirectory(path: string): Promise<void> {
 
 /** A stream of the file at `path` (a range of it if given), or null if there is none. */
 async function readFrom(path: string, range?: ByteRange): Promise<Readable | null> {
-  let fd: number;
-  try {
-    fd = await openFd(path, 'r');
-  } catch (error) {
-    if (isMissing(error)) return null;
-    throw error;
-  }
+  const fd = await openOrNull(path);
+  if (fd === null) return null;
   return createReadStream('', {
     fd,
     start: range?.start,
     end: range?.end,
     highWaterMark: READ_BUFFER,
   });
+}
+
+/** A descriptor of the file at `path` opened for reading, or null if there is none. */
+async function openOrNull(path: string): Promise<number | null> {
+  try {
+    return await openFd(path, 'r');
+  } catch (error) {
+    if (isMissing(error)) return null;
+    throw error;
+  }
 }
 
 /**

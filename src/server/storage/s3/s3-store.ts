@@ -33,7 +33,9 @@ import {
   type HeldPart,
   type MultipartUpload,
   type PartPlacement,
+  type RangeSender,
 } from '../blob-store.js';
+import { relayBody } from './body-relay.js';
 import { RangeReader } from './range-reader.js';
 import {
   codeOf,
@@ -294,6 +296,15 @@ export class S3BlobStore implements BlobStore {
     // As for the SDK's bodies (`#read`): the stall guard, not the socket's idle timer.
     body.socket?.setTimeout(0);
     return guardStalls(body, this.#idleMs);
+  }
+
+  /** The ranged GET of `streamRange`, its body relayed to the answer (`body-relay.ts`). */
+  async openSender(key: string, range: ByteRange): Promise<RangeSender | null> {
+    const body = await this.#ranges.stream(this.#objectKey(key), range);
+    if (!body) return null;
+    // The relay's stall rule, not the socket's idle timer, as for `streamRange`.
+    body.socket?.setTimeout(0);
+    return { sendTo: (destination) => relayBody(body, destination, this.#idleMs) };
   }
 
   async head(key: string): Promise<{ size: number } | null> {

@@ -1,0 +1,87 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { finished } from 'node:stream';
+import { BlobUnavailableError } from '../blob-store.js';
+
+/**
+ * Sends the bucket's answer `body` on to `destination` (an HTTP answer) and ends it, with
+ * the stall guard's rule (`stall-guard.ts`): it fails when the bucket sends nothing for
+ * `idleMs` while the answer is waiting for bytes, never while the client is slow to take
+ * them. The same as piping `guardStalls(body)` to the answer, without the stream between
+ * them and a timer made and cleared for every chunk: for 1 MiB answers at scale that layer
+ * was a share of the CPU nginx, relaying the same bytes, does not spend
+ * (test/bench/README.md).
+ *
+ * Resolves once the last byte was handed over or the client went away (the body is then
+ * dropped, never returned half read to the connection pool); rejects, having destroyed the
+ * answer (its length was promised: it is cut), when the bucket failed or stalled.
+ */
+export function relayBody(
+  body: IncomingMessage,
+  destination: ServerResponse,
+  idleMs: number,
+): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let timer: NodeJS.Timeout | undefined;
+    let settled = false;
+    const settle = (error?: Error) => {
+      if (settled) return;
+      settled = true;
+      disarm();
+      destination.off('close', onClose);
+      if (error) reject(error);
+      else resolve();
+    };
+    const fail = (error: Error) => {
+      body.destroy();
+      destination.destroy(error);
+      settle(error);
+    };
+    const stalled = () =>
+      fail(
+        new BlobUnavailableError(
+          'unreachable',
+          `S3 sent nothing for ${idleMs} ms while the object was being read`,
+        ),
+      );
+    // Waiting for the bucket: the clock runs. One timer, moved on as bytes come.
+    const arm = () => {
+      if (timer) timer.refresh();
+      else timer = setTimeout(stalled, idleMs);
+    };
+    const disarm = () => {
+      if (timer) clearTimeout(timer);
+      timer = undefined;
+    };
+    const onDrain = () => {
+      arm();
+      body.resume();
+    };
+    const onClose = () => {
+      if (destination.writableFinished) return;
+      // The client went away: the rest of the body is not read.
+      body.destroy();
+      settle();
+    };
+    destination.once('close', onClose);
+    body.on('data', (chunk: Buffer) => {
+      if (destination.write(chunk)) {
+        arm();
+        return;
+      }
+      // The client is full: its pause is not the bucket's silence.
+      disarm();
+      body.pause();
+      destination.once('drain', onDrain);
+    });
+    finished(body, (error) => {
+      if (settled) return;
+      if (error) {
+        fail(error);
+        return;
+      }
+      destination.end();
+      settle();
+    });
+    arm();
+  });
+}
