@@ -20,6 +20,7 @@ import { bundleTests, filehostService } from './test/helpers/wtr-plugins.ts';
  * and upload-engine/resume-memory.test.ts (one failed IndexedDB write loses the others).
  */
 const CROSS_BROWSER_FILES = [
+  'test/elements/file-uploader-layout.test.ts',
   'test/elements/image-editor.test.ts',
   'test/elements/localize.test.ts',
   'test/elements/file-uploader-images-no-worker.test.ts',

@@ -33,6 +33,9 @@ export const styles = css`
 
   .base {
     display: grid;
+    /* One column as wide as the element: rows skipped off screen (content-visibility)
+       remember the width they were last drawn at, which must not widen it. */
+    grid-template-columns: minmax(0, 1fr);
     gap: var(--_gap);
     /* Narrow or wide is the element's own width, not the window's. */
     container-type: inline-size;
