@@ -4,7 +4,7 @@ import type { UploadPlan } from '../../client/upload-plan.js';
 import type { UploadTokenProvider } from '../../client/upload-token.js';
 import type { UploadFailure } from './failure.js';
 import type { FailureCause } from './failure-cause.js';
-import type { FileStatus, FileView } from './file-view.js';
+import type { FileStatus, FileSummary, FileView } from './file-view.js';
 import type { UploadRate } from './upload-rate.js';
 
 /**
@@ -131,19 +131,28 @@ export function fileStatus(file: EngineFile, upload: FileUpload): FileStatus {
   return 'queued';
 }
 
+/** What the page hears of a file as it goes (Uppy's, as its events describe it). */
+export function summary(file: EngineFile): FileSummary {
+  return {
+    id: file.id,
+    name: cleanName(file.name ?? '') || 'upload',
+    size: file.size ?? 0,
+    type: file.type ?? '',
+  };
+}
+
 /** What the element renders for one file the engine holds. */
 export function fileView(file: EngineFile, upload: FileUpload): FileView {
   const { record } = upload;
-  const size = file.size ?? 0;
+  const described = summary(file);
+  const { size } = described;
   const sent = file.progress.bytesUploaded;
   const bytesUploaded = record ? size : typeof sent === 'number' ? sent : 0;
   const status = fileStatus(file, upload);
   return {
-    id: file.id,
+    ...described,
     // The stored name once there is one; until then the chosen name, made safe to show.
-    name: record?.name ?? (cleanName(file.name ?? '') || 'upload'),
-    size,
-    type: file.type ?? '',
+    name: record?.name ?? described.name,
     thumbnail: upload.thumbnail,
     status,
     bytesUploaded,

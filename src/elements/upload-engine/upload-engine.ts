@@ -8,6 +8,7 @@ import {
   fileView,
   newFileUpload,
   placeOf,
+  summary,
   type UploadTarget,
 } from './file-state.js';
 import type {
@@ -24,7 +25,7 @@ import { SmallBatches } from './small-batches.js';
 import { loadMemory, mayHoldUploads } from './upload-memory.js';
 import { loadTokenChunk, UploadRuns } from './upload-run.js';
 import type { TokenClient } from './upload-tokens.js';
-import { createUppy, relativePathOf, restrictionsOf, summary } from './uppy-adapter.js';
+import { createUppy, relativePathOf, restrictionsOf } from './uppy-adapter.js';
 
 export { loadTokenChunk };
 

@@ -14,19 +14,13 @@ import {
   describeCause,
   scheduleRetry,
 } from './file-retries.js';
-import type { FileUpload } from './file-state.js';
+import { type FileUpload, summary } from './file-state.js';
 import type { FileSummary, UploadCallbacks, UploaderSettings, UploadHost } from './file-view.js';
 import { loadPartSender } from './multipart-upload.js';
 import type { RememberedUploads } from './remembered-uploads.js';
 import { signJob } from './sign-step.js';
 import { forgetUpload, loadMemory, REMEMBER_AFTER_MS } from './upload-memory.js';
-import {
-  type EngineUppy,
-  QUIET_UPLOAD_BYTES,
-  summary,
-  type UFile,
-  type UppyHooks,
-} from './uppy-adapter.js';
+import { type EngineUppy, QUIET_UPLOAD_BYTES, type UFile, type UppyHooks } from './uppy-adapter.js';
 
 /**
  * Uppy's state changes redraw the list at most this often. Progress bars glide between
