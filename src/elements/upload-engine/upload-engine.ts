@@ -22,14 +22,12 @@ import { unsentFileView } from './file-view.js';
 import { rejectionOf } from './rejections.js';
 import type { RememberedUploads } from './remembered-uploads.js';
 import { SmallBatches } from './small-batches.js';
+import type { TokenLimits } from './token-hint.js';
 import { loadMemory, mayHoldUploads } from './upload-memory.js';
 import { loadTokenChunk, UploadRuns } from './upload-run.js';
-import type { TokenClient } from './upload-tokens.js';
 import { createUppy, relativePathOf, restrictionsOf } from './uppy-adapter.js';
 
 export { loadTokenChunk };
-
-type TokenChunk = typeof import('./upload-tokens.js');
 
 // The English words only this engine's files show arrive with it.
 fillEnglish();
@@ -60,10 +58,8 @@ export class UploadEngine {
    * weakly: a provider's token outlives the elements that used it.)
    */
   readonly #connections: Connections;
-  /** The client of the page's `tokenProvider` (for its token's limits), once asked. */
-  #tokenClient: TokenClient | null = null;
-  /** The chunk that words the token's limits (`tokenHint`), in by then (the client came with it). */
-  #tokenChunk: TokenChunk | null = null;
+  /** The limits of the page's `tokenProvider`'s token (in the token chunk), once asked. */
+  #tokenLimits: TokenLimits | null = null;
   /** The provider and endpoint last asked for a token ahead of any file (`hint`). */
   #askedProvider: UploadTarget['tokenProvider'];
   #askedEndpoint = '';
@@ -182,37 +178,34 @@ export class UploadEngine {
    */
   hint(t: FileUploaderStrings, locale: string): string | null {
     this.#askEarly();
-    const allowance = this.#tokenClient?.tokens?.allowance;
-    const chunk = this.#tokenChunk;
-    return allowance && chunk ? chunk.tokenHint(allowance, this.#settings, t, locale) : null;
+    return this.#tokenLimits?.hint(this.#settings, t, locale) ?? null;
   }
 
   #askEarly(): void {
-    const { endpoint, tokenProvider, uploadToken } = this.#settings;
+    const settings = this.#settings;
+    const { endpoint, tokenProvider, uploadToken } = settings;
     if (tokenProvider === this.#askedProvider && endpoint === this.#askedEndpoint) return;
     this.#askedProvider = tokenProvider;
     this.#askedEndpoint = endpoint;
-    this.#tokenClient = null;
+    this.#tokenLimits = null;
     // A token set by the page comes without its limits: nothing to ask.
     if (!tokenProvider || uploadToken) return;
-    Promise.all([this.#connections.clientFor(this.#settings), loadTokenChunk()])
-      .then(([client, chunk]: [TokenClient, TokenChunk]) => {
-        // The limits' English words are the token chunk's (`fillRefusals`).
-        chunk.fillRefusals();
-        this.#tokenChunk = chunk;
-        this.#tokenClient = client;
-        return client.tokens?.current();
-      })
-      // No endpoint yet, or the provider failed (in the console): the first file says so.
-      .catch(() => undefined)
-      .finally(() => this.#host.requestUpdate());
+    // Not fetched (offline, not deployed): no limits shown; the first file says why.
+    loadTokenChunk().then(
+      (chunk) => {
+        this.#tokenLimits = new chunk.TokenLimits(this.#connections.clientFor(settings), () =>
+          this.#host.requestUpdate(),
+        );
+      },
+      () => undefined,
+    );
   }
 
   /** A file went up: with the page's provider's token, it counts against that token's limits. */
   #counted(upload: FileUpload, bytes: number): void {
     const { tokenProvider, uploadToken } = upload.target;
     if (tokenProvider && !uploadToken && tokenProvider === this.#askedProvider) {
-      this.#tokenClient?.tokens?.count(bytes);
+      this.#tokenLimits?.count(bytes);
     }
   }
 
