@@ -1,9 +1,13 @@
-import type { TokenAllowance } from '../../client/upload-tokens.js';
+import type { TokenAllowance, UploadTokens } from '../../client/upload-tokens.js';
 import { formatBytes, formatCount, pluralForm } from '../shared/format.js';
 import type { FileUploaderStrings } from '../shared/uploader-strings.js';
 import { fillRefusals } from './en-refusals.js';
 import type { UploaderSettings } from './file-view.js';
-import type { TokenClient } from './upload-tokens.js';
+
+/** What the limits need of the provider's client (`TokenClient`): its tokens. */
+interface WithTokens {
+  readonly tokens?: UploadTokens;
+}
 
 /**
  * A page's `tokenProvider` asked for its token ahead of any file, so that the token's
@@ -12,10 +16,10 @@ import type { TokenClient } from './upload-tokens.js';
  */
 export class TokenLimits {
   /** The provider's client, once made (its token's limits once the provider answered). */
-  #client: TokenClient | null = null;
+  #client: WithTokens | null = null;
 
   /** `changed`: the limits may have come (or the provider failed): the hint is drawn again. */
-  constructor(client: Promise<TokenClient>, changed: () => void) {
+  constructor(client: Promise<WithTokens>, changed: () => void) {
     client
       .then((made) => {
         // The limits' English words are this chunk's (`fillRefusals`).

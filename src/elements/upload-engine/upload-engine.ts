@@ -25,6 +25,7 @@ import { SmallBatches } from './small-batches.js';
 import type { TokenLimits } from './token-hint.js';
 import { loadMemory, mayHoldUploads } from './upload-memory.js';
 import { loadTokenChunk, UploadRuns } from './upload-run.js';
+import type { TokenClient } from './upload-tokens.js';
 import { createUppy, relativePathOf, restrictionsOf } from './uppy-adapter.js';
 
 export { loadTokenChunk };
@@ -193,9 +194,9 @@ export class UploadEngine {
     // Not fetched (offline, not deployed): no limits shown; the first file says why.
     loadTokenChunk().then(
       (chunk) => {
-        this.#tokenLimits = new chunk.TokenLimits(this.#connections.clientFor(settings), () =>
-          this.#host.requestUpdate(),
-        );
+        // With a provider, the client is the token chunk's (`connectWith`).
+        const client = this.#connections.clientFor(settings) as Promise<TokenClient>;
+        this.#tokenLimits = new chunk.TokenLimits(client, () => this.#host.requestUpdate());
       },
       () => undefined,
     );
