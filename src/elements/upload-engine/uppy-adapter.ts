@@ -4,7 +4,7 @@ import type { UploadState } from '../../api/types.js';
 import { xhrPartEtag } from '../../client/part-etag.js';
 import type { FileUpload } from './file-state.js';
 import type { UploaderSettings } from './file-view.js';
-import { MultipartUpload } from './multipart-upload.js';
+import { addMultipartUploader } from './multipart-upload.js';
 import { shouldRetryXhr } from './xhr-error.js';
 
 /**
@@ -73,8 +73,8 @@ export function createUppy(
     restrictions: restrictionsOf(settings),
   });
   uppy.addPreProcessor(hooks.prepare);
-  // Several parts: ours, installed first, so that XHRUpload finds those files done.
-  uppy.use(MultipartUpload, {
+  // Several parts: ours, added first, so that XHRUpload finds those files done.
+  addMultipartUploader(uppy, {
     getPlan: (id) => uploads.get(id)?.plan ?? undefined,
     signal: (id) => uploads.get(id)?.abort?.signal,
     uploadState: (id, signal) => hooks.uploadState(id, signal),
