@@ -63,7 +63,10 @@ export class RememberedUploads {
   }
 
   /** Forgets every upload remembered for this endpoint and key (and no longer offers them). */
-  async forgetAll(endpoint: string, apiKey: string): Promise<void> {
+  async forgetAll({
+    endpoint,
+    apiKey,
+  }: Pick<UploaderSettings, 'endpoint' | 'apiKey'>): Promise<void> {
     this.#remembered = [];
     this.#changed();
     const remembered = await rememberedFor(endpoint, apiKey).catch(() => []);

@@ -117,8 +117,7 @@ export class UploadEngine {
 
   /** Forgets every upload remembered for this endpoint and key (and no longer offers them). */
   async forgetAll(): Promise<void> {
-    const { endpoint, apiKey } = this.#settings;
-    await (await this.#openMemory())?.forgetAll(endpoint, apiKey);
+    await (await this.#openMemory())?.forgetAll(this.#settings);
   }
 
   /**
@@ -210,10 +209,10 @@ export class UploadEngine {
     }
   }
 
-  /** A chosen image's row gets its preview once made off the page's main thread (40 px rows). */
+  /** A chosen image's row gets its preview once made off the page's main thread. */
   #preview(id: string, file: File): void {
     void import('../shared/image-shrink.js')
-      .then((images) => images.previewImage(file, Math.ceil(40 * devicePixelRatio)))
+      .then((images) => images.rowPreview(file))
       .then((url) => {
         const upload = this.#runs.uploads.get(id);
         if (url && !upload) URL.revokeObjectURL(url);
