@@ -13,6 +13,7 @@ import { formatBytes, formatCount, pluralForm } from '../../src/elements/shared/
 import type { FailureContext, Translation } from '../../src/elements/shared/translation.js';
 import type { FileUploaderStrings } from '../../src/elements/shared/uploader-strings.js';
 import { fillEnglish } from '../../src/elements/upload-engine/en-engine.js';
+import { fillMemory } from '../../src/elements/upload-engine/en-memory.js';
 import { fillRefusals } from '../../src/elements/upload-engine/en-refusals.js';
 import { describeFailure } from '../../src/elements/upload-engine/file-retries.js';
 import { SHIPPED_LOCALES } from '../../src/locales/index.js';
@@ -63,6 +64,8 @@ describe('shipped languages', () => {
 
   it('word every text English has (English whole once the engine and its refusals filled it in), none empty', async () => {
     fillEnglish();
+    // The word of an upload cut off by a reload, with the memory of uploads.
+    fillMemory();
     // The English words of the service's refusals, which the engine fetches with the first.
     fillRefusals();
     // And those of the service's other answers, which both elements fetch with the first.

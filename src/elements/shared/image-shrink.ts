@@ -155,6 +155,11 @@ export async function shrinkImage(file: File, options: ImageOptions): Promise<Fi
   return new File([blob], name, { type: blob.type, lastModified: file.lastModified });
 }
 
+/** The preview of an image for its row in the uploader's list (40 px, at this screen's density). */
+export function rowPreview(file: Blob): Promise<string | null> {
+  return previewImage(file, Math.ceil(40 * devicePixelRatio));
+}
+
 /**
  * An object URL of a small preview of an image (its longest side `side` pixels at most),
  * made like a shrunk image: in the worker, one image at a time, upright. A 24-megapixel

@@ -253,6 +253,12 @@ export interface ListTexts {
  */
 export type TokenHintText = 'hintFilesLeft' | 'hintBytesLeft';
 
+/**
+ * The word of an upload cut off by a reload, which the memory's chunk words
+ * (`upload-engine/en-memory.ts`).
+ */
+export type MemoryText = 'interrupted';
+
 /** `<file-uploader>`'s words that only files its upload engine holds can show. */
 export type EngineOnlyText =
   /** A token's limits are known once the engine asked its provider. */

@@ -2,6 +2,7 @@ import { en } from '../shared/en.js';
 import type {
   EngineOnlyText,
   FailureTexts,
+  MemoryText,
   TokenHintText,
   UploaderTexts,
 } from '../shared/translation.js';
@@ -9,12 +10,14 @@ import type {
 /**
  * The English words only the upload engine's files can show (statuses once Uppy holds a
  * file, pause and resume, a finished file's link, a file refused before it is sent, an
- * expired upload; a token's limits are worded with the token chunk, `en-refusals.ts`), kept out of the first load: `fillEnglish()`, called as the engine loads,
- * adds them to the English translation. Before the engine is in, the uploader lists only
+ * expired upload; a token's limits are worded with the token chunk, `en-refusals.ts`, and an
+ * upload cut off by a reload with the memory's chunk, `en-memory.ts`), kept out of the
+ * first load: `fillEnglish()`, called as the engine loads, adds them to the English
+ * translation. Before the engine is in, the uploader lists only
  * files waiting for it (preparing, or failed to fetch it), whose words are in `en.ts`, so
  * English is whole whenever one of these is shown. Other languages ship whole.
  */
-const uploader: Pick<UploaderTexts, Exclude<EngineOnlyText, TokenHintText>> = {
+const uploader: Pick<UploaderTexts, Exclude<EngineOnlyText, TokenHintText | MemoryText>> = {
   queued: 'Waiting to upload',
   uploading: (percent) => `Uploading… ${percent}`,
   timeLeft: (duration) => `${duration} left`,
@@ -36,7 +39,6 @@ const uploader: Pick<UploaderTexts, Exclude<EngineOnlyText, TokenHintText>> = {
     failed === '0'
       ? `All uploads finished: ${succeeded} uploaded.`
       : `Uploads finished: ${succeeded} uploaded, ${failed} failed.`,
-  interrupted: 'Interrupted. Choose this file again to carry on where it stopped.',
 };
 
 /**

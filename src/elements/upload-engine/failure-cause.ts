@@ -9,7 +9,8 @@ import type { FailureWording } from './failure.js';
  */
 export class LocalFailure extends Error {
   constructor(readonly word: FailureWording) {
-    super('stopped by the element settings');
+    // No message of its own: what the page and the user read is `word`'s, in their language.
+    super();
   }
 }
 

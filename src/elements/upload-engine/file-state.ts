@@ -4,7 +4,7 @@ import type { UploadPlan } from '../../client/upload-plan.js';
 import type { UploadTokenProvider } from '../../client/upload-token.js';
 import type { UploadFailure } from './failure.js';
 import type { FailureCause } from './failure-cause.js';
-import type { FileStatus, FileView } from './file-view.js';
+import type { FileStatus, FileSummary, FileView } from './file-view.js';
 import type { UploadRate } from './upload-rate.js';
 
 /**
@@ -26,7 +26,11 @@ export interface UploadTarget {
 /** Where an element's uploads go, as one string: its endpoint and its key. */
 export const placeOf = (endpoint: string, apiKey: string) => `${endpoint}\n${apiKey}`;
 
-/** Everything the engine knows of one file besides Uppy's own state: one record per file. */
+/**
+ * Everything the engine knows of one file besides Uppy's own state: one record per file.
+ * The optional fields are absent until an attempt first sets them (absent reads as null or
+ * false): a new record spells out only what the page can read of it (`fileView`).
+ */
 export interface FileUpload {
   target: UploadTarget;
   /** Object URL of a small picture, for images, once made (see `previewImage`). */
@@ -34,44 +38,44 @@ export interface FileUpload {
   /** Its path in a chosen or dropped folder, stored as the `relativePath` metadata. */
   readonly relativePath: string | null;
   /** The signed upload: its id and parts (kept across retries, so a retry resumes). */
-  plan: UploadPlan | null;
+  plan?: UploadPlan | null;
   /** The service's record, once complete answered `ready`. */
   record: FileRecord | null;
   /** Why the last attempt failed, as it was: what the retry rules decide on. */
-  cause: FailureCause | null;
+  cause?: FailureCause | null;
   /** The same in the page's words (kept while a retry waits, to say why it waits). */
   failure: UploadFailure | null;
   /** Automatic retries since the user last asked for one. */
   attempts: number;
-  retry: { timer: ReturnType<typeof setTimeout>; at: number } | null;
+  retry?: { timer: ReturnType<typeof setTimeout>; at: number } | null;
   /** Stops the attempt under way: its sign, its part PUTs (several parts) and its complete. */
-  abort: AbortController | null;
+  abort?: AbortController | null;
   /** Paused by the user: nothing more is sent until it is resumed. */
-  paused: boolean;
+  paused?: boolean;
   /**
    * What tells the file apart, once its upload is remembered across reloads (null until
    * then), so that it is forgotten when done or removed.
    */
-  fingerprint: string | null;
+  fingerprint?: string | null;
   /** Its plan came from an upload remembered before a reload: one the service forgot is said so. */
   recalled: boolean;
   /** Lets go of the lock that tells other tabs this page runs the remembered upload. */
-  unlock: (() => void) | null;
+  unlock?: (() => void) | null;
   /** Signed by a batch call (then completed by one too, even alone). */
-  signedTogether: boolean;
+  signedTogether?: boolean;
   /**
    * The attempt under way reached its send step, or ended (it never rejects: failures are
    * recorded).
    */
-  prepared: Promise<void> | null;
+  prepared?: Promise<void> | null;
   /** Ends the send step of the attempt under way (set while Uppy's uploaders send it). */
-  sent: { resolve(): void; reject(reason: unknown): void } | null;
+  sent?: { resolve(): void; reject(reason: unknown): void } | null;
   /** Our own step under way, between Uppy's events. */
-  step: 'preparing' | 'finishing' | null;
+  step?: 'preparing' | 'finishing' | null;
   /** How its upload went since the page last heard "all done"; null when it has not run. */
   outcome: 'running' | 'succeeded' | 'failed' | null;
   /** Its speed in the attempt under way (from Uppy's progress reports). */
-  rate: UploadRate | null;
+  rate?: UploadRate | null;
 }
 
 export function newFileUpload(
@@ -83,23 +87,11 @@ export function newFileUpload(
     target,
     thumbnail,
     relativePath,
-    plan: null,
     record: null,
-    cause: null,
     failure: null,
     attempts: 0,
-    retry: null,
-    abort: null,
-    paused: false,
-    fingerprint: null,
     recalled: false,
-    unlock: null,
-    signedTogether: false,
-    prepared: null,
-    sent: null,
-    step: null,
     outcome: null,
-    rate: null,
   };
 }
 
@@ -131,19 +123,28 @@ export function fileStatus(file: EngineFile, upload: FileUpload): FileStatus {
   return 'queued';
 }
 
+/** What the page hears of a file as it goes (Uppy's, as its events describe it). */
+export function summary(file: EngineFile): FileSummary {
+  return {
+    id: file.id,
+    name: cleanName(file.name ?? '') || 'upload',
+    size: file.size ?? 0,
+    type: file.type ?? '',
+  };
+}
+
 /** What the element renders for one file the engine holds. */
 export function fileView(file: EngineFile, upload: FileUpload): FileView {
   const { record } = upload;
-  const size = file.size ?? 0;
+  const described = summary(file);
+  const { size } = described;
   const sent = file.progress.bytesUploaded;
   const bytesUploaded = record ? size : typeof sent === 'number' ? sent : 0;
   const status = fileStatus(file, upload);
   return {
-    id: file.id,
+    ...described,
     // The stored name once there is one; until then the chosen name, made safe to show.
-    name: record?.name ?? (cleanName(file.name ?? '') || 'upload'),
-    size,
-    type: file.type ?? '',
+    name: record?.name ?? described.name,
     thumbnail: upload.thumbnail,
     status,
     bytesUploaded,

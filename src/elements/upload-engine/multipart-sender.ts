@@ -1,4 +1,4 @@
-import type { Body, Meta, PluginOpts, Uppy, UppyFile } from '@uppy/core';
+import type { Body, Meta, Uppy, UppyFile } from '@uppy/core';
 import { EventManager } from '@uppy/core';
 import { fetcher } from '@uppy/core/utils';
 import type { UploadState } from '../../api/types.js';
@@ -12,12 +12,12 @@ import { UploadRate } from './upload-rate.js';
 import { fromXhrError, shouldRetryXhr } from './xhr-error.js';
 
 /**
- * The sending of a file in several parts under Uppy (`MultipartUpload` is the plugin):
+ * The sending of a file in several parts under Uppy (`addMultipartUploader` adds its uploader):
  * a chunk of its own, loaded when a file that large is added, so that a page whose files
  * all go in one request (every file up to the smallest part size) never loads it.
  */
 
-export interface MultipartUploadOptions extends PluginOpts {
+export interface MultipartUploadOptions {
   /** The plan the sign step made for a file; files with one part are left to XHRUpload. */
   getPlan: (fileId: string) => UploadPlan | undefined;
   /** The upload as the service holds it now (fresh part URLs after a refused one). */

@@ -1,4 +1,5 @@
 import type { RememberedUpload } from '../../client/upload-sequence.js';
+import { fillMemory } from './en-memory.js';
 import type { FileUpload } from './file-state.js';
 import { type FileView, type UploaderSettings, unsentFileView } from './file-view.js';
 import { letGo } from './memory-shared.js';
@@ -12,6 +13,9 @@ import { fingerprintOfFile, forget, hold, remember } from './resume-writes.js';
  * `resume-writes.ts`.
  */
 export { forget };
+
+// The English word of the uploads this chunk lists as interrupted arrives with it.
+fillMemory();
 
 /**
  * The uploader's memory of uploads across reloads (kept in IndexedDB by `resume-memory.ts`):
@@ -59,7 +63,10 @@ export class RememberedUploads {
   }
 
   /** Forgets every upload remembered for this endpoint and key (and no longer offers them). */
-  async forgetAll(endpoint: string, apiKey: string): Promise<void> {
+  async forgetAll({
+    endpoint,
+    apiKey,
+  }: Pick<UploaderSettings, 'endpoint' | 'apiKey'>): Promise<void> {
     this.#remembered = [];
     this.#changed();
     const remembered = await rememberedFor(endpoint, apiKey).catch(() => []);

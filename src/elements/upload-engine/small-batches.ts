@@ -1,8 +1,9 @@
 import { loadChunk } from '../../client/missing-chunk.js';
 import type { BatchItem, BatchOutcome } from './batch-upload.js';
 import { type Connections, signRequestFor } from './connections.js';
+import { summary } from './file-state.js';
 import type { UploadRuns } from './upload-run.js';
-import { QUIET_UPLOAD_BYTES, summary, type UFile } from './uppy-adapter.js';
+import { QUIET_UPLOAD_BYTES, type UFile } from './uppy-adapter.js';
 
 /** How long a small file waits for others added after it to go in the same batch upload. */
 const GATHER_MS = 15;

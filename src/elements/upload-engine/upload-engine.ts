@@ -8,6 +8,7 @@ import {
   fileView,
   newFileUpload,
   placeOf,
+  summary,
   type UploadTarget,
 } from './file-state.js';
 import type {
@@ -21,14 +22,13 @@ import { unsentFileView } from './file-view.js';
 import { rejectionOf } from './rejections.js';
 import type { RememberedUploads } from './remembered-uploads.js';
 import { SmallBatches } from './small-batches.js';
+import type { TokenLimits } from './token-hint.js';
 import { loadMemory, mayHoldUploads } from './upload-memory.js';
 import { loadTokenChunk, UploadRuns } from './upload-run.js';
 import type { TokenClient } from './upload-tokens.js';
-import { createUppy, relativePathOf, restrictionsOf, summary } from './uppy-adapter.js';
+import { createUppy, relativePathOf, restrictionsOf } from './uppy-adapter.js';
 
 export { loadTokenChunk };
-
-type TokenChunk = typeof import('./upload-tokens.js');
 
 // The English words only this engine's files show arrive with it.
 fillEnglish();
@@ -59,10 +59,8 @@ export class UploadEngine {
    * weakly: a provider's token outlives the elements that used it.)
    */
   readonly #connections: Connections;
-  /** The client of the page's `tokenProvider` (for its token's limits), once asked. */
-  #tokenClient: TokenClient | null = null;
-  /** The chunk that words the token's limits (`tokenHint`), in by then (the client came with it). */
-  #tokenChunk: TokenChunk | null = null;
+  /** The limits of the page's `tokenProvider`'s token (in the token chunk), once asked. */
+  #tokenLimits: TokenLimits | null = null;
   /** The provider and endpoint last asked for a token ahead of any file (`hint`). */
   #askedProvider: UploadTarget['tokenProvider'];
   #askedEndpoint = '';
@@ -119,8 +117,7 @@ export class UploadEngine {
 
   /** Forgets every upload remembered for this endpoint and key (and no longer offers them). */
   async forgetAll(): Promise<void> {
-    const { endpoint, apiKey } = this.#settings;
-    await (await this.#openMemory())?.forgetAll(endpoint, apiKey);
+    await (await this.#openMemory())?.forgetAll(this.#settings);
   }
 
   /**
@@ -181,44 +178,41 @@ export class UploadEngine {
    */
   hint(t: FileUploaderStrings, locale: string): string | null {
     this.#askEarly();
-    const allowance = this.#tokenClient?.tokens?.allowance;
-    const chunk = this.#tokenChunk;
-    return allowance && chunk ? chunk.tokenHint(allowance, this.#settings, t, locale) : null;
+    return this.#tokenLimits?.hint(this.#settings, t, locale) ?? null;
   }
 
   #askEarly(): void {
-    const { endpoint, tokenProvider, uploadToken } = this.#settings;
+    const settings = this.#settings;
+    const { endpoint, tokenProvider, uploadToken } = settings;
     if (tokenProvider === this.#askedProvider && endpoint === this.#askedEndpoint) return;
     this.#askedProvider = tokenProvider;
     this.#askedEndpoint = endpoint;
-    this.#tokenClient = null;
+    this.#tokenLimits = null;
     // A token set by the page comes without its limits: nothing to ask.
     if (!tokenProvider || uploadToken) return;
-    Promise.all([this.#connections.clientFor(this.#settings), loadTokenChunk()])
-      .then(([client, chunk]: [TokenClient, TokenChunk]) => {
-        // The limits' English words are the token chunk's (`fillRefusals`).
-        chunk.fillRefusals();
-        this.#tokenChunk = chunk;
-        this.#tokenClient = client;
-        return client.tokens?.current();
-      })
-      // No endpoint yet, or the provider failed (in the console): the first file says so.
-      .catch(() => undefined)
-      .finally(() => this.#host.requestUpdate());
+    // Not fetched (offline, not deployed): no limits shown; the first file says why.
+    loadTokenChunk().then(
+      (chunk) => {
+        // With a provider, the client is the token chunk's (`connectWith`).
+        const client = this.#connections.clientFor(settings) as Promise<TokenClient>;
+        this.#tokenLimits = new chunk.TokenLimits(client, () => this.#host.requestUpdate());
+      },
+      () => undefined,
+    );
   }
 
   /** A file went up: with the page's provider's token, it counts against that token's limits. */
   #counted(upload: FileUpload, bytes: number): void {
     const { tokenProvider, uploadToken } = upload.target;
     if (tokenProvider && !uploadToken && tokenProvider === this.#askedProvider) {
-      this.#tokenClient?.tokens?.count(bytes);
+      this.#tokenLimits?.count(bytes);
     }
   }
 
-  /** A chosen image's row gets its preview once made off the page's main thread (40 px rows). */
+  /** A chosen image's row gets its preview once made off the page's main thread. */
   #preview(id: string, file: File): void {
     void import('../shared/image-shrink.js')
-      .then((images) => images.previewImage(file, Math.ceil(40 * devicePixelRatio)))
+      .then((images) => images.rowPreview(file))
       .then((url) => {
         const upload = this.#runs.uploads.get(id);
         if (url && !upload) URL.revokeObjectURL(url);

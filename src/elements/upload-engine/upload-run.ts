@@ -14,19 +14,13 @@ import {
   describeCause,
   scheduleRetry,
 } from './file-retries.js';
-import type { FileUpload } from './file-state.js';
+import { type FileUpload, summary } from './file-state.js';
 import type { FileSummary, UploadCallbacks, UploaderSettings, UploadHost } from './file-view.js';
 import { loadPartSender } from './multipart-upload.js';
 import type { RememberedUploads } from './remembered-uploads.js';
 import { signJob } from './sign-step.js';
 import { forgetUpload, loadMemory, REMEMBER_AFTER_MS } from './upload-memory.js';
-import {
-  type EngineUppy,
-  QUIET_UPLOAD_BYTES,
-  summary,
-  type UFile,
-  type UppyHooks,
-} from './uppy-adapter.js';
+import { type EngineUppy, QUIET_UPLOAD_BYTES, type UFile, type UppyHooks } from './uppy-adapter.js';
 
 /**
  * Uppy's state changes redraw the list at most this often. Progress bars glide between
@@ -203,9 +197,10 @@ export class UploadRuns implements UppyHooks {
 
   /**
    * Uppy's pre-processing step of a run: starts each file's attempt. Only files that may
-   * have several parts hold the run until they are signed (MultipartUpload needs their plans
-   * when its step starts); a file of one part is waited for by XHRUpload when its turn comes
-   * (`partUrl`), so the first of 200 small files is sent while the others are signed.
+   * have several parts hold the run until they are signed (the multi-part uploader needs
+   * their plans when its step starts); a file of one part is waited for by XHRUpload when
+   * its turn comes (`partUrl`), so the first of 200 small files is sent while the others
+   * are signed.
    */
   prepare = async (fileIDs: string[]): Promise<void> => {
     const held = fileIDs.map((id) => {
@@ -307,7 +302,7 @@ export class UploadRuns implements UppyHooks {
 
   /**
    * The send step of an attempt: Uppy's uploaders send the plan's parts (XHRUpload one,
-   * MultipartUpload several); done when Uppy says every byte is in (`sent`).
+   * the multi-part uploader several); done when Uppy says every byte is in (`sent`).
    */
   async #send(
     id: string,
@@ -330,7 +325,7 @@ export class UploadRuns implements UppyHooks {
       // Every byte is already there (a retry after complete failed): Uppy marks it sent.
       this.uppy?.emit('upload-success', file, { status: 200, body: {}, uploadURL: undefined });
     } else if (plan.parts.length === 1 && only) {
-      // The whole file is the one part: its digest goes with it (see MultipartUpload).
+      // The whole file is the one part: its digest goes with it (as each part's does, `multipart-sender.ts`).
       only.headers = {
         ...only.headers,
         ...(await blobDigestHeader(plan.checksum, file.data as Blob)),

@@ -11,9 +11,9 @@ import { placeOf } from './file-state.js';
  * What the upload engine fetches only when it needs it, in one chunk: the clients that
  * upload with a token (when a page sets `upload-token` or `tokenProvider`, see
  * `Connections.clientFor`), and the English words of the service's refusals (with the first
- * one, see `UploadEngine`'s `#onFailure`), and the drop zone's hint with a
- * provided token's limits (`tokenHint`, once its provider answered). One chunk, not two: each dynamic import costs
- * the engine, which every page that uploads loads, its name.
+ * one, see `UploadRuns.failed`), and the drop zone's hint with a provided token's limits
+ * (`TokenLimits`, once its provider answered). One chunk, not two: each dynamic import
+ * costs the engine, which every page that uploads loads, its name.
  */
 /**
  * The route table, for the Link source's import calls (`ImportCalls`): the engine's calls
@@ -21,7 +21,7 @@ import { placeOf } from './file-state.js';
  */
 export { routes } from '../../api/routes.js';
 export { fillRefusals } from './en-refusals.js';
-export { tokenHint } from './token-hint.js';
+export { TokenLimits } from './token-hint.js';
 
 /** Each token provider a page gave, numbered: part of the key of its clients. */
 const providers = new WeakMap<UploadTokenProvider, number>();

@@ -1,19 +1,17 @@
 import Uppy, { type Meta, type UppyFile } from '@uppy/core';
 import XHRUpload from '@uppy/xhr-upload';
-import { cleanName } from '../../api/names.js';
 import type { UploadState } from '../../api/types.js';
 import { xhrPartEtag } from '../../client/part-etag.js';
 import type { FileUpload } from './file-state.js';
-import type { FileSummary, UploaderSettings } from './file-view.js';
-import { MultipartUpload } from './multipart-upload.js';
+import type { UploaderSettings } from './file-view.js';
+import { addMultipartUploader } from './multipart-upload.js';
 import { shouldRetryXhr } from './xhr-error.js';
 
 /**
  * The Uppy adapter of the upload engine: the one place that knows how Uppy is made and
- * wired (its restrictions, its pre-processor, the two uploaders, its events), and what a
- * file of Uppy's is to the element (`summary`). The engine tells it, through `UppyHooks`,
- * what each step needs of a file (its plan, its signal, its signed URL) and hears what
- * happened to it; the engine's own state stays the engine's.
+ * wired (its restrictions, its pre-processor, the two uploaders, its events). The engine
+ * tells it, through `UppyHooks`, what each step needs of a file (its plan, its signal, its
+ * signed URL) and hears what happened to it; the engine's own state stays the engine's.
  */
 
 export type UploadBody = Record<string, unknown>;
@@ -75,8 +73,8 @@ export function createUppy(
     restrictions: restrictionsOf(settings),
   });
   uppy.addPreProcessor(hooks.prepare);
-  // Several parts: ours, installed first, so that XHRUpload finds those files done.
-  uppy.use(MultipartUpload, {
+  // Several parts: ours, added first, so that XHRUpload finds those files done.
+  addMultipartUploader(uppy, {
     getPlan: (id) => uploads.get(id)?.plan ?? undefined,
     signal: (id) => uploads.get(id)?.abort?.signal,
     uploadState: (id, signal) => hooks.uploadState(id, signal),
@@ -136,16 +134,6 @@ export function createUppy(
 /** Whether a file goes without upload progress events (see QUIET_UPLOAD_BYTES). */
 function sentQuietly(file: UFile): file is UFile & { size: number } {
   return file.size !== null && file.size <= QUIET_UPLOAD_BYTES;
-}
-
-/** A file of Uppy's as events describe it. */
-export function summary(file: UFile): FileSummary {
-  return {
-    id: file.id,
-    name: cleanName(file.name ?? '') || 'upload',
-    size: file.size ?? 0,
-    type: file.type ?? '',
-  };
 }
 
 /** Where a file sits in a dropped folder (Uppy's reader) or a picked one (the browser's). */
