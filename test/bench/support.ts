@@ -219,7 +219,7 @@ export async function localeSizes(): Promise<{ name: string; gzipped: number }[]
 const ENGINE_CHUNK = /^filehost-upload-engine-[\w-]+\.js$/;
 
 /**
- * `dist/filehost.bundle.js`, everything in one file for a page author who copies one file
+ * The shipped `filehost.bundle.js`, everything in one file for a page author who copies one file
  * (#43): the first load and every chunk together, and (#53) every language, since nothing
  * sits beside it to fetch a page's own from: 57 KiB without the languages, their 14 files
  * 28 KiB gzipped together, within 90 KiB gzipped. 91 KiB since the languages' words of the
@@ -229,14 +229,23 @@ const ENGINE_CHUNK = /^filehost-upload-engine-[\w-]+\.js$/;
  * (#58: the ThumbHash decoder and their drawing, 2.1 KiB gzipped, an on-use chunk for the
  * script tag): 93,900 B with them. 113 KiB with the image editor (#57: Cropper.js 2's
  * elements and the dialog, 14.5 KiB gzipped, its loader 1.9 KiB and its words in every
- * language): 114,695 B on 2026-11-29. Not a promise of an issue: today's budget.
+ * language): 114,695 B on 2026-11-29. 114 KiB since images waiting for Edit/Upload are in
+ * `files`, hold the form (a new word in every language) and are checked against `accept`
+ * when added: 116,250 B. Not a promise of an issue: today's budget.
  */
-export const ONE_FILE_BUDGET_BYTES = 113 * 1024;
+export const ONE_FILE_BUDGET_BYTES = 114 * 1024;
 export const ONE_FILE = 'filehost.bundle.js';
 
-/** The gzipped size of `dist/filehost.bundle.js` (`npm run build` first). */
+/**
+ * Where the build puts the files a page loads (README: "copy the folder dist/script-tag/"):
+ * the sizes are theirs. `dist/` holds the same code with a `sourceMappingURL` comment (for
+ * the source maps beside it, which `bundle-size.ts` reads), bytes no page receives.
+ */
+export const SHIPPED_DIR = 'dist/script-tag';
+
+/** The gzipped size of the shipped `filehost.bundle.js` (`npm run build` first). */
 export async function oneFileSize(): Promise<number> {
-  return gzippedBytes(await readFile(`dist/${ONE_FILE}`));
+  return gzippedBytes(await readFile(`${SHIPPED_DIR}/${ONE_FILE}`));
 }
 
 /** The files of the script-tag bundle in `dist/`: `filehost.js` and the chunks it imports. */
@@ -257,7 +266,7 @@ export async function scriptTagSizes(): Promise<{
   const files = await Promise.all(
     (await scriptTagFiles()).map(async (name) => ({
       name,
-      gzipped: gzippedBytes(await readFile(`dist/${name}`)),
+      gzipped: gzippedBytes(await readFile(`${SHIPPED_DIR}/${name}`)),
     })),
   );
   const entry = files.find((file) => file.name === 'filehost.js');
