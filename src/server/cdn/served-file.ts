@@ -88,15 +88,20 @@ async function gathered(stream: Readable, size: number): Promise<Buffer> {
  */
 export const READ_WHOLE_BYTES = 256 * 1024;
 
+/**
+ * Answers larger than this are sent by the store itself where it can
+ * (`BlobStore.openSender`: on the local disk, from buffers reused from one answer to the
+ * next). Smaller ones are read in one buffer of their own (`READ_WHOLE_BYTES`): no larger
+ * than what the allocator hands out from memory it already has.
+ */
+export const SEND_FROM_STORE_BYTES = 64 * 1024;
+
 /** A stored file as the direct path answers it: `Servable`, and the store's own sending. */
 export interface ServableFile extends Servable {
   /**
-   * Null when the store does not send this answer itself (the bytes are in memory, there
-   * are none, a store without `openSender`): then `open` gives them. Else the bytes opened
-   * to be sent, or null when the file went away since it was looked up. Where the store can,
-   * it sends every size: on the local disk from buffers reused from one answer to the next
-   * (no buffer allocated per answer, as `open` must), from the bucket relayed
-   * (test/bench/README.md: as fast as `open`'s one buffer at 1 KiB, faster from 32 KiB up).
+   * Null when the store does not send this answer itself (no bytes to send, a small answer,
+   * a store without `openSender`): then `open` gives them. Else the bytes opened to be
+   * sent, or null when the file went away since it was looked up.
    */
   openSender(range?: ByteRange): Promise<RangeSender | null> | null;
 }
@@ -111,7 +116,7 @@ export function servableFile(ctx: ServiceContext, file: ServedFile): ServableFil
     bytes: file.bytes,
     openSender: (range) => {
       const { start, end } = wanted(range);
-      if (file.bytes || end < start || !ctx.blobs.openSender) {
+      if (file.bytes || end - start + 1 <= SEND_FROM_STORE_BYTES || !ctx.blobs.openSender) {
         return null;
       }
       ctx.servingCache.storeReads++;
