@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { testCounts } from './helpers/test-counts.js';
+import { failureDigest, testCounts } from './helpers/test-counts.js';
 
 /**
  * `npm test`: every check, with the stages that share nothing run side by side.
@@ -164,6 +164,11 @@ async function main(): Promise<number> {
     const results = await Promise.all(STAGES.map((stage) => runStage(stage, env)));
     results.push(await runStage(ALONE, env));
 
+    // Again at the end, short: a CI that keeps only a log's tail still shows what failed.
+    for (const result of results.filter((each) => each.code !== 0)) {
+      console.log(`\nWhat failed in ${result.stage.name}:`);
+      for (const line of failureDigest(result.output)) console.log(`  ${line}`);
+    }
     const minutes = ((performance.now() - started) / 60_000).toFixed(1);
     console.log(`\nStages (${minutes} min in all):`);
     let passed = 0;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { testCounts } from '../helpers/test-counts.js';
+import { failureDigest, testCounts } from '../helpers/test-counts.js';
 
 /**
  * `npm test`'s last line (`test/run-all.ts`) adds up what each stage's runners said: Node's
@@ -59,5 +59,70 @@ describe("npm test's counts", () => {
       passed: 0,
       failed: 0,
     });
+  });
+});
+
+describe("npm test's failure digest (the end of its output)", () => {
+  it("names each failing browser test with its error, through the runner's colours", () => {
+    const output = [
+      '\u001b[2K\u001b[GChromium: |████| 0/1 test files | 0 passed, 0 failed',
+      'test/elements/file-uploader.test.ts:',
+      '',
+      ' \u001b[31m❌ <file-uploader> > completes them in batches\u001b[39m',
+      '      AssertionError: expected 7 to be at most 6',
+      '      + expected - actual',
+      '      at n.<anonymous> (test/elements/file-uploader.test.ts:4:23)',
+      '\u001b[2K\u001b[GChromium: |████| 1/1 test files | 0 passed, 1 failed',
+      'Finished running tests in 1.6s with 1 failed tests.',
+    ].join('\n');
+    assert.deepEqual(failureDigest(output), [
+      '❌ <file-uploader> > completes them in batches',
+      '  AssertionError: expected 7 to be at most 6',
+      '  + expected - actual',
+      '  at n.<anonymous> (test/elements/file-uploader.test.ts:4:23)',
+    ]);
+  });
+
+  it("gives a Node test's failure once, though the runner lists it again at the end", () => {
+    const failure = (indent: string) => [
+      `${indent}✖ answers 409 (12.5ms)`,
+      `${indent}  AssertionError [ERR_ASSERTION]: 200 !== 409`,
+    ];
+    const output = [
+      '▶ a suite',
+      '  ✔ passes (1ms)',
+      ...failure('  '),
+      '  ✔ passes after (1ms)',
+      '✖ a suite (20ms)',
+      'ℹ fail 1',
+      '✖ failing tests:',
+      'test at test/x.test.ts:3:3',
+      ...failure(''),
+    ].join('\n');
+    const digest = failureDigest(output);
+    assert.deepEqual(
+      digest.filter((line) => line.includes('answers 409')),
+      ['✖ answers 409 (12.5ms)'],
+    );
+    assert.deepEqual(digest, [
+      'test at test/x.test.ts:3:3',
+      '✖ answers 409 (12.5ms)',
+      '  AssertionError [ERR_ASSERTION]: 200 !== 409',
+      '✖ a suite (20ms)',
+    ]);
+  });
+
+  it('gives the last lines of a stage that failed without a failing test (the linter)', () => {
+    const output = `${Array.from({ length: 30 }, (_, i) => `line ${i}`).join('\n')}\n`;
+    const digest = failureDigest(output);
+    assert.equal(digest.length, 20);
+    assert.equal(digest.at(-1), 'line 29');
+  });
+
+  it('stays within its line budget, saying how much it left out', () => {
+    const output = Array.from({ length: 50 }, (_, i) => `✖ test ${i}\n  Error ${i}`).join('\n');
+    const digest = failureDigest(output, 10);
+    assert.equal(digest.length, 10);
+    assert.match(digest.at(-1) ?? '', /^… 91 more lines/);
   });
 });
