@@ -4,7 +4,9 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { SignatureV4 } from '@smithy/signature-v4';
-import { BlobUnavailableError, type ByteRange } from '../blob-store.js';
+import { BlobUnavailableError, type ByteRange, type RangeSender } from '../blob-store.js';
+import { relayBody } from './body-relay.js';
+import { BucketConnectionError, BucketConnections, DECLINED } from './bucket-connections.js';
 
 /** SHA-256 (and its HMAC, given a secret) from `node:crypto`, in the shape SigV4 signing asks. */
 class NodeSha256 {
@@ -39,6 +41,19 @@ function encodeKey(key: string): string {
     .join('/');
 }
 
+/**
+ * Each kept-alive connection's two relay buffers are this size (`bucket-connections.ts`):
+ * what one read of a loopback or LAN socket gives at most, so no read is cut short.
+ */
+const RELAY_CHUNK_BYTES = 256 * 1024;
+
+/** The head of a GET with `headers` (already signed), as sent on the wire. */
+function requestHead(url: URL, headers: Record<string, string>): string {
+  let head = `GET ${url.pathname} HTTP/1.1\r\n`;
+  for (const [name, value] of Object.entries(headers)) head += `${name}: ${value}\r\n`;
+  return `${head}\r\n`;
+}
+
 /** A key no object has: its presigned URL shows where the SDK addresses objects. */
 const PROBE_KEY = 'filehost-address-probe';
 
@@ -59,7 +74,9 @@ export class RangeReader {
   readonly #idleMs: number;
   readonly #signer: SignatureV4;
   readonly #agents: { http: HttpAgent; https: HttpsAgent };
+  readonly #maxSockets: number;
   #base: Promise<URL> | undefined;
+  #connections: BucketConnections | undefined;
 
   constructor(options: {
     client: S3Client;
@@ -80,6 +97,7 @@ export class RangeReader {
       uriEscapePath: false,
       applyChecksum: false,
     });
+    this.#maxSockets = options.maxSockets;
     const agent = { keepAlive: true, maxSockets: options.maxSockets };
     this.#agents = { http: new HttpAgent(agent), https: new HttpsAgent(agent) };
   }
@@ -102,25 +120,53 @@ export class RangeReader {
     return this.#ranged(objectKey, range);
   }
 
+  /**
+   * Bytes `range` of `objectKey` relayed to the CDN's answer; null when there is no such
+   * object. On a plain-HTTP endpoint (a gateway beside the instances, as RGW usually is)
+   * through `bucket-connections.ts`, which allocates nothing per chunk; an answer that path
+   * does not relay (an error, a missing object) is asked again through `node:http` and read
+   * as `stream` reads it.
+   */
+  async send(objectKey: string, range: ByteRange): Promise<RangeSender | null> {
+    const { url, headers } = await this.#signedGet(objectKey, range);
+    if (url.protocol === 'http:') {
+      const wanted = range.end - range.start + 1;
+      let opened: Awaited<ReturnType<BucketConnections['open']>> | null = null;
+      try {
+        opened = await this.#plainConnections(url).open(
+          requestHead(url, headers),
+          (head) =>
+            head.length === wanted &&
+            (head.status === 206 || (head.status === 200 && range.start === 0)),
+        );
+      } catch (error) {
+        // A kept-alive connection the bucket closed while idle: asked again below.
+        if (!(error instanceof BucketConnectionError && error.reused)) throw error;
+      }
+      if (opened && opened !== DECLINED) return opened;
+    }
+    const body = await this.stream(objectKey, range);
+    if (!body) return null;
+    // The relay's stall rule, not the socket's idle timer.
+    body.socket?.setTimeout(0);
+    return { sendTo: (destination) => relayBody(body, destination, this.#idleMs) };
+  }
+
+  #plainConnections(url: URL): BucketConnections {
+    this.#connections ??= new BucketConnections({
+      host: url.hostname,
+      port: Number(url.port || 80),
+      maxSockets: this.#maxSockets,
+      chunkBytes: RELAY_CHUNK_BYTES,
+      idleMs: this.#idleMs,
+    });
+    return this.#connections;
+  }
+
   /** The answer to a ranged GET whose bytes are the range's: null for no such object. */
   async #ranged(objectKey: string, range: ByteRange): Promise<IncomingMessage | null> {
-    const base = await this.#baseUrl();
-    const url = new URL(base);
-    url.pathname = `${base.pathname}${encodeKey(objectKey)}`;
-    const signed = await this.#signer.sign({
-      method: 'GET',
-      protocol: url.protocol,
-      hostname: url.hostname,
-      port: url.port === '' ? undefined : Number(url.port),
-      path: url.pathname,
-      query: {},
-      headers: {
-        host: url.host,
-        range: `bytes=${range.start}-${range.end}`,
-        'x-amz-content-sha256': 'UNSIGNED-PAYLOAD',
-      },
-    });
-    const response = await this.#get(url, signed.headers);
+    const { url, headers } = await this.#signedGet(objectKey, range);
+    const response = await this.#get(url, headers);
     const status = response.statusCode ?? 0;
     const length = Number(response.headers['content-length']);
     if (status === 206 || (status === 200 && range.start === 0 && length === range.end + 1)) {
@@ -137,6 +183,30 @@ export class RangeReader {
       'unreachable',
       `The bucket answered ${status} to a read of ${objectKey}`,
     );
+  }
+
+  /** A GET of bytes `range` of `objectKey`: its URL and its signed headers. */
+  async #signedGet(
+    objectKey: string,
+    range: ByteRange,
+  ): Promise<{ url: URL; headers: Record<string, string> }> {
+    const base = await this.#baseUrl();
+    const url = new URL(base);
+    url.pathname = `${base.pathname}${encodeKey(objectKey)}`;
+    const signed = await this.#signer.sign({
+      method: 'GET',
+      protocol: url.protocol,
+      hostname: url.hostname,
+      port: url.port === '' ? undefined : Number(url.port),
+      path: url.pathname,
+      query: {},
+      headers: {
+        host: url.host,
+        range: `bytes=${range.start}-${range.end}`,
+        'x-amz-content-sha256': 'UNSIGNED-PAYLOAD',
+      },
+    });
+    return { url, headers: signed.headers };
   }
 
   /** The SDK's address of an object, without the key (learnt once, from a presigned URL). */
@@ -189,6 +259,7 @@ export class RangeReader {
   }
 
   close(): void {
+    this.#connections?.close();
     this.#agents.http.destroy();
     this.#agents.https.destroy();
   }

@@ -35,7 +35,6 @@ import {
   type PartPlacement,
   type RangeSender,
 } from '../blob-store.js';
-import { relayBody } from './body-relay.js';
 import { RangeReader } from './range-reader.js';
 import {
   codeOf,
@@ -298,13 +297,9 @@ export class S3BlobStore implements BlobStore {
     return guardStalls(body, this.#idleMs);
   }
 
-  /** The ranged GET of `streamRange`, its body relayed to the answer (`body-relay.ts`). */
-  async openSender(key: string, range: ByteRange): Promise<RangeSender | null> {
-    const body = await this.#ranges.stream(this.#objectKey(key), range);
-    if (!body) return null;
-    // The relay's stall rule, not the socket's idle timer, as for `streamRange`.
-    body.socket?.setTimeout(0);
-    return { sendTo: (destination) => relayBody(body, destination, this.#idleMs) };
+  /** The ranged GET of `streamRange`, relayed to the answer (`RangeReader.send`). */
+  openSender(key: string, range: ByteRange): Promise<RangeSender | null> {
+    return this.#ranges.send(this.#objectKey(key), range);
   }
 
   async head(key: string): Promise<{ size: number } | null> {

@@ -1,0 +1,242 @@
+import assert from 'node:assert/strict';
+import {
+  createServer,
+  get,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { BlobUnavailableError } from '../../../src/server/storage/blob-store.js';
+import type { AnswerHead } from '../../../src/server/storage/s3/answer-head.js';
+import {
+  BucketConnectionError,
+  BucketConnections,
+  DECLINED,
+  type OpenedAnswer,
+} from '../../../src/server/storage/s3/bucket-connections.js';
+import { patternBytes } from '../../helpers/bytes.js';
+
+const IDLE_MS = 300;
+const CHUNK = 64 * 1024;
+const bytes = Buffer.from(patternBytes(4 * 1024 * 1024 + 17, 5));
+/** More than loopback's socket buffers hold: a client that stops reading holds the relay. */
+const big = Buffer.from(patternBytes(40 * 1024 * 1024 + 3, 6));
+
+async function listen(server: Server): Promise<number> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return (server.address() as AddressInfo).port;
+}
+
+function fetchAnswer(url: string): Promise<IncomingMessage> {
+  return new Promise((resolve, reject) => get(url, { agent: false }, resolve).on('error', reject));
+}
+
+async function readAll(answer: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of answer) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+/** What the CDN relays: a range's bytes. */
+const accept = (head: AnswerHead) => head.status === 206;
+const get_ = (path: string) => `GET ${path} HTTP/1.1\r\nHost: bucket\r\n\r\n`;
+
+/**
+ * A bucket over loopback (`node:http`, each path a behaviour: `/whole` all of `bytes`, `/big` all of `big`,
+ * `/stall` 100 KiB then nothing, `/missing` a 404, `/chunked` a body without a length,
+ * `/split-head` its head in two writes 50 ms apart, then the connection closed) and a CDN in front of it relaying
+ * through `BucketConnections`; `relayed` holds each relay's outcome.
+ */
+describe('BucketConnections: relaying the bucket over kept-alive connections (at scale)', () => {
+  let bucket: Server;
+  let cdn: Server;
+  let cdnUrl: string;
+  let connections: BucketConnections;
+  const bucketSockets = new Set<Socket>();
+  /** Each answer the bucket gave, with its connection (an answer lets go of it once sent). */
+  const bucketAnswers: { response: ServerResponse; socket: Socket }[] = [];
+  const relayed: Promise<void>[] = [];
+  const opened: (OpenedAnswer | typeof DECLINED | Error)[] = [];
+
+  before(async () => {
+    bucket = createServer((request, response) => {
+      bucketAnswers.push({ response, socket: request.socket });
+      if (request.url === '/missing') {
+        response.writeHead(404, { 'content-type': 'application/xml' });
+        response.end('<Error><Code>NoSuchKey</Code></Error>');
+      } else if (request.url === '/chunked') {
+        response.writeHead(200);
+        response.end(bytes.subarray(0, 1000));
+      } else if (request.url === '/split-head') {
+        // Written past `node:http`, which then never ends the answer: the connection closes.
+        const head = `HTTP/1.1 206 Partial Content\r\nConnection: close\r\nContent-Length: ${bytes.length}\r\n`;
+        response.socket?.write(head.slice(0, 20));
+        setTimeout(() => {
+          response.socket?.write(head.slice(20));
+          response.socket?.write('\r\n');
+          response.socket?.end(bytes);
+        }, 50);
+      } else if (request.url === '/big') {
+        response.writeHead(206, { 'content-length': String(big.length) });
+        response.end(big);
+      } else {
+        response.writeHead(206, { 'content-length': String(bytes.length) });
+        if (request.url === '/stall') response.write(bytes.subarray(0, 100 * 1024));
+        else response.end(bytes);
+      }
+    });
+    bucket.on('connection', (socket: Socket) => {
+      bucketSockets.add(socket);
+      socket.on('close', () => bucketSockets.delete(socket));
+    });
+    const port = await listen(bucket);
+    connections = new BucketConnections({
+      host: '127.0.0.1',
+      port,
+      maxSockets: 2,
+      chunkBytes: CHUNK,
+      idleMs: IDLE_MS,
+    });
+    cdn = createServer(async (request, response) => {
+      let answer: OpenedAnswer | typeof DECLINED;
+      try {
+        answer = await connections.open(get_(request.url ?? '/'), accept);
+      } catch (error) {
+        opened.push(error as Error);
+        response.writeHead(502).end();
+        return;
+      }
+      opened.push(answer);
+      if (answer === DECLINED) {
+        response.writeHead(404).end();
+        return;
+      }
+      response.writeHead(200, { 'content-length': String(answer.head.length) });
+      const relay = answer.sendTo(response);
+      relay.catch(() => {});
+      relayed.push(relay);
+    });
+    cdnUrl = `http://127.0.0.1:${await listen(cdn)}`;
+  });
+  after(() => {
+    connections.close();
+    cdn.closeAllConnections();
+    bucket.closeAllConnections();
+    cdn.close();
+    bucket.close();
+  });
+
+  it('relays every byte, one answer after another on the same connection', async () => {
+    for (let i = 0; i < 3; i++) {
+      const answer = await fetchAnswer(`${cdnUrl}/whole`);
+      assert.equal(answer.statusCode, 200);
+      assert.ok((await readAll(answer)).equals(bytes));
+      await relayed.at(-1);
+    }
+    assert.equal(bucketSockets.size, 1, 'one kept-alive connection served the three');
+  });
+
+  it('relays several answers at once, no more connections than allowed', async () => {
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, () => fetchAnswer(`${cdnUrl}/whole`).then(readAll)),
+    );
+    for (const answer of answers) assert.ok(answer.equals(bytes));
+    assert.ok(bucketSockets.size <= 2, `${bucketSockets.size} connections`);
+  });
+
+  it('waits for a client slow to read without calling it a stall, every byte intact', async () => {
+    // Each buffer is read into again only once the client's socket took its bytes: with
+    // the client stopped, the kernel's buffers fill and the relay must wait.
+    const answer = await fetchAnswer(`${cdnUrl}/big`);
+    const chunks: Buffer[] = [];
+    let first = true;
+    for await (const chunk of answer) {
+      chunks.push(chunk as Buffer);
+      if (first) {
+        first = false;
+        // Several idle timeouts without reading: the bucket is not the one waiting.
+        await new Promise((resolve) => setTimeout(resolve, 4 * IDLE_MS));
+      }
+    }
+    assert.ok(Buffer.concat(chunks).equals(big));
+    await relayed.at(-1);
+  });
+
+  it('reads a head that comes in pieces', async () => {
+    const answer = await fetchAnswer(`${cdnUrl}/split-head`);
+    assert.ok((await readAll(answer)).equals(bytes));
+  });
+
+  it('declines an error answer or a body without a length, and closes that connection', async () => {
+    for (const path of ['/missing', '/chunked']) {
+      const before = bucketAnswers.length;
+      const answer = await fetchAnswer(`${cdnUrl}${path}`);
+      await readAll(answer);
+      assert.equal(answer.statusCode, 404, path);
+      assert.equal(opened.at(-1), DECLINED);
+      const { socket } = bucketAnswers[before] as { socket: Socket };
+      if (!socket.destroyed) await new Promise((resolve) => socket.once('close', resolve));
+    }
+    // Still serving afterwards.
+    assert.ok((await readAll(await fetchAnswer(`${cdnUrl}/whole`))).equals(bytes));
+  });
+
+  it('cuts the answer when the bucket stops sending midway', async () => {
+    const answer = await fetchAnswer(`${cdnUrl}/stall`);
+    let got = 0;
+    const cut = await new Promise<Error | null>((resolve) => {
+      answer.on('data', (chunk: Buffer) => {
+        got += chunk.length;
+      });
+      answer.on('error', resolve);
+      answer.on('end', () => resolve(null));
+    });
+    assert.ok(cut, 'the client sees the answer cut, not ended');
+    assert.equal(got, 100 * 1024);
+    await assert.rejects(relayed.at(-1) as Promise<void>, BlobUnavailableError);
+  });
+
+  it('drops the bucket connection when the client goes away', { timeout: 10_000 }, async () => {
+    const before = bucketAnswers.length;
+    const answer = await fetchAnswer(`${cdnUrl}/stall`);
+    await new Promise((resolve) => answer.once('data', resolve));
+    const { response } = bucketAnswers[before] as { response: ServerResponse };
+    const dropped = new Promise((resolve) => response.once('close', resolve));
+    answer.destroy();
+    // Well before the idle timeout: the client's leaving, not the stall, ended it.
+    const startedAt = Date.now();
+    await dropped;
+    await relayed.at(-1);
+    assert.ok(Date.now() - startedAt < IDLE_MS, 'dropped at once');
+    assert.ok((await readAll(await fetchAnswer(`${cdnUrl}/whole`))).equals(bytes));
+  });
+
+  it('opens a new connection when the bucket closed a kept-alive one', async () => {
+    assert.ok((await readAll(await fetchAnswer(`${cdnUrl}/whole`))).equals(bytes));
+    const closing = [...bucketSockets].map(
+      (socket) => new Promise((resolve) => socket.once('close', resolve)),
+    );
+    bucket.closeAllConnections();
+    await Promise.all(closing);
+    // The close was seen by the idle connection: the next answer comes on a new one.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.ok((await readAll(await fetchAnswer(`${cdnUrl}/whole`))).equals(bytes));
+    assert.equal(bucketSockets.size, 1);
+  });
+
+  it('rejects, saying the connection was new, when the bucket cannot be reached', async () => {
+    const unreachable = new BucketConnections({
+      host: '127.0.0.1',
+      port: 1,
+      maxSockets: 1,
+      chunkBytes: CHUNK,
+      idleMs: IDLE_MS,
+    });
+    const failure = await unreachable.open(get_('/whole'), accept).catch((error) => error);
+    assert.ok(failure instanceof BucketConnectionError);
+    assert.equal(failure.reused, false);
+    unreachable.close();
+  });
+});
