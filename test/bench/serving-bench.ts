@@ -68,21 +68,40 @@ function profiled(name: string): string[] {
   return ['--cpu-prof', `--cpu-prof-dir=${join(CPU_PROF_DIR, name.replaceAll(/\W+/g, '-'))}`];
 }
 
-/** A run's rate, and the CPU time its server took per request (user and system, all its processes). */
-type Measured = { rps: number; mibPerSecond: number; cpuMicros: number };
+/**
+ * A run's rate, and the CPU time per request (user and system, all its processes) its server
+ * took and, at scale, the bucket's gateway took for it.
+ */
+type Measured = { rps: number; mibPerSecond: number; cpuMicros: number; storeCpuMicros: number };
 
-function wrk(path: string, url: string, pids: number[], seconds = SECONDS): Measured {
-  const cpuBefore = pids.reduce((sum, pid) => sum + cpuMs(pid), 0);
+/** CPU ms the processes `pids` have used so far. */
+const cpuOf = (pids: number[]) => pids.reduce((sum, pid) => sum + cpuMs(pid), 0);
+
+function wrk(
+  path: string,
+  url: string,
+  pids: number[],
+  seconds = SECONDS,
+  storePids: number[] = [],
+): Measured {
+  const cpuBefore = cpuOf(pids);
+  const storeBefore = cpuOf(storePids);
   const output = execFileSync(path, ['-t1', `-c${CONNECTIONS}`, `-d${seconds}s`, url], {
     encoding: 'utf8',
   });
-  const cpu = pids.reduce((sum, pid) => sum + cpuMs(pid), 0) - cpuBefore;
+  const cpu = cpuOf(pids) - cpuBefore;
+  const storeCpu = cpuOf(storePids) - storeBefore;
   const requests = Number(/(\d+) requests in/.exec(output)?.[1]);
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(output)?.[1]);
   const transfer = /Transfer\/sec:\s+([\d.]+)(\w+)/.exec(output);
   const unit = { B: 1 / 1024 / 1024, KB: 1 / 1024, MB: 1, GB: 1024 }[transfer?.[2] ?? 'MB'] ?? 1;
   if (/Non-2xx/.test(output)) throw new Error(`wrk saw errors on ${url}:\n${output}`);
-  return { rps, mibPerSecond: Number(transfer?.[1]) * unit, cpuMicros: (cpu * 1000) / requests };
+  return {
+    rps,
+    mibPerSecond: Number(transfer?.[1]) * unit,
+    cpuMicros: (cpu * 1000) / requests,
+    storeCpuMicros: (storeCpu * 1000) / requests,
+  };
 }
 
 function labelOf(size: number): string {
@@ -106,6 +125,8 @@ interface Setup {
   contenders: Contender[];
   /** The names ratios are printed against (the first is the README's "vs nginx"). */
   baselines: string[];
+  /** At scale: the bucket's gateway, whose CPU time per request is printed beside each server's. */
+  storePids?: number[];
   /**
    * When given, called before every run but the first: the contenders in new processes (their
    * `urls` and `pids` updated in place), so that no one process's luck lasts a whole bench.
@@ -356,9 +377,14 @@ async function scaleContenders(
   server { listen 127.0.0.1:${nginxPort};
     location / { proxy_pass http://rgw; proxy_http_version 1.1; proxy_set_header Connection ""; } }`,
   );
+  const [nginxSide, serviceSide, uncachedSide] = contenders as [Contender, Contender, Contender];
+  nginxSide.pids = withChildren(nginx.pid ?? 0);
+  serviceSide.pids = [service.process.pid ?? 0];
+  uncachedSide.pids = [uncached.process.pid ?? 0];
   return {
     contenders,
     baselines: ['nginx -> RGW'],
+    storePids: rgw.pids(),
     async stop() {
       nginx.kill('SIGTERM');
       for (const running of [service, uncached]) {
@@ -399,7 +425,7 @@ async function main(): Promise<void> {
   const setup = BENCH_METRICS
     ? await metricsContenders(dir, files)
     : await (SCALE ? scale : embedded)(nginxPath, dir, files);
-  const { contenders, baselines } = setup;
+  const { contenders, baselines, storePids } = setup;
   // The pairs the goals are on: the cache on against the runtime from memory, the cache off
   // against the runtime from disk (embedded) or nginx proxying the bucket (at scale).
   const goalPairs: [string, string][] = BENCH_METRICS
@@ -421,7 +447,7 @@ async function main(): Promise<void> {
       `\nCDN serving bench (${SCALE ? 'scale' : 'embedded'}${BENCH_METRICS ? ', metrics on against off' : ''}) — ${new Date().toISOString()} — wrk, 1 thread, ${CONNECTIONS} connections, ${SECONDS} s, median of ${RUNS}\n`,
     );
     console.log(
-      `file     server                    requests/s      MiB/s   ${baselines.map((b) => `vs ${b} (median, lowest–highest)`.padEnd(40)).join('')}${SCALE ? '' : 'CPU µs/request (median, lowest–highest)'}`,
+      `file     server                    requests/s      MiB/s   ${baselines.map((b) => `vs ${b} (median, lowest–highest)`.padEnd(40)).join('')}CPU µs/request (median, lowest–highest)${SCALE ? '; RGW for it' : ''}`,
     );
     const rows: BenchRow[] = [];
     for (const label of Object.keys(files)) {
@@ -438,7 +464,9 @@ async function main(): Promise<void> {
           const contender = contenders[(i + run) % contenders.length] as Contender;
           results
             .get(contender.name)
-            ?.push(wrk(wrkPath, contender.urls[label] as string, contender.pids));
+            ?.push(
+              wrk(wrkPath, contender.urls[label] as string, contender.pids, SECONDS, storePids),
+            );
         }
       }
       const of = (name: string) => results.get(name) as Measured[];
@@ -455,9 +483,8 @@ async function main(): Promise<void> {
         });
         // The server's own CPU time per request: what the other sessions' load moves least.
         const cpu = of(name).map((r) => r.cpuMicros);
-        const cpuColumn = SCALE
-          ? ''
-          : `${median(cpu).toFixed(1).padStart(6)} (${Math.min(...cpu).toFixed(1)}–${Math.max(...cpu).toFixed(1)})`;
+        const storeCpu = of(name).map((r) => r.storeCpuMicros);
+        const cpuColumn = `${median(cpu).toFixed(1).padStart(6)} (${Math.min(...cpu).toFixed(1)}–${Math.max(...cpu).toFixed(1)})${SCALE ? `; RGW ${median(storeCpu).toFixed(1)}` : ''}`;
         console.log(
           `${label.padEnd(8)} ${name.padEnd(25)} ${rps(name).toFixed(0).padStart(10)} ${mib.toFixed(1).padStart(10)}   ${columns.join('')}${cpuColumn}`,
         );

@@ -53,6 +53,8 @@ export interface TestRgw {
    * answered, as with a hung store. Answers the function that thaws it.
    */
   freeze(): () => void;
+  /** The gateway's and its cluster's process ids, for a bench that counts their CPU time. */
+  pids(): number[];
   /** Stops every daemon (SIGTERM, then SIGKILL) and removes the temp dir. */
   stop(): Promise<void>;
 }
@@ -276,6 +278,10 @@ export async function startRgw(
         await ceph('radosgw-admin', ['quota', 'set', ...scope, `--max-size=${maxBytes}`], ADMIN_MS);
         await ceph('radosgw-admin', ['quota', 'enable', ...scope], ADMIN_MS);
       },
+      pids: () =>
+        cluster.daemons.flatMap((entry) =>
+          entry.child.pid && !entry.exited ? [entry.child.pid] : [],
+        ),
       freeze() {
         const gateway = cluster.daemons.find((entry) => entry.name === 'client.rgw.a');
         if (!gateway?.child.pid || gateway.exited) throw new Error('the gateway is not running');
@@ -469,6 +475,9 @@ export function attachRgw(address: RgwAddress): TestRgw {
     },
     freeze() {
       throw new Error('a shared gateway cannot be frozen: start one with startRgw()');
+    },
+    pids() {
+      throw new Error('a shared gateway has no processes of ours: start one with startRgw()');
     },
     async stop() {
       for (const bucket of made.splice(0)) await emptyAndDelete(client, bucket);
