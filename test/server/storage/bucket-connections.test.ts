@@ -87,6 +87,8 @@ describe('BucketConnections: relaying the bucket over kept-alive connections (at
         else response.end(bytes);
       }
     });
+    // The bucket keeps idle connections longer than these tests last: only we close them.
+    bucket.keepAliveTimeout = 60_000;
     bucket.on('connection', (socket: Socket) => {
       bucketSockets.add(socket);
       socket.on('close', () => bucketSockets.delete(socket));
@@ -224,6 +226,33 @@ describe('BucketConnections: relaying the bucket over kept-alive connections (at
     await new Promise((resolve) => setTimeout(resolve, 50));
     assert.ok((await readAll(await fetchAnswer(`${cdnUrl}/whole`))).equals(bytes));
     assert.equal(bucketSockets.size, 1);
+  });
+
+  it('closes a connection left idle for keepIdleMs', { timeout: 10_000 }, async () => {
+    const port = (bucket.address() as AddressInfo).port;
+    const shortLived = new BucketConnections({
+      host: '127.0.0.1',
+      port,
+      maxSockets: 1,
+      chunkBytes: CHUNK,
+      idleMs: IDLE_MS,
+      keepIdleMs: 100,
+    });
+    bucket.closeAllConnections();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const answer = await shortLived.open(get_('/whole'), accept);
+    assert.notEqual(answer, DECLINED);
+    const sink = createServer((_request, response) => {
+      if (answer !== DECLINED) void answer.sendTo(response);
+    });
+    const sinkPort = await listen(sink);
+    assert.ok((await readAll(await fetchAnswer(`http://127.0.0.1:${sinkPort}/`))).equals(bytes));
+    sink.close();
+    assert.equal(bucketSockets.size, 1, 'kept open after its answer');
+    const closed = new Promise((resolve) => [...bucketSockets][0]?.once('close', resolve));
+    await closed;
+    assert.equal(bucketSockets.size, 0);
+    shortLived.close();
   });
 
   it('rejects, saying the connection was new, when the bucket cannot be reached', async () => {

@@ -27,6 +27,11 @@ export interface BucketConnectionsOptions {
   chunkBytes: number;
   /** How long the bucket may send nothing while an answer waits for it. */
   idleMs: number;
+  /**
+   * How long a connection is kept open with nothing to do: its buffers are memory held for
+   * the next answer (30 s by default, half of nginx's `keepalive_timeout` for upstreams).
+   */
+  keepIdleMs?: number;
 }
 
 /** The bucket's answer, its head read, its body not yet: `sendTo` relays the body. */
@@ -145,6 +150,7 @@ type Phase =
 class Connection {
   readonly #owner: Owner;
   readonly #idleMs: number;
+  readonly #keepIdleMs: number;
   readonly #socket: Socket;
   readonly #buffers: [Buffer, Buffer];
   /** Buffers whose bytes the client's socket has not taken yet. */
@@ -159,6 +165,7 @@ class Connection {
   constructor(options: BucketConnectionsOptions, owner: Owner) {
     this.#owner = owner;
     this.#idleMs = options.idleMs;
+    this.#keepIdleMs = options.keepIdleMs ?? 30_000;
     this.#buffers = [
       Buffer.allocUnsafeSlow(options.chunkBytes),
       Buffer.allocUnsafeSlow(options.chunkBytes),
@@ -180,6 +187,12 @@ class Connection {
     this.#socket.setKeepAlive(true);
     this.#socket.on('error', (error) => this.#fail(error));
     this.#socket.on('close', () => this.#fail(new Error('The bucket closed the connection')));
+    // Armed only while the connection waits idle for its next answer (`#finish`).
+    this.#socket.on('timeout', () => {
+      if (this.#phase.name !== 'idle') return;
+      this.destroy();
+      this.#owner.closed(this);
+    });
   }
 
   ask(
@@ -188,6 +201,7 @@ class Connection {
   ): Promise<OpenedAnswer | typeof DECLINED> {
     return new Promise((resolve, reject) => {
       this.#phase = { name: 'head', accept, received: null, resolve, reject };
+      this.#socket.setTimeout(0);
       this.#arm();
       this.#socket.write(requestHead);
     });
@@ -328,6 +342,7 @@ class Connection {
         this.#inFlight[1] = false;
         // Reading while idle, so that the bucket closing the connection is seen at once.
         this.#socket.resume();
+        this.#socket.setTimeout(this.#keepIdleMs);
         this.#owner.reusable(this);
       });
     }
