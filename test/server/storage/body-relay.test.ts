@@ -1,16 +1,11 @@
 import assert from 'node:assert/strict';
-import {
-  createServer,
-  get,
-  type IncomingMessage,
-  type Server,
-  type ServerResponse,
-} from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { BlobUnavailableError } from '../../../src/server/storage/blob-store.js';
 import { relayBody } from '../../../src/server/storage/s3/body-relay.js';
 import { patternBytes } from '../../helpers/bytes.js';
+import { fetchAnswer, readPausingOnce, readUntilCut } from '../../helpers/relayed-answer.js';
 
 const IDLE_MS = 300;
 const bytes = Buffer.from(patternBytes(8 * 1024 * 1024, 11));
@@ -18,10 +13,6 @@ const bytes = Buffer.from(patternBytes(8 * 1024 * 1024, 11));
 async function listen(server: Server): Promise<string> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
-
-function fetchBody(url: string): Promise<IncomingMessage> {
-  return new Promise((resolve, reject) => get(url, { agent: false }, resolve).on('error', reject));
 }
 
 /**
@@ -44,7 +35,7 @@ describe('relaying a bucket answer to the client (at scale)', () => {
     });
     const bucketUrl = await listen(bucket);
     cdn = createServer(async (request, response) => {
-      const body = await fetchBody(`${bucketUrl}${request.url}`);
+      const body = await fetchAnswer(`${bucketUrl}${request.url}`);
       response.writeHead(200, { 'content-length': String(bytes.length) });
       const relay = relayBody(body, response, IDLE_MS);
       relay.catch(() => {});
@@ -60,31 +51,14 @@ describe('relaying a bucket answer to the client (at scale)', () => {
   });
 
   it('sends every byte, and waits for a client slow to read without calling it a stall', async () => {
-    const answer = await fetchBody(`${cdnUrl}/whole`);
-    const chunks: Buffer[] = [];
-    let first = true;
-    for await (const chunk of answer) {
-      chunks.push(chunk as Buffer);
-      if (first) {
-        first = false;
-        // Several idle timeouts without reading: the bucket is not the one waiting.
-        await new Promise((resolve) => setTimeout(resolve, 4 * IDLE_MS));
-      }
-    }
-    assert.ok(Buffer.concat(chunks).equals(bytes));
+    // Several idle timeouts without reading: the bucket is not the one waiting.
+    const got = await readPausingOnce(`${cdnUrl}/whole`, 4 * IDLE_MS);
+    assert.ok(got.equals(bytes));
     await relayed.at(-1);
   });
 
   it('cuts the answer when the bucket stops sending midway', async () => {
-    const answer = await fetchBody(`${cdnUrl}/stall`);
-    let got = 0;
-    const cut = await new Promise<Error | null>((resolve) => {
-      answer.on('data', (chunk: Buffer) => {
-        got += chunk.length;
-      });
-      answer.on('error', resolve);
-      answer.on('end', () => resolve(null));
-    });
+    const { got, cut } = await readUntilCut(`${cdnUrl}/stall`);
     assert.ok(cut, 'the client sees the answer cut, not ended');
     assert.equal(got, 100 * 1024);
     await assert.rejects(relayed.at(-1) as Promise<void>, BlobUnavailableError);
@@ -92,7 +66,7 @@ describe('relaying a bucket answer to the client (at scale)', () => {
 
   it('drops the bucket answer when the client goes away', { timeout: 10_000 }, async () => {
     const before = bucketAnswers.length;
-    const answer = await fetchBody(`${cdnUrl}/stall`);
+    const answer = await fetchAnswer(`${cdnUrl}/stall`);
     await new Promise((resolve) => answer.once('data', resolve));
     const bucketAnswer = bucketAnswers[before] as ServerResponse;
     const dropped = new Promise((resolve) => bucketAnswer.once('close', resolve));

@@ -1,11 +1,5 @@
 import assert from 'node:assert/strict';
-import {
-  createServer,
-  get,
-  type IncomingMessage,
-  type Server,
-  type ServerResponse,
-} from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { BlobUnavailableError } from '../../../src/server/storage/blob-store.js';
@@ -17,8 +11,21 @@ import {
   type OpenedAnswer,
 } from '../../../src/server/storage/s3/bucket-connections.js';
 import { patternBytes } from '../../helpers/bytes.js';
+import {
+  fetchAnswer,
+  readAll,
+  readPausingOnce,
+  readUntilCut,
+} from '../../helpers/relayed-answer.js';
 
-const IDLE_MS = 300;
+/**
+ * The stall rule's clock for the paths that test it (`/stall`, `/big`); the others relay
+ * through connections with a clock no loaded machine reaches, as this process is also the
+ * bucket (five answers at once once waited over 300 ms for their heads at load 35).
+ */
+const IDLE_MS = 1_000;
+const GENEROUS_IDLE_MS = 30_000;
+const TIMED_PATHS = ['/stall', '/big'];
 const CHUNK = 64 * 1024;
 const bytes = Buffer.from(patternBytes(4 * 1024 * 1024 + 17, 5));
 /** More than loopback's socket buffers hold: a client that stops reading holds the relay. */
@@ -27,16 +34,6 @@ const big = Buffer.from(patternBytes(40 * 1024 * 1024 + 3, 6));
 async function listen(server: Server): Promise<number> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return (server.address() as AddressInfo).port;
-}
-
-function fetchAnswer(url: string): Promise<IncomingMessage> {
-  return new Promise((resolve, reject) => get(url, { agent: false }, resolve).on('error', reject));
-}
-
-async function readAll(answer: IncomingMessage): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of answer) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
 }
 
 /** What the CDN relays: a range's bytes. */
@@ -54,6 +51,7 @@ describe('BucketConnections: relaying the bucket over kept-alive connections (at
   let cdn: Server;
   let cdnUrl: string;
   let connections: BucketConnections;
+  let timedConnections: BucketConnections;
   const bucketSockets = new Set<Socket>();
   /** Each answer the bucket gave, with its connection (an answer lets go of it once sent). */
   const bucketAnswers: { response: ServerResponse; socket: Socket }[] = [];
@@ -99,12 +97,21 @@ describe('BucketConnections: relaying the bucket over kept-alive connections (at
       port,
       maxSockets: 2,
       chunkBytes: CHUNK,
+      idleMs: GENEROUS_IDLE_MS,
+    });
+    timedConnections = new BucketConnections({
+      host: '127.0.0.1',
+      port,
+      maxSockets: 2,
+      chunkBytes: CHUNK,
       idleMs: IDLE_MS,
     });
     cdn = createServer(async (request, response) => {
       let answer: OpenedAnswer | typeof DECLINED;
       try {
-        answer = await connections.open(get_(request.url ?? '/'), accept);
+        const path = request.url ?? '/';
+        const through = TIMED_PATHS.includes(path) ? timedConnections : connections;
+        answer = await through.open(get_(path), accept);
       } catch (error) {
         opened.push(error as Error);
         response.writeHead(502).end();
@@ -124,6 +131,7 @@ describe('BucketConnections: relaying the bucket over kept-alive connections (at
   });
   after(() => {
     connections.close();
+    timedConnections.close();
     cdn.closeAllConnections();
     bucket.closeAllConnections();
     cdn.close();
@@ -151,18 +159,9 @@ describe('BucketConnections: relaying the bucket over kept-alive connections (at
   it('waits for a client slow to read without calling it a stall, every byte intact', async () => {
     // Each buffer is read into again only once the client's socket took its bytes: with
     // the client stopped, the kernel's buffers fill and the relay must wait.
-    const answer = await fetchAnswer(`${cdnUrl}/big`);
-    const chunks: Buffer[] = [];
-    let first = true;
-    for await (const chunk of answer) {
-      chunks.push(chunk as Buffer);
-      if (first) {
-        first = false;
-        // Several idle timeouts without reading: the bucket is not the one waiting.
-        await new Promise((resolve) => setTimeout(resolve, 4 * IDLE_MS));
-      }
-    }
-    assert.ok(Buffer.concat(chunks).equals(big));
+    // Several idle timeouts without reading: the bucket is not the one waiting.
+    const got = await readPausingOnce(`${cdnUrl}/big`, 4 * IDLE_MS);
+    assert.ok(got.equals(big));
     await relayed.at(-1);
   });
 
@@ -186,15 +185,7 @@ describe('BucketConnections: relaying the bucket over kept-alive connections (at
   });
 
   it('cuts the answer when the bucket stops sending midway', async () => {
-    const answer = await fetchAnswer(`${cdnUrl}/stall`);
-    let got = 0;
-    const cut = await new Promise<Error | null>((resolve) => {
-      answer.on('data', (chunk: Buffer) => {
-        got += chunk.length;
-      });
-      answer.on('error', resolve);
-      answer.on('end', () => resolve(null));
-    });
+    const { got, cut } = await readUntilCut(`${cdnUrl}/stall`);
     assert.ok(cut, 'the client sees the answer cut, not ended');
     assert.equal(got, 100 * 1024);
     await assert.rejects(relayed.at(-1) as Promise<void>, BlobUnavailableError);
