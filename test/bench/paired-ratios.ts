@@ -78,7 +78,7 @@ export function verdict(summary: RatioSummary, floor: number): string {
   const within = `within ${Math.round((1 - floor) * 100)}%`;
   const level = `${(confidence * 100).toFixed(1)}% interval`;
   if (confidence < 0.95)
-    return `${within}: not decided (${summary.count} pairs give only a ${level}: 6 or more are needed)`;
+    return `${within}: not decided (${summary.count} pair${summary.count === 1 ? '' : 's'} give${summary.count === 1 ? 's' : ''} only a ${level}: 6 or more are needed)`;
   if (low >= floor) return `${within}: shown (the ${level} is at or above ${floor})`;
   if (high < floor) return `${within}: refuted (the ${level} is below ${floor})`;
   return `${within}: not decided (the ${level} holds ${floor})`;

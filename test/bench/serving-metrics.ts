@@ -1,3 +1,4 @@
+import { get } from 'node:http';
 import { join } from 'node:path';
 import { type ChildService, spawnService } from '../helpers/service.js';
 import { metricsEnv, scrapeEverySecond } from './metrics-scraper.js';
@@ -49,10 +50,11 @@ export function parseCacheStates(text: string | undefined): CacheState[] {
   return [...new Set(states)];
 }
 
-/** One side of a pair: a running service, its files' URLs, and its scraper if any. */
+/** One side of a pair: a running service, its files' URLs, and its metrics and scraper if any. */
 interface Side {
   service: ChildService;
   urls: Record<string, string>;
+  metricsUrl: string | null;
   scraper: { stop(): Promise<void> } | null;
 }
 
@@ -61,6 +63,40 @@ interface PairResult {
   order: 'ABBA' | 'BAAB';
   a: Measured[];
   b: Measured[];
+  /** The garbage collections B's GC observer counted over the four runs (with metrics). */
+  collections: number | null;
+}
+
+/**
+ * One scrape on a connection of its own: a kept-alive one could meet the metrics server
+ * closing it for idleness between two pairs' reads.
+ */
+function scrapeOnce(url: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    get(url, { agent: false }, (response) => {
+      let text = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => {
+        text += chunk;
+      });
+      response.on('end', () =>
+        response.statusCode === 200
+          ? resolve(text)
+          : reject(new Error(`${url}: ${response.statusCode}`)),
+      );
+      response.on('error', reject);
+    }).on('error', reject);
+  });
+}
+
+/** The collections a side's `nodejs_gc_duration_seconds` histogram has counted, all kinds. */
+async function collections(side: Side): Promise<number | null> {
+  if (!side.metricsUrl) return null;
+  const text = await scrapeOnce(side.metricsUrl);
+  let count = 0;
+  for (const match of text.matchAll(/^nodejs_gc_duration_seconds_count\{[^}]*\} (\d+)$/gm))
+    count += Number(match[1]);
+  return count;
 }
 
 const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
@@ -89,7 +125,12 @@ async function startSide(
   const urls: Record<string, string> = {};
   for (const [label, bytes] of Object.entries(options.files))
     urls[label] = (await upload(service, bytes)).url;
-  return { service, urls, scraper: scraped ? scrapeEverySecond(scraped.url) : null };
+  return {
+    service,
+    urls,
+    metricsUrl: scraped?.url ?? null,
+    scraper: scraped ? scrapeEverySecond(scraped.url) : null,
+  };
 }
 
 async function stopSide(side: Side): Promise<void> {
@@ -112,10 +153,17 @@ export async function metricsPairsBench(options: MetricsBenchOptions): Promise<B
   for (let pair = 0; pair < pairs; pair++) {
     const order = pair % 2 === 0 ? 'ABBA' : 'BAAB';
     for (const cache of caches) {
-      const [a, b] = await Promise.all([
+      const started = await Promise.allSettled([
         startSide(options, cache, false, `${cache}-${pair}-a`),
         startSide(options, cache, !control, `${cache}-${pair}-b`),
       ]);
+      const running = started.flatMap((side) => (side.status === 'fulfilled' ? [side.value] : []));
+      const failed = started.find((side) => side.status === 'rejected');
+      if (failed) {
+        await Promise.all(running.map(stopSide));
+        throw failed.reason;
+      }
+      const [a, b] = running as [Side, Side];
       try {
         for (const label of Object.keys(files)) {
           const drive = (side: Side, seconds: number) =>
@@ -126,11 +174,15 @@ export async function metricsPairsBench(options: MetricsBenchOptions): Promise<B
           const sides = order === 'ABBA' ? [a, b, b, a] : [b, a, a, b];
           // Warmed up in the order measured: the first side is not the only one run cold.
           for (const side of sides.slice(0, 2)) drive(side, 1);
-          const result: PairResult = { order, a: [], b: [] };
+          const result: PairResult = { order, a: [], b: [], collections: null };
+          const collectedBefore = await collections(b);
           for (const side of sides)
             (side === a ? result.a : result.b).push(drive(side, options.seconds));
+          const collectedAfter = await collections(b);
+          if (collectedBefore !== null && collectedAfter !== null)
+            result.collections = collectedAfter - collectedBefore;
           results.get(caseName(label, cache))?.push(result);
-          printPair(label, cache, pair, result);
+          printPair(label, cache, pair, result, options.seconds);
         }
       } finally {
         await Promise.all([stopSide(a), stopSide(b)]);
@@ -148,7 +200,7 @@ export async function metricsPairsBench(options: MetricsBenchOptions): Promise<B
     const offRate = median(measured.flatMap((pair) => pair.a.map((r) => r.rps)));
     rows.push({
       comparison: 'serving from the CDN',
-      measure: `${name}, ${control ? 'control: metrics off on both sides' : 'metrics on'}, requests/s (median of ${measured.length} pairs)`,
+      measure: `${name}, ${control ? 'control: metrics off on both sides' : 'metrics on'}, requests/s (median of ${pairsOf(measured.length)})`,
       filehost: rates.median * offRate,
       peer: { name: 'metrics off', value: offRate },
       goal: { op: '>=', target: options.floor },
@@ -158,15 +210,28 @@ export async function metricsPairsBench(options: MetricsBenchOptions): Promise<B
   return rows;
 }
 
-function printPair(label: string, cache: CacheState, pair: number, result: PairResult): void {
+function printPair(
+  label: string,
+  cache: CacheState,
+  pair: number,
+  result: PairResult,
+  seconds: number,
+): void {
   const rates = (runs: Measured[]) => runs.map((run) => run.rps.toFixed(0)).join(', ');
   const cpu = (runs: Measured[]) => mean(runs.map((run) => run.cpuMicros)).toFixed(1);
+  // Both runs of B took the same seconds: its requests are its mean rate times twice those.
+  const collected =
+    result.collections === null
+      ? ''
+      : `; B's collections: ${result.collections} (${((1000 * result.collections) / (2 * seconds * mean(result.b.map((run) => run.rps)))).toFixed(2)} per 1,000 requests)`;
   console.log(
-    `${caseName(label, cache).padEnd(16)} pair ${String(pair + 1).padStart(2)} ${result.order}: B / A ${rateRatio(result).toFixed(3)} (A ${rates(result.a)}; B ${rates(result.b)} req/s), CPU µs/request A ${cpu(result.a)} B ${cpu(result.b)}: ${cpuRatio(result).toFixed(3)}`,
+    `${caseName(label, cache).padEnd(16)} pair ${String(pair + 1).padStart(2)} ${result.order}: B / A ${rateRatio(result).toFixed(3)} (A ${rates(result.a)}; B ${rates(result.b)} req/s), CPU µs/request A ${cpu(result.a)} B ${cpu(result.b)}: ${cpuRatio(result).toFixed(3)}${collected}`,
   );
 }
 
 function describe(summary: RatioSummary): string {
   const { quartiles, interval, count } = summary;
-  return `median ${summary.median.toFixed(3)} of ${count} pairs, quartiles ${quartiles[0].toFixed(3)}-${quartiles[1].toFixed(3)}, ${(interval.confidence * 100).toFixed(1)}% interval of the median ${interval.low.toFixed(3)}-${interval.high.toFixed(3)}`;
+  return `median ${summary.median.toFixed(3)} of ${pairsOf(count)}, quartiles ${quartiles[0].toFixed(3)}-${quartiles[1].toFixed(3)}, ${(interval.confidence * 100).toFixed(1)}% interval of the median ${interval.low.toFixed(3)}-${interval.high.toFixed(3)}`;
 }
+
+const pairsOf = (count: number) => `${count} pair${count === 1 ? '' : 's'}`;
