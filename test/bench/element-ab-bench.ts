@@ -5,8 +5,9 @@
  * default HEAD), B is the working tree. Each pair loads A's page and B's page (in turns,
  * the order swapped every pair), warms each up with one upload and times the next: COUNT
  * files of SIZE bytes added at once (default 200 x 20 KiB), until `upload-complete`.
- * Prints both medians and each pair's B/A; a run of A against itself spread 0.96 to 1.06
- * (median 1.006) on 2026-11-24.
+ * Prints both medians and each pair's B/A, and B's speed over A's with the sign test's
+ * interval of its median and whether that shows B within 3% (`paired-ratios.ts`); a run of A
+ * against itself spread 0.96 to 1.06 (median 1.006) on 2026-11-24.
  *
  * Files of 16 MiB and more are written to disk and chosen through a file input, as a user's
  * would be (`SIZE=268435456 COUNT=1` for the 256 MiB file): a big Blob made in page memory
@@ -51,6 +52,7 @@ import { chromium } from 'playwright-core';
 import { type ChildService, spawnService } from '../helpers/service.js';
 import { CHROMIUM_ARGS, chromiumPath } from '../helpers/wtr-plugins.js';
 import { BENCH_METRICS, metricsEnv, scrapeEverySecond } from './metrics-scraper.js';
+import { summariseRatios, verdict } from './paired-ratios.js';
 import { median, startBenchScale } from './support.js';
 
 const BASE = process.env.BASE ?? 'HEAD';
@@ -268,6 +270,13 @@ async function main(): Promise<void> {
   console.log(`B ms: ${ms(results.B)} (median ${median(results.B).toFixed(0)})`);
   console.log(
     `B/A per pair: ${ratios.map((r) => r.toFixed(2)).join(' ')}; median ${median(ratios).toFixed(3)}`,
+  );
+  // As a speed (A's time over B's), judged as bench:serving's metrics pairs are
+  // (`paired-ratios.ts`); here both sides keep their service for every pair, so the pairs
+  // are independent only as far as one process's luck does not last the bench.
+  const speed = summariseRatios(results.A.map((a, i) => a / (results.B[i] ?? a)));
+  console.log(
+    `B's speed / A's (A ms / B ms): median ${speed.median.toFixed(3)}, ${(speed.interval.confidence * 100).toFixed(1)}% interval of the median ${speed.interval.low.toFixed(3)}-${speed.interval.high.toFixed(3)}; ${verdict(speed, 0.97)}`,
   );
   for (const side of ['A', 'B'] as const) {
     const { busy, frameGap } = mainThread[side];

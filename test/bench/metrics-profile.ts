@@ -7,7 +7,7 @@
  * garbage collector, the service's metrics code, the rest) and the functions that moved
  * most between off and on.
  *
- * `PROFILE_CASE`: `1k-cached` (default) or `1m-uncached`; `BENCH_RUNS` turns of off/on
+ * `PROFILE_CASE`: `1k-cached` (default), `1m-cached` or `1m-uncached`; `BENCH_RUNS` turns of off/on
  * (default 3); `BENCH_SECONDS` of wrk per run (default 5); `PROFILE=0` leaves out the
  * profiles (their sampling costs CPU too). Only the samples taken while wrk ran are counted.
  */
@@ -22,6 +22,7 @@ import { cpuMs } from './serving-support.js';
 
 const CASES = {
   '1k-cached': { bytes: 1024, cacheOff: false },
+  '1m-cached': { bytes: 1024 * 1024, cacheOff: false },
   '1m-uncached': { bytes: 1024 * 1024, cacheOff: true },
 } as const;
 const CASE = (process.env.PROFILE_CASE ?? '1k-cached') as keyof typeof CASES;

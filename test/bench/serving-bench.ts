@@ -18,22 +18,21 @@
  * every contender of that run alike; the median and the spread (lowest to highest) of
  * the per-run ratios are printed. Embedded, each server's CPU time per request is printed
  * too (user and system, from /proc): on a machine shared with other work it moves far
- * less than the rates do. `BENCH_SIZES` (bytes, comma-separated) measures other
+ * less than the rates do. `BENCH_SIZES` (comma-separated: bytes, or `1KiB`, `1MiB`) measures other
  * file sizes (the memory cache's size limit was chosen so). `BENCH_MODE=mix` measures a
  * site's traffic instead: thousands of files of mixed sizes with a Zipf popularity against
  * nginx (`serving-mix.ts`). Installs nginx and wrk with apt-get when they are missing (root
  * on Debian).
  *
- * `BENCH_METRICS=1` measures what Prometheus metrics cost the CDN instead (embedded): the
- * service and the service with its cache off, each beside the same with `FILEHOST_METRICS_PORT`
- * set and scraped every second, the ratios per run (metrics on / off) and the CPU time per
- * request of each. Every run starts the four services afresh (and warms them up), so the
- * median of the runs is over several processes of each side, not one.
+ * `BENCH_METRICS=1` measures what Prometheus metrics cost the CDN instead (embedded): fresh
+ * pairs of services, metrics off and on, each pair measured A B B A, with the median ratio
+ * and its interval (`serving-metrics.ts`). `BENCH_PAIRS` pairs (default 8), `BENCH_CACHE`
+ * `on`, `off` or both, `BENCH_SIZES` as above; `BENCH_CONTROL=1` leaves metrics off on both
+ * sides, to show the bench's own noise.
  *
  * `BENCH_CPU_PROF=<dir>` writes a CPU profile of each service (embedded or at scale) into
  * `<dir>`, taken during the bench itself.
  */
-import { execFileSync } from 'node:child_process';
 import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -43,17 +42,30 @@ import { rgwClient, startRgw, type TestRgw } from '../helpers/ceph-rgw.js';
 import { freePort } from '../helpers/ports.js';
 import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
 import { scaleEnv } from '../helpers/scale.js';
-import { type ChildService, spawnService } from '../helpers/service.js';
-import { BENCH_METRICS, metricsEnv, scrapeEverySecond } from './metrics-scraper.js';
+import { spawnService } from '../helpers/service.js';
+import { BENCH_METRICS } from './metrics-scraper.js';
+import { metricsPairsBench, parseCacheStates } from './serving-metrics.js';
 import { mixBench } from './serving-mix.js';
-import { cpuMs, ensure, startNginx, withChildren } from './serving-support.js';
+import {
+  ensure,
+  labelOf,
+  type Measured,
+  parseSize,
+  startNginx,
+  upload,
+  withChildren,
+  wrk,
+} from './serving-support.js';
 import { type BenchRow, median, reportRows, startPeer } from './support.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const SCALE = process.env.DEPLOYMENT === 'scale';
-const SIZES = (process.env.BENCH_SIZES ?? '1024,1048576').split(',').map(Number);
+const SIZES = (process.env.BENCH_SIZES ?? '1024,1048576').split(',').map(parseSize);
+/** `BENCH_METRICS`: fresh pairs of services, metrics off and on (`serving-metrics.ts`). */
+const PAIRS = Number(process.env.BENCH_PAIRS ?? 8);
+const CONTROL = process.env.BENCH_CONTROL === '1';
 /** The service with its memory cache off: every body read from the store. */
 const NO_CACHE = 'filehost, no cache';
 /**
@@ -66,48 +78,6 @@ const CPU_PROF_DIR = process.env.BENCH_CPU_PROF;
 function profiled(name: string): string[] {
   if (!CPU_PROF_DIR) return [];
   return ['--cpu-prof', `--cpu-prof-dir=${join(CPU_PROF_DIR, name.replaceAll(/\W+/g, '-'))}`];
-}
-
-/**
- * A run's rate, and the CPU time per request (user and system, all its processes) its server
- * took and, at scale, the bucket's gateway took for it.
- */
-type Measured = { rps: number; mibPerSecond: number; cpuMicros: number; storeCpuMicros: number };
-
-/** CPU ms the processes `pids` have used so far. */
-const cpuOf = (pids: number[]) => pids.reduce((sum, pid) => sum + cpuMs(pid), 0);
-
-function wrk(
-  path: string,
-  url: string,
-  pids: number[],
-  seconds = SECONDS,
-  storePids: number[] = [],
-): Measured {
-  const cpuBefore = cpuOf(pids);
-  const storeBefore = cpuOf(storePids);
-  const output = execFileSync(path, ['-t1', `-c${CONNECTIONS}`, `-d${seconds}s`, url], {
-    encoding: 'utf8',
-  });
-  const cpu = cpuOf(pids) - cpuBefore;
-  const storeCpu = cpuOf(storePids) - storeBefore;
-  const requests = Number(/(\d+) requests in/.exec(output)?.[1]);
-  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(output)?.[1]);
-  const transfer = /Transfer\/sec:\s+([\d.]+)(\w+)/.exec(output);
-  const unit = { B: 1 / 1024 / 1024, KB: 1 / 1024, MB: 1, GB: 1024 }[transfer?.[2] ?? 'MB'] ?? 1;
-  if (/Non-2xx/.test(output)) throw new Error(`wrk saw errors on ${url}:\n${output}`);
-  return {
-    rps,
-    mibPerSecond: Number(transfer?.[1]) * unit,
-    cpuMicros: (cpu * 1000) / requests,
-    storeCpuMicros: (storeCpu * 1000) / requests,
-  };
-}
-
-function labelOf(size: number): string {
-  if (size >= 1024 * 1024 && size % (1024 * 1024) === 0) return `${size / 1024 / 1024} MiB`;
-  if (size >= 1024 && size % 1024 === 0) return `${size / 1024} KiB`;
-  return `${size} B`;
 }
 
 type Urls = Record<string, string>;
@@ -127,29 +97,7 @@ interface Setup {
   baselines: string[];
   /** At scale: the bucket's gateway, whose CPU time per request is printed beside each server's. */
   storePids?: number[];
-  /**
-   * When given, called before every run but the first: the contenders in new processes (their
-   * `urls` and `pids` updated in place), so that no one process's luck lasts a whole bench.
-   */
-  renew?(): Promise<void>;
   stop(): Promise<void>;
-}
-
-async function upload(
-  target: ChildService,
-  bytes: Uint8Array<ArrayBuffer>,
-): Promise<{ id: string; url: string }> {
-  const response = await fetch(`${target.apiUrl}/v1/upload`, {
-    method: 'POST',
-    headers: {
-      Authorization: `Bearer ${target.secretKey}`,
-      'Content-Type': 'application/octet-stream',
-    },
-    body: bytes,
-  });
-  if (!response.ok) throw new Error(`upload: ${response.status} ${await response.text()}`);
-  const { id } = (await response.json()) as { id: string };
-  return { id, url: `${target.cdnUrl.replace('localhost', '127.0.0.1')}/${id}` };
 }
 
 /** The headers the CDN answers a URL with, but those of the connection and the moment. */
@@ -241,67 +189,6 @@ async function embedded(
         await running.exited;
       }
     },
-  };
-}
-
-/** `BENCH_METRICS`: the service with and without metrics, the cache on and off. */
-const WITH_METRICS = 'filehost, metrics';
-const NO_CACHE_WITH_METRICS = 'filehost, no cache, metrics';
-
-async function metricsContenders(
-  dir: string,
-  files: Record<string, Uint8Array<ArrayBuffer>>,
-): Promise<Setup> {
-  const plan: [string, boolean, boolean][] = [
-    ['filehost', false, false],
-    [WITH_METRICS, false, true],
-    [NO_CACHE, true, false],
-    [NO_CACHE_WITH_METRICS, true, true],
-  ];
-  const contenders: Contender[] = plan.map(([name]) => ({ name, urls: {}, pids: [] }));
-  let scrapers: { stop(): Promise<void> }[] = [];
-  let services: ChildService[] = [];
-  let generation = 0;
-  const startAll = async () => {
-    generation++;
-    for (const [index, [name, cacheOff, metrics]] of plan.entries()) {
-      const scraped = metrics ? await metricsEnv() : null;
-      const running = await spawnService({
-        FILEHOST_DATA_DIR: join(dir, `${name.replaceAll(/\W+/g, '-')}-${generation}`),
-        FILEHOST_LOG_LEVEL: 'error',
-        ...(cacheOff ? { FILEHOST_CDN_CACHE_MB: '0' } : {}),
-        ...scraped?.env,
-      });
-      services.push(running);
-      if (scraped) scrapers.push(scrapeEverySecond(scraped.url));
-      const urls: Urls = {};
-      for (const [label, bytes] of Object.entries(files))
-        urls[label] = (await upload(running, bytes)).url;
-      Object.assign(contenders[index] as Contender, { urls, pids: [running.process.pid ?? 0] });
-    }
-  };
-  const stopAll = async () => {
-    const scraped = await Promise.allSettled(scrapers.map((scraper) => scraper.stop()));
-    for (const running of services) {
-      running.process.kill('SIGTERM');
-      await running.exited;
-    }
-    scrapers = [];
-    services = [];
-    for (const result of scraped) if (result.status === 'rejected') throw result.reason;
-  };
-  await startAll();
-  return {
-    contenders,
-    baselines: ['filehost', NO_CACHE],
-    // Each run in fresh processes: a process of the service can settle into a slower way of
-    // serving for its whole life (test/bench/README.md), which, kept across runs, would
-    // read as the cost of metrics whenever it befell one side.
-    async renew() {
-      await stopAll();
-      await startAll();
-    },
-    stop: stopAll,
   };
 }
 
@@ -422,29 +309,45 @@ async function main(): Promise<void> {
   const files = Object.fromEntries(
     SIZES.map((size, index) => [labelOf(size), patternBytes(size, index + 1)]),
   );
-  const setup = BENCH_METRICS
-    ? await metricsContenders(dir, files)
-    : await (SCALE ? scale : embedded)(nginxPath, dir, files);
+  if (BENCH_METRICS) {
+    try {
+      console.log(
+        `\nCDN serving bench, metrics on (B) against off (A), embedded — ${new Date().toISOString()} — wrk, 1 thread, ${CONNECTIONS} connections, ${SECONDS} s per run, ${PAIRS} pairs, each measured A B B A or B A A B${CONTROL ? '; CONTROL: metrics off on both sides' : ''}\n`,
+      );
+      await reportRows(
+        await metricsPairsBench({
+          wrkPath,
+          dir,
+          files,
+          caches: parseCacheStates(process.env.BENCH_CACHE),
+          pairs: PAIRS,
+          seconds: SECONDS,
+          connections: CONNECTIONS,
+          control: CONTROL,
+          floor: 0.97,
+        }),
+      );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+    return;
+  }
+  const setup = await (SCALE ? scale : embedded)(nginxPath, dir, files);
   const { contenders, baselines, storePids } = setup;
   // The pairs the goals are on: the cache on against the runtime from memory, the cache off
   // against the runtime from disk (embedded) or nginx proxying the bucket (at scale).
-  const goalPairs: [string, string][] = BENCH_METRICS
+  const goalPairs: [string, string][] = SCALE
     ? [
-        [WITH_METRICS, 'filehost'],
-        [NO_CACHE_WITH_METRICS, NO_CACHE],
+        ['filehost', 'nginx -> RGW'],
+        [NO_CACHE, 'nginx -> RGW'],
       ]
-    : SCALE
-      ? [
-          ['filehost', 'nginx -> RGW'],
-          [NO_CACHE, 'nginx -> RGW'],
-        ]
-      : [
-          ['filehost', 'node, memory'],
-          [NO_CACHE, 'node, disk'],
-        ];
+    : [
+        ['filehost', 'node, memory'],
+        [NO_CACHE, 'node, disk'],
+      ];
   try {
     console.log(
-      `\nCDN serving bench (${SCALE ? 'scale' : 'embedded'}${BENCH_METRICS ? ', metrics on against off' : ''}) — ${new Date().toISOString()} — wrk, 1 thread, ${CONNECTIONS} connections, ${SECONDS} s, median of ${RUNS}\n`,
+      `\nCDN serving bench (${SCALE ? 'scale' : 'embedded'}) — ${new Date().toISOString()} — wrk, 1 thread, ${CONNECTIONS} connections, ${SECONDS} s, median of ${RUNS}\n`,
     );
     console.log(
       `file     server                    requests/s      MiB/s   ${baselines.map((b) => `vs ${b} (median, lowest–highest)`.padEnd(40)).join('')}CPU µs/request (median, lowest–highest)${SCALE ? '; RGW for it' : ''}`,
@@ -452,21 +355,17 @@ async function main(): Promise<void> {
     const rows: BenchRow[] = [];
     for (const label of Object.keys(files)) {
       const results = new Map<string, Measured[]>(contenders.map((c) => [c.name, []]));
-      for (const contender of contenders)
-        wrk(wrkPath, contender.urls[label] as string, contender.pids, 1);
+      const drive = (contender: Contender, seconds = SECONDS) =>
+        wrk(wrkPath, contender.urls[label] as string, contender.pids, {
+          seconds,
+          connections: CONNECTIONS,
+          storePids,
+        });
+      for (const contender of contenders) drive(contender, 1);
       for (let run = 0; run < RUNS; run++) {
-        if (run > 0 && setup.renew) {
-          await setup.renew();
-          for (const contender of contenders)
-            wrk(wrkPath, contender.urls[label] as string, contender.pids, 1);
-        }
         for (let i = 0; i < contenders.length; i++) {
           const contender = contenders[(i + run) % contenders.length] as Contender;
-          results
-            .get(contender.name)
-            ?.push(
-              wrk(wrkPath, contender.urls[label] as string, contender.pids, SECONDS, storePids),
-            );
+          results.get(contender.name)?.push(drive(contender));
         }
       }
       const of = (name: string) => results.get(name) as Measured[];
@@ -493,13 +392,6 @@ async function main(): Promise<void> {
       for (const [name, peer] of goalPairs) {
         const each = ratios(name, peer).map((ratio) => ratio.toFixed(2));
         console.log(`${label.padEnd(8)} per run: ${name} / ${peer}: ${each.join(' ')}`);
-        if (BENCH_METRICS) {
-          // CPU per request, the peer's over this one's (below 1: metrics cost CPU).
-          const cpu = of(name).map((r, run) => (of(peer)[run] as Measured).cpuMicros / r.cpuMicros);
-          console.log(
-            `${label.padEnd(8)} per run, CPU µs/request ${peer} / ${name}: ${cpu.map((ratio) => ratio.toFixed(2)).join(' ')} (median ${median(cpu).toFixed(2)})`,
-          );
-        }
       }
       // The README's rows: medians of the per-run ratios.
       const row = (measure: string, name: string, peer: string, target?: number): BenchRow => {
@@ -513,19 +405,7 @@ async function main(): Promise<void> {
           runs: RUNS,
         };
       };
-      if (BENCH_METRICS) {
-        rows.push(
-          row(`${label} file, cache on, metrics on, requests/s`, WITH_METRICS, 'filehost', 0.97),
-        );
-        rows.push(
-          row(
-            `${label} file, cache off, metrics on, requests/s`,
-            NO_CACHE_WITH_METRICS,
-            NO_CACHE,
-            0.97,
-          ),
-        );
-      } else if (SCALE) {
+      if (SCALE) {
         rows.push(row(`${label} file at scale, cache on, requests/s`, 'filehost', 'nginx -> RGW'));
         rows.push(
           row(`${label} file at scale, cache off, requests/s`, NO_CACHE, 'nginx -> RGW', 0.8),

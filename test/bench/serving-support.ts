@@ -2,6 +2,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { ChildService } from '../helpers/service.js';
 
 /** What `bench:serving`'s modes share: the tools they drive, and how a server's CPU is read. */
 
@@ -51,4 +52,85 @@ ${http}
     if (child.exitCode !== null) throw new Error(`nginx exited (${child.exitCode})`);
     return child;
   });
+}
+
+/**
+ * A run's rate, and the CPU time per request (user and system, all its processes) its server
+ * took and, at scale, the bucket's gateway took for it.
+ */
+export type Measured = {
+  rps: number;
+  mibPerSecond: number;
+  cpuMicros: number;
+  storeCpuMicros: number;
+};
+
+/** CPU ms the processes `pids` have used so far. */
+const cpuOf = (pids: number[]) => pids.reduce((sum, pid) => sum + cpuMs(pid), 0);
+
+/**
+ * wrk (one thread) on `url` for `seconds` over `connections`, and the CPU `pids` took
+ * meanwhile (and `storePids`, the bucket's gateway at scale).
+ */
+export function wrk(
+  path: string,
+  url: string,
+  pids: number[],
+  {
+    seconds,
+    connections,
+    storePids = [],
+  }: { seconds: number; connections: number; storePids?: number[] },
+): Measured {
+  const cpuBefore = cpuOf(pids);
+  const storeBefore = cpuOf(storePids);
+  const output = execFileSync(path, ['-t1', `-c${connections}`, `-d${seconds}s`, url], {
+    encoding: 'utf8',
+  });
+  const cpu = cpuOf(pids) - cpuBefore;
+  const storeCpu = cpuOf(storePids) - storeBefore;
+  const requests = Number(/(\d+) requests in/.exec(output)?.[1]);
+  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(output)?.[1]);
+  const transfer = /Transfer\/sec:\s+([\d.]+)(\w+)/.exec(output);
+  const unit = { B: 1 / 1024 / 1024, KB: 1 / 1024, MB: 1, GB: 1024 }[transfer?.[2] ?? 'MB'] ?? 1;
+  if (/Non-2xx/.test(output)) throw new Error(`wrk saw errors on ${url}:\n${output}`);
+  return {
+    rps,
+    mibPerSecond: Number(transfer?.[1]) * unit,
+    cpuMicros: (cpu * 1000) / requests,
+    storeCpuMicros: (storeCpu * 1000) / requests,
+  };
+}
+
+/** Uploads `bytes` to a service as a public file: its id and its CDN URL (on 127.0.0.1). */
+export async function upload(
+  target: ChildService,
+  bytes: Uint8Array<ArrayBuffer>,
+): Promise<{ id: string; url: string }> {
+  const response = await fetch(`${target.apiUrl}/v1/upload`, {
+    method: 'POST',
+    headers: {
+      Authorization: `Bearer ${target.secretKey}`,
+      'Content-Type': 'application/octet-stream',
+    },
+    body: bytes,
+  });
+  if (!response.ok) throw new Error(`upload: ${response.status} ${await response.text()}`);
+  const { id } = (await response.json()) as { id: string };
+  return { id, url: `${target.cdnUrl.replace('localhost', '127.0.0.1')}/${id}` };
+}
+
+/** A file size as `BENCH_SIZES` names it: bytes, or a number with `KiB` or `MiB`. */
+export function parseSize(text: string): number {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*(KiB|MiB)?\s*$/i.exec(text);
+  if (!match) throw new Error(`not a size: ${text} (bytes, or e.g. 1KiB, 1MiB)`);
+  const unit = { kib: 1024, mib: 1024 * 1024 }[match[2]?.toLowerCase() ?? ''] ?? 1;
+  return Math.round(Number(match[1]) * unit);
+}
+
+/** A size as the tables name it: `1 KiB`, `1 MiB`, else bytes. */
+export function labelOf(size: number): string {
+  if (size >= 1024 * 1024 && size % (1024 * 1024) === 0) return `${size / 1024 / 1024} MiB`;
+  if (size >= 1024 && size % 1024 === 0) return `${size / 1024} KiB`;
+  return `${size} B`;
 }
