@@ -51,6 +51,7 @@ import { chromium } from 'playwright-core';
 import { type ChildService, spawnService } from '../helpers/service.js';
 import { CHROMIUM_ARGS, chromiumPath } from '../helpers/wtr-plugins.js';
 import {
+  SelfTimes,
   summarize,
   type TracedRequest,
   type TraceSummary,
@@ -68,6 +69,11 @@ const WARMUP = process.env.WARMUP !== '0';
 const SCALE = process.env.DEPLOYMENT === 'scale';
 /** Where each file's time goes, from the page's requests (`element-trace.ts`). */
 const TRACE = process.env.BENCH_TRACE === '1';
+/**
+ * `BENCH_PROFILE=1`: the timed uploads' main thread profiled (DevTools' sampling profiler),
+ * the functions taking the most time printed per side; identifiers kept for that.
+ */
+const PROFILE = process.env.BENCH_PROFILE === '1';
 const AUTH = { A: process.env.AUTH_A ?? 'key', B: process.env.AUTH_B ?? 'key' } as const;
 for (const auth of Object.values(AUTH)) {
   if (!['key', 'token', 'provider', 'token-as-key'].includes(auth)) {
@@ -88,6 +94,7 @@ async function bundleOf(root: string): Promise<Map<string, string>> {
     outdir: join(root, 'bench-bundle'),
     write: false,
     minify: true,
+    minifyIdentifiers: !PROFILE,
   });
   return new Map(built.outputFiles.map((file) => [`/${basename(file.path)}`, file.text]));
 }
@@ -154,6 +161,7 @@ async function main(): Promise<void> {
     B: { busy: [], frameGap: [] },
   };
   const traces: Record<Side, TraceSummary[]> = { A: [], B: [] };
+  const profiler = new SelfTimes();
   const diskFiles = FROM_DISK
     ? Array.from({ length: COUNT }, (_, i) => join(dir, `ab${i}.bin`))
     : [];
@@ -262,7 +270,9 @@ async function main(): Promise<void> {
           [services[side].apiUrl, services[side].publishableKey, AUTH[side], minted] as const,
         );
         if (WARMUP) await upload();
+        if (PROFILE) await profiler.start(devtools);
         const timed = await upload();
+        if (PROFILE) await profiler.stop(devtools, side);
         results[side].push(timed.ms);
         mainThread[side].busy.push(timed.busy);
         mainThread[side].frameGap.push(timed.frameGap);
@@ -303,6 +313,7 @@ async function main(): Promise<void> {
     );
   }
   if (TRACE) printTraces(traces);
+  if (PROFILE) profiler.print();
 }
 
 /** Per side: the median over the pairs of each step's median per file, and the calls. */

@@ -1,3 +1,5 @@
+import type { CDPSession } from 'playwright-core';
+
 /**
  * `BENCH_TRACE=1` of `bench:element-ab`: where each file's time goes, read from the page's
  * own requests, so that both trees are timed alike without a line of either changed. An
@@ -27,7 +29,7 @@ export interface TracedRequest {
 declare global {
   interface Window {
     __trace?: TracedRequest[];
-    /** The page's timers by delay (ms), and its animation frames, since the last read. */
+    /** The page's timers by delay (ms), animation frames and IndexedDB writes, since the last read. */
     __timers?: Record<string, number>;
   }
 }
@@ -44,6 +46,15 @@ export function traceRequests(): void {
     timers[key] = (timers[key] ?? 0) + 1;
     return pageTimeout(handler, delay, ...rest);
   }) as typeof setTimeout;
+  // Uploads remembered across reloads (and forgotten again): IndexedDB writes.
+  for (const method of ['put', 'delete'] as const) {
+    const write = IDBObjectStore.prototype[method] as (...args: unknown[]) => IDBRequest;
+    IDBObjectStore.prototype[method] = function (this: IDBObjectStore, ...args: unknown[]) {
+      const key = `indexedDB ${method}`;
+      timers[key] = (timers[key] ?? 0) + 1;
+      return write.apply(this, args);
+    } as never;
+  }
   const pageFrame = window.requestAnimationFrame;
   window.requestAnimationFrame = (callback) => {
     timers.frame = (timers.frame ?? 0) + 1;
@@ -237,4 +248,49 @@ export function summarize(
     if (before) gaps[`${before}->${step}`] = median(files.map((file) => file[step] - file[before]));
   }
   return { files: files.length, signCalls, putCalls, completeCalls, gaps, at: when, last, timers };
+}
+
+/** A DevTools profile's nodes, as `Profiler.stop` answers them. */
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+}
+
+/**
+ * `BENCH_PROFILE=1`: the main thread's time per function (self time, summed over the timed
+ * uploads of each side), from DevTools' sampling profiler.
+ */
+export class SelfTimes {
+  readonly #ms: Record<'A' | 'B', Map<string, number>> = { A: new Map(), B: new Map() };
+
+  async start(devtools: CDPSession): Promise<void> {
+    await devtools.send('Profiler.enable');
+    await devtools.send('Profiler.setSamplingInterval', { interval: 200 });
+    await devtools.send('Profiler.start');
+  }
+
+  async stop(devtools: CDPSession, side: 'A' | 'B'): Promise<void> {
+    const { profile } = await devtools.send('Profiler.stop');
+    const nodes = new Map((profile.nodes as ProfileNode[]).map((node) => [node.id, node]));
+    const deltas = profile.timeDeltas ?? [];
+    const totals = this.#ms[side];
+    for (const [index, id] of (profile.samples ?? []).entries()) {
+      const frame = nodes.get(id)?.callFrame;
+      if (!frame) continue;
+      const file = frame.url.split('/').pop() ?? '';
+      const name = `${frame.functionName || '(anonymous)'} ${file}:${frame.lineNumber}`;
+      totals.set(name, (totals.get(name) ?? 0) + (deltas[index + 1] ?? 0) / 1000);
+    }
+  }
+
+  /** The functions taking the most time on either side, with both sides' ms. */
+  print(): void {
+    const names = new Set([...this.#ms.A.keys(), ...this.#ms.B.keys()]);
+    const rows = [...names]
+      .map((name) => ({ name, a: this.#ms.A.get(name) ?? 0, b: this.#ms.B.get(name) ?? 0 }))
+      .sort((x, y) => Math.max(y.a, y.b) - Math.max(x.a, x.b))
+      .slice(0, 40);
+    console.log('Self time, ms over all timed uploads: A | B | function');
+    for (const { name, a, b } of rows) console.log(`  ${a.toFixed(0)} | ${b.toFixed(0)} | ${name}`);
+  }
 }
