@@ -51,6 +51,13 @@ import { build } from 'esbuild';
 import { chromium } from 'playwright-core';
 import { type ChildService, spawnService } from '../helpers/service.js';
 import { CHROMIUM_ARGS, chromiumPath } from '../helpers/wtr-plugins.js';
+import {
+  SelfTimes,
+  summarize,
+  type TracedRequest,
+  type TraceSummary,
+  traceRequests,
+} from './element-trace.js';
 import { BENCH_METRICS, metricsEnv, scrapeEverySecond } from './metrics-scraper.js';
 import { summariseRatios, verdict } from './paired-ratios.js';
 import { median, startBenchScale } from './support.js';
@@ -62,6 +69,13 @@ const SIZE = Number(process.env.SIZE ?? 20 * 1024);
 const UPLINK_MBIT = Number(process.env.UPLINK_MBIT ?? 0);
 const WARMUP = process.env.WARMUP !== '0';
 const SCALE = process.env.DEPLOYMENT === 'scale';
+/** Where each file's time goes, from the page's requests (`element-trace.ts`). */
+const TRACE = process.env.BENCH_TRACE === '1';
+/**
+ * `BENCH_PROFILE=1`: the timed uploads' main thread profiled (DevTools' sampling profiler),
+ * the functions taking the most time printed per side; identifiers kept for that.
+ */
+const PROFILE = process.env.BENCH_PROFILE === '1';
 const AUTH = { A: process.env.AUTH_A ?? 'key', B: process.env.AUTH_B ?? 'key' } as const;
 for (const auth of Object.values(AUTH)) {
   if (!['key', 'token', 'provider', 'token-as-key'].includes(auth)) {
@@ -82,6 +96,7 @@ async function bundleOf(root: string): Promise<Map<string, string>> {
     outdir: join(root, 'bench-bundle'),
     write: false,
     minify: true,
+    minifyIdentifiers: !PROFILE,
   });
   return new Map(built.outputFiles.map((file) => [`/${basename(file.path)}`, file.text]));
 }
@@ -147,14 +162,19 @@ async function main(): Promise<void> {
     A: { busy: [], frameGap: [] },
     B: { busy: [], frameGap: [] },
   };
+  const traces: Record<Side, TraceSummary[]> = { A: [], B: [] };
+  const profiler = new SelfTimes();
   const diskFiles = FROM_DISK
     ? Array.from({ length: COUNT }, (_, i) => join(dir, `ab${i}.bin`))
     : [];
   for (const [i, path] of diskFiles.entries()) await writeFile(path, Buffer.alloc(SIZE, i % 256));
   try {
     const tab = await browser.newPage();
+    if (TRACE) await tab.addInitScript(traceRequests);
     const devtools = await tab.context().newCDPSession(tab);
-    await devtools.send('Performance.enable');
+    // Traced: the tasks' time on the main thread's CPU, which the machine's load inflates
+    // far less than their wall time.
+    await devtools.send('Performance.enable', TRACE ? { timeDomain: 'threadTicks' } : {});
     /** The main thread's tasks so far, ms (DevTools' cumulative `TaskDuration`, seconds). */
     const taskMs = async () => {
       const { metrics } = await devtools.send('Performance.getMetrics');
@@ -172,7 +192,13 @@ async function main(): Promise<void> {
     const upload = async () => {
       if (FROM_DISK) await tab.setInputFiles('#source', diskFiles);
       const before = await taskMs();
-      const { ms, frameGap } = await tab.evaluate(
+      if (TRACE) {
+        await tab.evaluate(() => {
+          window.__trace?.splice(0);
+          for (const key of Object.keys(window.__timers ?? {})) delete window.__timers?.[key];
+        });
+      }
+      const { ms, frameGap, started } = await tab.evaluate(
         async ([count, size, fromDisk]) => {
           const element = document.querySelector('file-uploader') as HTMLElement & {
             addFiles(files: File[]): void;
@@ -213,11 +239,19 @@ async function main(): Promise<void> {
           await frames;
           if (failed.length > 0)
             throw new Error(`${failed.length} failed: ${JSON.stringify(failed)}`);
-          return { ms: performance.now() - started, frameGap };
+          return { ms: performance.now() - started, frameGap, started };
         },
         [COUNT, SIZE, FROM_DISK] as const,
       );
-      return { ms, frameGap, busy: (await taskMs()) - before };
+      const busy = (await taskMs()) - before;
+      const trace = TRACE
+        ? summarize(
+            await tab.evaluate(() => window.__trace?.splice(0) ?? ([] as TracedRequest[])),
+            started,
+            await tab.evaluate(() => ({ ...window.__timers })),
+          )
+        : null;
+      return { ms, frameGap, busy, trace };
     };
     for (let pair = 0; pair < PAIRS; pair++) {
       for (const side of (pair % 2 ? ['B', 'A'] : ['A', 'B']) as Side[]) {
@@ -238,10 +272,13 @@ async function main(): Promise<void> {
           [services[side].apiUrl, services[side].publishableKey, AUTH[side], minted] as const,
         );
         if (WARMUP) await upload();
+        if (PROFILE) await profiler.start(devtools);
         const timed = await upload();
+        if (PROFILE) await profiler.stop(devtools, side);
         results[side].push(timed.ms);
         mainThread[side].busy.push(timed.busy);
         mainThread[side].frameGap.push(timed.frameGap);
+        if (timed.trace) traces[side].push(timed.trace);
       }
     }
   } finally {
@@ -281,7 +318,41 @@ async function main(): Promise<void> {
   for (const side of ['A', 'B'] as const) {
     const { busy, frameGap } = mainThread[side];
     console.log(
-      `${side} main thread: tasks ${ms(busy)} ms (median ${median(busy).toFixed(0)}); longest frame gap ${ms(frameGap)} ms (median ${median(frameGap).toFixed(0)})`,
+      `${side} main thread: tasks${TRACE ? ' (CPU time)' : ''} ${ms(busy)} ms (median ${median(busy).toFixed(0)}); longest frame gap ${ms(frameGap)} ms (median ${median(frameGap).toFixed(0)})`,
+    );
+  }
+  if (TRACE) printTraces(traces);
+  if (PROFILE) profiler.print();
+}
+
+/** Per side: the median over the pairs of each step's median per file, and the calls. */
+function printTraces(traces: Record<Side, TraceSummary[]>): void {
+  const of = (list: TraceSummary[], pick: (trace: TraceSummary) => number) =>
+    median(list.map(pick)).toFixed(1);
+  const first = traces.A[0];
+  if (!first) return;
+  console.log('Trace (ms, median over pairs of the median per file): A | B');
+  for (const gap of Object.keys(first.gaps)) {
+    console.log(
+      `  ${gap}: ${of(traces.A, (trace) => trace.gaps[gap] ?? 0)} | ${of(traces.B, (trace) => trace.gaps[gap] ?? 0)}`,
+    );
+  }
+  for (const step of Object.keys(first.at)) {
+    console.log(
+      `  ${step} at (median file / last file): ${of(traces.A, (trace) => trace.at[step] ?? 0)} / ${of(traces.A, (trace) => trace.last[step] ?? 0)} | ${of(traces.B, (trace) => trace.at[step] ?? 0)} / ${of(traces.B, (trace) => trace.last[step] ?? 0)}`,
+    );
+  }
+  for (const calls of ['files', 'signCalls', 'putCalls', 'completeCalls'] as const) {
+    console.log(
+      `  ${calls}: ${traces.A.map((trace) => trace[calls]).join(' ')} | ${traces.B.map((trace) => trace[calls]).join(' ')}`,
+    );
+  }
+  const timerKeys = new Set(
+    [...traces.A, ...traces.B].flatMap((trace) => Object.keys(trace.timers)),
+  );
+  for (const key of [...timerKeys].sort()) {
+    console.log(
+      `  ${key}: ${traces.A.map((trace) => trace.timers[key] ?? 0).join(' ')} | ${traces.B.map((trace) => trace.timers[key] ?? 0).join(' ')}`,
     );
   }
 }

@@ -57,6 +57,15 @@ export function network(
   return executeServerCommand('filehost-network', { action, pattern, ms, once, skip });
 }
 
+/**
+ * The answers of the next `count` requests `pattern` matches reach the page at once, whatever
+ * the machine's load (each sent on, its answer held until all are in); `network('restore')`
+ * lifts it.
+ */
+export function landTogether(pattern: string, count: number): Promise<unknown> {
+  return executeServerCommand('filehost-network', { action: 'together', pattern, count });
+}
+
 /** The page's uplink at `bytesPerSecond`, as a user's link would be (`network('restore')` lifts it). */
 export function throttleUploads(bytesPerSecond: number): Promise<unknown> {
   return executeServerCommand('filehost-network', { action: 'throttle', bytesPerSecond });

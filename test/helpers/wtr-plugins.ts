@@ -73,7 +73,7 @@ export interface ProjectForTest {
  * - `filehost-device` `{ action: 'touch', enabled }` (a touch screen, as a phone's) or
  *   `{ action: 'pick', selector, files: { path: text }, folder? }` (real files, or a real
  *   folder, set on a file input);
- * - `filehost-network` `{ action: 'drop' | 'restore' | 'offline-for' | 'log' | 'answered' | 'hold' | 'refuse' | 'flip' | 'grant-clipboard' | 'throttle', pattern?, ms?, once?, skip?, bytesPerSecond? }`:
+ * - `filehost-network` `{ action: 'drop' | 'restore' | 'offline-for' | 'log' | 'answered' | 'hold' | 'together' | 'refuse' | 'flip' | 'grant-clipboard' | 'throttle', pattern?, ms?, once?, skip?, bytesPerSecond?, count? }`:
  *   ('log' answers the requests made since the previous 'log'; 'answered' those whose
  *   answer has arrived since 'log' started recording)
  *   real network failures in the browser under test (Playwright).
@@ -320,6 +320,21 @@ export function filehostService(): TestRunnerPlugin {
               await intercepted.continue().catch(() => undefined);
             });
             return true;
+          case 'together': {
+            // The answers of the next `count` requests matched reach the page at once: each is
+            // sent on by Playwright (beside the browser's six connections to a host) and its
+            // answer held until all `count` are in, so they land together however loaded
+            // the machine is (what a batching window must then gather).
+            const count = Number(options.count ?? 2);
+            const held: (() => Promise<void>)[] = [];
+            uses = count;
+            await route(async (intercepted) => {
+              const answer = await intercepted.fetch();
+              held.push(() => intercepted.fulfill({ response: answer }));
+              if (held.length === count) await Promise.all(held.map((land) => land()));
+            });
+            return true;
+          }
           case 'refuse':
             // Answers as S3 refuses a presigned URL (an expired one, say): 403 with an XML
             // body, CORS headers included, so the page can read the status.

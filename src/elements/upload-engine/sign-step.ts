@@ -1,6 +1,5 @@
-import type { UploadPlan } from '../../client/upload-plan.js';
 import type { SequenceJob } from '../../client/upload-sequence.js';
-import { type Connections, signRequestFor } from './connections.js';
+import { signRequestFor } from './connections.js';
 import { LocalFailure } from './failure-cause.js';
 import { describeFailure } from './file-retries.js';
 import type { FileUpload } from './file-state.js';
@@ -43,32 +42,4 @@ export async function signJob(
     },
     signal,
   };
-}
-
-/** What the sign step of an attempt needs besides the file. */
-export interface SignStepContext {
-  connections: Connections;
-  /** Uploads remembered before this page was loaded (null: none, or not looked at yet). */
-  memory: RememberedUploads | null;
-  checksum: ChecksumChoice;
-  signal: AbortSignal;
-}
-
-/**
- * The sign step alone, as an attempt's `runSequence` takes it (`UploadSequence.prepare` with
- * `signJob`): the plan a file goes by. `signed`: a new upload was signed now (and
- * `signedTogether` says whether by a batch call).
- */
-export async function signStep(
-  upload: FileUpload,
-  file: File,
-  { connections, memory, checksum, signal }: SignStepContext,
-): Promise<{ plan: UploadPlan; signed: boolean }> {
-  const [sequence, job] = await Promise.all([
-    connections.sequenceFor(upload.target),
-    signJob(upload, file, memory, checksum, signal),
-  ]);
-  const { plan, state, together } = await sequence.prepare(job);
-  if (!state) upload.signedTogether = together;
-  return { plan, signed: state === null };
 }

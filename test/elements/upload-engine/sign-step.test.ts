@@ -1,30 +1,38 @@
 import { expect } from '@open-wc/testing';
 import { Connections } from '../../../src/elements/upload-engine/connections.js';
 import { LocalFailure } from '../../../src/elements/upload-engine/failure-cause.js';
-import { newFileUpload } from '../../../src/elements/upload-engine/file-state.js';
+import { type FileUpload, newFileUpload } from '../../../src/elements/upload-engine/file-state.js';
 import { RememberedUploads } from '../../../src/elements/upload-engine/remembered-uploads.js';
 import { remember } from '../../../src/elements/upload-engine/resume-writes.js';
-import { signStep } from '../../../src/elements/upload-engine/sign-step.js';
+import { signJob } from '../../../src/elements/upload-engine/sign-step.js';
 import { file, project } from '../helpers.js';
 import { englishTexts, settingsFor, targetOf } from './engine-support.js';
 
 /**
- * The sign step of a file's attempt, imported directly, against the real service: a new
- * upload signed, a retried one resumed from what the service holds, one remembered from
- * before a reload taken up, and one the service forgot said so.
+ * The sign step of a file's attempt against the real service, as an attempt runs it: the
+ * job `signJob` makes, through its endpoint's `UploadSequence.prepare` (the step
+ * `runSequence` takes first). A new upload signed, a retried one resumed from what the
+ * service holds, one remembered from before a reload taken up, and one the service forgot
+ * said so.
  */
-describe('signStep (the plan an attempt goes by)', () => {
+describe('signJob (what an attempt signs or resumes by)', () => {
   const MiB = 1024 * 1024;
-  /** A sign step's context as a new element's engine has it: its connections, no memory yet. */
+  /** What the sign step has as a new element's engine has it: its connections, no memory yet. */
   const freshContext = (
     checksum: 'off' | 'small',
     memory = new RememberedUploads(() => undefined),
-  ) => ({
-    connections: new Connections(),
-    memory,
-    checksum,
-    signal: new AbortController().signal,
-  });
+  ) => ({ connections: new Connections(), memory, checksum });
+  /** The sign step of one attempt: the plan the file goes by, and whether signed now. */
+  const signStep = async (
+    upload: FileUpload,
+    chosen: File,
+    { connections, memory, checksum }: ReturnType<typeof freshContext>,
+  ) => {
+    const sequence = await connections.sequenceFor(upload.target);
+    const job = await signJob(upload, chosen, memory, checksum, new AbortController().signal);
+    const { plan, state, together } = await sequence.prepare(job);
+    return { plan, signed: state === null, together };
+  };
 
   it('signs a new upload, and resumes it on the next attempt with the parts the service holds', async () => {
     const p = await project();
@@ -60,8 +68,19 @@ describe('signStep (the plan an attempt goes by)', () => {
       uploads.map((upload, index) => signStep(upload, file(`s${index}.txt`, 10 + index), context)),
     );
     expect(signed.map((one) => one.signed)).to.deep.equal([true, true, true]);
-    expect(uploads.map((upload) => upload.signedTogether)).to.deep.equal([true, true, true]);
+    expect(signed.map((one) => one.together)).to.deep.equal([true, true, true]);
     expect(new Set(signed.map((one) => one.plan.uploadId)).size).to.equal(3);
+    // The next attempt of one (a retry after its complete failed) is still completed by the
+    // batch call, as the attempt recorded (`signedTogether`); one signed alone is not.
+    const [first] = uploads;
+    const [firstSigned] = signed;
+    if (!first || !firstSigned) throw new Error('no upload');
+    Object.assign(first, { plan: firstSigned.plan, signedTogether: true });
+    const again = await signStep(first, file('s0.txt', 10), context);
+    expect([again.signed, again.together]).to.deep.equal([false, true]);
+    const alone = newFileUpload(targetOf(settings), null);
+    const lone = await signStep(alone, file('alone.txt', 30), freshContext('small'));
+    expect([lone.signed, lone.together]).to.deep.equal([true, false]);
   });
 
   it('takes up an upload remembered before a reload, and says so when the service forgot it', async () => {
