@@ -112,12 +112,13 @@ async function sendFromStore(
 }
 
 /**
- * `headers` and the request's id, named as the framework names a request
- * (`server-options.ts`), only once this path is sure to answer: a request it hands back is
- * named by the framework. In the one object given to `writeHead`: a header set before it
- * (`setHeader`) makes `writeHead` copy every other one through `setHeader` too (see
- * `answer-head.ts`). A new object, since `headers` may be the file's own.
+ * `headers` (the answer's own, `fileAnswer`) with the request's id, named as the framework
+ * names a request (`server-options.ts`), only once this path is sure to answer: a request it
+ * hands back is named by the framework. In the one object given to `writeHead`: a header set
+ * before it (`setHeader`) makes `writeHead` copy every other one through `setHeader` too
+ * (see `answer-head.ts`).
  */
 function named(request: IncomingMessage, headers: Record<string, string>): Record<string, string> {
-  return { ...headers, [REQUEST_ID_HEADER]: requestIdOf(request.headers['x-request-id']) };
+  headers[REQUEST_ID_HEADER] = requestIdOf(request.headers['x-request-id']);
+  return headers;
 }
