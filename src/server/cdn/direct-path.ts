@@ -52,8 +52,7 @@ export async function answerDirectly(
   const answer = fileAnswer(request.headers, served.size, served.headers);
   if (answer.status === 416) return false;
   if (answer.status === 304 || !wantsBytes) {
-    nameAnswer(request, response);
-    response.writeHead(answer.status, answer.headers).end();
+    response.writeHead(answer.status, named(request, answer.headers)).end();
     return true;
   }
   const { range } = answer;
@@ -70,8 +69,7 @@ export async function answerDirectly(
     }
     if (!body) return false;
   }
-  nameAnswer(request, response);
-  response.writeHead(answer.status, answer.headers);
+  response.writeHead(answer.status, named(request, answer.headers));
   countServedBody(ctx.metrics, range, served.size);
   if (Buffer.isBuffer(body)) {
     response.end(body);
@@ -102,8 +100,7 @@ async function sendFromStore(
     return false;
   }
   if (!sender) return false;
-  nameAnswer(request, response);
-  response.writeHead(answer.status, answer.headers);
+  response.writeHead(answer.status, named(request, answer.headers));
   countServedBody(ctx.metrics, answer.range, size);
   // A store that fails midway: the answer is cut (its length was promised), as the routes do.
   sender
@@ -115,9 +112,13 @@ async function sendFromStore(
 }
 
 /**
- * Named as the framework names a request (`server-options.ts`), only once this path is
- * sure to answer: a request it hands back is named by the framework.
+ * `headers` (the answer's own, `fileAnswer`) with the request's id, named as the framework
+ * names a request (`server-options.ts`), only once this path is sure to answer: a request it
+ * hands back is named by the framework. In the one object given to `writeHead`: a header set
+ * before it (`setHeader`) makes `writeHead` copy every other one through `setHeader` too
+ * (see `answer-head.ts`).
  */
-function nameAnswer(request: IncomingMessage, response: ServerResponse): void {
-  response.setHeader(REQUEST_ID_HEADER, requestIdOf(request.headers['x-request-id']));
+function named(request: IncomingMessage, headers: Record<string, string>): Record<string, string> {
+  headers[REQUEST_ID_HEADER] = requestIdOf(request.headers['x-request-id']);
+  return headers;
 }

@@ -7,8 +7,9 @@ import { parseRange } from './byte-range.js';
  * What the CDN answers a GET or HEAD of something it serves (a file, or a variant), given
  * the request's headers and the representation's size and headers: `304` when a validator
  * matches, `416` for a range past the end, else `200` or `206` with the bytes of `range`.
- * The headers are complete (length and `Content-Range` included). One decision, so every
- * path that answers (the routes, the direct path) answers alike.
+ * The headers are complete (length and `Content-Range` included), in an object of the
+ * answer's own that the caller may add to. One decision, so every path that answers (the
+ * routes, the direct path) answers alike.
  */
 export type FileAnswer =
   | { status: 304; headers: Record<string, string> }
@@ -32,7 +33,7 @@ export function fileAnswer(
       { etag: headers.etag, 'last-modified': headers['last-modified'] },
     )
   ) {
-    return { status: 304, headers };
+    return { status: 304, headers: { ...headers } };
   }
   const rangeHeader = request.range;
   if (

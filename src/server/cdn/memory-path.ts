@@ -4,9 +4,10 @@ import type { FastifyServerFactory, FastifyServerOptions } from 'fastify';
 import { ID_PATTERN } from '../../api/routes.js';
 import type { ServingCache } from '../cache/serving-cache.js';
 import { refusedRequest } from '../http/request-guard.js';
-import { REQUEST_ID_HEADER, requestIdOf } from '../http/request-id.js';
+import { requestIdOf } from '../http/request-id.js';
 import { countCdnAnswer, countMemoryAnswer } from '../metrics/cdn-traffic.js';
 import type { ServiceMetrics } from '../metrics/service-metrics.js';
+import { withRequestId } from './answer-head.js';
 
 /**
  * `/<id>` or `/<id>/<name>`, nothing percent-encoded and no query: the only URLs answered
@@ -59,10 +60,9 @@ export function answerFromMemory(
   const file = cache.get(key);
   // Private files are never cached (cdn.ts); should one be, it is still not answered here,
   // where no link is checked.
-  if (!file?.bytes || !file.wholeHeaders || file.row.visibility !== 'public') return null;
+  if (!file?.bytes || !file.wholeHead || file.row.visibility !== 'public') return null;
   // Named as the framework names a request (`server-options.ts`); no log line is written here.
-  response.setHeader(REQUEST_ID_HEADER, requestIdOf(asked['x-request-id']));
-  response.writeHead(200, file.wholeHeaders);
+  response.writeHead(200, withRequestId(file.wholeHead, requestIdOf(asked['x-request-id'])));
   response.end(file.bytes);
   file.served?.();
   return file.bytes;

@@ -2,6 +2,7 @@ import type { Readable } from 'node:stream';
 import type { ServedFile } from '../cache/serving-cache.js';
 import type { ServiceContext } from '../context.js';
 import type { ByteRange, RangeSender } from '../storage/blob-store.js';
+import { answerHead } from './answer-head.js';
 import { fileHeaders } from './file-headers.js';
 import type { Servable } from './servable.js';
 
@@ -41,17 +42,20 @@ export async function servedFile(
     row,
     headers: cached?.headers ?? fileHeaders(row),
     bytes: null,
-    wholeHeaders: null,
+    wholeHead: null,
   };
   if (wantsBytes && row.size <= cache.options.maxFileBytes) {
     const bytes = await readWhole(ctx, row.id, row.size);
     if (!bytes) return null;
     file.bytes = bytes;
-    file.wholeHeaders = { ...file.headers, 'content-length': String(row.size) };
   }
   // A private file is never kept: no path can then answer it from memory without its
   // link being checked, and its unsigned 404 costs what an unknown id's does.
-  if (row.visibility === 'public') cache.put(id, file, epoch);
+  if (row.visibility === 'public' && cache.options.maxBytes > 0) {
+    // Only the memory path sends it, and only what the cache holds reaches that path.
+    if (file.bytes) file.wholeHead = answerHead(file.headers, row.size);
+    cache.put(id, file, epoch);
+  }
   return file;
 }
 

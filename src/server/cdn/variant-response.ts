@@ -13,6 +13,7 @@ import {
   variantSpec,
 } from '../variants/variant-key.js';
 import { parseVariantParams } from '../variants/variant-params.js';
+import { answerHead } from './answer-head.js';
 import type { Servable } from './servable.js';
 
 /**
@@ -98,7 +99,7 @@ export async function servableVariant(
         row,
         headers,
         bytes,
-        wholeHeaders: { ...headers, 'content-length': String(bytes.length) },
+        wholeHead: answerHead(headers, bytes.length),
         served: () => ctx.variants.served(row.id, variant.name),
       };
       cache.putDerived(row.id, url, held, epoch);

@@ -1,4 +1,4 @@
-import type { IncomingMessage, Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 
 /**
@@ -35,12 +35,15 @@ export interface LingerLog {
  *   (our FIN follows the answer), the body is read to its end, then the socket closes.
  *
  * `requestOn` names the request a socket is answering (the server's own bookkeeping).
+ * Answers what to call on each request (the server's one `request` listener calls it with
+ * its own bookkeeping: listeners are run one by one on every request, a cost at the CDN's
+ * rate).
  */
 export function lingerAfterEarlyAnswers(
   server: Server,
   requestOn: (socket: Socket) => IncomingMessage | undefined,
   log: LingerLog,
-): void {
+): (request: IncomingMessage, response: ServerResponse) => void {
   server.on('connection', (socket: Socket) => {
     const closeNow = socket.destroySoon;
     socket.destroySoon = function lingeringDestroySoon(this: Socket) {
@@ -53,7 +56,7 @@ export function lingerAfterEarlyAnswers(
       dropRestOfBody(this, request, log, { closeAtEnd: true });
     };
   });
-  server.on('request', (request: IncomingMessage, response) => {
+  return (request, response) => {
     // No body to drop (RFC 9112 §6.3: neither header, no body): the CDN's GETs, whose
     // rate a listener per response would cost.
     const headers = request.headers;
@@ -67,7 +70,7 @@ export function lingerAfterEarlyAnswers(
       if (request.complete || socket.destroyed || !socket.writable) return;
       dropRestOfBody(socket, request, log, { closeAtEnd: false });
     });
-  });
+  };
 }
 
 function dropRestOfBody(

@@ -34,14 +34,17 @@ export function refusedRequest(request: IncomingMessage): ServiceError | null {
   if (Buffer.byteLength(request.url ?? '') > MAX_URL_BYTES) {
     return new ServiceError('uri_too_long');
   }
-  const seen = new Set<string>();
+  // Made at the first singleton header only: most CDN requests carry none, and this runs
+  // on every request of both servers.
+  let seen: Set<string> | undefined;
   const raw = request.rawHeaders;
   for (let index = 0; index < raw.length; index += 2) {
     const name = (raw[index] as string).toLowerCase();
     if (!SINGLETON_HEADERS.has(name)) continue;
-    if (seen.has(name)) {
+    if (seen?.has(name)) {
       return new ServiceError('invalid_request', `Send the ${raw[index]} header once.`);
     }
+    seen ??= new Set();
     seen.add(name);
   }
   return null;

@@ -99,11 +99,11 @@ function trustProxy(
   return (_address, hop) => hop < setting;
 }
 
-/** The request each connection is answering, so an error on it can wait its turn. */
-const exchangesInFlight = new WeakMap<
-  Socket,
-  { request: IncomingMessage; response: ServerResponse }
->();
+/**
+ * The answer each connection is giving (its request is `req`), so an error on it can wait
+ * its turn.
+ */
+const exchangesInFlight = new WeakMap<Socket, ServerResponse>();
 
 /** A raw HTTP answer in the documented JSON shape, for requests no route ever sees. */
 function rawError(status: string, code: string, message: string, cors = ''): string {
@@ -160,8 +160,8 @@ function clientErrorHandler(
   // client would read "malformed" for a request that succeeded. (When the request in
   // flight is the one whose body is broken, its own answer is this error.)
   const inFlight = exchangesInFlight.get(socket);
-  if (inFlight?.request.complete && !inFlight.response.writableFinished) {
-    inFlight.response.once('close', () => clientErrorHandler(error, socket, cors, counted));
+  if (inFlight?.req.complete && !inFlight.writableFinished) {
+    inFlight.once('close', () => clientErrorHandler(error, socket, cors, counted));
     return;
   }
   const received = receivedBytes(error) ?? Buffer.alloc(0);
@@ -212,10 +212,15 @@ export function answerInOurShape(
   if (config.maxConnectionsPerClient > 0 && config.trustProxy === undefined) {
     capConnectionsPerClient(server, config.maxConnectionsPerClient);
   }
+  const lingerAfter = lingerAfterEarlyAnswers(
+    server,
+    (socket) => exchangesInFlight.get(socket)?.req,
+    log,
+  );
   server.on('request', (request: IncomingMessage, response: ServerResponse) => {
-    exchangesInFlight.set(request.socket, { request, response });
+    exchangesInFlight.set(request.socket, response);
+    lingerAfter(request, response);
   });
-  lingerAfterEarlyAnswers(server, (socket) => exchangesInFlight.get(socket)?.request, log);
   server.on('checkExpectation', (request, response) => server.emit('request', request, response));
   server.on('connect', (_request, socket: Socket) => {
     socket.end(rawError('404 Not Found', 'not_found', 'No route CONNECT.'));

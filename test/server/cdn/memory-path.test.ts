@@ -5,6 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import Fastify, { type FastifyRequest } from 'fastify';
 import { type ServedFile, ServingCache } from '../../../src/server/cache/serving-cache.js';
+import { answerHead } from '../../../src/server/cdn/answer-head.js';
 import { answerFromMemory, plainFileId } from '../../../src/server/cdn/memory-path.js';
 import type { FileRow } from '../../../src/server/db/metadata-store.js';
 import {
@@ -23,7 +24,7 @@ function cached(id = ID, visibility: FileRow['visibility'] = 'public'): ServedFi
     row: { id, size: BYTES.length, visibility } as FileRow,
     headers,
     bytes: BYTES,
-    wholeHeaders: { ...headers, 'content-length': String(BYTES.length) },
+    wholeHead: answerHead(headers, BYTES.length),
   };
 }
 
@@ -65,6 +66,32 @@ describe('the CDN memory path', () => {
     }
   });
 
+  it('names each answer by its own request: the id sent, when sane, else a new one', async () => {
+    // The entry's one header list carries each answer's id in its last slot: requests at
+    // once must each get theirs, once, and the entry's other headers stay as they were.
+    const sent = (index: number): Record<string, string> => {
+      if (index % 3 === 0) return { 'x-request-id': `trace-${index}` };
+      if (index % 3 === 1) return { 'x-request-id': `not sane ${index}` };
+      return {};
+    };
+    const answers = await Promise.all(
+      Array.from({ length: 30 }, (_, index) =>
+        rawHttp(site.url, { method: 'GET', path: `/${ID}`, headers: sent(index) }),
+      ),
+    );
+    const ids = answers.map((answer, index) => {
+      const id = String(answer.headers['x-request-id']);
+      if (index % 3 === 0) assert.equal(id, `trace-${index}`);
+      else
+        assert.match(id, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      assert.equal(answer.headers['content-length'], String(BYTES.length));
+      assert.equal(answer.headers.etag, `"${ID}"`);
+      assert.equal(answer.body, BYTES.toString());
+      return id;
+    });
+    assert.equal(new Set(ids).size, ids.length, 'each answer its own id');
+  });
+
   it('never answers a private file, even one the cache holds (the routes check its link)', async () => {
     // The CDN keeps no private file in the cache; this guards the path should one get in.
     const privateId = 'pR1v_8';
@@ -102,7 +129,7 @@ describe('the CDN memory path', () => {
 
   it('never answers for a file it does not hold whole, nor where the database must decide', async () => {
     const recordOnly = new ServingCache({ ...cache.options });
-    recordOnly.put(ID, { ...cached(), bytes: null, wholeHeaders: null }, recordOnly.epoch);
+    recordOnly.put(ID, { ...cached(), bytes: null, wholeHead: null }, recordOnly.epoch);
     const atScale = new ServingCache({ ...cache.options, trustRecords: false });
     atScale.put(ID, cached(), atScale.epoch);
     const forgotten = new ServingCache({ ...cache.options });

@@ -26,7 +26,7 @@ function served(id: string, bytes: number): ServedFile {
     row: { id, size: bytes } as FileRow,
     headers: {},
     bytes: Buffer.alloc(bytes),
-    wholeHeaders: { 'content-length': String(bytes) },
+    wholeHead: ['content-length', String(bytes)],
   };
 }
 
