@@ -364,7 +364,10 @@ describe('<file-list>', () => {
     expect(chosen).to.deep.equal(['b', 'a']);
   });
 
-  it('keeps keyboard focus on the same file when an upload arrives at the top of a long list', async () => {
+  it('keeps keyboard focus on the same file when an upload arrives at the top of a long list', async function () {
+    // A hundred uploads one after another to seed the list: on a machine loaded like CI's
+    // they outlast the 30 s every other test gets.
+    this.timeout(120_000);
     const p = await project();
     // A full first group of rows (GROUP_SIZE), so the new file opens a group above it.
     await seed(
