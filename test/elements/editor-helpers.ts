@@ -7,9 +7,6 @@ import { halves } from './image-helpers.js';
 
 /** What the image editor's tests share: the element, its dialog, and waiting for them. */
 
-/** Room for a machine busy with other browsers (waitUntil's own default is 1 s). */
-export const LOADED = { timeout: 10_000 };
-
 export async function uploader(
   attributes: Record<string, string> = {},
 ): Promise<FileUploaderElement> {

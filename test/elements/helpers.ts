@@ -35,6 +35,18 @@ export function usage(publishableKey: string): Promise<Usage> {
   return executeServerCommand('filehost-usage', { publishableKey }) as Promise<Usage>;
 }
 
+/**
+ * The ceiling of a `waitUntil` (its own default is 1 s): room for a machine loaded as CI's is,
+ * several browsers and the Node suites side by side on two cores.
+ */
+export const LOADED = { timeout: 10_000 };
+
+/**
+ * The `ms` of a hold a test ends itself with `network('release')`: only a ceiling, far past
+ * anything a loaded machine takes to get where the test looks at the held request.
+ */
+export const HELD = 60_000;
+
 /** Real network conditions in this browser, set from the test runner (Playwright). */
 /** `pattern` is a regular expression over request URLs. */
 export function network(
@@ -45,6 +57,7 @@ export function network(
     | 'log'
     | 'answered'
     | 'hold'
+    | 'release'
     | 'refuse'
     | 'flip'
     | 'grant-clipboard',

@@ -1,6 +1,6 @@
 import { expect, waitUntil } from '@open-wc/testing';
-import { button, jpeg, LOADED, openedEditor, uploader } from './editor-helpers.js';
-import { device, next, pick, type TouchStep } from './helpers.js';
+import { button, jpeg, openedEditor, uploader } from './editor-helpers.js';
+import { device, LOADED, next, pick, type TouchStep } from './helpers.js';
 
 /**
  * The image editor under a finger (#57): real touches from Chromium's own touch input (a

@@ -73,7 +73,7 @@ export interface ProjectForTest {
  * - `filehost-device` `{ action: 'touch', enabled }` (a touch screen, as a phone's) or
  *   `{ action: 'pick', selector, files: { path: text }, folder? }` (real files, or a real
  *   folder, set on a file input);
- * - `filehost-network` `{ action: 'drop' | 'restore' | 'offline-for' | 'log' | 'answered' | 'hold' | 'refuse' | 'flip' | 'grant-clipboard' | 'throttle', pattern?, ms?, once?, skip?, bytesPerSecond? }`:
+ * - `filehost-network` `{ action: 'drop' | 'restore' | 'offline-for' | 'log' | 'answered' | 'hold' | 'release' | 'refuse' | 'flip' | 'grant-clipboard' | 'throttle', pattern?, ms?, once?, skip?, bytesPerSecond? }`:
  *   ('log' answers the requests made since the previous 'log'; 'answered' those whose
  *   answer has arrived since 'log' started recording)
  *   real network failures in the browser under test (Playwright).
@@ -89,6 +89,8 @@ export function filehostService(): TestRunnerPlugin {
   const requestLogs = new WeakMap<Page, string[]>();
   /** Each page's DevTools session once its network was throttled (see 'throttle'). */
   const throttled = new WeakMap<Page, CDPSession>();
+  /** Each page's held requests, to let go at once on 'release' (see 'hold'). */
+  const held = new WeakMap<Page, Set<() => void>>();
   const answeredLogs = new WeakMap<Page, string[]>();
   /** Each project's service and secret key, by its publishable key (for tokens and usage). */
   const backends = new Map<string, { service: RunningService; secretKey: string }>();
@@ -314,12 +316,33 @@ export function filehostService(): TestRunnerPlugin {
             await route((intercepted) => intercepted.abort('internetdisconnected'));
             return true;
           case 'hold':
-            // Requests stay in flight until restored (to cancel or look at an upload mid-way).
+            // Requests stay in flight (to cancel or look at an upload mid-way) for `ms`, or
+            // until 'release': a test that means "while it is held" holds for long and
+            // releases, as a fixed hold may end before a loaded machine gets there.
             await route(async (intercepted) => {
-              await new Promise((resolve) => setTimeout(resolve, Number(options.ms ?? 10_000)));
+              const releases = held.get(page) ?? new Set<() => void>();
+              held.set(page, releases);
+              await new Promise<void>((resolve) => {
+                const release = () => {
+                  clearTimeout(timer);
+                  releases.delete(release);
+                  resolve();
+                };
+                const timer = setTimeout(release, Number(options.ms ?? 10_000));
+                releases.add(release);
+              });
               await intercepted.continue().catch(() => undefined);
             });
             return true;
+          case 'release': {
+            // 'restore', and every request held so far goes on now (a restore alone leaves
+            // them held for the rest of their `ms`).
+            await page.unrouteAll({ behavior: 'ignoreErrors' });
+            await throttled.get(page)?.send('Network.emulateNetworkConditions', UNTHROTTLED);
+            const releases = [...(held.get(page) ?? [])];
+            for (const release of releases) release();
+            return releases.length;
+          }
           case 'refuse':
             // Answers as S3 refuses a presigned URL (an expired one, say): 403 with an XML
             // body, CORS headers included, so the page can read the status.
