@@ -173,7 +173,7 @@ export function text(element: HTMLElement): string {
  * Resolves once requests to `url` really fail in this page (a route set from the test
  * runner can take effect a moment after the command returns).
  */
-export async function untilUnreachable(url: string, timeoutMs = 5000): Promise<void> {
+export async function untilUnreachable(url: string, timeoutMs = LOADED.timeout): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     try {
@@ -190,7 +190,7 @@ export async function untilUnreachable(url: string, timeoutMs = 5000): Promise<v
  * Resolves once `condition` holds: files picked before the upload engine is loaded are
  * checked (and refused) once it is, a moment later.
  */
-export async function until(condition: () => boolean, timeoutMs = 5000): Promise<void> {
+export async function until(condition: () => boolean, timeoutMs = LOADED.timeout): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!condition()) {
     if (Date.now() > deadline) throw new Error('condition not met in time');
