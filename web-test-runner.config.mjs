@@ -25,6 +25,10 @@ export default {
   // to 60 s (they make and send files of 11 MiB). Time a passing test never waits for: only
   // a hung one costs it.
   testsFinishTimeout: 600_000,
+  // Each file is bundled by esbuild as it is asked for (2.8 s for file-uploader.test.ts at
+  // load 34, and the cross run's four browsers ask at once) before its page can start.
+  browserStartTimeout: 90_000,
+  testsStartTimeout: 60_000,
   browsers: [
     playwrightLauncher({
       product: 'chromium',
