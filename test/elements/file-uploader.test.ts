@@ -991,7 +991,8 @@ describe('<file-uploader>', () => {
       const failures: string[] = [];
       element.addEventListener('upload-error', (event) => failures.push(event.detail.code));
       const offline = network('offline-for', undefined, 8000);
-      await aTimeout(300);
+      // Picked once the page is offline (the command takes a moment to get there).
+      await waitUntil(() => !navigator.onLine, 'the page went offline', LOADED);
       pick(element, [file('offline.txt', 100, 'text/plain')]);
       await offline;
       expect((await success).record.name).to.equal('offline.txt');
@@ -1219,6 +1220,12 @@ describe('<file-uploader>', () => {
       const p = await project();
       const element = await uploader(p);
       await network('log');
+      // 'answered' keeps this page's answers since its first 'log', earlier tests' too.
+      const partOnesAnswered = async () =>
+        ((await network('answered')) as string[]).filter(
+          (line) => line.startsWith('PUT') && partOf(line) === 1,
+        ).length;
+      const partOnesBefore = await partOnesAnswered();
       // Parts 2 and 3 are held on their way; part 1 lands.
       await network('hold', 'part [23]\\]', 60_000);
       const content = bytes(12 * MiB + 5, 11);
@@ -1230,13 +1237,11 @@ describe('<file-uploader>', () => {
       });
       // Its bytes sent is not yet a part the service holds: wait for the answer, or pausing
       // would cut part 1 off too (seen in CI on a loaded machine).
-      let landed = false;
-      for (let tries = 0; tries < 200 && !landed; tries++) {
-        const answered = (await network('answered')) as string[];
-        landed = answered.some((line) => line.startsWith('PUT') && partOf(line) === 1);
-        if (!landed) await aTimeout(50);
-      }
-      expect(landed, 'part 1 answered').to.equal(true);
+      await waitUntil(
+        async () => (await partOnesAnswered()) === partOnesBefore + 1,
+        'part 1 answered',
+        { timeout: 20_000 },
+      );
       await element.updateComplete;
       labelled(element, 'Pause uploading big.bin').click();
       await element.updateComplete;
