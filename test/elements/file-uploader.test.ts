@@ -9,6 +9,7 @@ import type {
 import { registerTranslation } from '../../src/elements/shared/localize.js';
 import de from '../../src/locales/de.js';
 import { publicUrlOf } from '../helpers/public-url.js';
+import { PAST_SHORT_URL_TTL_MS } from '../helpers/short-lived-urls.js';
 import {
   bytes,
   device,
@@ -1004,7 +1005,7 @@ describe('<file-uploader>', () => {
       const p = await project({ shortLivedUrls: true });
       const element = await uploader(p);
       await network('log');
-      await network('hold', ' part 1\\]', 1500, true);
+      await network('hold', ' part 1\\]', PAST_SHORT_URL_TTL_MS, true);
       const success = next(element, 'upload-success');
       pick(element, [file('late.txt', 100, 'text/plain')]);
       const { record } = await success;
@@ -1018,7 +1019,7 @@ describe('<file-uploader>', () => {
     it('signs the parts of a multi-part upload again when one expired mid-way', async () => {
       const p = await project({ shortLivedUrls: true });
       const element = await uploader(p);
-      await network('hold', ' part 2\\]', 1500, true);
+      await network('hold', ' part 2\\]', PAST_SHORT_URL_TTL_MS, true);
       const content = bytes(11 * MiB, 5);
       const success = next(element, 'upload-success', 60_000);
       pick(element, [new File([content], 'late.bin')]);
@@ -1344,9 +1345,9 @@ describe('<file-uploader>', () => {
       const putsBefore = await answeredPuts();
       await network('hold', '\\[upload ', HELD);
       pick(element, [file('small.bin', 5000, undefined, 5)]);
-      await waitUntil(() => statuses(element)[0] === 'uploading', 'not uploading', {
-        timeout: 10_000,
-      });
+      // Its PUT on its way (a file shown uploading may not have sent it yet).
+      await waitUntil(async () => (await network('held')) === 1, 'its PUT not held', LOADED);
+      expect(statuses(element)).to.deep.equal(['uploading']);
       labelled(element, 'Pause uploading small.bin').click();
       await network('release');
       // Its bytes land while it is paused; a complete sent then would come right after.

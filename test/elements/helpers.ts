@@ -57,6 +57,7 @@ export function network(
     | 'log'
     | 'answered'
     | 'hold'
+    | 'held'
     | 'release'
     | 'refuse'
     | 'flip'

@@ -10,6 +10,7 @@ import { createKey, createProject } from '../../src/server/start/admin.js';
 import type { RunningService } from '../../src/server/start/service.js';
 import { serveRemote } from './remote-server.js';
 import { startTestService, type TestService } from './service.js';
+import { SHORT_URL_TTL_SECONDS } from './short-lived-urls.js';
 
 /** Chromium's network emulation lifted: no latency, no limit either way. */
 const UNTHROTTLED = { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 };
@@ -73,7 +74,7 @@ export interface ProjectForTest {
  * - `filehost-device` `{ action: 'touch', enabled }` (a touch screen, as a phone's) or
  *   `{ action: 'pick', selector, files: { path: text }, folder? }` (real files, or a real
  *   folder, set on a file input);
- * - `filehost-network` `{ action: 'drop' | 'restore' | 'offline-for' | 'log' | 'answered' | 'hold' | 'release' | 'refuse' | 'flip' | 'grant-clipboard' | 'throttle', pattern?, ms?, once?, skip?, bytesPerSecond? }`:
+ * - `filehost-network` `{ action: 'drop' | 'restore' | 'offline-for' | 'log' | 'answered' | 'hold' | 'held' | 'release' | 'refuse' | 'flip' | 'grant-clipboard' | 'throttle', pattern?, ms?, once?, skip?, bytesPerSecond? }`:
  *   ('log' answers the requests made since the previous 'log'; 'answered' those whose
  *   answer has arrived since 'log' started recording)
  *   real network failures in the browser under test (Playwright).
@@ -117,8 +118,8 @@ export function filehostService(): TestRunnerPlugin {
       main = await start({ FILEHOST_RATE_LIMIT: '100000' });
       // Three requests a minute: the fourth is refused with rate_limited and Retry-After.
       limited = await start({ FILEHOST_RATE_LIMIT: '3' });
-      // Signed URLs that expire after one second.
-      shortLived = await start({ FILEHOST_UPLOAD_URL_TTL: '1' });
+      // Signed URLs that expire after a few seconds.
+      shortLived = await start({ FILEHOST_UPLOAD_URL_TTL: String(SHORT_URL_TTL_SECONDS) });
     },
     async serverStop() {
       remote?.then(({ server }) => server.close());
@@ -334,6 +335,9 @@ export function filehostService(): TestRunnerPlugin {
               await intercepted.continue().catch(() => undefined);
             });
             return true;
+          case 'held':
+            // How many requests are held now (a test that acts on one waits until it is).
+            return held.get(page)?.size ?? 0;
           case 'release': {
             // 'restore', and every request held so far goes on now (a restore alone leaves
             // them held for the rest of their `ms`).
