@@ -20,7 +20,15 @@ export default {
   hostname: 'localhost',
   nodeResolve: true,
   concurrency: 1,
-  testsFinishTimeout: 300_000,
+  // Ceilings for a machine as loaded as CI's (every stage side by side on two cores): there
+  // file-uploader.test.ts alone took 181 s of the 300 s a file had, and single tests need up
+  // to 60 s (they make and send files of 11 MiB). Time a passing test never waits for: only
+  // a hung one costs it.
+  testsFinishTimeout: 600_000,
+  // Each file is bundled by esbuild as it is asked for (2.8 s for file-uploader.test.ts at
+  // load 34, and the cross run's four browsers ask at once) before its page can start.
+  browserStartTimeout: 90_000,
+  testsStartTimeout: 60_000,
   browsers: [
     playwrightLauncher({
       product: 'chromium',
@@ -30,7 +38,7 @@ export default {
   plugins: [bundleTests(), filehostService()],
   // GREP=… runs only the tests whose names contain it (see bundleTests), for working on one.
   testFramework: {
-    config: { timeout: 30_000 },
+    config: { timeout: 90_000 },
   },
   filterBrowserLogs: ({ args }) => !String(args[0] ?? '').includes('Lit is in dev mode'),
 };

@@ -124,7 +124,14 @@ export default {
   hostname: 'localhost',
   nodeResolve: true,
   concurrency: 1,
-  testsFinishTimeout: 300_000,
+  // Ceilings for a machine as loaded as CI's (every stage side by side on two cores): there
+  // the editor's keyboard test, 35 keys each a WebDriver round trip, outlasted 30 s in
+  // WebKitGTK. Time a passing test never waits for: only a hung one costs it.
+  testsFinishTimeout: 600_000,
+  // Each file is bundled by esbuild as it is asked for (2.8 s for file-uploader.test.ts at
+  // load 34, and the cross run's four browsers ask at once) before its page can start.
+  browserStartTimeout: 90_000,
+  testsStartTimeout: 60_000,
   browsers: [firefox('light'), firefox('dark'), webkit('light'), webkit('dark')],
   plugins: [
     bundleTests(),
@@ -137,6 +144,6 @@ export default {
       },
     },
   ],
-  testFramework: { config: { timeout: 30_000 } },
+  testFramework: { config: { timeout: 90_000 } },
   filterBrowserLogs: ({ args }) => !String(args[0] ?? '').includes('Lit is in dev mode'),
 };

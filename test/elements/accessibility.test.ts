@@ -8,7 +8,7 @@ import { registerTranslation } from '../../src/elements/shared/localize.js';
 import de from '../../src/locales/de.js';
 import { rememberUpload } from '../helpers/remembered-upload.js';
 import { auditInBothSchemes } from './axe-audit.js';
-import { file, network, next, pick, project } from './helpers.js';
+import { file, HELD, LOADED, network, next, pick, project } from './helpers.js';
 
 registerTranslation(de);
 
@@ -101,10 +101,10 @@ describe('accessibility (axe-core, light and dark)', () => {
     const transfer = new DataTransfer();
     transfer.items.add(file('x.txt', 1));
     zone.dispatchEvent(new DragEvent('dragenter', { dataTransfer: transfer, bubbles: true }));
-    await waitUntil(() => element.dragging);
+    await waitUntil(() => element.dragging, undefined, LOADED);
     await audit(element, 'dragging');
     zone.dispatchEvent(new DragEvent('dragleave', { dataTransfer: transfer, bubbles: true }));
-    await waitUntil(() => !element.dragging);
+    await waitUntil(() => !element.dragging, undefined, LOADED);
 
     await network('hold', '\\[upload ', 60_000);
     pick(element, [file('slow.bin', 5000)]);
@@ -113,7 +113,7 @@ describe('accessibility (axe-core, light and dark)', () => {
     });
     await audit(element, 'uploading');
     element.pauseFile(element.files[0]?.id ?? '');
-    await waitUntil(() => statuses(element).join() === 'paused', 'paused');
+    await waitUntil(() => statuses(element).join() === 'paused', 'paused', LOADED);
     await audit(element, 'paused');
     await network('restore');
 
@@ -145,7 +145,7 @@ describe('accessibility (axe-core, light and dark)', () => {
 
     await network('hold', '/v1/files', 60_000);
     const loading = await list(p);
-    await waitUntil(() => loading.loading);
+    await waitUntil(() => loading.loading, undefined, LOADED);
     await audit(loading, 'loading');
     await network('restore');
 
@@ -157,7 +157,7 @@ describe('accessibility (axe-core, light and dark)', () => {
 
     const failed = await list({ ...p, publishableKey: 'pk_live_unknown' });
     await failed.pageLoaded;
-    await waitUntil(() => failed.shadowRoot?.querySelector('[part=error]'));
+    await waitUntil(() => failed.shadowRoot?.querySelector('[part=error]'), undefined, LOADED);
     await audit(failed, 'failed');
   });
 });
@@ -181,17 +181,19 @@ describe('keyboard only', () => {
   it('pauses, resumes and removes an upload, and retries a failed one', async () => {
     const p = await project();
     const element = await uploader(p);
-    // A file of one part finishes sending its bytes when paused: hold them a moment.
-    await network('hold', '\\[upload ', 1500);
+    // A file of one part finishes sending its bytes when paused: hold them until it is.
+    await network('hold', '\\[upload ', HELD);
     pick(element, [file('slow.bin', 5000)]);
     await waitUntil(() => statuses(element).join() === 'uploading', 'uploading', {
       timeout: 10_000,
     });
     await tabTo(element, named('Pause uploading slow.bin'));
     await sendKeys({ press: 'Enter' });
-    await waitUntil(() => statuses(element).join() === 'paused', 'paused by keyboard');
+    await waitUntil(() => statuses(element).join() === 'paused', 'paused by keyboard', {
+      timeout: 10_000,
+    });
+    await network('release');
     await aTimeout(2500);
-    await network('restore');
     await element.updateComplete;
     await tabTo(element, named('Resume uploading slow.bin'));
     await sendKeys({ press: 'Enter' });
@@ -201,7 +203,7 @@ describe('keyboard only', () => {
     await element.updateComplete;
     await tabTo(element, named('Remove slow.bin'));
     await sendKeys({ press: 'Enter' });
-    await waitUntil(() => element.files.length === 0, 'removed by keyboard');
+    await waitUntil(() => element.files.length === 0, 'removed by keyboard', LOADED);
 
     await network('drop', '/v1/uploads/sign$');
     pick(element, [file('again.txt', 10, 'text/plain')]);
@@ -233,7 +235,7 @@ describe('keyboard only', () => {
         break;
       }
     }
-    await waitUntil(() => element.files.length === 3, 'the next page');
+    await waitUntil(() => element.files.length === 3, 'the next page', LOADED);
   });
 });
 

@@ -2,7 +2,7 @@ import { expect, fixture, html, waitUntil } from '@open-wc/testing';
 import '../../src/index.js';
 import { FilehostClient } from '../../src/client/client.js';
 import type { FileListElement } from '../../src/elements/file-list/file-list.js';
-import { network, project } from './helpers.js';
+import { HELD, network, project } from './helpers.js';
 
 type Project = Awaited<ReturnType<typeof project>>;
 
@@ -85,8 +85,8 @@ describe('<file-list> placeholders', () => {
   it('draws each image placeholder in its shape and colours before any thumbnail, then the thumbnail over it, nothing moving', async () => {
     const p = await project();
     await seed(p);
-    // Every thumbnail is held back for 8 s: what shows first is drawn from the list alone.
-    await network('hold', THUMBNAILS, 8_000);
+    // Every thumbnail is held back until released: what shows first is drawn from the list alone.
+    await network('hold', THUMBNAILS, HELD);
     const element = await list(p);
     const wide = picture(element, 'wide.jpg') as HTMLElement;
     const tall = picture(element, 'tall.png') as HTMLElement;
@@ -111,6 +111,7 @@ describe('<file-list> placeholders', () => {
     const rowsBefore = ['wide.jpg', 'tall.png', 'notes.txt'].map((name) => box(row(element, name)));
     // Then the thumbnails arrive, each over its placeholder.
     const images = [wide, tall].map((frame) => frame.querySelector('img') as HTMLImageElement);
+    await network('release');
     await waitUntil(() => images.every((img) => img.complete && img.naturalWidth > 0), 'loaded', {
       timeout: 30_000,
     });

@@ -7,7 +7,17 @@ import type { FileListElement } from '../../src/elements/file-list/file-list.js'
 import { GROUP_SIZE } from '../../src/elements/file-list/row-groups.js';
 import type { FileUploaderElement } from '../../src/elements/file-uploader/file-uploader.js';
 import { bytesOfType } from '../helpers/bytes.js';
-import { file, network, next, pick, project, text, untilUnreachable } from './helpers.js';
+import {
+  file,
+  HELD,
+  LOADED,
+  network,
+  next,
+  pick,
+  project,
+  text,
+  untilUnreachable,
+} from './helpers.js';
 
 type Project = Awaited<ReturnType<typeof project>>;
 
@@ -159,7 +169,7 @@ describe('<file-list>', () => {
     // Far below the fold, so only the button loads more here.
     element.style.cssText = 'display:block;margin-top:300vh';
     Object.assign(element, { endpoint: p.endpoint, apiKey: p.publishableKey });
-    await waitUntil(() => loads.length === 1);
+    await waitUntil(() => loads.length === 1, undefined, LOADED);
     expect(names(element)).to.deep.equal(['e', 'd']);
     for (const expected of [
       ['e', 'd', 'c', 'b'],
@@ -169,7 +179,7 @@ describe('<file-list>', () => {
       const more = element.shadowRoot?.querySelector<HTMLButtonElement>('.more');
       expect(more?.textContent?.trim()).to.equal('Load more');
       more?.click();
-      await waitUntil(() => names(element).length === expected.length);
+      await waitUntil(() => names(element).length === expected.length, undefined, LOADED);
       expect(names(element)).to.deep.equal(expected);
     }
     await element.updateComplete;
@@ -206,7 +216,7 @@ describe('<file-list>', () => {
   it('shows a loading state without jumping, then the files', async () => {
     const p = await project();
     await seed(p, ['x']);
-    await network('hold', '/v1/files', 800);
+    await network('hold', '/v1/files', HELD);
     const element = await fixture<FileListElement>(
       html`<file-list endpoint=${p.endpoint} api-key=${p.publishableKey}></file-list>`,
     );
@@ -215,6 +225,7 @@ describe('<file-list>', () => {
     expect(element.shadowRoot?.querySelectorAll('.skeleton .item')).to.have.length(3);
     const loadingHeight = element.getBoundingClientRect().height;
     await expect(element).to.be.accessible();
+    await network('release');
     await element.pageLoaded;
     await element.updateComplete;
     expect(element.hasAttribute('loading')).to.equal(false);
@@ -228,7 +239,7 @@ describe('<file-list>', () => {
     const element = await fixture<FileListElement>(html`<file-list></file-list>`);
     element.addEventListener('list-error', (event) => errors.push(event.detail));
     Object.assign(element, { endpoint: blocked.endpoint, apiKey: blocked.publishableKey });
-    await waitUntil(() => errors.length === 1);
+    await waitUntil(() => errors.length === 1, undefined, LOADED);
     await element.updateComplete;
     expect([errors[0]?.code, errors[0]?.status]).to.deep.equal(['origin_not_allowed', 403]);
     expect(text(element)).to.contain(`This page (${location.origin}) may not use this key.`);
@@ -242,7 +253,7 @@ describe('<file-list>', () => {
     await expect(element).to.be.accessible();
 
     element.apiKey = 'pk_live_unknown';
-    await waitUntil(() => errors.length === 2);
+    await waitUntil(() => errors.length === 2, undefined, LOADED);
     await element.updateComplete;
     expect(errors[1]?.code).to.equal('invalid_key');
     expect(text(element)).to.contain('The key was not recognized');
@@ -257,7 +268,7 @@ describe('<file-list>', () => {
     expect(text(element)).to.contain('The connection was lost');
     await network('restore');
     element.shadowRoot?.querySelector<HTMLButtonElement>('.retry')?.click();
-    await waitUntil(() => names(element).length === 1);
+    await waitUntil(() => names(element).length === 1, undefined, LOADED);
     expect(names(element)).to.deep.equal(['back.txt']);
   });
 
@@ -364,7 +375,10 @@ describe('<file-list>', () => {
     expect(chosen).to.deep.equal(['b', 'a']);
   });
 
-  it('keeps keyboard focus on the same file when an upload arrives at the top of a long list', async () => {
+  it('keeps keyboard focus on the same file when an upload arrives at the top of a long list', async function () {
+    // A hundred uploads one after another to seed the list: on a machine loaded like CI's
+    // they outlast the 30 s every other test gets.
+    this.timeout(120_000);
     const p = await project();
     // A full first group of rows (GROUP_SIZE), so the new file opens a group above it.
     await seed(

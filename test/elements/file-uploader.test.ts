@@ -9,10 +9,13 @@ import type {
 import { registerTranslation } from '../../src/elements/shared/localize.js';
 import de from '../../src/locales/de.js';
 import { publicUrlOf } from '../helpers/public-url.js';
+import { PAST_SHORT_URL_TTL_MS } from '../helpers/short-lived-urls.js';
 import {
   bytes,
   device,
   file,
+  HELD,
+  LOADED,
   landTogether,
   network,
   next,
@@ -220,7 +223,11 @@ describe('<file-uploader>', () => {
       await element.updateComplete;
       const img = shadow(element, '.thumbnail img') as HTMLImageElement;
       expect(img.src.startsWith('blob:')).to.equal(true);
-      await waitUntil(() => img.complete && img.naturalWidth === 32, 'thumbnail did not load');
+      await waitUntil(
+        () => img.complete && img.naturalWidth === 32,
+        'thumbnail did not load',
+        LOADED,
+      );
     });
 
     it('previews a large photo at the size of its row, made off the main thread, not the photo itself', async () => {
@@ -237,7 +244,7 @@ describe('<file-uploader>', () => {
       });
       const img = shadow(element, '.thumbnail img') as HTMLImageElement;
       expect(img.src.startsWith('blob:')).to.equal(true);
-      await waitUntil(() => img.complete && img.naturalWidth > 0, 'preview did not load');
+      await waitUntil(() => img.complete && img.naturalWidth > 0, 'preview did not load', LOADED);
       const side = Math.ceil(40 * devicePixelRatio);
       // Its longest side at the row's size, its shape kept.
       expect(img.naturalWidth).to.equal(side);
@@ -344,9 +351,10 @@ describe('<file-uploader>', () => {
       const element = await uploader(p);
       await network('log');
       const signedBefore = signs((await network('answered')) as string[]).length;
-      // The first sign call (the first eight files) is answered; the next is held for 4 s.
-      await network('hold', '/v1/uploads/sign$', 4000, true, 1);
-      const done = next(element, 'upload-complete', 30_000);
+      // The first sign call (the first eight files) is answered; the next is held until the
+      // first eight are done (a fixed hold may end first on a loaded machine).
+      await network('hold', '/v1/uploads/sign$', HELD, true, 1);
+      const done = next(element, 'upload-complete', 60_000);
       const finished: string[] = [];
       element.addEventListener('upload-success', (event) => finished.push(event.detail.file.name));
       pick(
@@ -355,13 +363,14 @@ describe('<file-uploader>', () => {
           file(`many-${i}.txt`, OVER_BATCH + i, 'text/plain', i),
         ),
       );
-      await waitUntil(() => finished.length === 8, 'the first eight not done', { timeout: 3500 });
+      await waitUntil(() => finished.length === 8, 'the first eight not done', { timeout: 20_000 });
       // Done (PUT and completed) while the second sign was still held.
       const answered = (await network('answered')) as string[];
       expect(signs(answered).length - signedBefore).to.equal(1);
       expect([...finished].sort()).to.deep.equal(
         Array.from({ length: 8 }, (_, i) => `many-${i}.txt`).sort(),
       );
+      expect(await network('release')).to.equal(1);
       const result = await done;
       expect(result.successful.length).to.equal(20);
       // Each completed by a batch call, even one that landed alone (no CORS preflight).
@@ -503,7 +512,7 @@ describe('<file-uploader>', () => {
     it('cancels a whole batch request when all its files are cancelled: none is stored', async () => {
       const p = await project();
       const element = await uploader(p);
-      await network('hold', '/v1/upload/batch$', 2000);
+      await network('hold', '/v1/upload/batch$', HELD);
       let succeeded = 0;
       element.addEventListener('upload-success', () => succeeded++);
       pick(element, [file('a.bin', 500), file('b.bin', 500, undefined, 2)]);
@@ -511,7 +520,7 @@ describe('<file-uploader>', () => {
         timeout: 10_000,
       });
       element.cancelAll();
-      await network('restore');
+      await network('release');
       await aTimeout(2500);
       expect(succeeded).to.equal(0);
       expect((await usage(p.publishableKey)).files).to.equal(0);
@@ -520,7 +529,7 @@ describe('<file-uploader>', () => {
     it('a file removed or paused while its request is on its way: removed, it is not reported; paused, it ends done', async () => {
       const p = await project();
       const element = await uploader(p);
-      await network('hold', '/v1/upload/batch$', 1500);
+      await network('hold', '/v1/upload/batch$', HELD);
       const done = next(element, 'upload-complete', 30_000);
       pick(
         element,
@@ -532,6 +541,7 @@ describe('<file-uploader>', () => {
       const [paused, removed] = element.files.slice(-2).map((f) => f.id);
       element.pauseFile(paused ?? '');
       element.removeFile(removed ?? '');
+      await network('release');
       const { successful, failed } = await done;
       expect(failed).to.deep.equal([]);
       expect(successful.length).to.equal(19);
@@ -961,7 +971,8 @@ describe('<file-uploader>', () => {
       await waitUntil(
         () => element.files[0]?.failure?.code === 'network_error',
         'the dropped part never failed',
-        { timeout: 20_000 },
+        // Part 2's retries (backoff from 1 s, doubled) come first, after 11 MiB is made.
+        { timeout: 45_000 },
       );
       await element.updateComplete;
       expect(text(element)).to.contain('The connection was lost');
@@ -989,7 +1000,8 @@ describe('<file-uploader>', () => {
       const failures: string[] = [];
       element.addEventListener('upload-error', (event) => failures.push(event.detail.code));
       const offline = network('offline-for', undefined, 8000);
-      await aTimeout(300);
+      // Picked once the page is offline (the command takes a moment to get there).
+      await waitUntil(() => !navigator.onLine, 'the page went offline', LOADED);
       pick(element, [file('offline.txt', 100, 'text/plain')]);
       await offline;
       expect((await success).record.name).to.equal('offline.txt');
@@ -1001,7 +1013,7 @@ describe('<file-uploader>', () => {
       const p = await project({ shortLivedUrls: true });
       const element = await uploader(p);
       await network('log');
-      await network('hold', ' part 1\\]', 1500, true);
+      await network('hold', ' part 1\\]', PAST_SHORT_URL_TTL_MS, true);
       const success = next(element, 'upload-success');
       pick(element, [file('late.txt', 100, 'text/plain')]);
       const { record } = await success;
@@ -1015,7 +1027,7 @@ describe('<file-uploader>', () => {
     it('signs the parts of a multi-part upload again when one expired mid-way', async () => {
       const p = await project({ shortLivedUrls: true });
       const element = await uploader(p);
-      await network('hold', ' part 2\\]', 1500, true);
+      await network('hold', ' part 2\\]', PAST_SHORT_URL_TTL_MS, true);
       const content = bytes(11 * MiB, 5);
       const success = next(element, 'upload-success', 60_000);
       pick(element, [new File([content], 'late.bin')]);
@@ -1132,7 +1144,7 @@ describe('<file-uploader>', () => {
     it('cancels one upload mid-way: it leaves the list and never succeeds', async () => {
       const p = await project();
       const element = await uploader(p);
-      await network('hold', '\\[upload ', 3000);
+      await network('hold', '\\[upload ', HELD);
       let succeeded = 0;
       element.addEventListener('upload-success', () => succeeded++);
       pick(element, [file('slow.bin', OVER_BATCH), file('other.bin', OVER_BATCH, undefined, 2)]);
@@ -1146,7 +1158,7 @@ describe('<file-uploader>', () => {
       cancel.click();
       await element.updateComplete;
       expect(element.files.map((f) => f.name)).to.deep.equal(['other.bin']);
-      await network('restore');
+      await network('release');
       await next(element, 'upload-complete', 20_000);
       expect(succeeded).to.equal(1);
       expect(element.hasAttribute('uploading')).to.equal(false);
@@ -1157,11 +1169,11 @@ describe('<file-uploader>', () => {
       const element = await uploader(p);
       pick(element, [file('done.txt', 10, 'text/plain', 3)]);
       await next(element, 'upload-complete');
-      await network('hold', '\\[upload ', 3000);
+      await network('hold', '\\[upload ', HELD);
       let succeeded = 0;
       element.addEventListener('upload-success', () => succeeded++);
       pick(element, [file('a.bin', OVER_BATCH), file('b.bin', OVER_BATCH, undefined, 2)]);
-      await waitUntil(() => element.uploading, 'not uploading');
+      await waitUntil(() => element.uploading, 'not uploading', { timeout: 10_000 });
       await element.updateComplete;
       [...(element.shadowRoot?.querySelectorAll<HTMLButtonElement>('.summary .action') ?? [])]
         .find((b) => b.textContent?.trim() === 'Cancel all')
@@ -1169,7 +1181,7 @@ describe('<file-uploader>', () => {
       await element.updateComplete;
       expect(element.files.map((f) => f.name)).to.deep.equal(['done.txt']);
       expect(element.uploading).to.equal(false);
-      await network('restore');
+      await network('release');
       await aTimeout(500);
       expect(succeeded).to.equal(0);
     });
@@ -1177,7 +1189,7 @@ describe('<file-uploader>', () => {
     it('completes a file where it was signed, when the page changes endpoint and key mid-upload', async () => {
       const p = await project();
       const element = await uploader(p);
-      await network('hold', '\\[upload ', 1500);
+      await network('hold', '\\[upload ', HELD);
       const success = next(element, 'upload-success', 20_000);
       pick(element, [file('moved.txt', 10, 'text/plain')]);
       await waitUntil(() => statuses(element)[0] === 'uploading', 'not uploading', {
@@ -1187,7 +1199,7 @@ describe('<file-uploader>', () => {
       element.endpoint = 'http://127.0.0.1:9';
       element.apiKey = 'pk_live_elsewhere';
       await element.updateComplete;
-      await network('restore');
+      await network('release');
       expect((await success).record.name).to.equal('moved.txt');
     });
 
@@ -1217,6 +1229,12 @@ describe('<file-uploader>', () => {
       const p = await project();
       const element = await uploader(p);
       await network('log');
+      // 'answered' keeps this page's answers since its first 'log', earlier tests' too.
+      const partOnesAnswered = async () =>
+        ((await network('answered')) as string[]).filter(
+          (line) => line.startsWith('PUT') && partOf(line) === 1,
+        ).length;
+      const partOnesBefore = await partOnesAnswered();
       // Parts 2 and 3 are held on their way; part 1 lands.
       await network('hold', 'part [23]\\]', 60_000);
       const content = bytes(12 * MiB + 5, 11);
@@ -1228,13 +1246,11 @@ describe('<file-uploader>', () => {
       });
       // Its bytes sent is not yet a part the service holds: wait for the answer, or pausing
       // would cut part 1 off too (seen in CI on a loaded machine).
-      let landed = false;
-      for (let tries = 0; tries < 200 && !landed; tries++) {
-        const answered = (await network('answered')) as string[];
-        landed = answered.some((line) => line.startsWith('PUT') && partOf(line) === 1);
-        if (!landed) await aTimeout(50);
-      }
-      expect(landed, 'part 1 answered').to.equal(true);
+      await waitUntil(
+        async () => (await partOnesAnswered()) === partOnesBefore + 1,
+        'part 1 answered',
+        { timeout: 20_000 },
+      );
       await element.updateComplete;
       labelled(element, 'Pause uploading big.bin').click();
       await element.updateComplete;
@@ -1301,7 +1317,7 @@ describe('<file-uploader>', () => {
     it('pauses one of files added together: the others carry on', async () => {
       const p = await project();
       const element = await uploader(p);
-      await network('hold', '/v1/uploads/sign$', 1500);
+      await network('hold', '/v1/uploads/sign$', HELD);
       pick(element, [
         file('stays.txt', OVER_BATCH, 'text/plain', 1),
         file('goes-1.txt', OVER_BATCH + 100, 'text/plain', 2),
@@ -1312,6 +1328,7 @@ describe('<file-uploader>', () => {
       });
       const id = element.files.find((f) => f.name === 'stays.txt')?.id ?? '';
       element.pauseFile(id);
+      await network('release');
       await waitUntil(
         () => element.files.filter((f) => f.status === 'done').length === 2,
         'the others did not finish',
@@ -1332,14 +1349,22 @@ describe('<file-uploader>', () => {
       const p = await project();
       const element = await uploader(p);
       await network('log');
-      await network('hold', '\\[upload ', 1500);
+      const answeredPuts = async () => puts((await network('answered')) as string[]).length;
+      const putsBefore = await answeredPuts();
+      await network('hold', '\\[upload ', HELD);
       pick(element, [file('small.bin', 5000, undefined, 5)]);
-      await waitUntil(() => statuses(element)[0] === 'uploading', 'not uploading', {
-        timeout: 10_000,
-      });
+      // Its PUT on its way (a file shown uploading may not have sent it yet).
+      await waitUntil(async () => (await network('held')) === 1, 'its PUT not held', LOADED);
+      expect(statuses(element)).to.deep.equal(['uploading']);
       labelled(element, 'Pause uploading small.bin').click();
-      await aTimeout(2500);
-      await network('restore');
+      await network('release');
+      // Its bytes land while it is paused; a complete sent then would come right after.
+      await waitUntil(
+        async () => (await answeredPuts()) === putsBefore + 1,
+        'the held PUT not answered',
+        { timeout: 20_000 },
+      );
+      await aTimeout(1000);
       expect(statuses(element)).to.deep.equal(['paused']);
       const completes = (log: string[]) => log.filter((line) => /\/complete$/.test(line));
       const before = (await network('log')) as string[];
@@ -1369,16 +1394,17 @@ describe('<file-uploader>', () => {
       expect(element.validity?.valueMissing).to.equal(true);
       expect(element.validationMessage).to.equal('Please upload at least one file.');
 
-      await network('hold', '\\[upload ', 1000);
+      await network('hold', '\\[upload ', HELD);
       const done = next(element, 'upload-complete');
       pick(element, [
         file('a.txt', OVER_BATCH, 'text/plain', 1),
         file('b.txt', OVER_BATCH, 'text/plain', 2),
       ]);
-      await waitUntil(() => element.uploading, 'not uploading');
+      await waitUntil(() => element.uploading, 'not uploading', { timeout: 10_000 });
       await element.updateComplete;
       expect(form.checkValidity()).to.equal(false);
       expect(element.validationMessage).to.equal('Please wait until the uploads have finished.');
+      await network('release');
       const { successful } = await done;
       await element.updateComplete;
       expect(form.checkValidity()).to.equal(true);

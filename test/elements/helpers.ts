@@ -35,6 +35,18 @@ export function usage(publishableKey: string): Promise<Usage> {
   return executeServerCommand('filehost-usage', { publishableKey }) as Promise<Usage>;
 }
 
+/**
+ * The ceiling of a `waitUntil` (its own default is 1 s): room for a machine loaded as CI's is,
+ * several browsers and the Node suites side by side on two cores.
+ */
+export const LOADED = { timeout: 10_000 };
+
+/**
+ * The `ms` of a hold a test ends itself with `network('release')`: only a ceiling, far past
+ * anything a loaded machine takes to get where the test looks at the held request.
+ */
+export const HELD = 60_000;
+
 /** Real network conditions in this browser, set from the test runner (Playwright). */
 /** `pattern` is a regular expression over request URLs. */
 export function network(
@@ -45,6 +57,8 @@ export function network(
     | 'log'
     | 'answered'
     | 'hold'
+    | 'held'
+    | 'release'
     | 'refuse'
     | 'flip'
     | 'grant-clipboard',
@@ -169,7 +183,7 @@ export function text(element: HTMLElement): string {
  * Resolves once requests to `url` really fail in this page (a route set from the test
  * runner can take effect a moment after the command returns).
  */
-export async function untilUnreachable(url: string, timeoutMs = 5000): Promise<void> {
+export async function untilUnreachable(url: string, timeoutMs = LOADED.timeout): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     try {
@@ -186,7 +200,7 @@ export async function untilUnreachable(url: string, timeoutMs = 5000): Promise<v
  * Resolves once `condition` holds: files picked before the upload engine is loaded are
  * checked (and refused) once it is, a moment later.
  */
-export async function until(condition: () => boolean, timeoutMs = 5000): Promise<void> {
+export async function until(condition: () => boolean, timeoutMs = LOADED.timeout): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!condition()) {
     if (Date.now() > deadline) throw new Error('condition not met in time');

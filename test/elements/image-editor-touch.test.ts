@@ -1,6 +1,6 @@
 import { expect, waitUntil } from '@open-wc/testing';
-import { button, jpeg, LOADED, openedEditor, uploader } from './editor-helpers.js';
-import { device, next, pick, type TouchStep } from './helpers.js';
+import { button, jpeg, openedEditor, UPLOAD_EVENT_MS, uploader } from './editor-helpers.js';
+import { device, LOADED, next, pick, type TouchStep } from './helpers.js';
 
 /**
  * The image editor under a finger (#57): real touches from Chromium's own touch input (a
@@ -12,7 +12,7 @@ describe('<file-uploader image-editor> by touch', () => {
     const element = await uploader({ 'crop-aspect': '1:1' });
     const edits: { crop: { x: number; width: number } }[] = [];
     element.addEventListener('image-edit', (event) => edits.push(event.detail));
-    const success = next(element, 'upload-success', 30_000);
+    const success = next(element, 'upload-success', UPLOAD_EVENT_MS);
     pick(element, [await jpeg('touched.jpg', 600, 300)]);
     const dialog = await openedEditor(element);
     const selection = dialog.querySelector('cropper-selection') as HTMLElement & { x: number };

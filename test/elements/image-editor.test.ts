@@ -11,12 +11,12 @@ import {
   editorLoaded,
   focused,
   jpeg,
-  LOADED,
   openedEditor,
   shadow,
+  UPLOAD_EVENT_MS,
   uploader,
 } from './editor-helpers.js';
-import { file, next, pick, png, project } from './helpers.js';
+import { file, LOADED, next, pick, png, project } from './helpers.js';
 import { pixel, served, size } from './image-helpers.js';
 
 registerTranslation(ar);
@@ -30,7 +30,7 @@ registerTranslation(ar);
 describe('<file-uploader image-editor>', () => {
   it('holds images on rows with Edit and Upload, uploads other files at once, and fetches no editor before Edit', async () => {
     const element = await uploader({ multiple: '' });
-    const success = next(element, 'upload-success', 30_000);
+    const success = next(element, 'upload-success', UPLOAD_EVENT_MS);
     pick(element, [
       await jpeg('one.jpg', 64, 48),
       await jpeg('two.jpg', 64, 48),
@@ -58,7 +58,7 @@ describe('<file-uploader image-editor>', () => {
     expect(editorLoaded()).to.equal(false);
     await audit(element, 'images waiting');
     // Upload sends the original as it is.
-    const original = next(element, 'upload-success', 30_000);
+    const original = next(element, 'upload-success', UPLOAD_EVENT_MS);
     button(rows[1] as Element, 'Upload').click();
     const { record } = await original;
     expect(record.name).to.equal('two.jpg');
@@ -75,7 +75,8 @@ describe('<file-uploader image-editor>', () => {
     const element = await uploader({ 'crop-aspect': '1:1' });
     const edits: unknown[] = [];
     element.addEventListener('image-edit', (event) => edits.push(event.detail));
-    const success = next(element, 'upload-success', 30_000);
+    // 35 keys below, each a WebDriver round trip in WebKitGTK, and a 3200 × 1600 save.
+    const success = next(element, 'upload-success', UPLOAD_EVENT_MS);
     // 3200 × 1600, red on the left half, blue on the right: larger than the editor shows
     // (it shows a copy at most 1600 px long), saved from the original all the same.
     pick(element, [await jpeg('photo.jpg', 3200, 1600)]);
@@ -161,7 +162,7 @@ describe('<file-uploader image-editor>', () => {
     const element = await uploader({ 'crop-aspect': 'free 16:9' });
     element.lang = 'ar';
     element.setAttribute('lang', 'ar');
-    const success = next(element, 'upload-success', 30_000);
+    const success = next(element, 'upload-success', UPLOAD_EVENT_MS);
     const edits: { crop: { width: number; height: number }; flipX: boolean; rotate: number }[] = [];
     element.addEventListener('image-edit', (event) => edits.push(event.detail));
     pick(element, [await jpeg('wide.jpg', 320, 240)]);
@@ -210,7 +211,7 @@ describe('<file-uploader image-editor>', () => {
     );
     const element = form.querySelector('file-uploader') as FileUploaderElement;
     await element.updateComplete;
-    const refused = next(element, 'upload-error', 30_000);
+    const refused = next(element, 'upload-error', UPLOAD_EVENT_MS);
     pick(element, [
       await jpeg('one.jpg', 64, 48),
       await jpeg('two.jpg', 64, 48),
@@ -252,7 +253,7 @@ describe('<file-uploader image-editor>', () => {
       'one.jpg',
     ]);
     // Uploaded, it is the form's value, and the form may go.
-    const success = next(element, 'upload-success', 30_000);
+    const success = next(element, 'upload-success', UPLOAD_EVENT_MS);
     button(shadow(element).querySelector('[data-status=waiting]') as Element, 'Upload').click();
     const { record } = await success;
     await waitUntil(

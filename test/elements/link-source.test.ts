@@ -6,7 +6,7 @@ import type { FileUploaderElement } from '../../src/elements/file-uploader/file-
 import { formatBytes } from '../../src/elements/shared/format.js';
 import { registerTranslation } from '../../src/elements/shared/localize.js';
 import de from '../../src/locales/de.js';
-import { next, project, text, uploadToken } from './helpers.js';
+import { LOADED, next, project, text, uploadToken } from './helpers.js';
 
 // As a page importing `filehost/locales/de` does.
 registerTranslation(de);
@@ -24,7 +24,11 @@ async function uploader(p: Project, sources = 'files link', lang = 'en') {
       sources=${sources}></file-uploader></div>`,
   );
   const element = root.querySelector('file-uploader') as FileUploaderElement;
-  await waitUntil(() => element.shadowRoot?.querySelector('input[name=url]'), 'the Link field');
+  await waitUntil(
+    () => element.shadowRoot?.querySelector('input[name=url]'),
+    'the Link field',
+    LOADED,
+  );
   return element;
 }
 
@@ -97,7 +101,7 @@ describe('<file-uploader sources="link">', () => {
     expect(record.status).to.equal('ready');
     expect(record.size).to.equal(256 * 1024);
     expect(file.name).to.equal('slow.bin');
-    await waitUntil(() => text(element).includes('Uploaded'), 'the row says it is done');
+    await waitUntil(() => text(element).includes('Uploaded'), 'the row says it is done', LOADED);
     await audit(element, 'an imported file');
   });
 
@@ -110,7 +114,11 @@ describe('<file-uploader sources="link">', () => {
         sources="link"></file-uploader></div>`,
     );
     const element = root.querySelector('file-uploader') as FileUploaderElement;
-    await waitUntil(() => element.shadowRoot?.querySelector('input[name=url]'), 'the Link field');
+    await waitUntil(
+      () => element.shadowRoot?.querySelector('input[name=url]'),
+      'the Link field',
+      LOADED,
+    );
     const progress: { bytesUploaded: number; bytesTotal: number }[] = [];
     element.addEventListener('upload-progress', (event) => progress.push(event.detail));
     const success = next(element, 'upload-success', 30_000);
@@ -130,13 +138,13 @@ describe('<file-uploader sources="link">', () => {
     expect(record.size).to.equal(256 * 1024);
     // The token's metadata: the import was the token's.
     expect(record.metadata).to.deep.equal({ user: 'u5' });
-    await waitUntil(() => text(element).includes('Uploaded'), 'the row says it is done');
+    await waitUntil(() => text(element).includes('Uploaded'), 'the row says it is done', LOADED);
 
     const failed = next(element, 'upload-error', 30_000);
     await importByKeyboard(element, `${base}/missing.bin`);
     const failure = await failed;
     expect(failure.code).to.equal('import_http_error');
-    await waitUntil(() => text(element).includes('(import_http_error)'));
+    await waitUntil(() => text(element).includes('(import_http_error)'), undefined, LOADED);
     await audit(element, 'imports with an upload token');
   });
 
@@ -152,7 +160,11 @@ describe('<file-uploader sources="link">', () => {
         }}></file-uploader></div>`,
     );
     const element = root.querySelector('file-uploader') as FileUploaderElement;
-    await waitUntil(() => element.shadowRoot?.querySelector('input[name=url]'), 'the Link field');
+    await waitUntil(
+      () => element.shadowRoot?.querySelector('input[name=url]'),
+      'the Link field',
+      LOADED,
+    );
     const success = next(element, 'upload-success', 30_000);
     await importByKeyboard(element, `${base}/slow.bin`);
     const { record } = await success;
@@ -171,7 +183,7 @@ describe('<file-uploader sources="link">', () => {
     expect(failure.message).to.equal(
       'The site behind the link did not give the file. Check the link and retry.',
     );
-    await waitUntil(() => text(element).includes('(import_http_error)'));
+    await waitUntil(() => text(element).includes('(import_http_error)'), undefined, LOADED);
     // Its size was never known: the row shows none (not "0 B").
     const meta = element.shadowRoot?.querySelector('.imports [data-status=failed] .meta');
     expect(meta?.checkVisibility()).to.equal(false);
@@ -180,8 +192,13 @@ describe('<file-uploader sources="link">', () => {
     );
     expect(actions).to.include('Retry');
     // Announced in the live region, as the element's other failures are.
-    await waitUntil(() =>
-      element.shadowRoot?.querySelector('[role=status]')?.textContent?.includes('was not uploaded'),
+    await waitUntil(
+      () =>
+        element.shadowRoot
+          ?.querySelector('[role=status]')
+          ?.textContent?.includes('was not uploaded'),
+      undefined,
+      LOADED,
     );
     await audit(element, 'a failed import');
   });
@@ -213,7 +230,11 @@ describe('<file-uploader sources="link">', () => {
         sources="link"></file-uploader></div>`,
     );
     const element = root.querySelector('file-uploader') as FileUploaderElement;
-    await waitUntil(() => element.shadowRoot?.querySelector('input[name=url]'), 'the Link field');
+    await waitUntil(
+      () => element.shadowRoot?.querySelector('input[name=url]'),
+      'the Link field',
+      LOADED,
+    );
     const failed = next(element, 'upload-error', 30_000);
     // 256 KiB declared by the remote site: more than the token allows.
     await importByKeyboard(element, `${base}/slow.bin`);
@@ -222,7 +243,7 @@ describe('<file-uploader sources="link">', () => {
     expect(failure.message).to.equal(
       `Die Datei hinter dem Link ist für diese Website zu groß. Die Grenze liegt bei ${formatBytes(100_000, 'de')}.`,
     );
-    await waitUntil(() => text(element).includes(failure.message));
+    await waitUntil(() => text(element).includes(failure.message), undefined, LOADED);
   });
 
   it('says a link that is not http(s) is not one, in the field, without a request', async () => {

@@ -5,7 +5,7 @@ import type { FileUploaderElement } from '../../src/elements/file-uploader/file-
 import { registerTranslation } from '../../src/elements/shared/localize.js';
 import de from '../../src/locales/de.js';
 import ptBR from '../../src/locales/pt-BR.js';
-import { file, pick, text } from './helpers.js';
+import { file, LOADED, pick, text } from './helpers.js';
 
 // One language registered for the whole file, as a page importing `filehost/locales/de` does.
 registerTranslation(de);
@@ -102,13 +102,17 @@ describe('languages', () => {
   it('follows a lang changed at run time, on the document or an ancestor', async () => {
     const { root, uploader, list } = await pair('en');
     root.removeAttribute('lang');
-    await waitUntil(() => browseText(uploader) === 'choose files');
+    await waitUntil(() => browseText(uploader) === 'choose files', undefined, LOADED);
     document.documentElement.lang = 'de';
-    await waitUntil(() => browseText(uploader) === 'Dateien auswählen', 'the document’s lang');
-    await waitUntil(() => text(list).includes('Es ist keine Adresse gesetzt'));
+    await waitUntil(
+      () => browseText(uploader) === 'Dateien auswählen',
+      'the document’s lang',
+      LOADED,
+    );
+    await waitUntil(() => text(list).includes('Es ist keine Adresse gesetzt'), undefined, LOADED);
     root.lang = 'en';
-    await waitUntil(() => browseText(uploader) === 'choose files', 'an ancestor’s lang');
-    await waitUntil(() => text(list).includes('No address is set'));
+    await waitUntil(() => browseText(uploader) === 'choose files', 'an ancestor’s lang', LOADED);
+    await waitUntil(() => text(list).includes('No address is set'), undefined, LOADED);
   });
 
   it('words again a failure already on screen when the language changes', async () => {
@@ -125,7 +129,11 @@ describe('languages', () => {
     await waitUntil(() => shown().includes('No key is set'), 'the setup failure', {
       timeout: 8000,
     });
-    await waitUntil(() => shown().includes('This file is too large. The limit is 1.5 MB.'));
+    await waitUntil(
+      () => shown().includes('This file is too large. The limit is 1.5 MB.'),
+      undefined,
+      LOADED,
+    );
     root.lang = 'de';
     await waitUntil(() => shown().includes('Es ist kein Schlüssel gesetzt'), 'reworded', {
       timeout: 8000,

@@ -10,6 +10,7 @@ import { createKey, createProject } from '../../src/server/start/admin.js';
 import type { RunningService } from '../../src/server/start/service.js';
 import { serveRemote } from './remote-server.js';
 import { startTestService, type TestService } from './service.js';
+import { SHORT_URL_TTL_SECONDS } from './short-lived-urls.js';
 
 /** Chromium's network emulation lifted: no latency, no limit either way. */
 const UNTHROTTLED = { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 };
@@ -73,7 +74,7 @@ export interface ProjectForTest {
  * - `filehost-device` `{ action: 'touch', enabled }` (a touch screen, as a phone's) or
  *   `{ action: 'pick', selector, files: { path: text }, folder? }` (real files, or a real
  *   folder, set on a file input);
- * - `filehost-network` `{ action: 'drop' | 'restore' | 'offline-for' | 'log' | 'answered' | 'hold' | 'together' | 'refuse' | 'flip' | 'grant-clipboard' | 'throttle', pattern?, ms?, once?, skip?, bytesPerSecond?, count? }`:
+ * - `filehost-network` `{ action: 'drop' | 'restore' | 'offline-for' | 'log' | 'answered' | 'hold' | 'held' | 'release' | 'together' | 'refuse' | 'flip' | 'grant-clipboard' | 'throttle', pattern?, ms?, once?, skip?, bytesPerSecond?, count? }`:
  *   ('log' answers the requests made since the previous 'log'; 'answered' those whose
  *   answer has arrived since 'log' started recording)
  *   real network failures in the browser under test (Playwright).
@@ -89,6 +90,8 @@ export function filehostService(): TestRunnerPlugin {
   const requestLogs = new WeakMap<Page, string[]>();
   /** Each page's DevTools session once its network was throttled (see 'throttle'). */
   const throttled = new WeakMap<Page, CDPSession>();
+  /** Each page's held requests, to let go at once on 'release' (see 'hold'). */
+  const held = new WeakMap<Page, Set<() => void>>();
   const answeredLogs = new WeakMap<Page, string[]>();
   /** Each project's service and secret key, by its publishable key (for tokens and usage). */
   const backends = new Map<string, { service: RunningService; secretKey: string }>();
@@ -115,8 +118,8 @@ export function filehostService(): TestRunnerPlugin {
       main = await start({ FILEHOST_RATE_LIMIT: '100000' });
       // Three requests a minute: the fourth is refused with rate_limited and Retry-After.
       limited = await start({ FILEHOST_RATE_LIMIT: '3' });
-      // Signed URLs that expire after one second.
-      shortLived = await start({ FILEHOST_UPLOAD_URL_TTL: '1' });
+      // Signed URLs that expire after a few seconds.
+      shortLived = await start({ FILEHOST_UPLOAD_URL_TTL: String(SHORT_URL_TTL_SECONDS) });
     },
     async serverStop() {
       remote?.then(({ server }) => server.close());
@@ -314,9 +317,21 @@ export function filehostService(): TestRunnerPlugin {
             await route((intercepted) => intercepted.abort('internetdisconnected'));
             return true;
           case 'hold':
-            // Requests stay in flight until restored (to cancel or look at an upload mid-way).
+            // Requests stay in flight (to cancel or look at an upload mid-way) for `ms`, or
+            // until 'release': a test that means "while it is held" holds for long and
+            // releases, as a fixed hold may end before a loaded machine gets there.
             await route(async (intercepted) => {
-              await new Promise((resolve) => setTimeout(resolve, Number(options.ms ?? 10_000)));
+              const releases = held.get(page) ?? new Set<() => void>();
+              held.set(page, releases);
+              await new Promise<void>((resolve) => {
+                const release = () => {
+                  clearTimeout(timer);
+                  releases.delete(release);
+                  resolve();
+                };
+                const timer = setTimeout(release, Number(options.ms ?? 10_000));
+                releases.add(release);
+              });
               await intercepted.continue().catch(() => undefined);
             });
             return true;
@@ -326,14 +341,26 @@ export function filehostService(): TestRunnerPlugin {
             // answer held until all `count` are in, so they land together however loaded
             // the machine is (what a batching window must then gather).
             const count = Number(options.count ?? 2);
-            const held: (() => Promise<void>)[] = [];
+            const landing: (() => Promise<void>)[] = [];
             uses = count;
             await route(async (intercepted) => {
               const answer = await intercepted.fetch();
-              held.push(() => intercepted.fulfill({ response: answer }));
-              if (held.length === count) await Promise.all(held.map((land) => land()));
+              landing.push(() => intercepted.fulfill({ response: answer }));
+              if (landing.length === count) await Promise.all(landing.map((land) => land()));
             });
             return true;
+          }
+          case 'held':
+            // How many requests are held now (a test that acts on one waits until it is).
+            return held.get(page)?.size ?? 0;
+          case 'release': {
+            // 'restore', and every request held so far goes on now (a restore alone leaves
+            // them held for the rest of their `ms`).
+            await page.unrouteAll({ behavior: 'ignoreErrors' });
+            await throttled.get(page)?.send('Network.emulateNetworkConditions', UNTHROTTLED);
+            const releases = [...(held.get(page) ?? [])];
+            for (const release of releases) release();
+            return releases.length;
           }
           case 'refuse':
             // Answers as S3 refuses a presigned URL (an expired one, say): 403 with an XML

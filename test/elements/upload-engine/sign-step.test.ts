@@ -5,7 +5,7 @@ import { type FileUpload, newFileUpload } from '../../../src/elements/upload-eng
 import { RememberedUploads } from '../../../src/elements/upload-engine/remembered-uploads.js';
 import { remember } from '../../../src/elements/upload-engine/resume-writes.js';
 import { signJob } from '../../../src/elements/upload-engine/sign-step.js';
-import { file, project } from '../helpers.js';
+import { file, LOADED, project } from '../helpers.js';
 import { englishTexts, settingsFor, targetOf } from './engine-support.js';
 
 /**
@@ -120,7 +120,7 @@ describe('signJob (what an attempt signs or resumes by)', () => {
     const memory = new RememberedUploads(() => undefined);
     let recalled = false;
     memory.recall(settings, () => undefined);
-    const deadline = Date.now() + 5000;
+    const deadline = Date.now() + LOADED.timeout;
     while (memory.interrupted.length < 2 && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
