@@ -92,6 +92,8 @@ export function filehostService(): TestRunnerPlugin {
   const throttled = new WeakMap<Page, CDPSession>();
   /** Each page's held requests, to let go at once on 'release' (see 'hold'). */
   const held = new WeakMap<Page, Set<() => void>>();
+  /** Pages whose held requests were released: their 'hold' routes hold nothing more. */
+  const releasing = new WeakSet<Page>();
   const answeredLogs = new WeakMap<Page, string[]>();
   /** Each project's service and secret key, by its publishable key (for tokens and usage). */
   const backends = new Map<string, { service: RunningService; secretKey: string }>();
@@ -320,7 +322,13 @@ export function filehostService(): TestRunnerPlugin {
             // Requests stay in flight (to cancel or look at an upload mid-way) for `ms`, or
             // until 'release': a test that means "while it is held" holds for long and
             // releases, as a fixed hold may end before a loaded machine gets there.
+            releasing.delete(page);
             await route(async (intercepted) => {
+              // After 'release', a request that only now reaches its handler goes on at once.
+              if (releasing.has(page)) {
+                await intercepted.continue().catch(() => undefined);
+                return;
+              }
               const releases = held.get(page) ?? new Set<() => void>();
               held.set(page, releases);
               await new Promise<void>((resolve) => {
@@ -355,11 +363,14 @@ export function filehostService(): TestRunnerPlugin {
             return held.get(page)?.size ?? 0;
           case 'release': {
             // 'restore', and every request held so far goes on now (a restore alone leaves
-            // them held for the rest of their `ms`).
-            await page.unrouteAll({ behavior: 'ignoreErrors' });
-            await throttled.get(page)?.send('Network.emulateNetworkConditions', UNTHROTTLED);
+            // them held for the rest of their `ms`). Each held request is sent on by its own
+            // handler before the routes go ('wait'): a route removed while its handler still
+            // held the request could leave that request hanging.
+            releasing.add(page);
             const releases = [...(held.get(page) ?? [])];
             for (const release of releases) release();
+            await page.unrouteAll({ behavior: 'wait' });
+            await throttled.get(page)?.send('Network.emulateNetworkConditions', UNTHROTTLED);
             return releases.length;
           }
           case 'refuse':
