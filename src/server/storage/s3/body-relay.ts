@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { finished } from 'node:stream';
 import { BlobUnavailableError } from '../blob-store.js';
+import { StallClock } from './stall-clock.js';
 
 /**
  * Sends the bucket's answer `body` on to `destination` (an HTTP answer) and ends it, with
@@ -21,12 +22,11 @@ export function relayBody(
   idleMs: number,
 ): Promise<void> {
   return new Promise((resolve, reject) => {
-    let timer: NodeJS.Timeout | undefined;
     let settled = false;
     const settle = (error?: Error) => {
       if (settled) return;
       settled = true;
-      disarm();
+      clock.disarm();
       destination.off('close', onClose);
       if (error) reject(error);
       else resolve();
@@ -36,24 +36,17 @@ export function relayBody(
       destination.destroy(error);
       settle(error);
     };
-    const stalled = () =>
+    // Waiting for the bucket: the clock runs.
+    const clock = new StallClock(idleMs, () =>
       fail(
         new BlobUnavailableError(
           'unreachable',
           `S3 sent nothing for ${idleMs} ms while the object was being read`,
         ),
-      );
-    // Waiting for the bucket: the clock runs. One timer, moved on as bytes come.
-    const arm = () => {
-      if (timer) timer.refresh();
-      else timer = setTimeout(stalled, idleMs);
-    };
-    const disarm = () => {
-      if (timer) clearTimeout(timer);
-      timer = undefined;
-    };
+      ),
+    );
     const onDrain = () => {
-      arm();
+      clock.arm();
       body.resume();
     };
     const onClose = () => {
@@ -65,11 +58,11 @@ export function relayBody(
     destination.once('close', onClose);
     body.on('data', (chunk: Buffer) => {
       if (destination.write(chunk)) {
-        arm();
+        clock.arm();
         return;
       }
       // The client is full: its pause is not the bucket's silence.
-      disarm();
+      clock.disarm();
       body.pause();
       destination.once('drain', onDrain);
     });
@@ -82,6 +75,6 @@ export function relayBody(
       destination.end();
       settle();
     });
-    arm();
+    clock.arm();
   });
 }

@@ -3,6 +3,7 @@ import { connect, type Socket } from 'node:net';
 import { finished } from 'node:stream';
 import { BlobUnavailableError } from '../blob-store.js';
 import { type AnswerHead, parseAnswerHead } from './answer-head.js';
+import { StallClock } from './stall-clock.js';
 
 /**
  * Kept-alive plain-HTTP connections to the bucket that relay an object's bytes to the
@@ -149,7 +150,8 @@ type Phase =
 
 class Connection {
   readonly #owner: Owner;
-  readonly #idleMs: number;
+  /** The clock runs while an answer waits for the bucket, never while the client is slow. */
+  readonly #clock: StallClock;
   readonly #keepIdleMs: number;
   readonly #socket: Socket;
   readonly #buffers: [Buffer, Buffer];
@@ -159,12 +161,13 @@ class Connection {
   #next: 0 | 1 = 0;
   #phase: Phase = { name: 'idle' };
   #served = 0;
-  #timer: NodeJS.Timeout | undefined;
   #destroyed = false;
 
   constructor(options: BucketConnectionsOptions, owner: Owner) {
     this.#owner = owner;
-    this.#idleMs = options.idleMs;
+    this.#clock = new StallClock(options.idleMs, () =>
+      this.#fail(new Error(`The bucket sent nothing for ${options.idleMs} ms`)),
+    );
     this.#keepIdleMs = options.keepIdleMs ?? 30_000;
     this.#buffers = [
       Buffer.allocUnsafeSlow(options.chunkBytes),
@@ -202,7 +205,7 @@ class Connection {
     return new Promise((resolve, reject) => {
       this.#phase = { name: 'head', accept, received: null, resolve, reject };
       this.#socket.setTimeout(0);
-      this.#arm();
+      this.#clock.arm();
       this.#socket.write(requestHead);
     });
   }
@@ -210,7 +213,7 @@ class Connection {
   destroy(): void {
     if (this.#destroyed) return;
     this.#destroyed = true;
-    this.#disarm();
+    this.#clock.disarm();
     this.#socket.destroy();
   }
 
@@ -230,10 +233,10 @@ class Connection {
     if (head === null) {
       // The head continues in the next read: keep what came (the buffer is read into again).
       phase.received = Buffer.from(received);
-      this.#arm();
+      this.#clock.arm();
       return true;
     }
-    this.#disarm();
+    this.#clock.disarm();
     if (head instanceof Error || head.length === null || head.encoded || !phase.accept(head)) {
       this.destroy();
       this.#owner.closed(this);
@@ -313,15 +316,15 @@ class Connection {
     }
     // The next read goes into the other buffer: only once the client took its bytes.
     if (this.#inFlight[index === 0 ? 1 : 0]) {
-      this.#disarm();
+      this.#clock.disarm();
       return false;
     }
-    this.#arm();
+    this.#clock.arm();
     return true;
   }
 
   #finish(phase: Extract<Phase, { name: 'body' }>): void {
-    this.#disarm();
+    this.#clock.disarm();
     this.#phase = { name: 'idle' };
     this.#served++;
     const { destination } = phase;
@@ -357,28 +360,12 @@ class Connection {
 
   #resume(): void {
     if (this.#inFlight[this.#next]) return;
-    this.#arm();
+    this.#clock.arm();
     this.#socket.resume();
   }
 
   #indexOf(bytes: Buffer): 0 | 1 {
     return bytes.buffer === this.#buffers[0].buffer ? 0 : 1;
-  }
-
-  /** The clock runs while an answer waits for the bucket, never while the client is slow. */
-  #arm(): void {
-    if (this.#timer) this.#timer.refresh();
-    else {
-      this.#timer = setTimeout(
-        () => this.#fail(new Error(`The bucket sent nothing for ${this.#idleMs} ms`)),
-        this.#idleMs,
-      );
-    }
-  }
-
-  #disarm(): void {
-    if (this.#timer) clearTimeout(this.#timer);
-    this.#timer = undefined;
   }
 
   #fail(cause: Error): void {

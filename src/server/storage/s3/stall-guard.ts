@@ -1,5 +1,6 @@
 import { finished, Readable } from 'node:stream';
 import { BlobUnavailableError } from '../blob-store.js';
+import { StallClock } from './stall-clock.js';
 
 /**
  * Wraps a response body so that it fails when the store stops sending while the reader is
@@ -16,24 +17,30 @@ export function guardStalls(source: Readable, idleMs: number): Readable {
 
 class StallGuard extends Readable {
   readonly #source: Readable;
-  readonly #idleMs: number;
-  #timer: NodeJS.Timeout | undefined;
+  readonly #clock: StallClock;
 
   constructor(source: Readable, idleMs: number) {
     super({ highWaterMark: source.readableHighWaterMark });
     this.#source = source;
-    this.#idleMs = idleMs;
+    this.#clock = new StallClock(idleMs, () =>
+      this.destroy(
+        new BlobUnavailableError(
+          'unreachable',
+          `S3 sent nothing for ${idleMs} ms while the object was being read`,
+        ),
+      ),
+    );
     source.on('data', (chunk: Buffer) => {
       if (this.push(chunk)) {
-        this.#arm();
+        this.#clock.arm();
       } else {
         // The reader is full: its pause is not the store's silence.
-        this.#disarm();
+        this.#clock.disarm();
         source.pause();
       }
     });
     source.once('end', () => {
-      this.#disarm();
+      this.#clock.disarm();
       this.push(null);
     });
     finished(source, (error) => {
@@ -44,31 +51,14 @@ class StallGuard extends Readable {
   }
 
   override _read(): void {
-    this.#arm();
+    this.#clock.arm();
     this.#source.resume();
   }
 
   override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
-    this.#disarm();
+    this.#clock.disarm();
     // A body read halfway must not go back to the connection pool.
     this.#source.destroy();
     callback(error);
-  }
-
-  #arm(): void {
-    this.#disarm();
-    this.#timer = setTimeout(() => {
-      this.destroy(
-        new BlobUnavailableError(
-          'unreachable',
-          `S3 sent nothing for ${this.#idleMs} ms while the object was being read`,
-        ),
-      );
-    }, this.#idleMs);
-  }
-
-  #disarm(): void {
-    if (this.#timer) clearTimeout(this.#timer);
-    this.#timer = undefined;
   }
 }
