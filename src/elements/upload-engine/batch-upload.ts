@@ -83,7 +83,7 @@ async function sendOne(
 ): Promise<void> {
   let items = planned;
   for (;;) {
-    items = items.filter(({ upload }) => upload.abort && !upload.abort.signal.aborted);
+    items = items.filter(wanted);
     const [first] = items;
     if (!first) return;
     outcome.sending(items);
@@ -96,6 +96,10 @@ async function sendOne(
         }),
       );
       const client = await connections.clientFor(first.upload.target);
+      // A file stopped while the others hashed or the client loaded is left out here: its
+      // stop came before the request left, so the service must not keep it.
+      items = items.filter(wanted);
+      if (items.length === 0) return;
       const results = await client.uploadMany(
         items.map(({ entry, body }) => ({ entry, body })),
         { signal: everyStopped(items) },
@@ -137,8 +141,18 @@ function sameClient(a: UploadTarget, b: UploadTarget): boolean {
 function everyStopped(items: BatchItem[]): AbortSignal {
   const stop = new AbortController();
   let left = items.length;
+  const stopped = () => --left || stop.abort();
   for (const { upload } of items) {
-    upload.abort?.signal.addEventListener('abort', () => --left || stop.abort(), { once: true });
+    // One stopped already never fires 'abort' again: counted now, or the request would
+    // go on whole after every file was stopped.
+    const signal = upload.abort?.signal;
+    if (!signal || signal.aborted) stopped();
+    else signal.addEventListener('abort', stopped, { once: true });
   }
   return stop.signal;
+}
+
+/** Not stopped (removed, paused, cancelled) since its attempt began. */
+function wanted({ upload }: BatchItem): boolean {
+  return Boolean(upload.abort && !upload.abort.signal.aborted);
 }
