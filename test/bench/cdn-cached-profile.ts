@@ -18,26 +18,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { patternBytes } from '../helpers/bytes.js';
 import { spawnService } from '../helpers/service.js';
+import { monotonicMicros, type Profile, type ProfileNode } from './cpu-profile.js';
 import { cpuMs, upload } from './serving-support.js';
 
 const BYTES = Number(process.env.PROFILE_BYTES ?? 1024);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const TOP = Number(process.env.PROFILE_TOP ?? 40);
-
-interface ProfileNode {
-  id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number };
-}
-interface Profile {
-  nodes: ProfileNode[];
-  samples: number[];
-  startTime: number;
-  timeDeltas: number[];
-}
-
-/** CLOCK_MONOTONIC in microseconds: the clock of a V8 profile's timestamps, on Linux. */
-const monotonicMicros = () => Number(process.hrtime.bigint() / 1000n);
 
 function frameName(frame: ProfileNode['callFrame']): string {
   const where = frame.url.replace(/.*\/(node_modules|src|test)\//, '$1/');

@@ -40,7 +40,10 @@ export class RequestsUnderWay {
     return this.#draining;
   }
 
-  /** Counts `server`'s requests (its connections, and their answers once draining). */
+  /**
+   * Counts `server`'s requests (its connections, and their answers once draining): a server
+   * set up by `answerInOurShape`, whose bookkeeping names each connection's answer.
+   */
   watch(server: Server): void {
     this.#servers.push(server);
     server.on('connection', (socket: Socket) => {
