@@ -17,6 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { patternBytes } from '../helpers/bytes.js';
 import { spawnService } from '../helpers/service.js';
+import { monotonicMicros, type Profile, type ProfileNode } from './cpu-profile.js';
 import { metricsEnv, scrapeEverySecond } from './metrics-scraper.js';
 import { cpuMs } from './serving-support.js';
 
@@ -29,21 +30,6 @@ const CASE = (process.env.PROFILE_CASE ?? '1k-cached') as keyof typeof CASES;
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const PROFILE = process.env.PROFILE !== '0';
-
-interface ProfileNode {
-  id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number };
-  children?: number[];
-}
-interface Profile {
-  nodes: ProfileNode[];
-  samples: number[];
-  startTime: number;
-  timeDeltas: number[];
-}
-
-/** CLOCK_MONOTONIC in microseconds: the clock of a V8 profile's timestamps, on Linux. */
-const monotonicMicros = () => Number(process.hrtime.bigint() / 1000n);
 
 /** The part of the program a frame belongs to, by its script. */
 function partOf(frame: ProfileNode['callFrame']): string {

@@ -1,4 +1,4 @@
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 
 /**
@@ -35,16 +35,17 @@ export interface LingerLog {
  *   (our FIN follows the answer), the body is read to its end, then the socket closes.
  *
  * `requestOn` names the request a socket is answering (the server's own bookkeeping).
- * Answers what to call on each request (the server's one `request` listener calls it with
- * its own bookkeeping: listeners are run one by one on every request, a cost at the CDN's
- * rate).
+ * Answers what to call on each request, before it is answered (the server's one `request`
+ * listener calls it with its own bookkeeping: listeners are run one by one on every
+ * request, a cost at the CDN's rate).
  */
 export function lingerAfterEarlyAnswers(
-  server: Server,
   requestOn: (socket: Socket) => IncomingMessage | undefined,
   log: LingerLog,
 ): (request: IncomingMessage, response: ServerResponse) => void {
-  server.on('connection', (socket: Socket) => {
+  /** `destroySoon` made lingering: given only to sockets that carried a request with a body. */
+  const lingerBeforeClosing = (socket: Socket) => {
+    if (Object.hasOwn(socket, 'destroySoon')) return;
     const closeNow = socket.destroySoon;
     socket.destroySoon = function lingeringDestroySoon(this: Socket) {
       const request = requestOn(this);
@@ -55,14 +56,16 @@ export function lingerAfterEarlyAnswers(
       if (this.writable) this.end();
       dropRestOfBody(this, request, log, { closeAtEnd: true });
     };
-  });
+  };
   return (request, response) => {
     // No body to drop (RFC 9112 §6.3: neither header, no body): the CDN's GETs, whose
-    // rate a listener per response would cost.
+    // rate a listener per response would cost; their sockets keep Node's own `destroySoon`
+    // (a socket of a shape of its own slows every write on it).
     const headers = request.headers;
     if (headers['content-length'] === undefined && headers['transfer-encoding'] === undefined) {
       return;
     }
+    lingerBeforeClosing(request.socket);
     response.once('finish', () => {
       const socket = request.socket;
       // A closing connection was handled by `destroySoon` above (node:http calls it

@@ -31,7 +31,9 @@ const SINGLETON_HEADERS = new Set([
  * an over-long URL, a singleton header sent twice. Null when the request may go on.
  */
 export function refusedRequest(request: IncomingMessage): ServiceError | null {
-  if (Buffer.byteLength(request.url ?? '') > MAX_URL_BYTES) {
+  const url = request.url ?? '';
+  // A character is at most 3 bytes of UTF-8: most URLs need no count.
+  if (url.length > MAX_URL_BYTES / 3 && Buffer.byteLength(url) > MAX_URL_BYTES) {
     return new ServiceError('uri_too_long');
   }
   // Made at the first singleton header only: most CDN requests carry none, and this runs

@@ -101,9 +101,17 @@ function trustProxy(
 
 /**
  * The answer each connection is giving (its request is `req`), so an error on it can wait
- * its turn.
+ * its turn, and a stopping service knows what is under way (`start/draining.ts`).
  */
 const exchangesInFlight = new WeakMap<Socket, ServerResponse>();
+
+/**
+ * The answer `socket` is giving, or gave last (then `closed`), on a server set up by
+ * `answerInOurShape`.
+ */
+export function answerInFlight(socket: Socket): ServerResponse | undefined {
+  return exchangesInFlight.get(socket);
+}
 
 /** A raw HTTP answer in the documented JSON shape, for requests no route ever sees. */
 function rawError(status: string, code: string, message: string, cors = ''): string {
@@ -212,11 +220,7 @@ export function answerInOurShape(
   if (config.maxConnectionsPerClient > 0 && config.trustProxy === undefined) {
     capConnectionsPerClient(server, config.maxConnectionsPerClient);
   }
-  const lingerAfter = lingerAfterEarlyAnswers(
-    server,
-    (socket) => exchangesInFlight.get(socket)?.req,
-    log,
-  );
+  const lingerAfter = lingerAfterEarlyAnswers((socket) => exchangesInFlight.get(socket)?.req, log);
   server.on('request', (request: IncomingMessage, response: ServerResponse) => {
     exchangesInFlight.set(request.socket, response);
     lingerAfter(request, response);

@@ -1,6 +1,8 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyBaseLogger } from 'fastify';
+import { answerInFlight } from '../http/server-options.js';
 
 /** How long a stop may take (decisions.md, "Operating the service": Draining). */
 export interface ShutdownTiming {
@@ -16,41 +18,76 @@ export interface ShutdownTiming {
  * paths answer before the framework sees a request). Once draining, every answer says
  * `Connection: close`, so no kept-alive connection carries one more request to an
  * instance that is about to stop listening.
+ *
+ * Until then nothing is done per request: the answers under way are found when asked,
+ * among the servers' open connections (`answerInFlight`, the servers' own bookkeeping). A
+ * listener and a `close` listener per answer cost a fifth of what a small CDN answer from
+ * memory costs beyond plain `node:http` (test/bench/README.md); draining is rare.
  */
 export class RequestsUnderWay {
-  #count = 0;
   #draining = false;
+  readonly #servers: Server[] = [];
+  readonly #connections = new Set<Socket>();
+  /** Once draining: the answers under way, each followed to its end. */
+  readonly #followed = new Set<ServerResponse>();
   #whenIdle: Array<() => void> = [];
 
   get count(): number {
-    return this.#count;
+    return this.#draining ? this.#followed.size : this.#answersUnderWay().length;
   }
 
   get draining(): boolean {
     return this.#draining;
   }
 
-  /** Counts `server`'s requests, before any other listener sees them. */
+  /**
+   * Counts `server`'s requests (its connections, and their answers once draining): a server
+   * set up by `answerInOurShape`, whose bookkeeping names each connection's answer.
+   */
   watch(server: Server): void {
-    server.prependListener('request', (_request: IncomingMessage, response: ServerResponse) => {
-      this.#count++;
-      if (this.#draining) response.setHeader('Connection', 'close');
-      response.once('close', () => {
-        this.#count--;
-        if (this.#count === 0) for (const resolve of this.#whenIdle.splice(0)) resolve();
-      });
+    this.#servers.push(server);
+    server.on('connection', (socket: Socket) => {
+      this.#connections.add(socket);
+      socket.once('close', () => this.#connections.delete(socket));
     });
   }
 
   /** From now on: `/readyz` is `503` (it reads `draining`) and connections end after their answer. */
   startDraining(): void {
+    if (this.#draining) return;
     this.#draining = true;
+    for (const answer of this.#answersUnderWay()) this.#follow(answer);
+    for (const server of this.#servers) {
+      // Before any other listener sees a request, so none answers it uncounted.
+      server.prependListener('request', (_request: IncomingMessage, response: ServerResponse) => {
+        response.setHeader('Connection', 'close');
+        this.#follow(response);
+      });
+    }
   }
 
-  /** Resolves once no request is under way (at once when none is). */
+  /** Once draining: resolves when no request is under way (at once when none is). */
   idle(): Promise<void> {
-    if (this.#count === 0) return Promise.resolve();
+    if (this.count === 0) return Promise.resolve();
     return new Promise((resolve) => this.#whenIdle.push(resolve));
+  }
+
+  #answersUnderWay(): ServerResponse[] {
+    const answers: ServerResponse[] = [];
+    for (const socket of this.#connections) {
+      const answer = answerInFlight(socket);
+      if (answer && !answer.closed) answers.push(answer);
+    }
+    return answers;
+  }
+
+  #follow(answer: ServerResponse): void {
+    if (this.#followed.has(answer)) return;
+    this.#followed.add(answer);
+    answer.once('close', () => {
+      this.#followed.delete(answer);
+      if (this.#followed.size === 0) for (const resolve of this.#whenIdle.splice(0)) resolve();
+    });
   }
 }
 
