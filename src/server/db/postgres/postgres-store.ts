@@ -20,7 +20,12 @@ import {
   toUsage,
   type UsageRecord,
 } from '../sql/records.js';
-import { SqlMetadataStore, type SqlValue, type Step } from '../sql/sql-store.js';
+import {
+  SqlMetadataStore,
+  type SqlValue,
+  type StatementOptions,
+  type Step,
+} from '../sql/sql-store.js';
 import * as SQL from '../sql/statements.js';
 import { MetadataUnavailableError } from '../unavailable.js';
 import { POSTGRES_MIGRATIONS } from './migrations.js';
@@ -67,6 +72,22 @@ function parseInt8(text: string): number {
   const value = Number(text);
   if (!Number.isSafeInteger(value)) throw new RangeError(`bigint ${text} is not a safe JS integer`);
   return value;
+}
+
+const preparedNames = new Map<string, string>();
+
+/**
+ * The name a statement is prepared under on each connection (`StatementOptions.prepared`):
+ * one per text, as `pg` requires (it parses a name once per connection, and refuses a
+ * second text under a name it knows).
+ */
+function preparedName(text: string): string {
+  let name = preparedNames.get(text);
+  if (name === undefined) {
+    name = `filehost_${preparedNames.size + 1}`;
+    preparedNames.set(text, name);
+  }
+  return name;
 }
 
 /**
@@ -217,9 +238,17 @@ export class PostgresMetadataStore extends SqlMetadataStore {
     }
   }
 
-  protected async rows<R>(sql: string, values: readonly SqlValue[]): Promise<R[]> {
+  protected async rows<R>(
+    sql: string,
+    values: readonly SqlValue[],
+    options: StatementOptions = {},
+  ): Promise<R[]> {
+    const text = numberedPlaceholders(sql);
+    const query = options.prepared
+      ? { name: preparedName(text), text, values: [...values] }
+      : { text, values: [...values] };
     try {
-      return (await this.#pool.query(numberedPlaceholders(sql), [...values])).rows as R[];
+      return (await this.#pool.query(query)).rows as R[];
     } catch (error) {
       throw toStoreError(error);
     }
