@@ -28,6 +28,7 @@ import {
 } from '../sql/sql-store.js';
 import * as SQL from '../sql/statements.js';
 import { MetadataUnavailableError } from '../unavailable.js';
+import { LookupBatch } from './lookup-batch.js';
 import { POSTGRES_MIGRATIONS } from './migrations.js';
 import { numberedPlaceholders } from './placeholders.js';
 
@@ -73,6 +74,9 @@ function parseInt8(text: string): number {
   if (!Number.isSafeInteger(value)) throw new RangeError(`bigint ${text} is not a safe JS integer`);
   return value;
 }
+
+/** `SQL.LIVE_FILE` for an array of ids (`getLiveFile`'s batches). */
+const LIVE_FILES = `SELECT ${FILE_COLUMNS} FROM files WHERE id = ANY($1::text[]) AND status != 'deleted'`;
 
 const preparedNames = new Map<string, string>();
 
@@ -151,6 +155,14 @@ export class PostgresMetadataStore extends SqlMetadataStore {
   readonly #pool: pg.Pool;
   /** Lock names this process holds, so a second local caller answers without a round trip. */
   readonly #held = new Set<string>();
+  /** `getLiveFile`s of one turn of the event loop, asked in one statement. */
+  readonly #liveFiles = new LookupBatch<FileRow>(async (ids) => {
+    const rows =
+      ids.length === 1
+        ? await this.rows<FileRecord>(SQL.LIVE_FILE, ids, { prepared: true })
+        : await this.#liveFilesAmong(ids);
+    return new Map(rows.map((row) => [row.id, toFile(row)]));
+  });
   #closed = false;
 
   private constructor(pool: pg.Pool) {
@@ -235,6 +247,21 @@ export class PostgresMetadataStore extends SqlMetadataStore {
     }
     if (readOnly !== 'off') {
       throw new MetadataUnavailableError('The database is read-only');
+    }
+  }
+
+  override getLiveFile(id: string): Promise<FileRow | null> {
+    // An id PostgreSQL refuses as text fails its own statement, never its batch's.
+    return id.includes('\0') ? super.getLiveFile(id) : this.#liveFiles.get(id);
+  }
+
+  /** `LIVE_FILE` for many ids: its one parameter an array, which only this store binds. */
+  async #liveFilesAmong(ids: string[]): Promise<FileRecord[]> {
+    try {
+      const query = { name: preparedName(LIVE_FILES), text: LIVE_FILES, values: [ids] };
+      return (await this.#pool.query(query)).rows as FileRecord[];
+    } catch (error) {
+      throw toStoreError(error);
     }
   }
 
