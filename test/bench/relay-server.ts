@@ -7,7 +7,8 @@ import { BucketConnections, DECLINED } from '../../src/server/storage/s3/bucket-
  * answered with the object at `<bucket URL>` (anonymous, readable by anyone), its bytes
  * relayed by `ours` (`bucket-connections.ts`, what the CDN uses) or `undici` (its `Pool`,
  * kept-alive connections, a dispatch handler with backpressure). No lookup, no signing:
- * the relay alone. Usage: `relay-server.ts ours|undici <object URL> <length>`; prints
+ * the relay alone. undici is the copy npm installed for other packages (not a dependency
+ * of filehost's own: only this bench imports it). Usage: `relay-server.ts ours|undici <object URL> <length>`; prints
  * `PORT <n>` once it listens.
  */
 const [mode = 'ours', objectUrl = '', lengthText = '0'] = process.argv.slice(2);

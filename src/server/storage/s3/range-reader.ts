@@ -200,8 +200,8 @@ export class RangeReader {
       port: url.port === '' ? undefined : Number(url.port),
       path: url.pathname,
       query: {},
-      // The whole object is asked without `Range`: RGW spends 100-250 µs less on such a
-      // GET (test/bench/README.md, "cdn-scale2"), and the answer is a 200 of the same bytes.
+      // The whole object is asked without `Range`: RGW does less work for such a GET
+      // (test/bench/README.md, "cdn-scale2"), and its answer is a 200 of the same bytes.
       headers: range.whole
         ? { host: url.host, 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD' }
         : {
