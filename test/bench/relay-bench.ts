@@ -19,6 +19,7 @@ import {
   labelOf,
   type Measured,
   parseSize,
+  rgwProxyConfig,
   startNginx,
   withChildren,
   wrk,
@@ -52,9 +53,7 @@ try {
   const nginx = await startNginx(
     nginxPath,
     dir,
-    `  upstream rgw { server 127.0.0.1:${new URL(rgw.endpoint).port}; keepalive 16; }
-  server { listen 127.0.0.1:${nginxPort};
-    location / { proxy_pass http://rgw; proxy_http_version 1.1; proxy_set_header Connection ""; } }`,
+    rgwProxyConfig(new URL(rgw.endpoint).port, nginxPort),
   );
   stops.push(() => nginx.kill('SIGTERM'));
   const contenders = [

@@ -51,6 +51,7 @@ import {
   labelOf,
   type Measured,
   parseSize,
+  rgwProxyConfig,
   startNginx,
   upload,
   withChildren,
@@ -259,13 +260,7 @@ async function scaleContenders(
     );
     rgwUrls[label] = `http://127.0.0.1:${nginxPort}/${env.FILEHOST_S3_BUCKET}/${key}`;
   }
-  const nginx = await startNginx(
-    nginxPath,
-    dir,
-    `  upstream rgw { server 127.0.0.1:${rgwPort}; keepalive 16; }
-  server { listen 127.0.0.1:${nginxPort};
-    location / { proxy_pass http://rgw; proxy_http_version 1.1; proxy_set_header Connection ""; } }`,
-  );
+  const nginx = await startNginx(nginxPath, dir, rgwProxyConfig(rgwPort, nginxPort));
   const [nginxSide, serviceSide, uncachedSide] = contenders as [Contender, Contender, Contender];
   nginxSide.pids = withChildren(nginx.pid ?? 0);
   serviceSide.pids = [service.process.pid ?? 0];

@@ -54,6 +54,16 @@ export function withChildren(pid: number): number[] {
   return [pid, ...(children ? children.split(' ').map(Number) : [])];
 }
 
+/**
+ * nginx's `http` lines for proxying the bucket at `rgwPort` on `nginxPort`, as a deployment
+ * would: HTTP/1.1 and kept-alive connections upstream, buffering on by default.
+ */
+export function rgwProxyConfig(rgwPort: string | number, nginxPort: number): string {
+  return `  upstream rgw { server 127.0.0.1:${rgwPort}; keepalive 16; }
+  server { listen 127.0.0.1:${nginxPort};
+    location / { proxy_pass http://rgw; proxy_http_version 1.1; proxy_set_header Connection ""; } }`;
+}
+
 /** nginx (one worker, no access log) with the given `http` block lines, under `dir`. */
 export function startNginx(nginxPath: string, dir: string, http: string) {
   return writeFile(
