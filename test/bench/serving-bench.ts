@@ -51,6 +51,7 @@ import {
   labelOf,
   type Measured,
   parseSize,
+  rgwProxyConfig,
   startNginx,
   upload,
   withChildren,
@@ -97,6 +98,8 @@ interface Setup {
   baselines: string[];
   /** At scale: the bucket's gateway, whose CPU time per request is printed beside each server's. */
   storePids?: number[];
+  /** At scale: PostgreSQL's main process, whose CPU (backends included) is printed too. */
+  databasePid?: number;
   stop(): Promise<void>;
 }
 
@@ -257,13 +260,7 @@ async function scaleContenders(
     );
     rgwUrls[label] = `http://127.0.0.1:${nginxPort}/${env.FILEHOST_S3_BUCKET}/${key}`;
   }
-  const nginx = await startNginx(
-    nginxPath,
-    dir,
-    `  upstream rgw { server 127.0.0.1:${rgwPort}; keepalive 16; }
-  server { listen 127.0.0.1:${nginxPort};
-    location / { proxy_pass http://rgw; proxy_http_version 1.1; proxy_set_header Connection ""; } }`,
-  );
+  const nginx = await startNginx(nginxPath, dir, rgwProxyConfig(rgwPort, nginxPort));
   const [nginxSide, serviceSide, uncachedSide] = contenders as [Contender, Contender, Contender];
   nginxSide.pids = withChildren(nginx.pid ?? 0);
   serviceSide.pids = [service.process.pid ?? 0];
@@ -272,6 +269,7 @@ async function scaleContenders(
     contenders,
     baselines: ['nginx -> RGW'],
     storePids: rgw.pids(),
+    ...(pg.postmasterPid ? { databasePid: pg.postmasterPid() } : {}),
     async stop() {
       nginx.kill('SIGTERM');
       for (const running of [service, uncached]) {
@@ -333,7 +331,7 @@ async function main(): Promise<void> {
     return;
   }
   const setup = await (SCALE ? scale : embedded)(nginxPath, dir, files);
-  const { contenders, baselines, storePids } = setup;
+  const { contenders, baselines, storePids, databasePid } = setup;
   // The pairs the goals are on: the cache on against the runtime from memory, the cache off
   // against the runtime from disk (embedded) or nginx proxying the bucket (at scale).
   const goalPairs: [string, string][] = SCALE
@@ -350,7 +348,7 @@ async function main(): Promise<void> {
       `\nCDN serving bench (${SCALE ? 'scale' : 'embedded'}) — ${new Date().toISOString()} — wrk, 1 thread, ${CONNECTIONS} connections, ${SECONDS} s, median of ${RUNS}\n`,
     );
     console.log(
-      `file     server                    requests/s      MiB/s   ${baselines.map((b) => `vs ${b} (median, lowest–highest)`.padEnd(40)).join('')}CPU µs/request (median, lowest–highest)${SCALE ? '; RGW for it' : ''}`,
+      `file     server                    requests/s      MiB/s   ${baselines.map((b) => `vs ${b} (median, lowest–highest)`.padEnd(40)).join('')}CPU µs/request (median, lowest–highest)${SCALE ? '; RGW, PostgreSQL for it' : ''}`,
     );
     const rows: BenchRow[] = [];
     for (const label of Object.keys(files)) {
@@ -360,6 +358,7 @@ async function main(): Promise<void> {
           seconds,
           connections: CONNECTIONS,
           storePids,
+          ...(databasePid ? { databasePid } : {}),
         });
       for (const contender of contenders) drive(contender, 1);
       for (let run = 0; run < RUNS; run++) {
@@ -382,8 +381,9 @@ async function main(): Promise<void> {
         });
         // The server's own CPU time per request: what the other sessions' load moves least.
         const cpu = of(name).map((r) => r.cpuMicros);
-        const storeCpu = of(name).map((r) => r.storeCpuMicros);
-        const cpuColumn = `${median(cpu).toFixed(1).padStart(6)} (${Math.min(...cpu).toFixed(1)}–${Math.max(...cpu).toFixed(1)})${SCALE ? `; RGW ${median(storeCpu).toFixed(1)}` : ''}`;
+        const storeCpu = median(of(name).map((r) => r.storeCpuMicros));
+        const databaseCpu = median(of(name).map((r) => r.databaseCpuMicros));
+        const cpuColumn = `${median(cpu).toFixed(1).padStart(6)} (${Math.min(...cpu).toFixed(1)}–${Math.max(...cpu).toFixed(1)})${SCALE ? `; RGW ${storeCpu.toFixed(1)}, PostgreSQL ${databaseCpu.toFixed(1)}` : ''}`;
         console.log(
           `${label.padEnd(8)} ${name.padEnd(25)} ${rps(name).toFixed(0).padStart(10)} ${mib.toFixed(1).padStart(10)}   ${columns.join('')}${cpuColumn}`,
         );

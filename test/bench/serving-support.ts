@@ -28,10 +28,40 @@ export function cpuMs(pid: number, thread?: number): number {
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
+/**
+ * CPU ms a process and all its descendants have used so far, those that exited included
+ * (their time is in their parent's `cutime`/`cstime` once reaped): PostgreSQL's server,
+ * whose backends come and go with the pools' connections.
+ */
+export function treeCpuMs(pid: number): number {
+  let stat: string;
+  let children: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim();
+  } catch {
+    return 0; // exited meanwhile: its time is its parent's now
+  }
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const own = [11, 12, 13, 14].reduce((sum, at) => sum + Number(fields[at]), 0) * 10;
+  const live = children ? children.split(' ').map(Number) : [];
+  return live.reduce((sum, child) => sum + treeCpuMs(child), own);
+}
+
 /** A process and its children (nginx's master and its worker). */
 export function withChildren(pid: number): number[] {
   const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim();
   return [pid, ...(children ? children.split(' ').map(Number) : [])];
+}
+
+/**
+ * nginx's `http` lines for proxying the bucket at `rgwPort` on `nginxPort`, as a deployment
+ * would: HTTP/1.1 and kept-alive connections upstream, buffering on by default.
+ */
+export function rgwProxyConfig(rgwPort: string | number, nginxPort: number): string {
+  return `  upstream rgw { server 127.0.0.1:${rgwPort}; keepalive 16; }
+  server { listen 127.0.0.1:${nginxPort};
+    location / { proxy_pass http://rgw; proxy_http_version 1.1; proxy_set_header Connection ""; } }`;
 }
 
 /** nginx (one worker, no access log) with the given `http` block lines, under `dir`. */
@@ -63,6 +93,8 @@ export type Measured = {
   mibPerSecond: number;
   cpuMicros: number;
   storeCpuMicros: number;
+  /** At scale: PostgreSQL's, all its processes (`treeCpuMs`). */
+  databaseCpuMicros: number;
 };
 
 /** CPU ms the processes `pids` have used so far. */
@@ -80,15 +112,30 @@ export function wrk(
     seconds,
     connections,
     storePids = [],
-  }: { seconds: number; connections: number; storePids?: number[] },
+    databasePid,
+    headers = [],
+  }: {
+    seconds: number;
+    connections: number;
+    storePids?: number[];
+    /** PostgreSQL's main process, at scale. */
+    databasePid?: number;
+    /** Request headers wrk adds to every request (`-H`). */
+    headers?: [string, string][];
+  },
 ): Measured {
   const cpuBefore = cpuOf(pids);
   const storeBefore = cpuOf(storePids);
-  const output = execFileSync(path, ['-t1', `-c${connections}`, `-d${seconds}s`, url], {
-    encoding: 'utf8',
-  });
+  const databaseBefore = databasePid ? treeCpuMs(databasePid) : 0;
+  const headerArgs = headers.flatMap(([name, value]) => ['-H', `${name}: ${value}`]);
+  const output = execFileSync(
+    path,
+    ['-t1', `-c${connections}`, `-d${seconds}s`, ...headerArgs, url],
+    { encoding: 'utf8' },
+  );
   const cpu = cpuOf(pids) - cpuBefore;
   const storeCpu = cpuOf(storePids) - storeBefore;
+  const databaseCpu = databasePid ? treeCpuMs(databasePid) - databaseBefore : 0;
   const requests = Number(/(\d+) requests in/.exec(output)?.[1]);
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(output)?.[1]);
   const transfer = /Transfer\/sec:\s+([\d.]+)(\w+)/.exec(output);
@@ -99,6 +146,7 @@ export function wrk(
     mibPerSecond: Number(transfer?.[1]) * unit,
     cpuMicros: (cpu * 1000) / requests,
     storeCpuMicros: (storeCpu * 1000) / requests,
+    databaseCpuMicros: (databaseCpu * 1000) / requests,
   };
 }
 

@@ -1,6 +1,6 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chownSync, existsSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, readFileSync, rmSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,6 +20,11 @@ export interface TestPostgres {
   port: number;
   /** A fresh empty database; answers its `postgres://` URL. */
   createDatabase(): Promise<string>;
+  /**
+   * The server's main process (its backends are its children), for a bench that counts
+   * their CPU time; only on a cluster of one's own (`startPostgres`).
+   */
+  postmasterPid?(): number;
   /** Stops the server at once (no checkpoint: nothing here is worth keeping) and removes it. */
   stop(): Promise<void>;
 }
@@ -107,6 +112,8 @@ export async function startPostgres(): Promise<TestPostgres | { skip: string }> 
       adminUrl,
       port,
       createDatabase: () => createDatabase(adminUrl),
+      postmasterPid: () =>
+        Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n', 1)[0]),
       async stop() {
         if (stopped) return;
         stopped = true;

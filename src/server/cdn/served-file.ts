@@ -66,7 +66,7 @@ export async function servedFile(
 async function readWhole(ctx: ServiceContext, id: string, size: number): Promise<Buffer | null> {
   if (size === 0) return Buffer.alloc(0);
   ctx.servingCache.storeReads++;
-  if (ctx.blobs.readRange) return ctx.blobs.readRange(id, { start: 0, end: size - 1 });
+  if (ctx.blobs.readRange) return ctx.blobs.readRange(id, { start: 0, end: size - 1, whole: true });
   const stream = await ctx.blobs.get(id);
   return stream && gathered(stream, size);
 }
@@ -113,18 +113,18 @@ export interface ServableFile extends Servable {
 /** A file as it is stored: its bytes from memory when the serving cache holds them. */
 export function servableFile(ctx: ServiceContext, file: ServedFile): ServableFile {
   const { row } = file;
-  const wanted = (range?: ByteRange) => range ?? { start: 0, end: row.size - 1 };
+  const wanted = (range?: ByteRange): ByteRange =>
+    range ?? { start: 0, end: row.size - 1, whole: true };
   return {
     size: row.size,
     headers: file.headers,
     bytes: file.bytes,
     openSender: (range) => {
-      const { start, end } = wanted(range);
-      if (file.bytes || end - start + 1 <= SEND_FROM_STORE_BYTES || !ctx.blobs.openSender) {
-        return null;
-      }
+      const asked = wanted(range);
+      const length = asked.end - asked.start + 1;
+      if (file.bytes || length <= SEND_FROM_STORE_BYTES || !ctx.blobs.openSender) return null;
       ctx.servingCache.storeReads++;
-      return ctx.blobs.openSender(row.id, { start, end });
+      return ctx.blobs.openSender(row.id, asked);
     },
     open: async (range) => {
       const asked = wanted(range);

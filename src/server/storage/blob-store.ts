@@ -7,6 +7,11 @@ export interface ByteRange {
   /** Inclusive offsets, as in HTTP `Range`. */
   start: number;
   end: number;
+  /**
+   * Set by a caller that knows the range is the whole object: a store may then read it
+   * without naming the range (S3: a GET without `Range`, which costs the gateway less).
+   */
+  whole?: boolean;
 }
 
 export interface PartPlacement {

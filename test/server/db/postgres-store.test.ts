@@ -40,6 +40,26 @@ async function freshStore(options?: Parameters<typeof PostgresMetadataStore.open
   return { url, store: await PostgresMetadataStore.open(url, options) };
 }
 
+/**
+ * Counts the statements reading files by id that any `pg` client of this process sends
+ * while `fn` runs (a spy on the real client's `query`, talking to the real server).
+ */
+async function countingLookups<T>(fn: () => Promise<T>): Promise<{ result: T; count: number }> {
+  const original = pg.Client.prototype.query;
+  let count = 0;
+  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+    const config = args[0] as string | { text?: string };
+    const text = typeof config === 'string' ? config : (config?.text ?? '');
+    if (/FROM files WHERE id (=|= ANY)/.test(text)) count++;
+    return (original as (...a: unknown[]) => unknown).apply(this, args);
+  } as typeof original;
+  try {
+    return { result: await fn(), count };
+  } finally {
+    pg.Client.prototype.query = original;
+  }
+}
+
 /** A plain client for looking at the database from outside the store. */
 async function inspect<T>(url: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: url });
@@ -175,6 +195,46 @@ describe('PostgreSQL', { skip }, () => {
             [row],
           );
         }
+      } finally {
+        await store.close();
+      }
+    });
+
+    it('answers lookups of one turn, asked in one statement, each as asked alone', async () => {
+      const { store } = await freshStore();
+      try {
+        await store.createProject(project('prj_1'));
+        const rows = Array.from({ length: 6 }, (_, i) => fileRow('prj_1', { id: `f_${i}` }));
+        for (const row of rows) await store.insertFile(row);
+        await store.markDeleted('prj_1', 'f_5', 7);
+        const asked = ['f_0', 'f_1', 'f_0', 'f_nope', 'f_5', 'f_4', 'bad\0id', 'f_2', 'f_3'];
+        const alone: (FileRow | null)[] = [];
+        for (const id of asked) alone.push(id.includes('\0') ? null : await store.getLiveFile(id));
+        const { result: together, count } = await countingLookups(() =>
+          Promise.allSettled(asked.map((id) => store.getLiveFile(id))),
+        );
+        // The id PostgreSQL refuses fails alone; every other lookup answers as alone.
+        assert.equal(together[6]?.status, 'rejected');
+        assert.deepEqual(
+          together.filter((_, i) => i !== 6).map((r) => (r.status === 'fulfilled' ? r.value : r)),
+          alone.filter((_, i) => i !== 6),
+        );
+        assert.deepEqual(
+          alone.map((row) => row?.id ?? null),
+          ['f_0', 'f_1', 'f_0', null, null, 'f_4', null, 'f_2', 'f_3'],
+        );
+        // One statement for the eight good lookups (the batch), one for the refused id.
+        assert.equal(count, 2);
+        // Lookups of later turns are statements of their own.
+        const later = await countingLookups(async () => [
+          await store.getLiveFile('f_1'),
+          await store.getLiveFile('f_nope'),
+        ]);
+        assert.deepEqual(
+          later.result.map((row) => row?.id ?? null),
+          ['f_1', null],
+        );
+        assert.equal(later.count, 2);
       } finally {
         await store.close();
       }

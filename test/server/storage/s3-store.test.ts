@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { createServer, type Socket } from 'node:net';
+import { createServer as createHttpServer } from 'node:http';
+import { type AddressInfo, connect, createServer, type Socket } from 'node:net';
 import { Readable } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
 import { after, describe, it } from 'node:test';
@@ -8,12 +9,14 @@ import {
   HeadObjectCommand,
   ListMultipartUploadsCommand,
   ListPartsCommand,
+  PutObjectCommand,
 } from '@aws-sdk/client-s3';
 import { newId } from '../../../src/server/ground/secrets.js';
 import {
   BlobNotFoundError,
   BlobUnavailableError,
   type MultipartUpload,
+  type RangeSender,
 } from '../../../src/server/storage/blob-store.js';
 import { S3BlobStore, type S3BlobStoreOptions } from '../../../src/server/storage/s3/s3-store.js';
 import { patternBytes } from '../../helpers/bytes.js';
@@ -106,6 +109,56 @@ async function signedUpload(store: S3BlobStore, body: Buffer, expiresAt = Date.n
     expiresAt,
   );
   return { key, upload, signed };
+}
+
+/**
+ * A TCP relay in front of the gateway that keeps every request head that passes (the
+ * bytes from the store to the gateway, bodies aside: the tests send only GETs through it).
+ */
+async function recordingProxy(port: number) {
+  let seen = '';
+  const sockets = new Set<Socket>();
+  const server = createServer((client) => {
+    const upstream = connect(port, '127.0.0.1');
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.on('error', () => {
+        client.destroy();
+        upstream.destroy();
+      });
+    }
+    client.on('data', (chunk: Buffer) => {
+      seen += chunk.toString('latin1');
+    });
+    client.pipe(upstream).pipe(client);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port: own } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${own}`,
+    /** The request heads seen since the start or the last `forget`. */
+    heads: () => seen.split('\r\n\r\n').filter((head) => head.length > 0),
+    forget: () => {
+      seen = '';
+    },
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** What a sender writes as an answer on a real connection. */
+async function sent(sender: RangeSender | null): Promise<Buffer> {
+  assert.ok(sender, 'an object that exists');
+  const server = createHttpServer((_request, response) => void sender.sendTo(response));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const { port } = server.address() as AddressInfo;
+    return Buffer.from(await (await fetch(`http://127.0.0.1:${port}/`)).arrayBuffer());
+  } finally {
+    server.close();
+  }
 }
 
 async function* slices(bytes: Uint8Array, size: number): AsyncGenerator<Buffer> {
@@ -418,6 +471,48 @@ describe('S3BlobStore on Ceph RGW', { skip }, () => {
     });
     await assert.rejects(wrongKeys.recover(), /access denied.*FILEHOST_S3_SECRET_ACCESS_KEY/);
     await wrongKeys.close();
+  });
+
+  it('asks the bucket for a whole object without Range, for part of one with it; the same bytes either way', async () => {
+    const gateway = await rgw();
+    const proxy = await recordingProxy(Number(new URL(gateway.endpoint).port));
+    const current = await fixture({ endpoint: proxy.url });
+    try {
+      const key = newId();
+      const bytes = Buffer.from(patternBytes(200_000, 7));
+      await current.s3.send(
+        new PutObjectCommand({ Bucket: current.bucket, Key: key, Body: bytes }),
+      );
+      const gets = () => proxy.heads().filter((head) => head.startsWith('GET '));
+      const whole = { start: 0, end: bytes.length - 1, whole: true };
+      assert.deepEqual(await current.store.readRange(key, whole), bytes);
+      assert.deepEqual(await sent(await current.store.openSender(key, whole)), bytes);
+      const asked = gets();
+      assert.equal(asked.length, 2, asked.join('\n'));
+      for (const head of asked) assert.doesNotMatch(head, /^range:/im, head);
+      proxy.forget();
+      assert.deepEqual(
+        await current.store.readRange(key, { start: 0, end: bytes.length - 1 }),
+        bytes,
+      );
+      assert.deepEqual(
+        await sent(await current.store.openSender(key, { start: 10, end: 100_009 })),
+        bytes.subarray(10, 100_010),
+      );
+      const ranged = gets();
+      assert.equal(ranged.length, 2, ranged.join('\n'));
+      assert.match(ranged[0] ?? '', /^range: bytes=0-199999$/im);
+      assert.match(ranged[1] ?? '', /^range: bytes=10-100009$/im);
+      // No such object: null, asked whole or not.
+      assert.equal(
+        await current.store.openSender(newId(), { start: 0, end: 9, whole: true }),
+        null,
+      );
+      assert.equal(await current.store.readRange(newId(), { start: 0, end: 9, whole: true }), null);
+    } finally {
+      await current.close();
+      await proxy.close();
+    }
   });
 
   it(

@@ -20,9 +20,15 @@ import {
   toUsage,
   type UsageRecord,
 } from '../sql/records.js';
-import { SqlMetadataStore, type SqlValue, type Step } from '../sql/sql-store.js';
+import {
+  SqlMetadataStore,
+  type SqlValue,
+  type StatementOptions,
+  type Step,
+} from '../sql/sql-store.js';
 import * as SQL from '../sql/statements.js';
 import { MetadataUnavailableError } from '../unavailable.js';
+import { LookupBatch } from './lookup-batch.js';
 import { POSTGRES_MIGRATIONS } from './migrations.js';
 import { numberedPlaceholders } from './placeholders.js';
 
@@ -67,6 +73,25 @@ function parseInt8(text: string): number {
   const value = Number(text);
   if (!Number.isSafeInteger(value)) throw new RangeError(`bigint ${text} is not a safe JS integer`);
   return value;
+}
+
+/** `SQL.LIVE_FILE` for an array of ids (`getLiveFile`'s batches). */
+const LIVE_FILES = `SELECT ${FILE_COLUMNS} FROM files WHERE id = ANY($1::text[]) AND status != 'deleted'`;
+
+const preparedNames = new Map<string, string>();
+
+/**
+ * The name a statement is prepared under on each connection (`StatementOptions.prepared`):
+ * one per text, as `pg` requires (it parses a name once per connection, and refuses a
+ * second text under a name it knows).
+ */
+function preparedName(text: string): string {
+  let name = preparedNames.get(text);
+  if (name === undefined) {
+    name = `filehost_${preparedNames.size + 1}`;
+    preparedNames.set(text, name);
+  }
+  return name;
 }
 
 /**
@@ -130,6 +155,14 @@ export class PostgresMetadataStore extends SqlMetadataStore {
   readonly #pool: pg.Pool;
   /** Lock names this process holds, so a second local caller answers without a round trip. */
   readonly #held = new Set<string>();
+  /** `getLiveFile`s of one turn of the event loop, asked in one statement. */
+  readonly #liveFiles = new LookupBatch<FileRow>(async (ids) => {
+    const rows =
+      ids.length === 1
+        ? await this.rows<FileRecord>(SQL.LIVE_FILE, ids, { prepared: true })
+        : await this.#liveFilesAmong(ids);
+    return new Map(rows.map((row) => [row.id, toFile(row)]));
+  });
   #closed = false;
 
   private constructor(pool: pg.Pool) {
@@ -217,9 +250,32 @@ export class PostgresMetadataStore extends SqlMetadataStore {
     }
   }
 
-  protected async rows<R>(sql: string, values: readonly SqlValue[]): Promise<R[]> {
+  override getLiveFile(id: string): Promise<FileRow | null> {
+    // An id PostgreSQL refuses as text fails its own statement, never its batch's.
+    return id.includes('\0') ? super.getLiveFile(id) : this.#liveFiles.get(id);
+  }
+
+  /** `LIVE_FILE` for many ids: its one parameter an array, which only this store binds. */
+  async #liveFilesAmong(ids: string[]): Promise<FileRecord[]> {
     try {
-      return (await this.#pool.query(numberedPlaceholders(sql), [...values])).rows as R[];
+      const query = { name: preparedName(LIVE_FILES), text: LIVE_FILES, values: [ids] };
+      return (await this.#pool.query(query)).rows as FileRecord[];
+    } catch (error) {
+      throw toStoreError(error);
+    }
+  }
+
+  protected async rows<R>(
+    sql: string,
+    values: readonly SqlValue[],
+    options: StatementOptions = {},
+  ): Promise<R[]> {
+    const text = numberedPlaceholders(sql);
+    const query = options.prepared
+      ? { name: preparedName(text), text, values: [...values] }
+      : { text, values: [...values] };
+    try {
+      return (await this.#pool.query(query)).rows as R[];
     } catch (error) {
       throw toStoreError(error);
     }
