@@ -61,10 +61,15 @@ describe('readiness of the scale deployment when its database or bucket fails', 
     }
   }
 
-  /** Ends the service's connections to its database, so its pool must open new ones. */
+  /**
+   * Ends the service's connections to its database, so its pool must open new ones. Each
+   * backend is waited for until it has exited (the timeout argument): without it, the next
+   * probe could reach a backend still ending, which answers as its old session would (still
+   * read-only after the reset) or fails as it goes, a race of the test, not of the service.
+   */
   async function dropConnections(): Promise<void> {
     await admin.query(
-      'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
+      'SELECT pg_terminate_backend(pid, 5000) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
       [database],
     );
   }
