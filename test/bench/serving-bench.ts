@@ -28,7 +28,7 @@
  * pairs of services, metrics off and on, each pair measured A B B A, with the median ratio
  * and its interval (`serving-metrics.ts`). `BENCH_PAIRS` pairs (default 8), `BENCH_CACHE`
  * `on`, `off` or both, `BENCH_SIZES` as above; `BENCH_CONTROL=1` leaves metrics off on both
- * sides, to show the bench's own noise.
+ * sides, to show the bench's own noise; `BENCH_SCRAPE=0` leaves B unscraped (counting only).
  *
  * `BENCH_CPU_PROF=<dir>` writes a CPU profile of each service (embedded or at scale) into
  * `<dir>`, taken during the bench itself.
@@ -67,6 +67,7 @@ const SIZES = (process.env.BENCH_SIZES ?? '1024,1048576').split(',').map(parseSi
 /** `BENCH_METRICS`: fresh pairs of services, metrics off and on (`serving-metrics.ts`). */
 const PAIRS = Number(process.env.BENCH_PAIRS ?? 8);
 const CONTROL = process.env.BENCH_CONTROL === '1';
+const SCRAPED = process.env.BENCH_SCRAPE !== '0';
 /** The service with its memory cache off: every body read from the store. */
 const NO_CACHE = 'filehost, no cache';
 /**
@@ -310,7 +311,7 @@ async function main(): Promise<void> {
   if (BENCH_METRICS) {
     try {
       console.log(
-        `\nCDN serving bench, metrics on (B) against off (A), embedded — ${new Date().toISOString()} — wrk, 1 thread, ${CONNECTIONS} connections, ${SECONDS} s per run, ${PAIRS} pairs, each measured A B B A or B A A B${CONTROL ? '; CONTROL: metrics off on both sides' : ''}\n`,
+        `\nCDN serving bench, metrics on (B) against off (A), embedded — ${new Date().toISOString()} — wrk, 1 thread, ${CONNECTIONS} connections, ${SECONDS} s per run, ${PAIRS} pairs, each measured A B B A or B A A B${CONTROL ? '; CONTROL: metrics off on both sides' : SCRAPED ? '' : '; B not scraped'}\n`,
       );
       await reportRows(
         await metricsPairsBench({
@@ -322,6 +323,7 @@ async function main(): Promise<void> {
           seconds: SECONDS,
           connections: CONNECTIONS,
           control: CONTROL,
+          scraped: SCRAPED,
           floor: 0.97,
         }),
       );

@@ -21,7 +21,9 @@ import { type BenchRow, median } from './support.js';
  * whether "within 3%" is shown, refuted, or not decided by this many pairs.
  *
  * `BENCH_CONTROL=1` leaves metrics off on both sides: the same schedule measuring nothing,
- * the bench's own noise (its interval should hold 1).
+ * the bench's own noise (its interval should hold 1). `BENCH_SCRAPE=0` leaves B unscraped
+ * while it is measured (counting only): the pair then says what counting costs apart from
+ * the scrapes.
  */
 export interface MetricsBenchOptions {
   wrkPath: string;
@@ -33,6 +35,8 @@ export interface MetricsBenchOptions {
   seconds: number;
   connections: number;
   control: boolean;
+  /** B scraped every second (false: B counts, and nothing reads it while it is measured). */
+  scraped: boolean;
   /** The goal on B / A: 0.97 is "within 3%". */
   floor: number;
 }
@@ -129,7 +133,7 @@ async function startSide(
     service,
     urls,
     metricsUrl: scraped?.url ?? null,
-    scraper: scraped ? scrapeEverySecond(scraped.url) : null,
+    scraper: scraped && options.scraped ? scrapeEverySecond(scraped.url) : null,
   };
 }
 
@@ -200,7 +204,7 @@ export async function metricsPairsBench(options: MetricsBenchOptions): Promise<B
     const offRate = median(measured.flatMap((pair) => pair.a.map((r) => r.rps)));
     rows.push({
       comparison: 'serving from the CDN',
-      measure: `${name}, ${control ? 'control: metrics off on both sides' : 'metrics on'}, requests/s (median of ${pairsOf(measured.length)})`,
+      measure: `${name}, ${control ? 'control: metrics off on both sides' : options.scraped ? 'metrics on' : 'metrics on, not scraped'}, requests/s (median of ${pairsOf(measured.length)})`,
       filehost: rates.median * offRate,
       peer: { name: 'metrics off', value: offRate },
       goal: { op: '>=', target: options.floor },
