@@ -31,9 +31,36 @@ export class Batcher<Item, Result> {
     this.#size = this.#first;
   }
 
-  add(item: Item): Promise<Result> {
+  /**
+   * With `signal`: an item stopped before its call leaves is not sent (the others go
+   * without it), and one stopped after stops waiting; either way it rejects with the
+   * signal's reason. One stopped already is never queued: a signal aborted once never
+   * fires 'abort' again.
+   */
+  add(item: Item, signal?: AbortSignal): Promise<Result> {
     return new Promise((resolve, reject) => {
-      this.#queue.push({ item, resolve, reject });
+      if (signal?.aborted) {
+        reject(signal.reason);
+        return;
+      }
+      const entry = { item, resolve, reject };
+      if (signal) {
+        const stop = () => {
+          const at = this.#queue.indexOf(entry);
+          if (at >= 0) this.#queue.splice(at, 1);
+          reject(signal.reason);
+        };
+        signal.addEventListener('abort', stop, { once: true });
+        entry.resolve = (value) => {
+          signal.removeEventListener('abort', stop);
+          resolve(value);
+        };
+        entry.reject = (reason) => {
+          signal.removeEventListener('abort', stop);
+          reject(reason);
+        };
+      }
+      this.#queue.push(entry);
       if (this.#queue.length >= this.#size) this.#flush(true);
       else this.#timer ??= setTimeout(() => this.#flush(false), this.#windowMs);
     });

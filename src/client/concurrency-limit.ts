@@ -21,9 +21,10 @@ export function concurrencyLimit(limit: number): ConcurrencyLimit {
 /**
  * At most `limit` places held at once, each from when it is granted until its release
  * is called (once): for work that spans several callbacks rather than one task. The others
- * wait in the order they asked.
+ * wait in the order they asked; one whose `signal` aborts stops waiting (rejects with its
+ * reason) and leaves the line, so a file removed while it waits for a place never takes one.
  */
-export function places(limit: number): () => Promise<() => void> {
+export function places(limit: number): (signal?: AbortSignal) => Promise<() => void> {
   let free = limit;
   const waiting: ((release: () => void) => void)[] = [];
   // A place given back goes to the next one waiting, so none is taken twice.
@@ -32,11 +33,23 @@ export function places(limit: number): () => Promise<() => void> {
     if (next) next(release);
     else free++;
   };
-  return () =>
-    new Promise((granted) => {
-      if (free > 0) {
+  return (signal) =>
+    new Promise((granted, refused) => {
+      if (signal?.aborted) refused(signal.reason);
+      else if (free > 0) {
         free--;
         granted(release);
-      } else waiting.push(granted);
+      } else {
+        const leave = () => {
+          waiting.splice(waiting.indexOf(wait), 1);
+          refused(signal?.reason);
+        };
+        const wait = (place: () => void) => {
+          signal?.removeEventListener('abort', leave);
+          granted(place);
+        };
+        signal?.addEventListener('abort', leave, { once: true });
+        waiting.push(wait);
+      }
     });
 }
