@@ -549,6 +549,72 @@ describe('<file-uploader>', () => {
       expect(element.files.length).to.equal(19);
       expect(statuses(element).every((s) => s === 'done')).to.equal(true);
     });
+    it('a file paused and resumed while its batch request is on its way waits for that answer: stored once, reported once', async () => {
+      const p = await project();
+      const element = await uploader(p);
+      await network('hold', '/v1/upload/batch$', HELD);
+      await network('log');
+      const reported: string[] = [];
+      element.addEventListener('upload-success', (event) =>
+        reported.push((event as CustomEvent<{ record: FileRecord }>).detail.record.name),
+      );
+      const done = next(element, 'upload-complete', 30_000);
+      pick(element, [file('kept.bin', 500), file('resumed.bin', 500, undefined, 2)]);
+      await waitUntil(() => statuses(element).every((s) => s === 'uploading'), 'not sending', {
+        timeout: 10_000,
+      });
+      // Its bytes left with the other file's (which keeps the request going): the answer
+      // says whether the service holds them.
+      const resumed = element.files.find((f) => f.name === 'resumed.bin')?.id ?? '';
+      element.pauseFile(resumed);
+      element.resumeFile(resumed);
+      await network('release');
+      const { successful, failed } = await done;
+      expect(failed).to.deep.equal([]);
+      expect(successful.map((record) => record.name).sort()).to.deep.equal([
+        'kept.bin',
+        'resumed.bin',
+      ]);
+      expect(reported.sort()).to.deep.equal(['kept.bin', 'resumed.bin']);
+      expect(statuses(element)).to.deep.equal(['done', 'done']);
+      // Not sent again alone (a sign, a PUT, a complete): the service holds one of each.
+      expect(others((await network('log')) as string[])).to.deep.equal([]);
+      expect((await usage(p.publishableKey)).files).to.equal(2);
+    });
+
+    it('a file resumed after every file of its batch request was paused starts again alone, untouched by the end of that request', async () => {
+      const p = await project();
+      const element = await uploader(p);
+      await network('hold', '/v1/upload/batch$', HELD);
+      const errors: string[] = [];
+      element.addEventListener('upload-error', (event) =>
+        errors.push((event as CustomEvent<{ file: { name: string } }>).detail.file.name),
+      );
+      pick(element, [file('stays.bin', 500), file('goes.bin', 500, undefined, 2)]);
+      await waitUntil(() => statuses(element).every((s) => s === 'uploading'), 'not sending', {
+        timeout: 10_000,
+      });
+      const [stays, goes] = ['stays.bin', 'goes.bin'].map(
+        (name) => element.files.find((f) => f.name === name)?.id ?? '',
+      );
+      // Both paused: the request is called off (the service keeps neither); then one resumed
+      // before the page has heard that request end.
+      element.pauseFile(stays ?? '');
+      element.pauseFile(goes ?? '');
+      element.resumeFile(goes ?? '');
+      await network('release');
+      const status = (name: string) => element.files.find((f) => f.name === name)?.status;
+      // The called-off request's end is not a failure of the resumed file's own attempt
+      // (which would show it retrying, then send it again).
+      await waitUntil(
+        () => ['done', 'retrying', 'failed'].includes(status('goes.bin') ?? ''),
+        'goes.bin never ended',
+        { timeout: 30_000 },
+      );
+      expect([status('stays.bin'), status('goes.bin')]).to.deep.equal(['paused', 'done']);
+      expect(errors).to.deep.equal([]);
+      expect((await usage(p.publishableKey)).files).to.equal(1);
+    });
   });
 
   describe('adding files', () => {

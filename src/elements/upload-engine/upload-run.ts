@@ -170,12 +170,26 @@ export class UploadRuns implements UppyHooks {
     this.#host.requestUpdate();
   }
 
-  /** Carries on with a paused file, sending only what the service does not hold yet. */
+  /**
+   * Carries on with a paused file, sending only what the service does not hold yet. One whose
+   * batch request is still on its way waits for its answer (its bytes may be in already):
+   * done if they are, else it starts again alone.
+   */
   resume(id: string): void {
     const upload = this.uploads.get(id);
     if (!upload?.paused) return;
     upload.paused = false;
-    this.start(id);
+    const { batch } = upload;
+    if (!batch) {
+      this.start(id);
+      return;
+    }
+    this.uppy?.setFileState(id, { error: null });
+    void batch.then(() => {
+      // Still that file, unanswered, not paused again, and not started since by another resume.
+      const waiting = this.uploads.get(id) === upload && upload.outcome === 'running';
+      if (waiting && !upload.paused && upload.abort?.signal.aborted) this.start(id);
+    });
   }
 
   retry(id: string): void {
