@@ -1284,6 +1284,35 @@ describe('<file-uploader>', () => {
       retry.click();
       expect((await success).record.name).to.equal('again.txt');
     });
+
+    it('a file removed while its batched completion is on its way, then added again: that answer is not the new row’s', async () => {
+      const p = await project();
+      const element = await uploader(p);
+      const reported: string[] = [];
+      element.addEventListener('upload-success', (event) =>
+        reported.push((event as CustomEvent<{ record: FileRecord }>).detail.record.name),
+      );
+      // Signed together, so completed by one batch call (which goes on for the other file);
+      // the sign of the file added again is held too (the first, batched, sign goes on).
+      await network('hold', '/v1/uploads/complete$|/v1/uploads/sign$', HELD, false, 1);
+      const again = file('again.bin', OVER_BATCH, undefined, 9);
+      pick(element, [again, file('other.bin', OVER_BATCH, undefined, 8)]);
+      await waitUntil(async () => (await network('held')) === 1, 'the complete not held', LOADED);
+      element.removeFile(element.files.find((f) => f.name === 'again.bin')?.id ?? '');
+      // The same file again: the same id in Uppy, a new upload of its own.
+      element.addFiles([again]);
+      await waitUntil(async () => (await network('held')) === 2, 'its sign not held', LOADED);
+      const done = next(element, 'upload-complete', 20_000);
+      // The old answer lands first: the new row still has its PUT and complete to go.
+      await network('release');
+      const { successful } = await done;
+      expect(successful.map((record) => record.name).sort()).to.deep.equal([
+        'again.bin',
+        'other.bin',
+      ]);
+      expect(reported.sort()).to.deep.equal(['again.bin', 'other.bin']);
+      expect(statuses(element)).to.deep.equal(['done', 'done']);
+    });
   });
 
   describe('pause and resume', () => {
