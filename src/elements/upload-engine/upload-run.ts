@@ -439,7 +439,8 @@ export class UploadRuns implements UppyHooks {
         },
       );
       void refusalWords.then(() => {
-        if (this.uploads.get(id) === upload && upload.abort === attempt) {
+        // Paused (or removed, or started again) while they came: as any paused file's failure.
+        if (this.uploads.get(id) === upload && upload.abort === attempt && !upload.paused) {
           this.#failed(id, upload, cause);
         }
       });
