@@ -16,8 +16,12 @@ export class Batcher<Item, Result> {
   readonly #first: number;
   /** How many items close the batch now being gathered. */
   #size: number;
-  #queue: { item: Item; resolve: (value: Result) => void; reject: (reason: unknown) => void }[] =
-    [];
+  #queue: {
+    item: Item;
+    signal?: AbortSignal;
+    resolve: (value: Result) => void;
+    reject: (reason: unknown) => void;
+  }[] = [];
   #timer: ReturnType<typeof setTimeout> | null = null;
 
   constructor(
@@ -33,34 +37,13 @@ export class Batcher<Item, Result> {
 
   /**
    * With `signal`: an item stopped before its call leaves is not sent (the others go
-   * without it), and one stopped after stops waiting; either way it rejects with the
-   * signal's reason. One stopped already is never queued: a signal aborted once never
-   * fires 'abort' again.
+   * without it); it rejects with the signal's reason. (Looked at, not listened to: one
+   * signal may stop hundreds of items, and no listener is left behind on it.)
    */
   add(item: Item, signal?: AbortSignal): Promise<Result> {
     return new Promise((resolve, reject) => {
-      if (signal?.aborted) {
-        reject(signal.reason);
-        return;
-      }
-      const entry = { item, resolve, reject };
-      if (signal) {
-        const stop = () => {
-          const at = this.#queue.indexOf(entry);
-          if (at >= 0) this.#queue.splice(at, 1);
-          reject(signal.reason);
-        };
-        signal.addEventListener('abort', stop, { once: true });
-        entry.resolve = (value) => {
-          signal.removeEventListener('abort', stop);
-          resolve(value);
-        };
-        entry.reject = (reason) => {
-          signal.removeEventListener('abort', stop);
-          reject(reason);
-        };
-      }
-      this.#queue.push(entry);
+      if (signal?.aborted) return reject(signal.reason);
+      this.#queue.push({ item, signal, resolve, reject });
       if (this.#queue.length >= this.#size) this.#flush(true);
       else this.#timer ??= setTimeout(() => this.#flush(false), this.#windowMs);
     });
@@ -69,7 +52,10 @@ export class Batcher<Item, Result> {
   #flush(full: boolean): void {
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = null;
-    const batch = this.#queue.splice(0, this.#size);
+    const batch = this.#queue.splice(0, this.#size).filter(({ signal, reject }) => {
+      if (signal?.aborted) reject(signal.reason);
+      return !signal?.aborted;
+    });
     this.#size = full ? Math.min(this.#max, this.#size * 4) : this.#first;
     if (this.#queue.length > 0) this.#timer = setTimeout(() => this.#flush(false), this.#windowMs);
     if (batch.length === 0) return;

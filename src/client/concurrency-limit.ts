@@ -21,10 +21,9 @@ export function concurrencyLimit(limit: number): ConcurrencyLimit {
 /**
  * At most `limit` places held at once, each from when it is granted until its release
  * is called (once): for work that spans several callbacks rather than one task. The others
- * wait in the order they asked; one whose `signal` aborts stops waiting (rejects with its
- * reason) and leaves the line, so a file removed while it waits for a place never takes one.
+ * wait in the order they asked.
  */
-export function places(limit: number): (signal?: AbortSignal) => Promise<() => void> {
+export function places(limit: number): () => Promise<() => void> {
   let free = limit;
   const waiting: ((release: () => void) => void)[] = [];
   // A place given back goes to the next one waiting, so none is taken twice.
@@ -33,23 +32,11 @@ export function places(limit: number): (signal?: AbortSignal) => Promise<() => v
     if (next) next(release);
     else free++;
   };
-  return (signal) =>
-    new Promise((granted, refused) => {
-      if (signal?.aborted) refused(signal.reason);
-      else if (free > 0) {
+  return () =>
+    new Promise((granted) => {
+      if (free > 0) {
         free--;
         granted(release);
-      } else {
-        const leave = () => {
-          waiting.splice(waiting.indexOf(wait), 1);
-          refused(signal?.reason);
-        };
-        const wait = (place: () => void) => {
-          signal?.removeEventListener('abort', leave);
-          granted(place);
-        };
-        signal?.addEventListener('abort', leave, { once: true });
-        waiting.push(wait);
-      }
+      } else waiting.push(granted);
     });
 }

@@ -78,11 +78,11 @@ export class UploadSequence {
    * it completes or fails: shared by every sequence of one uploader (an element with
    * several endpoints holds one set, since the service counts per address).
    */
-  readonly pending: (signal?: AbortSignal) => Promise<() => void>;
+  readonly pending: () => Promise<() => void>;
 
   constructor(
     api: SequenceCalls,
-    options: { pending?: (signal?: AbortSignal) => Promise<() => void>; windowMs?: number } = {},
+    options: { pending?: () => Promise<() => void>; windowMs?: number } = {},
   ) {
     this.api = api;
     this.session = new UploadSession(api, options);
@@ -130,8 +130,7 @@ export async function runSequence(
   job: SequenceJob & { signed?: (plan: UploadPlan, together: boolean) => Promise<void> | void },
   send: (plan: UploadPlan) => Promise<void>,
 ): Promise<FileRecord> {
-  // A file stopped while it waits for a place leaves the line (`places`).
-  const release = await sequence.pending(job.signal);
+  const release = await sequence.pending();
   try {
     const { plan, state, together } = await sequence.prepare(job);
     if (!state) await job.signed?.(plan, together);

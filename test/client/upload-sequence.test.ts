@@ -151,47 +151,4 @@ describe('UploadSequence: the upload sequence of both uploaders', () => {
       paths.join(),
     );
   });
-
-  // (Without the line's signal the stopped file waits for the held place, which is let go
-  // only after it settles: the timeout says so instead of a hang.)
-  it('a file stopped while it waits for a place leaves the line: it rejects at once, takes no place, signs nothing', {
-    timeout: 20_000,
-  }, async () => {
-    const { client, calls } = recordingClient();
-    const sequence = new UploadSequence(client, { pending: places(1) });
-    let letFirstSend = () => {};
-    const firstSending = new Promise<void>((resolve) => {
-      letFirstSend = resolve;
-    });
-    let sent = () => {};
-    const mayFinish = new Promise<void>((resolve) => {
-      sent = resolve;
-    });
-    const upload = (name: string, signal?: AbortSignal) =>
-      runSequence(sequence, { request: () => ({ name, size: 4 }), signal }, async (plan) => {
-        if (name === 'holder.bin') {
-          letFirstSend();
-          await mayFinish;
-        }
-        const [only] = plan.parts;
-        assert.ok(only);
-        await client.uploadPart(only, new Blob([new Uint8Array([1, 2, 3, 4])]));
-      });
-    const holder = upload('holder.bin');
-    await firstSending;
-    // The one place is held (signed, not finished): the next waits for it.
-    const stop = new AbortController();
-    const waiting = upload('stopped.bin', stop.signal);
-    stop.abort(new DOMException('removed', 'AbortError'));
-    // Settled while the place is still held: it no longer waits for it.
-    await assert.rejects(waiting, (error: unknown) => error === stop.signal.reason);
-    sent();
-    // The place it left goes to the next one asking, not to the stopped file.
-    const [first, next] = await Promise.all([holder, upload('next.bin')]);
-    assert.deepEqual([first.name, next.name], ['holder.bin', 'next.bin']);
-    const signed = callsTo(calls, '/v1/uploads/sign').map(
-      (call) => (call.body as { name: string }).name,
-    );
-    assert.deepEqual(signed, ['holder.bin', 'next.bin']);
-  });
 });

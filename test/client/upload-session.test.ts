@@ -136,7 +136,7 @@ describe('UploadSession: sign and complete, batched', () => {
     );
   });
 
-  it('leaves a file stopped while its batch sign gathers out of it: not signed, and it rejects at once', async () => {
+  it('leaves a file stopped while its batch sign gathers out of it: not signed, it rejects with its reason', async () => {
     const { session, calls } = pageSession();
     const stop = new AbortController();
     const kept = [

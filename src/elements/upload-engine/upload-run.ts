@@ -299,7 +299,9 @@ export class UploadRuns implements UppyHooks {
         },
       );
       const current = this.uppy?.getFile(id);
-      if (current) this.succeeded(current, upload, record);
+      // Removed while its complete was on its way (maybe added again since, under the same
+      // id): that answer is not the row's now.
+      if (current && !signal.aborted) this.succeeded(current, upload, record);
     } catch (error) {
       // Paused or removed: Uppy's uploaders skip it (it has an error, or is gone).
       if (signal.aborted || error === HEARD) return;
