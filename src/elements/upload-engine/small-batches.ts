@@ -71,7 +71,6 @@ export class SmallBatches {
     }
     // One change of Uppy's state for all of them: each change copies its whole map of files.
     uppy.patchFilesState(started);
-    const heard = answers(items);
     const current = (item: BatchItem) =>
       runs.uploads.get(item.id) === item.upload && item.upload.outcome === 'running';
     const outcome: BatchOutcome = {
@@ -81,39 +80,29 @@ export class SmallBatches {
       },
       succeeded: (item, record) => {
         const file = uppy.getFile(item.id);
-        if (current(item) && file) {
-          // Uploaded from here on, also for whoever reads the files as the page hears progress.
-          item.upload.record = record;
-          // Paused while its request was on its way: its bytes are in all the same.
-          if (item.upload.paused) {
-            item.upload.paused = false;
-            uppy.setFileState(item.id, { error: null });
-          }
-          runs.callbacks.progress(summary(file), record.size, record.size);
-          runs.succeeded(file, item.upload, record);
-          runs.changed();
-        }
-        heard(item);
+        if (!current(item) || !file) return;
+        // Uploaded from here on, also for whoever reads the files as the page hears progress.
+        item.upload.record = record;
+        // Paused while its request was on its way (resumed or not): its bytes are in all the same.
+        item.upload.paused = false;
+        if (file.error) uppy.setFileState(item.id, { error: null });
+        runs.callbacks.progress(summary(file), record.size, record.size);
+        runs.succeeded(file, item.upload, record);
+        runs.changed();
       },
       failed: (item, error) => {
-        if (current(item) && !item.upload.abort?.signal.aborted)
-          runs.fail(item.id, error, 'upload');
-        heard(item);
+        if (!current(item) || item.upload.abort?.signal.aborted) return;
+        runs.fail(item.id, error, 'upload');
       },
     };
     // Not fetched (offline, not deployed): each file fails as its first request would, and
     // is retried alone by the usual steps.
-    loadChunk(() => import('./batch-upload.js'))
-      .then(
-        (batch) => batch.sendInBatches(items, this.#connections, outcome),
-        (error: unknown) => {
-          for (const item of items) outcome.failed(item, error);
-        },
-      )
-      // Left out of every request (stopped before its request left): nothing more to hear.
-      .finally(() => {
-        for (const item of items) heard(item);
-      });
+    loadChunk(() => import('./batch-upload.js')).then(
+      (batch) => batch.sendInBatches(items, this.#connections, outcome),
+      (error: unknown) => {
+        for (const item of items) outcome.failed(item, error);
+      },
+    );
   }
 
   /** The element left the page: nothing gathered is sent. */
@@ -122,27 +111,4 @@ export class SmallBatches {
     this.#timer = null;
     this.#gathered.length = 0;
   }
-}
-
-/**
- * Marks each file's batch request as on its way (`FileUpload.batch`, what a resume waits
- * for); the function answered says one file's answer was heard (once is enough).
- */
-function answers(items: BatchItem[]): (item: BatchItem) => void {
-  const waiting = new Map<BatchItem, { settled: Promise<void>; resolve: () => void }>();
-  for (const item of items) {
-    let resolve = () => {};
-    const settled = new Promise<void>((done) => {
-      resolve = done;
-    });
-    waiting.set(item, { settled, resolve });
-    item.upload.batch = settled;
-  }
-  return (item) => {
-    const entry = waiting.get(item);
-    if (!entry) return;
-    waiting.delete(item);
-    if (item.upload.batch === entry.settled) item.upload.batch = null;
-    entry.resolve();
-  };
 }

@@ -179,16 +179,16 @@ export class UploadRuns implements UppyHooks {
     const upload = this.uploads.get(id);
     if (!upload?.paused) return;
     upload.paused = false;
-    const { batch } = upload;
-    if (!batch) {
-      this.start(id);
-      return;
-    }
-    this.uppy?.setFileState(id, { error: null });
-    void batch.then(() => {
-      // Still that file, unanswered, not paused again, and not started since by another resume.
-      const waiting = this.uploads.get(id) === upload && upload.outcome === 'running';
-      if (waiting && !upload.paused && upload.abort?.signal.aborted) this.start(id);
+    if (!upload.batch) return this.start(id);
+    // (Then still that file, unanswered, not paused again, nor started by another resume.)
+    void upload.batch.then(() => {
+      if (
+        this.uploads.get(id) === upload &&
+        upload.outcome === 'running' &&
+        !upload.paused &&
+        upload.abort?.signal.aborted
+      )
+        this.start(id);
     });
   }
 
