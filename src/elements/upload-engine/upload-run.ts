@@ -179,17 +179,18 @@ export class UploadRuns implements UppyHooks {
     const upload = this.uploads.get(id);
     if (!upload?.paused) return;
     upload.paused = false;
-    if (!upload.batch) return this.start(id);
-    // (Then still that file, unanswered, not paused again, nor started by another resume.)
-    void upload.batch.then(() => {
-      if (
-        this.uploads.get(id) === upload &&
-        upload.outcome === 'running' &&
-        !upload.paused &&
-        upload.abort?.signal.aborted
-      )
-        this.start(id);
-    });
+    if (upload.batch) {
+      // (Then still that file, its bytes not in, not paused again, nor started by another resume.)
+      void upload.batch.then(() => {
+        if (
+          this.uploads.get(id) === upload &&
+          !upload.record &&
+          !upload.paused &&
+          upload.abort?.signal.aborted
+        )
+          this.start(id);
+      });
+    } else this.start(id);
   }
 
   retry(id: string): void {
