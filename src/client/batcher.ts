@@ -16,8 +16,12 @@ export class Batcher<Item, Result> {
   readonly #first: number;
   /** How many items close the batch now being gathered. */
   #size: number;
-  #queue: { item: Item; resolve: (value: Result) => void; reject: (reason: unknown) => void }[] =
-    [];
+  #queue: {
+    item: Item;
+    signal?: AbortSignal;
+    resolve: (value: Result) => void;
+    reject: (reason: unknown) => void;
+  }[] = [];
   #timer: ReturnType<typeof setTimeout> | null = null;
 
   constructor(
@@ -31,9 +35,14 @@ export class Batcher<Item, Result> {
     this.#size = this.#first;
   }
 
-  add(item: Item): Promise<Result> {
+  /**
+   * With `signal`: an item stopped before its call leaves is not sent (the others go
+   * without it); it rejects with the signal's reason. (Looked at as the call leaves, not
+   * listened to: one signal may stop hundreds of items, Node warns past 10 listeners.)
+   */
+  add(item: Item, signal?: AbortSignal): Promise<Result> {
     return new Promise((resolve, reject) => {
-      this.#queue.push({ item, resolve, reject });
+      this.#queue.push({ item, signal, resolve, reject });
       if (this.#queue.length >= this.#size) this.#flush(true);
       else this.#timer ??= setTimeout(() => this.#flush(false), this.#windowMs);
     });
@@ -42,7 +51,10 @@ export class Batcher<Item, Result> {
   #flush(full: boolean): void {
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = null;
-    const batch = this.#queue.splice(0, this.#size);
+    // A stopped item is rejected (which answers nothing: left out) instead of sent.
+    const batch = this.#queue
+      .splice(0, this.#size)
+      .filter(({ signal, reject }) => !signal?.aborted || reject(signal.reason));
     this.#size = full ? Math.min(this.#max, this.#size * 4) : this.#first;
     if (this.#queue.length > 0) this.#timer = setTimeout(() => this.#flush(false), this.#windowMs);
     if (batch.length === 0) return;

@@ -62,6 +62,8 @@ export async function followImport(
  * shared with the upload engine's chunk would be split into a third file both must fetch.
  */
 async function nextLook(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  // Aborted as the last answer came: a signal aborted already never fires 'abort' again.
+  signal?.throwIfAborted();
   await new Promise<void>((resolve) => {
     const done = () => {
       clearTimeout(timer);

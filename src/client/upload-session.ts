@@ -77,6 +77,9 @@ interface SignJob extends CallOptions {
  * `index`) fails that file with the error a single sign would give it, and signs the others
  * again together; a batch complete answers each upload's own result. A batch call that
  * fails as a whole fails each of its files; retrying is the caller's (each by its rules).
+ * A file stopped (its `signal`) while its call gathers others is left out of it: a file
+ * removed within the window is neither signed (an unfinished upload the service counts
+ * against the address) nor completed.
  */
 export class UploadSession {
   readonly api: UploadCalls;
@@ -96,12 +99,12 @@ export class UploadSession {
 
   async sign(request: SignRequest, options: CallOptions = {}): Promise<Signed> {
     const job: SignJob = { request, signal: options.signal };
-    const signed = await this.#sign.add(job);
+    const signed = await this.#sign.add(job, options.signal);
     return { signed, together: job.together === true };
   }
 
   complete(job: CompleteJob): Promise<FileRecord> {
-    return this.#complete.add(job);
+    return this.#complete.add(job, job.signal);
   }
 
   #signAll(jobs: SignJob[]): Promise<PromiseSettledResult<SignResponse>[]> {

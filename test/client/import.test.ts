@@ -125,4 +125,30 @@ describe('the typed client: importFromUrl', () => {
     setTimeout(() => controller.abort(), 500);
     await assert.rejects(waiting, (error: unknown) => (error as Error).name === 'AbortError');
   });
+
+  it('stops at once when its signal aborted as an answer arrived (before the wait for the next look)', {
+    timeout: 20_000,
+  }, async () => {
+    const controller = new AbortController();
+    // The start's answer read whole, then the signal aborted before the client sees it: the
+    // wait for the next look begins on a signal aborted already (which never fires again).
+    const stopping = new FilehostClient({
+      endpoint: t.apiUrl,
+      apiKey: t.secretKey,
+      fetch: async (input, init) => {
+        const answer = await fetch(input, init);
+        const body = await answer.text();
+        if (init?.method === 'POST') controller.abort();
+        return new Response(body, { status: answer.status, headers: answer.headers });
+      },
+    });
+    await assert.rejects(
+      stopping.importFromUrl(`${remoteUrl}/held`, {
+        // Far longer than the test's own timeout: only a stop that does not wait for it passes.
+        pollIntervalMs: 600_000,
+        signal: controller.signal,
+      }),
+      (error: unknown) => (error as Error).name === 'AbortError',
+    );
+  });
 });

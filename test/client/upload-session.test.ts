@@ -136,6 +136,79 @@ describe('UploadSession: sign and complete, batched', () => {
     );
   });
 
+  it('leaves a file stopped while its batch sign gathers out of it: not signed, it rejects with its reason', async () => {
+    const { session, calls } = pageSession();
+    const stop = new AbortController();
+    const kept = [
+      session.sign({ name: 'kept-a', size: 3 }),
+      session.sign({ name: 'kept-b', size: 4 }),
+    ];
+    const stopped = session.sign({ name: 'stopped', size: 5 }, { signal: stop.signal });
+    // Within the window: the batch call has not left (it leaves on a timer).
+    stop.abort(new DOMException('removed', 'AbortError'));
+    await assert.rejects(stopped, (error: unknown) => error === stop.signal.reason);
+    await Promise.all(kept);
+    assert.deepEqual(
+      signCalls(calls).map((body) =>
+        (body as { files: { name: string }[] }).files.map((f) => f.name),
+      ),
+      [['kept-a', 'kept-b']],
+    );
+  });
+
+  it('signs nothing for a file stopped before it asks (a signal aborted already never fires again)', async () => {
+    const { session, calls } = pageSession();
+    const reason = new DOMException('paused', 'AbortError');
+    await assert.rejects(
+      session.sign({ name: 'late', size: 3 }, { signal: AbortSignal.abort(reason) }),
+      (error: unknown) => error === reason,
+    );
+    // Another sign's window passes with nothing queued: no call at all.
+    await session.sign({ name: 'next', size: 2 });
+    assert.deepEqual(signCalls(calls), [{ name: 'next', size: 2 }]);
+  });
+
+  it('leaves a completion stopped while its batch gathers out of it: that upload stays unfinished', async () => {
+    const { session, calls } = pageSession();
+    const signed = await Promise.all(
+      [0, 1, 2].map((index) => session.sign({ name: `s${index}`, size: 8 })),
+    );
+    for (const { signed: upload } of signed) {
+      const part = upload.parts[0];
+      assert.ok(part);
+      await partAccepted(
+        await fetch(part.url, { method: 'PUT', headers: part.headers, body: patternBytes(8) }),
+        part,
+      );
+    }
+    const stop = new AbortController();
+    const completions = signed.map(({ signed: upload, together }, index) =>
+      session.complete({
+        id: upload.id,
+        uploadToken: upload.uploadToken,
+        together,
+        signal: index === 2 ? stop.signal : undefined,
+      }),
+    );
+    stop.abort();
+    const outcomes = await Promise.allSettled(completions);
+    assert.deepEqual(
+      outcomes.map((outcome) => outcome.status),
+      ['fulfilled', 'fulfilled', 'rejected'],
+    );
+    const [batch, ...more] = calls.filter((call) => call.path === '/v1/uploads/complete');
+    assert.equal(more.length, 0);
+    assert.ok(batch, 'one batch call');
+    assert.deepEqual(
+      (batch.body as { uploads: { id: string }[] }).uploads.map((entry) => entry.id),
+      signed.slice(0, 2).map(({ signed: upload }) => upload.id),
+    );
+    const third = signed[2]?.signed;
+    assert.ok(third);
+    const state = await t.api(`/v1/uploads/${third.id}`);
+    assert.equal(((await state.json()) as { status: string }).status, 'pending');
+  });
+
   it('completes a lone file signed alone by the single call, its token in X-Upload-Token', async () => {
     const { session, calls } = pageSession();
     const { signed, together } = await session.sign({ name: 'lone.bin', size: 6 });

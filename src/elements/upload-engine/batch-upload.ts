@@ -46,6 +46,35 @@ export interface BatchOutcome {
 export async function sendInBatches(
   items: BatchItem[],
   connections: Connections,
+  told: BatchOutcome,
+): Promise<void> {
+  // Each file's request is on its way until its answer was told (or it was left out): a
+  // file resumed meanwhile waits for that (`FileUpload.batch`).
+  const heard = new Map<BatchItem, () => void>();
+  for (const item of items) {
+    item.upload.batch = new Promise((resolve) => heard.set(item, resolve));
+  }
+  const outcome: BatchOutcome = {
+    sending: told.sending,
+    succeeded: (item, record) => {
+      told.succeeded(item, record);
+      heard.get(item)?.();
+    },
+    failed: (item, error) => {
+      told.failed(item, error);
+      heard.get(item)?.();
+    },
+  };
+  try {
+    await sendAll(items, connections, outcome);
+  } finally {
+    for (const answered of heard.values()) answered();
+  }
+}
+
+async function sendAll(
+  items: BatchItem[],
+  connections: Connections,
   outcome: BatchOutcome,
 ): Promise<void> {
   const perRequest = Math.min(

@@ -70,6 +70,12 @@ export interface FileUpload {
   prepared?: Promise<void> | null;
   /** Ends the send step of the attempt under way (set while Uppy's uploaders send it). */
   sent?: { resolve(): void; reject(reason: unknown): void } | null;
+  /**
+   * Its batch upload's request (`batch-upload.ts`): settles once that request's answer for
+   * it was heard (or it was left out). A file resumed before waits for it instead of sending
+   * its bytes again (`UploadRuns.resume`).
+   */
+  batch?: Promise<void> | null;
   /** Our own step under way, between Uppy's events. */
   step?: 'preparing' | 'finishing' | null;
   /** How its upload went since the page last heard "all done"; null when it has not run. */

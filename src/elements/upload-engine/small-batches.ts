@@ -83,11 +83,9 @@ export class SmallBatches {
         if (!current(item) || !file) return;
         // Uploaded from here on, also for whoever reads the files as the page hears progress.
         item.upload.record = record;
-        // Paused while its request was on its way: its bytes are in all the same.
-        if (item.upload.paused) {
-          item.upload.paused = false;
-          uppy.setFileState(item.id, { error: null });
-        }
+        // Paused while its request was on its way (resumed or not): its bytes are in all the same.
+        item.upload.paused = false;
+        if (file.error) uppy.setFileState(item.id, { error: null });
         runs.callbacks.progress(summary(file), record.size, record.size);
         runs.succeeded(file, item.upload, record);
         runs.changed();

@@ -170,12 +170,27 @@ export class UploadRuns implements UppyHooks {
     this.#host.requestUpdate();
   }
 
-  /** Carries on with a paused file, sending only what the service does not hold yet. */
+  /**
+   * Carries on with a paused file, sending only what the service does not hold yet. One whose
+   * batch request is still on its way waits for its answer (its bytes may be in already):
+   * done if they are, else it starts again alone.
+   */
   resume(id: string): void {
     const upload = this.uploads.get(id);
     if (!upload?.paused) return;
     upload.paused = false;
-    this.start(id);
+    if (upload.batch) {
+      // (Then still that file, its bytes not in, not paused again, nor started by another resume.)
+      void upload.batch.then(() => {
+        if (
+          this.uploads.get(id) === upload &&
+          !upload.record &&
+          !upload.paused &&
+          upload.abort?.signal.aborted
+        )
+          this.start(id);
+      });
+    } else this.start(id);
   }
 
   retry(id: string): void {
@@ -285,7 +300,9 @@ export class UploadRuns implements UppyHooks {
         },
       );
       const current = this.uppy?.getFile(id);
-      if (current) this.succeeded(current, upload, record);
+      // Removed while its complete was on its way (maybe added again since, under the same
+      // id): that answer is not the row's now.
+      if (current && !signal.aborted) this.succeeded(current, upload, record);
     } catch (error) {
       // Paused or removed: Uppy's uploaders skip it (it has an error, or is gone).
       if (signal.aborted || error === HEARD) return;
@@ -425,7 +442,8 @@ export class UploadRuns implements UppyHooks {
         },
       );
       void refusalWords.then(() => {
-        if (this.uploads.get(id) === upload && upload.abort === attempt) {
+        // Paused (or removed, or started again) while they came: as any paused file's failure.
+        if (this.uploads.get(id) === upload && upload.abort === attempt && !upload.paused) {
           this.#failed(id, upload, cause);
         }
       });
