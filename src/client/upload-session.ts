@@ -35,6 +35,11 @@ export interface UploadCalls {
 /** How long a sign or complete waits for others to join it; short enough not to be seen. */
 const BATCH_WINDOW_MS = 15;
 /**
+ * How long at most a complete waits for the complete call on its way to be answered, so that
+ * files finishing one after another are completed in a few calls (see `Batcher`'s `hold`).
+ */
+const COMPLETE_HOLD_MS = 250;
+/**
  * The first sign of a burst carries this many files (more than the 6 connections a browser
  * opens), so their PUTs start while the rest are signed in calls of 32, then 100.
  */
@@ -83,7 +88,7 @@ export class UploadSession {
   readonly #sign: Batcher<SignJob, SignResponse>;
   readonly #complete: Batcher<CompleteJob, FileRecord>;
 
-  constructor(api: UploadCalls, options: { windowMs?: number } = {}) {
+  constructor(api: UploadCalls, options: { windowMs?: number; completeHoldMs?: number } = {}) {
     this.api = api;
     const windowMs = options.windowMs ?? BATCH_WINDOW_MS;
     this.#sign = new Batcher((jobs) => this.#signAll(jobs), {
@@ -91,7 +96,11 @@ export class UploadSession {
       max: MAX_BATCH,
       first: FIRST_SIGN_BATCH,
     });
-    this.#complete = new Batcher((jobs) => this.#completeAll(jobs), { windowMs, max: MAX_BATCH });
+    this.#complete = new Batcher((jobs) => this.#completeAll(jobs), {
+      windowMs,
+      max: MAX_BATCH,
+      hold: options.completeHoldMs ?? COMPLETE_HOLD_MS,
+    });
   }
 
   async sign(request: SignRequest, options: CallOptions = {}): Promise<Signed> {
