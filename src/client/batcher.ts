@@ -4,34 +4,30 @@
  * (at most `max`). `send` answers one settled result per item, in order, so one item's
  * failure is that item's alone.
  *
- * With `first`, a burst of items (many added at once) goes out in growing calls: the first
- * carries `first` items and goes at once, each next one up to four times as many, up to
+ * With `first` (at most `max`), a burst of items (many added at once) goes out in growing
+ * calls: the first carries `first` items and goes at once, each next one up to four times as many, up to
  * `max`; a call sent by the window's end ends the burst. What waits on the first items
  * (their PUTs) can then start long before a call of `max` would have been answered.
  *
- * With `hold`, items whose window ends while a call is on its way wait for its answer (at
- * most `hold` ms from the first of them), so that a steady stream of items (files whose
- * bytes land one after another) goes in a few calls rather than one per window: each call
- * costs the page and the service far more than an item in it does. An item alone, with no
- * call on its way, still goes at its window's end.
+ * With `hold`, items added while a call is on its way wait for its answer instead of a window
+ * (at most `hold` ms), so that a steady stream of items (files whose bytes land one after
+ * another) goes in a few calls rather than one per window: each call costs the page and the
+ * service far more than an item in it does. An item added with no call on its way still
+ * goes at its window's end.
  */
 export class Batcher<Item, Result> {
   readonly #send: (items: Item[]) => Promise<PromiseSettledResult<Result>[]>;
   readonly #windowMs: number;
   readonly #max: number;
   readonly #first: number;
-  readonly #hold: number;
+  readonly #hold: number | undefined;
   /** How many items close the batch now being gathered. */
   #size: number;
   /** Calls sent and not answered yet. */
   #sending = 0;
-  /** When the oldest item waiting was added (ms, `Date.now`). */
-  #since = 0;
-  /** The window ended while a call was on its way: sent when one is answered (`hold`). */
-  #held = false;
   #queue: { item: Item; resolve: (value: Result) => void; reject: (reason: unknown) => void }[] =
     [];
-  #timer: ReturnType<typeof setTimeout> | null = null;
+  #timer?: ReturnType<typeof setTimeout>;
 
   constructor(
     send: (items: Item[]) => Promise<PromiseSettledResult<Result>[]>,
@@ -40,42 +36,30 @@ export class Batcher<Item, Result> {
     this.#send = send;
     this.#windowMs = options.windowMs;
     this.#max = options.max;
-    this.#first = Math.min(options.first ?? options.max, options.max);
-    this.#hold = options.hold ?? 0;
+    this.#first = options.first ?? options.max;
+    this.#hold = options.hold;
     this.#size = this.#first;
   }
 
   add(item: Item): Promise<Result> {
     return new Promise((resolve, reject) => {
-      if (this.#queue.length === 0) this.#since = Date.now();
       this.#queue.push({ item, resolve, reject });
       if (this.#queue.length >= this.#size) this.#flush(true);
-      else this.#timer ??= setTimeout(() => this.#due(), this.#windowMs);
+      else {
+        this.#timer ??= setTimeout(
+          () => this.#flush(false),
+          (this.#sending && this.#hold) || this.#windowMs,
+        );
+      }
     });
   }
 
-  /** The window ended: the items go now, or wait for the call on its way (`hold`). */
-  #due(): void {
-    this.#timer = null;
-    const waited = Date.now() - this.#since;
-    if (this.#sending > 0 && waited < this.#hold) {
-      this.#held = true;
-      this.#timer = setTimeout(() => this.#flush(false), this.#hold - waited);
-      return;
-    }
-    this.#flush(false);
-  }
-
   #flush(full: boolean): void {
-    if (this.#timer) clearTimeout(this.#timer);
-    this.#timer = null;
-    this.#held = false;
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
     const batch = this.#queue.splice(0, this.#size);
     this.#size = full ? Math.min(this.#max, this.#size * 4) : this.#first;
-    if (this.#queue.length > 0) {
-      this.#since = Date.now();
-      this.#timer = setTimeout(() => this.#due(), this.#windowMs);
-    }
+    if (this.#queue.length) this.#timer = setTimeout(() => this.#flush(false), this.#windowMs);
     if (batch.length === 0) return;
     this.#sending++;
     this.#send(batch.map((entry) => entry.item))
@@ -92,7 +76,8 @@ export class Batcher<Item, Result> {
       )
       .finally(() => {
         this.#sending--;
-        if (this.#held) this.#flush(false);
+        // What waited for this answer (`hold`) goes now.
+        if (this.#hold && this.#queue.length) this.#flush(false);
       });
   }
 }

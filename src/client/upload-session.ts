@@ -35,7 +35,7 @@ export interface UploadCalls {
 /** How long a sign or complete waits for others to join it; short enough not to be seen. */
 const BATCH_WINDOW_MS = 15;
 /**
- * How long at most a complete waits for the complete call on its way to be answered, so that
+ * How long at most a complete, its window over, waits for the complete call on its way to be answered, so that
  * files finishing one after another are completed in a few calls (see `Batcher`'s `hold`).
  */
 const COMPLETE_HOLD_MS = 250;
@@ -88,9 +88,9 @@ export class UploadSession {
   readonly #sign: Batcher<SignJob, SignResponse>;
   readonly #complete: Batcher<CompleteJob, FileRecord>;
 
-  constructor(api: UploadCalls, options: { windowMs?: number; completeHoldMs?: number } = {}) {
+  constructor(api: UploadCalls) {
     this.api = api;
-    const windowMs = options.windowMs ?? BATCH_WINDOW_MS;
+    const windowMs = BATCH_WINDOW_MS;
     this.#sign = new Batcher((jobs) => this.#signAll(jobs), {
       windowMs,
       max: MAX_BATCH,
@@ -99,7 +99,7 @@ export class UploadSession {
     this.#complete = new Batcher((jobs) => this.#completeAll(jobs), {
       windowMs,
       max: MAX_BATCH,
-      hold: options.completeHoldMs ?? COMPLETE_HOLD_MS,
+      hold: COMPLETE_HOLD_MS,
     });
   }
 

@@ -35,9 +35,10 @@ describe('UploadSession: sign and complete, batched', () => {
    * can keep a call's answer from the session until it resolves (the call has reached the
    * service and been answered all the same).
    */
-  function pageSession(
-    options: { completeHoldMs?: number; answer?: (call: Call) => Promise<void> } = {},
-  ): { session: UploadSession; calls: Call[] } {
+  function pageSession(options: { answer?: (call: Call) => Promise<void> } = {}): {
+    session: UploadSession;
+    calls: Call[];
+  } {
     const calls: Call[] = [];
     const api = new FilehostApi({
       endpoint: t.apiUrl,
@@ -56,7 +57,7 @@ describe('UploadSession: sign and complete, batched', () => {
         return answered;
       },
     });
-    return { session: new UploadSession(api, { completeHoldMs: options.completeHoldMs }), calls };
+    return { session: new UploadSession(api), calls };
   }
   const completeCalls = (calls: Call[]) =>
     calls
@@ -175,14 +176,13 @@ describe('UploadSession: sign and complete, batched', () => {
   });
 
   it('completes files that finish while a complete call is on its way in one call after its answer', async () => {
-    // The first complete call's answer is kept back until the other four have asked, each
-    // well after the last one's window ended: without the hold, each went in a call of its own.
+    // The first complete call's answer is kept back while the others ask, the last one after
+    // the window of the one before had ended: without the hold, they went in two calls.
     let answerFirst = () => {};
     const firstAnswered = new Promise<void>((resolve) => {
       answerFirst = resolve;
     });
     const { session, calls } = pageSession({
-      completeHoldMs: 60_000,
       answer: (call) =>
         call.path === '/v1/uploads/complete' && completeCalls(calls).length === 1
           ? firstAnswered
@@ -190,12 +190,14 @@ describe('UploadSession: sign and complete, batched', () => {
     });
     const [first, ...rest] = await fiveSent(session);
     assert.ok(first);
+    const last = rest.pop();
+    assert.ok(last);
     const records = [session.complete(first)];
     await completesSent(calls, 1);
-    for (const job of rest) {
-      records.push(session.complete(job));
-      await pause(40);
-    }
+    records.push(...rest.map((job) => session.complete(job)));
+    // Longer than a window (15 ms), well within the hold (250 ms).
+    await pause(30);
+    records.push(session.complete(last));
     assert.equal(completeCalls(calls).length, 1, 'the others wait for the first call');
     answerFirst();
     const done = await Promise.all(records);
@@ -203,7 +205,7 @@ describe('UploadSession: sign and complete, batched', () => {
       done.map((record) => record.status),
       ['ready', 'ready', 'ready', 'ready', 'ready'],
     );
-    assert.deepEqual(completeCalls(calls), [[first.id], rest.map((job) => job.id)]);
+    assert.deepEqual(completeCalls(calls), [[first.id], [...rest, last].map((job) => job.id)]);
   });
 
   it('holds a complete at most its hold while the call on its way goes unanswered', async () => {
@@ -212,7 +214,6 @@ describe('UploadSession: sign and complete, batched', () => {
       answerFirst = resolve;
     });
     const { session, calls } = pageSession({
-      completeHoldMs: 100,
       answer: (call) =>
         call.path === '/v1/uploads/complete' && completeCalls(calls).length === 1
           ? firstAnswered
