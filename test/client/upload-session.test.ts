@@ -83,6 +83,20 @@ describe('UploadSession: sign and complete, batched', () => {
       together,
     }));
   }
+  /** A page's session whose first complete call is answered to it only at `answerFirst()`. */
+  function firstCompleteHeld() {
+    let answerFirst = () => {};
+    const firstAnswered = new Promise<void>((resolve) => {
+      answerFirst = resolve;
+    });
+    const { session, calls } = pageSession({
+      answer: (call) =>
+        call.path === '/v1/uploads/complete' && completeCalls(calls).length === 1
+          ? firstAnswered
+          : Promise.resolve(),
+    });
+    return { session, calls, answerFirst };
+  }
   const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
   /** Resolves once `calls` holds `count` complete calls. */
   async function completesSent(calls: Call[], count: number): Promise<void> {
@@ -178,16 +192,7 @@ describe('UploadSession: sign and complete, batched', () => {
   it('completes files that finish while a complete call is on its way in one call after its answer', async () => {
     // The first complete call's answer is kept back while the others ask, the last one after
     // the window of the one before had ended: without the hold, they went in two calls.
-    let answerFirst = () => {};
-    const firstAnswered = new Promise<void>((resolve) => {
-      answerFirst = resolve;
-    });
-    const { session, calls } = pageSession({
-      answer: (call) =>
-        call.path === '/v1/uploads/complete' && completeCalls(calls).length === 1
-          ? firstAnswered
-          : Promise.resolve(),
-    });
+    const { session, calls, answerFirst } = firstCompleteHeld();
     const [first, ...rest] = await fiveSent(session);
     assert.ok(first);
     const last = rest.pop();
@@ -209,16 +214,7 @@ describe('UploadSession: sign and complete, batched', () => {
   });
 
   it('holds a complete at most its hold while the call on its way goes unanswered', async () => {
-    let answerFirst = () => {};
-    const firstAnswered = new Promise<void>((resolve) => {
-      answerFirst = resolve;
-    });
-    const { session, calls } = pageSession({
-      answer: (call) =>
-        call.path === '/v1/uploads/complete' && completeCalls(calls).length === 1
-          ? firstAnswered
-          : Promise.resolve(),
-    });
+    const { session, calls, answerFirst } = firstCompleteHeld();
     const [first, second] = await fiveSent(session);
     assert.ok(first && second);
     const records = [session.complete(first)];
