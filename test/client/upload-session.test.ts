@@ -191,7 +191,7 @@ describe('UploadSession: sign and complete, batched', () => {
 
   it('completes files that finish while a complete call is on its way in one call after its answer', async () => {
     // The first complete call's answer is kept back while the others ask, the last one after
-    // the window of the one before had ended: without the hold, they went in two calls.
+    // the window of the ones before had ended: without the hold, they went in two calls.
     const { session, calls, answerFirst } = firstCompleteHeld();
     const [first, ...rest] = await fiveSent(session);
     assert.ok(first);
@@ -199,18 +199,25 @@ describe('UploadSession: sign and complete, batched', () => {
     assert.ok(last);
     const records = [session.complete(first)];
     await completesSent(calls, 1);
+    const asked = Date.now();
     records.push(...rest.map((job) => session.complete(job)));
-    // Longer than a window (15 ms), well within the hold (250 ms).
-    await pause(30);
+    // Longer than a window (15 ms), within the hold (50 ms).
+    await pause(20);
     records.push(session.complete(last));
-    assert.equal(completeCalls(calls).length, 1, 'the others wait for the first call');
+    // (A machine so loaded that the pause outlasted the hold sends the three at its end.)
+    const held = Date.now() - asked < 50;
+    if (held) assert.equal(completeCalls(calls).length, 1, 'the others wait for the first call');
     answerFirst();
     const done = await Promise.all(records);
     assert.deepEqual(
       done.map((record) => record.status),
       ['ready', 'ready', 'ready', 'ready', 'ready'],
     );
-    assert.deepEqual(completeCalls(calls), [[first.id], [...rest, last].map((job) => job.id)]);
+    const ids = (jobs: { id: string }[]) => jobs.map((job) => job.id);
+    assert.deepEqual(
+      completeCalls(calls),
+      held ? [[first.id], ids([...rest, last])] : [[first.id], ids(rest), [last.id]],
+    );
   });
 
   it('holds a complete at most its hold while the call on its way goes unanswered', async () => {
