@@ -80,12 +80,9 @@ export class UploadSequence {
    */
   readonly pending: () => Promise<() => void>;
 
-  constructor(
-    api: SequenceCalls,
-    options: { pending?: () => Promise<() => void>; windowMs?: number } = {},
-  ) {
+  constructor(api: SequenceCalls, options: { pending?: () => Promise<() => void> } = {}) {
     this.api = api;
-    this.session = new UploadSession(api, options);
+    this.session = new UploadSession(api);
     this.pending = options.pending ?? places(MAX_UNFINISHED_UPLOADS);
   }
 

@@ -60,6 +60,7 @@ import {
 } from './element-trace.js';
 import { BENCH_METRICS, metricsEnv, scrapeEverySecond } from './metrics-scraper.js';
 import { summariseRatios, verdict } from './paired-ratios.js';
+import { treeCpuMs } from './process-cpu.js';
 import { median, startBenchScale } from './support.js';
 
 const BASE = process.env.BASE ?? 'HEAD';
@@ -70,7 +71,12 @@ const UPLINK_MBIT = Number(process.env.UPLINK_MBIT ?? 0);
 const WARMUP = process.env.WARMUP !== '0';
 const SCALE = process.env.DEPLOYMENT === 'scale';
 /** Where each file's time goes, from the page's requests (`element-trace.ts`). */
-const TRACE = process.env.BENCH_TRACE === '1';
+const TRACE = process.env.BENCH_TRACE === '1' || Boolean(process.env.BENCH_TRACE_DIR);
+/**
+ * `BENCH_TRACE_DIR=dir`: each upload's requests as traced, written there as JSON (`A-0.json`,
+ * `A-0-warmup.json`, ...), for `element-timeline.ts` to line up file by file.
+ */
+const TRACE_DIR = process.env.BENCH_TRACE_DIR;
 /**
  * `BENCH_PROFILE=1`: the timed uploads' main thread profiled (DevTools' sampling profiler),
  * the functions taking the most time printed per side; identifiers kept for that.
@@ -163,6 +169,24 @@ async function main(): Promise<void> {
     B: { busy: [], frameGap: [] },
   };
   const traces: Record<Side, TraceSummary[]> = { A: [], B: [] };
+  /**
+   * Per upload: the CPU time of the service(s) and of the browser (every Chromium process,
+   * with this bench's own), ms: what the upload cost the two cores, whatever else ran.
+   */
+  const cpu: Record<Side, { service: number[]; browser: number[] }> = {
+    A: { service: [], browser: [] },
+    B: { service: [], browser: [] },
+  };
+  const servicePids = [...new Set([service.process.pid, measured.process.pid])].filter(
+    (pid): pid is number => pid !== undefined,
+  );
+  /** Service and browser CPU so far (null without `/proc`). */
+  const cpuNow = async () => {
+    const totals = await treeCpuMs([...servicePids, process.pid]);
+    if (!totals) return null;
+    const browserMs = totals.pop() ?? 0;
+    return { service: totals.reduce((sum, ms) => sum + ms, 0), browser: browserMs };
+  };
   const profiler = new SelfTimes();
   const diskFiles = FROM_DISK
     ? Array.from({ length: COUNT }, (_, i) => join(dir, `ab${i}.bin`))
@@ -189,9 +213,11 @@ async function main(): Promise<void> {
         uploadThroughput: (UPLINK_MBIT * 1_000_000) / 8,
       });
     }
-    const upload = async () => {
+    /** `label`: the side, pair and which upload, naming its trace's file (`BENCH_TRACE_DIR`). */
+    const upload = async (label: string) => {
       if (FROM_DISK) await tab.setInputFiles('#source', diskFiles);
       const before = await taskMs();
+      const cpuBefore = await cpuNow();
       if (TRACE) {
         await tab.evaluate(() => {
           window.__trace?.splice(0);
@@ -244,14 +270,24 @@ async function main(): Promise<void> {
         [COUNT, SIZE, FROM_DISK] as const,
       );
       const busy = (await taskMs()) - before;
+      const cpuAfter = await cpuNow();
+      const spent =
+        cpuBefore && cpuAfter
+          ? {
+              service: cpuAfter.service - cpuBefore.service,
+              browser: cpuAfter.browser - cpuBefore.browser,
+            }
+          : null;
+      const requests = TRACE
+        ? await tab.evaluate(() => window.__trace?.splice(0) ?? ([] as TracedRequest[]))
+        : [];
+      if (TRACE_DIR) {
+        await writeFile(join(TRACE_DIR, `${label}.json`), JSON.stringify({ started, requests }));
+      }
       const trace = TRACE
-        ? summarize(
-            await tab.evaluate(() => window.__trace?.splice(0) ?? ([] as TracedRequest[])),
-            started,
-            await tab.evaluate(() => ({ ...window.__timers })),
-          )
+        ? summarize(requests, started, await tab.evaluate(() => ({ ...window.__timers })))
         : null;
-      return { ms, frameGap, busy, trace };
+      return { ms, frameGap, busy, trace, spent };
     };
     for (let pair = 0; pair < PAIRS; pair++) {
       for (const side of (pair % 2 ? ['B', 'A'] : ['A', 'B']) as Side[]) {
@@ -271,14 +307,18 @@ async function main(): Promise<void> {
           },
           [services[side].apiUrl, services[side].publishableKey, AUTH[side], minted] as const,
         );
-        if (WARMUP) await upload();
+        if (WARMUP) await upload(`${side}-${pair}-warmup`);
         if (PROFILE) await profiler.start(devtools);
-        const timed = await upload();
+        const timed = await upload(`${side}-${pair}`);
         if (PROFILE) await profiler.stop(devtools, side);
         results[side].push(timed.ms);
         mainThread[side].busy.push(timed.busy);
         mainThread[side].frameGap.push(timed.frameGap);
         if (timed.trace) traces[side].push(timed.trace);
+        if (timed.spent) {
+          cpu[side].service.push(timed.spent.service);
+          cpu[side].browser.push(timed.spent.browser);
+        }
       }
     }
   } finally {
@@ -319,6 +359,14 @@ async function main(): Promise<void> {
     const { busy, frameGap } = mainThread[side];
     console.log(
       `${side} main thread: tasks${TRACE ? ' (CPU time)' : ''} ${ms(busy)} ms (median ${median(busy).toFixed(0)}); longest frame gap ${ms(frameGap)} ms (median ${median(frameGap).toFixed(0)})`,
+    );
+  }
+  for (const part of ['service', 'browser'] as const) {
+    const [a, b] = [cpu.A[part], cpu.B[part]];
+    if (a.length === 0) continue;
+    const perPair = b.map((ms, i) => ms / (a[i] ?? ms));
+    console.log(
+      `CPU of the ${part === 'service' ? 'service' : 'browser (all its processes)'} per upload, ms: A ${ms(a)} (median ${median(a).toFixed(0)}); B ${ms(b)} (median ${median(b).toFixed(0)}); B/A per pair ${perPair.map((r) => r.toFixed(2)).join(' ')}, median ${median(perPair).toFixed(3)}`,
     );
   }
   if (TRACE) printTraces(traces);
