@@ -1,8 +1,10 @@
+import { holdTickEntryShape } from './hold-tick-shape.js';
 import { runUntilSignal } from './run.js';
 import { startService } from './service.js';
 import { serviceCommand, serviceUsage } from './usage.js';
 
 /** `npm run server`: the reference service, configured by `FILEHOST_*` variables. */
+holdTickEntryShape();
 const asked = serviceCommand(process.argv.slice(2));
 if (asked === 'help') {
   console.log(serviceUsage());
