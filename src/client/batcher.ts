@@ -5,26 +5,17 @@
  * failure is that item's alone.
  *
  * With `first` (at most `max`), a burst of items (many added at once) goes out in growing
- * calls: the first carries `first` items and goes at once, each next one up to four times as many, up to
- * `max`; a call sent by the window's end ends the burst. What waits on the first items
+ * calls: the first carries `first` items and goes at once, each next one up to four times
+ * as many, up to `max`; a call sent by the window's end ends the burst. What waits on the first items
  * (their PUTs) can then start long before a call of `max` would have been answered.
- *
- * With `hold`, items added while a call is on its way wait for its answer instead of a window
- * (at most `hold` ms), so that a steady stream of items (files whose bytes land one after
- * another) goes in a few calls rather than one per window: each call costs the page and the
- * service far more than an item in it does. An item added with no call on its way still
- * goes at its window's end.
  */
 export class Batcher<Item, Result> {
   readonly #send: (items: Item[]) => Promise<PromiseSettledResult<Result>[]>;
   readonly #windowMs: number;
   readonly #max: number;
   readonly #first: number;
-  readonly #hold: number | undefined;
   /** How many items close the batch now being gathered. */
   #size: number;
-  /** Calls sent and not answered yet. */
-  #sending = 0;
   #queue: {
     item: Item;
     signal?: AbortSignal;
@@ -35,13 +26,12 @@ export class Batcher<Item, Result> {
 
   constructor(
     send: (items: Item[]) => Promise<PromiseSettledResult<Result>[]>,
-    options: { windowMs: number; max: number; first?: number; hold?: number },
+    options: { windowMs: number; max: number; first?: number },
   ) {
     this.#send = send;
     this.#windowMs = options.windowMs;
     this.#max = options.max;
     this.#first = options.first ?? options.max;
-    this.#hold = options.hold;
     this.#size = this.#first;
   }
 
@@ -54,12 +44,7 @@ export class Batcher<Item, Result> {
     return new Promise((resolve, reject) => {
       this.#queue.push({ item, signal, resolve, reject });
       if (this.#queue.length >= this.#size) this.#flush(true);
-      else {
-        this.#timer ??= setTimeout(
-          () => this.#flush(false),
-          (this.#sending && this.#hold) || this.#windowMs,
-        );
-      }
+      else this.#timer ??= setTimeout(() => this.#flush(false), this.#windowMs);
     });
   }
 
@@ -73,24 +58,17 @@ export class Batcher<Item, Result> {
     this.#size = full ? Math.min(this.#max, this.#size * 4) : this.#first;
     if (this.#queue.length) this.#timer = setTimeout(() => this.#flush(false), this.#windowMs);
     if (batch.length === 0) return;
-    this.#sending++;
-    this.#send(batch.map((entry) => entry.item))
-      .then(
-        (results) =>
-          batch.forEach((entry, index) => {
-            const result = results[index];
-            if (result?.status === 'fulfilled') entry.resolve(result.value);
-            else entry.reject(result ? result.reason : new Error('No result for this item.'));
-          }),
-        (error: unknown) => {
-          for (const entry of batch) entry.reject(error);
-        },
-      )
-      .finally(() => {
-        this.#sending--;
-        // What waited for this answer (`hold`) goes now.
-        if (this.#hold && this.#queue.length) this.#flush(false);
-      });
+    this.#send(batch.map((entry) => entry.item)).then(
+      (results) =>
+        batch.forEach((entry, index) => {
+          const result = results[index];
+          if (result?.status === 'fulfilled') entry.resolve(result.value);
+          else entry.reject(result ? result.reason : new Error('No result for this item.'));
+        }),
+      (error: unknown) => {
+        for (const entry of batch) entry.reject(error);
+      },
+    );
   }
 }
 

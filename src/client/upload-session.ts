@@ -35,12 +35,6 @@ export interface UploadCalls {
 /** How long a sign or complete waits for others to join it; short enough not to be seen. */
 const BATCH_WINDOW_MS = 15;
 /**
- * How long at most a complete asked while a complete call is on its way waits for that call's
- * answer instead of its window, so that files finishing one after another are completed in a
- * few calls (see `Batcher`'s `hold`); short, since the last file of an upload waits it too.
- */
-const COMPLETE_HOLD_MS = 50;
-/**
  * The first sign of a burst carries this many files (more than the 6 connections a browser
  * opens), so their PUTs start while the rest are signed in calls of 32, then 100.
  */
@@ -100,11 +94,7 @@ export class UploadSession {
       max: MAX_BATCH,
       first: FIRST_SIGN_BATCH,
     });
-    this.#complete = new Batcher((jobs) => this.#completeAll(jobs), {
-      windowMs,
-      max: MAX_BATCH,
-      hold: COMPLETE_HOLD_MS,
-    });
+    this.#complete = new Batcher((jobs) => this.#completeAll(jobs), { windowMs, max: MAX_BATCH });
   }
 
   async sign(request: SignRequest, options: CallOptions = {}): Promise<Signed> {

@@ -30,77 +30,24 @@ describe('UploadSession: sign and complete, batched', () => {
   });
   after(() => t.close());
 
-  /**
-   * A session on the page's publishable key, with every API call it makes recorded; `answer`
-   * can keep a call's answer from the session until it resolves (the call has reached the
-   * service and been answered all the same).
-   */
-  function pageSession(options: { answer?: (call: Call) => Promise<void> } = {}): {
-    session: UploadSession;
-    calls: Call[];
-  } {
+  /** A session on the page's publishable key, with every API call it makes recorded. */
+  function pageSession(): { session: UploadSession; calls: Call[] } {
     const calls: Call[] = [];
     const api = new FilehostApi({
       endpoint: t.apiUrl,
       apiKey: t.publishableKey,
       fetch: async (input, init) => {
         const headers = { ...(init?.headers as Record<string, string>), Origin: ALLOWED_ORIGIN };
-        const call: Call = {
+        calls.push({
           method: init?.method ?? 'GET',
           path: new URL(String(input)).pathname,
           body: typeof init?.body === 'string' ? JSON.parse(init.body) : undefined,
           headers,
-        };
-        calls.push(call);
-        const answered = await fetch(input, { ...init, headers });
-        await options.answer?.(call);
-        return answered;
+        });
+        return fetch(input, { ...init, headers });
       },
     });
     return { session: new UploadSession(api), calls };
-  }
-  const completeCalls = (calls: Call[]) =>
-    calls
-      .filter((call) => call.path === '/v1/uploads/complete')
-      .map((call) => (call.body as { uploads: { id: string }[] }).uploads.map((entry) => entry.id));
-
-  /** Five files signed together, their bytes in: ready to complete. */
-  async function fiveSent(session: UploadSession) {
-    const signed = await Promise.all(
-      [0, 1, 2, 3, 4].map((index) => session.sign({ name: `h${index}`, size: 8 })),
-    );
-    for (const { signed: upload } of signed) {
-      const part = upload.parts[0];
-      assert.ok(part);
-      await partAccepted(
-        await fetch(part.url, { method: 'PUT', headers: part.headers, body: patternBytes(8) }),
-        part,
-      );
-    }
-    return signed.map(({ signed: upload, together }) => ({
-      id: upload.id,
-      uploadToken: upload.uploadToken,
-      together,
-    }));
-  }
-  /** A page's session whose first complete call is answered to it only at `answerFirst()`. */
-  function firstCompleteHeld() {
-    let answerFirst = () => {};
-    const firstAnswered = new Promise<void>((resolve) => {
-      answerFirst = resolve;
-    });
-    const { session, calls } = pageSession({
-      answer: (call) =>
-        call.path === '/v1/uploads/complete' && completeCalls(calls).length === 1
-          ? firstAnswered
-          : Promise.resolve(),
-    });
-    return { session, calls, answerFirst };
-  }
-  const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-  /** Resolves once `calls` holds `count` complete calls. */
-  async function completesSent(calls: Call[], count: number): Promise<void> {
-    while (completeCalls(calls).length < count) await pause(2);
   }
   const signCalls = (calls: Call[]) =>
     calls.filter((call) => call.path === '/v1/uploads/sign').map((call) => call.body);
@@ -260,51 +207,6 @@ describe('UploadSession: sign and complete, batched', () => {
     assert.ok(third);
     const state = await t.api(`/v1/uploads/${third.id}`);
     assert.equal(((await state.json()) as { status: string }).status, 'pending');
-  });
-
-  it('completes files that finish while a complete call is on its way in one call after its answer', async () => {
-    // The first complete call's answer is kept back while the others ask, the last one after
-    // the window of the ones before had ended: without the hold, they went in two calls.
-    const { session, calls, answerFirst } = firstCompleteHeld();
-    const [first, ...rest] = await fiveSent(session);
-    assert.ok(first);
-    const last = rest.pop();
-    assert.ok(last);
-    const records = [session.complete(first)];
-    await completesSent(calls, 1);
-    const asked = Date.now();
-    records.push(...rest.map((job) => session.complete(job)));
-    // Longer than a window (15 ms), within the hold (50 ms).
-    await pause(20);
-    records.push(session.complete(last));
-    // (A machine so loaded that the pause outlasted the hold sends the three at its end.)
-    const held = Date.now() - asked < 50;
-    if (held) assert.equal(completeCalls(calls).length, 1, 'the others wait for the first call');
-    answerFirst();
-    const done = await Promise.all(records);
-    assert.deepEqual(
-      done.map((record) => record.status),
-      ['ready', 'ready', 'ready', 'ready', 'ready'],
-    );
-    const ids = (jobs: { id: string }[]) => jobs.map((job) => job.id);
-    assert.deepEqual(
-      completeCalls(calls),
-      held ? [[first.id], ids([...rest, last])] : [[first.id], ids(rest), [last.id]],
-    );
-  });
-
-  it('holds a complete at most its hold while the call on its way goes unanswered', async () => {
-    const { session, calls, answerFirst } = firstCompleteHeld();
-    const [first, second] = await fiveSent(session);
-    assert.ok(first && second);
-    const records = [session.complete(first)];
-    await completesSent(calls, 1);
-    records.push(session.complete(second));
-    // The first call still unanswered: the second goes once its hold is over, and completes.
-    assert.equal((await records[1])?.status, 'ready');
-    assert.deepEqual(completeCalls(calls), [[first.id], [second.id]]);
-    answerFirst();
-    assert.equal((await records[0])?.status, 'ready');
   });
 
   it('completes a lone file signed alone by the single call, its token in X-Upload-Token', async () => {
