@@ -292,8 +292,13 @@ describe('at most 100 uploads signed and unfinished at once (typed client)', () 
     let mostAtService = 0;
     const poll = (async () => {
       while (polling) {
-        const usage: Usage = await client.usage();
-        mostAtService = Math.max(mostAtService, usage.pendingUploads);
+        // Only the observer: a 503 of a busy database (CI's load, at scale) is skipped, not
+        // the test's failure; the uploads' own calls still must all succeed.
+        const usage: Usage | null = await client.usage().catch((error: unknown) => {
+          if (error instanceof ApiError && error.status === 503) return null;
+          throw error;
+        });
+        if (usage) mostAtService = Math.max(mostAtService, usage.pendingUploads);
         await new Promise((resolve) => setTimeout(resolve, 5));
       }
     })();
