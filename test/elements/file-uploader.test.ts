@@ -536,9 +536,15 @@ describe('<file-uploader>', () => {
         element,
         Array.from({ length: 20 }, (_, i) => file(`r-${i}.txt`, 500, 'text/plain', i + 1)),
       );
-      await waitUntil(() => statuses(element).every((s) => s === 'uploading'), 'not sending', {
-        timeout: 10_000,
-      });
+      // 20 files, at least 8 a request: three requests (8, 8, 4), all held once they left the
+      // page. A row shows 'uploading' as its request is made (its files hashed, the client
+      // loaded): a file stopped before that is left out of it, so wait until all three left.
+      await waitUntil(
+        async () =>
+          statuses(element).every((s) => s === 'uploading') && (await network('held')) === 3,
+        'not sending',
+        LOADED,
+      );
       const [paused, removed] = element.files.slice(-2).map((f) => f.id);
       element.pauseFile(paused ?? '');
       element.removeFile(removed ?? '');
@@ -561,9 +567,13 @@ describe('<file-uploader>', () => {
       );
       const done = next(element, 'upload-complete', 30_000);
       pick(element, [file('kept.bin', 500), file('resumed.bin', 500, undefined, 2)]);
-      await waitUntil(() => statuses(element).every((s) => s === 'uploading'), 'not sending', {
-        timeout: 10_000,
-      });
+      // Its one request left the page (held), not only made (see above).
+      await waitUntil(
+        async () =>
+          statuses(element).every((s) => s === 'uploading') && (await network('held')) === 1,
+        'not sending',
+        LOADED,
+      );
       // Its bytes left with the other file's (which keeps the request going): the answer
       // says whether the service holds them.
       const resumed = element.files.find((f) => f.name === 'resumed.bin')?.id ?? '';
@@ -592,9 +602,12 @@ describe('<file-uploader>', () => {
         errors.push((event as CustomEvent<{ file: { name: string } }>).detail.file.name),
       );
       pick(element, [file('stays.bin', 500), file('goes.bin', 500, undefined, 2)]);
-      await waitUntil(() => statuses(element).every((s) => s === 'uploading'), 'not sending', {
-        timeout: 10_000,
-      });
+      await waitUntil(
+        async () =>
+          statuses(element).every((s) => s === 'uploading') && (await network('held')) === 1,
+        'not sending',
+        LOADED,
+      );
       const [stays, goes] = ['stays.bin', 'goes.bin'].map(
         (name) => element.files.find((f) => f.name === name)?.id ?? '',
       );
