@@ -202,6 +202,23 @@ function methodOf(received: Buffer): string {
   return received.toString('latin1', 0, space > 0 && space <= 16 ? space : 0);
 }
 
+type RequestListener = (this: Server, request: IncomingMessage, response: ServerResponse) => void;
+
+/**
+ * The server's `request` listeners as one function, taken off the server: the bookkeeping
+ * above runs in the same listener as the handler, not in a second one. Node's emitter calls
+ * a lone listener directly, but copies the list of two or more on every request first.
+ */
+function requestHandlerOf(server: Server): RequestListener {
+  const listeners = server.listeners('request') as RequestListener[];
+  server.removeAllListeners('request');
+  const [only] = listeners;
+  if (only && listeners.length === 1) return only;
+  return function handleAll(request, response) {
+    for (const listener of listeners) listener.call(this, request, response);
+  };
+}
+
 /**
  * What the HTTP server needs beyond Fastify's options so that every answer is ours and in
  * order: each connection's response in flight is tracked (see `clientErrorHandler`), and two
@@ -210,7 +227,8 @@ function methodOf(received: Buffer): string {
  * so the request is handled as if the header were absent; and `CONNECT` (Node: the
  * connection dropped unanswered), which no route serves. An early answer (sent before the
  * request's body was read) reaches the client on a closing connection too
- * (`lingering-close.ts`).
+ * (`lingering-close.ts`). Call it once the server has its handler: the bookkeeping is put
+ * before the handler, in its listener (`requestHandlerOf`).
  */
 export function answerInOurShape(
   server: Server,
@@ -221,10 +239,15 @@ export function answerInOurShape(
     capConnectionsPerClient(server, config.maxConnectionsPerClient);
   }
   const lingerAfter = lingerAfterEarlyAnswers((socket) => exchangesInFlight.get(socket)?.req, log);
-  server.on('request', (request: IncomingMessage, response: ServerResponse) => {
-    exchangesInFlight.set(request.socket, response);
-    lingerAfter(request, response);
-  });
+  const handle = requestHandlerOf(server);
+  server.on(
+    'request',
+    function answerTracked(this: Server, request: IncomingMessage, response: ServerResponse) {
+      exchangesInFlight.set(request.socket, response);
+      lingerAfter(request, response);
+      handle.call(this, request, response);
+    },
+  );
   server.on('checkExpectation', (request, response) => server.emit('request', request, response));
   server.on('connect', (_request, socket: Socket) => {
     socket.end(rawError('404 Not Found', 'not_found', 'No route CONNECT.'));
