@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { get } from 'node:http';
 import { join } from 'node:path';
 import { type MetricsPart, metricsPartsWithout } from '../../src/server/metrics/bench-ablation.js';
@@ -99,21 +100,50 @@ interface Side {
   scraper: { stop(): Promise<void> } | null;
 }
 
+/**
+ * What the kernel counted of a service process besides its CPU time: minor page faults (all
+ * its threads, `/proc/<pid>/stat`) and its main thread's context switches, voluntary (it
+ * waited) and not (it was put off the core; `/proc/<pid>/status`). Load moves them far less
+ * than the rates, and they say whether a side touches new memory or is moved about more.
+ */
+interface KernelCounts {
+  faults: number;
+  voluntary: number;
+  involuntary: number;
+}
+
+function kernelCounts(pid: number): KernelCounts {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const switches = (kind: string) =>
+    Number(new RegExp(`^${kind}_ctxt_switches:\\s+(\\d+)$`, 'm').exec(status)?.[1]);
+  // `minflt` is the stat file's tenth field.
+  return {
+    faults: Number(fields[7]),
+    voluntary: switches('voluntary'),
+    involuntary: switches('nonvoluntary'),
+  };
+}
+
+/** A measured run, with the kernel's counts per answer. */
+type Run = Measured & { perAnswer: KernelCounts };
+
 /** A pair's sides for one case, each measured twice. */
 interface PairResult {
   /** The order the sides were measured in: `A`, then `B` or `B1`, `B2`... */
   order: string;
-  a: Measured[];
+  a: Run[];
   /** Each B's runs, in `variants` order. */
-  b: Measured[][];
+  b: Run[][];
   /** The garbage collections each B's GC observer counted over its runs (with metrics). */
   collections: (number | null)[];
 }
 
 /** One B's view of a pair: its runs against A's. */
 interface PairOfTwo {
-  a: Measured[];
-  b: Measured[];
+  a: Run[];
+  b: Run[];
 }
 
 /**
@@ -232,24 +262,37 @@ export async function metricsPairsBench(options: MetricsBenchOptions): Promise<B
       }
       try {
         for (const label of Object.keys(files)) {
-          const drive = (side: Side, seconds: number) =>
-            wrk(options.wrkPath, side.urls[label] as string, [side.service.process.pid ?? 0], {
+          const drive = (side: Side, seconds: number): Run => {
+            const pid = side.service.process.pid ?? 0;
+            const before = kernelCounts(pid);
+            const measured = wrk(options.wrkPath, side.urls[label] as string, [pid], {
               seconds,
               connections: options.connections,
             });
+            const after = kernelCounts(pid);
+            const answers = Math.max(1, measured.rps * seconds);
+            return {
+              ...measured,
+              perAnswer: {
+                faults: (after.faults - before.faults) / answers,
+                voluntary: (after.voluntary - before.voluntary) / answers,
+                involuntary: (after.involuntary - before.involuntary) / answers,
+              },
+            };
+          };
           const order = pairOrder(sides.length, pair);
           const sideName = (index: number) =>
             index === 0 ? 'A' : variants.length === 1 ? 'B' : `B${index}`;
           // Warmed up in the order measured: the first side is not the only one run cold.
           for (const index of order.slice(0, sides.length)) drive(sides[index] as Side, 1);
-          const runs: Measured[][] = sides.map(() => []);
+          const runs: Run[][] = sides.map(() => []);
           const before = await Promise.all(sides.slice(1).map(collections));
           for (const index of order)
             runs[index]?.push(drive(sides[index] as Side, options.seconds));
           const after = await Promise.all(sides.slice(1).map(collections));
           const result: PairResult = {
             order: order.map(sideName).join(' '),
-            a: runs[0] as Measured[],
+            a: runs[0] as Run[],
             b: runs.slice(1),
             collections: before.map((count, index) => {
               const later = after[index];
@@ -269,13 +312,16 @@ export async function metricsPairsBench(options: MetricsBenchOptions): Promise<B
   for (const [name, measured] of results) {
     const offRate = median(measured.flatMap((pair) => pair.a.map((r) => r.rps)));
     variants.forEach((variant, index) => {
-      const ofB = measured.map((pair) => ({ a: pair.a, b: pair.b[index] as Measured[] }));
+      const ofB = measured.map((pair) => ({ a: pair.a, b: pair.b[index] as Run[] }));
       const rates = summariseRatios(ofB.map(rateRatio));
       const cpu = summariseRatios(ofB.map(cpuRatio));
       const title = variants.length === 1 ? name : `${name}, B${index + 1} ${variant.name}`;
       console.log(`${title}: requests/s B / A: ${describe(rates)}`);
       console.log(`  ${verdict(rates, options.floor)}`);
       console.log(`  CPU µs/request B / A: ${describe(cpu)}`);
+      console.log(
+        `  per answer, medians of the pairs, A | B: ${countsOf(measured.map((pair) => pair.a))} | ${countsOf(ofB.map((pair) => pair.b))}`,
+      );
       rows.push({
         comparison: 'serving from the CDN',
         measure: `${name}, ${describeVariant(variant, options)}, requests/s (median of ${pairsOf(measured.length)})`,
@@ -287,6 +333,13 @@ export async function metricsPairsBench(options: MetricsBenchOptions): Promise<B
     });
   }
   return rows;
+}
+
+/** The median over pairs of a side's kernel counts per answer (each pair's the mean of its runs). */
+function countsOf(pairs: Run[][]): string {
+  const of = (key: keyof KernelCounts) =>
+    median(pairs.map((runs) => mean(runs.map((run) => run.perAnswer[key])))).toFixed(3);
+  return `page faults ${of('faults')}, switches ${of('voluntary')} waited, ${of('involuntary')} put off`;
 }
 
 function describeVariant(variant: MetricsVariant, options: MetricsBenchOptions): string {
@@ -303,8 +356,10 @@ function printPair(
   result: PairResult,
   options: MetricsBenchOptions,
 ): void {
-  const rates = (runs: Measured[]) => runs.map((run) => run.rps.toFixed(0)).join(', ');
-  const cpu = (runs: Measured[]) => mean(runs.map((run) => run.cpuMicros)).toFixed(1);
+  const rates = (runs: Run[]) => runs.map((run) => run.rps.toFixed(0)).join(', ');
+  const cpu = (runs: Run[]) => mean(runs.map((run) => run.cpuMicros)).toFixed(1);
+  const kernel = (runs: Run[]) =>
+    `${mean(runs.map((run) => run.perAnswer.faults)).toFixed(2)} faults, ${mean(runs.map((run) => run.perAnswer.voluntary + run.perAnswer.involuntary)).toFixed(2)} switches`;
   const several = result.b.length > 1;
   const lines = result.b.map((b, index) => {
     const collected = result.collections[index] ?? null;
@@ -315,9 +370,9 @@ function printPair(
         : `; collections: ${collected} (${((1000 * collected) / (2 * options.seconds * mean(b.map((run) => run.rps)))).toFixed(2)} per 1,000 requests)`;
     const name = several ? `B${index + 1}` : 'B';
     const pairOf = { a: result.a, b };
-    return `${name} / A ${rateRatio(pairOf).toFixed(3)} (${name} ${rates(b)} req/s), CPU µs/request ${name} ${cpu(b)}: ${cpuRatio(pairOf).toFixed(3)}${collections}`;
+    return `${name} / A ${rateRatio(pairOf).toFixed(3)} (${name} ${rates(b)} req/s), CPU µs/request ${name} ${cpu(b)}: ${cpuRatio(pairOf).toFixed(3)}, per answer ${kernel(b)}${collections}`;
   });
-  const head = `${caseName(label, cache).padEnd(16)} pair ${String(pair + 1).padStart(2)} ${result.order}: A ${rates(result.a)} req/s, CPU µs/request A ${cpu(result.a)}`;
+  const head = `${caseName(label, cache).padEnd(16)} pair ${String(pair + 1).padStart(2)} ${result.order}: A ${rates(result.a)} req/s, CPU µs/request A ${cpu(result.a)}, per answer ${kernel(result.a)}`;
   console.log(several ? [head, ...lines].join('\n    ') : `${head}; ${lines[0]}`);
 }
 
