@@ -324,7 +324,7 @@ async function main(): Promise<void> {
   if (BENCH_METRICS) {
     try {
       console.log(
-        `\nCDN serving bench, metrics on (B) against off (A), embedded — ${new Date().toISOString()} — wrk, 1 thread, ${CONNECTIONS} connections, ${SECONDS} s per run, ${PAIRS} pairs, each measured A B B A or B A A B${CONTROL ? '; CONTROL: metrics off on both sides' : SCRAPED ? '' : '; B not scraped'}${VARIANTS.length > 1 || VARIANTS[0]?.without.length ? `; B sides: ${VARIANTS.map((variant, index) => `B${index + 1} ${variant.name}`).join('; ')}` : ''}\n`,
+        `\nCDN serving bench, metrics on (B) against off (A), embedded — ${new Date().toISOString()} — wrk, 1 thread, ${CONNECTIONS} connections, ${SECONDS} s per run, ${PAIRS} pairs, each measured ${VARIANTS.length > 1 ? 'in a palindrome (A B1 ... B1 A), rotated by one each pair' : 'A B B A or B A A B'}${CONTROL ? '; CONTROL: metrics off on both sides' : SCRAPED ? '' : '; B not scraped'}${VARIANTS.length > 1 || VARIANTS[0]?.without.length ? `; B sides: ${VARIANTS.map((variant, index) => `B${index + 1} ${variant.name}`).join('; ')}` : ''}\n`,
       );
       await reportRows(
         await metricsPairsBench({
