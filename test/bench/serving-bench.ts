@@ -29,6 +29,17 @@
  * and its interval (`serving-metrics.ts`). `BENCH_PAIRS` pairs (default 8), `BENCH_CACHE`
  * `on`, `off` or both, `BENCH_SIZES` as above; `BENCH_CONTROL=1` leaves metrics off on both
  * sides, to show the bench's own noise; `BENCH_SCRAPE=0` leaves B unscraped (counting only).
+ * `BENCH_METRICS_WITHOUT=<part>` takes one part of "metrics on" out of B, to find by ablation
+ * which part costs what the pairs measure (`src/server/metrics/bench-ablation.ts`): B then
+ * counts with everything but that part, against A without metrics. Several words, space-
+ * separated, make several B sides in each pair, each against the same A (`none`: metrics on,
+ * nothing out; `off`: metrics off, a control in the same schedule). The parts:
+ * `memory-count` (the memory path's counting call), `metrics-server` (the metrics port's
+ * server not started: B is then never scraped), `registered-metrics` (every metric made and
+ * counted into, none registered: the scrape is empty), `default-collectors` (prom-client's
+ * `collectDefaultMetrics` not called), `parser-refusals` (the servers' `clientErrorHandler`
+ * not told of parser refusals), `clock` (the memory path's `performance.now()` calls).
+ * Comma-separated, several parts go out together.
  *
  * `BENCH_CPU_PROF=<dir>` writes a CPU profile of each service (embedded or at scale) into
  * `<dir>`, taken during the bench itself.
@@ -44,7 +55,7 @@ import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
 import { scaleEnv } from '../helpers/scale.js';
 import { spawnService } from '../helpers/service.js';
 import { BENCH_METRICS } from './metrics-scraper.js';
-import { metricsPairsBench, parseCacheStates } from './serving-metrics.js';
+import { metricsPairsBench, parseCacheStates, parseVariants } from './serving-metrics.js';
 import { mixBench } from './serving-mix.js';
 import {
   ensure,
@@ -68,6 +79,8 @@ const SIZES = (process.env.BENCH_SIZES ?? '1024,1048576').split(',').map(parseSi
 const PAIRS = Number(process.env.BENCH_PAIRS ?? 8);
 const CONTROL = process.env.BENCH_CONTROL === '1';
 const SCRAPED = process.env.BENCH_SCRAPE !== '0';
+/** `BENCH_METRICS_WITHOUT`: the B sides of each pair, parts of metrics taken out (`serving-metrics.ts`). */
+const VARIANTS = parseVariants(process.env.BENCH_METRICS_WITHOUT, CONTROL);
 /** The service with its memory cache off: every body read from the store. */
 const NO_CACHE = 'filehost, no cache';
 /**
@@ -311,7 +324,7 @@ async function main(): Promise<void> {
   if (BENCH_METRICS) {
     try {
       console.log(
-        `\nCDN serving bench, metrics on (B) against off (A), embedded — ${new Date().toISOString()} — wrk, 1 thread, ${CONNECTIONS} connections, ${SECONDS} s per run, ${PAIRS} pairs, each measured A B B A or B A A B${CONTROL ? '; CONTROL: metrics off on both sides' : SCRAPED ? '' : '; B not scraped'}\n`,
+        `\nCDN serving bench, metrics on (B) against off (A), embedded — ${new Date().toISOString()} — wrk, 1 thread, ${CONNECTIONS} connections, ${SECONDS} s per run, ${PAIRS} pairs, each measured ${VARIANTS.length > 1 ? 'in a palindrome (A B1 ... B1 A), rotated by one each pair' : 'A B B A or B A A B'}${CONTROL ? '; CONTROL: metrics off on both sides' : SCRAPED ? '' : '; B not scraped'}${VARIANTS.length > 1 || VARIANTS[0]?.without.length ? `; B sides: ${VARIANTS.map((variant, index) => `B${index + 1} ${variant.name}`).join('; ')}` : ''}\n`,
       );
       await reportRows(
         await metricsPairsBench({
@@ -322,8 +335,8 @@ async function main(): Promise<void> {
           pairs: PAIRS,
           seconds: SECONDS,
           connections: CONNECTIONS,
-          control: CONTROL,
           scraped: SCRAPED,
+          variants: VARIANTS,
           floor: 0.97,
         }),
       );

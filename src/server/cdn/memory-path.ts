@@ -104,12 +104,22 @@ export function cdnServerFactory(
   metrics?: ServiceMetrics | null,
 ): FastifyServerFactory {
   const idleMs = options.connectionTimeout ?? 0;
+  // A bench may take these parts out (`metrics/bench-ablation.ts`); decided once, not per answer.
+  const countsMemory = metrics && !metrics.without.has('memory-count') ? metrics : null;
+  const timed = metrics ? !metrics.without.has('clock') : false;
   return (handler) => {
     const server: Server = createServer((request, response) => {
-      const startedAt = metrics ? performance.now() : 0;
+      const startedAt = timed ? performance.now() : 0;
       const sent = server.listening ? answerFromMemory(cache, request, response) : null;
       if (sent) {
-        if (metrics) countMemoryAnswer(metrics, request.url as string, sent.length, startedAt);
+        if (countsMemory) {
+          countMemoryAnswer(
+            countsMemory,
+            request.url as string,
+            sent.length,
+            timed ? startedAt : null,
+          );
+        }
         // Still queued here: a client slow to read must not hold the connection forever.
         if (idleMs > 0 && request.socket.writableLength > 0) request.socket.setTimeout(idleMs);
         return;

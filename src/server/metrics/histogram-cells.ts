@@ -47,14 +47,14 @@ export class CellHistogram<L extends string> extends Histogram<L> {
     help: string;
     labelNames: readonly L[];
     buckets: readonly number[];
-    registry: Registry;
+    registers: Registry[];
   }) {
     super({
       name: options.name,
       help: options.help,
       labelNames: options.labelNames,
       buckets: [...options.buckets],
-      registers: [options.registry],
+      registers: options.registers,
     });
     this.#name = options.name;
     this.#help = options.help;

@@ -38,13 +38,17 @@ export class HttpTraffic {
     cdn: new Map(),
   };
 
-  constructor(registry: Registry) {
+  readonly #countsParserRefusals: boolean;
+
+  /** `countsParserRefusals` false: a bench took that part out (`bench-ablation.ts`). */
+  constructor(registers: Registry[], countsParserRefusals = true) {
+    this.#countsParserRefusals = countsParserRefusals;
     this.#durations = new CellHistogram({
       name: 'filehost_http_request_duration_seconds',
       help: "Time from a request's arrival to its answer's end, by server (api, cdn), route template, method and status.",
       labelNames: ['server', 'route', 'method', 'status'],
       buckets: DURATION_BUCKETS,
-      registry,
+      registers,
     });
     const durations = this.#durations;
     new Counter({
@@ -52,7 +56,7 @@ export class HttpTraffic {
       help: 'Requests answered, by server (api, cdn), route template, method and status.',
 
       labelNames: ['server', 'route', 'method', 'status'],
-      registers: [registry],
+      registers,
       collect() {
         this.reset();
         for (const { labels, cell } of durations.cells) this.inc(labels, cell.count);
@@ -70,7 +74,8 @@ export class HttpTraffic {
    * its limit, malformed framing): route `unmatched`, and a duration of 0, since no request
    * began that the answer could be timed from.
    */
-  parserRefusals(server: ServerName): (status: number, method: string) => void {
+  parserRefusals(server: ServerName): ((status: number, method: string) => void) | undefined {
+    if (!this.#countsParserRefusals) return undefined;
     return (status, method) => this.answered(server, UNMATCHED_ROUTE, method, status, 0);
   }
 

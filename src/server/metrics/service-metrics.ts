@@ -1,4 +1,5 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { MetricsPart } from './bench-ablation.js';
 import { HttpTraffic } from './http-traffic.js';
 
 /** How an upload ended: made ready, refused (the client's), failed (the service's), expired. */
@@ -57,7 +58,9 @@ const ENCODE_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
  */
 export class ServiceMetrics {
   readonly registry = new Registry();
-  readonly http = new HttpTraffic(this.registry);
+  readonly http: HttpTraffic;
+  /** Parts a bench took out (`bench-ablation.ts`); empty in any real service. */
+  readonly without: ReadonlySet<MetricsPart>;
   /** Bytes of request bodies and headers the API read (uploads, mostly). */
   apiReceivedBytes = 0;
   /** Bytes of files and variants the CDN sent (bodies only). */
@@ -72,12 +75,17 @@ export class ServiceMetrics {
   readonly #imports: Counter<'outcome'>;
   #sources: ScrapeSources | null = null;
 
-  constructor() {
-    const registers = [this.registry];
-    collectDefaultMetrics({ register: this.registry });
-    // Gauges named like counters, which `promtool check metrics` rejects; the same numbers
-    // are the sums of `nodejs_active_handles` and friends, by type.
-    for (const name of MISNAMED_DEFAULT_METRICS) this.registry.removeSingleMetric(name);
+  constructor(without: ReadonlySet<MetricsPart> = new Set()) {
+    this.without = without;
+    const unregistered = without.has('registered-metrics');
+    const registers = unregistered ? [] : [this.registry];
+    this.http = new HttpTraffic(registers, !without.has('parser-refusals'));
+    if (!unregistered && !without.has('default-collectors')) {
+      collectDefaultMetrics({ register: this.registry });
+      // Gauges named like counters, which `promtool check metrics` rejects; the same numbers
+      // are the sums of `nodejs_active_handles` and friends, by type.
+      for (const name of MISNAMED_DEFAULT_METRICS) this.registry.removeSingleMetric(name);
+    }
     this.#uploads = new Counter({
       name: 'filehost_uploads_total',
       help: "Uploads that ended, by outcome: ready, refused (the client's: type, size, quota, malware), failed (the service's), expired (never completed).",

@@ -31,7 +31,7 @@ describe('CellHistogram', () => {
           help: 'h',
           labelNames: ['route', 'status'],
           buckets: DURATION_BUCKETS,
-          registry: ours,
+          registers: [ours],
         });
         const reference = new Histogram({
           name: 'x_seconds',
