@@ -401,18 +401,20 @@ export class UploadRuns implements UppyHooks {
       .catch(() => undefined);
   }
 
-  /** Records a failure of our own steps and tells Uppy, which marks the file failed. */
+  /**
+   * Records a failure of our own steps and tells Uppy, which marks the file failed. Its
+   * words are the row's only once `failed` has them (the refusals' words may be on their
+   * way): until then the row is not shown failed, in words the page then never hears.
+   */
   fail(id: string, error: unknown, step: UploadStep): void {
     const cause = causeOf(error, step);
-    const failure = describeCause(cause, this.#host);
     const upload = this.uploads.get(id);
-    if (upload) {
-      upload.cause = cause;
-      upload.failure = failure;
-    }
+    if (upload) upload.cause = cause;
     const file = this.uppy?.getFile(id);
-    if (file)
-      this.uppy?.emit('upload-error', file, { name: 'UploadFailure', message: failure.message });
+    if (file) {
+      const { message } = describeCause(cause, this.#host);
+      this.uppy?.emit('upload-error', file, { name: 'UploadFailure', message });
+    }
   }
 
   /** Every failure passes here (ours and XHRUpload's): retry it, or leave it to the user. */
