@@ -289,7 +289,7 @@ export class UploadRuns implements UppyHooks {
             // A file small enough for one request has nothing to resume: never remembered,
             // so one slowed past the second fetches no memory of uploads either.
             if (rememberUploads && (file.size ?? 0) > QUIET_UPLOAD_BYTES) {
-              setTimeout(() => this.#remember(id), REMEMBER_AFTER_MS);
+              setTimeout(() => this.#remember(id, upload), REMEMBER_AFTER_MS);
             }
           },
         },
@@ -387,17 +387,18 @@ export class UploadRuns implements UppyHooks {
     this.#maybeAllDone();
   }
 
-  /** Remembers a file's upload across reloads, if it is still on its way. */
-  #remember(id: string): void {
-    const upload = this.uploads.get(id);
+  /**
+   * Remembers a file's upload across reloads, if it is still on its way and still the
+   * file's: one removed meanwhile and added again (under the same id) is another upload.
+   */
+  #remember(id: string, upload: FileUpload): void {
     const file = this.uppy?.getFile(id)?.data as File | undefined;
-    if (!upload || !file) return;
+    const current = () => this.uploads.get(id) === upload;
+    if (!current() || !file) return;
     const { keepFilesUpTo } = this.settings;
     // Not fetched (offline, not deployed): this upload is not remembered.
     void loadMemory()
-      .then((memory) =>
-        memory.rememberUpload(upload, file, keepFilesUpTo, () => this.uploads.has(id)),
-      )
+      .then((memory) => memory.rememberUpload(upload, file, keepFilesUpTo, current))
       .catch(() => undefined);
   }
 
