@@ -303,6 +303,44 @@ describe('<file-uploader> resumes after a reload', () => {
     await page.context().close();
   });
 
+  // Open (todo): the parts now go once each (before the fix in multipart-upload.ts, the paused
+  // attempt's run sent all three again beside the resumed one's, and a 409 failed the file),
+  // but the resumed attempt's first part goes signed for a SHA-256 without its digest header
+  // and the service answers 400, so the file fails: not found yet.
+  it('sends each part once when a file is paused and resumed while its part sender is fetched', {
+    todo: 'resumed first part sent without its digest (400)',
+  }, async () => {
+    const { page, puts } = await open();
+    const bytes = patternBytes(12 * MiB, 27);
+    const path = join(scratch, 'early.bin');
+    await writeFile(path, bytes);
+    // The part sender (a chunk of its own) is fetched with the page's first multi-part file.
+    const sender = await holdChunk(page, 'multipart-sender');
+    await page.setInputFiles('file-uploader input.pick-files', path);
+    await sender.asked;
+    // Uppy's multi-part uploader has begun it (Uppy's 'upload-start'): it waits for the sender.
+    await until(page, async () => (await files(page))[0]?.status === 'uploading', 'uploading');
+    await page.getByRole('button', { name: 'Pause uploading early.bin' }).click();
+    await until(page, async () => (await files(page))[0]?.status === 'paused', 'paused');
+    // The resumed attempt asks which parts the service holds before it sends any.
+    const asked = page.waitForResponse(
+      (response) =>
+        response.request().method() === 'GET' &&
+        /\/v1\/uploads\/[^/]+$/.test(new URL(response.url()).pathname),
+    );
+    await page.getByRole('button', { name: 'Resume uploading early.bin' }).click();
+    await asked;
+    sender.release();
+    await until(page, async () => (await files(page)).some((f) => f.status === 'done'), 'done');
+    assert.deepEqual(
+      [...puts].sort((a, b) => a - b),
+      [1, 2, 3],
+    );
+    const [done] = await files(page);
+    assert.equal(await servedHash(done?.url ?? ''), sha256(bytes));
+    await page.context().close();
+  });
+
   it('carries a paused upload over a reload as an interrupted one', async () => {
     const { page, puts } = await open();
     const bytes = patternBytes(12 * MiB, 25);
