@@ -238,9 +238,12 @@ export class UploadRuns implements UppyHooks {
     const attempt = upload?.abort;
     await upload?.prepared;
     const current = this.uppy?.getFile(file.id);
-    const part = upload?.plan?.parts[0];
-    // (A paused file has an error too; a retry started meanwhile is another attempt.)
+    const parts = upload?.plan?.parts;
+    // A multi-part file is its uploader's, also in an older run that reaches XHRUpload after
+    // the file was resumed (a paused file has an error too; a retry is another attempt).
+    const part = parts?.length === 1 ? parts[0] : undefined;
     if (
+      !upload ||
       !part ||
       !upload.sent ||
       !current ||
