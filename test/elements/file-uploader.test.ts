@@ -517,9 +517,13 @@ describe('<file-uploader>', () => {
       let succeeded = 0;
       element.addEventListener('upload-success', () => succeeded++);
       pick(element, [file('a.bin', 500), file('b.bin', 500, undefined, 2)]);
-      await waitUntil(() => statuses(element).every((s) => s === 'uploading'), 'not sending', {
-        timeout: 10_000,
-      });
+      // Their request left the page (held), not only made (see below).
+      await waitUntil(
+        async () =>
+          statuses(element).every((s) => s === 'uploading') && (await network('held')) === 1,
+        'not sending',
+        LOADED,
+      );
       element.cancelAll();
       await network('release');
       await aTimeout(2500);
@@ -1228,9 +1232,13 @@ describe('<file-uploader>', () => {
       let succeeded = 0;
       element.addEventListener('upload-success', () => succeeded++);
       pick(element, [file('slow.bin', OVER_BATCH), file('other.bin', OVER_BATCH, undefined, 2)]);
-      await waitUntil(() => statuses(element).every((s) => s === 'uploading'), 'not uploading', {
-        timeout: 10_000,
-      });
+      // Both PUTs left the page (held): a row says 'uploading' as its request is made.
+      await waitUntil(
+        async () =>
+          statuses(element).every((s) => s === 'uploading') && (await network('held')) === 2,
+        'not uploading',
+        LOADED,
+      );
       await element.updateComplete;
       expect(element.hasAttribute('uploading')).to.equal(true);
       await expect(element).to.be.accessible();
@@ -1253,7 +1261,12 @@ describe('<file-uploader>', () => {
       let succeeded = 0;
       element.addEventListener('upload-success', () => succeeded++);
       pick(element, [file('a.bin', OVER_BATCH), file('b.bin', OVER_BATCH, undefined, 2)]);
-      await waitUntil(() => element.uploading, 'not uploading', { timeout: 10_000 });
+      // Both PUTs left the page (held): cancelled on their way, not before.
+      await waitUntil(
+        async () => element.uploading && (await network('held')) === 2,
+        'not uploading',
+        LOADED,
+      );
       await element.updateComplete;
       [...(element.shadowRoot?.querySelectorAll<HTMLButtonElement>('.summary .action') ?? [])]
         .find((b) => b.textContent?.trim() === 'Cancel all')
@@ -1272,9 +1285,12 @@ describe('<file-uploader>', () => {
       await network('hold', '\\[upload ', HELD);
       const success = next(element, 'upload-success', 20_000);
       pick(element, [file('moved.txt', 10, 'text/plain')]);
-      await waitUntil(() => statuses(element)[0] === 'uploading', 'not uploading', {
-        timeout: 10_000,
-      });
+      // Its PUT left the page (held): a row says 'uploading' as its request is made.
+      await waitUntil(
+        async () => statuses(element)[0] === 'uploading' && (await network('held')) === 1,
+        'not uploading',
+        LOADED,
+      );
       // While its bytes are held: another address and another key (neither would work).
       element.endpoint = 'http://127.0.0.1:9';
       element.apiKey = 'pk_live_elsewhere';

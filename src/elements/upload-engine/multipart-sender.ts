@@ -66,12 +66,13 @@ export async function sendFileParts<M extends Meta, B extends Body>(
   file: UppyFile<M, B>,
   options: MultipartUploadOptions,
   limit: ConcurrencyLimit,
+  /** The file's attempt as its send began (`options.signal` then). */
+  attempt: AbortSignal | undefined,
 ): Promise<void> {
   const events = new EventManager(uppy);
   const controller = new AbortController();
   events.onFileRemove(file.id, () => controller.abort());
   events.onCancelAll(file.id, () => controller.abort());
-  const attempt = options.signal(file.id);
   const stop = attempt ? AbortSignal.any([attempt, controller.signal]) : controller.signal;
   const plan = options.getPlan(file.id) as UploadPlan;
   const data = file.data as Blob;

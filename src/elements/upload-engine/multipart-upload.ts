@@ -24,6 +24,9 @@ export function addMultipartUploader<M extends Meta, B extends Body>(
 ): void {
   const limit = concurrencyLimit(options.limit ?? 4);
   const uploadFile = async (file: UppyFile<M, B>): Promise<void> => {
+    // The attempt this run sends for: paused while the sender is fetched, it ends here (its
+    // resume runs again, and sends every part itself).
+    const attempt = options.signal(file.id);
     let sender: Awaited<ReturnType<typeof loadPartSender>>;
     try {
       sender = await loadPartSender();
@@ -34,7 +37,7 @@ export function addMultipartUploader<M extends Meta, B extends Body>(
       if (current) uppy.emit('upload-error', current, error as Error, undefined);
       return;
     }
-    await sender.sendFileParts(uppy, file, options, limit);
+    if (!attempt?.aborted) await sender.sendFileParts(uppy, file, options, limit, attempt);
   };
   uppy.addUploader(async (fileIDs: string[]): Promise<void> => {
     const files = filterFilesToUpload(uppy.getFilesByIds(fileIDs)).filter(

@@ -111,7 +111,8 @@ export class RememberedUploads {
 
 /**
  * Remembers a file's upload across reloads, if it is still on its way; `wanted` says
- * whether the file is still in the list once it is written.
+ * whether it is still in the list (the same file chosen again after a removal is another
+ * upload, remembered under the same key).
  */
 export async function rememberUpload(
   upload: FileUpload,
@@ -121,21 +122,24 @@ export async function rememberUpload(
 ): Promise<void> {
   if (!upload.plan || upload.record) return;
   upload.fingerprint ??= await fingerprintOfFile(file);
-  if (!upload.plan || upload.record) return;
-  upload.unlock ??= hold(upload.plan.uploadId);
+  // Removed while its file was read: its removal found nothing to forget yet.
+  if (!upload.plan || upload.record || !wanted()) return;
+  const { uploadId: id, uploadToken: token } = upload.plan;
+  upload.unlock ??= hold(id);
   const { endpoint, apiKey } = upload.target;
   await remember({
     endpoint,
     apiKey,
-    id: upload.plan.uploadId,
-    token: upload.plan.uploadToken,
+    id,
+    token,
     fingerprint: upload.fingerprint,
     name: file.name,
     size: file.size,
     file: file.size <= keepFilesUpTo ? file : null,
   }).catch(() => undefined);
-  // Finished or removed while it was written: not to be taken up again.
+  // Finished or removed while it was written: not to be taken up again (unless the entry is
+  // by now a newer upload's of the same file).
   if (upload.record || !wanted()) {
-    letGo(upload, (kept) => void forget(kept).catch(() => undefined));
+    letGo(upload, (kept) => void forget(kept, id).catch(() => undefined));
   }
 }

@@ -41,13 +41,29 @@ function change(key: string, upload: StoredUpload | undefined): Promise<void> {
   return written;
 }
 
+/**
+ * The upload this page last remembered under each key: the same file chosen again after a
+ * removal is remembered under its old upload's key.
+ */
+const lastRemembered = new Map<string, string>();
+
 /** Remembers an upload (again: the same file to the same place is one entry). */
 export function remember({ id, token, ...upload }: KeptUpload): Promise<void> {
-  return change(keyOf(upload), { ...upload, uploadId: id, uploadToken: token });
+  const key = keyOf(upload);
+  lastRemembered.set(key, id);
+  return change(key, { ...upload, uploadId: id, uploadToken: token });
 }
 
-export function forget(upload: Pick<KeptUpload, 'endpoint' | 'apiKey' | 'fingerprint'>) {
-  return change(keyOf(upload), undefined);
+/**
+ * Forgets the upload kept for this file and place; with `id`, only while that upload is the
+ * one this page last remembered there (an old upload's late forget leaves a newer one's).
+ */
+export async function forget(
+  upload: Pick<KeptUpload, 'endpoint' | 'apiKey' | 'fingerprint'>,
+  id?: string,
+): Promise<void> {
+  const key = keyOf(upload);
+  if (id === undefined || lastRemembered.get(key) === id) await change(key, undefined);
 }
 
 /**

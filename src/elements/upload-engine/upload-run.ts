@@ -238,9 +238,12 @@ export class UploadRuns implements UppyHooks {
     const attempt = upload?.abort;
     await upload?.prepared;
     const current = this.uppy?.getFile(file.id);
-    const part = upload?.plan?.parts[0];
-    // (A paused file has an error too; a retry started meanwhile is another attempt.)
+    const parts = upload?.plan?.parts;
+    // A multi-part file is its uploader's, also in an older run that reaches XHRUpload after
+    // the file was resumed (a paused file has an error too; a retry is another attempt).
+    const part = parts?.length === 1 ? parts[0] : undefined;
     if (
+      !upload ||
       !part ||
       !upload.sent ||
       !current ||
@@ -289,7 +292,7 @@ export class UploadRuns implements UppyHooks {
             // A file small enough for one request has nothing to resume: never remembered,
             // so one slowed past the second fetches no memory of uploads either.
             if (rememberUploads && (file.size ?? 0) > QUIET_UPLOAD_BYTES) {
-              setTimeout(() => this.#remember(id), REMEMBER_AFTER_MS);
+              setTimeout(() => this.#remember(id, upload), REMEMBER_AFTER_MS);
             }
           },
         },
@@ -387,32 +390,35 @@ export class UploadRuns implements UppyHooks {
     this.#maybeAllDone();
   }
 
-  /** Remembers a file's upload across reloads, if it is still on its way. */
-  #remember(id: string): void {
-    const upload = this.uploads.get(id);
+  /**
+   * Remembers a file's upload across reloads, if it is still on its way and still the
+   * file's: one removed meanwhile and added again (under the same id) is another upload.
+   */
+  #remember(id: string, upload: FileUpload): void {
     const file = this.uppy?.getFile(id)?.data as File | undefined;
-    if (!upload || !file) return;
+    const current = () => this.uploads.get(id) === upload;
+    if (!current() || !file) return;
     const { keepFilesUpTo } = this.settings;
     // Not fetched (offline, not deployed): this upload is not remembered.
     void loadMemory()
-      .then((memory) =>
-        memory.rememberUpload(upload, file, keepFilesUpTo, () => this.uploads.has(id)),
-      )
+      .then((memory) => memory.rememberUpload(upload, file, keepFilesUpTo, current))
       .catch(() => undefined);
   }
 
-  /** Records a failure of our own steps and tells Uppy, which marks the file failed. */
+  /**
+   * Records a failure of our own steps and tells Uppy, which marks the file failed. Its
+   * words are the row's only once `failed` has them (the refusals' words may be on their
+   * way): until then the row is not shown failed, in words the page then never hears.
+   */
   fail(id: string, error: unknown, step: UploadStep): void {
     const cause = causeOf(error, step);
-    const failure = describeCause(cause, this.#host);
     const upload = this.uploads.get(id);
-    if (upload) {
-      upload.cause = cause;
-      upload.failure = failure;
-    }
+    if (upload) upload.cause = cause;
     const file = this.uppy?.getFile(id);
-    if (file)
-      this.uppy?.emit('upload-error', file, { name: 'UploadFailure', message: failure.message });
+    if (file) {
+      const { message } = describeCause(cause, this.#host);
+      this.uppy?.emit('upload-error', file, { name: 'UploadFailure', message });
+    }
   }
 
   /** Every failure passes here (ours and XHRUpload's): retry it, or leave it to the user. */

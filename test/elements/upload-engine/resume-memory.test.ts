@@ -49,4 +49,17 @@ describe('resume memory (IndexedDB)', () => {
     );
     expect(names).to.deep.equal(['kept']);
   });
+
+  it("keeps a newer upload's entry of the same file when an older one's late forget names its own", async () => {
+    const older = { ...entry('same'), id: 'up_older' };
+    const newer = { ...entry('same'), id: 'up_newer' };
+    await remember(older);
+    await remember(newer);
+    // The older upload's forget, after its file was chosen again and remembered anew.
+    await forget(older, older.id);
+    const kept = await rememberedFor(entry('x').endpoint, entry('x').apiKey);
+    expect(kept.map((upload) => upload.id)).to.deep.equal(['up_newer']);
+    await forget(newer, newer.id);
+    expect(await rememberedFor(entry('x').endpoint, entry('x').apiKey)).to.deep.equal([]);
+  });
 });
