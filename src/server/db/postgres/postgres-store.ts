@@ -71,11 +71,13 @@ function parseInt8(text: string): number {
 }
 
 /**
- * `SQL.LIVE_FILE` for an array of ids: every batch of `getLiveFile`s, of one id or many, is
- * this one statement, prepared under one name on each connection (`pg` parses and plans a
- * named statement once per connection, then only binds and runs it), since it runs for
- * nearly every CDN request.
+ * The lookups of `getLiveFile`'s batches, each prepared under its name on every connection
+ * (`pg` parses and plans a named statement once per connection, then only binds and runs
+ * it): they run for nearly every CDN request. A batch of one, the most common under light
+ * load, goes by `SQL.LIVE_FILE`: through `= ANY` it cost PostgreSQL twice the CPU
+ * (test/bench/README.md, "pg-one").
  */
+const LIVE_FILE = { name: 'filehost_live_file', text: numberedPlaceholders(SQL.LIVE_FILE) };
 const LIVE_FILES = {
   name: 'filehost_live_files',
   text: `SELECT ${FILE_COLUMNS} FROM files WHERE id = ANY($1::text[]) AND status != 'deleted'`,
@@ -146,7 +148,9 @@ export class PostgresMetadataStore extends SqlMetadataStore {
   readonly #liveFiles = new LookupBatch<FileRow>(async (ids) => {
     let rows: FileRecord[];
     try {
-      rows = (await this.#pool.query<FileRecord>({ ...LIVE_FILES, values: [ids] })).rows;
+      const query =
+        ids.length === 1 ? { ...LIVE_FILE, values: ids } : { ...LIVE_FILES, values: [ids] };
+      rows = (await this.#pool.query<FileRecord>(query)).rows;
     } catch (error) {
       throw toStoreError(error);
     }
