@@ -425,6 +425,8 @@ export function metadataStoreConformance(
         assert.equal(await store.getVisibleFile(project.id, receiving.id), null);
         assert.equal(await store.getVisibleFile(other.id, ready.id), null);
         assert.deepEqual(await store.getLiveFile(receiving.id), receiving);
+        // No file has an id with a NUL (PostgreSQL's text cannot hold one): none, not an error.
+        assert.equal(await store.getLiveFile(`${ready.id}\0`), null);
         const listed = await store.listFiles(project.id, null, 10);
         assert.deepEqual(
           new Set(listed.map((row) => row.id)),

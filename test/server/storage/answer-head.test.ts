@@ -5,11 +5,14 @@ import { MAX_HEAD_BYTES, parseAnswerHead } from '../../../src/server/storage/s3/
 
 const token = fc.stringMatching(/^[A-Za-z][A-Za-z0-9-]{0,20}$/);
 const value = fc.stringMatching(/^[!-~]([ !-~]{0,30}[!-~])?$/);
-/** Headers that say nothing about framing or the connection. */
+/** Headers that say nothing about framing, the range or the connection. */
 const otherHeader = fc
   .tuple(token, value)
   .filter(
-    ([name]) => !['content-length', 'transfer-encoding', 'connection'].includes(name.toLowerCase()),
+    ([name]) =>
+      !['content-length', 'content-range', 'transfer-encoding', 'connection'].includes(
+        name.toLowerCase(),
+      ),
   );
 
 function head(status: number, headers: [string, string][], version = '1.1'): string {
@@ -18,18 +21,20 @@ function head(status: number, headers: [string, string][], version = '1.1'): str
 
 /** What the bucket's answer heads look like to the relay (`bucket-connections.ts`). */
 describe('parseAnswerHead', () => {
-  it('reads the status, the length and keep-alive wherever the head is cut', () => {
+  it('reads the status, the length, the range and keep-alive wherever the head is cut', () => {
     fc.assert(
       fc.property(
         fc.integer({ min: 100, max: 599 }),
         fc.option(fc.integer({ min: 0, max: 2 ** 40 }), { nil: null }),
+        fc.option(value, { nil: null }),
         fc.array(otherHeader, { maxLength: 8 }),
         fc.constantFrom(null, 'close', 'keep-alive'),
         fc.uint8Array({ maxLength: 64 }),
         fc.nat(),
-        (status, length, others, connection, body, cutAt) => {
+        (status, length, contentRange, others, connection, body, cutAt) => {
           const headers: [string, string][] = [...others];
           if (length !== null) headers.push(['Content-Length', String(length)]);
+          if (contentRange !== null) headers.push(['Content-Range', contentRange]);
           if (connection) headers.push(['Connection', connection]);
           const text = Buffer.from(head(status, headers), 'latin1');
           const bytes = Buffer.concat([text, body]);
@@ -38,6 +43,7 @@ describe('parseAnswerHead', () => {
           assert.deepEqual(parseAnswerHead(bytes), {
             status,
             length,
+            contentRange,
             encoded: false,
             keepAlive: connection !== 'close',
             size: text.length,

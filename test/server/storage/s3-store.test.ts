@@ -11,6 +11,7 @@ import {
   ListPartsCommand,
   PutObjectCommand,
 } from '@aws-sdk/client-s3';
+import fc from 'fast-check';
 import { newId } from '../../../src/server/ground/secrets.js';
 import {
   BlobNotFoundError,
@@ -509,6 +510,81 @@ describe('S3BlobStore on Ceph RGW', { skip }, () => {
         null,
       );
       assert.equal(await current.store.readRange(newId(), { start: 0, end: 9, whole: true }), null);
+    } finally {
+      await current.close();
+      await proxy.close();
+    }
+  });
+
+  it('reads (readRange, streamRange) and sends (openSender) exactly the bytes of a range, or none of them refuses', async () => {
+    const gateway = await rgw();
+    const proxy = await recordingProxy(Number(new URL(gateway.endpoint).port));
+    const current = await fixture({ endpoint: proxy.url });
+    try {
+      // One past the relay's 256 KiB buffers among them.
+      const objects = new Map<number, { key: string; bytes: Buffer }>();
+      for (const size of [1, 2, 1000, 300_001]) {
+        const key = newId();
+        const bytes = Buffer.from(patternBytes(size, size % 251));
+        await current.s3.send(
+          new PutObjectCommand({ Bucket: current.bucket, Key: key, Body: bytes }),
+        );
+        objects.set(size, { key, bytes });
+      }
+      const near = (size: number) =>
+        fc.oneof(fc.constantFrom(0, size - 1, size, size + 1), fc.nat(size + 1));
+      // A range of an object, its end possibly past the object's, and `whole` as a caller
+      // may claim it, rightly or not (a record whose size is not the object's).
+      const asked = fc
+        .constantFrom(...objects.keys())
+        .chain((size) =>
+          fc
+            .tuple(near(size), near(size), fc.boolean())
+            .map(([a, b, whole]) => ({ size, start: Math.min(a, b), end: Math.max(a, b), whole })),
+        );
+      const outcome = async (reading: () => Promise<Buffer>) =>
+        reading().then(
+          (bytes) => ({ bytes }),
+          (error: unknown) => ({ error }),
+        );
+      await fc.assert(
+        fc.asyncProperty(asked, async ({ size, start, end, whole }) => {
+          const { key, bytes } = objects.get(size) as { key: string; bytes: Buffer };
+          const range = { start, end, whole };
+          const theRange = end < size && (!whole || (start === 0 && end === size - 1));
+          proxy.forget();
+          const read = await outcome(async () => {
+            const got = await current.store.readRange(key, range);
+            assert.ok(got);
+            return got;
+          });
+          const streamed = await outcome(async () => {
+            const stream = await current.store.streamRange(key, range);
+            assert.ok(stream);
+            return buffer(stream);
+          });
+          const readGets = proxy.heads().filter((head) => head.startsWith('GET ')).length;
+          proxy.forget();
+          const sentBytes = await outcome(async () =>
+            sent(await current.store.openSender(key, range)),
+          );
+          const sendGets = proxy.heads().filter((head) => head.startsWith('GET ')).length;
+          const slice = bytes.subarray(start, end + 1);
+          for (const [how, result] of [
+            ['read', read],
+            ['streamed', streamed],
+            ['sent', sentBytes],
+          ] as const) {
+            if (theRange) assert.deepEqual(result, { bytes: slice }, how);
+            else assert.ok('error' in result, `${how}: ${JSON.stringify(result).slice(0, 80)}`);
+          }
+          assert.equal(readGets, 2);
+          // The kept-alive path relays what the other path would accept, and nothing else:
+          // a refused answer is asked again through node:http (which refuses it too).
+          assert.equal(sendGets, theRange ? 1 : 2);
+        }),
+        { numRuns: 60 },
+      );
     } finally {
       await current.close();
       await proxy.close();

@@ -20,12 +20,7 @@ import {
   toUsage,
   type UsageRecord,
 } from '../sql/records.js';
-import {
-  SqlMetadataStore,
-  type SqlValue,
-  type StatementOptions,
-  type Step,
-} from '../sql/sql-store.js';
+import { SqlMetadataStore, type SqlValue, type Step } from '../sql/sql-store.js';
 import * as SQL from '../sql/statements.js';
 import { MetadataUnavailableError } from '../unavailable.js';
 import { LookupBatch } from './lookup-batch.js';
@@ -75,24 +70,18 @@ function parseInt8(text: string): number {
   return value;
 }
 
-/** `SQL.LIVE_FILE` for an array of ids (`getLiveFile`'s batches). */
-const LIVE_FILES = `SELECT ${FILE_COLUMNS} FROM files WHERE id = ANY($1::text[]) AND status != 'deleted'`;
-
-const preparedNames = new Map<string, string>();
-
 /**
- * The name a statement is prepared under on each connection (`StatementOptions.prepared`):
- * one per text, as `pg` requires (it parses a name once per connection, and refuses a
- * second text under a name it knows).
+ * The lookups of `getLiveFile`'s batches, each prepared under its name on every connection
+ * (`pg` parses and plans a named statement once per connection, then only binds and runs
+ * it): they run for nearly every CDN request. A batch of one, the most common under light
+ * load, goes by `SQL.LIVE_FILE`: through `= ANY` it cost PostgreSQL twice the CPU
+ * (test/bench/README.md, "pg-one").
  */
-function preparedName(text: string): string {
-  let name = preparedNames.get(text);
-  if (name === undefined) {
-    name = `filehost_${preparedNames.size + 1}`;
-    preparedNames.set(text, name);
-  }
-  return name;
-}
+const LIVE_FILE = { name: 'filehost_live_file', text: numberedPlaceholders(SQL.LIVE_FILE) };
+const LIVE_FILES = {
+  name: 'filehost_live_files',
+  text: `SELECT ${FILE_COLUMNS} FROM files WHERE id = ANY($1::text[]) AND status != 'deleted'`,
+};
 
 /**
  * A 64-bit advisory lock key for a name: the first 8 bytes of its SHA-256, signed as
@@ -157,10 +146,14 @@ export class PostgresMetadataStore extends SqlMetadataStore {
   readonly #held = new Set<string>();
   /** `getLiveFile`s of one turn of the event loop, asked in one statement. */
   readonly #liveFiles = new LookupBatch<FileRow>(async (ids) => {
-    const rows =
-      ids.length === 1
-        ? await this.rows<FileRecord>(SQL.LIVE_FILE, ids, { prepared: true })
-        : await this.#liveFilesAmong(ids);
+    let rows: FileRecord[];
+    try {
+      const query =
+        ids.length === 1 ? { ...LIVE_FILE, values: ids } : { ...LIVE_FILES, values: [ids] };
+      rows = (await this.#pool.query<FileRecord>(query)).rows;
+    } catch (error) {
+      throw toStoreError(error);
+    }
     return new Map(rows.map((row) => [row.id, toFile(row)]));
   });
   #closed = false;
@@ -251,31 +244,15 @@ export class PostgresMetadataStore extends SqlMetadataStore {
   }
 
   override getLiveFile(id: string): Promise<FileRow | null> {
-    // An id PostgreSQL refuses as text fails its own statement, never its batch's.
-    return id.includes('\0') ? super.getLiveFile(id) : this.#liveFiles.get(id);
+    // PostgreSQL's text holds no NUL (it refuses the whole array that carries one): no row
+    // has such an id, and asking would fail the batch of every other lookup of the turn.
+    if (id.includes('\0')) return Promise.resolve(null);
+    return this.#liveFiles.get(id);
   }
 
-  /** `LIVE_FILE` for many ids: its one parameter an array, which only this store binds. */
-  async #liveFilesAmong(ids: string[]): Promise<FileRecord[]> {
+  protected async rows<R>(sql: string, values: readonly SqlValue[]): Promise<R[]> {
     try {
-      const query = { name: preparedName(LIVE_FILES), text: LIVE_FILES, values: [ids] };
-      return (await this.#pool.query(query)).rows as FileRecord[];
-    } catch (error) {
-      throw toStoreError(error);
-    }
-  }
-
-  protected async rows<R>(
-    sql: string,
-    values: readonly SqlValue[],
-    options: StatementOptions = {},
-  ): Promise<R[]> {
-    const text = numberedPlaceholders(sql);
-    const query = options.prepared
-      ? { name: preparedName(text), text, values: [...values] }
-      : { text, values: [...values] };
-    try {
-      return (await this.#pool.query(query)).rows as R[];
+      return (await this.#pool.query(numberedPlaceholders(sql), [...values])).rows as R[];
     } catch (error) {
       throw toStoreError(error);
     }

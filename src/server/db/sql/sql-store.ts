@@ -69,12 +69,6 @@ export interface StatementOptions {
    * disk. It is never seen before it is committed; a durable write after it keeps it too.
    */
   volatile?: boolean;
-  /**
-   * A read run for nearly every request of some kind (the CDN's lookup of a file), so a
-   * store may keep it parsed and planned on each connection (PostgreSQL: a named prepared
-   * statement, which takes parsing and planning off every run).
-   */
-  prepared?: boolean;
 }
 
 /** One statement of a change of a file (`changeFile`). */
@@ -322,7 +316,7 @@ export abstract class SqlMetadataStore implements MetadataStore {
   }
 
   async getLiveFile(id: string): Promise<FileRow | null> {
-    return this.#file(SQL.LIVE_FILE, [id], { prepared: true });
+    return this.#file(SQL.LIVE_FILE, [id]);
   }
 
   async listFiles(
@@ -636,12 +630,8 @@ export abstract class SqlMetadataStore implements MetadataStore {
     return row?.value ?? null;
   }
 
-  async #file(
-    sql: string,
-    values: SqlValue[],
-    options?: StatementOptions,
-  ): Promise<FileRow | null> {
-    const [row] = await this.rows<FileRecord>(sql, values, options);
+  async #file(sql: string, values: SqlValue[]): Promise<FileRow | null> {
+    const [row] = await this.rows<FileRecord>(sql, values);
     return row ? toFile(row) : null;
   }
 

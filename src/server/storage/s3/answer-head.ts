@@ -1,7 +1,7 @@
 /**
  * The head of an HTTP/1.1 answer, as far as relaying its body needs it: the status, the
- * body's length when the answer gives one, and whether the connection may carry the next
- * request. Only the bucket's answers to our own GETs are read this way
+ * body's length and range when the answer gives them, and whether the connection may carry
+ * the next request. Only the bucket's answers to our own GETs are read this way
  * (`bucket-connections.ts`); whatever this parser does not understand is not relayed by that
  * path (`relayable`), so it can stay strict and small.
  */
@@ -9,6 +9,8 @@ export interface AnswerHead {
   status: number;
   /** `Content-Length`; null when absent. */
   length: number | null;
+  /** `Content-Range`; null when absent (`range-answer.ts` reads it). */
+  contentRange: string | null;
   /** A `Transfer-Encoding` was given: the body is framed otherwise than by its length. */
   encoded: boolean;
   /** The connection stays open after this answer (HTTP/1.1 without `Connection: close`). */
@@ -38,6 +40,7 @@ export function parseAnswerHead(bytes: Buffer): AnswerHead | Error | null {
   const status = STATUS_LINE.exec(lines[0] ?? '');
   if (!status) return new Error('Not an HTTP/1.x answer');
   let length: number | null = null;
+  let contentRange: string | null = null;
   let encoded = false;
   let keepAlive = status[1] === '1';
   for (const line of lines.slice(1)) {
@@ -50,6 +53,8 @@ export function parseAnswerHead(bytes: Buffer): AnswerHead | Error | null {
       const given = Number(value);
       if (length !== null && length !== given) return new Error('Two Content-Lengths');
       length = given;
+    } else if (name === 'content-range') {
+      contentRange = value;
     } else if (name === 'transfer-encoding') {
       encoded = true;
     } else if (name === 'connection') {
@@ -58,5 +63,5 @@ export function parseAnswerHead(bytes: Buffer): AnswerHead | Error | null {
       else if (options.includes('keep-alive')) keepAlive = true;
     }
   }
-  return { status: Number(status[2]), length, encoded, keepAlive, size: end + 4 };
+  return { status: Number(status[2]), length, contentRange, encoded, keepAlive, size: end + 4 };
 }

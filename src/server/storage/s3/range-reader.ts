@@ -7,6 +7,7 @@ import { SignatureV4 } from '@smithy/signature-v4';
 import { BlobUnavailableError, type ByteRange, type RangeSender } from '../blob-store.js';
 import { relayBody } from './body-relay.js';
 import { BucketConnectionError, BucketConnections, DECLINED } from './bucket-connections.js';
+import { carriesRange, rangeHeader } from './range-answer.js';
 
 /** SHA-256 (and its HMAC, given a secret) from `node:crypto`, in the shape SigV4 signing asks. */
 export class NodeSha256 {
@@ -130,14 +131,10 @@ export class RangeReader {
   async send(objectKey: string, range: ByteRange): Promise<RangeSender | null> {
     const { url, headers } = await this.#signedGet(objectKey, range);
     if (url.protocol === 'http:') {
-      const wanted = range.end - range.start + 1;
       let opened: Awaited<ReturnType<BucketConnections['open']>> | null = null;
       try {
-        opened = await this.#plainConnections(url).open(
-          requestHead(url, headers),
-          (head) =>
-            head.length === wanted &&
-            (head.status === 206 || (head.status === 200 && range.start === 0)),
+        opened = await this.#plainConnections(url).open(requestHead(url, headers), (head) =>
+          carriesRange(range, head),
         );
       } catch (error) {
         // A kept-alive connection the bucket closed while idle: asked again below.
@@ -168,17 +165,22 @@ export class RangeReader {
     const { url, headers } = await this.#signedGet(objectKey, range);
     const response = await this.#get(url, headers);
     const status = response.statusCode ?? 0;
-    const length = Number(response.headers['content-length']);
-    if (status === 206 || (status === 200 && range.start === 0 && length === range.end + 1)) {
-      return response;
+    const declared = response.headers['content-length'];
+    const length = declared === undefined ? null : Number(declared);
+    const contentRange = response.headers['content-range'] ?? null;
+    if (carriesRange(range, { status, length, contentRange })) return response;
+    if (status === 200 || status === 206) {
+      // Bytes, but not the range's: not read (it may be a whole large object), not relayed.
+      response.destroy();
+      const wanted = range.end - range.start + 1;
+      throw new Error(
+        length !== null && length < wanted
+          ? `${objectKey} ends before byte ${range.end}`
+          : `${objectKey}: the bucket answered ${status} (${length ?? 'no'} bytes, range ${contentRange ?? 'none'}) for ${range.start}-${range.end}`,
+      );
     }
     const body = await this.#body(response);
     if (status === 404 && /<Code>NoSuchKey<\/Code>/.test(body.toString('utf8'))) return null;
-    if (status === 200) {
-      throw new Error(
-        `${objectKey}: the bucket sent ${length} bytes for ${range.start}-${range.end}`,
-      );
-    }
     throw new BlobUnavailableError(
       'unreachable',
       `The bucket answered ${status} to a read of ${objectKey}`,
@@ -193,6 +195,12 @@ export class RangeReader {
     const base = await this.#baseUrl();
     const url = new URL(base);
     url.pathname = `${base.pathname}${encodeKey(objectKey)}`;
+    const headers: Record<string, string> = {
+      host: url.host,
+      'x-amz-content-sha256': 'UNSIGNED-PAYLOAD',
+    };
+    const asked = rangeHeader(range);
+    if (asked !== null) headers.range = asked;
     const signed = await this.#signer.sign({
       method: 'GET',
       protocol: url.protocol,
@@ -200,15 +208,7 @@ export class RangeReader {
       port: url.port === '' ? undefined : Number(url.port),
       path: url.pathname,
       query: {},
-      // The whole object is asked without `Range`: RGW does less work for such a GET
-      // (test/bench/README.md, "cdn-scale2"), and its answer is a 200 of the same bytes.
-      headers: range.whole
-        ? { host: url.host, 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD' }
-        : {
-            host: url.host,
-            range: `bytes=${range.start}-${range.end}`,
-            'x-amz-content-sha256': 'UNSIGNED-PAYLOAD',
-          },
+      headers,
     });
     return { url, headers: signed.headers };
   }
