@@ -1,22 +1,15 @@
 /** Paths of the API, relative to its base URL. */
 
 import { FILES_PATH } from './page-api.js';
+import { uploadRoutes } from './upload-routes.js';
 
 export const API_VERSION_PREFIX = '/v1';
 
 export const routes = {
+  ...uploadRoutes,
   upload: () => '/v1/upload',
-  /** Batch upload: many small files' bytes in one multipart request. */
-  uploadBatch: () => '/v1/upload/batch',
   files: () => FILES_PATH,
   file: (id: string) => `/v1/files/${encodeURIComponent(id)}`,
-  sign: () => '/v1/uploads/sign',
-  /** Import from a URL: `ImportRequest` → `202 ImportResponse`. */
-  import: () => '/v1/uploads/import',
-  uploadState: (id: string) => `/v1/uploads/${encodeURIComponent(id)}`,
-  complete: (id: string) => `/v1/uploads/${encodeURIComponent(id)}/complete`,
-  /** Batch complete: `{ "uploads": [ { "id", "parts"? }, … ] }`. */
-  completeMany: () => '/v1/uploads/complete',
   part: (id: string, partNumber: number) =>
     `/v1/uploads/${encodeURIComponent(id)}/parts/${partNumber}`,
 } as const;

@@ -1,4 +1,4 @@
-import { routes, type UPLOAD_TOKEN_HEADER } from '../api/routes.js';
+import type { UPLOAD_TOKEN_HEADER } from '../api/routes.js';
 import type {
   CompleteBatchRequest,
   CompleteBatchResponse,
@@ -12,6 +12,7 @@ import type {
   UploadBatchResponse,
   UploadState,
 } from '../api/types.js';
+import { uploadRoutes } from '../api/upload-routes.js';
 import { ApiError } from './api-error.js';
 import { type CallOptions, FilehostConnection } from './connection.js';
 import type { CompleteResult, FilehostApiOptions, UploadCallOptions } from './options.js';
@@ -55,7 +56,7 @@ export class FilehostApi extends FilehostConnection {
   }
 
   sign(request: SignRequest, options: CallOptions = {}): Promise<SignResponse> {
-    return this.uploadJson<SignResponse>('POST', routes.sign(), request, options);
+    return this.uploadJson<SignResponse>('POST', uploadRoutes.sign(), request, options);
   }
 
   /**
@@ -66,7 +67,7 @@ export class FilehostApi extends FilehostConnection {
   async signMany(files: SignRequest[], options: CallOptions = {}): Promise<SignResponse[]> {
     const answer = await this.uploadJson<SignBatchResponse>(
       'POST',
-      routes.sign(),
+      uploadRoutes.sign(),
       { files },
       options,
     );
@@ -78,7 +79,7 @@ export class FilehostApi extends FilehostConnection {
     request: CompleteRequest = {},
     options: UploadCallOptions = {},
   ): Promise<FileRecord> {
-    return this.uploadJson<FileRecord>('POST', routes.complete(id), request, options);
+    return this.uploadJson<FileRecord>('POST', uploadRoutes.complete(id), request, options);
   }
 
   /**
@@ -92,7 +93,7 @@ export class FilehostApi extends FilehostConnection {
   ): Promise<CompleteResult[]> {
     const answer = await this.uploadJson<CompleteBatchResponse>(
       'POST',
-      routes.completeMany(),
+      uploadRoutes.completeMany(),
       { uploads },
       options,
     );
@@ -114,7 +115,7 @@ export class FilehostApi extends FilehostConnection {
     form.append('files', JSON.stringify(files.map(({ entry }) => entry)));
     for (const { body } of files) form.append('file', body, 'file');
     const answer = await this.withUploadToken((auth) =>
-      this.request<UploadBatchResponse>('POST', routes.uploadBatch(), {
+      this.request<UploadBatchResponse>('POST', uploadRoutes.uploadBatch(), {
         body: form,
         headers: auth,
         signal: options.signal,
@@ -126,7 +127,7 @@ export class FilehostApi extends FilehostConnection {
   /** The parts the service holds, with fresh URLs for the rest (resume). */
   getUpload(id: string, options: UploadCallOptions = {}): Promise<UploadState> {
     return this.withUploadToken((auth) =>
-      this.request<UploadState>('GET', routes.uploadState(id), {
+      this.request<UploadState>('GET', uploadRoutes.uploadState(id), {
         signal: options.signal,
         headers: { ...uploadTokenHeader(options.uploadToken), ...auth },
       }),

@@ -1,11 +1,11 @@
-import type { routes } from '../api/routes.js';
 import type { ImportRequest, ImportResponse, ImportState } from '../api/types.js';
+import type { uploadRoutes } from '../api/upload-routes.js';
 import { type CallOptions, FilehostConnection } from './connection.js';
 import type { FilehostApiOptions } from './options.js';
 import type { TokenSource } from './upload-token.js';
 
 /** The paths of an import's calls, as the route table spells them. */
-export type ImportPaths = Pick<typeof routes, 'import' | 'uploadState'>;
+export type ImportPaths = Pick<typeof uploadRoutes, 'import' | 'uploadState'>;
 
 /**
  * The two calls of an import: `POST /v1/uploads/import` (an upload call: with the token
@@ -13,8 +13,9 @@ export type ImportPaths = Pick<typeof routes, 'import' | 'uploadState'>;
  * token (and the client's token, else its key). A connection of its own, not a part of
  * `FilehostApi`, so that `<file-uploader>`'s Link source carries these and the upload
  * engine does not; `FilehostCalls` holds one for `importFromUrl`. The paths come from the
- * route table (`routes`), given: the Link source takes the table from the upload engine's
- * chunk, which holds it, since one both chunks imported would become a file of its own.
+ * upload paths (`uploadRoutes`, or the whole `routes`), given: the Link source takes them
+ * from the upload engine's chunk, which holds them, since a module both chunks imported
+ * would become a file of its own.
  */
 export class ImportCalls extends FilehostConnection {
   readonly #tokens: TokenSource | null;

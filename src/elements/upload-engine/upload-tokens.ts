@@ -1,4 +1,4 @@
-import { UPLOAD_TOKEN_PREFIX } from '../../api/routes.js';
+import { UPLOAD_TOKEN_PREFIX } from '../../api/page-api.js';
 import { FilehostApi } from '../../client/api.js';
 import type { ApiError } from '../../client/api-error.js';
 import type { UploadTokenProvider } from '../../client/upload-token.js';
@@ -16,10 +16,10 @@ import { placeOf } from './file-state.js';
  * costs the engine, which every page that uploads loads, its name.
  */
 /**
- * The route table, for the Link source's import calls (`ImportCalls`): the engine's calls
- * carry it, and the Link source loads this chunk anyway (see `loadTokenChunk`).
+ * The upload paths, for the Link source's import calls (`ImportCalls`): the engine's calls
+ * carry them, and the Link source loads this chunk anyway (see `loadTokenChunk`).
  */
-export { routes } from '../../api/routes.js';
+export { uploadRoutes as routes } from '../../api/upload-routes.js';
 export { fillRefusals } from './en-refusals.js';
 export { TokenLimits } from './token-hint.js';
 
