@@ -17,10 +17,7 @@ export const styles = css`
     --_row-gap: var(--file-list-row-gap,0);
     --_row-height: var(--file-list-row-height,3.75rem);
     --_font: var(--file-list-font,var(--_fh-font));
-    --_focus: var(
-      --file-list-focus-ring,
-      var(--filehost-focus-ring,0 0 0 3px color-mix(in srgb, var(--_accent) 45%, transparent))
-    );
+    --_focus: var(--file-list-focus-ring,var(--_fh-focus));
 
     display: block;
     box-sizing: border-box;

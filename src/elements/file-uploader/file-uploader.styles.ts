@@ -19,10 +19,7 @@ export const styles = css`
     --_radius: var(--file-uploader-radius,var(--_fh-radius));
     --_gap: var(--file-uploader-gap,0.75rem);
     --_font: var(--file-uploader-font,var(--_fh-font));
-    --_focus: var(
-      --file-uploader-focus-ring,
-      var(--filehost-focus-ring,0 0 0 3px color-mix(in srgb, var(--_accent) 45%, transparent))
-    );
+    --_focus: var(--file-uploader-focus-ring,var(--_fh-focus));
 
     display: block;
     box-sizing: border-box;

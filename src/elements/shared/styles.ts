@@ -19,6 +19,8 @@ export const sharedStyles = css`
     --_fh-success: var(--filehost-success,#15803d);
     --_fh-radius: var(--filehost-radius,0.75rem);
     --_fh-font: var(--filehost-font,inherit);
+    /* Of the element's own accent (\`--_accent\`, each element's), in light and dark alike. */
+    --_fh-focus: var(--filehost-focus-ring,0 0 0 3px color-mix(in srgb,var(--_accent) 45%,transparent));
   }
 
   @media (prefers-color-scheme: dark) {
