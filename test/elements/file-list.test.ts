@@ -320,15 +320,26 @@ describe('<file-list>', () => {
     const fast = await project();
     await seed(slow, ['stale.txt']);
     await seed(fast, ['current.txt']);
-    await network('hold', `/v1/files`, 1500, true);
+    await network('log');
+    const listsEnded = async () =>
+      ((await network('ended')) as string[]).filter((line) => line.includes('/v1/files')).length;
+    const endedBefore = await listsEnded();
+    // The old key's list is held on its way until the new key's has been shown, then let go:
+    // its answer (or its end, if the element called it off) comes last, whatever the load.
+    await network('hold', `/v1/files`, HELD, true);
     const element = await fixture<FileListElement>(
       html`<file-list endpoint=${slow.endpoint} api-key=${slow.publishableKey}></file-list>`,
     );
-    await element.updateComplete;
+    await waitUntil(async () => (await network('held')) === 1, 'the old list not held', LOADED);
     element.apiKey = fast.publishableKey;
     await element.updateComplete;
     await element.pageLoaded;
-    await aTimeout(2000);
+    await network('release');
+    await waitUntil(
+      async () => (await listsEnded()) === endedBefore + 2,
+      'the old list never ended',
+      LOADED,
+    );
     await element.updateComplete;
     expect(names(element)).to.deep.equal(['current.txt']);
   });
