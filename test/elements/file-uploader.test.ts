@@ -513,16 +513,29 @@ describe('<file-uploader>', () => {
     it('cancels a whole batch request when all its files are cancelled: none is stored', async () => {
       const p = await project();
       const element = await uploader(p);
+      await network('log');
+      const endedBefore = batches((await network('ended')) as string[]).length;
       await network('hold', '/v1/upload/batch$', HELD);
       let succeeded = 0;
       element.addEventListener('upload-success', () => succeeded++);
       pick(element, [file('a.bin', 500), file('b.bin', 500, undefined, 2)]);
-      await waitUntil(() => statuses(element).every((s) => s === 'uploading'), 'not sending', {
-        timeout: 10_000,
-      });
+      // Its request left the page (held), not only made: a file stopped before that is left
+      // out of it (batch-upload.test.ts), which is not what this test is about.
+      await waitUntil(
+        async () =>
+          statuses(element).every((s) => s === 'uploading') && (await network('held')) === 1,
+        'not sending',
+        LOADED,
+      );
       element.cancelAll();
       await network('release');
-      await aTimeout(2500);
+      // What the service holds is final once the page's request ended: called off, or (were it
+      // not) answered after the service stored its files, however long a loaded machine takes.
+      await waitUntil(
+        async () => batches((await network('ended')) as string[]).length === endedBefore + 1,
+        'the batch request never ended',
+        LOADED,
+      );
       expect(succeeded).to.equal(0);
       expect((await usage(p.publishableKey)).files).to.equal(0);
     });
@@ -1228,9 +1241,14 @@ describe('<file-uploader>', () => {
       let succeeded = 0;
       element.addEventListener('upload-success', () => succeeded++);
       pick(element, [file('slow.bin', OVER_BATCH), file('other.bin', OVER_BATCH, undefined, 2)]);
-      await waitUntil(() => statuses(element).every((s) => s === 'uploading'), 'not uploading', {
-        timeout: 10_000,
-      });
+      // Mid-way: both PUTs left the page (held), not only shown as uploading (a row says so
+      // once its file is signed, before XHRUpload sends it).
+      await waitUntil(
+        async () =>
+          statuses(element).every((s) => s === 'uploading') && (await network('held')) === 2,
+        'not uploading',
+        LOADED,
+      );
       await element.updateComplete;
       expect(element.hasAttribute('uploading')).to.equal(true);
       await expect(element).to.be.accessible();
@@ -1253,7 +1271,12 @@ describe('<file-uploader>', () => {
       let succeeded = 0;
       element.addEventListener('upload-success', () => succeeded++);
       pick(element, [file('a.bin', OVER_BATCH), file('b.bin', OVER_BATCH, undefined, 2)]);
-      await waitUntil(() => element.uploading, 'not uploading', { timeout: 10_000 });
+      // Running: both PUTs on their way (held).
+      await waitUntil(
+        async () => element.uploading && (await network('held')) === 2,
+        'not uploading',
+        LOADED,
+      );
       await element.updateComplete;
       [...(element.shadowRoot?.querySelectorAll<HTMLButtonElement>('.summary .action') ?? [])]
         .find((b) => b.textContent?.trim() === 'Cancel all')
@@ -1272,9 +1295,11 @@ describe('<file-uploader>', () => {
       await network('hold', '\\[upload ', HELD);
       const success = next(element, 'upload-success', 20_000);
       pick(element, [file('moved.txt', 10, 'text/plain')]);
-      await waitUntil(() => statuses(element)[0] === 'uploading', 'not uploading', {
-        timeout: 10_000,
-      });
+      await waitUntil(
+        async () => statuses(element)[0] === 'uploading' && (await network('held')) === 1,
+        'not uploading',
+        LOADED,
+      );
       // While its bytes are held: another address and another key (neither would work).
       element.endpoint = 'http://127.0.0.1:9';
       element.apiKey = 'pk_live_elsewhere';
