@@ -472,8 +472,10 @@ describe('<file-list>', () => {
     expect(element.shadowRoot?.querySelector('.copy')?.textContent?.trim()).to.equal(
       'Copier le lien: x',
     );
-    expect(element.shadowRoot?.querySelector('.meta')?.textContent).to.contain(
-      'Uploaded maintenant',
+    // French relative time: 'maintenant' (now) when listed at once, or so many seconds ago
+    // when a loaded machine took that long between the upload and the list.
+    expect(element.shadowRoot?.querySelector('.meta')?.textContent).to.match(
+      /Uploaded (maintenant|il y a \d+ secondes?)\s/,
     );
   });
 });
