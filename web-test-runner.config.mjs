@@ -24,7 +24,8 @@ export default {
   // file-uploader.test.ts alone took 181 s of the 300 s a file had, and single tests need up
   // to 60 s (they make and send files of 11 MiB). Time a passing test never waits for: only
   // a hung one costs it.
-  testsFinishTimeout: 600_000,
+  // (upload-engine/upload-tokens.test.ts's 300 files alone took over 300 s at load 35.)
+  testsFinishTimeout: 900_000,
   // Each file is bundled by esbuild as it is asked for (2.8 s for file-uploader.test.ts at
   // load 34, and the cross run's four browsers ask at once) before its page can start.
   browserStartTimeout: 90_000,

@@ -44,7 +44,8 @@ describe('the elements inside React and Vue', () => {
       const page = await browser.newPage();
       const errors: string[] = [];
       page.on('pageerror', (error) => errors.push(error.message));
-      await page.goto(`${origin}/demo/${framework}/`);
+      // Generous: a loaded CI machine (every stage side by side) outlasted the default 30 s.
+      await page.goto(`${origin}/demo/${framework}/`, { timeout: 120_000 });
       const name = `${framework} notes.txt`;
       await page.setInputFiles('#uploader input[type=file]', {
         name,
@@ -70,7 +71,7 @@ describe('the elements inside React and Vue', () => {
     const page = await browser.newPage();
     const errors: string[] = [];
     page.on('pageerror', (error) => errors.push(error.message));
-    await page.goto(`${origin}/demo/vue/`);
+    await page.goto(`${origin}/demo/vue/`, { timeout: 120_000 });
     await page.setInputFiles('#avatar input[type=file]', {
       name: 'portrait.jpg',
       mimeType: 'image/jpeg',

@@ -37,19 +37,30 @@ function commands(block: CodeBlock): string[] {
     .filter((line) => line !== '' && !line.startsWith('#'));
 }
 
+const SHELL_TIMEOUT_MS = 1_200_000;
+
 /** Runs one of the README's commands with bash in `cwd`, as a user's shell would. */
 async function shell(cwd: string, command: string): Promise<string> {
   try {
     const { stdout, stderr } = await exec('bash', ['-c', command], {
       cwd,
       env: userEnv(),
-      timeout: 600_000,
+      // `npm install` of the tarballs compiles the SQLite driver from source: under CI's load
+      // (every stage side by side on two cores, load 35-40) it outlasted 10 minutes.
+      timeout: SHELL_TIMEOUT_MS,
       maxBuffer: 64 * 1024 * 1024,
     });
     return `${stdout}${stderr}`;
   } catch (error) {
-    const { stdout = '', stderr = '' } = error as { stdout?: string; stderr?: string };
-    throw new Error(`\`${command}\` failed in ${cwd}:\n${stdout}\n${stderr}`);
+    const {
+      stdout = '',
+      stderr = '',
+      killed,
+      signal,
+    } = error as { stdout?: string; stderr?: string; killed?: boolean; signal?: string };
+    // Stopped by the timeout, a command says nothing of why: the message does.
+    const why = killed ? ` (stopped by ${signal} after ${SHELL_TIMEOUT_MS / 1000} s)` : '';
+    throw new Error(`\`${command}\` failed in ${cwd}${why}:\n${stdout}\n${stderr}`);
   }
 }
 

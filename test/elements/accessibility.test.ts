@@ -181,19 +181,29 @@ describe('keyboard only', () => {
   it('pauses, resumes and removes an upload, and retries a failed one', async () => {
     const p = await project();
     const element = await uploader(p);
-    // A file of one part finishes sending its bytes when paused: hold them until it is.
+    await network('log');
+    const answeredPuts = async () =>
+      ((await network('answered')) as string[]).filter((line) => line.startsWith('PUT')).length;
+    const putsBefore = await answeredPuts();
+    // A file of one part finishes sending its bytes when paused: hold them until it is (its
+    // PUT on its way, not only the row saying 'uploading', which it does before the PUT leaves).
     await network('hold', '\\[upload ', HELD);
     pick(element, [file('slow.bin', 5000)]);
-    await waitUntil(() => statuses(element).join() === 'uploading', 'uploading', {
-      timeout: 10_000,
-    });
+    await waitUntil(
+      async () => statuses(element).join() === 'uploading' && (await network('held')) === 1,
+      'uploading',
+      LOADED,
+    );
     await tabTo(element, named('Pause uploading slow.bin'));
     await sendKeys({ press: 'Enter' });
-    await waitUntil(() => statuses(element).join() === 'paused', 'paused by keyboard', {
-      timeout: 10_000,
-    });
+    await waitUntil(() => statuses(element).join() === 'paused', 'paused by keyboard', LOADED);
     await network('release');
-    await aTimeout(2500);
+    // Its bytes landed while it was paused: resumed, it is only completed.
+    await waitUntil(
+      async () => (await answeredPuts()) === putsBefore + 1,
+      'the held PUT not answered',
+      LOADED,
+    );
     await element.updateComplete;
     await tabTo(element, named('Resume uploading slow.bin'));
     await sendKeys({ press: 'Enter' });

@@ -39,7 +39,7 @@ export function usage(publishableKey: string): Promise<Usage> {
  * The ceiling of a `waitUntil` (its own default is 1 s): room for a machine loaded as CI's is,
  * several browsers and the Node suites side by side on two cores.
  */
-export const LOADED = { timeout: 10_000 };
+export const LOADED = { timeout: 30_000 };
 
 /**
  * The `ms` of a hold a test ends itself with `network('release')`: only a ceiling, far past
@@ -56,6 +56,7 @@ export function network(
     | 'offline-for'
     | 'log'
     | 'answered'
+    | 'ended'
     | 'hold'
     | 'held'
     | 'release'

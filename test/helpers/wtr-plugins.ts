@@ -74,9 +74,10 @@ export interface ProjectForTest {
  * - `filehost-device` `{ action: 'touch', enabled }` (a touch screen, as a phone's) or
  *   `{ action: 'pick', selector, files: { path: text }, folder? }` (real files, or a real
  *   folder, set on a file input);
- * - `filehost-network` `{ action: 'drop' | 'restore' | 'offline-for' | 'log' | 'answered' | 'hold' | 'held' | 'release' | 'together' | 'refuse' | 'flip' | 'grant-clipboard' | 'throttle', pattern?, ms?, once?, skip?, bytesPerSecond?, count? }`:
+ * - `filehost-network` `{ action: 'drop' | 'restore' | 'offline-for' | 'log' | 'answered' | 'ended' | 'hold' | 'held' | 'release' | 'together' | 'refuse' | 'flip' | 'grant-clipboard' | 'throttle', pattern?, ms?, once?, skip?, bytesPerSecond?, count? }`:
  *   ('log' answers the requests made since the previous 'log'; 'answered' those whose
- *   answer has arrived since 'log' started recording)
+ *   answer has arrived since 'log' started recording; 'ended' those answered or failed,
+ *   called off by the page included)
  *   real network failures in the browser under test (Playwright).
  */
 export function filehostService(): TestRunnerPlugin {
@@ -95,6 +96,7 @@ export function filehostService(): TestRunnerPlugin {
   /** Pages whose held requests were released: their 'hold' routes hold nothing more. */
   const releasing = new WeakSet<Page>();
   const answeredLogs = new WeakMap<Page, string[]>();
+  const endedLogs = new WeakMap<Page, string[]>();
   /** Each project's service and secret key, by its publishable key (for tokens and usage). */
   const backends = new Map<string, { service: RunningService; secretKey: string }>();
 
@@ -298,14 +300,18 @@ export function filehostService(): TestRunnerPlugin {
             if (!log) {
               const fresh: string[] = [];
               const answered: string[] = [];
+              const ended: string[] = [];
               requestLogs.set(page, fresh);
               answeredLogs.set(page, answered);
-              page.on('request', (request) =>
-                fresh.push(`${request.method()} ${describeRequest(request)}`),
-              );
-              page.on('requestfinished', (request) =>
-                answered.push(`${request.method()} ${describeRequest(request)}`),
-              );
+              endedLogs.set(page, ended);
+              const line = (request: PlaywrightRequest) =>
+                `${request.method()} ${describeRequest(request)}`;
+              page.on('request', (request) => fresh.push(line(request)));
+              page.on('requestfinished', (request) => {
+                answered.push(line(request));
+                ended.push(line(request));
+              });
+              page.on('requestfailed', (request) => ended.push(line(request)));
               return [];
             }
             return log.splice(0, log.length);
@@ -314,6 +320,10 @@ export function filehostService(): TestRunnerPlugin {
             // Every request whose answer has arrived whole since 'log' started recording
             // (a request body sent is not yet a part the service holds).
             return [...(answeredLogs.get(page) ?? [])];
+          case 'ended':
+            // Every request that ended since 'log' started recording: answered, or failed
+            // (a request the page called off ends so, even while a route still holds it).
+            return [...(endedLogs.get(page) ?? [])];
           case 'drop':
             // A real network failure in the browser: the request errors as if the link were down.
             await route((intercepted) => intercepted.abort('internetdisconnected'));
