@@ -91,8 +91,14 @@ export function filehostService(): TestRunnerPlugin {
   const requestLogs = new WeakMap<Page, string[]>();
   /** Each page's DevTools session once its network was throttled (see 'throttle'). */
   const throttled = new WeakMap<Page, CDPSession>();
-  /** Each page's held requests, to let go at once on 'release' (see 'hold'). */
-  const held = new WeakMap<Page, Set<() => void>>();
+  /**
+   * Each page's held requests, to let go at once on 'release' (see 'hold'), each with the
+   * 'hold' that holds it: 'held' counts only the latest hold's, as one a test left to end
+   * by itself (a 'restore' without 'release') is still held for the rest of its `ms`.
+   */
+  const held = new WeakMap<Page, Map<() => void, number>>();
+  /** Each page's latest 'hold', counted. */
+  const holds = new WeakMap<Page, number>();
   /** Pages whose held requests were released: their 'hold' routes hold nothing more. */
   const releasing = new WeakSet<Page>();
   const answeredLogs = new WeakMap<Page, string[]>();
@@ -333,13 +339,15 @@ export function filehostService(): TestRunnerPlugin {
             // until 'release': a test that means "while it is held" holds for long and
             // releases, as a fixed hold may end before a loaded machine gets there.
             releasing.delete(page);
+            const hold = (holds.get(page) ?? 0) + 1;
+            holds.set(page, hold);
             await route(async (intercepted) => {
               // After 'release', a request that only now reaches its handler goes on at once.
               if (releasing.has(page)) {
                 await intercepted.continue().catch(() => undefined);
                 return;
               }
-              const releases = held.get(page) ?? new Set<() => void>();
+              const releases = held.get(page) ?? new Map<() => void, number>();
               held.set(page, releases);
               await new Promise<void>((resolve) => {
                 const release = () => {
@@ -348,7 +356,7 @@ export function filehostService(): TestRunnerPlugin {
                   resolve();
                 };
                 const timer = setTimeout(release, Number(options.ms ?? 10_000));
-                releases.add(release);
+                releases.set(release, hold);
               });
               await intercepted.continue().catch(() => undefined);
             });
@@ -369,15 +377,17 @@ export function filehostService(): TestRunnerPlugin {
             return true;
           }
           case 'held':
-            // How many requests are held now (a test that acts on one waits until it is).
-            return held.get(page)?.size ?? 0;
+            // How many requests the latest 'hold' holds now (a test that acts on one waits
+            // until it is).
+            return [...(held.get(page)?.values() ?? [])].filter((by) => by === holds.get(page))
+              .length;
           case 'release': {
             // 'restore', and every request held so far goes on now (a restore alone leaves
             // them held for the rest of their `ms`). Each held request is sent on by its own
             // handler before the routes go ('wait'): a route removed while its handler still
             // held the request could leave that request hanging.
             releasing.add(page);
-            const releases = [...(held.get(page) ?? [])];
+            const releases = [...(held.get(page)?.keys() ?? [])];
             for (const release of releases) release();
             await page.unrouteAll({ behavior: 'wait' });
             await throttled.get(page)?.send('Network.emulateNetworkConditions', UNTHROTTLED);
