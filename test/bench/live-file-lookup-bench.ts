@@ -12,7 +12,7 @@ import { loadavg } from 'node:os';
 import pg from 'pg';
 import { PostgresMetadataStore } from '../../src/server/db/postgres/postgres-store.js';
 import { FILE_COLUMNS } from '../../src/server/db/sql/records.js';
-import { readyFileRow } from '../helpers/file-rows.js';
+import { projectRow, readyFileRow } from '../helpers/file-rows.js';
 import { startPostgres } from '../helpers/postgres.js';
 import { treeCpuMs } from './serving-support.js';
 import { median } from './support.js';
@@ -42,18 +42,7 @@ if ('skip' in server) throw new Error(server.skip);
 try {
   const url = await server.createDatabase();
   const store = await PostgresMetadataStore.open(url);
-  await store.createProject({
-    id: 'prj_bench',
-    name: 'bench',
-    plan: 'free',
-    allowedOrigins: [],
-    allowedTypes: null,
-    storageQuota: null,
-    maxPendingUploads: null,
-    requireUploadToken: false,
-    anonymousShare: null,
-    createdAt: 1,
-  });
+  await store.createProject(projectRow({ id: 'prj_bench', name: 'bench' }));
   // A table of a service in use: the lookup's plan is an index probe, as there.
   await store.insertFile(readyFileRow({ id: 'f_bench_0', projectId: 'prj_bench' }));
   await store.close();

@@ -1,4 +1,4 @@
-import type { FileRow } from '../../src/server/db/metadata-store.js';
+import type { FileRow, Project } from '../../src/server/db/metadata-store.js';
 
 /**
  * A ready file's row as the stores keep it, for tests and benchmarks that write rows
@@ -28,6 +28,25 @@ export function readyFileRow(
     scannedAt: null,
     importState: null,
     placeholder: null,
+    ...fields,
+  };
+}
+
+/**
+ * A project's row as the stores keep it, for tests and benchmarks that create projects
+ * directly: a free project with no limits of its own, with what the caller sets laid over.
+ */
+export function projectRow(fields: Pick<Project, 'id'> & Partial<Project>): Project {
+  return {
+    name: 'P',
+    plan: 'free',
+    allowedOrigins: [],
+    allowedTypes: null,
+    storageQuota: null,
+    maxPendingUploads: null,
+    requireUploadToken: false,
+    anonymousShare: null,
+    createdAt: 1,
     ...fields,
   };
 }

@@ -13,6 +13,7 @@ import type {
 } from '../../../src/server/db/metadata-store.js';
 import { QuotaExceededError, TokenExhaustedError } from '../../../src/server/db/metadata-store.js';
 import { hashKey, newId } from '../../../src/server/ground/secrets.js';
+import { projectRow } from '../../helpers/file-rows.js';
 
 /**
  * The contract every MetadataStore keeps. A new implementation (PostgreSQL, say) calls
@@ -38,18 +39,7 @@ export function metadataStoreConformance(
     async () => {
       const { store, another, cleanup } = await create();
       try {
-        const project: Project = {
-          id: newId('prj_'),
-          name: 'P',
-          plan: 'free',
-          allowedOrigins: ['https://a.test'],
-          allowedTypes: null,
-          storageQuota: null,
-          maxPendingUploads: null,
-          requireUploadToken: false,
-          anonymousShare: null,
-          createdAt: 1,
-        };
+        const project = projectRow({ id: newId('prj_'), allowedOrigins: ['https://a.test'] });
         await store.createProject(project);
         await fn(store, project, another);
       } finally {

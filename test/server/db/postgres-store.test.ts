@@ -10,7 +10,7 @@ import { LIST_AFTER_POSITION } from '../../../src/server/db/sql/statements.js';
 import { MetadataUnavailableError } from '../../../src/server/db/unavailable.js';
 import { PostgresRateLimiter } from '../../../src/server/rate-limit/postgres-rate-limiter.js';
 import { MemoryRateLimiter } from '../../../src/server/rate-limit/rate-limiter.js';
-import { readyFileRow } from '../../helpers/file-rows.js';
+import { projectRow, readyFileRow } from '../../helpers/file-rows.js';
 import { freePort } from '../../helpers/ports.js';
 import { postgresAvailable, startPostgres, type TestPostgres } from '../../helpers/postgres.js';
 import { metadataStoreConformance } from './metadata-store.conformance.js';
@@ -77,18 +77,7 @@ async function inspect<T>(url: string, fn: (client: pg.Client) => Promise<T>): P
   }
 }
 
-const project = (id: string) => ({
-  id,
-  name: 'P',
-  plan: 'free' as const,
-  allowedOrigins: [],
-  allowedTypes: null,
-  storageQuota: null,
-  maxPendingUploads: null,
-  requireUploadToken: false,
-  anonymousShare: null,
-  createdAt: 1,
-});
+const project = (id: string) => projectRow({ id });
 
 const fileRow = (projectId: string, overrides: Partial<FileRow> = {}): FileRow =>
   readyFileRow({

@@ -15,6 +15,7 @@ import {
 import { SQLITE_MIGRATIONS } from '../../../src/server/db/sqlite/migrations.js';
 import { SqliteMetadataStore } from '../../../src/server/db/sqlite/sqlite-store.js';
 import { newId } from '../../../src/server/ground/secrets.js';
+import { projectRow } from '../../helpers/file-rows.js';
 import { metadataStoreConformance } from './metadata-store.conformance.js';
 
 async function tempDb() {
@@ -122,18 +123,7 @@ describe('SqliteMetadataStore specifics', () => {
     const { path, cleanup } = await tempDb();
     try {
       const first = new SqliteMetadataStore(path);
-      await first.createProject({
-        id: 'prj_1',
-        name: 'P',
-        plan: 'free',
-        allowedOrigins: [],
-        allowedTypes: null,
-        storageQuota: null,
-        maxPendingUploads: null,
-        requireUploadToken: false,
-        anonymousShare: null,
-        createdAt: 1,
-      });
+      await first.createProject(projectRow({ id: 'prj_1' }));
       await first.close();
       const second = new SqliteMetadataStore(path);
       assert.equal((await second.getProject('prj_1'))?.name, 'P');
