@@ -334,7 +334,7 @@ export function filehostService(): TestRunnerPlugin {
             // A real network failure in the browser: the request errors as if the link were down.
             await route((intercepted) => intercepted.abort('internetdisconnected'));
             return true;
-          case 'hold':
+          case 'hold': {
             // Requests stay in flight (to cancel or look at an upload mid-way) for `ms`, or
             // until 'release': a test that means "while it is held" holds for long and
             // releases, as a fixed hold may end before a loaded machine gets there.
@@ -361,6 +361,7 @@ export function filehostService(): TestRunnerPlugin {
               await intercepted.continue().catch(() => undefined);
             });
             return true;
+          }
           case 'together': {
             // The answers of the next `count` requests matched reach the page at once: each is
             // sent on by Playwright (beside the browser's six connections to a host) and its
