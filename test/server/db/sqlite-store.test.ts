@@ -137,18 +137,7 @@ describe('SqliteMetadataStore specifics', () => {
     const { path, cleanup } = await tempDb();
     try {
       const store = new SqliteMetadataStore(path);
-      await store.createProject({
-        id: 'prj_g',
-        name: 'G',
-        plan: 'free',
-        allowedOrigins: [],
-        allowedTypes: null,
-        storageQuota: null,
-        maxPendingUploads: null,
-        requireUploadToken: false,
-        anonymousShare: null,
-        createdAt: 1,
-      });
+      await store.createProject(projectRow({ id: 'prj_g', name: 'G' }));
       const row = (id: string): FileRow => ({
         id,
         projectId: 'prj_g',
