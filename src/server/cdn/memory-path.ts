@@ -109,16 +109,11 @@ export function cdnServerFactory(
   const timed = metrics ? !metrics.without.has('clock') : false;
   return (handler) => {
     const server: Server = createServer((request, response) => {
-      const startedAt = timed ? performance.now() : 0;
+      const startedAt = timed ? performance.now() : null;
       const sent = server.listening ? answerFromMemory(cache, request, response) : null;
       if (sent) {
         if (countsMemory) {
-          countMemoryAnswer(
-            countsMemory,
-            request.url as string,
-            sent.length,
-            timed ? startedAt : null,
-          );
+          countMemoryAnswer(countsMemory, request.url as string, sent.length, startedAt);
         }
         // Still queued here: a client slow to read must not hold the connection forever.
         if (idleMs > 0 && request.socket.writableLength > 0) request.socket.setTimeout(idleMs);

@@ -28,13 +28,7 @@ export function countMemoryAnswer(
   bytes: number,
   startedAt: number | null,
 ): void {
-  metrics.http.answered(
-    'cdn',
-    cdnRoute('GET', url),
-    'GET',
-    200,
-    startedAt === null ? 0 : (performance.now() - startedAt) / 1000,
-  );
+  metrics.http.answered('cdn', cdnRoute('GET', url), 'GET', 200, answerSeconds(startedAt));
   metrics.cdnServedBytes += bytes;
   metrics.cdnCacheHits++;
 }
@@ -48,7 +42,7 @@ export function countCdnAnswer(
   metrics: ServiceMetrics,
   request: IncomingMessage,
   response: ServerResponse,
-  startedAt: number,
+  startedAt: number | null,
 ): void {
   response.once('close', () => {
     if (!response.headersSent) return;
@@ -58,7 +52,7 @@ export function countCdnAnswer(
       cdnRoute(method, request.url ?? ''),
       method,
       response.statusCode,
-      (performance.now() - startedAt) / 1000,
+      answerSeconds(startedAt),
     );
   });
 }
@@ -70,4 +64,9 @@ export function countServedBody(
   size: number,
 ): void {
   if (metrics) metrics.cdnServedBytes += range ? range.end - range.start + 1 : size;
+}
+
+/** Seconds since `startedAt` (`performance.now()`); 0 when not timed (`bench-ablation.ts`'s `clock`). */
+function answerSeconds(startedAt: number | null): number {
+  return startedAt === null ? 0 : (performance.now() - startedAt) / 1000;
 }
