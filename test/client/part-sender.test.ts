@@ -177,8 +177,10 @@ describe('sendParts: the one part sender of both uploaders', () => {
   });
 
   it('asks for fresh URLs once when a part URL has expired, and sends that part to them', async () => {
-    // Two seconds: S3 counts a presigned URL's life from its signing second.
-    const short = await startTestService({ ...SMALL_PARTS, FILEHOST_UPLOAD_URL_TTL: '2' });
+    // The first part waits past its URL's life (S3 counts it from its signing second); the
+    // fresh URLs then have the same life for the three parts, which a loaded machine's
+    // bucket can take seconds to take in: with 2 s, CI's fresh URLs expired too (asked 2).
+    const short = await startTestService({ ...SMALL_PARTS, FILEHOST_UPLOAD_URL_TTL: '8' });
     try {
       const on = new FilehostClient({ endpoint: short.apiUrl, apiKey: short.secretKey });
       const plan = planFromSign(await on.sign({ name: 'late.bin', size: SIZE }));
@@ -195,7 +197,7 @@ describe('sendParts: the one part sender of both uploaders', () => {
           transport: async (request) => {
             if (!delayed) {
               delayed = true;
-              await new Promise((resolve) => setTimeout(resolve, 2200));
+              await new Promise((resolve) => setTimeout(resolve, 8200));
             }
             return put(on)(request);
           },
