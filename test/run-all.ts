@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { runCommand, signalAll } from './helpers/stage-command.js';
 import { failureDigest, testCounts } from './helpers/test-counts.js';
 
 /**
@@ -22,8 +22,19 @@ import { failureDigest, testCounts } from './helpers/test-counts.js';
  */
 const RUN_NODE_TESTS = ['npx', 'tsx', 'test/run-node-tests.ts'];
 
+/**
+ * How long a stage may run before it is cut, minutes (`FILEHOST_STAGE_MINUTES`): a test that
+ * hangs then fails the run with what was still running, instead of a CI that ends at its own
+ * limit with nothing said (the project's CI allows 90 minutes; installing takes about 10, the
+ * stages side by side about 20 on a quiet machine, and those that run alone about 3).
+ */
+const STAGE_MINUTES = Number(process.env.FILEHOST_STAGE_MINUTES) || 45;
+/** The same for the tests that run alone, after the others. */
+const ALONE_MINUTES = Math.max(1, Math.round(STAGE_MINUTES / 3));
 interface Stage {
   name: string;
+  /** Its ceiling (minutes); `STAGE_MINUTES` unless said. */
+  minutes?: number;
   /** Run one after the other; the first that fails ends the stage, unless `keepGoing`. */
   commands: string[][];
   /** Commands that do not need each other: all run, whatever the ones before gave. */
@@ -72,6 +83,7 @@ const STAGES: Stage[] = [
 /** After every stage, by themselves: the files tagged `@runs-alone`, in each deployment. */
 const ALONE: Stage = {
   name: 'tests that run alone',
+  minutes: ALONE_MINUTES,
   keepGoing: true,
   commands: [
     // No folder: every Node test folder but the browser's and the end-to-end one.
@@ -88,36 +100,19 @@ interface Result {
   output: string;
 }
 
-/** Runs one command, its output (stdout and stderr as they interleave) added to `output`. */
-function runCommand(
-  command: string[],
-  env: NodeJS.ProcessEnv,
-  output: { text: string } | null,
-): Promise<number> {
-  const [file = '', ...args] = command;
-  const child = spawn(file, args, { env, stdio: output ? ['ignore', 'pipe', 'pipe'] : 'inherit' });
-  const collect = (chunk: Buffer) => {
-    if (output) output.text += chunk.toString();
-  };
-  child.stdout?.on('data', collect);
-  child.stderr?.on('data', collect);
-  return new Promise((resolve) => {
-    child.once('error', (error) => {
-      if (output) output.text += `${command.join(' ')}: ${error.message}\n`;
-      resolve(1);
-    });
-    child.once('close', (code) => resolve(code ?? 1));
-  });
-}
-
 async function runStage(stage: Stage, env: NodeJS.ProcessEnv): Promise<Result> {
   const started = performance.now();
+  const deadline = started + (stage.minutes ?? STAGE_MINUTES) * 60_000;
   const output = { text: '' };
   let code = 0;
   for (const command of stage.commands) {
     output.text += `$ ${command.join(' ')}\n`;
-    const exit = await runCommand(command, env, output);
-    code ||= exit;
+    if (performance.now() >= deadline) {
+      output.text += `✖ not started, the stage's ceiling had passed: ${command.join(' ')}\n`;
+      code ||= 124;
+      continue;
+    }
+    code ||= await runCommand(command, env, output, { deadline });
     if (code !== 0 && !stage.keepGoing) break;
   }
   const result = {
@@ -138,9 +133,9 @@ function printResult({ stage, code, seconds, output }: Result): void {
 }
 
 async function main(): Promise<number> {
-  // Ctrl-C reaches every stage through the terminal; this process waits for them to end,
-  // then stops the shared servers.
-  process.on('SIGINT', () => {});
+  // Ctrl-C: each stage leads a process group of its own, so it is passed on to them; this
+  // process waits for them to end, then stops the shared servers.
+  process.on('SIGINT', () => signalAll('SIGINT'));
   // The AWS SDK warns on Node 20 that its future versions need Node 22; ours is pinned.
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const env: NodeJS.ProcessEnv = { ...process.env };

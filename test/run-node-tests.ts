@@ -46,6 +46,9 @@ const ALONE_TAG = '@runs-alone';
 /** A test file that uses PostgreSQL and RGW in the embedded run too. */
 const USES_SCALE_SERVERS = /from '(\.\.\/)+helpers\/scale\.js'/;
 
+/** The longest a Node test may take by default: five times the slowest suite on a quiet CI. */
+const TEST_TIMEOUT_MS = 600_000;
+
 const JOBS = Math.max(1, Number(process.env.FILEHOST_TEST_JOBS ?? 2) || 1);
 
 function find(dir: string, skipBrowserDirs: boolean): string[] {
@@ -128,6 +131,9 @@ function runGroup(group: string[], concurrency: number): Promise<number> {
       'tsx',
       '--test',
       `--test-concurrency=${concurrency}`,
+      // A test that hangs fails with its name after this (unless it sets a timeout of its
+      // own), and the others go on; a hook that hangs is left to npm test's stage ceiling.
+      `--test-timeout=${TEST_TIMEOUT_MS}`,
       '--test-reporter=spec',
       ...group,
     ],

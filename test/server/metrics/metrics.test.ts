@@ -6,6 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { UploadBatchResponse, UploadResponse } from '../../../src/api/types.js';
 import { ApiError, blobSource, FilehostClient } from '../../../src/client/index.js';
+import { RETRY_DELAYS_MS } from '../../../src/server/events/retry-schedule.js';
 import { answerToBytes } from '../../helpers/answer-to-bytes.js';
 import { EICAR, startClamd, type TestClamd } from '../../helpers/clamd.js';
 import { cutBatch } from '../../helpers/cut-batch.js';
@@ -386,12 +387,16 @@ describe('webhook metrics', () => {
     await uploadOne(t, patternBytes(100, 7), 'delivered.bin');
     await receiver.waitFor(1);
     receiver.answer = () => 500;
+    // Before the refused attempt: its retry is due 5 s after the attempt, so not before this.
+    const attemptedAfter = Date.now();
     await uploadOne(t, patternBytes(100, 8), 'refused.bin');
     await receiver.waitFor(2);
     // The attempt is recorded just after the receiver answered.
     let samples: Sample[] = [];
+    let scrapedBy = 0;
     for (let tries = 0; tries < 100; tries++) {
       samples = (await scrape(t.service.metricsUrl as string)).samples;
+      scrapedBy = Date.now();
       if (sampleValue(samples, 'filehost_webhook_attempts_total', { outcome: 'retrying' }) === 1)
         break;
       await new Promise((resolve) => setTimeout(resolve, 50));
@@ -405,8 +410,12 @@ describe('webhook metrics', () => {
       1,
     );
     assert.equal(sampleValue(samples, 'filehost_webhook_outbox_pending'), 1);
-    // Its retry is minutes away: not due yet, so nothing has waited past its time.
-    assert.equal(sampleValue(samples, 'filehost_webhook_outbox_oldest_due_seconds'), 0);
+    // Its retry is due 5 s after the attempt: until then nothing has waited past its time (0),
+    // and a machine slow enough to scrape later sees at most the time since it came due.
+    const dueFor = Math.max(0, scrapedBy - attemptedAfter - (RETRY_DELAYS_MS[0] ?? 0)) / 1000;
+    const oldestDue = sampleValue(samples, 'filehost_webhook_outbox_oldest_due_seconds');
+    if (dueFor === 0) assert.equal(oldestDue, 0);
+    else assert.ok(oldestDue <= dueFor, `${oldestDue} s due, at most ${dueFor} s`);
   });
 });
 
