@@ -5,7 +5,8 @@ import { isStream } from './connection.js';
  * the server's idle timeout ends it while the request is on its way (a race no timeout
  * setting removes, only narrows). Browsers send such a request again by themselves
  * (Chromium and Firefox: any method, when the connection had served a request before and
- * no byte of the answer came); Node's fetch does not, so `FilehostClient` does, here.
+ * no byte of the answer came; test/e2e/lost-connection.test.ts); Node's fetch does not, so
+ * `FilehostClient` does, here.
  */
 
 /**

@@ -33,8 +33,12 @@ export interface ClosingProxy {
  * has not seen it: a client that sends it again on a new connection gets the target's real
  * answer. Deterministic: the close is triggered by the request's arrival, not by a timer.
  */
-export async function startClosingProxy(target: string): Promise<ClosingProxy> {
-  const { hostname, port } = new URL(target);
+export async function startClosingProxy(
+  target: string,
+  /** Where it listens on loopback (a page's origin known in advance); default: any free port. */
+  port = 0,
+): Promise<ClosingProxy> {
+  const { hostname, port: targetPort } = new URL(target);
   const open = new Set<Socket>();
   const state = {
     connections: 0,
@@ -45,7 +49,7 @@ export async function startClosingProxy(target: string): Promise<ClosingProxy> {
   };
   const server = createServer((client) => {
     state.connections++;
-    const upstream = connect(Number(port), hostname);
+    const upstream = connect(Number(targetPort), hostname);
     open.add(client).add(upstream);
     let answered = false;
     client.on('data', (bytes) => {
@@ -76,7 +80,7 @@ export async function startClosingProxy(target: string): Promise<ClosingProxy> {
       });
     }
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   const address = server.address() as AddressInfo;
   return Object.assign(state, {
     url: `http://127.0.0.1:${address.port}`,
