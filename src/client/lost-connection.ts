@@ -13,14 +13,16 @@ import { isStream } from './connection.js';
  * `fetch` (the given one, else the global one when called), which sends a request once
  * more when its connection was closed or reset under it before any of the answer came, so
  * that a kept-alive connection the server was closing costs nothing but the resend. The
- * resend opens a new connection: the runtime drops the one that failed.
+ * runtime drops the connection that failed, so the resend goes on another one (a new one
+ * unless another idle one is pooled; should that fail too, the call fails as before).
  *
  * Node's fetch does not say whether the connection had served a request before (a reset
- * carries no socket details), so a new connection reset before its answer is sent again
- * once too; a call the service did receive and then lost the connection of (a crash) is
- * the rare case that may then run twice, as any retry of a network failure may. Not
- * resent: a stream body (read once, already spent), an aborted call, and anything but a
- * closed connection (a refused one, a DNS failure, a timeout) to the caller's own retry.
+ * carries no socket details), so a new connection reset before its answer is resent once
+ * too. What may then run twice is a call the service received and dropped unanswered (a
+ * crash): rare, and what any retry of a network failure risks (a sign: one pending upload
+ * too many, which expires and is swept; complete is idempotent). Not resent: a stream body
+ * (read once, already spent), an aborted call, and any other failure (a refused
+ * connection, a DNS failure, a timeout), which is the caller's retry's to judge.
  */
 export function resendOnLostConnection(fetch?: typeof globalThis.fetch): typeof globalThis.fetch {
   return async (input, init) => {
