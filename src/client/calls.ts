@@ -23,6 +23,7 @@ import { FilehostApi } from './api.js';
 import { ApiError } from './api-error.js';
 import { type CallOptions, type FilehostClientOptions, isStream, pageQuery } from './connection.js';
 import { ImportCalls } from './import-calls.js';
+import { resendOnLostConnection } from './lost-connection.js';
 import type { FilehostApiOptions } from './options.js';
 import { partEtag } from './part-put.js';
 import { partPutError } from './part-put-error.js';
@@ -32,11 +33,13 @@ import type { UploadBody } from './upload-body.js';
 /**
  * The options a client of `options` calls with: with a token alone it makes upload calls
  * only; anything else is sent with the token too, and the service answers `token_scope`.
+ * Its fetch sends again a request a closing kept-alive connection lost (`lost-connection.ts`).
  */
 function callOptionsOf(options: FilehostClientOptions): FilehostApiOptions {
   const { uploadToken, tokenProvider } = options;
   return {
     ...options,
+    fetch: resendOnLostConnection(options.fetch),
     apiKey: options.apiKey || uploadToken || (tokenProvider ? UPLOAD_TOKEN_PREFIX : undefined),
     tokens: uploadToken || tokenProvider ? tokensOnUse(uploadToken, tokenProvider) : undefined,
   };

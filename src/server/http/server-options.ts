@@ -27,7 +27,7 @@ export function serverOptions(
   return {
     requestTimeout: 0,
     connectionTimeout: config.idleTimeoutSeconds * 1000,
-    keepAliveTimeout: 5_000,
+    keepAliveTimeout: keepAliveMs(config),
     // Per-request lines would drown what matters; errors are logged where they happen.
     logController: new LogController({ disableRequestLogging: true }),
     forceCloseConnections: true,
@@ -42,6 +42,22 @@ export function serverOptions(
     clientErrorHandler: (error, socket) => clientErrorHandler(error, socket, cors, parserRefused),
     frameworkErrors: (error, request, reply) => frameworkErrors(error, request, reply, cors),
   };
+}
+
+/**
+ * How long a kept-alive connection is kept between requests. Behind a proxy (one is
+ * trusted) the proxy's idle timeout must run out first, so that it never sends a request
+ * on a connection the instance is closing: nginx (its upstream `keepalive_timeout`) and
+ * cloud load balancers keep idle connections 60 s, and nginx answers a POST lost that way
+ * `502`, as it resends no POST (test/server/http/keep-alive.test.ts). 72 s is Fastify's
+ * default, chosen for the same reason. Facing clients directly, Node's 5 s: every idle
+ * connection holds a place in the per-address cap (`connection-cap.ts`), which the users
+ * behind one NAT share, and the clients that keep connections send again a request lost to
+ * the race (browsers by themselves, `FilehostClient` in Node). A longer one would give an
+ * abuser nothing: a connection that sends no request is kept the idle timeout (60 s) anyway.
+ */
+export function keepAliveMs(config: Pick<ServiceConfig, 'trustProxy'>): number {
+  return config.trustProxy === undefined ? 5_000 : 72_000;
 }
 
 /**
