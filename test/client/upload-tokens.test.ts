@@ -10,6 +10,8 @@ import {
 } from '../../src/client/index.js';
 import { UploadTokens } from '../../src/client/upload-tokens.js';
 import { hashKey, newId } from '../../src/server/ground/secrets.js';
+import { BlobUnavailableError } from '../../src/server/storage/blob-store.js';
+import { holdFilesBusy } from '../helpers/busy-files.js';
 import { patternBytes, startTestService, type TestService } from '../helpers/service.js';
 
 /** Bytes as an upload source of `uploadFiles`. */
@@ -317,6 +319,47 @@ describe('at most 100 uploads signed and unfinished at once (typed client)', () 
     assert.ok(mostAtService <= 100, `the service saw ${mostAtService} pending`);
     // It did keep many going: the cap, not a trickle.
     assert.ok(most >= 50, `only ${most} at once`);
+    assert.equal((await client.usage()).pendingUploads, 0);
+  });
+
+  // The CI run's symptom (all ready, 5 still pending), caused: a batch sign's storage fails
+  // after its rows are written, while the database is held busy so that the first take-back
+  // is refused. The client hears 503 and signs those files again.
+  it('leaves nothing pending when a batch sign fails after writing its rows, the database busy', async () => {
+    const client = new FilehostClient({ endpoint: t.apiUrl, apiKey: t.secretKey });
+    const { blobs, db } = t.service.context;
+    const createMultipart = blobs.createMultipart;
+    const markDeleted = db.markDeleted;
+    const held: { busy: Promise<{ release(): Promise<void> }> | null } = { busy: null };
+    let released: Promise<void> | null = null;
+    let calls = 0;
+    blobs.createMultipart = function (this: typeof blobs, ...args) {
+      // The third upload of the first batch: two of it are made, the rows of all written.
+      if (++calls !== 3) return createMultipart.apply(this, args);
+      held.busy = holdFilesBusy(t);
+      return held.busy.then(() => {
+        throw new BlobUnavailableError('unreachable', 'storage went away');
+      });
+    };
+    db.markDeleted = function (this: typeof db, ...args) {
+      return markDeleted.apply(this, args).catch((error: unknown) => {
+        released ??= held.busy?.then((lock) => lock.release()) ?? null;
+        throw error;
+      });
+    };
+    let results: UploadFileResult[];
+    try {
+      results = await client.uploadFiles(
+        Array.from({ length: 5 }, (_, i) => source(`busy-${i}.txt`, 100, i + 1)),
+        { checksum: false },
+      );
+    } finally {
+      blobs.createMultipart = createMultipart;
+      db.markDeleted = markDeleted;
+      await (released ?? held.busy?.then((lock) => lock.release()));
+    }
+    assert.ok(released, 'the database refused the first take-back');
+    assert.equal(results.filter((result) => result.file?.status === 'ready').length, 5);
     assert.equal((await client.usage()).pendingUploads, 0);
   });
 });
