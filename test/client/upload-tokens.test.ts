@@ -10,8 +10,7 @@ import {
 } from '../../src/client/index.js';
 import { UploadTokens } from '../../src/client/upload-tokens.js';
 import { hashKey, newId } from '../../src/server/ground/secrets.js';
-import { BlobUnavailableError } from '../../src/server/storage/blob-store.js';
-import { holdFilesBusy } from '../helpers/busy-files.js';
+import { signFailsWithFilesBusy } from '../helpers/busy-files.js';
 import { patternBytes, startTestService, type TestService } from '../helpers/service.js';
 
 /** Bytes as an upload source of `uploadFiles`. */
@@ -327,38 +326,19 @@ describe('at most 100 uploads signed and unfinished at once (typed client)', () 
   // is refused. The client hears 503 and signs those files again.
   it('leaves nothing pending when a batch sign fails after writing its rows, the database busy', async () => {
     const client = new FilehostClient({ endpoint: t.apiUrl, apiKey: t.secretKey });
-    const { blobs, db } = t.service.context;
-    const createMultipart = blobs.createMultipart;
-    const markDeleted = db.markDeleted;
-    const held: { busy: Promise<{ release(): Promise<void> }> | null } = { busy: null };
-    let released: Promise<void> | null = null;
-    let calls = 0;
-    blobs.createMultipart = function (this: typeof blobs, ...args) {
-      // The third upload of the first batch: two of it are made, the rows of all written.
-      if (++calls !== 3) return createMultipart.apply(this, args);
-      held.busy = holdFilesBusy(t);
-      return held.busy.then(() => {
-        throw new BlobUnavailableError('unreachable', 'storage went away');
-      });
-    };
-    db.markDeleted = function (this: typeof db, ...args) {
-      return markDeleted.apply(this, args).catch((error: unknown) => {
-        released ??= held.busy?.then((lock) => lock.release()) ?? null;
-        throw error;
-      });
-    };
+    // The third upload of the batch fails: two of it are made, the rows of all written.
+    const fault = signFailsWithFilesBusy(t, 3);
     let results: UploadFileResult[];
+    let refused: boolean;
     try {
       results = await client.uploadFiles(
         Array.from({ length: 5 }, (_, i) => source(`busy-${i}.txt`, 100, i + 1)),
         { checksum: false },
       );
     } finally {
-      blobs.createMultipart = createMultipart;
-      db.markDeleted = markDeleted;
-      await (released ?? held.busy?.then((lock) => lock.release()));
+      refused = (await fault.restore()).refused;
     }
-    assert.ok(released, 'the database refused the first take-back');
+    assert.ok(refused, 'the database refused the first take-back');
     assert.equal(results.filter((result) => result.file?.status === 'ready').length, 5);
     assert.equal((await client.usage()).pendingUploads, 0);
   });

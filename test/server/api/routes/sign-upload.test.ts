@@ -11,7 +11,7 @@ import type {
   Usage,
 } from '../../../../src/api/types.js';
 import { BlobUnavailableError } from '../../../../src/server/storage/blob-store.js';
-import { holdFilesBusy } from '../../../helpers/busy-files.js';
+import { signFailsWithFilesBusy } from '../../../helpers/busy-files.js';
 import { publicUrlOf } from '../../../helpers/public-url.js';
 import { SCALE } from '../../../helpers/scale-mode.js';
 import {
@@ -366,31 +366,8 @@ describe('POST /v1/uploads/sign with files: batch sign', () => {
     it(`takes back ${what} that failed after its rows were written, though the database first refused the take-back`, async () => {
       const before = await snapshot();
       const pendingBefore = (await json<Usage>(await t.api('/v1/usage'))).pendingUploads;
-      const { blobs, db } = t.service.context;
-      const createMultipart = blobs.createMultipart;
-      const markDeleted = db.markDeleted;
-      const held: {
-        busy: Promise<{ release(): Promise<void> }> | null;
-        released: Promise<void> | null;
-      } = { busy: null, released: null };
-      let refused = 0;
-      // The sign's rows are written; then the storage fails, and the database is held busy
-      // (by another connection) from that moment, so the first take-back meets it busy.
-      blobs.createMultipart = function (this: typeof blobs, ...args) {
-        if (held.busy) return createMultipart.apply(this, args);
-        held.busy = holdFilesBusy(t);
-        return held.busy.then(() => {
-          throw new BlobUnavailableError('unreachable', 'storage went away');
-        });
-      };
-      // Only watched: the database comes back once it has refused a take-back.
-      db.markDeleted = function (this: typeof db, ...args) {
-        return markDeleted.apply(this, args).catch((error: unknown) => {
-          refused++;
-          held.released ??= held.busy?.then((lock) => lock.release()) ?? null;
-          throw error;
-        });
-      };
+      const fault = signFailsWithFilesBusy(t);
+      let refused: boolean;
       try {
         const names = Array.from({ length: files }, (_, index) => ({
           name: `t${index}`,
@@ -399,11 +376,9 @@ describe('POST /v1/uploads/sign with files: batch sign', () => {
         const answer = files === 1 ? await t.sign(names[0]) : await t.signMany(names);
         await expectError(answer, 503, 'unavailable');
       } finally {
-        blobs.createMultipart = createMultipart;
-        db.markDeleted = markDeleted;
-        await (held.released ?? held.busy?.then((lock) => lock.release()));
+        refused = (await fault.restore()).refused;
       }
-      assert.ok(refused >= 1, 'the database refused the first take-back');
+      assert.ok(refused, 'the database refused the first take-back');
       // Answered only once taken back: nothing of it is listed, counted or stored.
       assert.equal((await json<Usage>(await t.api('/v1/usage'))).pendingUploads, pendingBefore);
       assert.deepEqual(await snapshot(), before);
