@@ -10,6 +10,7 @@ import {
 } from '../../src/client/index.js';
 import { UploadTokens } from '../../src/client/upload-tokens.js';
 import { hashKey, newId } from '../../src/server/ground/secrets.js';
+import { signFailsWithFilesBusy } from '../helpers/busy-files.js';
 import { patternBytes, startTestService, type TestService } from '../helpers/service.js';
 
 /** Bytes as an upload source of `uploadFiles`. */
@@ -317,6 +318,28 @@ describe('at most 100 uploads signed and unfinished at once (typed client)', () 
     assert.ok(mostAtService <= 100, `the service saw ${mostAtService} pending`);
     // It did keep many going: the cap, not a trickle.
     assert.ok(most >= 50, `only ${most} at once`);
+    assert.equal((await client.usage()).pendingUploads, 0);
+  });
+
+  // The CI run's symptom (all ready, 5 still pending), caused: a batch sign's storage fails
+  // after its rows are written, while the database is held busy so that the first take-back
+  // is refused. The client hears 503 and signs those files again.
+  it('leaves nothing pending when a batch sign fails after writing its rows, the database busy', async () => {
+    const client = new FilehostClient({ endpoint: t.apiUrl, apiKey: t.secretKey });
+    // The third upload of the batch fails: two of it are made, the rows of all written.
+    const fault = signFailsWithFilesBusy(t, 3);
+    let results: UploadFileResult[];
+    let refused: boolean;
+    try {
+      results = await client.uploadFiles(
+        Array.from({ length: 5 }, (_, i) => source(`busy-${i}.txt`, 100, i + 1)),
+        { checksum: false },
+      );
+    } finally {
+      refused = (await fault.restore()).refused;
+    }
+    assert.ok(refused, 'the database refused the first take-back');
+    assert.equal(results.filter((result) => result.file?.status === 'ready').length, 5);
     assert.equal((await client.usage()).pendingUploads, 0);
   });
 });

@@ -8,8 +8,8 @@ export interface RemoveOptions {
   /** Recorded with the change (`file.deleted` for DELETE and expiry); none for a take-back. */
   event?: EventDraft;
   /**
-   * The multipart upload made for the row when the row may not record it yet (sign's undo:
-   * the storage side was created, its id not stored).
+   * The multipart upload made for the row when the row may not record it yet (a failed
+   * sign's take-back: the storage side was created, its id not stored).
    */
   storageUploadId?: string | null;
 }
@@ -23,7 +23,7 @@ export interface RemoveOptions {
  * Answers the row as it was; null when there is no such visible file.
  *
  * Every removal goes through here: `DELETE /v1/files/:id`, a type refused at complete, a
- * failed batch sign's undo, and a `deleteAt` that came.
+ * failed sign's take-back, and a `deleteAt` that came.
  */
 export async function removeFile(
   ctx: CoreContext,

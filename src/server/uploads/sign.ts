@@ -1,6 +1,6 @@
 import type { FileMetadata, SignResponse, Visibility } from '../../api/types.js';
 import type { FileRow } from '../db/metadata-store.js';
-import { removeFile } from '../files/remove.js';
+import { ServiceError } from '../ground/errors.js';
 import type { Caller } from '../rules/auth.js';
 import type { CoreContext } from '../rules/context.js';
 import { reserveUploads } from '../rules/quota.js';
@@ -8,6 +8,7 @@ import { choosePartSize, partLayout } from '../rules/records.js';
 import { newUploadToken, partUrlExpiry, pendingExpiry } from '../rules/upload-access.js';
 import { newFileRow } from './new-file.js';
 import { signParts } from './parts.js';
+import { takeBackSigned } from './take-back.js';
 
 /** Uploads of one batch created at once: enough to hide S3's round trips, few enough to be polite. */
 const BATCH_CONCURRENCY = 8;
@@ -117,20 +118,13 @@ export async function createPendingUpload(
   partSize?: number,
 ): Promise<NewUpload> {
   const upload = newUpload(ctx, caller, address, entry, partSize);
-  const { row } = upload;
-  await reserveUploads(ctx, caller, address, [row]);
-  await createStorage(ctx, row);
-  await ctx.db.setStorageUploadId(row.id, row.storageUploadId as string);
+  await createPendingUploads(ctx, caller, address, [upload.row]);
   return upload;
 }
 
 /**
- * Signs every upload of a batch, all or nothing, in the order a single sign does, a step
- * at a time for all of them: the rows together (the embedded store commits writes that
- * arrive together as one transaction: one fsync for the batch, not one per file), then the
- * storage side a few at a time, then every storage id together. On the first failure no
- * further upload is started; once those under way have settled, everything made is taken
- * back and the failure is thrown (a fault of a store: 503 or 507, nothing left behind).
+ * Signs every upload of a batch, all or nothing (see `createPendingUploads`), and answers
+ * them in order.
  */
 export async function signUploads(
   ctx: CoreContext,
@@ -139,9 +133,39 @@ export async function signUploads(
   entries: SignEntry[],
 ): Promise<SignResponse[]> {
   const uploads = entries.map((entry) => newUpload(ctx, caller, address, entry));
-  const rows = uploads.map(({ row }) => row);
+  await createPendingUploads(
+    ctx,
+    caller,
+    address,
+    uploads.map(({ row }) => row),
+  );
+  return Promise.all(uploads.map((upload) => signAnswer(ctx, upload)));
+}
+
+/**
+ * Creates pending uploads (one for a single sign or a tus upload, up to 100 for a batch)
+ * all or nothing, a step at a time for all of them: the rows together (the embedded store
+ * commits writes that arrive together as one transaction: one fsync for the batch, not one
+ * per file), then the storage side a few at a time, then every storage id together. On
+ * the first failure no further upload is started; once those under way have settled,
+ * everything made is taken back (`takeBackSigned`) and the failure is thrown (a fault of a
+ * store: 503 or 507). The client that hears it signs again, so nothing it was never told
+ * of may stay pending.
+ */
+async function createPendingUploads(
+  ctx: CoreContext,
+  caller: Caller,
+  address: string,
+  rows: FileRow[],
+): Promise<void> {
   try {
     await reserveUploads(ctx, caller, address, rows);
+  } catch (error) {
+    // A refusal (quota, token) inserted nothing; a fault may have, before it failed.
+    if (!(error instanceof ServiceError)) await takeBackSigned(ctx, caller, rows);
+    throw error;
+  }
+  try {
     let next = 0;
     let failed = false;
     const worker = async () => {
@@ -162,10 +186,9 @@ export async function signUploads(
       ),
     );
   } catch (error) {
-    await undo(ctx, caller, rows);
+    await takeBackSigned(ctx, caller, rows);
     throw error;
   }
-  return Promise.all(uploads.map((upload) => signAnswer(ctx, upload)));
 }
 
 /** Waits for every promise to settle, then throws the first failure if there was one. */
@@ -173,34 +196,4 @@ async function settleAll(promises: Promise<unknown>[]): Promise<void> {
   for (const outcome of await Promise.allSettled(promises)) {
     if (outcome.status === 'rejected') throw outcome.reason;
   }
-}
-
-/**
- * Best effort, after a batch failed half-way: each row made is removed (it stops being
- * listed at once, and its multipart upload is aborted). What cannot be undone now (the
- * database is what failed) is left to the sweeper: a row still pending expires with its
- * URLs, a deleted row whose bytes remain is purged.
- */
-async function undo(
-  ctx: CoreContext,
-  caller: Caller,
-  made: Pick<FileRow, 'id' | 'storageUploadId'>[],
-): Promise<void> {
-  await Promise.all(
-    made.map(async ({ id, storageUploadId }) => {
-      // A multipart upload whose row is not there (never inserted) is aborted by itself.
-      const abortAlone = () =>
-        storageUploadId === null ? undefined : ctx.blobs.delete(id, storageUploadId);
-      try {
-        const row = await removeFile(ctx, caller.project.id, id, { storageUploadId });
-        if (!row) await abortAlone();
-      } catch (error) {
-        ctx.log.warn({ err: error, id }, 'a failed batch sign left an upload for the sweeper');
-        // The database is what failed: the multipart upload can still go now.
-        await Promise.resolve()
-          .then(abortAlone)
-          .catch(() => undefined);
-      }
-    }),
-  );
 }

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { createServer, type Socket } from 'node:net';
+import { connect, createServer, type Socket } from 'node:net';
 import { after, describe, it } from 'node:test';
 import pg from 'pg';
 import type { FileRow } from '../../../src/server/db/metadata-store.js';
@@ -429,6 +429,63 @@ describe('PostgreSQL', { skip }, () => {
       } finally {
         await blocker.end();
         await store.close();
+      }
+    });
+
+    it('fails a write whose COMMIT timed out only once that COMMIT has ended, so what it wrote can be taken back', async () => {
+      const { url } = await freshStore();
+      const server = new URL(url);
+      // Between the store and its server: holds back the next COMMIT (and what follows it) for
+      // a while, as a server whose fsync stalls, past the store's own wait for the answer.
+      const HELD_MS = 10_000;
+      let holdNextCommit = false;
+      const sockets = new Set<Socket>();
+      const proxy = createServer((inbound) => {
+        const outbound = connect(Number(server.port), server.hostname);
+        sockets.add(inbound).add(outbound);
+        let queue = Promise.resolve();
+        inbound.on('data', (chunk: Buffer) => {
+          const held = holdNextCommit && chunk.includes('COMMIT');
+          if (held) holdNextCommit = false;
+          queue = queue
+            .then(() => (held ? new Promise((resolve) => setTimeout(resolve, HELD_MS)) : undefined))
+            .then(() => {
+              outbound.write(chunk);
+            });
+        });
+        outbound.pipe(inbound);
+        inbound.on('error', () => outbound.destroy());
+        outbound.on('error', () => inbound.destroy());
+      });
+      await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+      const proxied = new URL(url);
+      proxied.port = String((proxy.address() as { port: number }).port);
+      let store: PostgresMetadataStore | undefined;
+      try {
+        // It awaits an answer 4 s (`timeoutMs` + 1 s), and as long again for the ROLLBACK
+        // queued behind: the COMMIT arrives 2 s after both, and 2 s before the server would
+        // end the transaction as idle (4 × `timeoutMs`).
+        store = await PostgresMetadataStore.open(proxied.href, { timeoutMs: 3000 });
+        await store.createProject(project('prj_1'));
+        holdNextCommit = true;
+        // A sign's reservation: its check and its rows in one transaction.
+        const pending = fileRow('prj_1', { status: 'pending', expiresAt: 2_000_000_000_000 });
+        const reservation = { quota: { storageBytes: null, pendingUploads: 1_000 }, now: 0 };
+        await assert.rejects(
+          store.insertFiles('prj_1', [pending], reservation),
+          MetadataUnavailableError,
+        );
+        // The failure is heard once the COMMIT has ended (here: committed), so a take-back
+        // that looks now finds the row; before, it found nothing and the row stayed.
+        const found = await inspect(url, (client) =>
+          client.query(`SELECT id FROM files WHERE id = 'f_1'`),
+        );
+        assert.equal(found.rowCount, 1, 'the row the late COMMIT wrote is seen');
+        assert.equal((await store.markDeleted('prj_1', 'f_1', 5))?.id, 'f_1');
+      } finally {
+        await store?.close();
+        for (const socket of sockets) socket.destroy();
+        await new Promise((resolve) => proxy.close(resolve));
       }
     });
 

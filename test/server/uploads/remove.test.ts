@@ -30,7 +30,7 @@ async function servedFromMemory(t: TestService, file: UploadResponse): Promise<v
 
 /**
  * `removeFile` (src/server/files/remove.ts), the one way a file is removed: DELETE, a
- * type refused at complete, a failed batch sign's undo and a `deleteAt` that came all go
+ * type refused at complete, a failed sign's take-back and a `deleteAt` that came all go
  * through it. Asked directly and through `DELETE /v1/files/:id`.
  */
 describe('removing a file', () => {

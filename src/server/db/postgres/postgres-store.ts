@@ -142,6 +142,12 @@ export function toStoreError(error: unknown): unknown {
  */
 export class PostgresMetadataStore extends SqlMetadataStore {
   readonly #pool: pg.Pool;
+  /**
+   * How long a failed transaction's connection is given to say how its COMMIT ended: as long
+   * as the server lets a transaction idle (`idle_in_transaction_session_timeout`), after
+   * which it has ended it anyway.
+   */
+  readonly #settleMs: number;
   /** Lock names this process holds, so a second local caller answers without a round trip. */
   readonly #held = new Set<string>();
   /** `getLiveFile`s of one turn of the event loop, asked in one statement. */
@@ -158,9 +164,10 @@ export class PostgresMetadataStore extends SqlMetadataStore {
   });
   #closed = false;
 
-  private constructor(pool: pg.Pool) {
+  private constructor(pool: pg.Pool, settleMs: number) {
     super();
     this.#pool = pool;
+    this.#settleMs = settleMs;
   }
 
   /** Connects and brings the schema up to date; safe when several instances open at once. */
@@ -184,6 +191,7 @@ export class PostgresMetadataStore extends SqlMetadataStore {
     }
 
     await migrate(url, timeoutMs, migrationTimeoutMs);
+    const idleInTransactionMs = 4 * timeoutMs;
 
     const pool = new pg.Pool({
       connectionString: url,
@@ -197,7 +205,7 @@ export class PostgresMetadataStore extends SqlMetadataStore {
       query_timeout: timeoutMs + 1000,
       // Nothing here holds a transaction open across round trips; if a bug ever does, its
       // row locks must not outlive it for long.
-      idle_in_transaction_session_timeout: 4 * timeoutMs,
+      idle_in_transaction_session_timeout: idleInTransactionMs,
       idleTimeoutMillis: 10_000,
       // Finds a dead peer under a connection that `runExclusive` holds idle.
       keepAlive: true,
@@ -208,7 +216,7 @@ export class PostgresMetadataStore extends SqlMetadataStore {
     // emitted here; unheard, it would crash the process. The pool has already dropped it
     // and the next query opens a fresh one.
     pool.on('error', (error) => options.onConnectionError?.(error));
-    return new PostgresMetadataStore(pool);
+    return new PostgresMetadataStore(pool, idleInTransactionMs);
   }
 
   /** The connection pool, for the `PostgresRateLimiter` that shares its database. */
@@ -347,17 +355,30 @@ export class PostgresMetadataStore extends SqlMetadataStore {
     } catch (error) {
       throw toStoreError(error);
     }
+    let unsettled: Error | undefined;
     try {
       await client.query('BEGIN');
       const value = await work(client);
       await client.query('COMMIT');
       return value;
     } catch (error) {
-      await client.query('ROLLBACK').catch(() => {});
+      // A COMMIT whose answer came too late here (`Query read timeout`) may still commit
+      // there. The connection answers the ROLLBACK queued behind it only once that COMMIT
+      // has ended, so the caller hears of the failure when its writes are made or never will
+      // be: what it takes back (a failed sign's rows) is then the truth, not a look taken
+      // before a late COMMIT landed.
+      const settle: pg.QueryConfig & { query_timeout: number } = {
+        text: 'ROLLBACK',
+        query_timeout: this.#settleMs,
+      };
+      await client.query(settle).catch((rollbackError: Error) => {
+        unsettled = rollbackError;
+      });
       if (error instanceof QuotaExceededError || error instanceof TokenExhaustedError) throw error;
       throw toStoreError(error);
     } finally {
-      client.release();
+      // A connection that did not answer even the ROLLBACK is not handed to anyone else.
+      client.release(unsettled);
     }
   }
 

@@ -8,8 +8,10 @@ import type {
   SignBatchResponse,
   SignedPart,
   SignResponse,
+  Usage,
 } from '../../../../src/api/types.js';
 import { BlobUnavailableError } from '../../../../src/server/storage/blob-store.js';
+import { signFailsWithFilesBusy } from '../../../helpers/busy-files.js';
 import { publicUrlOf } from '../../../helpers/public-url.js';
 import { SCALE } from '../../../helpers/scale-mode.js';
 import {
@@ -354,4 +356,32 @@ describe('POST /v1/uploads/sign with files: batch sign', () => {
     assert.ok(calls >= 5 && calls < 20, `stopped starting new uploads after the fault (${calls})`);
     assert.deepEqual(await snapshot(), before);
   });
+
+  // The client that hears 503 signs again: an upload left pending now is one nobody will
+  // ever complete, counted against the project's pending cap until the sweeper's expiry.
+  for (const [what, files] of [
+    ['a single sign', 1],
+    ['a batch sign', 5],
+  ] as const) {
+    it(`takes back ${what} that failed after its rows were written, though the database first refused the take-back`, async () => {
+      const before = await snapshot();
+      const pendingBefore = (await json<Usage>(await t.api('/v1/usage'))).pendingUploads;
+      const fault = signFailsWithFilesBusy(t);
+      let refused: boolean;
+      try {
+        const names = Array.from({ length: files }, (_, index) => ({
+          name: `t${index}`,
+          size: 10,
+        }));
+        const answer = files === 1 ? await t.sign(names[0]) : await t.signMany(names);
+        await expectError(answer, 503, 'unavailable');
+      } finally {
+        refused = (await fault.restore()).refused;
+      }
+      assert.ok(refused, 'the database refused the first take-back');
+      // Answered only once taken back: nothing of it is listed, counted or stored.
+      assert.equal((await json<Usage>(await t.api('/v1/usage'))).pendingUploads, pendingBefore);
+      assert.deepEqual(await snapshot(), before);
+    });
+  }
 });
