@@ -178,33 +178,48 @@ export class ServiceMetrics {
 
   #scrapedGauges(registers: Registry[]): void {
     const sources = () => this.#sources;
+    // Both outbox gauges come from one query per scrape, each awaiting it in its own
+    // `collect`: a gauge set from another's collect would be printed before the query
+    // answered (the registry reads every metric at once), so it showed the scrape before.
+    let reading: Promise<OutboxBacklog | null> | null = null;
+    const backlogOnce = (): Promise<OutboxBacklog | null> => {
+      const watched = sources();
+      if (!watched) return Promise.resolve(null);
+      reading ??= watched
+        .outbox()
+        .catch((error: unknown) => {
+          // The database did not answer: no value is better than an old one.
+          watched.warn(error, 'the webhook outbox could not be read for metrics');
+          return { pending: Number.NaN, oldestDueAt: Number.NaN };
+        })
+        .finally(() => {
+          reading = null;
+        });
+      return reading;
+    };
     new Gauge({
       name: 'filehost_webhook_outbox_pending',
       help: 'Webhook deliveries neither delivered nor given up (the whole outbox: at scale every instance shows the same).',
       registers,
       async collect() {
-        const watched = sources();
-        if (!watched) return;
-        try {
-          const backlog = await watched.outbox();
-          this.set(backlog.pending);
-          outboxAge.set(
-            backlog.oldestDueAt === null
-              ? 0
-              : Math.max(0, (watched.now() - backlog.oldestDueAt) / 1000),
-          );
-        } catch (error) {
-          // The database did not answer: no value is better than an old one.
-          this.set(Number.NaN);
-          outboxAge.set(Number.NaN);
-          watched.warn(error, 'the webhook outbox could not be read for metrics');
-        }
+        const backlog = await backlogOnce();
+        if (backlog) this.set(backlog.pending);
       },
     });
-    const outboxAge = new Gauge({
+    new Gauge({
       name: 'filehost_webhook_outbox_oldest_due_seconds',
       help: 'How long the longest-waiting due webhook delivery has been due (0: none is waiting).',
       registers,
+      async collect() {
+        const backlog = await backlogOnce();
+        const watched = sources();
+        if (!backlog || !watched) return;
+        this.set(
+          backlog.oldestDueAt === null
+            ? 0
+            : Math.max(0, (watched.now() - backlog.oldestDueAt) / 1000),
+        );
+      },
     });
     readAtScrape(Gauge, {
       name: 'filehost_variant_encodes',
