@@ -2,9 +2,10 @@
  * `npm run bench:element-ab`: two builds of `<file-uploader>` taking turns in one headless
  * Chromium against one service, so that a change worth a few per cent can be told from this
  * machine's drift (which moves a single run by a third): A is a git revision (`BASE`,
- * default HEAD), B is the working tree. Each pair loads A's page and B's page (in turns,
- * the order swapped every pair), warms each up with one upload and times the next: COUNT
- * files of SIZE bytes added at once (default 200 x 20 KiB), until `upload-complete`.
+ * default HEAD), B is the working tree. Each pair loads A's page and B's page, each in a tab
+ * of its own (in turns, the order swapped every pair), warms each up with one upload, then
+ * times `TIMED` uploads of each, taking turns (A B B A): COUNT files of SIZE bytes added at
+ * once (default 200 x 20 KiB), until `upload-complete`.
  * Prints both medians and each pair's B/A, and B's speed over A's with the sign test's
  * interval of its median and whether that shows B within 3% (`paired-ratios.ts`); a run of A
  * against itself spread 0.96 to 1.06 (median 1.006) on 2026-11-24.
@@ -48,7 +49,7 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { build } from 'esbuild';
-import { chromium } from 'playwright-core';
+import { type CDPSession, chromium, type Page } from 'playwright-core';
 import { type ChildService, spawnService } from '../helpers/service.js';
 import { CHROMIUM_ARGS, chromiumPath } from '../helpers/wtr-plugins.js';
 import {
@@ -69,6 +70,12 @@ const COUNT = Number(process.env.COUNT ?? 200);
 const SIZE = Number(process.env.SIZE ?? 20 * 1024);
 const UPLINK_MBIT = Number(process.env.UPLINK_MBIT ?? 0);
 const WARMUP = process.env.WARMUP !== '0';
+/**
+ * Timed uploads per side in each pair (`TIMED`, default 2), taking turns in a palindrome (A B
+ * B A, the next pair B A A B): a drift of the machine within a pair then weighs on both sides
+ * alike, and a pair's ratio is of the means of its sides' uploads.
+ */
+const TIMED = Number(process.env.TIMED ?? 2);
 const SCALE = process.env.DEPLOYMENT === 'scale';
 /** Where each file's time goes, from the page's requests (`element-trace.ts`). */
 const TRACE = process.env.BENCH_TRACE === '1' || Boolean(process.env.BENCH_TRACE_DIR);
@@ -91,6 +98,22 @@ for (const auth of Object.values(AUTH)) {
 /** From disk, as a user's file would be (see above). */
 const FROM_DISK = SIZE >= 16 * 1024 * 1024;
 type Side = 'A' | 'B';
+/** A side's page and its DevTools session. */
+interface Tab {
+  page: Page;
+  devtools: CDPSession;
+}
+
+/** `count` turns of each side, in a palindrome from `first`: A B B A (A B B A A B B A ...). */
+export function timedOrder(first: readonly Side[], count: number): Side[] {
+  const order: Side[] = [];
+  for (let turn = 0; turn < count; turn++)
+    order.push(...(turn % 2 === 0 ? first : [...first].reverse()));
+  return order;
+}
+
+const mean = (values: readonly number[]) =>
+  values.reduce((sum, value) => sum + value, 0) / values.length;
 
 /** The bundle's files by name; the entry is `script-tag.js`. */
 async function bundleOf(root: string): Promise<Map<string, string>> {
@@ -138,7 +161,7 @@ async function main(): Promise<void> {
   };
   const origins = [originOf(servers.A), originOf(servers.B)];
   const scale = SCALE
-    ? await startBenchScale(origins, PAIRS * 2 * (WARMUP ? 2 : 1) * COUNT * SIZE)
+    ? await startBenchScale(origins, PAIRS * 2 * (TIMED + (WARMUP ? 1 : 0)) * COUNT * SIZE)
     : null;
   const serviceEnv = {
     FILEHOST_DATA_DIR: join(dir, 'service'),
@@ -193,38 +216,44 @@ async function main(): Promise<void> {
     : [];
   for (const [i, path] of diskFiles.entries()) await writeFile(path, Buffer.alloc(SIZE, i % 256));
   try {
-    const tab = await browser.newPage();
-    if (TRACE) await tab.addInitScript(traceRequests);
-    const devtools = await tab.context().newCDPSession(tab);
-    // Traced: the tasks' time on the main thread's CPU, which the machine's load inflates
-    // far less than their wall time.
-    await devtools.send('Performance.enable', TRACE ? { timeDomain: 'threadTicks' } : {});
+    /** One page per side, each kept for a whole pair, so that the sides' uploads can interleave. */
+    const openTab = async () => {
+      const page = await browser.newPage();
+      if (TRACE) await page.addInitScript(traceRequests);
+      const devtools = await page.context().newCDPSession(page);
+      // Traced: the tasks' time on the main thread's CPU, which the machine's load inflates
+      // far less than their wall time.
+      await devtools.send('Performance.enable', TRACE ? { timeDomain: 'threadTicks' } : {});
+      if (UPLINK_MBIT > 0) {
+        await devtools.send('Network.enable');
+        await devtools.send('Network.emulateNetworkConditions', {
+          offline: false,
+          latency: 0,
+          downloadThroughput: -1,
+          uploadThroughput: (UPLINK_MBIT * 1_000_000) / 8,
+        });
+      }
+      return { page, devtools };
+    };
+    const tabs: Record<Side, Tab> = { A: await openTab(), B: await openTab() };
     /** The main thread's tasks so far, ms (DevTools' cumulative `TaskDuration`, seconds). */
-    const taskMs = async () => {
+    const taskMs = async ({ devtools }: Tab) => {
       const { metrics } = await devtools.send('Performance.getMetrics');
       return 1000 * (metrics.find((metric) => metric.name === 'TaskDuration')?.value ?? 0);
     };
-    if (UPLINK_MBIT > 0) {
-      await devtools.send('Network.enable');
-      await devtools.send('Network.emulateNetworkConditions', {
-        offline: false,
-        latency: 0,
-        downloadThroughput: -1,
-        uploadThroughput: (UPLINK_MBIT * 1_000_000) / 8,
-      });
-    }
     /** `label`: the side, pair and which upload, naming its trace's file (`BENCH_TRACE_DIR`). */
-    const upload = async (label: string) => {
-      if (FROM_DISK) await tab.setInputFiles('#source', diskFiles);
-      const before = await taskMs();
+    const upload = async (tab: Tab, label: string) => {
+      const { page } = tab;
+      if (FROM_DISK) await page.setInputFiles('#source', diskFiles);
+      const before = await taskMs(tab);
       const cpuBefore = await cpuNow();
       if (TRACE) {
-        await tab.evaluate(() => {
+        await page.evaluate(() => {
           window.__trace?.splice(0);
           for (const key of Object.keys(window.__timers ?? {})) delete window.__timers?.[key];
         });
       }
-      const { ms, frameGap, started } = await tab.evaluate(
+      const { ms, frameGap, started } = await page.evaluate(
         async ([count, size, fromDisk]) => {
           const element = document.querySelector('file-uploader') as HTMLElement & {
             addFiles(files: File[]): void;
@@ -269,7 +298,7 @@ async function main(): Promise<void> {
         },
         [COUNT, SIZE, FROM_DISK] as const,
       );
-      const busy = (await taskMs()) - before;
+      const busy = (await taskMs(tab)) - before;
       const cpuAfter = await cpuNow();
       const spent =
         cpuBefore && cpuAfter
@@ -279,22 +308,24 @@ async function main(): Promise<void> {
             }
           : null;
       const requests = TRACE
-        ? await tab.evaluate(() => window.__trace?.splice(0) ?? ([] as TracedRequest[]))
+        ? await page.evaluate(() => window.__trace?.splice(0) ?? ([] as TracedRequest[]))
         : [];
       if (TRACE_DIR) {
         await writeFile(join(TRACE_DIR, `${label}.json`), JSON.stringify({ started, requests }));
       }
       const trace = TRACE
-        ? summarize(requests, started, await tab.evaluate(() => ({ ...window.__timers })))
+        ? summarize(requests, started, await page.evaluate(() => ({ ...window.__timers })))
         : null;
       return { ms, frameGap, busy, trace, spent };
     };
     for (let pair = 0; pair < PAIRS; pair++) {
-      for (const side of (pair % 2 ? ['B', 'A'] : ['A', 'B']) as Side[]) {
-        await tab.goto(originOf(servers[side]));
-        await tab.waitForFunction(() => customElements.get('file-uploader'));
+      const first: Side[] = pair % 2 ? ['B', 'A'] : ['A', 'B'];
+      for (const side of first) {
+        const { page } = tabs[side];
+        await page.goto(originOf(servers[side]));
+        await page.waitForFunction(() => customElements.get('file-uploader'));
         const minted = AUTH[side] === 'key' ? null : await mintToken(services[side]);
-        await tab.evaluate(
+        await page.evaluate(
           ([endpoint, apiKey, auth, grant]) => {
             const element = document.querySelector('file-uploader') as HTMLElement & {
               uploadToken?: string;
@@ -307,11 +338,15 @@ async function main(): Promise<void> {
           },
           [services[side].apiUrl, services[side].publishableKey, AUTH[side], minted] as const,
         );
-        if (WARMUP) await upload(`${side}-${pair}-warmup`);
-        if (PROFILE) await profiler.start(devtools);
-        const timed = await upload(`${side}-${pair}`);
-        if (PROFILE) await profiler.stop(devtools, side);
-        results[side].push(timed.ms);
+        if (WARMUP) await upload(tabs[side], `${side}-${pair}-warmup`);
+      }
+      const times: Record<Side, number[]> = { A: [], B: [] };
+      for (const side of timedOrder(first, TIMED)) {
+        if (PROFILE) await profiler.start(tabs[side].devtools);
+        const nth = times[side].length;
+        const timed = await upload(tabs[side], `${side}-${pair}${nth > 0 ? `-${nth}` : ''}`);
+        if (PROFILE) await profiler.stop(tabs[side].devtools, side);
+        times[side].push(timed.ms);
         mainThread[side].busy.push(timed.busy);
         mainThread[side].frameGap.push(timed.frameGap);
         if (timed.trace) traces[side].push(timed.trace);
@@ -320,6 +355,7 @@ async function main(): Promise<void> {
           cpu[side].browser.push(timed.spent.browser);
         }
       }
+      for (const side of first) results[side].push(mean(times[side]));
     }
   } finally {
     await browser.close();
@@ -338,7 +374,7 @@ async function main(): Promise<void> {
   const link = UPLINK_MBIT > 0 ? `, uplink ${UPLINK_MBIT} Mbit/s` : '';
   const where = SCALE ? ', scale (PostgreSQL + Ceph RGW)' : ', embedded';
   console.log(
-    `${COUNT} x ${SIZE} bytes, ${PAIRS} pairs${link}${where}; A = ${BASE}, B = the working tree`,
+    `${COUNT} x ${SIZE} bytes, ${PAIRS} pairs of ${TIMED} timed uploads a side${link}${where}; A = ${BASE}, B = the working tree`,
   );
   console.log(
     `A: ${process.env.ATTRS_A ?? ''} (${AUTH.A}); B: ${process.env.ATTRS_B ?? ''} (${AUTH.B})${BENCH_METRICS ? '; A: service without metrics, B: with metrics, scraped every second' : ''}`,
@@ -366,7 +402,7 @@ async function main(): Promise<void> {
     if (a.length === 0) continue;
     const perPair = b.map((ms, i) => ms / (a[i] ?? ms));
     console.log(
-      `CPU of the ${part === 'service' ? 'service' : 'browser (all its processes)'} per upload, ms: A ${ms(a)} (median ${median(a).toFixed(0)}); B ${ms(b)} (median ${median(b).toFixed(0)}); B/A per pair ${perPair.map((r) => r.toFixed(2)).join(' ')}, median ${median(perPair).toFixed(3)}`,
+      `CPU of the ${part === 'service' ? 'service' : 'browser (all its processes)'} per upload, ms: A ${ms(a)} (median ${median(a).toFixed(0)}); B ${ms(b)} (median ${median(b).toFixed(0)}); B/A per timed upload (in turns) ${perPair.map((r) => r.toFixed(2)).join(' ')}, median ${median(perPair).toFixed(3)}`,
     );
   }
   if (TRACE) printTraces(traces);

@@ -32,7 +32,9 @@ import { type BenchRow, median } from './support.js';
  * control inside the same schedule), or parts of metrics taken out of that B, joined by
  * commas (`src/server/metrics/bench-ablation.ts`). The sides then take turns in a palindrome
  * (A B1 B2 ... B2 B1 A, the next pair rotated by one) so that every side's two runs centre on
- * the same moment; each B's ratio is over the same pair's A.
+ * the same moment; each B's ratio is over the same pair's A. `unscraped` is metrics on with its
+ * server listening and never asked, not even for the collection count the others are scraped
+ * for before and after their runs.
  */
 export interface MetricsBenchOptions {
   wrkPath: string;
@@ -58,6 +60,11 @@ export interface MetricsVariant {
   name: string;
   metrics: boolean;
   without: readonly MetricsPart[];
+  /**
+   * Its metrics server runs and is never scraped, not even for the collection count (the
+   * word `unscraped`): whether a scrape leaves a cost in the process for the answers after it.
+   */
+  neverScraped?: boolean;
 }
 
 /**
@@ -76,6 +83,9 @@ export function parseVariants(text: string | undefined, control: boolean): Metri
   return words.map((word) => {
     if (word === 'off') return { name: 'metrics off', metrics: false, without: [] };
     if (word === 'none') return { name: 'metrics on', metrics: true, without: [] };
+    if (word === 'unscraped') {
+      return { name: 'metrics on, never scraped', metrics: true, without: [], neverScraped: true };
+    }
     const without = [...metricsPartsWithout(word)];
     return { name: `without ${without.join(', ')}`, metrics: true, without };
   });
@@ -216,7 +226,8 @@ async function startSide(
     () => spawnService({ ...env, FILEHOST_DATA_DIR: join(options.dir, `${name}-again`) }),
   );
   // Without its server, B's metrics are counted and never read.
-  const served = scraped && !without.includes('metrics-server') ? scraped : null;
+  const served =
+    scraped && !without.includes('metrics-server') && !variant?.neverScraped ? scraped : null;
   const urls: Record<string, string> = {};
   for (const [label, bytes] of Object.entries(options.files))
     urls[label] = (await upload(service, bytes)).url;
@@ -348,6 +359,7 @@ function countsOf(pairs: Run[][]): string {
 
 function describeVariant(variant: MetricsVariant, options: MetricsBenchOptions): string {
   if (!variant.metrics) return 'control: metrics off on both sides';
+  if (variant.neverScraped) return 'metrics on, never scraped';
   const scraped = options.scraped && !variant.without.includes('metrics-server');
   const taken = variant.without.length > 0 ? ` without ${variant.without.join(', ')}` : '';
   return `${scraped ? 'metrics on' : 'metrics on, not scraped'}${taken}`;
