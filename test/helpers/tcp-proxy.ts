@@ -69,7 +69,7 @@ export async function startTcpProxy(
         if (fate === 'reset' || fate === 'close') return cut(fate);
         const write = () => {
           // Reads no faster than the other side takes the bytes.
-          if (!to.write(chunk)) {
+          if (!to.write(chunk) && !from.isPaused()) {
             from.pause();
             to.once('drain', () => from.resume());
           }
