@@ -204,8 +204,8 @@ async function main(): Promise<void> {
     (pid): pid is number => pid !== undefined,
   );
   /** Service and browser CPU so far (null without `/proc`). */
-  const cpuNow = async () => {
-    const totals = await treeCpuMs([...servicePids, process.pid]);
+  const cpuNow = () => {
+    const totals = treeCpuMs([...servicePids, process.pid]);
     if (!totals) return null;
     const browserMs = totals.pop() ?? 0;
     return { service: totals.reduce((sum, ms) => sum + ms, 0), browser: browserMs };
@@ -246,7 +246,7 @@ async function main(): Promise<void> {
       const { page } = tab;
       if (FROM_DISK) await page.setInputFiles('#source', diskFiles);
       const before = await taskMs(tab);
-      const cpuBefore = await cpuNow();
+      const cpuBefore = cpuNow();
       if (TRACE) {
         await page.evaluate(() => {
           window.__trace?.splice(0);
@@ -299,7 +299,7 @@ async function main(): Promise<void> {
         [COUNT, SIZE, FROM_DISK] as const,
       );
       const busy = (await taskMs(tab)) - before;
-      const cpuAfter = await cpuNow();
+      const cpuAfter = cpuNow();
       const spent =
         cpuBefore && cpuAfter
           ? {

@@ -1,4 +1,4 @@
-import { type AddressInfo, connect, createServer, type Socket } from 'node:net';
+import { startTcpProxy } from './tcp-proxy.js';
 
 /** How a kept-alive connection is ended under the request that arrives on it. */
 export type ConnectionEnd =
@@ -38,8 +38,6 @@ export async function startClosingProxy(
   /** Where it listens on loopback (a page's origin known in advance); default: any free port. */
   port = 0,
 ): Promise<ClosingProxy> {
-  const { hostname, port: targetPort } = new URL(target);
-  const open = new Set<Socket>();
   const state = {
     connections: 0,
     ended: 0,
@@ -47,47 +45,29 @@ export async function startClosingProxy(
     onEnd: null as (() => void) | null,
     endFresh: false,
   };
-  const server = createServer((client) => {
-    state.connections++;
-    const upstream = connect(Number(targetPort), hostname);
-    open.add(client).add(upstream);
-    let answered = false;
-    client.on('data', (bytes) => {
-      const how = state.end;
-      if (how && (answered || state.endFresh)) {
-        state.ended++;
-        state.onEnd?.();
-        if (how === 'reset') client.resetAndDestroy();
-        else client.destroy();
-        upstream.destroy();
-        return;
-      }
-      upstream.write(bytes);
-    });
-    upstream.on('data', (bytes) => {
-      answered = true;
-      client.write(bytes);
-    });
-    for (const [socket, other] of [
-      [client, upstream],
-      [upstream, client],
-    ] as const) {
-      socket.on('error', () => other.destroy());
-      socket.on('end', () => other.end());
-      socket.on('close', () => {
-        open.delete(socket);
-        other.destroy();
-      });
-    }
-  });
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
-  const address = server.address() as AddressInfo;
+  const proxy = await startTcpProxy(
+    new URL(target),
+    () => {
+      state.connections++;
+      let answered = false;
+      return {
+        fromClient: () => {
+          const how = state.end;
+          if (!how || !(answered || state.endFresh)) return 'pass';
+          state.ended++;
+          state.onEnd?.();
+          return how;
+        },
+        fromTarget: () => {
+          answered = true;
+          return 'pass';
+        },
+      };
+    },
+    port,
+  );
   return Object.assign(state, {
-    url: `http://127.0.0.1:${address.port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const socket of open) socket.destroy();
-        server.close(() => resolve());
-      }),
+    url: `http://127.0.0.1:${proxy.port}`,
+    close: () => proxy.close(),
   }) as ClosingProxy;
 }

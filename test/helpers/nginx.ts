@@ -43,40 +43,13 @@ export async function startNginx(
     workers: 1,
   });
   await writeFile(join(dir, 'nginx.conf'), config);
-  const child: ChildProcess = spawn(
-    NGINX,
-    ['-p', dir, '-c', join(dir, 'nginx.conf'), '-g', 'daemon off;'],
-    { stdio: ['ignore', 'ignore', 'pipe'] },
-  );
-  let errors = '';
-  child.stderr?.on('data', (chunk) => {
-    errors += chunk;
-  });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const ok = await fetch(`http://127.0.0.1:${apiPort}/nginx-health`).then(
+  const { stop } = await runNginx(dir, () =>
+    fetch(`http://127.0.0.1:${apiPort}/nginx-health`).then(
       (response) => response.status === 204,
       () => false,
-    );
-    if (ok) break;
-    if (child.exitCode !== null || Date.now() > deadline) {
-      child.kill('SIGKILL');
-      const log = await readFile(join(dir, 'logs', 'error.log'), 'utf8').catch(() => '');
-      throw new Error(`nginx did not start: ${errors}${log}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return {
-    apiUrl: `http://127.0.0.1:${apiPort}`,
-    cdnUrl: `http://127.0.0.1:${cdnPort}`,
-    async stop() {
-      child.kill('SIGTERM');
-      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 3000))]);
-      if (child.exitCode === null) child.kill('SIGKILL');
-      await rm(dir, { recursive: true, force: true });
-    },
-  };
+    ),
+  );
+  return { apiUrl: `http://127.0.0.1:${apiPort}`, cdnUrl: `http://127.0.0.1:${cdnPort}`, stop };
 }
 
 /**
@@ -195,27 +168,44 @@ ${temp}
 }
 `,
   );
+  const { stop } = await runNginx(dir, () =>
+    fetch(`http://127.0.0.1:${port}/`).then(
+      () => true,
+      () => false,
+    ),
+  );
+  return { url: `http://127.0.0.1:${port}`, stop };
+}
+
+/**
+ * nginx in the foreground with `dir` as its prefix (its `nginx.conf` written there, its error
+ * log in `dir/logs`), once `ready` answers true; thrown at, with what it said, when it exits
+ * or is not ready within 10 s. `stop` ends it and removes `dir`.
+ */
+async function runNginx(
+  dir: string,
+  ready: () => Promise<boolean>,
+): Promise<{ stop(): Promise<void> }> {
   const child: ChildProcess = spawn(
     NGINX,
     ['-p', dir, '-c', join(dir, 'nginx.conf'), '-g', 'daemon off;'],
     { stdio: ['ignore', 'ignore', 'pipe'] },
   );
+  let errors = '';
+  child.stderr?.on('data', (chunk) => {
+    errors += chunk;
+  });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const deadline = Date.now() + 10_000;
-  for (;;) {
-    const up = await fetch(`http://127.0.0.1:${port}/`).then(
-      () => true,
-      () => false,
-    );
-    if (up) break;
+  while (!(await ready())) {
     if (child.exitCode !== null || Date.now() > deadline) {
       child.kill('SIGKILL');
-      throw new Error('nginx (static) did not start');
+      const log = await readFile(join(dir, 'logs', 'error.log'), 'utf8').catch(() => '');
+      throw new Error(`nginx did not start: ${errors}${log}`);
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   return {
-    url: `http://127.0.0.1:${port}`,
     async stop() {
       child.kill('SIGTERM');
       await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 3000))]);

@@ -1,52 +1,87 @@
-import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 
-/** A process under way, as `ps` tells it. */
-export interface RunningProcess {
+/**
+ * Processes as Linux's `/proc` tells them: read straight from the files, so that listing a
+ * tree starts no `ps` process (which a machine may lack, and whose own start a CPU sample
+ * would count). Clock ticks are 1/100 s here (`getconf CLK_TCK`).
+ */
+const TICK_MS = 10;
+
+/** A process under way. */
+export interface ProcessStat {
   pid: number;
   parent: number;
-  /** Seconds since it started. */
+  /** Whole seconds since it started (`ps -o etimes`). */
   seconds: number;
+  /** CPU time (user + system, every thread) it has used so far, ms: good to 10 ms. */
+  cpuMs: number;
+}
+
+/** A process and its command line. */
+export interface RunningProcess extends ProcessStat {
+  /** Its command line, the words joined by spaces (`ps -o args`). */
   command: string;
 }
 
-/** Every process on the machine now (none where `ps` cannot run). */
-function processes(): RunningProcess[] {
-  let listing: string;
+function readText(path: string): string | null {
   try {
-    listing = execFileSync('ps', ['-e', '-o', 'pid=,ppid=,etimes=,args='], {
-      encoding: 'utf8',
-      maxBuffer: 16 * 1024 * 1024,
-    });
+    return readFileSync(path, 'utf8');
+  } catch {
+    // Gone meanwhile.
+    return null;
+  }
+}
+
+/** Every process on the machine now (none on a system without `/proc`). */
+export function processes(): ProcessStat[] {
+  let names: string[];
+  try {
+    names = readdirSync('/proc');
   } catch {
     return [];
   }
-  return listing.split('\n').flatMap((line) => {
-    const match = /^\s*(\d+)\s+(\d+)\s+(\d+)\s+(.*)$/.exec(line);
-    if (!match) return [];
-    const [, pid, parent, seconds, command] = match;
+  const uptime = Number(readText('/proc/uptime')?.split(' ')[0] ?? 0);
+  return names.flatMap((name) => {
+    if (!/^\d+$/.test(name)) return [];
+    const stat = readText(`/proc/${name}/stat`);
+    if (stat === null) return [];
+    // After the command's name (in parentheses, which may hold spaces): state, ppid, ...;
+    // utime, stime and starttime are fields 14, 15 and 22 of proc(5).
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const started = (Number(fields[19]) * TICK_MS) / 1000;
     return [
       {
-        pid: Number(pid),
-        parent: Number(parent),
-        seconds: Number(seconds),
-        command: command ?? '',
+        pid: Number(name),
+        parent: Number(fields[1]),
+        seconds: Math.max(0, Math.floor(uptime - started)),
+        cpuMs: (Number(fields[11]) + Number(fields[12])) * TICK_MS,
       },
     ];
   });
 }
 
+/** A process's command line; `[name]` for one without (a zombie), as `ps` prints it. */
+function commandOf(pid: number): string {
+  const line = readText(`/proc/${pid}/cmdline`)?.replace(/\0+$/, '').replaceAll('\0', ' ');
+  if (line) return line;
+  const stat = readText(`/proc/${pid}/stat`) ?? '';
+  return `[${stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'))}]`;
+}
+
 /**
  * The processes `root` started, and theirs, oldest first: what a stage that ran past its
- * time was still doing (a test file's process names the file in its command line).
+ * time was still doing (a test file's process names the file in its command line), or what
+ * a bench's service spent. `all`: a listing already taken, to read `/proc` once for several roots.
  */
-export function descendants(root: number): RunningProcess[] {
-  const all = processes();
-  const found: RunningProcess[] = [];
+export function descendants(root: number, all = processes()): RunningProcess[] {
+  const found: ProcessStat[] = [];
   let parents = new Set([root]);
   while (parents.size > 0) {
     const children = all.filter((each) => parents.has(each.parent));
     found.push(...children);
     parents = new Set(children.map((each) => each.pid));
   }
-  return found.sort((a, b) => b.seconds - a.seconds);
+  return found
+    .sort((a, b) => b.seconds - a.seconds)
+    .map((each) => ({ ...each, command: commandOf(each.pid) }));
 }

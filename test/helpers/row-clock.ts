@@ -1,6 +1,10 @@
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
+import { numberedPlaceholders } from '../../src/server/db/postgres/placeholders.js';
+
+/** What a running service reads its rows from: its SQLite file, or a PostgreSQL database. */
+type ServiceDatabase = { dataDir: string; databaseUrl: string | undefined };
 
 /**
  * Moves a file's `deleteAt` to `at` in the database a running service reads (its SQLite
@@ -9,28 +13,12 @@ import pg from 'pg';
  * Only the time is moved; what the service does then is its own.
  */
 export async function moveDeleteAt(
-  service: { dataDir: string; databaseUrl: string | undefined },
+  service: ServiceDatabase,
   id: string,
   at: number,
 ): Promise<void> {
-  if (service.databaseUrl) {
-    const client = new pg.Client({ connectionString: service.databaseUrl });
-    await client.connect();
-    try {
-      const result = await client.query('UPDATE files SET delete_at = $1 WHERE id = $2', [at, id]);
-      if (result.rowCount !== 1) throw new Error(`No file ${id} to move`);
-    } finally {
-      await client.end();
-    }
-    return;
-  }
-  const db = new Database(join(service.dataDir, 'filehost.db'), { timeout: 5000 });
-  try {
-    const changed = db.prepare('UPDATE files SET delete_at = ? WHERE id = ?').run(at, id).changes;
-    if (changed !== 1) throw new Error(`No file ${id} to move`);
-  } finally {
-    db.close();
-  }
+  const changed = await update(service, 'UPDATE files SET delete_at = ? WHERE id = ?', [at, id]);
+  if (changed !== 1) throw new Error(`No file ${id} to move`);
 }
 
 /**
@@ -38,23 +26,31 @@ export async function moveDeleteAt(
  * test sees what a window of time (an address's 24 hours) does once it has passed, without
  * waiting it out. Only the times move; what the service makes of them is its own.
  */
-export async function ageFiles(
-  service: { dataDir: string; databaseUrl: string | undefined },
-  ms: number,
-): Promise<void> {
+export async function ageFiles(service: ServiceDatabase, ms: number): Promise<void> {
+  await update(service, 'UPDATE files SET created_at = created_at - ?', [ms]);
+}
+
+/**
+ * One statement (`?` placeholders) on a connection of its own to the service's database,
+ * beside the service's; the rows it changed.
+ */
+async function update(
+  service: ServiceDatabase,
+  sql: string,
+  values: readonly (string | number)[],
+): Promise<number> {
   if (service.databaseUrl) {
     const client = new pg.Client({ connectionString: service.databaseUrl });
     await client.connect();
     try {
-      await client.query('UPDATE files SET created_at = created_at - $1', [ms]);
+      return (await client.query(numberedPlaceholders(sql), [...values])).rowCount ?? 0;
     } finally {
       await client.end();
     }
-    return;
   }
   const db = new Database(join(service.dataDir, 'filehost.db'), { timeout: 5000 });
   try {
-    db.prepare('UPDATE files SET created_at = created_at - ?').run(ms);
+    return db.prepare(sql).run(...values).changes;
   } finally {
     db.close();
   }

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { connect, createServer, type Socket } from 'node:net';
+import { createServer, type Socket } from 'node:net';
 import { after, describe, it } from 'node:test';
 import pg from 'pg';
 import type { FileRow } from '../../../src/server/db/metadata-store.js';
@@ -13,6 +13,7 @@ import { MemoryRateLimiter } from '../../../src/server/rate-limit/rate-limiter.j
 import { projectRow, readyFileRow } from '../../helpers/file-rows.js';
 import { freePort } from '../../helpers/ports.js';
 import { postgresAvailable, startPostgres, type TestPostgres } from '../../helpers/postgres.js';
+import { startTcpProxy } from '../../helpers/tcp-proxy.js';
 import { metadataStoreConformance } from './metadata-store.conformance.js';
 
 // Decided before registering anything, so that a missing PostgreSQL shows as skipped tests
@@ -434,32 +435,19 @@ describe('PostgreSQL', { skip }, () => {
 
     it('fails a write whose COMMIT timed out only once that COMMIT has ended, so what it wrote can be taken back', async () => {
       const { url } = await freshStore();
-      const server = new URL(url);
       // Between the store and its server: holds back the next COMMIT (and what follows it) for
       // a while, as a server whose fsync stalls, past the store's own wait for the answer.
       const HELD_MS = 10_000;
       let holdNextCommit = false;
-      const sockets = new Set<Socket>();
-      const proxy = createServer((inbound) => {
-        const outbound = connect(Number(server.port), server.hostname);
-        sockets.add(inbound).add(outbound);
-        let queue = Promise.resolve();
-        inbound.on('data', (chunk: Buffer) => {
-          const held = holdNextCommit && chunk.includes('COMMIT');
-          if (held) holdNextCommit = false;
-          queue = queue
-            .then(() => (held ? new Promise((resolve) => setTimeout(resolve, HELD_MS)) : undefined))
-            .then(() => {
-              outbound.write(chunk);
-            });
-        });
-        outbound.pipe(inbound);
-        inbound.on('error', () => outbound.destroy());
-        outbound.on('error', () => inbound.destroy());
-      });
-      await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+      const proxy = await startTcpProxy(new URL(url), () => ({
+        fromClient: (chunk) => {
+          if (!holdNextCommit || !chunk.includes('COMMIT')) return 'pass';
+          holdNextCommit = false;
+          return new Promise((resolve) => setTimeout(resolve, HELD_MS));
+        },
+      }));
       const proxied = new URL(url);
-      proxied.port = String((proxy.address() as { port: number }).port);
+      proxied.port = String(proxy.port);
       let store: PostgresMetadataStore | undefined;
       try {
         // It awaits an answer 4 s (`timeoutMs` + 1 s), and as long again for the ROLLBACK
@@ -484,8 +472,7 @@ describe('PostgreSQL', { skip }, () => {
         assert.equal((await store.markDeleted('prj_1', 'f_1', 5))?.id, 'f_1');
       } finally {
         await store?.close();
-        for (const socket of sockets) socket.destroy();
-        await new Promise((resolve) => proxy.close(resolve));
+        await proxy.close();
       }
     });
 

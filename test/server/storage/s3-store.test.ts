@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { createServer as createHttpServer } from 'node:http';
-import { type AddressInfo, connect, createServer, type Socket } from 'node:net';
+import { type AddressInfo, createServer, type Socket } from 'node:net';
 import { Readable } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
 import { after, describe, it } from 'node:test';
@@ -22,6 +22,7 @@ import {
 import { S3BlobStore, type S3BlobStoreOptions } from '../../../src/server/storage/s3/s3-store.js';
 import { patternBytes } from '../../helpers/bytes.js';
 import { rgwAvailable, rgwClient, startRgw, type TestRgw } from '../../helpers/ceph-rgw.js';
+import { startTcpProxy } from '../../helpers/tcp-proxy.js';
 import { blobStoreConformance, heldParts } from './blob-store.conformance.js';
 
 // The pinned SDK warns once per process that later versions need Node 22; in a test run
@@ -118,34 +119,20 @@ async function signedUpload(store: S3BlobStore, body: Buffer, expiresAt = Date.n
  */
 async function recordingProxy(port: number) {
   let seen = '';
-  const sockets = new Set<Socket>();
-  const server = createServer((client) => {
-    const upstream = connect(port, '127.0.0.1');
-    for (const socket of [client, upstream]) {
-      sockets.add(socket);
-      socket.on('error', () => {
-        client.destroy();
-        upstream.destroy();
-      });
-    }
-    client.on('data', (chunk: Buffer) => {
+  const proxy = await startTcpProxy({ hostname: '127.0.0.1', port }, () => ({
+    fromClient: (chunk) => {
       seen += chunk.toString('latin1');
-    });
-    client.pipe(upstream).pipe(client);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port: own } = server.address() as AddressInfo;
+      return 'pass';
+    },
+  }));
   return {
-    url: `http://127.0.0.1:${own}`,
+    url: `http://127.0.0.1:${proxy.port}`,
     /** The request heads seen since the start or the last `forget`. */
     heads: () => seen.split('\r\n\r\n').filter((head) => head.length > 0),
     forget: () => {
       seen = '';
     },
-    close: async () => {
-      for (const socket of sockets) socket.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    close: () => proxy.close(),
   };
 }
 
