@@ -87,6 +87,8 @@ export const STRIP_TASK_TIMEOUT_MS = 180_000;
  */
 function exiftoolScript(): string | undefined {
   if (process.platform === 'win32') return undefined;
+  // Called `require`, so that the service package's build (build-server-package.ts) sees
+  // the import and lists `exiftool-vendored.pl` among the package's dependencies.
   const require = createRequire(import.meta.url);
   return require('exiftool-vendored.pl') as string;
 }
