@@ -27,6 +27,7 @@ const exec = promisify(execFile);
 
 const pkg = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as {
   scripts: Record<string, string>;
+  devDependencies: Record<string, string>;
 };
 
 /** A shell block's commands, one a line, comments and blank lines dropped. */
@@ -148,6 +149,20 @@ describe('README: the install path from this repository (npm run pack, then the 
     const routes = await readFile(join(base, 'lib/api/routes/list-files.js'), 'utf8');
     assert.doesNotMatch(routes, /from '(\.\.\/)+api\//);
     assert.ok(existsSync(join(project, 'node_modules/filehost/dist/lib/api/index.js')));
+  });
+
+  it("runs the ExifTool that ends with a killed service: its own exiftool-vendored.pl, not exiftool-vendored's", async () => {
+    // What `createRequire` finds from the service's code (strip-location.ts) in a consumer's
+    // tree, where this repository's `overrides` do not apply (test/server/faults/killed-exiftool).
+    const { stdout } = await exec(
+      process.execPath,
+      [
+        '-e',
+        "const { createRequire } = require('node:module'); const here = createRequire(require.resolve('@filehost/server/package.json')); console.log(here('exiftool-vendored.pl/package.json').version)",
+      ],
+      { cwd: project },
+    );
+    assert.equal(stdout.trim(), pkg.devDependencies['exiftool-vendored.pl']);
   });
 
   for (const flag of ['--help', '-h']) {

@@ -85,3 +85,18 @@ export function descendants(root: number, all = processes()): RunningProcess[] {
     .sort((a, b) => b.seconds - a.seconds)
     .map((each) => ({ ...each, command: commandOf(each.pid) }));
 }
+
+/**
+ * Whether `pid` is still a process that runs: one that has ended but was not yet reaped by
+ * its parent (a zombie, state `Z`; an orphan's new parent may be slow to reap, or never do
+ * it in a container whose first process does not) counts as ended.
+ */
+export function isRunning(pid: number): boolean {
+  try {
+    const state = execFileSync('ps', ['-o', 'stat=', '-p', String(pid)], { encoding: 'utf8' });
+    return state.trim() !== '' && !state.trim().startsWith('Z');
+  } catch {
+    // `ps -p` exits 1 when there is no such process.
+    return false;
+  }
+}

@@ -1,4 +1,5 @@
 import { rename, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { ExifTool } from 'exiftool-vendored';
 import type { StripMode } from '../ground/config.js';
@@ -74,6 +75,24 @@ const THUMBNAIL_ARGS = ['-all='];
  */
 export const STRIP_TASK_TIMEOUT_MS = 180_000;
 
+/**
+ * The ExifTool script to run: the service's own `exiftool-vendored.pl` (13.59.2 or later),
+ * whose ExifTool exits when its input from the service ends. The operating system ends that
+ * input when the service dies, however it dies (`kill -9`, the OOM killer, a crash), so no
+ * ExifTool is left running without it. `exiftool-vendored` 35 (the last for Node 20) pins
+ * 13.59.0, whose ExifTool reads the closed input again every 10 ms, forever; this
+ * repository's `overrides` give it the newer one, but a consumer of the service's package
+ * ignores them, so the service names the script it depends on. Undefined on Windows, where
+ * `exiftool-vendored` runs its `exiftool-vendored.exe` instead.
+ */
+function exiftoolScript(): string | undefined {
+  if (process.platform === 'win32') return undefined;
+  // Called `require`, so that the service package's build (build-server-package.ts) sees
+  // the import and lists `exiftool-vendored.pl` among the package's dependencies.
+  const require = createRequire(import.meta.url);
+  return require('exiftool-vendored.pl') as string;
+}
+
 /** What `strip` made of a file. */
 export type StripResult =
   | { outcome: 'edited' | 'unchanged' }
@@ -98,7 +117,9 @@ export class MetadataStripper {
    * for the largest); past it the process is killed and the edit counts as failed.
    */
   constructor(options: { taskTimeoutMs: number }) {
+    const script = exiftoolScript();
     this.#exiftool = new ExifTool({
+      ...(script ? { exiftoolPath: script } : {}),
       taskTimeoutMillis: options.taskTimeoutMs,
       // A task that failed failed for its file; trying again gives the same answer.
       taskRetries: 0,
