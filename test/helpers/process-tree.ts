@@ -93,10 +93,10 @@ export function descendants(root: number, all = processes()): RunningProcess[] {
  */
 export function isRunning(pid: number): boolean {
   try {
-    const state = execFileSync('ps', ['-o', 'stat=', '-p', String(pid)], { encoding: 'utf8' });
-    return state.trim() !== '' && !state.trim().startsWith('Z');
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The state is the field after the command's closing parenthesis.
+    return stat.charAt(stat.lastIndexOf(')') + 2) !== 'Z';
   } catch {
-    // `ps -p` exits 1 when there is no such process.
     return false;
   }
 }
