@@ -106,6 +106,14 @@ async function typesPackageOf(
   return typesName in pinned ? typesName : null;
 }
 
+/** Whether the installed package `name` names the systems it is for (`os` in its manifest). */
+async function forSomeSystems(name: string): Promise<boolean> {
+  const manifest = JSON.parse(
+    await readFile(join('node_modules', name, 'package.json'), 'utf8'),
+  ) as { os?: unknown };
+  return Array.isArray(manifest.os);
+}
+
 async function main(): Promise<void> {
   if (!existsSync(COMPILED_SERVER))
     throw new Error(`No ${COMPILED_SERVER}: run \`tsc -p tsconfig.server.json\` first.`);
@@ -131,10 +139,15 @@ async function main(): Promise<void> {
     const types = await typesPackageOf(name, pinned);
     if (types) needed.push(types);
   }
+  // A package made for some systems only (an `os` list, as exiftool-vendored.pl's `!win32`)
+  // is optional, as exiftool-vendored itself lists it: required, it would fail the install
+  // elsewhere, where the service does not load it.
+  const optionalDependencies: Record<string, string> = {};
   for (const name of needed.sort()) {
     const version = pinned[name];
     if (!version) throw new Error(`src/server imports ${name}, which package.json does not pin`);
-    dependencies[name] = version;
+    if (await forSomeSystems(name)) optionalDependencies[name] = version;
+    else dependencies[name] = version;
   }
 
   const manifest = {
@@ -154,6 +167,7 @@ async function main(): Promise<void> {
     },
     files: ['bin.js', 'lib', 'README.md'],
     dependencies,
+    ...(Object.keys(optionalDependencies).length > 0 ? { optionalDependencies } : {}),
   };
   await writeFile(join(OUT, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
   await writeFile(
@@ -188,7 +202,7 @@ The API's types and OpenAPI document are the widget package's: \`filehost/api\`,
 `,
   );
   console.log(
-    `${relative('.', OUT)}: ${SERVER_PACKAGE}@${root.version}, ${Object.keys(dependencies).length} dependencies`,
+    `${relative('.', OUT)}: ${SERVER_PACKAGE}@${root.version}, ${Object.keys(dependencies).length} dependencies, ${Object.keys(optionalDependencies).length} optional`,
   );
 }
 
