@@ -38,6 +38,8 @@ interface Side {
   rps: number[];
   scavenges: number[];
   marks: number[];
+  /** The main thread's time in scavenges, µs per answer (`--trace-gc`'s pause times). */
+  scavengeMicros: number[];
 }
 
 function parse(spec: string): { kind: string; flags: string[]; env: Record<string, string> } {
@@ -54,6 +56,12 @@ const load = () =>
     .map((average) => average.toFixed(1))
     .join(' ');
 const count = (text: string, what: RegExp) => (text.match(what) ?? []).length;
+/** The pause time of every scavenge `--trace-gc` printed in `text`, ms (`Scavenge ..., 0.52 / 0.00 ms`). */
+const scavengeMs = (text: string) =>
+  [...text.matchAll(/Scavenge[^,\n]*, ([\d.]+) \/ [\d.]+ ms/g)].reduce(
+    (sum, match) => sum + Number(match[1]),
+    0,
+  );
 
 /** `RUNS` turns of wrk per side, in an order rotating from run to run, then the table. */
 async function turns(sides: Side[]): Promise<void> {
@@ -68,6 +76,7 @@ async function turns(sides: Side[]): Promise<void> {
       side.rps.push(rps);
       side.scavenges.push((count(during, /Scavenge/g) * 1e6) / requests);
       side.marks.push((count(during, /Mark-Compact|Mark-sweep/g) * 1e6) / requests);
+      side.scavengeMicros.push((scavengeMs(during) * 1000) / requests);
     }
   }
   console.log(`load after ${load()}`);
@@ -78,7 +87,9 @@ async function turns(sides: Side[]): Promise<void> {
   for (const side of sides) {
     // Per run, against the first side's turn of the same run.
     const ratios = side.cpu.map((cpu, run) => cpu / (base.cpu[run] as number));
-    const gc = GC ? `  ${median(side.scavenges).toFixed(0)}, ${median(side.marks).toFixed(1)}` : '';
+    const gc = GC
+      ? `  ${median(side.scavenges).toFixed(0)}, ${median(side.marks).toFixed(1)}; scavenges ${median(side.scavengeMicros).toFixed(2)} µs/answer`
+      : '';
     console.log(
       `${side.name.padEnd(48)} ${median(side.cpu).toFixed(2).padStart(14)} ${Math.min(...side.cpu)
         .toFixed(2)
@@ -153,6 +164,7 @@ try {
         rps: [],
         scavenges: [],
         marks: [],
+        scavengeMicros: [],
       });
     }
   }
@@ -197,6 +209,7 @@ try {
       rps: [],
       scavenges: [],
       marks: [],
+      scavengeMicros: [],
     });
   }
   for (const side of sides) await wrk(side, 2);
