@@ -8,11 +8,12 @@
  * Each side runs under `valgrind --tool=callgrind --instr-atstart=no` (node with
  * `--perf-basic-prof`); a keep-alive client in this process (the request wrk sends, on
  * `INSTR_CONNECTIONS` connections) gives it `INSTR_WARMUP` answers uninstrumented, then
- * `callgrind_control -i on`, exactly `INSTR_ANSWERS` answers, `-i off` and a dump. A second
+ * `callgrind_control -i on`, exactly `INSTR_ANSWERS` answers, `-i off` and a dump, `INSTR_WINDOWS`
+ * (3) times; the later half of the windows is the figure (see `measure`). A second
  * window of the same length with no request measures what the idle process runs meanwhile
  * (timers): it is taken off, so the figure is per answer (its rate per second is printed: at
  * a real rate it adds rate / answers-per-second). Sides with metrics on get a third window:
- * one scrape of `/metrics`.
+ * one scrape of `/metrics` (after five uncounted ones: a scraped service is scraped often).
  *
  * `INSTR_SIDES` (`plain,service`): comma-separated, each `kind[@node-flag...][#VAR=value...]`;
  * kinds `plain` (plain-cdn-server.ts memory, the service's headers), `service` (cache on),
@@ -20,7 +21,10 @@
  * `INSTR_BASELINE`, a revision checked out beside this one). `INSTR_SIZES` (`1KiB,1MiB`).
  * `INSTR_TOP` (25): how many functions to list by difference of self and of inclusive cost
  * from the first side (JIT frames named from /tmp/perf-<pid>.map, which callgrind does not
- * read itself). The counts and what they found: test/bench/README.md, "cdn-instructions".
+ * read itself). `INSTR_SIMULATE=1` adds callgrind's simulated caches and branch predictor
+ * (misses per answer; hardware counters do not exist in this VM). `INSTR_KEEP=1` keeps the
+ * callgrind files (`<file>.named`: JIT frames named, for `callgrind_annotate`). The counts
+ * and what they found: test/bench/README.md, "cdn-instructions".
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -350,6 +354,8 @@ async function writeHeaders(dir: string, side: Side): Promise<void> {
 
 interface Result {
   side: Side;
+  /** Answers in `traffic` (the settled windows). */
+  counted: number;
   traffic: Window;
   idlePerSecond: number;
   scrape?: number;
@@ -376,11 +382,16 @@ async function measure(side: Side): Promise<Result> {
     control(side.pid, '-i', 'off');
     windows.push(await collect(side, ++part, seconds));
   }
-  const traffic = windows.at(-1) as Window;
+  // The later half of the windows, as one: the first ones can hold V8 still compiling, and
+  // a window of 2,000 answers holds a scavenge or none (a service's costs ~6 million
+  // instructions, 3,000 an answer), so one window alone moves by a few percent.
+  const settled = windows.slice(Math.floor(windows.length / 2));
+  const traffic = merged(settled);
+  const counted = ANSWERS * settled.length;
   control(side.pid, '-i', 'on');
-  await new Promise((resolve) => setTimeout(resolve, traffic.seconds * 1000));
+  await new Promise((resolve) => setTimeout(resolve, (traffic.seconds / settled.length) * 1000));
   control(side.pid, '-i', 'off');
-  const idle = await collect(side, ++part, traffic.seconds);
+  const idle = await collect(side, ++part, traffic.seconds / settled.length);
   let scrape: number | undefined;
   if (side.metricsUrl) {
     control(side.pid, '-i', 'on');
@@ -398,20 +409,42 @@ async function measure(side: Side): Promise<Result> {
     traffic,
     idlePerSecond: idle.all / idle.seconds,
     ...(scrape === undefined ? {} : { scrape }),
-    perAnswer: (traffic.all - idle.all) / ANSWERS,
-    mainPerAnswer: (traffic.main - idle.main) / ANSWERS,
+    counted,
+    perAnswer: (traffic.all - (idle.all / idle.seconds) * traffic.seconds) / counted,
+    mainPerAnswer: (traffic.main - (idle.main / idle.seconds) * traffic.seconds) / counted,
+  };
+}
+
+/** Windows summed into one. */
+function merged(windows: Window[]): Window {
+  const sum = (maps: Map<string, number>[]) => {
+    const total = new Map<string, number>();
+    for (const map of maps)
+      for (const [name, value] of map) total.set(name, (total.get(name) ?? 0) + value);
+    return total;
+  };
+  return {
+    all: windows.reduce((total, window) => total + window.all, 0),
+    main: windows.reduce((total, window) => total + window.main, 0),
+    seconds: windows.reduce((total, window) => total + window.seconds, 0),
+    events: sum(windows.map((window) => window.events)),
+    self: sum(windows.map((window) => window.self)),
+    inclusive: sum(windows.map((window) => window.inclusive)),
+    llMisses: sum(windows.map((window) => window.llMisses)),
   };
 }
 
 function topDifferences(
   first: Map<string, number>,
+  firstCount: number,
   other: Map<string, number>,
+  otherCount: number,
 ): [string, number][] {
   const names = new Set([...first.keys(), ...other.keys()]);
   return [...names]
     .map((name): [string, number] => [
       name,
-      ((other.get(name) ?? 0) - (first.get(name) ?? 0)) / ANSWERS,
+      (other.get(name) ?? 0) / otherCount - (first.get(name) ?? 0) / firstCount,
     ])
     .sort((a, b) => Math.abs(b[1]) - Math.abs(a[1]))
     .slice(0, TOP);
@@ -425,7 +458,7 @@ async function run(baseline: string): Promise<void> {
       const bytes = patternBytes(size);
       await writeFile(join(dir, 'file'), bytes);
       console.log(
-        `\n${labelOf(size)}: ${WARMUP} answers to warm up, ${ANSWERS} counted, ${CONNECTIONS} connections, load ${load()}`,
+        `\n${labelOf(size)}: ${WARMUP} answers to warm up, ${WINDOWS} windows of ${ANSWERS} (the later half counted), ${CONNECTIONS} connections, load ${load()}`,
       );
       const results: Result[] = [];
       // Services first (the first one's answer gives plain its headers), each measured and
@@ -458,14 +491,14 @@ async function run(baseline: string): Promise<void> {
       }
       if (SIMULATE) {
         // Misses per answer: L1 instruction and data, last level, mispredicted branches.
-        const misses = (window: Window, ...names: string[]) =>
-          names.reduce((sum, name) => sum + (window.events.get(name) ?? 0), 0) / ANSWERS;
+        const misses = ({ traffic, counted }: Result, ...names: string[]) =>
+          names.reduce((sum, name) => sum + (traffic.events.get(name) ?? 0), 0) / counted;
         console.log(
           `${'side'.padEnd(40)} ${'I1 miss'.padStart(8)} ${'D1 miss'.padStart(8)} ${'LL miss'.padStart(8)} ${'branch miss'.padStart(12)}  (per answer, counted window, idle not taken off)`,
         );
-        for (const { side, traffic } of results) {
+        for (const result of results) {
           console.log(
-            `${side.name.padEnd(40)} ${misses(traffic, 'I1mr').toFixed(0).padStart(8)} ${misses(traffic, 'D1mr', 'D1mw').toFixed(0).padStart(8)} ${misses(traffic, 'ILmr', 'DLmr', 'DLmw').toFixed(0).padStart(8)} ${misses(traffic, 'Bcm', 'Bim').toFixed(0).padStart(12)}`,
+            `${result.side.name.padEnd(40)} ${misses(result, 'I1mr').toFixed(0).padStart(8)} ${misses(result, 'D1mr', 'D1mw').toFixed(0).padStart(8)} ${misses(result, 'ILmr', 'DLmr', 'DLmw').toFixed(0).padStart(8)} ${misses(result, 'Bcm', 'Bim').toFixed(0).padStart(12)}`,
           );
         }
       }
@@ -474,11 +507,13 @@ async function run(baseline: string): Promise<void> {
           ? (['llMisses', 'self', 'inclusive'] as const)
           : (['self', 'inclusive'] as const)) {
           console.log(
-            `\n${result.side.name} - ${first.side.name}, ${kind === 'llMisses' ? 'last-level misses' : `${kind} Ir`} per answer (counted window, idle not taken off):`,
+            `\n${result.side.name} - ${first.side.name}, ${kind === 'llMisses' ? 'last-level misses' : `${kind} Ir`} per answer (counted windows, idle not taken off):`,
           );
           for (const [name, difference] of topDifferences(
             first.traffic[kind],
+            first.counted,
             result.traffic[kind],
+            result.counted,
           ))
             console.log(
               `  ${difference.toFixed(kind === 'llMisses' ? 1 : 0).padStart(8)}  ${name.slice(0, 150)}`,
