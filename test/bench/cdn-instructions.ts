@@ -35,7 +35,13 @@ import { join } from 'node:path';
 import { patternBytes } from '../helpers/bytes.js';
 import { spawnService } from '../helpers/service.js';
 import { metricsEnv } from './metrics-scraper.js';
-import { labelOf, parseSize, upload } from './serving-support.js';
+import {
+  labelOf,
+  parseSize,
+  plainMemoryArgs,
+  upload,
+  writePlainHeaders,
+} from './serving-support.js';
 import { withBaselineCheckout } from './support.js';
 
 const SIZES = (process.env.INSTR_SIZES ?? '1KiB,1MiB').split(',').map(parseSize);
@@ -275,17 +281,7 @@ async function startSide(
   if (kind === 'plain') {
     const child: ChildProcess = spawn(
       wrapper[0] as string,
-      [
-        ...wrapper.slice(1),
-        process.execPath,
-        ...nodeArgs,
-        '--import',
-        'tsx',
-        'test/bench/plain-cdn-server.ts',
-        'memory',
-        dir,
-        join(dir, 'headers.json'),
-      ],
+      [...wrapper.slice(1), process.execPath, ...nodeArgs, ...plainMemoryArgs(dir)],
       { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } },
     );
     let text = '';
@@ -338,18 +334,6 @@ async function stopChild(child: ChildProcess): Promise<void> {
   const exited = new Promise((resolve) => child.once('exit', resolve));
   child.kill('SIGTERM');
   await exited;
-}
-
-/** The service's headers for the file, for plain `node:http` to send the same. */
-async function writeHeaders(dir: string, side: Side): Promise<void> {
-  const response = await fetch(`http://${side.host}${side.path}`);
-  await response.arrayBuffer();
-  const headers: Record<string, string> = {};
-  for (const [name, value] of response.headers) {
-    if (!['date', 'connection', 'keep-alive', 'transfer-encoding'].includes(name))
-      headers[name] = value;
-  }
-  await writeFile(join(dir, 'headers.json'), JSON.stringify({ file: headers }));
 }
 
 interface Result {
@@ -492,7 +476,7 @@ async function run(baseline: string): Promise<void> {
         const side = await startSide(spec, index, dir, bytes, baseline);
         sides.push(side);
         if (!headersWritten && !spec.startsWith('plain')) {
-          await writeHeaders(dir, side);
+          await writePlainHeaders(dir, `http://${side.host}${side.path}`);
           headersWritten = true;
         }
         if (spec.startsWith('plain') && !headersWritten)
