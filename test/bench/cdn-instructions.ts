@@ -526,7 +526,11 @@ async function run(baseline: string): Promise<void> {
         }
       }
     } finally {
-      for (const side of sides) await side.stop();
+      for (const side of sides) {
+        await side.stop();
+        // node's JIT map of the side (`--perf-basic-prof`), read by `collect` only.
+        await rm(`/tmp/perf-${side.pid}.map`, { force: true });
+      }
       if (process.env.INSTR_KEEP === '1') console.log(`callgrind files kept in ${dir}`);
       else await rm(dir, { recursive: true, force: true });
     }
