@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { patternBytes } from '../helpers/bytes.js';
 import { spawnService } from '../helpers/service.js';
 import { monotonicMicros, type Profile, type ProfileNode } from './cpu-profile.js';
-import { cpuMs, upload } from './serving-support.js';
+import { cpuMs, plainMemoryArgs, upload } from './serving-support.js';
 
 const BYTES = Number(process.env.PROFILE_BYTES ?? 1024);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
@@ -115,12 +115,7 @@ try {
       `--cpu-prof-dir=${plainProfile}`,
       '--import',
       join(dir, 'exit-on-term.mjs'),
-      '--import',
-      'tsx',
-      'test/bench/plain-cdn-server.ts',
-      'memory',
-      dir,
-      join(dir, 'headers.json'),
+      ...plainMemoryArgs(dir),
     ],
     { stdio: ['ignore', 'pipe', 'inherit'] },
   );

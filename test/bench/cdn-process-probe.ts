@@ -19,7 +19,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { patternBytes } from '../helpers/bytes.js';
 import { spawnService } from '../helpers/service.js';
-import { cpuMs, ensure, upload } from './serving-support.js';
+import { cpuMs, ensure, upload, writePlainHeaders } from './serving-support.js';
 import { median } from './support.js';
 
 const BYTES = Number(process.env.PROFILE_BYTES ?? 1024);
@@ -144,14 +144,7 @@ try {
       );
       const { url } = await upload(service, bytes);
       if (!headersWritten) {
-        const response = await fetch(url);
-        await response.arrayBuffer();
-        const headers: Record<string, string> = {};
-        for (const [name, value] of response.headers) {
-          if (!['date', 'connection', 'keep-alive', 'transfer-encoding'].includes(name))
-            headers[name] = value;
-        }
-        await writeFile(join(dir, 'headers.json'), JSON.stringify({ file: headers }));
+        await writePlainHeaders(dir, url);
         headersWritten = true;
       }
       sides.push({

@@ -182,3 +182,30 @@ export function labelOf(size: number): string {
   if (size >= 1024 && size % 1024 === 0) return `${size / 1024} KiB`;
   return `${size} B`;
 }
+
+/**
+ * Writes `<dir>/headers.json` with the headers the service answered `url` with (bar the
+ * connection's own and `Date`), for plain-cdn-server.ts to send the same for `file`.
+ */
+export async function writePlainHeaders(dir: string, url: string): Promise<void> {
+  const response = await fetch(url);
+  await response.arrayBuffer();
+  const headers: Record<string, string> = {};
+  for (const [name, value] of response.headers) {
+    if (!['date', 'connection', 'keep-alive', 'transfer-encoding'].includes(name))
+      headers[name] = value;
+  }
+  await writeFile(join(dir, 'headers.json'), JSON.stringify({ file: headers }));
+}
+
+/** Node's arguments for plain-cdn-server.ts answering `dir`'s `file` from memory. */
+export function plainMemoryArgs(dir: string): string[] {
+  return [
+    '--import',
+    'tsx',
+    'test/bench/plain-cdn-server.ts',
+    'memory',
+    dir,
+    join(dir, 'headers.json'),
+  ];
+}

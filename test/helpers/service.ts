@@ -166,11 +166,13 @@ export interface ChildService {
 export async function spawnService(
   env: Record<string, string>,
   nodeArgs: string[] = [],
-  options: { cwd?: string } = {},
+  /** `startMs`: how long it may take to print its banner (30 s; longer under valgrind). */
+  options: { cwd?: string; wrapper?: string[]; startMs?: number } = {},
 ): Promise<ChildService> {
-  const { child, output: read, exited } = startServiceProcess(env, { nodeArgs, ...options });
+  const { startMs = 30_000, ...rest } = options;
+  const { child, output: read, exited } = startServiceProcess(env, { nodeArgs, ...rest });
   const output = () => read();
-  const deadline = Date.now() + 30_000;
+  const deadline = Date.now() + startMs;
   while (!/Secret key\s+\S+/.test(output())) {
     if (child.exitCode !== null || Date.now() > deadline) {
       child.kill('SIGKILL');
@@ -256,16 +258,26 @@ export async function startedToBanner(
  */
 export function startServiceProcess(
   env: Record<string, string>,
-  /** `cwd`: a checkout of another revision (a bench's baseline); this one by default. */
-  options: { nodeArgs?: string[]; uid?: number; gid?: number; cwd?: string } = {},
+  /**
+   * `cwd`: a checkout of another revision (a bench's baseline); this one by default.
+   * `wrapper`: a program and its arguments that run node (`valgrind --tool=callgrind`).
+   */
+  options: {
+    nodeArgs?: string[];
+    uid?: number;
+    gid?: number;
+    cwd?: string;
+    wrapper?: string[];
+  } = {},
 ): {
   child: ChildProcess;
   output: () => string;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 } {
-  const { nodeArgs = [], ...identity } = options;
+  const { nodeArgs = [], wrapper = [], ...identity } = options;
   const entry = serviceEntry(identity.cwd);
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', entry], {
+  const [command = process.execPath, ...wrapped] = [...wrapper, process.execPath];
+  const child = spawn(command, [...wrapped, ...nodeArgs, '--import', 'tsx', entry], {
     env: {
       ...process.env,
       FILEHOST_API_PORT: '0',
