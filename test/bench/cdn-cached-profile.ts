@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { patternBytes } from '../helpers/bytes.js';
 import { spawnService } from '../helpers/service.js';
 import { monotonicMicros, type Profile, type ProfileNode } from './cpu-profile.js';
-import { cpuMs, plainMemoryArgs, upload } from './serving-support.js';
+import { cpuMs, plainMemoryArgs, upload, writePlainHeaders } from './serving-support.js';
 
 const BYTES = Number(process.env.PROFILE_BYTES ?? 1024);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
@@ -96,15 +96,8 @@ try {
   );
   const bytes = patternBytes(BYTES);
   const served = await upload(service, bytes);
-  const response = await fetch(served.url);
-  await response.arrayBuffer();
-  const headers: Record<string, string> = {};
-  for (const [name, value] of response.headers) {
-    if (!['date', 'connection', 'keep-alive', 'transfer-encoding'].includes(name))
-      headers[name] = value;
-  }
   await writeFile(join(dir, 'file'), bytes);
-  await writeFile(join(dir, 'headers.json'), JSON.stringify({ file: headers }));
+  await writePlainHeaders(dir, served.url);
   // The plain server writes its profile only on a clean exit.
   await writeFile(join(dir, 'exit-on-term.mjs'), "process.on('SIGTERM', () => process.exit(0));\n");
   const plainProfile = join(dir, 'profile-plain');

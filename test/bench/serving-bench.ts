@@ -63,6 +63,7 @@ import {
   type Measured,
   parseSize,
   rgwProxyConfig,
+  servedHeaders,
   startNginx,
   upload,
   withChildren,
@@ -115,19 +116,6 @@ interface Setup {
   /** At scale: PostgreSQL's main process, whose CPU (backends included) is printed too. */
   databasePid?: number;
   stop(): Promise<void>;
-}
-
-/** The headers the CDN answers a URL with, but those of the connection and the moment. */
-async function servedHeaders(url: string): Promise<Record<string, string>> {
-  const response = await fetch(url);
-  await response.arrayBuffer();
-  const headers: Record<string, string> = {};
-  for (const [name, value] of response.headers) {
-    if (!['date', 'connection', 'keep-alive', 'transfer-encoding'].includes(name)) {
-      headers[name] = value;
-    }
-  }
-  return headers;
 }
 
 async function embedded(

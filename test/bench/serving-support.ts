@@ -183,19 +183,25 @@ export function labelOf(size: number): string {
   return `${size} B`;
 }
 
+/** The headers the CDN answers a URL with, but those of the connection and the moment. */
+export async function servedHeaders(url: string): Promise<Record<string, string>> {
+  const response = await fetch(url);
+  await response.arrayBuffer();
+  const headers: Record<string, string> = {};
+  for (const [name, value] of response.headers) {
+    if (!['date', 'connection', 'keep-alive', 'transfer-encoding'].includes(name)) {
+      headers[name] = value;
+    }
+  }
+  return headers;
+}
+
 /**
  * Writes `<dir>/headers.json` with the headers the service answered `url` with (bar the
  * connection's own and `Date`), for plain-cdn-server.ts to send the same for `file`.
  */
 export async function writePlainHeaders(dir: string, url: string): Promise<void> {
-  const response = await fetch(url);
-  await response.arrayBuffer();
-  const headers: Record<string, string> = {};
-  for (const [name, value] of response.headers) {
-    if (!['date', 'connection', 'keep-alive', 'transfer-encoding'].includes(name))
-      headers[name] = value;
-  }
-  await writeFile(join(dir, 'headers.json'), JSON.stringify({ file: headers }));
+  await writeFile(join(dir, 'headers.json'), JSON.stringify({ file: await servedHeaders(url) }));
 }
 
 /** Node's arguments for plain-cdn-server.ts answering `dir`'s `file` from memory. */
