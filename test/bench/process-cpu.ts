@@ -1,4 +1,4 @@
-import { descendants, processes } from '../helpers/process-tree.js';
+import { processes, treeOf } from '../helpers/process-tree.js';
 
 /**
  * The CPU time so far (user + system, every thread) of each tree rooted at one of `roots`
@@ -10,9 +10,7 @@ export function treeCpuMs(roots: number[]): number[] | null {
   const all = processes();
   if (all.length === 0) return null;
   const cpuOf = new Map(all.map((each) => [each.pid, each.cpuMs]));
-  const trees = roots.map(
-    (root) => new Set([root, ...descendants(root, all).map((each) => each.pid)]),
-  );
+  const trees = roots.map((root) => new Set([root, ...treeOf(root, all).map((each) => each.pid)]));
   return trees.map((tree, at) => {
     const inner = trees.filter((_other, o) => roots[o] !== roots[at] && tree.has(roots[o] ?? 0));
     let total = 0;

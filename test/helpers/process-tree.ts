@@ -23,6 +23,13 @@ export interface RunningProcess extends ProcessStat {
   command: string;
 }
 
+/** The fields of `/proc/<pid>/stat` after the command's name (state, ppid, ...); null when gone. */
+function statFields(pid: number | string): string[] | null {
+  const stat = readText(`/proc/${pid}/stat`);
+  // The name is in parentheses and may hold spaces and parentheses of its own.
+  return stat === null ? null : stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+}
+
 function readText(path: string): string | null {
   try {
     return readFileSync(path, 'utf8');
@@ -43,11 +50,9 @@ export function processes(): ProcessStat[] {
   const uptime = Number(readText('/proc/uptime')?.split(' ')[0] ?? 0);
   return names.flatMap((name) => {
     if (!/^\d+$/.test(name)) return [];
-    const stat = readText(`/proc/${name}/stat`);
-    if (stat === null) return [];
-    // After the command's name (in parentheses, which may hold spaces): state, ppid, ...;
+    const fields = statFields(name);
+    if (fields === null) return [];
     // utime, stime and starttime are fields 14, 15 and 22 of proc(5).
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     const started = (Number(fields[19]) * TICK_MS) / 1000;
     return [
       {
@@ -68,12 +73,8 @@ function commandOf(pid: number): string {
   return `[${stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'))}]`;
 }
 
-/**
- * The processes `root` started, and theirs, oldest first: what a stage that ran past its
- * time was still doing (a test file's process names the file in its command line), or what
- * a bench's service spent. `all`: a listing already taken, to read `/proc` once for several roots.
- */
-export function descendants(root: number, all = processes()): RunningProcess[] {
+/** The processes `root` started, and theirs, from a listing (`all`), in no order. */
+export function treeOf(root: number, all: ProcessStat[] = processes()): ProcessStat[] {
   const found: ProcessStat[] = [];
   let parents = new Set([root]);
   while (parents.size > 0) {
@@ -81,7 +82,16 @@ export function descendants(root: number, all = processes()): RunningProcess[] {
     found.push(...children);
     parents = new Set(children.map((each) => each.pid));
   }
-  return found
+  return found;
+}
+
+/**
+ * The processes `root` started, and theirs, oldest first, with their command lines: what a
+ * stage that ran past its time was still doing (a test file's process names the file in its
+ * command line).
+ */
+export function descendants(root: number): RunningProcess[] {
+  return treeOf(root)
     .sort((a, b) => b.seconds - a.seconds)
     .map((each) => ({ ...each, command: commandOf(each.pid) }));
 }
@@ -92,11 +102,6 @@ export function descendants(root: number, all = processes()): RunningProcess[] {
  * it in a container whose first process does not) counts as ended.
  */
 export function isRunning(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // The state is the field after the command's closing parenthesis.
-    return stat.charAt(stat.lastIndexOf(')') + 2) !== 'Z';
-  } catch {
-    return false;
-  }
+  const state = statFields(pid)?.[0];
+  return state !== undefined && state !== 'Z';
 }

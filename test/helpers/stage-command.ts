@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { descendants } from './process-tree.js';
+import { descendants, treeOf } from './process-tree.js';
 
 /** Where a command is cut. */
 export interface Ceiling {
@@ -82,7 +82,7 @@ function describeCut(command: string[], pid: number | undefined): string {
 function stopTree(pid: number | undefined, graceMs: number): void {
   if (pid === undefined) return;
   // A test's service may lead a group of its own: each process is sent the signal too.
-  const pids = [pid, ...descendants(pid).map((each) => each.pid)];
+  const pids = [pid, ...treeOf(pid).map((each) => each.pid)];
   const signal = (name: NodeJS.Signals) => {
     for (const target of [-pid, ...pids]) {
       try {
