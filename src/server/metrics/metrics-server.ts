@@ -37,8 +37,8 @@ export async function serveMetrics(
           // A string, as every other header value the service's servers send: a number
           // among them, checked by `node:http`'s shared code (a regular expression's `test`),
           // left that code optimised for any value, and every CDN answer's header checks took
-          // V8's generic path after the first scrape, ~700 instructions an answer
-          // (test/bench/README.md, "cdn-instructions").
+          // V8's generic path after the first scrape: 1,944 instructions an answer, 7 with a
+          // string (test/bench/README.md, "cdn-instructions").
           'content-length': String(Buffer.byteLength(body)),
         });
         response.end(request.method === 'HEAD' ? undefined : body);
