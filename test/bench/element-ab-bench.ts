@@ -62,7 +62,7 @@ import {
 import { BENCH_METRICS, metricsEnv, scrapeEverySecond } from './metrics-scraper.js';
 import { summariseRatios, verdict } from './paired-ratios.js';
 import { treeCpuMs } from './process-cpu.js';
-import { median, startBenchScale } from './support.js';
+import { mean, median, startBenchScale } from './support.js';
 
 const BASE = process.env.BASE ?? 'HEAD';
 const PAIRS = Number(process.env.PAIRS ?? 6);
@@ -111,9 +111,6 @@ export function timedOrder(first: readonly Side[], count: number): Side[] {
     order.push(...(turn % 2 === 0 ? first : [...first].reverse()));
   return order;
 }
-
-const mean = (values: readonly number[]) =>
-  values.reduce((sum, value) => sum + value, 0) / values.length;
 
 /** The bundle's files by name; the entry is `script-tag.js`. */
 async function bundleOf(root: string): Promise<Map<string, string>> {

@@ -6,7 +6,7 @@ import { type ChildService, spawnService } from '../helpers/service.js';
 import { metricsEnv, scrapeEverySecond } from './metrics-scraper.js';
 import { type RatioSummary, summariseRatios, verdict } from './paired-ratios.js';
 import { type Measured, upload, wrk } from './serving-support.js';
-import { type BenchRow, median } from './support.js';
+import { type BenchRow, mean, median } from './support.js';
 
 /**
  * `BENCH_METRICS=1 npm run bench:serving`: what Prometheus metrics cost the CDN (embedded),
@@ -188,8 +188,6 @@ async function collections(side: Side): Promise<number | null> {
   // Null without prom-client's default collectors (a part taken out): nothing counted them.
   return count;
 }
-
-const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
 
 /** B's rate over A's, each the mean of its runs. */
 const rateRatio = (pair: PairOfTwo) =>

@@ -29,6 +29,11 @@ export async function withBaselineCheckout<T>(
   }
 }
 
+/** The arithmetic mean of `values`. */
+export function mean(values: readonly number[]): number {
+  return values.reduce((sum, value) => sum + value, 0) / values.length;
+}
+
 /** The middle value (the mean of the two middle ones for an even count). */
 export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
