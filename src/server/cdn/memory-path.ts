@@ -1,5 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+// Imported, not the global: `globalThis.performance` is a getter Node runs on every read.
+import { performance } from 'node:perf_hooks';
 import type { FastifyServerFactory, FastifyServerOptions } from 'fastify';
 import { ID_PATTERN } from '../../api/routes.js';
 import type { ServingCache } from '../cache/serving-cache.js';

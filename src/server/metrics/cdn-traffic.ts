@@ -1,4 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+// Imported, not the global: `globalThis.performance` is a getter Node runs on every read.
+import { performance } from 'node:perf_hooks';
 import { UNMATCHED_ROUTE } from './http-traffic.js';
 import type { ServiceMetrics } from './service-metrics.js';
 
