@@ -204,6 +204,8 @@ describe('README: the install path from this repository (npm run pack, then the 
         FILEHOST_DATA_DIR: data,
         FILEHOST_API_PORT: '0',
         FILEHOST_CDN_PORT: '0',
+        // The metrics port's worker thread, a module of its own in the compiled package.
+        FILEHOST_METRICS_PORT: '0',
       }),
       // Its own process group: bash, npx and the node it starts are stopped together.
       detached: true,
@@ -234,6 +236,15 @@ describe('README: the install path from this repository (npm run pack, then the 
     // The OpenAPI document it serves is the widget package's (filehost/openapi.json).
     const document = (await (await fetch(`${api}/v1/openapi.json`)).json()) as { openapi: string };
     assert.match(document.openapi, /^3\.1\./);
+
+    const metrics = /Metrics\s+(http:\/\/\S+)/.exec(output)?.[1];
+    assert.ok(metrics, output);
+    const scrape = await fetch(metrics);
+    assert.equal(scrape.status, 200);
+    assert.match(
+      await scrape.text(),
+      /^filehost_http_requests_total\{server="api",route="\/v1\/files"/m,
+    );
 
     const pid = service.pid as number;
     // 'close': once its output ends, which is when the node that npx started has exited too.

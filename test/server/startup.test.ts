@@ -255,6 +255,30 @@ describe('start-up refusals: one line, the cause, the setting, a non-zero exit',
     assert.equal((await again.exited).code, 0);
   });
 
+  it('the metrics port in use; a failed start keeps nothing', async () => {
+    const dir = join(root, 'metrics-port');
+    const busy: Server = createServer();
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+    const port = (busy.address() as { port: number }).port;
+    try {
+      const refusal = await refusedStart({
+        FILEHOST_DATA_DIR: dir,
+        FILEHOST_METRICS_PORT: String(port),
+      });
+      assertOneLine(
+        refusal,
+        new RegExp(`Port ${port} on 127\\.0\\.0\\.1 is already in use`),
+        'FILEHOST_METRICS_PORT',
+      );
+    } finally {
+      busy.close();
+    }
+    // The API's and the CDN's ports, opened before, and the data dir were let go.
+    const again = await spawnService({ FILEHOST_DATA_DIR: dir });
+    again.process.kill('SIGTERM');
+    assert.equal((await again.exited).code, 0);
+  });
+
   it('a database locked by another process', async () => {
     const dir = join(root, 'db-locked');
     const first = await spawnService({ FILEHOST_DATA_DIR: dir });

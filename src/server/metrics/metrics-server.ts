@@ -1,5 +1,6 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { Worker } from 'node:worker_threads';
+import { StartupError } from '../ground/startup-error.js';
+import type { FromMetricsPort, ToMetricsPort } from './metrics-port-messages.js';
 import type { ServiceMetrics } from './service-metrics.js';
 
 export interface MetricsServer {
@@ -8,64 +9,98 @@ export interface MetricsServer {
   close(): Promise<void>;
 }
 
+/** The worker's module beside this one: `.ts` where the sources run under tsx, `.js` compiled. */
+const WORKER_URL = new URL(
+  `./metrics-port-worker${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`,
+  import.meta.url,
+);
+
+/**
+ * Why the metrics port could not listen, worded for the operator with the setting to change
+ * (as `describeStartError` words the API's and the CDN's ports); any other failure as the
+ * error `listen` gave.
+ */
+function listenError(
+  failure: Extract<FromMetricsPort, { kind: 'failed' }>,
+  host: string,
+  port: number,
+): Error {
+  if (failure.code === 'EADDRINUSE') {
+    return new StartupError(
+      `Port ${port} on ${host} is already in use (another filehost, or another program). Stop it, or choose another port for the metrics with FILEHOST_METRICS_PORT.`,
+    );
+  }
+  if (failure.code === 'EADDRNOTAVAIL') {
+    return new StartupError(
+      `The metrics cannot listen on ${host}: no network interface of this machine has that address. Set FILEHOST_METRICS_HOST to one of its addresses (127.0.0.1 by default).`,
+    );
+  }
+  const { kind: _kind, message, ...fields } = failure;
+  return Object.assign(new Error(message), fields);
+}
+
+/**
+ * The port's worker. Compiled, it is started as it is; from the sources, it first registers
+ * tsx's loader itself, which registers on a process's main thread only.
+ */
+function startWorker(workerData: { host: string; port: number }): Worker {
+  if (!WORKER_URL.pathname.endsWith('.ts')) return new Worker(WORKER_URL, { workerData });
+  // Resolved here: the worker's eval'd code would resolve a bare name from the working directory.
+  const tsx = import.meta.resolve('tsx/esm/api');
+  const load = `import(${JSON.stringify(tsx)}).then(({ register }) => { register(); return import(${JSON.stringify(WORKER_URL.href)}); })`;
+  return new Worker(load, { eval: true, workerData });
+}
+
 /**
  * `GET /metrics` in Prometheus' text format on a port of its own (`FILEHOST_METRICS_PORT`),
  * bound to `host` (`FILEHOST_METRICS_HOST`, loopback by default): no key is asked, so it
  * is reachable only where the operator binds it, never through the API's or the CDN's
  * port. Anything else is `404`; a method other than GET or HEAD, `405`.
+ *
+ * Why the port's HTTP server runs in a worker thread (`metrics-port-worker.ts`), and only
+ * the scrape's text is made here: `node:http`'s code is shared by every server of a thread,
+ * and V8 optimises it for the objects it has seen. Answering scrapes on the CDN's thread
+ * left that code on slower paths for every CDN answer after the first scrape (megamorphic
+ * property loads, the request's and response's constructors, `nextTick`): a cached 1 KiB
+ * answer cost about 7% more CPU with metrics on and scraped every second, and nothing more
+ * when never scraped (test/bench/README.md, #55 point 6). In a worker, the port's server
+ * runs in an isolate of its own.
  */
 export async function serveMetrics(
   metrics: ServiceMetrics,
   host: string,
   port: number,
 ): Promise<MetricsServer> {
-  const server: Server = createServer((request, response) => {
-    const path = (request.url ?? '').split('?')[0];
-    if (path !== '/metrics') {
-      response.writeHead(404, { 'content-type': 'text/plain' }).end('Only /metrics is here.\n');
-      return;
-    }
-    if (request.method !== 'GET' && request.method !== 'HEAD') {
-      response.writeHead(405, { allow: 'GET, HEAD' }).end();
-      return;
-    }
-    metrics.scrape().then(
-      ({ body, contentType }) => {
-        response.writeHead(200, {
-          'content-type': contentType,
-          'cache-control': 'no-store',
-          // A string, as every other header value the service's servers send: a number
-          // among them, checked by `node:http`'s shared code (a regular expression's `test`),
-          // left that code optimised for any value, and every CDN answer's header checks took
-          // V8's generic path after the first scrape: 1,944 instructions an answer, 7 with a
-          // string (test/bench/README.md, "cdn-instructions").
-          'content-length': String(Buffer.byteLength(body)),
-        });
-        response.end(request.method === 'HEAD' ? undefined : body);
-      },
-      (error: unknown) => {
-        response.writeHead(500, { 'content-type': 'text/plain' });
-        response.end(`The metrics could not be collected: ${(error as Error).message}\n`);
-      },
-    );
+  const worker = startWorker({ host, port });
+  const tell = (message: ToMetricsPort) => worker.postMessage(message);
+  const ended = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+  const listening = new Promise<{ address: string; family: string; port: number }>(
+    (resolve, reject) => {
+      worker.once('error', reject);
+      worker.once('exit', () => reject(new Error('The metrics port stopped before it listened.')));
+      worker.on('message', (message: FromMetricsPort) => {
+        if (message.kind === 'listening') resolve(message);
+        else if (message.kind === 'failed') reject(listenError(message, host, port));
+        else {
+          metrics.scrape().then(
+            ({ body, contentType }) => tell({ kind: 'scraped', id: message.id, body, contentType }),
+            (error: unknown) =>
+              tell({ kind: 'unscraped', id: message.id, message: (error as Error).message }),
+          );
+        }
+      });
+    },
+  );
+  const bound = await listening.catch(async (error: unknown) => {
+    await worker.terminate();
+    throw error;
   });
-  // A scrape is one short request; a kept-alive scraper's connection must not hold a close.
-  server.keepAliveTimeout = 5_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const address = server.address() as AddressInfo;
-  const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const shownHost = bound.family === 'IPv6' ? `[${bound.address}]` : bound.address;
   return {
-    url: `http://${shownHost}:${address.port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
+    url: `http://${shownHost}:${bound.port}`,
+    close: async () => {
+      tell({ kind: 'close' });
+      await ended;
+    },
   };
 }

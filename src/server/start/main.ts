@@ -24,6 +24,7 @@ function start(): void {
         'filehost is ready',
         `  API              ${service.apiUrl}`,
         `  CDN              ${service.cdnUrl}`,
+        ...(service.metricsUrl ? [`  Metrics          ${service.metricsUrl}/metrics`] : []),
         `  Data             ${config.dataDir}`,
         `  Project          ${project.id} (${project.plan} plan)`,
         `  Allowed origins  ${project.allowedOrigins.join(', ') || '(none)'}`,

@@ -1,7 +1,8 @@
 // @deployments embedded scale (also run on PostgreSQL + S3: `npm run test:scale`)
 import assert from 'node:assert/strict';
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { readFileSync } from 'node:fs';
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { UploadBatchResponse, UploadResponse } from '../../../src/api/types.js';
@@ -90,6 +91,26 @@ describe('metrics on their own port', () => {
     // Not through the API's or the CDN's port.
     assert.equal((await t.api('/metrics')).status, 404);
     assert.equal((await fetch(`${t.cdnUrl}/metrics`)).status, 404);
+  });
+
+  it("are answered by a server on a thread of their own, never the service's", async () => {
+    // `node:http` publishes each request a server of this thread takes on this channel (the
+    // service runs in this test's process). A scrape answered on this thread would leave the
+    // CDN's shared `node:http` code slower from then on (metrics/metrics-server.ts).
+    const seen: string[] = [];
+    const onRequest = (message: unknown) => {
+      seen.push((message as { request: IncomingMessage }).request.url ?? '');
+    };
+    subscribe('http.server.request.start', onRequest);
+    try {
+      const scraped = await fetch(`${t.service.metricsUrl}/metrics`);
+      assert.equal(scraped.status, 200);
+      assert.match(await scraped.text(), /^filehost_http_requests_total/m);
+      assert.equal((await fetch(`${t.cdnUrl}/missing`)).status, 404);
+    } finally {
+      unsubscribe('http.server.request.start', onRequest);
+    }
+    assert.deepEqual(seen, ['/missing'], 'the CDN request was seen here, the scrape was not');
   });
 
   it('count uploads, deletes and CDN answers by route template', async () => {
