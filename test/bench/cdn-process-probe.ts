@@ -4,8 +4,9 @@
  * "what does the service's process cost beyond plain `node:http`?".
  *
  * `PROBE_SIDES`: comma-separated sides, each `kind[@node-flag...][#VAR=value...]`, kinds:
- * `plain` (plain-cdn-server.ts memory), `modules` / `idle-service` (heavy-plain-server.ts:
- * plain `node:http` after importing the service's modules / beside an idle service), `service`
+ * `plain` (plain-cdn-server.ts memory), `modules` / `idle-service` / `used-service`
+ * (heavy-plain-server.ts: plain `node:http` after importing the service's modules / beside an
+ * idle service / beside a service that first took 20 uploads from curl), `service`
  * (the service, cache on). `PROFILE_BYTES` (1024), `BENCH_RUNS` (6), `BENCH_SECONDS` (3).
  * `PROBE_GC=1` counts each side's collections during the turns (`--trace-gc` added). Service
  * sides start first (their file gives the plain sides its headers); CPU ratios are per run,
@@ -173,7 +174,7 @@ try {
       {
         env: {
           ...process.env,
-          HEAVY: kind === 'idle-service' ? 'service' : 'modules',
+          HEAVY: { 'idle-service': 'service', 'used-service': 'service-api' }[kind] ?? 'modules',
           FILEHOST_DATA_DIR: join(dir, `data-${index}`),
           FILEHOST_API_PORT: '0',
           FILEHOST_CDN_PORT: '0',

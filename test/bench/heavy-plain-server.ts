@@ -1,17 +1,44 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { holdTickEntryShape } from '../../src/server/start/hold-tick-shape.js';
 
 /**
  * Plain `node:http` from memory (`plain-cdn-server.ts`, same arguments) in a process as heavy
  * as the service's: `HEAVY=modules` first imports every module the service's start-up imports
  * (without starting it); `HEAVY=service` also starts the service, idle, on ports of its own
- * (configured by the `FILEHOST_*` variables). For `cdn-process-probe.ts`: whether what a cached
- * answer costs beyond plain `node:http` is the process's (heap, code, GC) or the CDN path's.
+ * (configured by the `FILEHOST_*` variables); `HEAVY=service-api` then has `curl` (another
+ * process, as a real client) upload `HEAVY_UPLOADS` (20) files of 1 KiB through the service's
+ * API before plain `node:http` serves. For `cdn-process-probe.ts`: whether what a cached
+ * answer costs beyond plain `node:http` is the process's (heap, code, GC), what the API's
+ * traffic leaves in `node:http`'s shared code, or the CDN path's.
  */
 holdTickEntryShape();
 const heavy = process.env.HEAVY ?? 'modules';
 const { startService } = await import('../../src/server/start/service.js');
-if (heavy === 'service') {
+if (heavy === 'service' || heavy === 'service-api') {
   const { configFromEnv } = await import('../../src/server/start/config-from-env.js');
-  await startService(configFromEnv());
+  const service = await startService(configFromEnv());
+  // Asynchronously: the service answering the uploads runs on this process's event loop.
+  const run = promisify(execFile);
+  for (
+    let round = 0;
+    heavy === 'service-api' && round < Number(process.env.HEAVY_UPLOADS ?? 20);
+    round++
+  ) {
+    await run('curl', [
+      '-sf',
+      '-X',
+      'POST',
+      '--data-binary',
+      `${round}`.repeat(1024).slice(0, 1024),
+      '-H',
+      `Authorization: Bearer ${service.defaultProject.secretKey}`,
+      '-H',
+      'Content-Type: application/octet-stream',
+      '-H',
+      `X-Filename: used-${round}.bin`,
+      `${service.apiUrl}/v1/upload`,
+    ]);
+  }
 }
 await import('./plain-cdn-server.js');
