@@ -12,6 +12,18 @@ export class StartupError extends Error {
 }
 
 /**
+ * A port another program holds, worded for the operator: `remedy` names the setting that
+ * moves the service off it.
+ */
+export function portInUseMessage(
+  port: number | undefined,
+  address: string | undefined,
+  remedy: string,
+): string {
+  return `Port ${port} on ${address} is already in use (another filehost, or another program). Stop it, or ${remedy}.`;
+}
+
+/**
  * A file-system or SQLite failure on the data directory, as a StartupError when its cause
  * is one an operator can fix (read-only mount, permissions, a full disk, a damaged
  * database), or the error itself when it is not.

@@ -1,5 +1,5 @@
 import { Worker } from 'node:worker_threads';
-import { StartupError } from '../ground/startup-error.js';
+import { portInUseMessage, StartupError } from '../ground/startup-error.js';
 import type { FromMetricsPort, ToMetricsPort } from './metrics-port-messages.js';
 import type { ServiceMetrics } from './service-metrics.js';
 
@@ -9,11 +9,10 @@ export interface MetricsServer {
   close(): Promise<void>;
 }
 
-/** The worker's module beside this one: `.ts` where the sources run under tsx, `.js` compiled. */
-const WORKER_URL = new URL(
-  `./metrics-port-worker${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`,
-  import.meta.url,
-);
+/** Whether this runs from the sources (under tsx) rather than compiled. */
+const FROM_SOURCES = import.meta.url.endsWith('.ts');
+/** The worker's module beside this one. */
+const WORKER_URL = new URL(`./metrics-port-worker.${FROM_SOURCES ? 'ts' : 'js'}`, import.meta.url);
 
 /**
  * Why the metrics port could not listen, worded for the operator with the setting to change
@@ -27,7 +26,11 @@ function listenError(
 ): Error {
   if (failure.code === 'EADDRINUSE') {
     return new StartupError(
-      `Port ${port} on ${host} is already in use (another filehost, or another program). Stop it, or choose another port for the metrics with FILEHOST_METRICS_PORT.`,
+      portInUseMessage(
+        port,
+        host,
+        'choose another port for the metrics with FILEHOST_METRICS_PORT',
+      ),
     );
   }
   if (failure.code === 'EADDRNOTAVAIL') {
@@ -44,7 +47,7 @@ function listenError(
  * tsx's loader itself, which registers on a process's main thread only.
  */
 function startWorker(workerData: { host: string; port: number }): Worker {
-  if (!WORKER_URL.pathname.endsWith('.ts')) return new Worker(WORKER_URL, { workerData });
+  if (!FROM_SOURCES) return new Worker(WORKER_URL, { workerData });
   // Resolved here: the worker's eval'd code would resolve a bare name from the working directory.
   const tsx = import.meta.resolve('tsx/esm/api');
   const load = `import(${JSON.stringify(tsx)}).then(({ register }) => { register(); return import(${JSON.stringify(WORKER_URL.href)}); })`;

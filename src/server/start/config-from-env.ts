@@ -13,7 +13,7 @@ import {
 } from '../ground/config.js';
 import { normalizeOrigin } from '../ground/origins.js';
 import { keyWeakness } from '../ground/secrets.js';
-import { StartupError } from '../ground/startup-error.js';
+import { portInUseMessage, StartupError } from '../ground/startup-error.js';
 import { parseTargetUrl } from '../ground/targets.js';
 import { parseTypeList } from '../ground/type-list.js';
 import { parseClamdAddress } from '../ingest/clamd.js';
@@ -343,7 +343,11 @@ export function describeStartError(error: unknown): string {
   if (error instanceof ConfigError) return `Configuration error: ${error.message}`;
   const failure = error as NodeJS.ErrnoException & { port?: number; address?: string };
   if (failure?.code === 'EADDRINUSE') {
-    return `Port ${failure.port} on ${failure.address} is already in use (another filehost, or another program). Stop it, or choose other ports with FILEHOST_API_PORT and FILEHOST_CDN_PORT.`;
+    return portInUseMessage(
+      failure.port,
+      failure.address,
+      'choose other ports with FILEHOST_API_PORT and FILEHOST_CDN_PORT',
+    );
   }
   if (error instanceof StartupError) return error.message;
   if (error instanceof MetadataUnavailableError) {
