@@ -20,11 +20,8 @@ if (heavy === 'service' || heavy === 'service-api') {
   const service = await startService(configFromEnv());
   // Asynchronously: the service answering the uploads runs on this process's event loop.
   const run = promisify(execFile);
-  for (
-    let round = 0;
-    heavy === 'service-api' && round < Number(process.env.HEAVY_UPLOADS ?? 20);
-    round++
-  ) {
+  const uploads = heavy === 'service-api' ? Number(process.env.HEAVY_UPLOADS ?? 20) : 0;
+  for (let round = 0; round < uploads; round++) {
     await run('curl', [
       '-sf',
       '-X',

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { chmod, mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:net';
+import { type AddressInfo, createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -29,6 +29,13 @@ async function refusedStart(
   const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
   clearTimeout(timer);
   return { code, output: output() };
+}
+
+/** A port on 127.0.0.1 another server holds, for a start that must refuse it. */
+async function occupiedPort(): Promise<{ busy: Server; port: number }> {
+  const busy = createServer();
+  await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+  return { busy, port: (busy.address() as AddressInfo).port };
 }
 
 /** One line naming the cause and the setting, a non-zero exit, no stack trace. */
@@ -237,9 +244,7 @@ describe('start-up refusals: one line, the cause, the setting, a non-zero exit',
       await first.exited;
     }
 
-    const busy: Server = createServer();
-    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
-    const port = (busy.address() as { port: number }).port;
+    const { busy, port } = await occupiedPort();
     try {
       assertOneLine(
         await refusedStart({ FILEHOST_DATA_DIR: dir, FILEHOST_API_PORT: String(port) }),
@@ -257,9 +262,7 @@ describe('start-up refusals: one line, the cause, the setting, a non-zero exit',
 
   it('the metrics port in use; a failed start keeps nothing', async () => {
     const dir = join(root, 'metrics-port');
-    const busy: Server = createServer();
-    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
-    const port = (busy.address() as { port: number }).port;
+    const { busy, port } = await occupiedPort();
     try {
       const refusal = await refusedStart({
         FILEHOST_DATA_DIR: dir,
@@ -277,6 +280,19 @@ describe('start-up refusals: one line, the cause, the setting, a non-zero exit',
     const again = await spawnService({ FILEHOST_DATA_DIR: dir });
     again.process.kill('SIGTERM');
     assert.equal((await again.exited).code, 0);
+  });
+
+  it('a metrics host that is no address of this machine', async () => {
+    assertOneLine(
+      await refusedStart({
+        FILEHOST_DATA_DIR: join(root, 'metrics-host'),
+        FILEHOST_METRICS_PORT: '0',
+        // TEST-NET-1 (RFC 5737): never an address of a test machine.
+        FILEHOST_METRICS_HOST: '192.0.2.1',
+      }),
+      /cannot listen on 192\.0\.2\.1: no network interface/,
+      'FILEHOST_METRICS_HOST',
+    );
   });
 
   it('a database locked by another process', async () => {
