@@ -111,7 +111,8 @@ export interface StopOutcome {
 
 /**
  * A stop without loss (decisions.md, "Draining"): `/readyz` answers `503` at once; every
- * connection is still served for `drainMs` while a load balancer notices; then the
+ * connection, new or kept alive, is still served for `drainMs` (each closed after its
+ * answer) while a load balancer notices; then the
  * listeners close (a connection attempt is refused, which a proxy retries on another
  * instance) and what is under way (a part PUT, a scan, an import, a webhook delivery)
  * finishes; then everything closes. Nothing is cut before `shutdownMs` from the signal.
@@ -124,15 +125,19 @@ export async function drainThenClose(
   const left = () => Math.max(0, started + timing.shutdownMs - Date.now());
   const { underWay, log } = service;
   underWay.startDraining();
-  // Idle kept-alive connections are closed now: a request on one would otherwise come
-  // in after the listener closes, too late for a proxy to send it elsewhere.
-  for (const server of service.servers) server.closeIdleConnections();
+  // Kept-alive connections stay open through the drain: a client may be sending on one at
+  // this very moment, and closing it would cut that request on its way in (a reset the
+  // client cannot safely retry when it is a POST). Each is answered with `Connection:
+  // close` instead; the idle ones left are closed with the listeners (`server.close()`
+  // closes idle connections), once a load balancer has stopped sending.
   log.info(
     { drainMs: timing.drainMs, shutdownMs: timing.shutdownMs },
     'draining: /readyz answers 503',
   );
   await sleep(Math.min(timing.drainMs, left()));
 
+  // Also closes the connections idle now (Node >= 19): a request on one would come in
+  // after the listener closed, too late for a proxy to send it elsewhere.
   for (const server of service.servers) server.close();
   log.info({ underWay: underWay.count }, 'draining: no longer listening');
   const requestsDone = await within(underWay.idle(), left());

@@ -1,7 +1,7 @@
 // @deployments embedded scale (also run on PostgreSQL + S3: `npm run test:scale`)
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent, createServer, request as httpRequest, type IncomingMessage } from 'node:http';
 import { type AddressInfo, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -388,6 +388,56 @@ describe('draining: SIGTERM finishes what is under way, then exits 0', {
     assert.equal(receiver.bodies.filter((body) => body.includes(first.id)).length, 1);
     again.process.kill('SIGTERM');
     assert.deepEqual(await again.exited, { code: 0, signal: null });
+  });
+
+  it('a kept-alive connection idle at the signal is still answered during the drain, then closed', async () => {
+    const s = await start({ FILEHOST_DRAIN_SECONDS: '3' });
+    // One connection, kept alive between requests, as a browser's or a proxy's pool keeps it.
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const get = (path: string) =>
+      new Promise<{ status: number; connection?: string; reused: boolean }>((resolve, reject) => {
+        const request = httpRequest(`${s.apiUrl}${path}`, { agent }, (response) => {
+          response.resume();
+          response.once('end', () =>
+            resolve({
+              status: response.statusCode ?? 0,
+              connection: response.headers.connection,
+              reused: request.reusedSocket,
+            }),
+          );
+        });
+        request.once('error', reject);
+        request.end();
+      });
+    // And one that stays idle: closed by the service when its listeners close, not before.
+    const idle = connect({ host: '127.0.0.1', port: +new URL(s.apiUrl).port });
+    idle.write('GET /healthz HTTP/1.1\r\nHost: filehost\r\n\r\n');
+    await new Promise((resolve) => idle.once('data', resolve));
+    const idleClosed = new Promise<number>((resolve) =>
+      idle.once('close', () => resolve(Date.now())),
+    );
+    try {
+      assert.deepEqual(await get('/healthz'), {
+        status: 200,
+        connection: 'keep-alive',
+        reused: false,
+      });
+
+      const signalledAt = Date.now();
+      s.process.kill('SIGTERM');
+      await signalled(s);
+      // Time enough for a close of the idle connection to reach this side, had there been one.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      // The request a client sends on its pooled connection at that moment is answered, on
+      // that connection, which then ends: none is cut on its way in.
+      assert.deepEqual(await get('/readyz'), { status: 503, connection: 'close', reused: true });
+      const idleFor = (await idleClosed) - signalledAt;
+      assert.ok(idleFor >= 2900, `the idle connection was closed ${idleFor} ms after the signal`);
+      assert.deepEqual(await s.exited, { code: 0, signal: null }, s.output());
+    } finally {
+      agent.destroy();
+      idle.destroy();
+    }
   });
 
   const PART_THROUGH_SERVICE = SCALE ? 'at scale a part PUT goes to the bucket' : false;
