@@ -38,4 +38,16 @@ if (heavy === 'service' || heavy === 'service-api') {
     ]);
   }
 }
-await import('./plain-cdn-server.js');
+// PROTOTYPE (#54): `SERVE=memory-path` serves the CDN's memory path instead of plain
+// `node:http`; `SERVE_THREAD=worker` serves from a worker thread (its own isolate).
+const serve =
+  process.env.SERVE === 'memory-path' ? './memory-path-server.ts' : './plain-cdn-server.ts';
+if (process.env.SERVE_THREAD === 'worker') {
+  const { Worker } = await import('node:worker_threads');
+  const tsx = import.meta.resolve('tsx/esm/api');
+  const script = new URL(serve, import.meta.url).href;
+  const load = `import(${JSON.stringify(tsx)}).then(({ register }) => { register(); return import(${JSON.stringify(script)}); })`;
+  new Worker(load, { eval: true, argv: process.argv.slice(2) });
+} else {
+  await import(serve);
+}
