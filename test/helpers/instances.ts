@@ -74,11 +74,14 @@ export async function startInstances(env: Record<string, string>, count = 2): Pr
       FILEHOST_CDN_PORT: String(portsOf(index).cdn),
     });
   const instances: ChildService[] = [];
-  try {
-    instances.push(...(await Promise.all(ports.map((_, index) => start(index)))));
-  } catch (error) {
+  const started = await Promise.allSettled(ports.map((_, index) => start(index)));
+  for (const outcome of started) if (outcome.status === 'fulfilled') instances.push(outcome.value);
+  const failed = started.find((outcome) => outcome.status === 'rejected');
+  if (failed) {
+    // The ones that did start are stopped too: left running, they keep the test's process alive.
+    for (const instance of instances) instance.process.kill('SIGKILL');
     await nginx.stop();
-    throw error;
+    throw failed.reason;
   }
   return {
     env: shared,
