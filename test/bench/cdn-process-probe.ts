@@ -7,7 +7,8 @@
  * `plain` (plain-cdn-server.ts memory), `modules` / `idle-service` / `used-service`
  * (heavy-plain-server.ts: plain `node:http` after importing the service's modules / beside an
  * idle service / beside a service that first took 20 uploads from curl), `service`
- * (the service, cache on). `PROFILE_BYTES` (1024), `BENCH_RUNS` (6), `BENCH_SECONDS` (3).
+ * (the service, cache on; `#API_UPLOADS=<n>` has it take n uploads of 1 KiB through its API
+ * first, as a service with traffic has). `PROFILE_BYTES` (1024), `BENCH_RUNS` (6), `BENCH_SECONDS` (3).
  * `PROBE_GC=1` counts each side's collections during the turns (`--trace-gc` added). Service
  * sides start first (their file gives the plain sides its headers); CPU ratios are per run,
  * against the first service side's turn of that run. `PROBE_EXEC=<program>` runs a tool
@@ -144,6 +145,10 @@ try {
         flags,
       );
       const { url } = await upload(service, bytes);
+      // `#API_UPLOADS=<n>`: the API's steady traffic first (uploads of 1 KiB through it).
+      for (let round = 0; round < Number(env.API_UPLOADS ?? 0); round++) {
+        await upload(service, patternBytes(1024, round + 1));
+      }
       if (!headersWritten) {
         await writePlainHeaders(dir, url);
         headersWritten = true;
