@@ -38,8 +38,9 @@ if (heavy === 'service' || heavy === 'service-api') {
     ]);
   }
 }
-// PROTOTYPE (#54): `SERVE=memory-path` serves the CDN's memory path instead of plain
-// `node:http`; `SERVE_THREAD=worker` serves from a worker thread (its own isolate).
+// `SERVE=memory-path` serves the CDN's memory path (`memory-path-server.ts`) instead of plain
+// `node:http`; `SERVE_THREAD=worker` serves from a worker thread, an isolate of its own
+// beside the service's (what a CDN on its own thread would have; test/bench/README.md).
 const serve =
   process.env.SERVE === 'memory-path' ? './memory-path-server.ts' : './plain-cdn-server.ts';
 if (process.env.SERVE_THREAD === 'worker') {

@@ -13,9 +13,9 @@ import type { FileRow } from '../../src/server/db/metadata-store.js';
 import { holdTickEntryShape } from '../../src/server/start/hold-tick-shape.js';
 
 /**
- * PROTOTYPE (#54): the CDN's memory path alone over a `ServingCache` holding the folder's
- * files (`/<name>`, the name as the id), on the thread that imports it: a worker thread
- * (`heavy-plain-server.ts`, `SERVE_THREAD=worker`) or the main one. Args as
+ * For `cdn-process-probe.ts` (#54): the CDN's memory path alone over a `ServingCache`
+ * holding the folder's files (`/<name>`, the name as the id), on the thread that imports it:
+ * a worker thread (`heavy-plain-server.ts`, `SERVE_THREAD=worker`) or the main one. Args as
  * plain-cdn-server.ts. `MP_MODE` takes it apart, a rung at a time: `factory` (the CDN's
  * server, `cdnServerFactory`), `direct` (`answerFromMemory` in a bare server), `lookup` (the
  * URL's id, the cache, the head list with a `randomUUID`), `fixed-id` (the same with one id).
