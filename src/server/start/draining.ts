@@ -1,5 +1,5 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
+import { Server as NetServer, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyBaseLogger } from 'fastify';
 import { answerInFlight } from '../http/server-options.js';
@@ -128,17 +128,14 @@ export async function drainThenClose(
   // Kept-alive connections stay open through the drain: a client may be sending on one at
   // this very moment, and closing it would cut that request on its way in (a reset the
   // client cannot safely retry when it is a POST). Each is answered with `Connection:
-  // close` instead; the idle ones left are closed with the listeners (`server.close()`
-  // closes idle connections), once a load balancer has stopped sending.
+  // close` instead, and so ends cleanly; the ones never used again are closed at the end.
   log.info(
     { drainMs: timing.drainMs, shutdownMs: timing.shutdownMs },
     'draining: /readyz answers 503',
   );
   await sleep(Math.min(timing.drainMs, left()));
 
-  // Also closes the connections idle now (Node >= 19): a request on one would come in
-  // after the listener closed, too late for a proxy to send it elsewhere.
-  for (const server of service.servers) server.close();
+  for (const server of service.servers) stopAccepting(server);
   log.info({ underWay: underWay.count }, 'draining: no longer listening');
   const requestsDone = await within(underWay.idle(), left());
   const backgroundDone =
@@ -156,6 +153,19 @@ export async function drainThenClose(
   }
   await service.close();
   return outcome;
+}
+
+/**
+ * Stops taking new connections, leaving the open ones open. `node:http`'s `server.close()`
+ * would also close every connection without a request under way (Node >= 19), among them a
+ * proxy's pooled connection it is sending a POST on at that moment, and a connection just
+ * accepted whose request has not been read yet: each such request would be reset unanswered,
+ * and nginx does not resend a POST (a fresh-clone CI run lost an upload that way behind
+ * nginx). Left open, each is answered with `Connection: close` while what is under way
+ * finishes; the final close ends those never used again.
+ */
+function stopAccepting(server: Server): void {
+  NetServer.prototype.close.call(server);
 }
 
 /** Whether `work` settled within `ms` (it is left to run either way). */

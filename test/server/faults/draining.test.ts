@@ -390,9 +390,10 @@ describe('draining: SIGTERM finishes what is under way, then exits 0', {
     assert.deepEqual(await again.exited, { code: 0, signal: null });
   });
 
-  it('a kept-alive connection idle at the signal is still answered during the drain, then closed', async () => {
-    const s = await start({ FILEHOST_DRAIN_SECONDS: '3' });
-    // One connection, kept alive between requests, as a browser's or a proxy's pool keeps it.
+  it('connections kept alive, or just opened, are answered through the drain and past it, never cut unanswered', async () => {
+    const s = await start({ FILEHOST_DRAIN_SECONDS: '2' });
+    const { port } = new URL(s.apiUrl);
+    // One connection kept alive between requests, as a browser's or a proxy's pool keeps it.
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
     const get = (path: string) =>
       new Promise<{ status: number; connection?: string; reused: boolean }>((resolve, reject) => {
@@ -409,34 +410,77 @@ describe('draining: SIGTERM finishes what is under way, then exits 0', {
         request.once('error', reject);
         request.end();
       });
-    // And one that stays idle: closed by the service when its listeners close, not before.
-    const idle = connect({ host: '127.0.0.1', port: +new URL(s.apiUrl).port });
-    idle.write('GET /healthz HTTP/1.1\r\nHost: filehost\r\n\r\n');
-    await new Promise((resolve) => idle.once('data', resolve));
-    const idleClosed = new Promise<number>((resolve) =>
-      idle.once('close', () => resolve(Date.now())),
+    /** A connection of its own, and what comes back on it once `ask` sends a request. */
+    const rawConnection = () => {
+      const socket = connect({ host: '127.0.0.1', port: +port });
+      let received = '';
+      socket.on('data', (chunk: Buffer) => {
+        received += chunk.toString('latin1');
+      });
+      const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+      socket.on('error', () => {});
+      return {
+        socket,
+        closed,
+        received: () => received,
+        ask: async () => {
+          const before = received.length;
+          socket.write('GET /healthz HTTP/1.1\r\nHost: filehost\r\n\r\n');
+          await until(() => received.length > before || socket.destroyed, 5000, 'an answer');
+          return received.slice(before);
+        },
+      };
+    };
+    const pooled = rawConnection();
+    const opened = { socket: null as ReturnType<typeof rawConnection> | null };
+    // An upload under way through the whole stop, so the service outlives its listeners.
+    const held = slowRequest(
+      `${s.apiUrl}/v1/upload`,
+      'POST',
+      { ...auth(s), 'X-Filename': 'held.bin' },
+      MiB,
     );
+    const heldBytes = patternBytes(MiB, 5);
     try {
       assert.deepEqual(await get('/healthz'), {
         status: 200,
         connection: 'keep-alive',
         reused: false,
       });
+      assert.match(await pooled.ask(), /^HTTP\/1\.1 200/);
+      await held.send(heldBytes.subarray(0, MiB / 2));
 
-      const signalledAt = Date.now();
       s.process.kill('SIGTERM');
       await signalled(s);
-      // Time enough for a close of the idle connection to reach this side, had there been one.
+      // Time enough for a close of the idle connections to reach this side, had there been one.
       await new Promise((resolve) => setTimeout(resolve, 300));
       // The request a client sends on its pooled connection at that moment is answered, on
       // that connection, which then ends: none is cut on its way in.
       assert.deepEqual(await get('/readyz'), { status: 503, connection: 'close', reused: true });
-      const idleFor = (await idleClosed) - signalledAt;
-      assert.ok(idleFor >= 2900, `the idle connection was closed ${idleFor} ms after the signal`);
+      // A connection opened in the drain, its request not sent yet when the listener closes.
+      opened.socket = rawConnection();
+      await until(() => refused(s.apiUrl), 10_000, 'the API stops listening');
+      // Past the drain, each is still answered (closed after its answer), as a proxy that
+      // had them in its pool needs: one cut unanswered would be a POST it cannot resend.
+      for (const connection of [pooled, opened.socket]) {
+        const answer = await connection.ask();
+        assert.match(
+          answer,
+          /^HTTP\/1\.1 200/,
+          `answered past the drain: ${JSON.stringify(answer)}`,
+        );
+        assert.match(answer, /\r\nConnection: close\r\n/i);
+        await connection.closed;
+      }
+      assert.equal(s.process.exitCode, null, 'the upload is still under way');
+      await held.send(heldBytes.subarray(MiB / 2));
+      held.end();
+      assert.equal((await held.answer).status, 201);
       assert.deepEqual(await s.exited, { code: 0, signal: null }, s.output());
     } finally {
       agent.destroy();
-      idle.destroy();
+      pooled.socket.destroy();
+      opened.socket?.socket.destroy();
     }
   });
 
