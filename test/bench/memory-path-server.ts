@@ -2,14 +2,19 @@ import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
+import { pino } from 'pino';
 import { ServingCache } from '../../src/server/cache/serving-cache.js';
 import { answerHead, withRequestId } from '../../src/server/cdn/answer-head.js';
+import { buildCdnApp } from '../../src/server/cdn/cdn.js';
 import {
   answerFromMemory,
   cdnServerFactory,
   plainFileId,
 } from '../../src/server/cdn/memory-path.js';
+import type { ServiceContext } from '../../src/server/context.js';
 import type { FileRow } from '../../src/server/db/metadata-store.js';
+import { answerInOurShape, serverOptions } from '../../src/server/http/server-options.js';
+import { configFromEnv } from '../../src/server/start/config-from-env.js';
 import { holdTickEntryShape } from '../../src/server/start/hold-tick-shape.js';
 
 /**
@@ -69,9 +74,40 @@ const rungs: Record<string, () => Server> = {
       response.end(file.bytes);
     }),
 };
-const server = (rungs[mode] ?? (rungs.factory as () => Server))();
-server.keepAliveTimeout = 5000;
-server.listen(0, '127.0.0.1', () => {
-  const address = server.address();
+// Two rungs up to the CDN as the service builds it: `shape`, the CDN's server with the
+// bookkeeping every server of the service has (`answerInOurShape`); `cdn-app`, the CDN's
+// whole app (`buildCdnApp`) over this cache, its stores never asked on the memory path.
+const config = configFromEnv({ FILEHOST_DATA_DIR: dir, FILEHOST_LOG_LEVEL: 'silent' });
+const log = pino({ level: 'silent' });
+rungs.shape = () => {
+  const options = serverOptions(config, 'any-origin');
+  const server = cdnServerFactory(cache, options)(notFound, {}) as Server;
+  answerInOurShape(server, log, config);
+  return server;
+};
+if (mode === 'cdn-app') {
+  const ctx = {
+    config,
+    urls: { api: 'http://127.0.0.1:1', cdn: 'http://127.0.0.1:1' },
+    db: {},
+    blobs: {},
+    servingCache: cache,
+    variants: {},
+    now: Date.now,
+    log,
+    linkKey: Buffer.alloc(32),
+    metrics: null,
+    draining: () => false,
+  } as unknown as ServiceContext;
+  const app = buildCdnApp(ctx);
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const address = app.server.address();
   if (address && typeof address === 'object') console.log(`PORT ${address.port}`);
-});
+} else {
+  const server = (rungs[mode] ?? (rungs.factory as () => Server))();
+  server.keepAliveTimeout = 5000;
+  server.listen(0, '127.0.0.1', () => {
+    const address = server.address();
+    if (address && typeof address === 'object') console.log(`PORT ${address.port}`);
+  });
+}
