@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+import { moduleWorker } from '../../src/server/ground/module-worker.js';
 import { holdTickEntryShape } from '../../src/server/start/hold-tick-shape.js';
 
 /**
@@ -41,14 +42,9 @@ if (heavy === 'service' || heavy === 'service-api') {
 // `SERVE=memory-path` serves the CDN's memory path (`memory-path-server.ts`) instead of plain
 // `node:http`; `SERVE_THREAD=worker` serves from a worker thread, an isolate of its own
 // beside the service's (what a CDN on its own thread would have; test/bench/README.md).
-const serve =
-  process.env.SERVE === 'memory-path' ? './memory-path-server.ts' : './plain-cdn-server.ts';
+const serve = process.env.SERVE === 'memory-path' ? 'memory-path-server' : 'plain-cdn-server';
 if (process.env.SERVE_THREAD === 'worker') {
-  const { Worker } = await import('node:worker_threads');
-  const tsx = import.meta.resolve('tsx/esm/api');
-  const script = new URL(serve, import.meta.url).href;
-  const load = `import(${JSON.stringify(tsx)}).then(({ register }) => { register(); return import(${JSON.stringify(script)}); })`;
-  new Worker(load, { eval: true, argv: process.argv.slice(2) });
+  moduleWorker(import.meta.url, serve, { argv: process.argv.slice(2) });
 } else {
-  await import(serve);
+  await import(`./${serve}.ts`);
 }

@@ -1,4 +1,5 @@
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { moduleWorker } from '../ground/module-worker.js';
 import { portInUseMessage, StartupError } from '../ground/startup-error.js';
 import type { FromMetricsPort, ToMetricsPort } from './metrics-port-messages.js';
 import type { ServiceMetrics } from './service-metrics.js';
@@ -8,11 +9,6 @@ export interface MetricsServer {
   url: string;
   close(): Promise<void>;
 }
-
-/** Whether this runs from the sources (under tsx) rather than compiled. */
-const FROM_SOURCES = import.meta.url.endsWith('.ts');
-/** The worker's module beside this one. */
-const WORKER_URL = new URL(`./metrics-port-worker.${FROM_SOURCES ? 'ts' : 'js'}`, import.meta.url);
 
 /**
  * Why the metrics port could not listen, worded for the operator with the setting to change
@@ -43,18 +39,6 @@ function listenError(
 }
 
 /**
- * The port's worker. Compiled, it is started as it is; from the sources, it first registers
- * tsx's loader itself, which registers on a process's main thread only.
- */
-function startWorker(workerData: { host: string; port: number }): Worker {
-  if (!FROM_SOURCES) return new Worker(WORKER_URL, { workerData });
-  // Resolved here: the worker's eval'd code would resolve a bare name from the working directory.
-  const tsx = import.meta.resolve('tsx/esm/api');
-  const load = `import(${JSON.stringify(tsx)}).then(({ register }) => { register(); return import(${JSON.stringify(WORKER_URL.href)}); })`;
-  return new Worker(load, { eval: true, workerData });
-}
-
-/**
  * `GET /metrics` in Prometheus' text format on a port of its own (`FILEHOST_METRICS_PORT`),
  * bound to `host` (`FILEHOST_METRICS_HOST`, loopback by default): no key is asked, so it
  * is reachable only where the operator binds it, never through the API's or the CDN's
@@ -74,7 +58,9 @@ export async function serveMetrics(
   host: string,
   port: number,
 ): Promise<MetricsServer> {
-  const worker = startWorker({ host, port });
+  const worker: Worker = moduleWorker(import.meta.url, 'metrics-port-worker', {
+    workerData: { host, port },
+  });
   const tell = (message: ToMetricsPort) => worker.postMessage(message);
   const ended = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
   const listening = new Promise<{ address: string; family: string; port: number }>(
