@@ -26,6 +26,7 @@ import {
 import { configureBucket, s3ClientFor } from '../../src/server/storage/s3/bucket-setup.js';
 import { ensureDebianPackages, unavailable } from './debian-packages.js';
 import { freePort } from './ports.js';
+import { isRunning } from './process-tree.js';
 
 const run = promisify(execFile);
 
@@ -632,7 +633,7 @@ function sweepAbandonedClusters(): void {
   for (const name of entries) {
     const dir = join(tmpdir(), name);
     const owner = Number(readText(join(dir, 'owner')));
-    if (!Number.isInteger(owner) || owner <= 0 || isAlive(owner)) continue;
+    if (!Number.isInteger(owner) || owner <= 0 || isRunning(owner)) continue;
     for (const line of readText(join(dir, 'pids')).split('\n')) {
       const pid = Number(line);
       if (!Number.isInteger(pid) || pid <= 0) continue;
@@ -645,15 +646,6 @@ function sweepAbandonedClusters(): void {
       }
     }
     rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

@@ -2,6 +2,7 @@ import { mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { isRunning } from './process-tree.js';
 
 /**
  * The lowest port of the kernel's ephemeral range: what it hands out for a `listen(0)` and
@@ -31,15 +32,6 @@ const LOWEST = HIGHEST - 10_000;
 const RESERVED = join(tmpdir(), 'filehost-test-ports');
 const handedOut = new Set<number>();
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /** Claims `port` for this process unless a live process holds it; a dead one's claim is stale. */
 function reserve(port: number): boolean {
   if (handedOut.has(port)) return false;
@@ -58,7 +50,7 @@ function reserve(port: number): boolean {
       } catch {
         // Released between our write and our read: try again.
       }
-      if (Number.isInteger(holder) && holder > 0 && isAlive(holder)) return false;
+      if (Number.isInteger(holder) && holder > 0 && isRunning(holder)) return false;
       try {
         unlinkSync(file);
       } catch {
