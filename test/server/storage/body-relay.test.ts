@@ -1,12 +1,17 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
-import { createServer, request, type Server, type ServerResponse } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { BlobUnavailableError } from '../../../src/server/storage/blob-store.js';
 import { relayBody } from '../../../src/server/storage/s3/body-relay.js';
 import { patternBytes } from '../../helpers/bytes.js';
-import { fetchAnswer, readPausingOnce, readUntilCut } from '../../helpers/relayed-answer.js';
+import {
+  fetchAnswer,
+  leaveOnceAsked,
+  readPausingOnce,
+  readUntilCut,
+} from '../../helpers/relayed-answer.js';
 
 const IDLE_MS = 300;
 const bytes = Buffer.from(patternBytes(8 * 1024 * 1024, 11));
@@ -92,14 +97,8 @@ describe('relaying a bucket answer to the client (at scale)', () => {
   it('drops the bucket answer when the client left before the relay began', {
     timeout: 10_000,
   }, async () => {
-    const before = bucketAnswers.length;
-    const client = request(`${cdnUrl}/late`);
-    client.on('error', () => {});
-    client.end();
-    while (bucketAnswers.length === before) await new Promise((r) => setTimeout(r, 10));
-    const bucketAnswer = bucketAnswers[before] as ServerResponse;
+    const bucketAnswer = await leaveOnceAsked(`${cdnUrl}/late`, bucketAnswers);
     const dropped = new Promise((resolve) => bucketAnswer.once('close', resolve));
-    client.destroy();
     // A write to the gone client never drains: the relay used to pause the bucket's body
     // and wait for that for ever, holding its connection, its clock stopped.
     await dropped;

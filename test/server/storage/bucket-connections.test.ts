@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
-import { createServer, request, type Server, type ServerResponse } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { BlobUnavailableError } from '../../../src/server/storage/blob-store.js';
@@ -14,6 +14,7 @@ import {
 import { patternBytes } from '../../helpers/bytes.js';
 import {
   fetchAnswer,
+  leaveOnceAsked,
   readAll,
   readPausingOnce,
   readUntilCut,
@@ -268,14 +269,8 @@ describe('BucketConnections: relaying the bucket over kept-alive connections (at
   it('drops the bucket connection when the client left before the relay began', {
     timeout: 10_000,
   }, async () => {
-    const before = bucketAnswers.length;
-    const client = request(`${cdnUrl}/late`);
-    client.on('error', () => {});
-    client.end();
-    while (bucketAnswers.length === before) await new Promise((r) => setTimeout(r, 10));
-    const { response } = bucketAnswers[before] as { response: ServerResponse };
+    const { response } = await leaveOnceAsked(`${cdnUrl}/late`, bucketAnswers);
     const dropped = new Promise((resolve) => response.once('close', resolve));
-    client.destroy();
     // The relay used to miss the client's 'close', gone by then, and wait for the bucket
     // (30 s of silence here) with nobody to send to.
     await dropped;
