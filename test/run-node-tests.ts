@@ -1,6 +1,8 @@
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PENDING_DIR_ENV } from './helpers/pending.js';
 
 /**
  * Runs Node-side tests with Node's own test runner (Node 20 cannot glob `.ts` test files by
@@ -34,6 +36,10 @@ import { join } from 'node:path';
  * that imports `helpers/scale.js`) and shared by every file (`helpers/scale.ts`: each
  * service gets a fresh database and bucket, as before); a Ceph boot per file cost more than
  * many of the files' tests.
+ *
+ * A file stopped at the timeout says what it was still waiting for (`helpers/pending.ts`:
+ * the test services' unanswered calls, a start or a close under way, the open resources),
+ * printed here after the run.
  */
 const BROWSER_DIRS = new Set(['elements', 'e2e', 'bench']);
 
@@ -94,9 +100,11 @@ const together = files.filter((file) => !alone.includes(file));
 
 // The AWS SDK warns on Node 20 that its future versions need Node 22; ours is pinned.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+const pendingDir = mkdtempSync(join(tmpdir(), 'filehost-pending-'));
 const env: NodeJS.ProcessEnv = {
   ...process.env,
   ...(scale ? { FILEHOST_TEST_DEPLOYMENT: 'scale' } : {}),
+  [PENDING_DIR_ENV]: pendingDir,
 };
 let stopShared = async () => {};
 const needsServers =
@@ -153,5 +161,10 @@ try {
   status = shared || single;
 } finally {
   await stopShared();
+  for (const name of readdirSync(pendingDir)) {
+    const report = readFileSync(join(pendingDir, name), 'utf8');
+    console.log(`\nStopped at the timeout, ${report}`);
+  }
+  rmSync(pendingDir, { recursive: true, force: true });
 }
 process.exit(status);
