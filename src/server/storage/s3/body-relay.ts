@@ -14,8 +14,8 @@ import { StallClock } from './stall-clock.js';
  *
  * Resolves once the last byte was handed over or the client went away, before the relay or
  * during it (the body is then dropped, never returned half read to the connection pool);
- * rejects, having destroyed the
- * answer (its length was promised: it is cut), when the bucket failed or stalled.
+ * rejects, having destroyed the answer (its length was promised: it is cut), when the
+ * bucket failed or stalled.
  */
 export function relayBody(
   body: IncomingMessage,
