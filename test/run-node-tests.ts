@@ -19,6 +19,9 @@ import { PENDING_DIR_ENV } from './helpers/pending.js';
  * native SQLite driver cannot be built for it here, so a file that starts a service in its
  * own process is not one of them.
  *
+ * `--test-name-pattern=<regex>` (as often as wanted) runs only the tests it names, as Node's
+ * own option does.
+ *
  * `--scale`: only the files that run on the scale deployment too, which say so themselves
  * with the tag `SCALE_TAG` in a comment, run with `FILEHOST_TEST_DEPLOYMENT=scale`
  * (PostgreSQL and S3; see `helpers/scale-mode.ts`). The list lives in the test files, so
@@ -73,7 +76,10 @@ const onNode24 = args.includes('--node24');
 const notAlone = args.includes('--not-alone');
 const onlyAlone = args.includes('--only-alone');
 const FLAGS = new Set(['--scale', '--node24', '--not-alone', '--only-alone']);
-const named = args.filter((arg) => !FLAGS.has(arg));
+/** `--test-name-pattern=…`, handed to Node's runner: some tests of the files only. */
+const PATTERN = '--test-name-pattern=';
+const patterns = args.filter((arg) => arg.startsWith(PATTERN));
+const named = args.filter((arg) => !FLAGS.has(arg) && !arg.startsWith(PATTERN));
 let files = (named.length > 0 ? named : ['test'])
   .flatMap((path) => (statSync(path).isDirectory() ? find(path, named.length === 0) : [path]))
   .sort();
@@ -143,6 +149,7 @@ function runGroup(group: string[], concurrency: number): Promise<number> {
       // own), and the others go on; a hook that hangs is left to npm test's stage ceiling.
       `--test-timeout=${TEST_TIMEOUT_MS}`,
       '--test-reporter=spec',
+      ...patterns,
       ...group,
     ],
     { stdio: 'inherit', env },
