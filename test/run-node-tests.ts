@@ -1,6 +1,8 @@
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PENDING_DIR_ENV } from './helpers/pending.js';
 
 /**
  * Runs Node-side tests with Node's own test runner (Node 20 cannot glob `.ts` test files by
@@ -16,6 +18,9 @@ import { join } from 'node:path';
  * by Node 24 from the npm registry (`helpers/node24.ts`) instead of this Node. The service's
  * native SQLite driver cannot be built for it here, so a file that starts a service in its
  * own process is not one of them.
+ *
+ * `--test-name-pattern=<regex>` (as often as wanted) runs only the tests it names, as Node's
+ * own option does.
  *
  * `--scale`: only the files that run on the scale deployment too, which say so themselves
  * with the tag `SCALE_TAG` in a comment, run with `FILEHOST_TEST_DEPLOYMENT=scale`
@@ -34,6 +39,10 @@ import { join } from 'node:path';
  * that imports `helpers/scale.js`) and shared by every file (`helpers/scale.ts`: each
  * service gets a fresh database and bucket, as before); a Ceph boot per file cost more than
  * many of the files' tests.
+ *
+ * A file stopped at the timeout says what it was still waiting for (`helpers/pending.ts`:
+ * the test services' unanswered calls, a start or a close under way, the open resources),
+ * printed here after the run.
  */
 const BROWSER_DIRS = new Set(['elements', 'e2e', 'bench']);
 
@@ -67,7 +76,10 @@ const onNode24 = args.includes('--node24');
 const notAlone = args.includes('--not-alone');
 const onlyAlone = args.includes('--only-alone');
 const FLAGS = new Set(['--scale', '--node24', '--not-alone', '--only-alone']);
-const named = args.filter((arg) => !FLAGS.has(arg));
+/** `--test-name-pattern=…`, handed to Node's runner: some tests of the files only. */
+const PATTERN = '--test-name-pattern=';
+const patterns = args.filter((arg) => arg.startsWith(PATTERN));
+const named = args.filter((arg) => !FLAGS.has(arg) && !arg.startsWith(PATTERN));
 let files = (named.length > 0 ? named : ['test'])
   .flatMap((path) => (statSync(path).isDirectory() ? find(path, named.length === 0) : [path]))
   .sort();
@@ -94,9 +106,11 @@ const together = files.filter((file) => !alone.includes(file));
 
 // The AWS SDK warns on Node 20 that its future versions need Node 22; ours is pinned.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+const pendingDir = mkdtempSync(join(tmpdir(), 'filehost-pending-'));
 const env: NodeJS.ProcessEnv = {
   ...process.env,
   ...(scale ? { FILEHOST_TEST_DEPLOYMENT: 'scale' } : {}),
+  [PENDING_DIR_ENV]: pendingDir,
 };
 let stopShared = async () => {};
 const needsServers =
@@ -135,6 +149,7 @@ function runGroup(group: string[], concurrency: number): Promise<number> {
       // own), and the others go on; a hook that hangs is left to npm test's stage ceiling.
       `--test-timeout=${TEST_TIMEOUT_MS}`,
       '--test-reporter=spec',
+      ...patterns,
       ...group,
     ],
     { stdio: 'inherit', env },
@@ -153,5 +168,10 @@ try {
   status = shared || single;
 } finally {
   await stopShared();
+  for (const name of readdirSync(pendingDir)) {
+    const report = readFileSync(join(pendingDir, name), 'utf8');
+    console.log(`\nStopped at the timeout, ${report}`);
+  }
+  rmSync(pendingDir, { recursive: true, force: true });
 }
 process.exit(status);

@@ -130,12 +130,25 @@ export async function startPostgres(): Promise<TestPostgres | { skip: string }> 
 }
 
 /**
+ * A client for the tests' own statements (making and dropping databases, ageing rows) with
+ * bounded waits, as the service's are: without them a connect or a statement that never
+ * ended held its test, and its whole file, until the runner's timeout, saying nothing.
+ */
+export function testClient(connectionString: string): pg.Client {
+  return new pg.Client({
+    connectionString,
+    connectionTimeoutMillis: 10_000,
+    query_timeout: 60_000,
+  });
+}
+
+/**
  * A fresh database on the cluster at `adminUrl`. Its name carries the process id and a
  * random part: processes of one test run may share a cluster (see `attachPostgres`).
  */
 async function createDatabase(adminUrl: string): Promise<string> {
   const name = `test_${process.pid}_${++databases}_${randomBytes(3).toString('hex')}`;
-  const client = new pg.Client({ connectionString: adminUrl });
+  const client = testClient(adminUrl);
   await client.connect();
   try {
     await client.query(`CREATE DATABASE ${name}`);
@@ -163,7 +176,7 @@ export function attachPostgres(adminUrl: string): TestPostgres {
       return url;
     },
     async stop() {
-      const client = new pg.Client({ connectionString: adminUrl });
+      const client = testClient(adminUrl);
       await client.connect();
       try {
         // FORCE: a pool a test left open must not keep its database on the shared server.

@@ -1,4 +1,4 @@
-import { get, type IncomingMessage } from 'node:http';
+import { get, type IncomingMessage, request } from 'node:http';
 
 /**
  * How the relay tests (`body-relay.test.ts`, `bucket-connections.test.ts`) read the CDN's
@@ -40,4 +40,19 @@ export async function readUntilCut(url: string): Promise<{ got: number; cut: boo
     answer.on('end', () => resolve(false));
   });
   return { got, cut };
+}
+
+/**
+ * Asks `url` and goes away as soon as the bucket behind it was asked (`asked`, the bucket's
+ * answers, grew): a client that leaves while the CDN awaits the bucket's head. Answers the
+ * bucket's answer to that request.
+ */
+export async function leaveOnceAsked<T>(url: string, asked: readonly T[]): Promise<T> {
+  const before = asked.length;
+  const client = request(url);
+  client.on('error', () => {});
+  client.end();
+  while (asked.length === before) await new Promise((resolve) => setTimeout(resolve, 10));
+  client.destroy();
+  return asked[before] as T;
 }

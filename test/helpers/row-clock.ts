@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import pg from 'pg';
 import { numberedPlaceholders } from '../../src/server/db/postgres/placeholders.js';
+import { testClient } from './postgres.js';
 
 /** What a running service reads its rows from: its SQLite file, or a PostgreSQL database. */
 type ServiceDatabase = { dataDir: string; databaseUrl: string | undefined };
@@ -40,7 +40,7 @@ async function update(
   values: readonly (string | number)[],
 ): Promise<number> {
   if (service.databaseUrl) {
-    const client = new pg.Client({ connectionString: service.databaseUrl });
+    const client = testClient(service.databaseUrl);
     await client.connect();
     try {
       return (await client.query(numberedPlaceholders(sql), [...values])).rowCount ?? 0;

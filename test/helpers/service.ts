@@ -11,6 +11,7 @@ import { createKey, createProject } from '../../src/server/start/admin.js';
 import { configFromEnv } from '../../src/server/start/config-from-env.js';
 import { type RunningService, startService } from '../../src/server/start/service.js';
 import { checkRawAnswer, watchService } from './openapi-contract.js';
+import { reportPending } from './pending.js';
 import { type Protocol, protocol } from './protocol.js';
 import { scaleDeployment } from './scale.js';
 import { SCALE } from './scale-mode.js';
@@ -53,10 +54,23 @@ export async function startTestService(
   /** Settings no variable reaches (`importTargetForTests`). */
   overrides: Partial<ServiceConfig> = {},
 ): Promise<TestService> {
+  // Said if a wait runs out (`pending.ts`): the step under way, the calls not answered.
+  const startedAt = performance.now();
+  let step = 'making its database and bucket';
+  const calls: Calls = new Map();
+  let unreported = reportPending(() => [
+    `a test service asked for ${seconds(startedAt)} s ago is ${step}`,
+  ]);
   const dataDir = await mkdtemp(join(tmpdir(), 'filehost-test-'));
   // The bucket lets the same pages PUT parts straight to it as the project allows.
   const origins = (env.FILEHOST_ALLOWED_ORIGINS ?? ALLOWED_ORIGIN).split(',');
-  const scale = SCALE ? await scaleDeployment(origins) : null;
+  const scale = SCALE
+    ? await scaleDeployment(origins).catch((error: unknown) => {
+        unreported();
+        throw error;
+      })
+    : null;
+  step = 'starting';
   const config: ServiceConfig = {
     ...configFromEnv({
       FILEHOST_DATA_DIR: dataDir,
@@ -69,12 +83,20 @@ export async function startTestService(
     cdnPort: 0,
     ...overrides,
   };
-  const service = await startService(config);
+  const service = await startService(config).finally(unreported);
+  unreported = reportPending(() => [
+    `the test service at ${service.apiUrl} is serving`,
+    ...describeService(service, calls),
+  ]);
   // Every exchange with it is held to the OpenAPI document (see openapi-contract.ts).
   const unwatch = watchService(service.apiUrl, service.cdnUrl);
   const { secretKey, publishableKey } = service.defaultProject;
+  let callId = 0;
   const api = (path: string, init: ApiInit = {}) => {
     const { key = secretKey, origin, headers = {}, ...rest } = init;
+    const id = ++callId;
+    calls.set(id, { what: `${rest.method ?? 'GET'} ${path}`, sentAt: performance.now() });
+    const answered = () => calls.delete(id);
     return fetch(`${service.apiUrl}${path}`, {
       ...rest,
       // A streamed body (to test chunked uploads) needs half-duplex in Node's fetch.
@@ -84,7 +106,7 @@ export async function startTestService(
         ...(origin ? { Origin: origin } : {}),
         ...headers,
       },
-    });
+    }).finally(answered);
   };
   return {
     service,
@@ -110,11 +132,48 @@ export async function startTestService(
       };
     },
     async close() {
+      const closingAt = performance.now();
+      unreported();
+      unreported = reportPending(() => [
+        `the test service at ${service.apiUrl} has been closing for ${seconds(closingAt)} s`,
+        ...describeService(service, calls),
+      ]);
       await service.close();
+      unreported();
       await rm(dataDir, { recursive: true, force: true });
       unwatch();
     },
   };
+}
+
+/** The test's calls to a service not answered yet, by id. */
+type Calls = Map<number, { what: string; sentAt: number }>;
+
+const seconds = (since: number) => ((performance.now() - since) / 1000).toFixed(1);
+
+/** What a test service is waiting on: the test's calls it has not answered, its database. */
+function describeService(service: RunningService, calls: Calls): string[] {
+  const unanswered = new Map<string, { count: number; sentAt: number }>();
+  for (const { what, sentAt } of calls.values()) {
+    const same = unanswered.get(what);
+    if (same) same.count++;
+    else unanswered.set(what, { count: 1, sentAt });
+  }
+  const lines = [...unanswered].map(
+    ([what, { count, sentAt }]) =>
+      `  ${what}${count > 1 ? ` (×${count})` : ''}: no answer, the first asked ${seconds(sentAt)} s ago`,
+  );
+  // At scale: the PostgreSQL pool, whose waits are bounded (a checked-out connection never
+  // given back holds the service's close).
+  const { pool } = service.context.db as {
+    pool?: { totalCount: number; idleCount: number; waitingCount: number };
+  };
+  if (pool) {
+    lines.push(
+      `  its PostgreSQL pool: ${pool.totalCount} connections, ${pool.idleCount} idle, ${pool.waitingCount} waiting for one`,
+    );
+  }
+  return lines;
 }
 
 /** Asserts the status and the whole documented error body (message: any non-empty text). */

@@ -1,11 +1,17 @@
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { BlobUnavailableError } from '../../../src/server/storage/blob-store.js';
 import { relayBody } from '../../../src/server/storage/s3/body-relay.js';
 import { patternBytes } from '../../helpers/bytes.js';
-import { fetchAnswer, readPausingOnce, readUntilCut } from '../../helpers/relayed-answer.js';
+import {
+  fetchAnswer,
+  leaveOnceAsked,
+  readPausingOnce,
+  readUntilCut,
+} from '../../helpers/relayed-answer.js';
 
 const IDLE_MS = 300;
 const bytes = Buffer.from(patternBytes(8 * 1024 * 1024, 11));
@@ -35,7 +41,17 @@ describe('relaying a bucket answer to the client (at scale)', () => {
     });
     const bucketUrl = await listen(bucket);
     cdn = createServer(async (request, response) => {
-      const body = await fetchAnswer(`${bucketUrl}${request.url}`);
+      // `/late`: the client leaves while the bucket's head is awaited (of `/stall`, which
+      // keeps its connection open), and the relay begins after.
+      const late = request.url === '/late';
+      const body = await fetchAnswer(`${bucketUrl}${late ? '/stall' : request.url}`);
+      if (late) {
+        if (!response.destroyed) await once(response, 'close');
+        const relay = relayBody(body, response, IDLE_MS);
+        relay.catch(() => {});
+        relayed.push(relay);
+        return;
+      }
       response.writeHead(200, { 'content-length': String(bytes.length) });
       const relay = relayBody(body, response, IDLE_MS);
       relay.catch(() => {});
@@ -76,5 +92,16 @@ describe('relaying a bucket answer to the client (at scale)', () => {
     await dropped;
     await relayed.at(-1);
     assert.ok(Date.now() - startedAt < IDLE_MS, 'dropped at once');
+  });
+
+  it('drops the bucket answer when the client left before the relay began', {
+    timeout: 10_000,
+  }, async () => {
+    const bucketAnswer = await leaveOnceAsked(`${cdnUrl}/late`, bucketAnswers);
+    const dropped = new Promise((resolve) => bucketAnswer.once('close', resolve));
+    // A write to the gone client never drains: the relay used to pause the bucket's body
+    // and wait for that for ever, holding its connection, its clock stopped.
+    await dropped;
+    await relayed.at(-1);
   });
 });

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
@@ -13,6 +14,7 @@ import {
 import { patternBytes } from '../../helpers/bytes.js';
 import {
   fetchAnswer,
+  leaveOnceAsked,
   readAll,
   readPausingOnce,
   readUntilCut,
@@ -108,9 +110,12 @@ describe('BucketConnections: relaying the bucket over kept-alive connections (at
     });
     cdn = createServer(async (request, response) => {
       let answer: OpenedAnswer | typeof DECLINED;
+      // `/late`: the client leaves while the bucket's head (of `/stall`, which then keeps its
+      // connection open) is awaited, and the relay begins after.
+      const late = request.url === '/late';
       try {
-        const path = request.url ?? '/';
-        const through = TIMED_PATHS.includes(path) ? timedConnections : connections;
+        const path = late ? '/stall' : (request.url ?? '/');
+        const through = TIMED_PATHS.includes(path) && !late ? timedConnections : connections;
         answer = await through.open(get_(path), accept);
       } catch (error) {
         opened.push(error as Error);
@@ -122,7 +127,8 @@ describe('BucketConnections: relaying the bucket over kept-alive connections (at
         response.writeHead(404).end();
         return;
       }
-      response.writeHead(200, { 'content-length': String(answer.head.length) });
+      if (late && !response.destroyed) await once(response, 'close');
+      if (!late) response.writeHead(200, { 'content-length': String(answer.head.length) });
       const relay = answer.sendTo(response);
       relay.catch(() => {});
       relayed.push(relay);
@@ -258,5 +264,41 @@ describe('BucketConnections: relaying the bucket over kept-alive connections (at
     assert.ok(failure instanceof BucketConnectionError);
     assert.equal(failure.reused, false);
     unreachable.close();
+  });
+
+  it('drops the bucket connection when the client left before the relay began', {
+    timeout: 10_000,
+  }, async () => {
+    const { response } = await leaveOnceAsked(`${cdnUrl}/late`, bucketAnswers);
+    const dropped = new Promise((resolve) => response.once('close', resolve));
+    // The relay used to miss the client's 'close', gone by then, and wait for the bucket
+    // (30 s of silence here) with nobody to send to.
+    await dropped;
+    await relayed.at(-1);
+  });
+
+  it('waits for a busy connection only idleMs, and not at all once closed', {
+    timeout: 10_000,
+  }, async () => {
+    const port = (bucket.address() as AddressInfo).port;
+    const one = new BucketConnections({
+      host: '127.0.0.1',
+      port,
+      maxSockets: 1,
+      chunkBytes: CHUNK,
+      idleMs: IDLE_MS,
+    });
+    // Its one connection is held by an answer not yet sent on (a client that never reads
+    // would hold it as long).
+    const held = await one.open(get_('/whole'), accept);
+    assert.notEqual(held, DECLINED);
+    const waited = await one.open(get_('/whole'), accept).catch((error) => error);
+    assert.ok(waited instanceof BucketConnectionError, String(waited));
+    assert.equal(waited.reused, false);
+    assert.match(waited.message, /None of the 1 connections to the bucket came free/);
+    const waiting = one.open(get_('/whole'), accept);
+    one.close();
+    await assert.rejects(waiting, /closed/);
+    bucket.closeAllConnections();
   });
 });

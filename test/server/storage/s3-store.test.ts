@@ -503,6 +503,29 @@ describe('S3BlobStore on Ceph RGW', { skip }, () => {
     }
   });
 
+  it('waits for a busy connection to read a range only idleTimeoutMs, then is unreachable', async () => {
+    const current = await fixture({ maxSockets: 1, idleTimeoutMs: 1_000 });
+    try {
+      const key = newId();
+      await current.store.put(key, Readable.from([Buffer.from('0123456789')]), {
+        contentType: 'text/plain',
+      });
+      // Read by nobody (a client that never reads on): its one connection stays taken.
+      const held = await current.store.streamRange(key, { start: 0, end: 9 });
+      assert.ok(held);
+      // It used to wait until that connection came free, however long (here until RGW
+      // closed it, idle, after 65 s): the socket's timer starts only once one is given.
+      await assert.rejects(
+        current.store.readRange(key, { start: 0, end: 4 }),
+        (error: unknown) =>
+          error instanceof BlobUnavailableError && /came free within 1000 ms/.test(error.message),
+      );
+      held.destroy();
+    } finally {
+      await current.close();
+    }
+  });
+
   it('reads (readRange, streamRange) and sends (openSender) exactly the bytes of a range, or none of them refuses', async () => {
     const gateway = await rgw();
     const proxy = await recordingProxy(Number(new URL(gateway.endpoint).port));

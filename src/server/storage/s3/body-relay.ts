@@ -12,9 +12,10 @@ import { StallClock } from './stall-clock.js';
  * was a share of the CPU nginx, relaying the same bytes, does not spend
  * (test/bench/README.md).
  *
- * Resolves once the last byte was handed over or the client went away (the body is then
- * dropped, never returned half read to the connection pool); rejects, having destroyed the
- * answer (its length was promised: it is cut), when the bucket failed or stalled.
+ * Resolves once the last byte was handed over or the client went away, before the relay or
+ * during it (the body is then dropped, never returned half read to the connection pool);
+ * rejects, having destroyed the answer (its length was promised: it is cut), when the
+ * bucket failed or stalled.
  */
 export function relayBody(
   body: IncomingMessage,
@@ -22,6 +23,14 @@ export function relayBody(
   idleMs: number,
 ): Promise<void> {
   return new Promise((resolve, reject) => {
+    if (destination.destroyed) {
+      // The client went away while the bucket's head was awaited: its 'close' has passed,
+      // and a write to it never drains, so relaying would hold the bucket's connection
+      // paused for ever. The body is dropped now.
+      body.destroy();
+      resolve();
+      return;
+    }
     let settled = false;
     const settle = (error?: Error) => {
       if (settled) return;

@@ -22,11 +22,17 @@ export interface BucketConnectionsOptions {
   /** `host:port` of the bucket's plain-HTTP endpoint. */
   host: string;
   port: number;
-  /** Most connections open at once; more requests wait for one. */
+  /**
+   * Most connections open at once; more requests wait for one, for `idleMs` at most (a
+   * connection is held as long as its client takes to read, which may be for ever).
+   */
   maxSockets: number;
   /** Each connection's two buffers are this size: one read from the bucket at most. */
   chunkBytes: number;
-  /** How long the bucket may send nothing while an answer waits for it. */
+  /**
+   * How long the bucket may send nothing while an answer waits for it; also how long a
+   * request waits for a connection when all `maxSockets` are busy.
+   */
   idleMs: number;
   /**
    * How long a connection is kept open with nothing to do: its buffers are memory held for
@@ -49,10 +55,16 @@ export interface OpenedAnswer {
 /** The bucket's answer was not one this path relays; nothing of it was kept. */
 export const DECLINED = 'declined';
 
+/** A request waiting for a connection to come free. */
+interface Waiter {
+  take(connection: Connection): void;
+  fail(error: Error): void;
+}
+
 export class BucketConnections {
   readonly #options: BucketConnectionsOptions;
   readonly #idle: Connection[] = [];
-  readonly #waiting: ((connection: Connection) => void)[] = [];
+  readonly #waiting: Waiter[] = [];
   #open = 0;
   #closed = false;
 
@@ -64,9 +76,10 @@ export class BucketConnections {
    * Sends `requestHead` (a whole GET head, its blank line included) and answers once the
    * bucket's head came: the answer to relay when `accept` takes its head (it must carry a
    * length and no other framing), else `DECLINED`. Rejects when the bucket cannot be
-   * reached, closes the connection or says nothing for `idleMs`; `reused` then says whether
-   * the connection had served an answer before (a kept-alive connection the bucket closed
-   * meanwhile: asking again on a new one is safe, nothing was sent on).
+   * reached, closes the connection or says nothing for `idleMs`, or when no connection
+   * comes free within `idleMs`; `reused` then says whether the connection had served an
+   * answer before (a kept-alive connection the bucket closed meanwhile: asking again on a
+   * new one is safe, nothing was sent on).
    */
   async open(
     requestHead: string,
@@ -76,19 +89,44 @@ export class BucketConnections {
     return connection.ask(requestHead, accept);
   }
 
-  /** Closes every connection; answers being relayed are cut. */
+  /** Closes every idle connection, and fails the requests waiting for one. */
   close(): void {
     this.#closed = true;
     for (const connection of [...this.#idle]) connection.destroy();
     this.#idle.length = 0;
+    for (const waiter of this.#waiting.splice(0)) waiter.fail(closedError());
   }
 
   #acquire(): Promise<Connection> {
-    if (this.#closed) return Promise.reject(new Error('The bucket connections are closed'));
+    if (this.#closed) return Promise.reject(closedError());
     const idle = this.#idle.pop();
     if (idle) return Promise.resolve(idle);
     if (this.#open < this.#options.maxSockets) return Promise.resolve(this.#connect());
-    return new Promise((resolve) => this.#waiting.push(resolve));
+    const { idleMs, maxSockets } = this.#options;
+    return new Promise((resolve, reject) => {
+      const waiter: Waiter = {
+        take: (connection) => {
+          clearTimeout(timer);
+          resolve(connection);
+        },
+        fail: (error) => {
+          clearTimeout(timer);
+          reject(error);
+        },
+      };
+      // Every connection relays to a client that may never read on: waiting for one of
+      // them is bounded as the bucket's silence is, and the caller asks another way.
+      const timer = setTimeout(() => {
+        this.#waiting.splice(this.#waiting.indexOf(waiter), 1);
+        reject(
+          new BucketConnectionError(
+            `None of the ${maxSockets} connections to the bucket came free within ${idleMs} ms`,
+            false,
+          ),
+        );
+      }, idleMs);
+      this.#waiting.push(waiter);
+    });
   }
 
   #connect(): Connection {
@@ -96,7 +134,7 @@ export class BucketConnections {
     return new Connection(this.#options, {
       reusable: (connection) => {
         const waiter = this.#waiting.shift();
-        if (waiter) waiter(connection);
+        if (waiter) waiter.take(connection);
         else if (this.#closed) connection.destroy();
         else this.#idle.push(connection);
       },
@@ -105,10 +143,14 @@ export class BucketConnections {
         const at = this.#idle.indexOf(connection);
         if (at >= 0) this.#idle.splice(at, 1);
         const waiter = this.#waiting.shift();
-        if (waiter && !this.#closed) waiter(this.#connect());
+        if (waiter) waiter.take(this.#connect());
       },
     });
   }
+}
+
+function closedError(): Error {
+  return new Error('The bucket connections are closed');
 }
 
 /** Thrown for a connection that closed or failed before the bucket's head came. */
@@ -266,6 +308,14 @@ class Connection {
   #sendTo(destination: ServerResponse, heldBuffer: number): Promise<void> {
     const held = this.#phase;
     if (held.name !== 'held') return Promise.reject(new Error('The answer was sent already'));
+    if (destination.destroyed) {
+      // The client went away while the head was awaited: its 'close' has passed, so the
+      // relay would never hear of it. The body is not read; the connection goes with it.
+      this.#phase = { name: 'idle' };
+      this.destroy();
+      this.#owner.closed(this);
+      return Promise.resolve();
+    }
     return new Promise((resolve, reject) => {
       const phase: Extract<Phase, { name: 'body' }> = {
         name: 'body',

@@ -46,8 +46,17 @@ export function bucketLifecycleRules(): LifecycleRule[] {
 /** What addresses the bucket: the S3 settings but how parts are checked. */
 type BucketAddress = Omit<S3Config, 'checksum'>;
 
-/** An SDK client for the configured store, with no checksum features some stores lack. */
-export function s3ClientFor(config: BucketAddress): S3Client {
+/** How long a bucket call (`s3ClientFor`) may hear nothing from the store. */
+export const BUCKET_CALL_IDLE_MS = 30_000;
+
+/**
+ * An SDK client for the configured store, with no checksum features some stores lack. Its
+ * waits are bounded: the SDK sets none of its own, so a store that accepts a connection
+ * and never answers held a `bucket setup` (or a test making its bucket) for ever. Bucket
+ * calls are few and may be slow on a loaded gateway, so the silence allowed (`idleMs`) is
+ * longer than the service's own.
+ */
+export function s3ClientFor(config: BucketAddress, idleMs = BUCKET_CALL_IDLE_MS): S3Client {
   return new S3Client({
     region: config.region,
     ...(config.endpoint ? { endpoint: config.endpoint } : {}),
@@ -55,6 +64,7 @@ export function s3ClientFor(config: BucketAddress): S3Client {
     ...(config.credentials ? { credentials: config.credentials } : {}),
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
+    requestHandler: { connectionTimeout: 3_000, socketTimeout: idleMs },
   });
 }
 

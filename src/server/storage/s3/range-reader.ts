@@ -242,6 +242,19 @@ export class RangeReader {
       request.setTimeout(this.#idleMs, () =>
         request.destroy(new BlobUnavailableError('unreachable', 'The bucket stopped answering')),
       );
+      // That timer starts only once the agent gives the request a socket; every one of them
+      // may be relaying to a client that never reads on, so the wait for one is bounded too.
+      // A request destroyed in the agent's queue says so only once a socket comes: it is
+      // given up on here, and the agent drops it then.
+      const waiting = setTimeout(() => {
+        const error = new BlobUnavailableError(
+          'unreachable',
+          `None of the ${this.#maxSockets} connections to the bucket came free within ${this.#idleMs} ms`,
+        );
+        request.destroy(error);
+        reject(error);
+      }, this.#idleMs);
+      request.once('socket', () => clearTimeout(waiting));
       request.on('response', resolve);
       request.on('error', (error) =>
         reject(
