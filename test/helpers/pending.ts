@@ -29,7 +29,7 @@ export function pendingReport(): string {
     kinds.set(kind, (kinds.get(kind) ?? 0) + 1);
   }
   const resources = [...kinds].map(([kind, count]) => `${kind} ×${count}`).join(', ');
-  return [...(lines.length > 0 ? lines : ['nothing the test helpers know of'])]
+  return (lines.length > 0 ? lines : ['nothing the test helpers know of'])
     .concat(`open resources: ${resources}`)
     .map((line) => `  ${line}`)
     .join('\n');

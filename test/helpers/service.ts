@@ -54,40 +54,41 @@ export async function startTestService(
   /** Settings no variable reaches (`importTargetForTests`). */
   overrides: Partial<ServiceConfig> = {},
 ): Promise<TestService> {
-  // Said if a wait runs out (`pending.ts`): the step under way, the calls not answered.
+  // Said if a wait runs out (`pending.ts`): one report for the service's whole life, saying
+  // what it is doing now (`pending`) and the calls it has not answered.
   const startedAt = performance.now();
   let step = 'making its database and bucket';
+  let pending = () => [`a test service asked for ${seconds(startedAt)} s ago is ${step}`];
+  const unreport = reportPending(() => pending());
   const calls: Calls = new Map();
-  let unreported = reportPending(() => [
-    `a test service asked for ${seconds(startedAt)} s ago is ${step}`,
-  ]);
-  const dataDir = await mkdtemp(join(tmpdir(), 'filehost-test-'));
-  // The bucket lets the same pages PUT parts straight to it as the project allows.
-  const origins = (env.FILEHOST_ALLOWED_ORIGINS ?? ALLOWED_ORIGIN).split(',');
-  const scale = SCALE
-    ? await scaleDeployment(origins).catch((error: unknown) => {
-        unreported();
-        throw error;
-      })
-    : null;
-  step = 'starting';
-  const config: ServiceConfig = {
-    ...configFromEnv({
-      FILEHOST_DATA_DIR: dataDir,
-      FILEHOST_ALLOWED_ORIGINS: ALLOWED_ORIGIN,
-      FILEHOST_LOG_LEVEL: process.env.FILEHOST_TEST_LOG_LEVEL ?? 'silent',
-      ...scale?.env,
-      ...env,
-    }),
-    apiPort: 0,
-    cdnPort: 0,
-    ...overrides,
+  const start = async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'filehost-test-'));
+    // The bucket lets the same pages PUT parts straight to it as the project allows.
+    const origins = (env.FILEHOST_ALLOWED_ORIGINS ?? ALLOWED_ORIGIN).split(',');
+    const scale = SCALE ? await scaleDeployment(origins) : null;
+    step = 'starting';
+    const config: ServiceConfig = {
+      ...configFromEnv({
+        FILEHOST_DATA_DIR: dataDir,
+        FILEHOST_ALLOWED_ORIGINS: ALLOWED_ORIGIN,
+        FILEHOST_LOG_LEVEL: process.env.FILEHOST_TEST_LOG_LEVEL ?? 'silent',
+        ...scale?.env,
+        ...env,
+      }),
+      apiPort: 0,
+      cdnPort: 0,
+      ...overrides,
+    };
+    return { dataDir, scale, config, service: await startService(config) };
   };
-  const service = await startService(config).finally(unreported);
-  unreported = reportPending(() => [
+  const { dataDir, scale, config, service } = await start().catch((error: unknown) => {
+    unreport();
+    throw error;
+  });
+  pending = () => [
     `the test service at ${service.apiUrl} is serving`,
     ...describeService(service, calls),
-  ]);
+  ];
   // Every exchange with it is held to the OpenAPI document (see openapi-contract.ts).
   const unwatch = watchService(service.apiUrl, service.cdnUrl);
   const { secretKey, publishableKey } = service.defaultProject;
@@ -133,13 +134,12 @@ export async function startTestService(
     },
     async close() {
       const closingAt = performance.now();
-      unreported();
-      unreported = reportPending(() => [
+      pending = () => [
         `the test service at ${service.apiUrl} has been closing for ${seconds(closingAt)} s`,
         ...describeService(service, calls),
-      ]);
+      ];
       await service.close();
-      unreported();
+      unreport();
       await rm(dataDir, { recursive: true, force: true });
       unwatch();
     },
