@@ -8,6 +8,7 @@ import type { AnswerHead } from '../../../src/server/storage/s3/answer-head.js';
 import {
   BucketConnectionError,
   BucketConnections,
+  type BucketConnectionsOptions,
   DECLINED,
   type OpenedAnswer,
 } from '../../../src/server/storage/s3/bucket-connections.js';
@@ -32,6 +33,21 @@ const CHUNK = 64 * 1024;
 const bytes = Buffer.from(patternBytes(4 * 1024 * 1024 + 17, 5));
 /** More than loopback's socket buffers hold: a client that stops reading holds the relay. */
 const big = Buffer.from(patternBytes(40 * 1024 * 1024 + 3, 6));
+
+/** Connections to the bucket listening on `port`, one at most unless `options` say more. */
+function connectionsTo(
+  port: number,
+  options: Partial<BucketConnectionsOptions> = {},
+): BucketConnections {
+  return new BucketConnections({
+    host: '127.0.0.1',
+    port,
+    maxSockets: 1,
+    chunkBytes: CHUNK,
+    idleMs: IDLE_MS,
+    ...options,
+  });
+}
 
 async function listen(server: Server): Promise<number> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -94,20 +110,8 @@ describe('BucketConnections: relaying the bucket over kept-alive connections (at
       socket.on('close', () => bucketSockets.delete(socket));
     });
     const port = await listen(bucket);
-    connections = new BucketConnections({
-      host: '127.0.0.1',
-      port,
-      maxSockets: 2,
-      chunkBytes: CHUNK,
-      idleMs: GENEROUS_IDLE_MS,
-    });
-    timedConnections = new BucketConnections({
-      host: '127.0.0.1',
-      port,
-      maxSockets: 2,
-      chunkBytes: CHUNK,
-      idleMs: IDLE_MS,
-    });
+    connections = connectionsTo(port, { maxSockets: 2, idleMs: GENEROUS_IDLE_MS });
+    timedConnections = connectionsTo(port, { maxSockets: 2 });
     cdn = createServer(async (request, response) => {
       let answer: OpenedAnswer | typeof DECLINED;
       // `/late`: the client leaves while the bucket's head (of `/stall`, which then keeps its
@@ -227,14 +231,7 @@ describe('BucketConnections: relaying the bucket over kept-alive connections (at
 
   it('closes a connection left idle for keepIdleMs', { timeout: 10_000 }, async () => {
     const port = (bucket.address() as AddressInfo).port;
-    const shortLived = new BucketConnections({
-      host: '127.0.0.1',
-      port,
-      maxSockets: 1,
-      chunkBytes: CHUNK,
-      idleMs: IDLE_MS,
-      keepIdleMs: 100,
-    });
+    const shortLived = connectionsTo(port, { keepIdleMs: 100 });
     bucket.closeAllConnections();
     await new Promise((resolve) => setTimeout(resolve, 50));
     const answer = await shortLived.open(get_('/whole'), accept);
@@ -253,13 +250,7 @@ describe('BucketConnections: relaying the bucket over kept-alive connections (at
   });
 
   it('rejects, saying the connection was new, when the bucket cannot be reached', async () => {
-    const unreachable = new BucketConnections({
-      host: '127.0.0.1',
-      port: 1,
-      maxSockets: 1,
-      chunkBytes: CHUNK,
-      idleMs: IDLE_MS,
-    });
+    const unreachable = connectionsTo(1);
     const failure = await unreachable.open(get_('/whole'), accept).catch((error) => error);
     assert.ok(failure instanceof BucketConnectionError);
     assert.equal(failure.reused, false);
@@ -281,13 +272,7 @@ describe('BucketConnections: relaying the bucket over kept-alive connections (at
     timeout: 10_000,
   }, async () => {
     const port = (bucket.address() as AddressInfo).port;
-    const one = new BucketConnections({
-      host: '127.0.0.1',
-      port,
-      maxSockets: 1,
-      chunkBytes: CHUNK,
-      idleMs: IDLE_MS,
-    });
+    const one = connectionsTo(port);
     // Its one connection is held by an answer not yet sent on (a client that never reads
     // would hold it as long).
     const held = await one.open(get_('/whole'), accept);
